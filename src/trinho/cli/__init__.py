@@ -1,0 +1,41 @@
+"""The `trinho` command. Each command group lives in its own module and registers here."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from trinho.cli import workspace_cmds  # noqa: F401  (registers its commands)
+from trinho.cli.app import cli
+from trinho.errors import TrinhoError
+
+__all__ = ["cli", "main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI: user errors become one line on stderr and a non-zero exit, no traceback."""
+    try:
+        cli.main(args=argv, prog_name="trinho", standalone_mode=False)
+    except TrinhoError as exc:
+        click.echo(f"trinho: error: {exc}", err=True)
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("trinho: aborted", err=True)
+        return 130
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except BrokenPipeError:
+        return 1
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        click.echo(f"trinho: error:{where}: {exc.strerror or exc}", err=True)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""The CLI's shared parts: the root group, global options, JSON output, the open workspace."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from trinho.workspace import Workspace, default_home, open_workspace
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class State:
+    """Per-invocation state: where the workspace is; opened on first use."""
+
+    def __init__(self, workspace_dir: Path) -> None:
+        self.workspace_dir = workspace_dir
+        self._workspace: Workspace | None = None
+
+    def workspace(self) -> Workspace:
+        if self._workspace is None:
+            self._workspace = open_workspace(self.workspace_dir)
+        return self._workspace
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--workspace",
+    "workspace_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="TRINHO_HOME",
+    default=None,
+    help="Agent workspace folder. Default: $TRINHO_HOME, else "
+    "$XDG_DATA_HOME/trinho/workspace (~/.local/share/trinho/workspace).",
+)
+@click.version_option(package_name="trinho")
+@click.pass_context
+def cli(ctx: click.Context, workspace_dir: Path | None) -> None:
+    """trinho: long-term memory for a personal AI assistant.
+
+    TRINHO_NOW (ISO 8601 with an offset) fixes the clock for every command.
+    """
+    ctx.obj = State(workspace_dir or default_home())
+
+
+def json_option(func: F) -> F:
+    """`--json`: print one JSON document on stdout and nothing else there."""
+    return click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")(func)
+
+
+def state() -> State:
+    obj = click.get_current_context().find_root().obj
+    assert isinstance(obj, State)
+    return obj
+
+
+def emit(as_json: bool, data: object, human: str | Callable[[], str]) -> None:
+    """Print `data` as JSON, or the human text, on stdout."""
+    if as_json:
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=None, default=str) + "\n")
+    else:
+        click.echo(human() if callable(human) else human)

@@ -1,0 +1,170 @@
+"""Daily notes `memory/YYYY-MM-DD.md`: `- HH:MM text` entries, append-only (memory_save).
+
+A note is one entry whatever its text: extra lines are written as indented continuation
+lines, so no text can forge a second `- HH:MM` entry. Lines that are not entries are kept
+verbatim, so a hand-edited file parses without loss.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from trinho.durable import append_bytes
+from trinho.errors import TrinhoError
+from trinho.textnorm import nfc, unify_breaks
+from trinho.workspace import NOTES_DIR, Workspace
+
+MAX_NOTE_CHARS = 10_000
+"""Longest note text accepted by `save_note`, in characters after normalisation."""
+
+CONTINUATION = "  "
+_ENTRY_RE = re.compile(r"^- ([01]\d|2[0-3]):([0-5]\d)(?: (.*))?$")
+
+
+@dataclass(frozen=True)
+class NoteEntry:
+    """One `- HH:MM text` entry; `line` is 1-based, `lines` how many physical lines it spans."""
+
+    time: str
+    text: str
+    line: int
+    lines: int
+
+
+@dataclass(frozen=True)
+class LooseLine:
+    """A line that is not part of an entry, kept verbatim."""
+
+    raw: str
+    line: int
+
+
+NoteItem = NoteEntry | LooseLine
+
+
+@dataclass(frozen=True)
+class NoteFile:
+    items: tuple[NoteItem, ...]
+    raw_lines: tuple[str, ...]
+
+    @property
+    def entries(self) -> list[NoteEntry]:
+        return [item for item in self.items if isinstance(item, NoteEntry)]
+
+
+def normalize_note_text(text: str) -> str:
+    """What a note's text becomes when saved: NFC, '\\n' line breaks, outer space stripped."""
+    return unify_breaks(nfc(text)).strip()
+
+
+def format_entry(hhmm: str, text: str) -> str:
+    """The lines of one entry, continuation lines indented, without a final newline."""
+    first, *rest = normalize_note_text(text).split("\n")
+    return "\n".join([f"- {hhmm} {first}", *(CONTINUATION + line for line in rest)])
+
+
+def parse_note_file(text: str) -> NoteFile:
+    """Parse a daily note file. `render_note_file` gives back the same text, byte for byte."""
+    raw_lines = text.split("\n")
+    items: list[NoteItem] = []
+    i = 0
+    while i < len(raw_lines):
+        match = _ENTRY_RE.match(raw_lines[i])
+        if match is None:
+            items.append(LooseLine(raw_lines[i], i + 1))
+            i += 1
+            continue
+        parts = [match.group(3) or ""]
+        j = i + 1
+        while j < len(raw_lines) and raw_lines[j].startswith(CONTINUATION):
+            parts.append(raw_lines[j][len(CONTINUATION) :])
+            j += 1
+        items.append(
+            NoteEntry(f"{match.group(1)}:{match.group(2)}", "\n".join(parts), i + 1, j - i)
+        )
+        i = j
+    return NoteFile(tuple(items), tuple(raw_lines))
+
+
+def render_note_file(note_file: NoteFile) -> str:
+    return "\n".join(note_file.raw_lines)
+
+
+def decode(data: bytes, where: str) -> str:
+    """UTF-8 text of a workspace file, or a clear error naming the file and the bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise TrinhoError(
+            f"{where}:{line}: invalid UTF-8 at byte {exc.start}; fix the file "
+            "(it was left untouched)"
+        ) from None
+
+
+def validate_note_text(text: str) -> str:
+    normalized = normalize_note_text(text)
+    if not normalized:
+        raise TrinhoError("empty note: give some text to remember")
+    if "\x00" in normalized:
+        raise TrinhoError("note contains a NUL character; remove it")
+    if len(normalized) > MAX_NOTE_CHARS:
+        raise TrinhoError(
+            f"note is {len(normalized):,} characters; the limit is {MAX_NOTE_CHARS:,}. "
+            "Save a summary, or split it into several notes"
+        )
+    return normalized
+
+
+@dataclass(frozen=True)
+class SavedNote:
+    path: str
+    line: str
+    date: date
+    time: str
+    line_number: int
+
+
+def save_note(workspace: Workspace, text: str) -> SavedNote:
+    """memory_save: append `- HH:MM text` to today's note (owner's zone). No approval needed."""
+    normalized = validate_note_text(text)
+    now = workspace.now()
+    day = now.date()
+    hhmm = now.strftime("%H:%M")
+    entry = format_entry(hhmm, normalized)
+    path = workspace.note_path(day)
+    rel = f"{NOTES_DIR}/{day.isoformat()}.md"
+    with workspace.lock(path):
+        existing = path.read_bytes() if path.exists() else b""
+        current = decode(existing, rel)
+        start = (
+            current.count("\n") + 1
+            if current and current.endswith("\n")
+            else (current.count("\n") + 2 if current else 1)
+        )
+        append_bytes(path, (entry + "\n").encode("utf-8"))
+    return SavedNote(rel, entry, day, hhmm, start)
+
+
+def read_notes(workspace: Workspace, day: date) -> NoteFile:
+    path = workspace.note_path(day)
+    if not path.exists():
+        return NoteFile((), ("",))
+    return parse_note_file(decode(path.read_bytes(), f"{NOTES_DIR}/{day.isoformat()}.md"))
+
+
+def note_days(workspace: Workspace) -> list[date]:
+    """The days that have a note file, oldest first (files not named YYYY-MM-DD.md are ignored)."""
+    folder = workspace.root / NOTES_DIR
+    if not folder.is_dir():
+        return []
+    days = []
+    for child in folder.iterdir():
+        if child.suffix == ".md":
+            try:
+                days.append(date.fromisoformat(child.stem))
+            except ValueError:
+                continue
+    return sorted(days)

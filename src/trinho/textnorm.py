@@ -1,0 +1,29 @@
+"""Text normalisation shared by every store: NFC, one kind of line break, matching keys."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Every boundary str.splitlines() knows, so no reader can see a line break we did not write.
+_BREAKS_RE = re.compile("\r\n|[\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_SPACE_RE = re.compile(r"\s+")
+
+
+def nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def unify_breaks(text: str) -> str:
+    """Turn every kind of line break into '\\n'."""
+    return _BREAKS_RE.sub("\n", text)
+
+
+def one_line(text: str) -> str:
+    """Collapse all white space, line breaks included, into single spaces."""
+    return _SPACE_RE.sub(" ", text).strip()
+
+
+def match_key(text: str) -> str:
+    """The key entries are matched by: NFC, case-folded, white space collapsed."""
+    return one_line(nfc(text).casefold())

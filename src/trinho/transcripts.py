@@ -1,0 +1,176 @@
+"""Conversation transcripts `conversations/YYYY-MM-DD.jsonl`: one JSON object per turn.
+
+Each turn is filed under the owner's calendar day of its time. Bulk import validates every
+line before writing anything, so a bad line leaves the workspace untouched.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+
+from trinho.durable import append_bytes
+from trinho.errors import TrinhoError
+from trinho.notes import decode
+from trinho.textnorm import nfc
+from trinho.workspace import CONVERSATIONS_DIR, Workspace, parse_now
+
+MAX_TURN_CHARS = 200_000
+MAX_ROLE_CHARS = 64
+
+
+@dataclass(frozen=True)
+class Turn:
+    at: datetime
+    role: str
+    text: str
+    ref: str | None = None
+
+    def to_json(self) -> str:
+        record: dict[str, str] = {"at": self.at.isoformat(), "role": self.role, "text": self.text}
+        if self.ref is not None:
+            record["ref"] = self.ref
+        return json.dumps(record, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class StoredTurn:
+    """A turn as read back, with where it is (`path`, 1-based `line`)."""
+
+    turn: Turn
+    path: str
+    line: int
+
+
+def make_turn(role: object, text: object, at: object, ref: object, where: str) -> Turn:
+    """Validate one turn's fields; `where` names the source in any error."""
+    if not isinstance(role, str) or not role.strip() or len(role) > MAX_ROLE_CHARS:
+        raise TrinhoError(f"{where}: 'role' must be a non-empty string of at most 64 characters")
+    if "\n" in role or "\r" in role:
+        raise TrinhoError(f"{where}: 'role' must be on one line")
+    if not isinstance(text, str):
+        raise TrinhoError(f"{where}: 'text' must be a string")
+    if len(text) > MAX_TURN_CHARS:
+        raise TrinhoError(f"{where}: 'text' is over {MAX_TURN_CHARS:,} characters")
+    if isinstance(at, datetime):
+        moment = at
+        if moment.tzinfo is None:
+            raise TrinhoError(f"{where}: 'at' has no UTC offset")
+    elif isinstance(at, str):
+        moment = parse_now(at, f"{where}: 'at'")
+    else:
+        raise TrinhoError(f"{where}: 'at' must be an ISO 8601 time with an offset")
+    if ref is not None and not isinstance(ref, str | int):
+        raise TrinhoError(f"{where}: 'ref' must be a string or a number")
+    return Turn(moment, role.strip(), nfc(text), None if ref is None else str(ref))
+
+
+def parse_turn_line(line: str, where: str) -> Turn:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise TrinhoError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(record, dict):
+        raise TrinhoError(f"{where}: expected a JSON object with at, role, text")
+    missing = [k for k in ("at", "role", "text") if k not in record]
+    if missing:
+        raise TrinhoError(f"{where}: missing {', '.join(missing)}")
+    return make_turn(record["role"], record["text"], record["at"], record.get("ref"), where)
+
+
+def record_turn(
+    workspace: Workspace,
+    role: str,
+    text: str,
+    at: datetime | None = None,
+    ref: str | None = None,
+) -> StoredTurn:
+    """Append one turn to the transcript of its day (owner's zone)."""
+    turn = make_turn(role, text, at or workspace.now(), ref, "turn")
+    return _append_turns(workspace, workspace.local_date(turn.at), [turn])[0]
+
+
+def _append_turns(workspace: Workspace, day: date, turns: list[Turn]) -> list[StoredTurn]:
+    path = workspace.conversation_path(day)
+    rel = f"{CONVERSATIONS_DIR}/{day.isoformat()}.jsonl"
+    with workspace.lock(path):
+        existing = decode(path.read_bytes(), rel) if path.exists() else ""
+        first = existing.count("\n") + 1 + (1 if existing and not existing.endswith("\n") else 0)
+        payload = "".join(turn.to_json() + "\n" for turn in turns)
+        append_bytes(path, payload.encode("utf-8"))
+    return [StoredTurn(turn, rel, first + i) for i, turn in enumerate(turns)]
+
+
+def read_day(workspace: Workspace, day: date) -> list[StoredTurn]:
+    """Turns of one day, in file order; a line that does not parse is an error naming it."""
+    path = workspace.conversation_path(day)
+    if not path.exists():
+        return []
+    rel = f"{CONVERSATIONS_DIR}/{day.isoformat()}.jsonl"
+    text = decode(path.read_bytes(), rel)
+    turns = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            turns.append(StoredTurn(parse_turn_line(line, f"{rel}:{number}"), rel, number))
+    return turns
+
+
+def read_turns(workspace: Workspace, since: date, until: date) -> list[StoredTurn]:
+    """Turns filed under the days `since`..`until` inclusive, day by day."""
+    result: list[StoredTurn] = []
+    for day in workspace.days_between(since, until):
+        result.extend(read_day(workspace, day))
+    return result
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    imported: int
+    skipped: int
+    days: int
+
+
+def read_import_file(path: Path) -> list[Turn]:
+    """Parse every line of an import file first; any bad line stops the import before writing."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TrinhoError(f"cannot read {path}: {exc.strerror}") from None
+    text = decode(data, str(path))
+    turns = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            turns.append(parse_turn_line(line, f"{path}:{number}"))
+    return turns
+
+
+def import_turns(
+    workspace: Workspace,
+    turns: Iterable[Turn],
+    progress: Callable[[int], None] | None = None,
+) -> ImportReport:
+    """File validated turns under their days; turns already present verbatim are skipped."""
+    by_day: dict[date, list[Turn]] = defaultdict(list)
+    for turn in turns:
+        by_day[workspace.local_date(turn.at)].append(turn)
+    imported = skipped = 0
+    for day in sorted(by_day):
+        present = {stored.turn.to_json() for stored in read_day(workspace, day)}
+        fresh = []
+        for turn in by_day[day]:
+            line = turn.to_json()
+            if line in present:
+                skipped += 1
+            else:
+                present.add(line)
+                fresh.append(turn)
+        if fresh:
+            _append_turns(workspace, day, fresh)
+            imported += len(fresh)
+        if progress is not None:
+            progress(len(by_day[day]))
+    return ImportReport(imported, skipped, len(by_day))

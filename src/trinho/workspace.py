@@ -1,0 +1,360 @@
+"""The agent workspace: where its files are, its config, its clock, and safe paths inside it."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import tomllib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from trinho.durable import atomic_write_text, ensure_dir, file_lock
+from trinho.errors import TrinhoError
+
+Clock = Callable[[], datetime]
+"""Returns the current instant as an aware datetime. Tests and replays pass a fixed one."""
+
+INTERNAL_DIR = ".trinho"
+CONFIG_PATH = f"{INTERNAL_DIR}/config.toml"
+NOTES_DIR = "memory"
+CONVERSATIONS_DIR = "conversations"
+MEMORY_FILE = "MEMORY.md"
+LOCALES = ("en", "vi")
+
+_SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+
+def validate_slug(value: str, what: str) -> str:
+    """A user id, fact key or agent name: lowercase letters, digits, '-' and '_' only."""
+    if not _SLUG_RE.fullmatch(value):
+        shown = value if len(value) <= 80 else value[:77] + "..."
+        raise TrinhoError(
+            f"invalid {what} {shown!r}: use 1-64 lowercase letters, digits, '-' or '_', "
+            "starting with a letter or digit"
+        )
+    return value
+
+
+def parse_now(value: str, where: str = "TRINHO_NOW") -> datetime:
+    """Parse an ISO 8601 instant that carries its UTC offset."""
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise TrinhoError(
+            f"{where}={value!r} is not an ISO 8601 time; use e.g. 2026-11-29T14:05:00+07:00"
+        ) from None
+    if moment.tzinfo is None:
+        raise TrinhoError(f"{where}={value!r} has no UTC offset; add one, e.g. +07:00")
+    return moment
+
+
+def parse_day(value: str, where: str) -> date:
+    """Parse a YYYY-MM-DD calendar date, naming `where` it came from when it is wrong."""
+    try:
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            raise ValueError
+        return date.fromisoformat(value)
+    except ValueError:
+        raise TrinhoError(f"{where}: {value!r} is not a calendar date (YYYY-MM-DD)") from None
+
+
+def system_clock() -> datetime:
+    return datetime.now().astimezone()
+
+
+def clock_from_env(env: dict[str, str] | None = None) -> Clock:
+    """The clock every command uses: fixed by TRINHO_NOW when set, the system's otherwise."""
+    value = (os.environ if env is None else env).get("TRINHO_NOW")
+    if not value:
+        return system_clock
+    fixed = parse_now(value)
+    return lambda: fixed
+
+
+def load_zone(name: str, where: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise TrinhoError(
+            f"{where}: unknown time zone {name!r}; use an IANA name such as Asia/Ho_Chi_Minh"
+        ) from None
+
+
+def local_zone_name() -> str:
+    """The machine's IANA zone, used when a workspace has no config yet."""
+    tz = os.environ.get("TZ", "").lstrip(":")
+    if tz:
+        with contextlib.suppress(ZoneInfoNotFoundError, ValueError):
+            ZoneInfo(tz)
+            return tz
+    with contextlib.suppress(OSError):
+        target = os.readlink("/etc/localtime")
+        if "zoneinfo/" in target:
+            return target.split("zoneinfo/", 1)[1]
+    return "UTC"
+
+
+@dataclass(frozen=True)
+class Config:
+    """The workspace config (`.trinho/config.toml`). Later features read their own sections."""
+
+    timezone: str = "UTC"
+    owner: str = "owner"
+    locale: str = "en"
+    users_dir: str = "users"
+    proposals_dir: str = "memory_proposals"
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def section(self, name: str) -> dict[str, Any]:
+        value = self.raw.get(name, {})
+        return value if isinstance(value, dict) else {}
+
+
+def parse_config(text: str, where: str) -> Config:
+    """Read config TOML text; every wrong value is named with the file it came from."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise TrinhoError(f"{where}: not valid TOML ({exc}); fix or delete the file") from None
+    owner = raw.get("owner", {})
+    paths = raw.get("paths", {})
+    if not isinstance(owner, dict) or not isinstance(paths, dict):
+        raise TrinhoError(f"{where}: [owner] and [paths] must be tables")
+    config = Config(
+        timezone=str(owner.get("timezone", "UTC")),
+        owner=str(owner.get("user", "owner")),
+        locale=str(owner.get("locale", "en")),
+        users_dir=str(paths.get("users", "users")),
+        proposals_dir=str(paths.get("proposals", "memory_proposals")),
+        raw=raw,
+    )
+    load_zone(config.timezone, f"{where} [owner] timezone")
+    validate_slug(config.owner, f"{where} [owner] user")
+    if config.locale not in LOCALES:
+        raise TrinhoError(f"{where}: [owner] locale must be one of {', '.join(LOCALES)}")
+    return config
+
+
+def render_config(config: Config) -> str:
+    """The config file `trinho init` writes; other sections are added by hand or by features."""
+    return (
+        "# trinho workspace config\n"
+        "[owner]\n"
+        f'timezone = "{config.timezone}"  # IANA zone: note times and days are in it\n'
+        f'user = "{config.owner}"  # the owner\'s user id under users/\n'
+        f'locale = "{config.locale}"  # en or vi: the language trinho writes to the owner in\n'
+        "\n[paths]\n"
+        f'users = "{config.users_dir}"  # may point at a users/ folder shared by several agents\n'
+        f'proposals = "{config.proposals_dir}"  # the one queue the owner reviews\n'
+    )
+
+
+class Workspace:
+    """An open agent workspace. Paths from input go through `path()` and never leave it."""
+
+    def __init__(self, root: Path, config: Config, clock: Clock) -> None:
+        self.root = root
+        self.config = config
+        self._clock = clock
+        self.tz = load_zone(config.timezone, "config timezone")
+
+    @property
+    def locale(self) -> str:
+        return self.config.locale
+
+    def now(self) -> datetime:
+        """The current instant in the owner's time zone."""
+        return self._clock().astimezone(self.tz)
+
+    def today(self) -> date:
+        return self.now().date()
+
+    def local_date(self, moment: datetime) -> date:
+        """The owner's calendar day of an instant."""
+        return moment.astimezone(self.tz).date()
+
+    def path(self, relative: str | Path, *, base: Path | None = None) -> Path:
+        """Resolve `relative` inside the workspace (or `base`), refusing anything that escapes."""
+        anchor = (base or self.root).resolve()
+        rel = Path(relative)
+        if rel.is_absolute() or any(part == ".." for part in rel.parts):
+            raise TrinhoError(f"path {str(relative)!r} must be relative and stay inside {anchor}")
+        resolved = (anchor / rel).resolve()
+        if resolved != anchor and anchor not in resolved.parents:
+            raise TrinhoError(f"path {str(relative)!r} leads outside {anchor} (through a link)")
+        return resolved
+
+    def relative(self, path: Path) -> str:
+        """The workspace-relative POSIX form of a path inside it."""
+        return path.resolve().relative_to(self.root.resolve()).as_posix()
+
+    @property
+    def internal(self) -> Path:
+        return self.root / INTERNAL_DIR
+
+    @property
+    def memory_file(self) -> Path:
+        return self.root / MEMORY_FILE
+
+    def note_path(self, day: date) -> Path:
+        return self.root / NOTES_DIR / f"{day.isoformat()}.md"
+
+    def conversation_path(self, day: date) -> Path:
+        return self.root / CONVERSATIONS_DIR / f"{day.isoformat()}.jsonl"
+
+    @property
+    def users_root(self) -> Path:
+        """The users/ folder; the config may point it at a folder shared by several agents."""
+        configured = Path(self.config.users_dir).expanduser()
+        return configured if configured.is_absolute() else self.root / configured
+
+    def user_dir(self, user: str) -> Path:
+        validate_slug(user, "user id")
+        return self.users_root / user
+
+    @property
+    def proposals_root(self) -> Path:
+        configured = Path(self.config.proposals_dir).expanduser()
+        return configured if configured.is_absolute() else self.root / configured
+
+    @contextlib.contextmanager
+    def lock(self, target: Path) -> Iterator[None]:
+        """Cross-process lock for one file; lock files live in .trinho/locks, not beside it."""
+        digest = hashlib.sha256(str(target.resolve()).encode()).hexdigest()[:24]
+        with file_lock(self.internal / "locks" / f"{digest}.lock"):
+            yield
+
+    def days_between(self, since: date, until: date) -> list[date]:
+        return [since + timedelta(days=i) for i in range((until - since).days + 1)]
+
+
+def default_home() -> Path:
+    """Where the workspace is when neither --workspace nor TRINHO_HOME is given."""
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "trinho" / "workspace"
+
+
+def read_config(root: Path) -> Config | None:
+    path = root / CONFIG_PATH
+    if not path.exists():
+        return None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise TrinhoError(f"{path}: not UTF-8 text; fix or delete the file") from None
+    return parse_config(text, str(path))
+
+
+def open_workspace(root: str | Path, clock: Clock | None = None) -> Workspace:
+    """Open an existing workspace, trinho's own or an OpenClaw-style folder, without writing."""
+    path = Path(root).expanduser()
+    if not path.is_dir():
+        raise TrinhoError(f"no workspace at {path}: run `trinho --workspace {path} init` first")
+    config = read_config(path)
+    if config is None:
+        if not ((path / MEMORY_FILE).exists() or (path / NOTES_DIR).is_dir()):
+            raise TrinhoError(
+                f"{path} is not a workspace (no {CONFIG_PATH}, {MEMORY_FILE} or {NOTES_DIR}/): "
+                f"run `trinho --workspace {path} init` first"
+            )
+        config = Config(timezone=local_zone_name())
+    return Workspace(path.resolve(), config, clock or clock_from_env())
+
+
+@dataclass(frozen=True)
+class InitResult:
+    workspace: Workspace
+    created: list[str]
+
+
+def init_workspace(
+    root: str | Path,
+    *,
+    timezone: str | None = None,
+    locale: str | None = None,
+    owner: str | None = None,
+    clock: Clock | None = None,
+) -> InitResult:
+    """Create the workspace layout and config; idempotent, never touches existing content."""
+    path = Path(root).expanduser()
+    ensure_dir(path)
+    path = path.resolve()
+    existing = read_config(path)
+    base = existing or Config(timezone=local_zone_name())
+    if timezone is not None:
+        load_zone(timezone, "--tz")
+    if locale is not None and locale not in LOCALES:
+        raise TrinhoError(f"--locale must be one of {', '.join(LOCALES)}")
+    if owner is not None:
+        validate_slug(owner, "--owner")
+    config = Config(
+        timezone=timezone or base.timezone,
+        owner=owner or base.owner,
+        locale=locale or base.locale,
+        users_dir=base.users_dir,
+        proposals_dir=base.proposals_dir,
+        raw=base.raw,
+    )
+    created: list[str] = []
+    if existing is None or config != existing:
+        if existing is not None:
+            text = (path / CONFIG_PATH).read_text(encoding="utf-8")
+            text = _update_owner_values(text, config)
+        else:
+            text = render_config(config)
+        parse_config(text, str(path / CONFIG_PATH))
+        atomic_write_text(path / CONFIG_PATH, text)
+        created.append(CONFIG_PATH)
+    workspace = Workspace(
+        path,
+        parse_config((path / CONFIG_PATH).read_text(encoding="utf-8"), str(path / CONFIG_PATH)),
+        clock or clock_from_env(),
+    )
+    for folder in (
+        path / NOTES_DIR,
+        path / CONVERSATIONS_DIR,
+        workspace.user_dir(config.owner) / "facts",
+        workspace.proposals_root,
+    ):
+        if not folder.is_dir():
+            ensure_dir(folder)
+            created.append(_rel(folder, path))
+    return InitResult(workspace, created)
+
+
+def _rel(folder: Path, root: Path) -> str:
+    try:
+        return folder.relative_to(root).as_posix() + "/"
+    except ValueError:
+        return str(folder) + "/"
+
+
+def _update_owner_values(text: str, config: Config) -> str:
+    """Change the [owner] values in an existing config, keeping every other line as written."""
+    values = {"timezone": config.timezone, "user": config.owner, "locale": config.locale}
+    lines = text.split("\n")
+    section = ""
+    seen: set[str] = set()
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            section = stripped
+            continue
+        key = stripped.split("=", 1)[0].strip()
+        if section == "[owner]" and key in values:
+            lines[i] = f'{key} = "{values[key]}"'
+            seen.add(key)
+    missing = [f'{k} = "{v}"' for k, v in values.items() if k not in seen]
+    if missing:
+        if "[owner]" in (ln.strip() for ln in lines):
+            at = next(i for i, ln in enumerate(lines) if ln.strip() == "[owner]") + 1
+            lines[at:at] = missing
+        else:
+            lines = ["[owner]", *missing, "", *lines]
+    return "\n".join(lines)
