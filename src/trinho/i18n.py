@@ -23,6 +23,78 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "Imported {imported} turns into {days} days ({skipped} already present)",
         "vi": "Đã nhập {imported} lượt hội thoại vào {days} ngày ({skipped} đã có sẵn)",
     },
+    "channel.waiting": {
+        "en": "{count} changes wait for your approval:",
+        "vi": "{count} thay đổi đang chờ bạn duyệt:",
+    },
+    "channel.nothing_waiting": {
+        "en": "Nothing waits for your approval.",
+        "vi": "Không có gì đang chờ bạn duyệt.",
+    },
+    "channel.count": {"en": "- {label}: {count}", "vi": "- {label}: {count}"},
+    "channel.kind.removed": {"en": "lines removed", "vi": "dòng bị xoá"},
+    "channel.kind.edited": {"en": "lines edited", "vi": "dòng được sửa"},
+    "channel.kind.strange_date": {"en": "strange dates", "vi": "ngày bất thường"},
+    "channel.kind.malformed": {"en": "malformed lines", "vi": "dòng sai định dạng"},
+    "channel.kind.suspicious": {"en": "suspicious rewrites", "vi": "bản viết lại đáng ngờ"},
+    "channel.kind.fact": {"en": "fact changes", "vi": "thay đổi dữ kiện"},
+    "channel.kind.other": {"en": "other ({kind})", "vi": "khác ({kind})"},
+    "channel.item.header": {
+        "en": "Change {index} of {total}: {label}",
+        "vi": "Thay đổi {index}/{total}: {label}",
+    },
+    "channel.item.proposal": {"en": "Proposal {id}", "vi": "Đề xuất {id}"},
+    "channel.item.old": {"en": "Old: {text}", "vi": "Cũ: {text}"},
+    "channel.item.new": {"en": "New: {text}", "vi": "Mới: {text}"},
+    "channel.item.none": {"en": "(nothing)", "vi": "(không có)"},
+    "channel.item.reason": {"en": "Reason: {text}", "vi": "Lý do: {text}"},
+    "channel.console.decide": {
+        "en": "Decide with `trinho approve ID` or `trinho reject ID`.",
+        "vi": "Quyết định bằng `trinho approve ID` hoặc `trinho reject ID`.",
+    },
+    "channel.button.approve_all": {"en": "✅ Approve all", "vi": "✅ Duyệt tất cả"},
+    "channel.button.reject_all": {"en": "❌ Reject all", "vi": "❌ Từ chối tất cả"},
+    "channel.button.review": {"en": "🔍 Review one by one", "vi": "🔍 Xem từng mục"},
+    "channel.button.approve": {"en": "✅ Approve", "vi": "✅ Duyệt"},
+    "channel.button.reject": {"en": "❌ Reject", "vi": "❌ Từ chối"},
+    "channel.cb.not_owner": {
+        "en": "Only the owner can decide; nothing was done.",
+        "vi": "Chỉ chủ sở hữu mới được quyết định; không có gì thay đổi.",
+    },
+    "channel.cb.forged": {
+        "en": "This button is not valid; nothing was done.",
+        "vi": "Nút này không hợp lệ; không có gì thay đổi.",
+    },
+    "channel.cb.stale": {
+        "en": "This button is out of date; nothing was done.",
+        "vi": "Nút này đã cũ; không có gì thay đổi.",
+    },
+    "channel.cb.unavailable": {
+        "en": "Decisions are not available right now; nothing was done.",
+        "vi": "Hiện chưa thể quyết định; không có gì thay đổi.",
+    },
+    "channel.cb.failed": {
+        "en": "Something went wrong; nothing more was done.",
+        "vi": "Đã có lỗi; không làm gì thêm.",
+    },
+    "channel.cb.approved": {"en": "Approved.", "vi": "Đã duyệt."},
+    "channel.cb.rejected": {"en": "Rejected.", "vi": "Đã từ chối."},
+    "channel.cb.refused": {"en": "Not done: {message}", "vi": "Không thực hiện: {message}"},
+    "channel.cb.review": {"en": "Review: {total} changes", "vi": "Xem lại: {total} thay đổi"},
+    "channel.bulk.approved": {
+        "en": "Approved {ok} of {total}.",
+        "vi": "Đã duyệt {ok}/{total}.",
+    },
+    "channel.bulk.rejected": {
+        "en": "Rejected {ok} of {total}.",
+        "vi": "Đã từ chối {ok}/{total}.",
+    },
+    "channel.bulk.not_done": {
+        "en": "Not done for {id}: {message}",
+        "vi": "Không thực hiện với {id}: {message}",
+    },
+    "channel.review.done": {"en": "Review finished.", "vi": "Đã xem xong."},
+    "channel.clipped": {"en": "… (cut)", "vi": "… (đã cắt)"},
 }
 
 

@@ -1,0 +1,158 @@
+"""What a channel carries and the narrow seams around it: plain values and Protocols.
+
+A channel only announces and relays; it never decides. Decisions go through a `Decider`
+injected by the caller (the proposals queue), which refuses a proposal whose content changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+MAX_ID_LENGTH = 200
+
+
+class ChannelError(Exception):
+    """A send that failed (network, server, refused token); the outbox retries it later."""
+
+
+def _check_id(value: str, what: str) -> str:
+    if not value or len(value) > MAX_ID_LENGTH or not value.isprintable() or value != value.strip():
+        raise ValueError(
+            f"{what} {value[:80]!r} must be 1-{MAX_ID_LENGTH} printable characters "
+            "without surrounding spaces"
+        )
+    return value
+
+
+@dataclass(frozen=True)
+class NotificationItem:
+    """One change that waits for the owner: a proposal, shown as old -> new with its reason.
+
+    `content_hash` is the proposal's content hash when it was announced; a decision carries it
+    back so the queue can refuse a proposal that changed since.
+    `kind` is the change's class: removed, edited, strange_date, malformed, suspicious, fact...
+    """
+
+    proposal_id: str
+    content_hash: str
+    kind: str
+    old: str | None
+    new: str | None
+    reason: str
+
+    def __post_init__(self) -> None:
+        _check_id(self.proposal_id, "proposal id")
+        _check_id(self.content_hash, "content hash")
+        _check_id(self.kind, "change kind")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "proposal_id": self.proposal_id,
+            "content_hash": self.content_hash,
+            "kind": self.kind,
+            "old": self.old,
+            "new": self.new,
+            "reason": self.reason,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> NotificationItem:
+        return cls(
+            proposal_id=str(data["proposal_id"]),
+            content_hash=str(data["content_hash"]),
+            kind=str(data["kind"]),
+            old=None if data.get("old") is None else str(data["old"]),
+            new=None if data.get("new") is None else str(data["new"]),
+            reason=str(data.get("reason", "")),
+        )
+
+
+@dataclass(frozen=True)
+class Notification:
+    """One announcement: a condensation run or a daily digest, with what waits.
+
+    `id` is stable for what it announces ("condense:2026-W48", "digest:2026-11-29"), so the
+    outbox can announce it once however many times a run is retried.
+    """
+
+    id: str
+    title: str
+    summary: str
+    items: tuple[NotificationItem, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        _check_id(self.id, "notification id")
+
+    @property
+    def key(self) -> str:
+        return notification_key(self.id)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "summary": self.summary,
+            "items": [item.to_dict() for item in self.items],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Notification:
+        return cls(
+            id=str(data["id"]),
+            title=str(data.get("title", "")),
+            summary=str(data.get("summary", "")),
+            items=tuple(NotificationItem.from_dict(item) for item in data.get("items", [])),
+        )
+
+
+def notification_key(notification_id: str) -> str:
+    """A short fixed-length key for an id: file names and button data stay small and safe."""
+    return hashlib.sha256(notification_id.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class SentReceipt:
+    """Proof that a channel accepted a notification: which channel, and its message reference."""
+
+    channel: str
+    ref: str
+
+
+class Channel(Protocol):
+    """Somewhere the owner reads announcements. `send` raises ChannelError when it failed."""
+
+    @property
+    def name(self) -> str: ...
+
+    def send(self, notification: Notification) -> SentReceipt: ...
+
+
+@dataclass(frozen=True)
+class DecisionOutcome:
+    """What a decision did: ok, or refused (stale, unknown, already decided) and why."""
+
+    ok: bool
+    message: str
+
+
+class Decider(Protocol):
+    """Applies the owner's decision on one proposal; refuses when `content_hash` no longer
+    matches the proposal (it changed since it was announced)."""
+
+    def decide(
+        self, proposal_id: str, content_hash: str, approve: bool, by: str
+    ) -> DecisionOutcome: ...
+
+
+class MessageHandler(Protocol):
+    """Answers a text message from the owner (a chat agent); None sends no reply."""
+
+    def __call__(self, text: str) -> str | None: ...
+
+
+class NotificationLookup(Protocol):
+    """Finds an announced notification by its key (the outbox is one)."""
+
+    def find(self, key: str) -> Notification | None: ...

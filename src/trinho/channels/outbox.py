@@ -1,0 +1,266 @@
+"""The persisted outbox: each notification is announced once, across retries and restarts.
+
+One JSON file per notification under `.trinho/outbox/`, replaced atomically. Delivery of an
+entry holds that entry's lock, so two processes never send the same one at the same time.
+
+The crash window between a successful send and the durable "sent" mark is closed this way:
+before sending, the attempt is recorded (`in_flight`, attempts + 1, the next retry time).
+After the send, the result is recorded. A restart that finds `in_flight` still set cannot
+know whether the owner got the message; it sends it again when the retry is due. We choose
+a rare duplicate over a lost announcement: an unseen held change would wait forever, while a
+repeated message is harmless because every button is bound to a proposal's content hash and
+the queue refuses a second decision. Once "sent" is recorded, the entry is never sent again.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Literal
+
+from trinho.channels.base import Channel, Notification, SentReceipt, notification_key
+from trinho.durable import atomic_write_text
+from trinho.errors import TrinhoError
+from trinho.workspace import Workspace
+
+Status = Literal["pending", "sent"]
+
+BASE_DELAY = timedelta(seconds=30)
+MAX_DELAY = timedelta(hours=1)
+
+
+@dataclass(frozen=True)
+class OutboxEntry:
+    """A notification and where its delivery stands."""
+
+    notification: Notification
+    status: Status
+    enqueued_at: datetime
+    attempts: int = 0
+    next_attempt_at: datetime | None = None
+    in_flight: bool = False
+    last_error: str | None = None
+    sent_at: datetime | None = None
+    receipt: SentReceipt | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "notification": self.notification.to_dict(),
+            "status": self.status,
+            "enqueued_at": self.enqueued_at.isoformat(),
+            "attempts": self.attempts,
+            "next_attempt_at": _iso(self.next_attempt_at),
+            "in_flight": self.in_flight,
+            "last_error": self.last_error,
+            "sent_at": _iso(self.sent_at),
+            "receipt": None
+            if self.receipt is None
+            else {"channel": self.receipt.channel, "ref": self.receipt.ref},
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> OutboxEntry:
+        status = data["status"]
+        if status not in ("pending", "sent"):
+            raise ValueError(f"unknown status {status!r}")
+        receipt = data.get("receipt")
+        return cls(
+            notification=Notification.from_dict(data["notification"]),
+            status=status,
+            enqueued_at=datetime.fromisoformat(data["enqueued_at"]),
+            attempts=int(data.get("attempts", 0)),
+            next_attempt_at=_parse_iso(data.get("next_attempt_at")),
+            in_flight=bool(data.get("in_flight", False)),
+            last_error=data.get("last_error"),
+            sent_at=_parse_iso(data.get("sent_at")),
+            receipt=None
+            if receipt is None
+            else SentReceipt(channel=str(receipt["channel"]), ref=str(receipt["ref"])),
+        )
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
+
+
+def _parse_iso(value: Any) -> datetime | None:
+    return None if value is None else datetime.fromisoformat(str(value))
+
+
+def backoff_delay(
+    attempts: int, base: timedelta = BASE_DELAY, cap: timedelta = MAX_DELAY
+) -> timedelta:
+    """How long to wait after the `attempts`-th failed attempt: doubling, capped."""
+    if attempts <= 0:
+        return timedelta(0)
+    return min(cap, base * (1 << min(attempts - 1, 30)))
+
+
+def is_due(entry: OutboxEntry, now: datetime) -> bool:
+    """A pending entry is due when it was never tried or its retry time has come."""
+    if entry.status != "pending":
+        return False
+    return entry.next_attempt_at is None or entry.next_attempt_at <= now
+
+
+@dataclass(frozen=True)
+class EnqueueResult:
+    entry: OutboxEntry
+    created: bool
+
+
+@dataclass(frozen=True)
+class DeliveryReport:
+    """What one `deliver` call did: ids sent, ids that failed (with the error), ids waiting."""
+
+    sent: tuple[str, ...] = ()
+    failed: tuple[tuple[str, str], ...] = ()
+    waiting: tuple[str, ...] = ()
+    in_doubt: tuple[str, ...] = ()
+    """Sent again because an earlier attempt was cut off before its outcome was recorded."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "sent": list(self.sent),
+            "failed": [{"id": nid, "error": err} for nid, err in self.failed],
+            "waiting": list(self.waiting),
+            "in_doubt": list(self.in_doubt),
+        }
+
+
+class Outbox:
+    """The outbox of one workspace (`.trinho/outbox/`)."""
+
+    def __init__(
+        self,
+        ws: Workspace,
+        *,
+        base_delay: timedelta = BASE_DELAY,
+        max_delay: timedelta = MAX_DELAY,
+    ) -> None:
+        self.ws = ws
+        self.root = ws.internal / "outbox"
+        self.base_delay = base_delay
+        self.max_delay = max_delay
+
+    def _path(self, key: str) -> Path:
+        return self.root / f"{key}.json"
+
+    def _read(self, path: Path) -> OutboxEntry | None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise TrinhoError(f"{path}: cannot read outbox entry ({exc})") from None
+        try:
+            return OutboxEntry.from_dict(json.loads(text))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise TrinhoError(
+                f"{path}: not a valid outbox entry ({exc}); restore it or delete it to drop "
+                "that announcement"
+            ) from None
+
+    def _write(self, entry: OutboxEntry) -> None:
+        text = json.dumps(entry.to_dict(), ensure_ascii=False, indent=1) + "\n"
+        atomic_write_text(self._path(entry.notification.key), text)
+
+    def enqueue(self, notification: Notification) -> EnqueueResult:
+        """Add a notification unless one with the same id is already there (sent or not).
+
+        The first version of an id wins: a retried or re-run job never announces twice.
+        """
+        path = self._path(notification.key)
+        with self.ws.lock(path):
+            existing = self._read(path)
+            if existing is not None:
+                return EnqueueResult(existing, created=False)
+            entry = OutboxEntry(notification, status="pending", enqueued_at=self.ws.now())
+            self._write(entry)
+            return EnqueueResult(entry, created=True)
+
+    def get(self, notification_id: str) -> OutboxEntry | None:
+        return self._read(self._path(notification_key(notification_id)))
+
+    def find(self, key: str) -> Notification | None:
+        """The notification with this key (see `notification_key`), for button callbacks."""
+        if len(key) != 16 or any(c not in "0123456789abcdef" for c in key):
+            return None
+        entry = self._read(self._path(key))
+        return None if entry is None else entry.notification
+
+    def entries(self) -> list[OutboxEntry]:
+        """Every entry, oldest first."""
+        if not self.root.is_dir():
+            return []
+        found = [self._read(path) for path in sorted(self.root.glob("*.json"))]
+        return sorted(
+            (entry for entry in found if entry is not None),
+            key=lambda e: (e.enqueued_at, e.notification.id),
+        )
+
+    def pending(self) -> list[OutboxEntry]:
+        return [entry for entry in self.entries() if entry.status == "pending"]
+
+    def next_due(self) -> datetime | None:
+        """When the next pending entry may be tried (None: nothing pending)."""
+        times = [e.next_attempt_at or e.enqueued_at for e in self.pending()]
+        return min(times) if times else None
+
+    def deliver(self, channel: Channel) -> DeliveryReport:
+        """Send every due pending entry once; failures are retried later with backoff.
+
+        Never sleeps: a failed entry gets its next attempt time, and the caller (the service
+        loop, or the next run) calls `deliver` again.
+        """
+        sent: list[str] = []
+        failed: list[tuple[str, str]] = []
+        waiting: list[str] = []
+        in_doubt: list[str] = []
+        if not self.root.is_dir():
+            return DeliveryReport()
+        for path in sorted(self.root.glob("*.json")):
+            with self.ws.lock(path):
+                try:
+                    entry = self._read(path)
+                except TrinhoError as exc:
+                    failed.append((path.name, str(exc)))
+                    continue
+                if entry is None or entry.status == "sent":
+                    continue
+                nid = entry.notification.id
+                now = self.ws.now()
+                if not is_due(entry, now):
+                    waiting.append(nid)
+                    continue
+                if entry.in_flight:
+                    in_doubt.append(nid)
+                attempts = entry.attempts + 1
+                entry = replace(
+                    entry,
+                    attempts=attempts,
+                    in_flight=True,
+                    next_attempt_at=now + backoff_delay(attempts, self.base_delay, self.max_delay),
+                )
+                self._write(entry)
+                try:
+                    receipt = channel.send(entry.notification)
+                except Exception as exc:
+                    error = f"{type(exc).__name__}: {exc}"
+                    self._write(replace(entry, in_flight=False, last_error=error))
+                    failed.append((nid, error))
+                    continue
+                self._write(
+                    replace(
+                        entry,
+                        status="sent",
+                        in_flight=False,
+                        next_attempt_at=None,
+                        sent_at=self.ws.now(),
+                        receipt=receipt,
+                    )
+                )
+                sent.append(nid)
+        return DeliveryReport(tuple(sent), tuple(failed), tuple(waiting), tuple(in_doubt))

@@ -1,0 +1,71 @@
+"""Where the Telegram channel's settings come from: `[telegram]` in the config, or the env."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from trinho.errors import TrinhoError
+from trinho.workspace import Workspace
+
+DEFAULT_BASE_URL = "https://api.telegram.org/bot"
+
+
+@dataclass(frozen=True)
+class TelegramSettings:
+    """The bot token, the owner's Telegram user id, and the Bot API server's base URL."""
+
+    token: str = field(repr=False)
+    owner_id: int
+    base_url: str = DEFAULT_BASE_URL
+
+
+def normalize_base_url(url: str) -> str:
+    """PTB appends the token to the base URL; accept `http://host:8081` as well as `.../bot`."""
+    url = url.strip().rstrip("/")
+    if "{token}" in url or url.endswith("/bot"):
+        return url
+    return f"{url}/bot"
+
+
+def telegram_settings(
+    ws: Workspace, env: Mapping[str, str] | None = None
+) -> TelegramSettings | None:
+    """The Telegram settings, or None when no token is set (the console channel is used).
+
+    The environment (TRINHO_TELEGRAM_TOKEN, TRINHO_TELEGRAM_OWNER_ID, TRINHO_TELEGRAM_BASE_URL)
+    wins over `[telegram] token, owner_id, base_url` in `.trinho/config.toml`.
+    """
+    env = os.environ if env is None else env
+    section = ws.config.section("telegram")
+    token = env.get("TRINHO_TELEGRAM_TOKEN") or str(section.get("token") or "")
+    token = token.strip()
+    if not token:
+        return None
+    if "TRINHO_TELEGRAM_OWNER_ID" in env and env["TRINHO_TELEGRAM_OWNER_ID"].strip():
+        owner_raw: object = env["TRINHO_TELEGRAM_OWNER_ID"]
+        where = "TRINHO_TELEGRAM_OWNER_ID"
+    else:
+        owner_raw = section.get("owner_id")
+        where = "[telegram] owner_id in .trinho/config.toml"
+    if owner_raw is None:
+        raise TrinhoError(
+            "a Telegram token is set but not the owner's Telegram user id: set "
+            "[telegram] owner_id in .trinho/config.toml or TRINHO_TELEGRAM_OWNER_ID "
+            "(ask @userinfobot for your id)"
+        )
+    try:
+        owner_id = int(str(owner_raw).strip())
+    except ValueError:
+        raise TrinhoError(
+            f"{where}: {owner_raw!r} is not a Telegram user id (a whole number)"
+        ) from None
+    if owner_id <= 0:
+        raise TrinhoError(f"{where}: {owner_id} is not a Telegram user id (it must be positive)")
+    base_url = env.get("TRINHO_TELEGRAM_BASE_URL") or str(section.get("base_url") or "")
+    return TelegramSettings(
+        token=token,
+        owner_id=owner_id,
+        base_url=normalize_base_url(base_url) if base_url.strip() else DEFAULT_BASE_URL,
+    )

@@ -1,0 +1,384 @@
+"""The Telegram channel (python-telegram-bot v22): announcements with buttons, owner-only.
+
+PTB is asynchronous; this channel runs it on an event loop in a thread of its own, so the
+rest of trinho calls `send` like any other channel. `start()` also polls for updates:
+button presses (decided through the injected `Decider`) and the owner's text messages
+(answered by the injected `MessageHandler`). Only the owner's user id, in the owner's private
+chat, is obeyed; everything else is refused and logged, and every button press is answered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import threading
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from trinho.channels import callbacks
+from trinho.channels.base import (
+    ChannelError,
+    Decider,
+    DecisionOutcome,
+    MessageHandler,
+    Notification,
+    NotificationLookup,
+    SentReceipt,
+)
+from trinho.channels.callbacks import CallbackAction
+from trinho.channels.render import item_text, split_text, summary_text
+from trinho.channels.settings import TelegramSettings
+from trinho.i18n import t
+
+if TYPE_CHECKING:
+    from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
+    from telegram.ext import Application, ContextTypes
+
+log = logging.getLogger("trinho.channels.telegram")
+
+T = TypeVar("T")
+
+
+class TelegramChannel:
+    """Sends notifications to the owner's private chat and handles their answers."""
+
+    def __init__(
+        self,
+        settings: TelegramSettings,
+        *,
+        locale: str = "en",
+        lookup: NotificationLookup | None = None,
+        decider: Decider | None = None,
+        on_message: MessageHandler | None = None,
+        timeout: float = 30.0,
+    ) -> None:
+        try:
+            from telegram.ext import (
+                ApplicationBuilder,
+                CallbackQueryHandler,
+                filters,
+            )
+            from telegram.ext import MessageHandler as TextHandler
+        except ImportError as exc:  # pragma: no cover - depends on the install
+            raise ChannelError(
+                "the Telegram channel needs python-telegram-bot: pip install 'trinho[telegram]'"
+            ) from exc
+        self.settings = settings
+        self.locale = locale
+        self.lookup = lookup
+        self.decider = decider
+        self.on_message = on_message
+        self.timeout = timeout
+        self.owner_chat = settings.owner_id
+        self._secret = callbacks.callback_secret(settings.token)
+        self._app: Application[Any, Any, Any, Any, Any, Any] = (
+            ApplicationBuilder()
+            .token(settings.token)
+            .base_url(settings.base_url)
+            .connect_timeout(timeout)
+            .read_timeout(timeout)
+            .write_timeout(timeout)
+            .build()
+        )
+        self._app.add_handler(CallbackQueryHandler(self._on_callback))
+        self._app.add_handler(TextHandler(filters.TEXT, self._on_text))
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._initialized = False
+        self._polling = False
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return "telegram"
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def _run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        loop = self._ensure_loop()
+        future = asyncio.run_coroutine_threadsafe(coro, loop)
+        try:
+            return future.result(self.timeout * 2 if timeout is None else timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise ChannelError("Telegram did not answer in time") from None
+
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(
+                    target=loop.run_forever, name="trinho-telegram", daemon=True
+                )
+                thread.start()
+                self._loop, self._thread = loop, thread
+            return self._loop
+
+    def _ensure_initialized(self) -> None:
+        if self._initialized:
+            return
+        from telegram.error import TelegramError
+
+        try:
+            self._run(self._app.initialize())
+        except TelegramError as exc:
+            raise ChannelError(f"Telegram refused or did not answer: {exc}") from exc
+        self._initialized = True
+
+    def start(self, *, poll_timeout: float = 10.0) -> None:
+        """Connect and start polling for button presses and messages (for `trinho serve`)."""
+        self._ensure_initialized()
+        if self._polling:
+            return
+        self._run(self._start_polling(poll_timeout))
+        self._polling = True
+
+    async def _start_polling(self, poll_timeout: float) -> None:
+        await self._app.start()
+        updater = self._app.updater
+        assert updater is not None
+        await updater.start_polling(
+            timeout=int(max(1, poll_timeout)),
+            allowed_updates=["message", "callback_query"],
+            error_callback=lambda exc: log.warning("telegram: polling failed: %s", exc),
+        )
+
+    def close(self) -> None:
+        """Stop polling, close connections, stop the thread. Safe to call twice."""
+        loop = self._loop
+        if loop is None:
+            return
+        try:
+            self._run(self._stop(), timeout=self.timeout * 2)
+        finally:
+            loop.call_soon_threadsafe(loop.stop)
+            if self._thread is not None:
+                self._thread.join(timeout=self.timeout)
+            loop.close()
+            self._loop = None
+            self._thread = None
+            self._initialized = False
+            self._polling = False
+
+    async def _stop(self) -> None:
+        updater = self._app.updater
+        if updater is not None and updater.running:
+            await updater.stop()
+        if self._app.running:
+            await self._app.stop()
+        if self._initialized:
+            await self._app.shutdown()
+
+    def __enter__(self) -> TelegramChannel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- sending ---------------------------------------------------------------------------
+
+    def send(self, notification: Notification) -> SentReceipt:
+        """One message to the owner: the summary, with approve all / reject all / review."""
+        from telegram.error import TelegramError
+
+        self._ensure_initialized()
+        try:
+            message = self._run(self._send_summary(notification))
+        except TelegramError as exc:
+            raise ChannelError(f"Telegram did not take the message: {exc}") from exc
+        return SentReceipt(channel=self.name, ref=f"{message.chat_id}:{message.message_id}")
+
+    async def _send_summary(self, notification: Notification) -> Message:
+        markup = self._summary_buttons(notification) if notification.items else None
+        message: Message = await self._app.bot.send_message(
+            chat_id=self.owner_chat,
+            text=summary_text(notification, self.locale),
+            reply_markup=markup,
+        )
+        return message
+
+    def _button(self, label_key: str, action: CallbackAction) -> Any:
+        from telegram import InlineKeyboardButton
+
+        return InlineKeyboardButton(
+            t(self.locale, label_key), callback_data=callbacks.encode(self._secret, action)
+        )
+
+    def _summary_buttons(self, notification: Notification) -> InlineKeyboardMarkup:
+        from telegram import InlineKeyboardMarkup
+
+        key = notification.key
+        return InlineKeyboardMarkup(
+            [
+                [
+                    self._button("channel.button.approve_all", CallbackAction("A", key, 0, "")),
+                    self._button("channel.button.reject_all", CallbackAction("R", key, 0, "")),
+                ],
+                [self._button("channel.button.review", CallbackAction("V", key, 0, ""))],
+            ]
+        )
+
+    def _item_buttons(self, notification: Notification, index: int) -> InlineKeyboardMarkup:
+        from telegram import InlineKeyboardMarkup
+
+        hashed = callbacks.short_hash(notification.items[index].content_hash)
+        key = notification.key
+        return InlineKeyboardMarkup(
+            [
+                [
+                    self._button("channel.button.approve", CallbackAction("y", key, index, hashed)),
+                    self._button("channel.button.reject", CallbackAction("n", key, index, hashed)),
+                ]
+            ]
+        )
+
+    # -- incoming --------------------------------------------------------------------------
+
+    def _is_owner(self, user_id: int | None, chat_id: int | None) -> bool:
+        return user_id == self.settings.owner_id and chat_id == self.owner_chat
+
+    async def _on_callback(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        if query is None:
+            return
+        answer = t(self.locale, "channel.cb.failed")
+        try:
+            answer = await self._handle_callback(query)
+        except Exception:
+            log.exception("telegram: handling a button press failed")
+        finally:
+            await self._answer(query, answer)
+
+    async def _answer(self, query: CallbackQuery, text: str) -> None:
+        from telegram.error import TelegramError
+
+        try:
+            await query.answer(text=text[:200])
+        except TelegramError as exc:
+            log.warning("telegram: could not answer a button press: %s", exc)
+
+    async def _handle_callback(self, query: CallbackQuery) -> str:
+        user_id = query.from_user.id if query.from_user else None
+        chat_id = query.message.chat.id if query.message is not None else None
+        if not self._is_owner(user_id, chat_id):
+            log.warning(
+                "telegram: refused a button press from user %s in chat %s", user_id, chat_id
+            )
+            return t(self.locale, "channel.cb.not_owner")
+        action = callbacks.decode(self._secret, query.data)
+        if action is None:
+            log.warning("telegram: refused a forged or malformed button %r", query.data)
+            return t(self.locale, "channel.cb.forged")
+        notification = self.lookup.find(action.key) if self.lookup is not None else None
+        if notification is None or not self._matches(notification, action):
+            log.info("telegram: refused a stale button %r", query.data)
+            return t(self.locale, "channel.cb.stale")
+        if action.op == "V":
+            await self._send_item(notification, action.index)
+            return t(self.locale, "channel.cb.review", total=len(notification.items))
+        if self.decider is None:
+            return t(self.locale, "channel.cb.unavailable")
+        by = f"telegram:{user_id}"
+        if action.op in ("A", "R"):
+            return await self._decide_all(query, notification, action.op == "A", by)
+        return await self._decide_one(query, notification, action, by)
+
+    def _matches(self, notification: Notification, action: CallbackAction) -> bool:
+        if action.op in ("A", "R"):
+            return action.index == 0 and bool(notification.items)
+        if not 0 <= action.index < len(notification.items):
+            return False
+        if action.op == "V":
+            return True
+        item = notification.items[action.index]
+        return callbacks.short_hash(item.content_hash) == action.short_hash
+
+    async def _decide(self, proposal_id: str, content_hash: str, approve: bool, by: str) -> Any:
+        assert self.decider is not None
+        try:
+            return await asyncio.to_thread(
+                self.decider.decide, proposal_id, content_hash, approve, by
+            )
+        except Exception as exc:
+            log.exception("telegram: deciding %s failed", proposal_id)
+            return DecisionOutcome(ok=False, message=f"{type(exc).__name__}: {exc}")
+
+    async def _decide_all(
+        self, query: CallbackQuery, notification: Notification, approve: bool, by: str
+    ) -> str:
+        outcomes: list[tuple[str, DecisionOutcome]] = []
+        for item in notification.items:
+            outcome = await self._decide(item.proposal_id, item.content_hash, approve, by)
+            outcomes.append((item.proposal_id, outcome))
+        done = sum(1 for _, outcome in outcomes if outcome.ok)
+        key = "channel.bulk.approved" if approve else "channel.bulk.rejected"
+        headline = t(self.locale, key, ok=done, total=len(outcomes))
+        lines = [
+            t(self.locale, "channel.bulk.not_done", id=pid, message=outcome.message)
+            for pid, outcome in outcomes
+            if not outcome.ok
+        ]
+        await self._edit(
+            query, "\n".join([summary_text(notification, self.locale), "", headline, *lines])
+        )
+        return headline
+
+    async def _decide_one(
+        self, query: CallbackQuery, notification: Notification, action: CallbackAction, by: str
+    ) -> str:
+        item = notification.items[action.index]
+        approve = action.op == "y"
+        outcome = await self._decide(item.proposal_id, item.content_hash, approve, by)
+        if outcome.ok:
+            result = t(self.locale, "channel.cb.approved" if approve else "channel.cb.rejected")
+        else:
+            result = t(self.locale, "channel.cb.refused", message=outcome.message)
+        screen = item_text(notification, action.index, self.locale, limit=3800)
+        await self._edit(query, f"{screen}\n\n→ {result}")
+        if action.index + 1 < len(notification.items):
+            await self._send_item(notification, action.index + 1)
+        else:
+            await self._app.bot.send_message(
+                chat_id=self.owner_chat, text=t(self.locale, "channel.review.done")
+            )
+        return result
+
+    async def _send_item(self, notification: Notification, index: int) -> None:
+        await self._app.bot.send_message(
+            chat_id=self.owner_chat,
+            text=item_text(notification, index, self.locale),
+            reply_markup=self._item_buttons(notification, index),
+        )
+
+    async def _edit(self, query: CallbackQuery, text: str) -> None:
+        """Show the outcome in place of the buttons, so a press cannot be repeated by mistake."""
+        from telegram.error import TelegramError
+
+        try:
+            await query.edit_message_text(text=split_text(text)[0], reply_markup=None)
+        except TelegramError as exc:
+            log.warning("telegram: could not update the message: %s", exc)
+
+    async def _on_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message = update.effective_message
+        user = update.effective_user
+        chat = update.effective_chat
+        if message is None or message.text is None:
+            return
+        user_id = user.id if user else None
+        chat_id = chat.id if chat else None
+        if not self._is_owner(user_id, chat_id):
+            log.warning("telegram: ignored a message from user %s in chat %s", user_id, chat_id)
+            return
+        if self.on_message is None:
+            return
+        try:
+            reply = await asyncio.to_thread(self.on_message, message.text)
+        except Exception:
+            log.exception("telegram: the message handler failed")
+            reply = t(self.locale, "channel.cb.failed")
+        if not reply:
+            return
+        for chunk in split_text(reply):
+            await self._app.bot.send_message(chat_id=self.owner_chat, text=chunk)

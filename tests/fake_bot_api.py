@@ -1,0 +1,201 @@
+"""A fake Telegram Bot API server on 127.0.0.1, for tests of the real python-telegram-bot.
+
+It answers the methods PTB calls (getMe, sendMessage, editMessageText, answerCallbackQuery,
+getUpdates, deleteWebhook...), records every call, serves updates a test injects, and can
+fail a method with a 5xx a given number of times.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl
+
+BOT_USER = {"id": 4242, "is_bot": True, "first_name": "trinho", "username": "trinho_test_bot"}
+LONG_POLL_CAP = 0.3
+
+
+@dataclass
+class Call:
+    method: str
+    params: dict[str, Any]
+    status: int
+
+
+class FakeBotApi:
+    """Start with `with FakeBotApi() as api:`; point PTB at `api.base_url`."""
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+        self.updates: list[dict[str, Any]] = []
+        self.failures: dict[str, list[int]] = {}
+        self._cond = threading.Condition()
+        self._ids = itertools.count(1)
+        self._update_ids = itertools.count(1)
+        self._callback_ids = itertools.count(1)
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), daemon=True
+        )
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}/bot"
+
+    def __enter__(self) -> FakeBotApi:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    # -- what a test controls --------------------------------------------------------------
+
+    def fail(self, method: str, times: int, status: int = 502) -> None:
+        """Answer the next `times` calls of `method` with an HTTP `status` error."""
+        with self._cond:
+            self.failures.setdefault(method, []).extend([status] * times)
+
+    def press(self, data: str, *, user_id: int, chat_id: int, message_id: int = 1) -> str:
+        """Inject a button press; returns the callback query id."""
+        query_id = f"cq{next(self._callback_ids)}"
+        self._inject(
+            {
+                "callback_query": {
+                    "id": query_id,
+                    "from": {"id": user_id, "is_bot": False, "first_name": "U"},
+                    "chat_instance": "ci",
+                    "data": data,
+                    "message": {
+                        "message_id": message_id,
+                        "date": int(time.time()),
+                        "chat": {"id": chat_id, "type": "private" if chat_id > 0 else "group"},
+                        "text": "...",
+                    },
+                }
+            }
+        )
+        return query_id
+
+    def say(self, text: str, *, user_id: int, chat_id: int) -> None:
+        """Inject a text message."""
+        self._inject(
+            {
+                "message": {
+                    "message_id": next(self._ids),
+                    "date": int(time.time()),
+                    "chat": {"id": chat_id, "type": "private" if chat_id > 0 else "group"},
+                    "from": {"id": user_id, "is_bot": False, "first_name": "U"},
+                    "text": text,
+                }
+            }
+        )
+
+    def _inject(self, update: dict[str, Any]) -> None:
+        with self._cond:
+            update["update_id"] = next(self._update_ids)
+            self.updates.append(update)
+            self._cond.notify_all()
+
+    def ok_calls(self, method: str) -> list[Call]:
+        with self._cond:
+            return [c for c in self.calls if c.method == method and c.status == 200]
+
+    def wait_for(self, predicate: Callable[[], bool], timeout: float = 15.0) -> None:
+        """Block until `predicate()` holds (checked after every call), or fail the test."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while not predicate():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"condition not met; calls: {self.calls!r}")
+                self._cond.wait(min(left, 0.1))
+
+    @staticmethod
+    def buttons(call: Call) -> list[tuple[str, str]]:
+        """(label, callback_data) of every inline button a sendMessage call carried."""
+        markup = call.params.get("reply_markup")
+        if not markup:
+            return []
+        rows = json.loads(markup)["inline_keyboard"]
+        return [(b["text"], b["callback_data"]) for row in rows for b in row]
+
+    # -- the server ------------------------------------------------------------------------
+
+    def _handle(self, method: str, params: dict[str, Any]) -> tuple[int, Any]:
+        with self._cond:
+            pending = self.failures.get(method)
+            if pending:
+                status = pending.pop(0)
+                self.calls.append(Call(method, params, status))
+                self._cond.notify_all()
+                return status, {"ok": False, "error_code": status, "description": "Bad Gateway"}
+        if method == "getUpdates":
+            result: Any = self._get_updates(params)
+        elif method == "getMe":
+            result = BOT_USER
+        elif method in ("sendMessage", "editMessageText"):
+            result = {
+                "message_id": int(params.get("message_id") or next(self._ids)),
+                "date": int(time.time()),
+                "chat": {"id": int(params.get("chat_id", 0)), "type": "private"},
+                "from": BOT_USER,
+                "text": params.get("text", ""),
+            }
+        else:
+            result = True
+        with self._cond:
+            self.calls.append(Call(method, params, 200))
+            self._cond.notify_all()
+        return 200, {"ok": True, "result": result}
+
+    def _get_updates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        offset = int(params.get("offset") or 0)
+        wait = min(float(params.get("timeout") or 0), LONG_POLL_CAP)
+        deadline = time.monotonic() + wait
+        with self._cond:
+            while True:
+                ready = [u for u in self.updates if u["update_id"] >= offset]
+                left = deadline - time.monotonic()
+                if ready or left <= 0:
+                    return ready
+                self._cond.wait(left)
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length).decode("utf-8")
+                if "json" in (self.headers.get("Content-Type") or ""):
+                    params = json.loads(body or "{}")
+                else:
+                    params = dict(parse_qsl(body))
+                method = self.path.rsplit("/", 1)[-1]
+                status, payload = api._handle(method, params)
+                data = json.dumps(payload).encode("utf-8")
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a long poll cut short at shutdown)
+
+            do_GET = do_POST
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        return Handler

@@ -1,0 +1,117 @@
+"""Announcement text: counts per class, old -> new screens, the owner's locale, Telegram's limit."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from trinho.channels import Notification, NotificationItem
+from trinho.channels.render import (
+    TELEGRAM_LIMIT,
+    clip,
+    console_text,
+    item_text,
+    kind_counts,
+    split_text,
+    summary_text,
+    text_length,
+)
+
+
+def item(
+    kind: str, old: str | None = "- 2026-11-01: old", new: str | None = None
+) -> NotificationItem:
+    return NotificationItem(f"p-{kind}-{old!s:.3}", "h", kind, old, new, "the week says so")
+
+
+def test_summary_counts_each_class_in_a_fixed_order() -> None:
+    note = Notification(
+        "condense:2026-W48",
+        "Weekly condensation 2026-W48",
+        "",
+        (item("edited"), item("removed"), item("removed"), item("zzz"), item("strange_date")),
+    )
+    text = summary_text(note, "en")
+    assert text.splitlines() == [
+        "Weekly condensation 2026-W48",
+        "",
+        "5 changes wait for your approval:",
+        "- lines removed: 2",
+        "- lines edited: 1",
+        "- strange dates: 1",
+        "- other (zzz): 1",
+    ]
+    assert kind_counts(note.items)[0] == ("removed", 2)
+
+
+def test_summary_in_vietnamese() -> None:
+    note = Notification("digest:2026-11-29", "Tóm tắt ngày", "", (item("fact"),))
+    text = summary_text(note, "vi")
+    assert "1 thay đổi đang chờ bạn duyệt:" in text
+    assert "- thay đổi dữ kiện: 1" in text
+    empty = Notification("digest:2026-11-30", "Tóm tắt ngày", "")
+    assert "Không có gì đang chờ bạn duyệt." in summary_text(empty, "vi")
+
+
+def test_item_screen_shows_old_new_and_reason() -> None:
+    edit = NotificationItem(
+        "p-7", "h", "edited", "- 2026-11-01: ở Hà Nội", "- 2026-11-28: ở Đà Nẵng", "chuyển nhà"
+    )
+    note = Notification("condense:2026-W48", "t", "", (item("removed"), edit))
+    assert item_text(note, 1, "en").splitlines() == [
+        "Change 2 of 2: lines edited",
+        "Proposal p-7",
+        "Old: - 2026-11-01: ở Hà Nội",
+        "New: - 2026-11-28: ở Đà Nẵng",
+        "Reason: chuyển nhà",
+    ]
+    assert "Mới: (không có)" in item_text(note, 0, "vi")
+
+
+def test_console_text_lists_every_change_and_how_to_decide() -> None:
+    note = Notification("condense:2026-W48", "Weekly", "", (item("removed"), item("edited")))
+    text = console_text(note, "en")
+    assert "Change 1 of 2" in text and "Change 2 of 2" in text
+    assert "trinho approve ID" in text
+
+
+long_text = st.text(
+    alphabet=st.sampled_from(["a", "đ", "Ư", "ế", "😀", " ", "\n", "x"]), max_size=9000
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(title=long_text, summary=long_text, old=long_text, new=long_text, reason=long_text)
+def test_every_telegram_text_fits_the_limit(
+    title: str, summary: str, old: str, new: str, reason: str
+) -> None:
+    note = Notification(
+        "condense:2026-W48",
+        title,
+        summary,
+        (NotificationItem("p-1", "h", "edited", old, new, reason),),
+    )
+    summary_msg = summary_text(note, "vi")
+    assert text_length(summary_msg) <= TELEGRAM_LIMIT
+    assert "1 thay đổi đang chờ bạn duyệt:" in summary_msg  # the counts are never cut
+    screen = item_text(note, 0, "en")
+    assert text_length(screen) <= TELEGRAM_LIMIT
+    assert screen.startswith("Change 1 of 1: lines edited\nProposal p-1\nOld: ")
+
+
+@given(text=long_text, limit=st.integers(min_value=1, max_value=5000))
+def test_clip_fits_and_keeps_a_prefix(text: str, limit: int) -> None:
+    out = clip(text, limit, "en")
+    assert text_length(out) <= limit
+    if text_length(text) <= limit:
+        assert out == text
+    else:
+        kept = out.removesuffix(" … (cut)")
+        assert text.startswith(kept)
+
+
+@given(text=long_text, limit=st.integers(min_value=2, max_value=500))
+def test_split_text_fits_and_loses_nothing(text: str, limit: int) -> None:
+    chunks = split_text(text, limit)
+    assert all(text_length(chunk) <= limit for chunk in chunks)
+    assert "".join(chunks).replace("\n", "") == text.replace("\n", "")

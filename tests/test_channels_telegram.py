@@ -1,0 +1,329 @@
+"""The Telegram channel, through the real python-telegram-bot, against a fake Bot API server."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pytest
+
+from conftest import FixedClock
+from fake_bot_api import FakeBotApi
+from trinho.channels import (
+    DecisionOutcome,
+    Notification,
+    NotificationItem,
+    Outbox,
+    TelegramSettings,
+)
+from trinho.channels.callbacks import CallbackAction, callback_secret, encode
+from trinho.channels.telegram import TelegramChannel
+from trinho.workspace import Workspace
+
+OWNER = 77
+TOKEN = "123456:TEST-token"
+
+NOTE = Notification(
+    id="condense:2026-W48",
+    title="Weekly condensation 2026-W48",
+    summary="12 lines kept, 2 added; 3 changes wait.",
+    items=(
+        NotificationItem(
+            "p-1", "sha256:aaaa1111", "removed", "- 2026-10-01: likes tea", None, "gone"
+        ),
+        NotificationItem(
+            "p-2",
+            "sha256:bbbb2222",
+            "edited",
+            "- 2026-11-01: ở Hà Nội",
+            "- 2026-11-28: ở Huế",
+            "moved",
+        ),
+        NotificationItem(
+            "p-3", "sha256:cccc3333", "strange_date", None, "- 2027-01-01: x", "future"
+        ),
+    ),
+)
+
+
+@dataclass
+class RecordingDecider:
+    """Stands in for the proposals queue: refuses a hash it does not hold, and a second decision."""
+
+    hashes: dict[str, str] = field(
+        default_factory=lambda: {item.proposal_id: item.content_hash for item in NOTE.items}
+    )
+    calls: list[tuple[str, str, bool, str]] = field(default_factory=list)
+
+    def decide(
+        self, proposal_id: str, content_hash: str, approve: bool, by: str
+    ) -> DecisionOutcome:
+        self.calls.append((proposal_id, content_hash, approve, by))
+        if self.hashes.get(proposal_id) != content_hash:
+            return DecisionOutcome(False, f"proposal {proposal_id} changed since; it is stale")
+        del self.hashes[proposal_id]
+        return DecisionOutcome(True, "done")
+
+
+@pytest.fixture
+def api() -> Iterator[FakeBotApi]:
+    with FakeBotApi() as server:
+        yield server
+
+
+@pytest.fixture
+def decider() -> RecordingDecider:
+    return RecordingDecider()
+
+
+def make_channel(
+    api: FakeBotApi, ws: Workspace, decider: RecordingDecider, **kw: object
+) -> TelegramChannel:
+    settings = TelegramSettings(token=TOKEN, owner_id=OWNER, base_url=api.base_url)
+    return TelegramChannel(
+        settings,
+        locale=ws.locale,
+        lookup=Outbox(ws),
+        decider=decider,
+        timeout=10,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+@pytest.fixture
+def running(
+    api: FakeBotApi, workspace: Workspace, decider: RecordingDecider
+) -> Iterator[TelegramChannel]:
+    """A started channel whose notification was announced through the outbox."""
+    box = Outbox(workspace)
+    box.enqueue(NOTE)
+    channel = make_channel(api, workspace, decider)
+    try:
+        assert box.deliver(channel).sent == (NOTE.id,)
+        channel.start(poll_timeout=1)
+        yield channel
+    finally:
+        channel.close()
+
+
+def summary_buttons(api: FakeBotApi) -> dict[str, str]:
+    call = api.ok_calls("sendMessage")[0]
+    return dict(api.buttons(call))
+
+
+def press_and_wait(api: FakeBotApi, data: str, user_id: int = OWNER, chat_id: int = OWNER) -> str:
+    """Press a button; wait until the bot answered it; return the answer text."""
+    query_id = api.press(data, user_id=user_id, chat_id=chat_id)
+    api.wait_for(
+        lambda: any(
+            c.params.get("callback_query_id") == query_id
+            for c in api.ok_calls("answerCallbackQuery")
+        )
+    )
+    answer = next(
+        c for c in api.ok_calls("answerCallbackQuery") if c.params["callback_query_id"] == query_id
+    )
+    return str(answer.params.get("text", ""))
+
+
+def test_sent_once_across_5xx_retries_and_restarts(
+    api: FakeBotApi, workspace: Workspace, clock: FixedClock, decider: RecordingDecider
+) -> None:
+    api.fail("getMe", 1, status=500)
+    api.fail("sendMessage", 2, status=502)
+    box = Outbox(workspace)
+    box.enqueue(NOTE)
+    reports = []
+    for _ in range(4):
+        channel = make_channel(api, workspace, decider)  # a restart each time
+        try:
+            box = Outbox(workspace)
+            box.enqueue(NOTE)  # the run is retried too: still one entry
+            reports.append(box.deliver(channel))
+        finally:
+            channel.close()
+        clock.advance(hours=1)
+    assert [bool(r.failed) for r in reports] == [True, True, True, False]
+    assert reports[3].sent == (NOTE.id,)
+    for _ in range(2):
+        channel = make_channel(api, workspace, decider)
+        try:
+            assert Outbox(workspace).deliver(channel).sent == ()
+        finally:
+            channel.close()
+        clock.advance(days=1)
+    assert len(api.ok_calls("sendMessage")) == 1
+    sent = api.ok_calls("sendMessage")[0]
+    assert sent.params["chat_id"] == str(OWNER)
+    assert "3 changes wait for your approval:" in sent.params["text"]
+    assert [label for label, _ in api.buttons(sent)] == [
+        "✅ Approve all",
+        "❌ Reject all",
+        "🔍 Review one by one",
+    ]
+    assert all(len(data.encode()) <= 64 for _, data in api.buttons(sent))
+
+
+def test_approve_all_by_the_owner_reaches_the_decider(
+    api: FakeBotApi, running: TelegramChannel, decider: RecordingDecider
+) -> None:
+    answer = press_and_wait(api, summary_buttons(api)["✅ Approve all"])
+    assert answer == "Approved 3 of 3."
+    assert decider.calls == [
+        (item.proposal_id, item.content_hash, True, f"telegram:{OWNER}") for item in NOTE.items
+    ]
+    edited = api.ok_calls("editMessageText")[-1].params
+    assert "Approved 3 of 3." in edited["text"]
+    assert "reply_markup" not in edited  # the buttons are gone
+
+
+def test_reject_all_then_a_second_press_is_refused_by_the_queue(
+    api: FakeBotApi, running: TelegramChannel, decider: RecordingDecider
+) -> None:
+    reject_all = summary_buttons(api)["❌ Reject all"]
+    assert press_and_wait(api, reject_all) == "Rejected 3 of 3."
+    assert {approve for *_, approve, _ in decider.calls} == {False}
+    assert press_and_wait(api, reject_all) == "Rejected 0 of 3."
+    assert "stale" in api.ok_calls("editMessageText")[-1].params["text"]
+
+
+def test_review_one_by_one(
+    api: FakeBotApi, running: TelegramChannel, decider: RecordingDecider
+) -> None:
+    assert press_and_wait(api, summary_buttons(api)["🔍 Review one by one"]) == "Review: 3 changes"
+    first = api.ok_calls("sendMessage")[-1]
+    assert first.params["text"].splitlines()[:4] == [
+        "Change 1 of 3: lines removed",
+        "Proposal p-1",
+        "Old: - 2026-10-01: likes tea",
+        "New: (nothing)",
+    ]
+    assert press_and_wait(api, dict(api.buttons(first))["❌ Reject"]) == "Rejected."
+    second = api.ok_calls("sendMessage")[-1]
+    assert "Old: - 2026-11-01: ở Hà Nội\nNew: - 2026-11-28: ở Huế" in second.params["text"]
+    assert press_and_wait(api, dict(api.buttons(second))["✅ Approve"]) == "Approved."
+    third = api.ok_calls("sendMessage")[-1]
+    decider.hashes["p-3"] = "sha256:changed"  # the proposal changed after it was announced
+    answer = press_and_wait(api, dict(api.buttons(third))["✅ Approve"])
+    assert answer.startswith("Not done: proposal p-3 changed since")
+    assert api.ok_calls("sendMessage")[-1].params["text"] == "Review finished."
+    assert [(pid, approve) for pid, _, approve, _ in decider.calls] == [
+        ("p-1", False),
+        ("p-2", True),
+        ("p-3", True),
+    ]
+
+
+def test_a_press_from_another_user_or_chat_is_refused_and_logged(
+    api: FakeBotApi,
+    running: TelegramChannel,
+    decider: RecordingDecider,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    approve_all = summary_buttons(api)["✅ Approve all"]
+    with caplog.at_level(logging.WARNING, logger="trinho.channels.telegram"):
+        stranger = press_and_wait(api, approve_all, user_id=666, chat_id=666)
+        in_group = press_and_wait(api, approve_all, user_id=OWNER, chat_id=-100123)
+    assert stranger == in_group == "Only the owner can decide; nothing was done."
+    assert decider.calls == []
+    assert "refused a button press from user 666 in chat 666" in caplog.text
+    assert "from user 77 in chat -100123" in caplog.text
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "A|0000000000000000|0||AAAAAAAAAAA",  # well-formed, wrong signature
+        "approve p-1",
+        "",
+        "y|" + "f" * 16 + "|0|sha2560|" + "x" * 11,
+    ],
+)
+def test_a_forged_button_does_nothing_and_says_so(
+    api: FakeBotApi, running: TelegramChannel, decider: RecordingDecider, data: str
+) -> None:
+    assert press_and_wait(api, data) == "This button is not valid; nothing was done."
+    assert decider.calls == []
+
+
+def test_a_stale_button_does_nothing_and_says_so(
+    api: FakeBotApi, running: TelegramChannel, decider: RecordingDecider
+) -> None:
+    secret = callback_secret(TOKEN)
+    unknown = encode(secret, CallbackAction("A", "0123456789abcdef", 0, ""))
+    wrong_hash = encode(secret, CallbackAction("y", NOTE.key, 0, "sha256bbbb"))
+    out_of_range = encode(secret, CallbackAction("y", NOTE.key, 9, "sha256aaaa"))
+    for data in (unknown, wrong_hash, out_of_range):
+        assert press_and_wait(api, data) == "This button is out of date; nothing was done."
+    assert decider.calls == []
+
+
+def test_every_press_is_answered(api: FakeBotApi, running: TelegramChannel) -> None:
+    buttons = summary_buttons(api)
+    ids = [
+        api.press(buttons["🔍 Review one by one"], user_id=OWNER, chat_id=OWNER),
+        api.press("junk", user_id=OWNER, chat_id=OWNER),
+        api.press(buttons["✅ Approve all"], user_id=5, chat_id=5),
+        api.press(buttons["✅ Approve all"], user_id=OWNER, chat_id=OWNER),
+    ]
+    api.wait_for(lambda: len(api.ok_calls("answerCallbackQuery")) == len(ids))
+    answered = [c.params["callback_query_id"] for c in api.ok_calls("answerCallbackQuery")]
+    assert sorted(answered) == sorted(ids)
+
+
+def test_a_press_is_answered_even_when_the_decider_breaks(
+    api: FakeBotApi, workspace: Workspace
+) -> None:
+    class Broken:
+        def decide(
+            self, proposal_id: str, content_hash: str, approve: bool, by: str
+        ) -> DecisionOutcome:
+            raise OSError("disk full")
+
+    Outbox(workspace).enqueue(NOTE)
+    settings = TelegramSettings(token=TOKEN, owner_id=OWNER, base_url=api.base_url)
+    with TelegramChannel(
+        settings, lookup=Outbox(workspace), decider=Broken(), timeout=10
+    ) as channel:
+        Outbox(workspace).deliver(channel)
+        channel.start(poll_timeout=1)
+        answer = press_and_wait(api, summary_buttons(api)["✅ Approve all"])
+    assert answer == "Approved 0 of 3."
+    assert "OSError: disk full" in api.ok_calls("editMessageText")[-1].params["text"]
+
+
+def test_owner_messages_reach_the_hook_and_others_do_not(
+    api: FakeBotApi, workspace: Workspace, decider: RecordingDecider
+) -> None:
+    heard: list[str] = []
+
+    def on_message(text: str) -> str:
+        heard.append(text)
+        return "Đã nhớ: " + text + "\n" + "x" * 5000
+
+    with make_channel(api, workspace, decider, on_message=on_message) as channel:
+        channel.start(poll_timeout=1)
+        api.say("hello from a stranger", user_id=666, chat_id=666)
+        api.say("nhớ giùm: mai đi Đà Lạt", user_id=OWNER, chat_id=OWNER)
+        api.wait_for(lambda: len(api.ok_calls("sendMessage")) >= 3)
+    assert heard == ["nhớ giùm: mai đi Đà Lạt"]
+    replies = api.ok_calls("sendMessage")
+    assert replies[0].params["text"] == "Đã nhớ: nhớ giùm: mai đi Đà Lạt"
+    assert all(c.params["chat_id"] == str(OWNER) for c in replies)
+    assert all(len(c.params["text"]) <= 4096 for c in replies)
+
+
+def test_vietnamese_owner_gets_vietnamese_buttons(
+    api: FakeBotApi, workspace: Workspace, decider: RecordingDecider
+) -> None:
+    settings = TelegramSettings(token=TOKEN, owner_id=OWNER, base_url=api.base_url)
+    with TelegramChannel(settings, locale="vi", lookup=Outbox(workspace), timeout=10) as channel:
+        channel.send(NOTE)
+    sent = api.ok_calls("sendMessage")[0]
+    assert "3 thay đổi đang chờ bạn duyệt:" in sent.params["text"]
+    assert [label for label, _ in api.buttons(sent)] == [
+        "✅ Duyệt tất cả",
+        "❌ Từ chối tất cả",
+        "🔍 Xem từng mục",
+    ]
