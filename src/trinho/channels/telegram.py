@@ -32,7 +32,13 @@ from trinho.channels.settings import TelegramSettings
 from trinho.i18n import t
 
 if TYPE_CHECKING:
-    from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
+    from telegram import (
+        CallbackQuery,
+        InlineKeyboardButton,
+        InlineKeyboardMarkup,
+        Message,
+        Update,
+    )
     from telegram.ext import Application, ContextTypes
 
 log = logging.getLogger("trinho.channels.telegram")
@@ -198,7 +204,7 @@ class TelegramChannel:
         )
         return message
 
-    def _button(self, label_key: str, action: CallbackAction) -> Any:
+    def _button(self, label_key: str, action: CallbackAction) -> InlineKeyboardButton:
         from telegram import InlineKeyboardButton
 
         return InlineKeyboardButton(
@@ -294,7 +300,9 @@ class TelegramChannel:
         item = notification.items[action.index]
         return callbacks.short_hash(item.content_hash) == action.short_hash
 
-    async def _decide(self, proposal_id: str, content_hash: str, approve: bool, by: str) -> Any:
+    async def _decide(
+        self, proposal_id: str, content_hash: str, approve: bool, by: str
+    ) -> DecisionOutcome:
         assert self.decider is not None
         try:
             return await asyncio.to_thread(
