@@ -29,6 +29,7 @@ from trinho.channels.base import (
 from trinho.channels.callbacks import CallbackAction
 from trinho.channels.render import item_text, split_text, summary_text
 from trinho.channels.settings import TelegramSettings
+from trinho.errors import TrinhoError
 from trinho.i18n import t
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ class TelegramChannel:
             )
             from telegram.ext import MessageHandler as TextHandler
         except ImportError as exc:  # pragma: no cover - depends on the install
-            raise ChannelError(
+            raise TrinhoError(
                 "the Telegram channel needs python-telegram-bot: pip install 'trinho[telegram]'"
             ) from exc
         self.settings = settings
