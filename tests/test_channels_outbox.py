@@ -65,6 +65,9 @@ class ScriptedChannel:
             raise Crash
         return SentReceipt(self.name, f"msg-{len(self.delivered)}")
 
+    def close(self) -> None:
+        pass
+
 
 def test_enqueue_is_idempotent_per_id_and_the_first_version_wins(workspace: Workspace) -> None:
     box = Outbox(workspace)

@@ -121,12 +121,15 @@ class SentReceipt:
 
 
 class Channel(Protocol):
-    """Somewhere the owner reads announcements. `send` raises ChannelError when it failed."""
+    """Somewhere the owner reads announcements. `send` raises ChannelError when it failed;
+    `close` releases connections and threads (call it when done; it is safe to call twice)."""
 
     @property
     def name(self) -> str: ...
 
     def send(self, notification: Notification) -> SentReceipt: ...
+
+    def close(self) -> None: ...
 
 
 @dataclass(frozen=True)

@@ -29,3 +29,6 @@ class ConsoleChannel:
         except (OSError, ValueError) as exc:
             raise ChannelError(f"cannot write to the console: {exc}") from exc
         return SentReceipt(channel=self.name, ref=notification.id)
+
+    def close(self) -> None:
+        """Nothing to release: the stream belongs to the caller."""
