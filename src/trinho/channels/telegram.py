@@ -95,6 +95,7 @@ class TelegramChannel:
         self._initialized = False
         self._polling = False
         self._lock = threading.Lock()
+        self._init_lock = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -123,15 +124,16 @@ class TelegramChannel:
             return self._loop
 
     def _ensure_initialized(self) -> None:
-        if self._initialized:
-            return
         from telegram.error import TelegramError
 
-        try:
-            self._run(self._app.initialize())
-        except TelegramError as exc:
-            raise ChannelError(f"Telegram refused or did not answer: {exc}") from exc
-        self._initialized = True
+        with self._init_lock:
+            if self._initialized:
+                return
+            try:
+                self._run(self._app.initialize())
+            except TelegramError as exc:
+                raise ChannelError(f"Telegram refused or did not answer: {exc}") from exc
+            self._initialized = True
 
     def start(self, *, poll_timeout: float = 10.0) -> None:
         """Connect and start polling for button presses and messages (for `trinho serve`)."""
