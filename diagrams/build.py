@@ -400,6 +400,8 @@ box-shadow:0 0 0 3px color-mix(in srgb,var(--dot) 22%,transparent)}
 .card li{position:relative;padding-left:14px;margin:0 0 5px}
 .card li::before{content:"";position:absolute;left:2px;top:.62em;width:5px;height:1.5px;
 background:var(--dot)}
+/* On a wide screen the whole diagram fits the window; on a narrow one it scrolls sideways. */
+@media (min-width:761px){svg{max-height:calc(100vh - 80px)}}
 @media (max-width:760px){main{padding:10px}.brand{display:none}}
 """
 

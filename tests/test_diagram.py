@@ -315,3 +315,22 @@ def test_chromium_shows_english_with_hash_en(chromium: str, tmp_path: Path) -> N
     for text in seed_texts():
         assert shown[text] == ENGLISH[text], f"{text!r} is not shown in English"
     assert shown["English"] == "Tiếng Việt"
+
+
+def test_chromium_button_switches_to_english_and_back(chromium: str, tmp_path: Path) -> None:
+    """Click the toggle once (English), note what is shown, click again (Vietnamese)."""
+    clicks = (
+        '<script>const b = document.getElementById("lang-toggle"); b.click();'
+        "document.body.dataset.once = [document.documentElement.lang, document.title,"
+        ' b.textContent, b.getAttribute("aria-pressed")].join("|"); b.click();</script></body>'
+    )
+    probe = tmp_path / "memory.html"
+    probe.write_text(PAGE.read_text(encoding="utf-8").replace("</body>", clicks), "utf-8")
+    dom = parse(run_chromium(chromium, tmp_path, "--dump-dom", probe.as_uri()).stdout.decode())
+    (title,) = [e for e in dom.elements if e.tag == "title"]
+    (body,) = [e for e in dom.elements if e.tag == "body"]
+    assert body.attrs["data-once"] == f"en|{title.attrs['data-en']}|Tiếng Việt|true"
+    (html,) = [e for e in dom.elements if e.tag == "html"]
+    assert html.attrs["lang"] == "vi"
+    shown = {e.attrs["data-vi"]: e.text for e in dom.having("data-en")}
+    assert all(shown[text] == text for text in seed_texts())
