@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -83,6 +84,7 @@ class Box:
 
 
 Point = tuple[float, float]
+Translate = Callable[[str], str]
 
 
 def lane_lefts() -> list[float]:
@@ -106,7 +108,7 @@ def node_boxes(seed: dict[str, Any]) -> dict[str, Box]:
     return boxes
 
 
-def translator(english: dict[str, str]) -> Any:
+def translator(english: dict[str, str]) -> Translate:
     def en(text: str) -> str:
         if text not in english:
             raise SystemExit(f"build.py: no English for {text!r} in {ENGLISH.name}")
@@ -212,7 +214,7 @@ def text(x: float, y: float, cls: str, vi: str, en: str, fit: float | None = Non
     )
 
 
-def render_lanes(seed: dict[str, Any], en: Any) -> list[str]:
+def render_lanes(seed: dict[str, Any], en: Translate) -> list[str]:
     out = ['<g class="lanes">']
     for index, (stage, left) in enumerate(zip(seed["stages"], lane_lefts(), strict=True)):
         width = LANE_WIDTHS[index]
@@ -235,7 +237,7 @@ def render_lanes(seed: dict[str, Any], en: Any) -> list[str]:
     return out
 
 
-def render_node(node: dict[str, Any], box: Box, en: Any) -> str:
+def render_node(node: dict[str, Any], box: Box, en: Translate) -> str:
     kind = node["type"]
     inner = box.w - 16
     label_cls = "node-label mono" if CODE_LIKE.search(node["label"]) else "node-label"
@@ -255,7 +257,9 @@ def render_node(node: dict[str, Any], box: Box, en: Any) -> str:
     )
 
 
-def render_flow(index: int, flow: dict[str, Any], seed: dict[str, Any], boxes: Any, en: Any) -> str:
+def render_flow(
+    index: int, flow: dict[str, Any], seed: dict[str, Any], boxes: dict[str, Box], en: Translate
+) -> str:
     variant = flow["variant"]
     path = route(flow, seed, boxes)
     x, y = path.label_at
@@ -273,8 +277,8 @@ def render_flow(index: int, flow: dict[str, Any], seed: dict[str, Any], boxes: A
     )
 
 
-def render_cards(seed: dict[str, Any], en: Any) -> list[str]:
-    width = (1080 - 2 * MARGIN - 2 * CARD_GAP) / 3
+def render_cards(seed: dict[str, Any], en: Translate) -> list[str]:
+    width = (seed["meta"]["viewBox"][0] - 2 * MARGIN - 2 * CARD_GAP) / 3
     out = ['<g class="cards">']
     for index, card in enumerate(seed["cards"]):
         x = MARGIN + index * (width + CARD_GAP)
@@ -292,7 +296,7 @@ def render_cards(seed: dict[str, Any], en: Any) -> list[str]:
     return out
 
 
-def render_legend(en: Any) -> str:
+def render_legend(en: Translate) -> str:
     items = "".join(
         f'<span class="key" style="--c:{TYPE_COLOURS[kind]}"><i></i>'
         f'<span data-en="{attr(en(name))}">{escape(name)}</span></span>'
