@@ -95,6 +95,40 @@ CATALOG: dict[str, dict[str, str]] = {
     },
     "channel.review.done": {"en": "Review finished.", "vi": "Đã xem xong."},
     "channel.clipped": {"en": "… (cut)", "vi": "… (đã cắt)"},
+    "budget.over_run": {
+        "en": "Skipped: about {need} more tokens would pass this run's budget "
+        "({spent} of {limit} used)",
+        "vi": "Đã bỏ qua: thêm khoảng {need} token sẽ vượt ngân sách của lần chạy này "
+        "(đã dùng {spent} trên {limit})",
+    },
+    "budget.over_week": {
+        "en": "Skipped: about {need} more tokens would pass the weekly budget "
+        "({spent} of {limit} used in the last 7 days)",
+        "vi": "Đã bỏ qua: thêm khoảng {need} token sẽ vượt ngân sách tuần "
+        "(đã dùng {spent} trên {limit} trong 7 ngày qua)",
+    },
+    "model.answered": {
+        "en": "{model} answered from {url} in {seconds} s ({tokens} tokens): {reply}",
+        "vi": "{model} đã trả lời từ {url} sau {seconds} giây ({tokens} token): {reply}",
+    },
+    "usage.none": {
+        "en": "No model calls recorded{since}",
+        "vi": "Chưa ghi nhận lần gọi mô hình nào{since}",
+    },
+    "usage.since": {
+        "en": " since {date}",
+        "vi": " kể từ {date}",
+    },
+    "usage.total": {
+        "en": "{calls} calls, {total} tokens ({input} in, {output} out){since}",
+        "vi": "{calls} lần gọi, {total} token ({input} vào, {output} ra){since}",
+    },
+    "usage.row": {
+        "en": "  {label}: {calls} calls, {total} tokens",
+        "vi": "  {label}: {calls} lần gọi, {total} token",
+    },
+    "usage.by_purpose": {"en": "By purpose:", "vi": "Theo mục đích:"},
+    "usage.by_model": {"en": "By model:", "vi": "Theo mô hình:"},
 }
 
 

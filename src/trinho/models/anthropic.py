@@ -1,0 +1,145 @@
+"""Anthropic's Messages API through the official `anthropic` SDK (the `anthropic` extra).
+
+The SDK is imported when a model is built; without the extra installed, building one says
+how to install it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from trinho.models.base import ChatRequest, ChatResponse, Message, ModelError, ToolCall, Usage
+from trinho.models.config import ModelSettings
+from trinho.models.openai_compat import status_failure
+from trinho.models.retry import Failure, call_with_retries
+
+
+def _blocks(m: Message) -> list[dict[str, Any]]:
+    if m.role == "tool":
+        return [{"type": "tool_result", "tool_use_id": m.tool_call_id or "", "content": m.text}]
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": m.text}] if m.text else []
+    blocks += [
+        {"type": "tool_use", "id": c.id, "name": c.name, "input": dict(c.arguments)}
+        for c in m.tool_calls
+    ]
+    return blocks
+
+
+def to_anthropic_request(request: ChatRequest, model: str) -> dict[str, Any]:
+    """Keyword arguments for `messages.create`.
+
+    System messages become the `system` parameter; tool results travel in user turns; turns of
+    the same side next to each other are merged, as the API requires them to alternate.
+    """
+    system_text = "\n\n".join(m.text for m in request.messages if m.role == "system")
+    turns: list[dict[str, Any]] = []
+    for m in request.messages:
+        if m.role == "system":
+            continue
+        side = "assistant" if m.role == "assistant" else "user"
+        blocks = _blocks(m)
+        if turns and turns[-1]["role"] == side:
+            turns[-1]["content"].extend(blocks)
+        else:
+            turns.append({"role": side, "content": blocks})
+    params: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens, "messages": turns}
+    if system_text:
+        params["system"] = system_text
+    if request.temperature is not None:
+        params["temperature"] = request.temperature
+    if request.tools:
+        params["tools"] = [
+            {"name": t.name, "description": t.description, "input_schema": dict(t.parameters)}
+            for t in request.tools
+        ]
+    return params
+
+
+def from_anthropic_response(data: Any) -> ChatResponse:
+    """A Messages response (SDK model) as our plain value."""
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    for block in data.content or ():
+        if block.type == "text":
+            texts.append(block.text)
+        elif block.type == "tool_use":
+            arguments = block.input
+            if isinstance(arguments, dict):
+                calls.append(ToolCall(block.id, block.name, arguments))
+            else:
+                calls.append(ToolCall(block.id, block.name, {}, "input is not a JSON object"))
+    usage = data.usage
+    return ChatResponse(
+        text="".join(texts),
+        tool_calls=tuple(calls),
+        usage=Usage(usage.input_tokens or 0, usage.output_tokens or 0),
+        model=data.model or "",
+        stop_reason=data.stop_reason,
+    )
+
+
+def classify(settings: ModelSettings) -> Callable[[Exception], Failure | None]:
+    import anthropic
+
+    url = settings.shown_url
+
+    def classify_error(exc: Exception) -> Failure | None:
+        if isinstance(exc, anthropic.APITimeoutError):
+            return Failure("timeout", f"no answer from {url} within {settings.policy.timeout:g} s")
+        if isinstance(exc, anthropic.APIConnectionError):
+            return Failure("unreachable", f"cannot reach {url}: is the server running?")
+        if isinstance(exc, anthropic.APIStatusError):
+            body = exc.body if isinstance(exc.body, dict) else {}
+            inner = body.get("error", {})
+            message = inner.get("message", "") if isinstance(inner, dict) else ""
+            return status_failure(
+                exc.status_code, str(message)[:300], settings, exc.response.headers
+            )
+        if isinstance(exc, anthropic.AnthropicError):
+            return Failure("bad_response", f"unexpected answer from {url}: {exc}")
+        return None
+
+    return classify_error
+
+
+class AnthropicModel:
+    """A `ChatModel` over `anthropic.Anthropic`, its own retries and timeout."""
+
+    def __init__(
+        self, settings: ModelSettings, sleep: Callable[[float], None] = time.sleep
+    ) -> None:
+        try:
+            import anthropic
+        except ModuleNotFoundError:
+            raise ModelError(
+                settings.name,
+                "not_installed",
+                "the anthropic SDK is missing: pip install 'trinho[anthropic]'",
+            ) from None
+        self.settings = settings
+        self._sleep = sleep
+        self._classify = classify(settings)
+        keys: dict[str, Any] = {}
+        if settings.key_var == "ANTHROPIC_AUTH_TOKEN":
+            keys["auth_token"] = settings.api_key
+        else:
+            keys["api_key"] = settings.api_key
+        self._client = anthropic.Anthropic(
+            base_url=settings.base_url, timeout=settings.policy.timeout, max_retries=0, **keys
+        )
+
+    @property
+    def name(self) -> str:
+        return self.settings.name
+
+    def chat(self, request: ChatRequest) -> ChatResponse:
+        params = to_anthropic_request(request, self.settings.model)
+
+        def attempt() -> ChatResponse:
+            return from_anthropic_response(self._client.messages.create(**params))
+
+        return call_with_retries(
+            self.name, attempt, self._classify, self.settings.policy, self._sleep
+        )

@@ -1,0 +1,182 @@
+"""The narrow chat-model seam: plain typed values in and out, and one Protocol.
+
+Everything in trinho that talks to a model speaks these values; only the adapters in this
+package know a vendor SDK.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from trinho.errors import TrinhoError
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+FailureKind = Literal[
+    "not_configured",
+    "not_installed",
+    "no_key",
+    "auth",
+    "unreachable",
+    "timeout",
+    "rate_limited",
+    "server_error",
+    "unknown_model",
+    "bad_request",
+    "bad_response",
+    "exhausted",
+]
+
+
+class ModelError(TrinhoError):
+    """A model call that failed for good: names the model, what happened, how to fix it."""
+
+    def __init__(self, model: str, kind: FailureKind, detail: str) -> None:
+        self.model = model
+        self.kind = kind
+        self.detail = detail
+        super().__init__(f"model {model}: {detail}")
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One call the model asks for. `error` says why the arguments were unusable, if they were."""
+
+    id: str
+    name: str
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message. Build them with `system`, `user`, `assistant` and `tool_result`."""
+
+    role: Role
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+
+
+def system(text: str) -> Message:
+    return Message("system", text)
+
+
+def user(text: str) -> Message:
+    return Message("user", text)
+
+
+def assistant(text: str = "", tool_calls: Iterable[ToolCall] = ()) -> Message:
+    return Message("assistant", text, tuple(tool_calls))
+
+
+def tool_result(call: ToolCall | str, text: str) -> Message:
+    """The answer to a tool call, given the call itself or its id."""
+    if isinstance(call, ToolCall):
+        return Message("tool", text, tool_call_id=call.id, tool_name=call.name)
+    return Message("tool", text, tool_call_id=call)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool the model may call: `parameters` is a JSON Schema object."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any] = field(
+        default_factory=lambda: {"type": "object", "properties": {}}
+    )
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens
+        )
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """What one model call sends. A list of messages is accepted and kept as a tuple."""
+
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    max_tokens: int = 1024
+    temperature: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "messages", tuple(self.messages))
+        object.__setattr__(self, "tools", tuple(self.tools))
+        if not self.messages:
+            raise ValueError("a chat request needs at least one message")
+        if self.max_tokens < 1:
+            raise ValueError("max_tokens must be at least 1")
+
+    def estimated_tokens(self) -> int:
+        """A rough prompt size plus the most the answer may take, for budget checks."""
+        text = "".join(
+            m.text + "".join(json.dumps(dict(c.arguments)) for c in m.tool_calls)
+            for m in self.messages
+        )
+        schema = "".join(
+            t.name + t.description + json.dumps(dict(t.parameters)) for t in self.tools
+        )
+        return estimate_tokens(text + schema) + self.max_tokens
+
+
+@dataclass(frozen=True)
+class ChatResponse:
+    """What came back: text and/or tool calls, the tokens it cost, and who answered."""
+
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage = Usage()
+    model: str = ""
+    stop_reason: str | None = None
+
+    def as_message(self) -> Message:
+        """The assistant message to put back into the conversation."""
+        return assistant(self.text, self.tool_calls)
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """Anything that answers a chat request: the SDK adapters, the scripted model, the ledger."""
+
+    @property
+    def name(self) -> str:
+        """`PROVIDER:MODEL`, as configured."""
+        ...
+
+    def chat(self, request: ChatRequest) -> ChatResponse: ...
+
+
+def estimate_tokens(text: str) -> int:
+    """About four characters a token: good enough to decide whether a budget allows a call."""
+    return math.ceil(len(text) / 4)
+
+
+def parse_arguments(raw: str | None) -> tuple[dict[str, Any], str | None]:
+    """Tool-call arguments as a JSON object; a model's broken JSON becomes an error, not a crash."""
+    if raw is None or not raw.strip():
+        return {}, None
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return {}, f"arguments are not valid JSON ({exc.msg}): {raw[:200]!r}"
+    if not isinstance(value, dict):
+        return {}, f"arguments are not a JSON object: {raw[:200]!r}"
+    return value, None

@@ -1,0 +1,194 @@
+"""OpenAI-compatible chat completions through the official `openai` SDK.
+
+One adapter serves OpenAI itself and the `/v1` endpoints of Ollama, llama.cpp server, vLLM and
+LM Studio: only the base URL differs. The SDK is imported when a model is built, not before.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from trinho.models.base import (
+    ChatRequest,
+    ChatResponse,
+    Message,
+    ModelError,
+    ToolCall,
+    Usage,
+    parse_arguments,
+)
+from trinho.models.config import ModelSettings
+from trinho.models.retry import Failure, call_with_retries, retry_after_seconds
+
+
+def to_openai_messages(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
+    """Our messages in the chat-completions wire shape."""
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        if m.role == "tool":
+            out.append({"role": "tool", "tool_call_id": m.tool_call_id or "", "content": m.text})
+        elif m.role == "assistant" and m.tool_calls:
+            out.append(
+                {
+                    "role": "assistant",
+                    "content": m.text or None,
+                    "tool_calls": [
+                        {
+                            "id": c.id,
+                            "type": "function",
+                            "function": {
+                                "name": c.name,
+                                "arguments": json.dumps(dict(c.arguments), ensure_ascii=False),
+                            },
+                        }
+                        for c in m.tool_calls
+                    ],
+                }
+            )
+        else:
+            out.append({"role": m.role, "content": m.text})
+    return out
+
+
+def to_openai_request(request: ChatRequest, model: str, provider: str) -> dict[str, Any]:
+    """Keyword arguments for `chat.completions.create`.
+
+    OpenAI's newer models take `max_completion_tokens`; the local servers know `max_tokens`.
+    """
+    params: dict[str, Any] = {"model": model, "messages": to_openai_messages(request.messages)}
+    limit_key = "max_completion_tokens" if provider == "openai" else "max_tokens"
+    params[limit_key] = request.max_tokens
+    if request.temperature is not None:
+        params["temperature"] = request.temperature
+    if request.tools:
+        params["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": dict(t.parameters),
+                },
+            }
+            for t in request.tools
+        ]
+    return params
+
+
+def from_openai_response(data: Any, name: str) -> ChatResponse:
+    """A chat-completions response object (SDK model) as our plain value."""
+    if not getattr(data, "choices", None):
+        raise ModelError(name, "bad_response", "the answer had no choices")
+    choice = data.choices[0]
+    message = choice.message
+    calls: list[ToolCall] = []
+    for call in message.tool_calls or ():
+        function = getattr(call, "function", None)
+        if function is None:
+            continue
+        arguments, error = parse_arguments(function.arguments)
+        calls.append(ToolCall(call.id, function.name, arguments, error))
+    usage = data.usage
+    return ChatResponse(
+        text=message.content or "",
+        tool_calls=tuple(calls),
+        usage=Usage(
+            getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0
+        ),
+        model=getattr(data, "model", "") or "",
+        stop_reason=choice.finish_reason,
+    )
+
+
+def classify(settings: ModelSettings) -> Callable[[Exception], Failure | None]:
+    """Map the SDK's exceptions to failures that say what happened and what to do."""
+    import openai
+
+    url = settings.shown_url
+
+    def classify_error(exc: Exception) -> Failure | None:
+        if isinstance(exc, openai.APITimeoutError):
+            return Failure("timeout", f"no answer from {url} within {settings.policy.timeout:g} s")
+        if isinstance(exc, openai.APIConnectionError):
+            return Failure("unreachable", f"cannot reach {url}: is the server running?")
+        if isinstance(exc, openai.APIStatusError):
+            return status_failure(exc.status_code, _message(exc), settings, exc.response.headers)
+        if isinstance(exc, openai.OpenAIError):
+            return Failure("bad_response", f"unexpected answer from {url}: {exc}")
+        return None
+
+    return classify_error
+
+
+def status_failure(status: int, message: str, settings: ModelSettings, headers: object) -> Failure:
+    """An HTTP error status as a failure; shared by both adapters."""
+    url = settings.shown_url
+    said = f": {message}" if message else ""
+    if status == 429:
+        return Failure(
+            "rate_limited", f"rate limited by {url} (429){said}", retry_after_seconds(headers)
+        )
+    if status >= 500:
+        return Failure(
+            "server_error", f"server error {status} from {url}{said}", retry_after_seconds(headers)
+        )
+    if status in (401, 403):
+        hint = f"check {settings.key_var}" if settings.key_var else "check the API key"
+        return Failure("auth", f"{url} refused the credentials ({status}){said}; {hint}")
+    if status == 404:
+        return Failure(
+            "unknown_model",
+            f"unknown model {settings.model!r} at {url} (404){said}",
+        )
+    return Failure("bad_request", f"{url} rejected the request ({status}){said}")
+
+
+def _message(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return str(inner["message"])[:300]
+        if isinstance(inner, str):
+            return inner[:300]
+    return ""
+
+
+class OpenAICompatModel:
+    """A `ChatModel` over `openai.OpenAI(base_url=...)`, its own retries and timeout."""
+
+    def __init__(
+        self, settings: ModelSettings, sleep: Callable[[float], None] = time.sleep
+    ) -> None:
+        try:
+            import openai
+        except ModuleNotFoundError:
+            raise ModelError(
+                settings.name, "not_installed", "the openai SDK is missing: pip install openai"
+            ) from None
+        self.settings = settings
+        self._sleep = sleep
+        self._classify = classify(settings)
+        self._client = openai.OpenAI(
+            api_key=settings.api_key,
+            base_url=settings.base_url,
+            timeout=settings.policy.timeout,
+            max_retries=0,
+        )
+
+    @property
+    def name(self) -> str:
+        return self.settings.name
+
+    def chat(self, request: ChatRequest) -> ChatResponse:
+        params = to_openai_request(request, self.settings.model, self.settings.provider)
+
+        def attempt() -> ChatResponse:
+            return from_openai_response(self._client.chat.completions.create(**params), self.name)
+
+        return call_with_retries(
+            self.name, attempt, self._classify, self.settings.policy, self._sleep
+        )

@@ -1,0 +1,90 @@
+"""Retries with backoff around one model call; the SDKs' own retries are turned off.
+
+The adapters classify each SDK exception into a `Failure`; this module decides, as a pure
+function of the attempt number and the failure, whether and how long to wait.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from trinho.models.base import FailureKind, ModelError
+
+T = TypeVar("T")
+
+RETRYABLE: frozenset[FailureKind] = frozenset(
+    {"unreachable", "timeout", "rate_limited", "server_error"}
+)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How long one request may take and how often a transient failure is tried again."""
+
+    timeout: float = 60.0
+    attempts: int = 5
+    backoff: float = 0.5
+    max_backoff: float = 8.0
+
+    def delay(self, attempt: int, retry_after: float | None = None) -> float:
+        """Seconds to wait after failed attempt number `attempt` (1-based): doubling, capped."""
+        wanted = self.backoff * 2.0 ** (attempt - 1)
+        if retry_after is not None and retry_after > wanted:
+            wanted = retry_after
+        return min(wanted, self.max_backoff)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failed attempt, as an adapter understood it."""
+
+    kind: FailureKind
+    detail: str
+    retry_after: float | None = None
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind in RETRYABLE
+
+
+def call_with_retries(
+    model: str,
+    attempt: Callable[[], T],
+    classify: Callable[[Exception], Failure | None],
+    policy: RetryPolicy,
+    sleep: Callable[[float], None] = time.sleep,
+) -> T:
+    """Run `attempt`, retrying transient failures; the last failure becomes a `ModelError`.
+
+    `classify` returns None for exceptions it does not know; those propagate unchanged.
+    """
+    number = 1
+    while True:
+        try:
+            return attempt()
+        except ModelError:
+            raise
+        except Exception as exc:
+            failure = classify(exc)
+            if failure is None:
+                raise
+            if not failure.retryable or number >= policy.attempts:
+                tries = f" (after {number} attempts)" if number > 1 else ""
+                raise ModelError(model, failure.kind, failure.detail + tries) from None
+            sleep(policy.delay(number, failure.retry_after))
+            number += 1
+
+
+def retry_after_seconds(headers: object) -> float | None:
+    """A numeric Retry-After header, in seconds, if the server sent one."""
+    get = getattr(headers, "get", None)
+    if get is None:
+        return None
+    value = get("retry-after")
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None

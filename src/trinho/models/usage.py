@@ -1,0 +1,263 @@
+"""The usage ledger `.trinho/usage.jsonl` and token budgets.
+
+Every model call appends one JSON line (locked, fsync'd): when, what for, which model, how many
+tokens, and the condensation run it belonged to. Sums and budget decisions are pure functions
+over the parsed records.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Literal, get_args
+
+from trinho.durable import append_bytes
+from trinho.errors import TrinhoError
+from trinho.i18n import t
+from trinho.models.base import ChatModel, ChatRequest, ChatResponse, Usage
+from trinho.workspace import CONFIG_PATH, INTERNAL_DIR, Config, Workspace
+
+Purpose = Literal["rewrite", "screen", "chat", "job", "check"]
+PURPOSES: tuple[str, ...] = get_args(Purpose)
+LEDGER_PATH = f"{INTERNAL_DIR}/usage.jsonl"
+WEEK = timedelta(days=7)
+
+
+@dataclass(frozen=True)
+class UsageRecord:
+    at: datetime
+    purpose: Purpose
+    model: str
+    input_tokens: int
+    output_tokens: int
+    run: str | None = None
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def to_json(self) -> str:
+        record: dict[str, object] = {
+            "at": self.at.isoformat(),
+            "purpose": self.purpose,
+            "model": self.model,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+        }
+        if self.run is not None:
+            record["run"] = self.run
+        return json.dumps(record, ensure_ascii=False)
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def parse_record(line: str) -> UsageRecord | None:
+    """One ledger line, or None when it is not a well-formed record (e.g. a torn last line)."""
+    try:
+        data = json.loads(line)
+        at = datetime.fromisoformat(data["at"])
+    except (ValueError, TypeError, KeyError):
+        return None
+    if not isinstance(data, dict) or at.tzinfo is None:
+        return None
+    purpose, model, run = data.get("purpose"), data.get("model"), data.get("run")
+    tokens_in, tokens_out = _count(data.get("input_tokens")), _count(data.get("output_tokens"))
+    if purpose not in PURPOSES or not isinstance(model, str) or tokens_in is None:
+        return None
+    if tokens_out is None or not (run is None or isinstance(run, str)):
+        return None
+    return UsageRecord(at, purpose, model, tokens_in, tokens_out, run)
+
+
+@dataclass(frozen=True)
+class Ledger:
+    records: tuple[UsageRecord, ...]
+    skipped: int
+    """Lines that were not records (damaged by hand or by a crash); they count for nothing."""
+
+
+def parse_ledger(text: str) -> Ledger:
+    records: list[UsageRecord] = []
+    skipped = 0
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        record = parse_record(line)
+        if record is None:
+            skipped += 1
+        else:
+            records.append(record)
+    return Ledger(tuple(records), skipped)
+
+
+def read_ledger(ws: Workspace) -> Ledger:
+    path = ws.root / LEDGER_PATH
+    if not path.exists():
+        return Ledger((), 0)
+    return parse_ledger(path.read_bytes().decode("utf-8", errors="replace"))
+
+
+def append_usage(ws: Workspace, record: UsageRecord) -> None:
+    """Append one record under the ledger's lock, fsync'd."""
+    path = ws.root / LEDGER_PATH
+    with ws.lock(path):
+        append_bytes(path, (record.to_json() + "\n").encode("utf-8"))
+
+
+@dataclass(frozen=True)
+class Totals:
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def add(self, record: UsageRecord) -> Totals:
+        return Totals(
+            self.calls + 1,
+            self.input_tokens + record.input_tokens,
+            self.output_tokens + record.output_tokens,
+        )
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "calls": self.calls,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "total_tokens": self.total_tokens,
+        }
+
+
+@dataclass(frozen=True)
+class UsageSummary:
+    total: Totals = Totals()
+    by_purpose: dict[str, Totals] = field(default_factory=dict)
+    by_model: dict[str, Totals] = field(default_factory=dict)
+
+
+def summarize(
+    records: Iterable[UsageRecord], *, since: datetime | None = None, run: str | None = None
+) -> UsageSummary:
+    """Sum the records at or after `since` (and of one run, if given), overall and grouped."""
+    total = Totals()
+    by_purpose: dict[str, Totals] = {}
+    by_model: dict[str, Totals] = {}
+    for record in records:
+        if since is not None and record.at < since:
+            continue
+        if run is not None and record.run != run:
+            continue
+        total = total.add(record)
+        by_purpose[record.purpose] = by_purpose.get(record.purpose, Totals()).add(record)
+        by_model[record.model] = by_model.get(record.model, Totals()).add(record)
+    return UsageSummary(total, dict(sorted(by_purpose.items())), dict(sorted(by_model.items())))
+
+
+@dataclass(frozen=True)
+class BudgetLimits:
+    """`[budget] run_tokens` and `week_tokens` in the config; None means no limit."""
+
+    run_tokens: int | None = None
+    week_tokens: int | None = None
+
+
+def budget_limits(config: Config) -> BudgetLimits:
+    section = config.section("budget")
+    values: dict[str, int | None] = {}
+    for key in ("run_tokens", "week_tokens"):
+        value = section.get(key)
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 0
+        ):
+            raise TrinhoError(f"{CONFIG_PATH}: [budget] {key} must be a whole number >= 0")
+        values[key] = value
+    return BudgetLimits(values["run_tokens"], values["week_tokens"])
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What is left of the budget for one condensation run and for the last seven days."""
+
+    limits: BudgetLimits
+    run_spent: int = 0
+    week_spent: int = 0
+
+    def allows(self, estimated_tokens: int) -> bool:
+        return self.exceeded(estimated_tokens) is None
+
+    def exceeded(self, estimated_tokens: int) -> Literal["run", "week"] | None:
+        """Which limit a call of `estimated_tokens` would pass, if any."""
+        run_limit, week_limit = self.limits.run_tokens, self.limits.week_tokens
+        if run_limit is not None and self.run_spent + estimated_tokens > run_limit:
+            return "run"
+        if week_limit is not None and self.week_spent + estimated_tokens > week_limit:
+            return "week"
+        return None
+
+    def refusal(self, estimated_tokens: int, locale: str) -> str | None:
+        """The owner-facing reason a step is skipped, or None when the budget allows it."""
+        which = self.exceeded(estimated_tokens)
+        if which is None:
+            return None
+        limit = self.limits.run_tokens if which == "run" else self.limits.week_tokens
+        spent = self.run_spent if which == "run" else self.week_spent
+        return t(locale, f"budget.over_{which}", need=estimated_tokens, spent=spent, limit=limit)
+
+    def spend(self, tokens: int) -> Budget:
+        return Budget(self.limits, self.run_spent + tokens, self.week_spent + tokens)
+
+
+def budget_from(
+    limits: BudgetLimits, records: Iterable[UsageRecord], now: datetime, run: str | None
+) -> Budget:
+    """The budget as of `now`: the week is the seven days before it."""
+    items = tuple(records)
+    week = summarize(items, since=now - WEEK).total.total_tokens
+    spent = summarize(items, run=run).total.total_tokens if run is not None else 0
+    return Budget(limits, spent, week)
+
+
+def load_budget(ws: Workspace, run: str | None = None) -> Budget:
+    """The workspace's budget now, counting what `run` (a condensation run id) already spent."""
+    return budget_from(budget_limits(ws.config), read_ledger(ws).records, ws.now(), run)
+
+
+class LedgeredModel:
+    """Wraps any `ChatModel` so every answered call is appended to the usage ledger."""
+
+    def __init__(
+        self, inner: ChatModel, ws: Workspace, purpose: Purpose, run: str | None = None
+    ) -> None:
+        if purpose not in PURPOSES:
+            raise ValueError(f"purpose must be one of {', '.join(PURPOSES)}")
+        self.inner = inner
+        self.ws = ws
+        self.purpose: Purpose = purpose
+        self.run = run
+        self.usage = Usage()
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def chat(self, request: ChatRequest) -> ChatResponse:
+        response = self.inner.chat(request)
+        self.usage = self.usage + response.usage
+        append_usage(
+            self.ws,
+            UsageRecord(
+                self.ws.now(),
+                self.purpose,
+                self.inner.name,
+                response.usage.input_tokens,
+                response.usage.output_tokens,
+                self.run,
+            ),
+        )
+        return response
