@@ -32,6 +32,7 @@ def to_anthropic_request(request: ChatRequest, model: str) -> dict[str, Any]:
 
     System messages become the `system` parameter; tool results travel in user turns; turns of
     the same side next to each other are merged, as the API requires them to alternate.
+    `temperature` is not sent: the Messages API of the SDK this targets no longer takes it.
     """
     system_text = "\n\n".join(m.text for m in request.messages if m.role == "system")
     turns: list[dict[str, Any]] = []
@@ -47,8 +48,6 @@ def to_anthropic_request(request: ChatRequest, model: str) -> dict[str, Any]:
     params: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens, "messages": turns}
     if system_text:
         params["system"] = system_text
-    if request.temperature is not None:
-        params["temperature"] = request.temperature
     if request.tools:
         params["tools"] = [
             {"name": t.name, "description": t.description, "input_schema": dict(t.parameters)}

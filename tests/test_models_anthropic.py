@@ -1,0 +1,135 @@
+"""The Anthropic adapter, through the real `anthropic` SDK over real HTTP to 127.0.0.1."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from fake_model_server import FakeServer, Reply, anthropic_reply, error_body
+
+from trinho.models import ChatModel, ChatRequest, ModelError, ToolSpec, system, tool_result, user
+from trinho.models.anthropic import AnthropicModel
+from trinho.models.base import ToolCall
+from trinho.models.config import ModelSettings, resolve_model
+from trinho.workspace import Config
+
+NOTE = ToolSpec(
+    "memory_save",
+    "Save a note",
+    {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+)
+
+
+def settings_for(url: str, timeout: float = 5.0, attempts: int = 5) -> ModelSettings:
+    config = Config(raw={"model": {"timeout": timeout, "retries": attempts, "backoff": 0.01}})
+    env = {
+        "TRINHO_MODEL": "anthropic:claude-test",
+        "ANTHROPIC_API_KEY": "sk-ant-test",
+        "ANTHROPIC_BASE_URL": url,
+    }
+    settings = resolve_model(config, env)
+    return replace(settings, base_url=url)
+
+
+def test_text_reply_with_system_prompt_and_usage() -> None:
+    with FakeServer(Reply(anthropic_reply([{"type": "text", "text": "Dạ, em nhớ rồi."}]))) as srv:
+        model = AnthropicModel(settings_for(srv.url))
+        response = model.chat(
+            ChatRequest(
+                [system("Bạn là trợ lý."), system("Be brief."), user("Nhớ: họp lúc 9h")],
+                max_tokens=50,
+                temperature=0.0,
+            )
+        )
+    assert isinstance(model, ChatModel)
+    assert response.text == "Dạ, em nhớ rồi."
+    assert (response.usage.input_tokens, response.usage.output_tokens) == (21, 5)
+    assert response.model == "claude-served"
+    assert response.stop_reason == "end_turn"
+    (seen,) = srv.requests
+    assert seen.path == "/v1/messages"
+    credentials = seen.headers.get("x-api-key", "") + seen.headers.get("authorization", "")
+    assert "sk-ant-test" in credentials
+    assert seen.body["model"] == "claude-test"
+    assert seen.body["max_tokens"] == 50
+    assert "temperature" not in seen.body
+    assert seen.body["system"] == "Bạn là trợ lý.\n\nBe brief."
+    assert seen.body["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "Nhớ: họp lúc 9h"}]}
+    ]
+
+
+def test_tool_use_comes_back_and_tool_results_go_out_in_a_user_turn() -> None:
+    use = {"type": "tool_use", "id": "toolu_1", "name": "memory_save", "input": {"text": "mẹ"}}
+    with FakeServer(
+        Reply(anthropic_reply([{"type": "text", "text": "Saving."}, use], stop="tool_use")),
+        Reply(anthropic_reply([{"type": "text", "text": "Done."}])),
+    ) as srv:
+        model = AnthropicModel(settings_for(srv.url))
+        first = model.chat(ChatRequest([user("Nhớ: mẹ")], tools=[NOTE]))
+        second = model.chat(
+            ChatRequest(
+                [
+                    user("Nhớ: mẹ"),
+                    first.as_message(),
+                    tool_result(first.tool_calls[0], "saved"),
+                    user("Thanks"),
+                ],
+                tools=[NOTE],
+            )
+        )
+    assert first.text == "Saving."
+    assert first.tool_calls == (ToolCall("toolu_1", "memory_save", {"text": "mẹ"}),)
+    assert first.stop_reason == "tool_use"
+    assert second.text == "Done."
+    assert srv.requests[0].body["tools"] == [
+        {"name": "memory_save", "description": "Save a note", "input_schema": dict(NOTE.parameters)}
+    ]
+    turns = srv.requests[1].body["messages"]
+    assert [t["role"] for t in turns] == ["user", "assistant", "user"]
+    assert turns[1]["content"] == [{"type": "text", "text": "Saving."}, use]
+    assert turns[2]["content"] == [
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "saved"},
+        {"type": "text", "text": "Thanks"},
+    ]
+
+
+def test_429_then_200_is_retried() -> None:
+    with FakeServer(
+        Reply(error_body("rate"), status=429),
+        Reply(anthropic_reply([{"type": "text", "text": "ok"}])),
+    ) as srv:
+        response = AnthropicModel(settings_for(srv.url)).chat(ChatRequest([user("hi")]))
+    assert response.text == "ok"
+    assert len(srv.requests) == 2
+
+
+def test_500_five_times_gives_a_clear_error() -> None:
+    with FakeServer(Reply(error_body("overloaded"), status=500)) as srv:
+        with pytest.raises(ModelError) as info:
+            AnthropicModel(settings_for(srv.url)).chat(ChatRequest([user("hi")]))
+    assert len(srv.requests) == 5
+    assert info.value.kind == "server_error"
+    message = str(info.value)
+    assert "anthropic:claude-test" in message
+    assert "500" in message and "overloaded" in message and "5 attempts" in message
+
+
+def test_a_timeout_gives_a_clear_error() -> None:
+    reply = Reply(anthropic_reply([{"type": "text", "text": "late"}]), delay=3.0)
+    with FakeServer(reply) as srv:
+        model = AnthropicModel(settings_for(srv.url, timeout=0.2, attempts=2))
+        with pytest.raises(ModelError) as info:
+            model.chat(ChatRequest([user("hi")]))
+    assert info.value.kind == "timeout"
+    assert "no answer from" in str(info.value) and "2 attempts" in str(info.value)
+    assert len(srv.requests) == 2
+
+
+def test_unknown_model_is_named() -> None:
+    with FakeServer(Reply(error_body("model: claude-test"), status=404)) as srv:
+        with pytest.raises(ModelError) as info:
+            AnthropicModel(settings_for(srv.url)).chat(ChatRequest([user("hi")]))
+    assert info.value.kind == "unknown_model"
+    assert "unknown model 'claude-test'" in str(info.value)
+    assert len(srv.requests) == 1
