@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from fake_model_server import FakeServer, Reply, anthropic_reply, error_body
 
+from fake_model_server import FakeServer, Reply, anthropic_reply, error_body
 from trinho.models import ChatModel, ChatRequest, ModelError, ToolSpec, system, tool_result, user
 from trinho.models.anthropic import AnthropicModel
 from trinho.models.base import ToolCall
@@ -105,9 +105,11 @@ def test_429_then_200_is_retried() -> None:
 
 
 def test_500_five_times_gives_a_clear_error() -> None:
-    with FakeServer(Reply(error_body("overloaded"), status=500)) as srv:
-        with pytest.raises(ModelError) as info:
-            AnthropicModel(settings_for(srv.url)).chat(ChatRequest([user("hi")]))
+    with (
+        FakeServer(Reply(error_body("overloaded"), status=500)) as srv,
+        pytest.raises(ModelError) as info,
+    ):
+        AnthropicModel(settings_for(srv.url)).chat(ChatRequest([user("hi")]))
     assert len(srv.requests) == 5
     assert info.value.kind == "server_error"
     message = str(info.value)
@@ -127,9 +129,11 @@ def test_a_timeout_gives_a_clear_error() -> None:
 
 
 def test_unknown_model_is_named() -> None:
-    with FakeServer(Reply(error_body("model: claude-test"), status=404)) as srv:
-        with pytest.raises(ModelError) as info:
-            AnthropicModel(settings_for(srv.url)).chat(ChatRequest([user("hi")]))
+    with (
+        FakeServer(Reply(error_body("model: claude-test"), status=404)) as srv,
+        pytest.raises(ModelError) as info,
+    ):
+        AnthropicModel(settings_for(srv.url)).chat(ChatRequest([user("hi")]))
     assert info.value.kind == "unknown_model"
     assert "unknown model 'claude-test'" in str(info.value)
     assert len(srv.requests) == 1

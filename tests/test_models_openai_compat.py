@@ -6,8 +6,8 @@ import socket
 from dataclasses import replace
 
 import pytest
-from fake_model_server import FakeServer, Reply, error_body, openai_reply
 
+from fake_model_server import FakeServer, Reply, error_body, openai_reply
 from trinho.models import (
     ChatModel,
     ChatRequest,
@@ -50,8 +50,11 @@ def test_text_reply_and_usage_come_back_and_the_request_is_right() -> None:
     with FakeServer(Reply(openai_reply("Chào anh, đã ghi nhớ.", prompt=40, completion=9))) as srv:
         model = model_at(srv)
         response = model.chat(
-            ChatRequest([system("Be brief."), user("Nhớ giúp: mẹ thích hoa lan")], max_tokens=99,
-                        temperature=0.2)
+            ChatRequest(
+                [system("Be brief."), user("Nhớ giúp: mẹ thích hoa lan")],
+                max_tokens=99,
+                temperature=0.2,
+            )
         )
     assert isinstance(model, ChatModel)
     assert model.name == "openai:gpt-test"
@@ -135,9 +138,11 @@ def test_429_then_200_is_retried() -> None:
 
 
 def test_500_five_times_gives_a_clear_error_after_five_attempts() -> None:
-    with FakeServer(Reply(error_body("boom"), status=500)) as srv:
-        with pytest.raises(ModelError) as info:
-            model_at(srv).chat(ChatRequest([user("hi")]))
+    with (
+        FakeServer(Reply(error_body("boom"), status=500)) as srv,
+        pytest.raises(ModelError) as info,
+    ):
+        model_at(srv).chat(ChatRequest([user("hi")]))
     assert len(srv.requests) == 5
     assert info.value.kind == "server_error"
     message = str(info.value)
@@ -179,9 +184,11 @@ def test_a_server_that_is_not_there_is_named_unreachable() -> None:
 def test_client_errors_are_not_retried_and_say_what_is_wrong(
     status: int, kind: str, words: str
 ) -> None:
-    with FakeServer(Reply(error_body("nope"), status=status)) as srv:
-        with pytest.raises(ModelError) as info:
-            model_at(srv).chat(ChatRequest([user("hi")]))
+    with (
+        FakeServer(Reply(error_body("nope"), status=status)) as srv,
+        pytest.raises(ModelError) as info,
+    ):
+        model_at(srv).chat(ChatRequest([user("hi")]))
     assert len(srv.requests) == 1
     assert info.value.kind == kind
     assert words in str(info.value) and "nope" in str(info.value)

@@ -81,9 +81,10 @@ class Ledger:
 
 
 def parse_ledger(text: str) -> Ledger:
+    """Records are separated by "\n" only: JSON written raw may hold U+0085 or U+2028."""
     records: list[UsageRecord] = []
     skipped = 0
-    for line in text.splitlines():
+    for line in text.split("\n"):
         if not line.strip():
             continue
         record = parse_record(line)

@@ -1,0 +1,114 @@
+"""Choosing a model: PROVIDER:MODEL, provider defaults, keys and the retry settings."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from trinho.errors import TrinhoError
+from trinho.models.base import ModelError
+from trinho.models.config import (
+    NO_KEY_NEEDED,
+    OLLAMA_DEFAULT,
+    PROVIDERS,
+    ollama_base_url,
+    parse_model_name,
+    resolve_model,
+)
+from trinho.workspace import Config, parse_config
+
+model_names = st.text(
+    st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Zs", "Zl", "Zp")), min_size=1
+)
+
+
+@given(st.sampled_from(sorted(PROVIDERS)), model_names)
+def test_provider_and_model_split_at_the_first_colon(provider: str, model: str) -> None:
+    assert parse_model_name(f"{provider}:{model}", "TRINHO_MODEL") == (provider, model)
+
+
+@pytest.mark.parametrize("bad", ["gpt-4", "nope:gpt-4", "openai:", "openai:  ", ":x"])
+def test_a_malformed_name_says_what_and_where(bad: str) -> None:
+    with pytest.raises(ModelError) as info:
+        parse_model_name(bad, "TRINHO_MODEL")
+    assert info.value.kind == "not_configured"
+    assert "TRINHO_MODEL" in str(info.value) and "PROVIDER:MODEL" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("host", "url"),
+    [
+        (None, OLLAMA_DEFAULT),
+        ("", OLLAMA_DEFAULT),
+        ("0.0.0.0", "http://127.0.0.1:11434/v1"),
+        ("0.0.0.0:9999", "http://127.0.0.1:9999/v1"),
+        ("gpu-box", "http://gpu-box:11434/v1"),
+        ("http://gpu-box:8000", "http://gpu-box:8000/v1"),
+        ("https://ollama.example/v1/", "https://ollama.example:11434/v1"),
+        ("[::1]:11500", "http://[::1]:11500/v1"),
+    ],
+)
+def test_ollama_host_forms(host: str | None, url: str) -> None:
+    assert ollama_base_url(host) == url
+
+
+def test_trinho_model_wins_over_the_config() -> None:
+    config = parse_config('[model]\nname = "ollama:qwen3:8b"\n', "cfg")
+    assert resolve_model(config, {}).name == "ollama:qwen3:8b"
+    chosen = resolve_model(config, {"TRINHO_MODEL": "lmstudio:gemma", "OLLAMA_HOST": "x"})
+    assert (chosen.provider, chosen.model) == ("lmstudio", "gemma")
+    assert chosen.base_url == "http://127.0.0.1:1234/v1"
+    assert chosen.api_key == NO_KEY_NEEDED
+
+
+def test_nothing_configured_says_how_to_configure() -> None:
+    with pytest.raises(ModelError) as info:
+        resolve_model(Config(), {})
+    assert info.value.kind == "not_configured"
+    assert "TRINHO_MODEL" in str(info.value) and "[model]" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "variable"),
+    [
+        ("openai:gpt-4.1-mini", "OPENAI_API_KEY"),
+        ("anthropic:claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
+    ],
+)
+def test_a_missing_key_is_named(name: str, variable: str) -> None:
+    with pytest.raises(ModelError) as info:
+        resolve_model(Config(), {"TRINHO_MODEL": name})
+    assert info.value.kind == "no_key"
+    assert f"no API key: set {variable}" in str(info.value)
+
+
+def test_the_sdk_variables_are_honoured() -> None:
+    openai = resolve_model(
+        Config(),
+        {"TRINHO_MODEL": "openai:gpt-x", "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://h/v1"},
+    )
+    assert openai.base_url is None  # the SDK reads OPENAI_BASE_URL itself
+    assert openai.shown_url == "http://h/v1"
+    assert (openai.api_key, openai.key_var) == ("k", "OPENAI_API_KEY")
+    self_hosted = resolve_model(
+        Config(), {"TRINHO_MODEL": "openai:m", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    )
+    assert self_hosted.api_key == NO_KEY_NEEDED
+    token = resolve_model(Config(), {"TRINHO_MODEL": "anthropic:c", "ANTHROPIC_AUTH_TOKEN": "t"})
+    assert (token.api_key, token.key_var) == ("t", "ANTHROPIC_AUTH_TOKEN")
+    assert token.shown_url == "https://api.anthropic.com"
+
+
+def test_retry_settings_come_from_the_config() -> None:
+    config = parse_config("[model]\ntimeout = 2.5\nretries = 3\nbackoff = 0\n", "cfg")
+    policy = resolve_model(config, {"TRINHO_MODEL": "ollama:m"}).policy
+    assert (policy.timeout, policy.attempts, policy.backoff) == (2.5, 3, 0.0)
+
+
+@pytest.mark.parametrize("line", ["timeout = 0", "retries = 0", "backoff = -1", 'timeout = "x"'])
+def test_bad_retry_settings_name_the_key(line: str) -> None:
+    config = parse_config(f"[model]\n{line}\n", "cfg")
+    with pytest.raises(TrinhoError) as info:
+        resolve_model(config, {"TRINHO_MODEL": "ollama:m"})
+    assert line.split(" ")[0] in str(info.value) and "[model]" in str(info.value)
