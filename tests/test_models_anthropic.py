@@ -21,7 +21,7 @@ NOTE = ToolSpec(
 
 
 def settings_for(url: str, timeout: float = 5.0, attempts: int = 5) -> ModelSettings:
-    config = Config(raw={"model": {"timeout": timeout, "retries": attempts, "backoff": 0.01}})
+    config = Config(raw={"model": {"timeout": timeout, "attempts": attempts, "backoff": 0.01}})
     env = {
         "TRINHO_MODEL": "anthropic:claude-test",
         "ANTHROPIC_API_KEY": "sk-ant-test",

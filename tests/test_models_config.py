@@ -101,12 +101,14 @@ def test_the_sdk_variables_are_honoured() -> None:
 
 
 def test_retry_settings_come_from_the_config() -> None:
-    config = parse_config("[model]\ntimeout = 2.5\nretries = 3\nbackoff = 0\n", "cfg")
+    config = parse_config("[model]\ntimeout = 2.5\nattempts = 3\nbackoff = 0\n", "cfg")
     policy = resolve_model(config, {"TRINHO_MODEL": "ollama:m"}).policy
     assert (policy.timeout, policy.attempts, policy.backoff) == (2.5, 3, 0.0)
 
 
-@pytest.mark.parametrize("line", ["timeout = 0", "retries = 0", "backoff = -1", 'timeout = "x"'])
+@pytest.mark.parametrize(
+    "line", ["timeout = 0", "attempts = 0", "attempts = 2.5", "backoff = -1", 'timeout = "x"']
+)
 def test_bad_retry_settings_name_the_key(line: str) -> None:
     config = parse_config(f"[model]\n{line}\n", "cfg")
     with pytest.raises(TrinhoError) as info:

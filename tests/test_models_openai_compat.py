@@ -37,7 +37,7 @@ def settings_for(
     env: dict[str, str] | None = None,
 ) -> ModelSettings:
     config = Config(
-        raw={"model": {"base_url": url, "timeout": timeout, "retries": 5, "backoff": 0.01}}
+        raw={"model": {"base_url": url, "timeout": timeout, "attempts": 5, "backoff": 0.01}}
     )
     return resolve_model(config, {"TRINHO_MODEL": name, "OPENAI_API_KEY": "sk-test", **(env or {})})
 

@@ -109,12 +109,19 @@ def _number(section: Mapping[str, object], key: str, default: float, minimum: fl
     return float(value)
 
 
+def _whole(section: Mapping[str, object], key: str, default: int, minimum: int) -> int:
+    value = section.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise TrinhoError(f"{CONFIG_PATH}: [model] {key} must be a whole number >= {minimum}")
+    return value
+
+
 def retry_policy(config: Config) -> RetryPolicy:
-    """`[model] timeout` (seconds per request), `retries` (attempts in all), `backoff` (seconds)."""
+    """`[model] timeout` (seconds per request), `attempts` (in all), `backoff` (seconds)."""
     section = config.section("model")
     return RetryPolicy(
         timeout=_number(section, "timeout", 60.0, 0.001),
-        attempts=int(_number(section, "retries", 5, 1)),
+        attempts=_whole(section, "attempts", 5, 1),
         backoff=_number(section, "backoff", 0.5, 0.0),
     )
 
