@@ -73,7 +73,7 @@ def _closed_port() -> int:
 @pytest.mark.parametrize(
     ("env", "words"),
     [
-        ({}, "no model configured: set TRINHO_MODEL"),
+        ({}, "error: no model configured: set TRINHO_MODEL"),
         ({"TRINHO_MODEL": "anthropic:claude-sonnet-4-5"}, "no API key: set ANTHROPIC_API_KEY"),
         ({"TRINHO_MODEL": "openai:gpt-4.1-mini"}, "no API key: set OPENAI_API_KEY"),
         ({"TRINHO_MODEL": "gpt-4"}, "is not PROVIDER:MODEL"),
@@ -93,7 +93,7 @@ def test_model_check_says_exactly_what_is_missing_in_one_line(
     assert main(["model", "check"]) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err.startswith("trinho: error: model ")
+    assert captured.err.startswith("trinho: error: ")
     assert words in captured.err
     assert captured.err.count("\n") == 1
 

@@ -39,7 +39,7 @@ class ModelError(TrinhoError):
         self.model = model
         self.kind = kind
         self.detail = detail
-        super().__init__(f"model {model}: {detail}")
+        super().__init__(f"model {model}: {detail}" if model else detail)
 
 
 @dataclass(frozen=True)

@@ -135,7 +135,7 @@ def resolve_model(config: Config, env: Mapping[str, str]) -> ModelSettings:
         name, where = str(section["name"]), f"{CONFIG_PATH} [model] name"
     else:
         raise ModelError(
-            "(none)",
+            "",
             "not_configured",
             "no model configured: set TRINHO_MODEL=PROVIDER:MODEL (e.g. ollama:qwen3:8b) "
             f'or name = "PROVIDER:MODEL" under [model] in {CONFIG_PATH}',
