@@ -9,7 +9,7 @@ Nothing here looks at the run day or the window: that is the gate's business.
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict, deque
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -23,11 +23,12 @@ EDIT_THRESHOLD = 0.6
 this. It suits both English words and Vietnamese syllables: "sống ở Hà Nội" vs "sống ở Đà Nẵng"
 is an edit, "likes tea" vs "has two cats" is not."""
 
-EDIT_CANDIDATES = 8
+EDIT_CANDIDATES = 4
 """How many old entries, ranked by shared words, are compared character by character."""
 
-_COMMON_TOKEN = 2000
-"""A word carried by more old entries than this is too common to propose edit candidates."""
+_POOL = 256
+"""At most this many old entries are ranked by shared words for one new entry; they are
+gathered from its rarest words first, so common words never make the search quadratic."""
 
 _TOKEN_RE = re.compile(r"\w+")
 
@@ -143,34 +144,42 @@ def _tokens(text: str) -> set[str]:
     return set(_TOKEN_RE.findall(text))
 
 
+def _dice(a: set[str], b: set[str]) -> float:
+    return 2 * len(a & b) / (len(a) + len(b))
+
+
 def _pair_edits(
     old: Sequence[Item], new: Sequence[Item], old_left: Iterable[int], new_left: Iterable[int]
 ) -> dict[int, tuple[int, float]]:
     """Pair leftover entries whose texts are similar, best pairs first, each line at most once.
 
-    Candidates come from an index of shared words, so only a handful of character comparisons
-    are made per new line, whatever the size of the file.
+    Candidates come from an index of shared words (rarest first, at most `_POOL` of them), and
+    only the `EDIT_CANDIDATES` sharing the most words are compared character by character, so
+    the work per new line is bounded whatever the size of the file.
     """
     old_keys = {o: _entry(old, o).key for o in old_left}
+    old_tokens = {o: _tokens(key) for o, key in old_keys.items()}
     postings: dict[str, list[int]] = defaultdict(list)
-    for o, key in old_keys.items():
-        for token in _tokens(key):
+    for o, tokens in old_tokens.items():
+        for token in tokens:
             postings[token].append(o)
     scored: list[tuple[float, int, int]] = []
     for n in new_left:
         key = _entry(new, n).key
         tokens = _tokens(key)
-        shared: Counter[int] = Counter()
-        for token in tokens:
-            posting = postings.get(token, [])
-            if len(posting) <= _COMMON_TOKEN:
-                shared.update(posting)
-        ranked = sorted(
-            shared.items(),
-            key=lambda kv: (-2 * kv[1] / (len(tokens) + len(_tokens(old_keys[kv[0]]))), kv[0]),
-        )
-        for o, _ in ranked[:EDIT_CANDIDATES]:
-            matcher = SequenceMatcher(None, old_keys[o], key, autojunk=False)
+        pool: set[int] = set()
+        for token in sorted(tokens, key=lambda tok: (len(postings.get(tok, ())), tok)):
+            posting = postings.get(token)
+            if not posting:
+                continue
+            if pool and len(pool) + len(posting) > _POOL:
+                break
+            pool.update(posting[:_POOL])
+        ranked = sorted(pool, key=lambda o: (-_dice(tokens, old_tokens[o]), o))
+        matcher = SequenceMatcher(None, autojunk=False)
+        matcher.set_seq2(key)  # analysed once, compared with each candidate
+        for o in ranked[:EDIT_CANDIDATES]:
+            matcher.set_seq1(old_keys[o])
             if matcher.real_quick_ratio() < EDIT_THRESHOLD or matcher.quick_ratio() < (
                 EDIT_THRESHOLD
             ):
