@@ -250,6 +250,17 @@ def test_a_hand_written_line_the_rewrite_omits_is_held_and_stays_in_place() -> N
     )
 
 
+def test_a_hand_written_line_the_rewrite_retypes_is_not_rewritten_silently() -> None:
+    old = "Ghi chú tay: Mẹ thích hoa sen\n- 2026-11-01: Likes green tea\n"
+    new = "ghi chú tay: mẹ thích hoa sen\n- 2026-11-01: Likes green tea\n"
+    result = run(old, new)
+    assert result.applied == old
+    assert sorted((c.cls, c.action) for c in result.changes) == [
+        ("malformed", "held"),
+        ("removed", "held"),
+    ]
+
+
 def test_duplicates_count_as_a_multiset() -> None:
     old = "- 2026-11-01: tea\n- 2026-11-01: tea\n- 2026-11-02: cat\n"
     new = "- 2026-11-01: tea\n- 2026-11-02: cat\n"

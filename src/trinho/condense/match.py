@@ -2,7 +2,8 @@
 
 Entries pair by their match key (NFC, case-folded, white space collapsed) as multisets: first
 with the same date, then with any date. What is left on both sides may pair as an *edit* when
-the texts are similar. Loose lines and headings pair by the match key of the whole line.
+the texts are similar. Headings pair by the match key of the whole line; loose lines
+(hand-written prose, kept verbatim) only when equal up to NFC and edge white space.
 Nothing here looks at the run day or the window: that is the gate's business.
 """
 
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from trinho.memory_md import Entry, Heading, Item, Loose, parse, parse_entry_date
-from trinho.textnorm import match_key
+from trinho.textnorm import match_key, nfc
 
 EDIT_THRESHOLD = 0.6
 """Two entry texts are "similar" (an edit, not a removal plus an addition) when the
@@ -60,8 +61,9 @@ def date_norm(entry: Entry) -> str:
     return day.isoformat() if day else entry.date_text
 
 
-def line_key(raw: str) -> str:
-    return match_key(raw)
+def loose_key(raw: str) -> str:
+    """Hand-written prose is kept verbatim: only NFC and edge white space may differ."""
+    return nfc(raw).strip()
 
 
 def match(old_text: str, new_text: str) -> Matching:
@@ -70,9 +72,9 @@ def match(old_text: str, new_text: str) -> Matching:
     entries, added, unpaired_old = _pair_entries(old, new)
     edits = _pair_edits(old, new, unpaired_old, added)
     edited_old = {o for o, _ in edits.values()}
-    loose, malformed, loose_removed = _pair_lines(old, new, _nonblank_loose)
+    loose, malformed, loose_removed = _pair_lines(old, new, _nonblank_loose, loose_key)
     headings, headings_added, headings_removed = _pair_lines(
-        old, new, lambda item: isinstance(item, Heading)
+        old, new, lambda item: isinstance(item, Heading), match_key
     )
     removed = sorted([o for o in unpaired_old if o not in edited_old] + list(loose_removed))
     return Matching(
@@ -198,19 +200,22 @@ def _pair_edits(
 
 
 def _pair_lines(
-    old: Sequence[Item], new: Sequence[Item], keep: Callable[[Item], bool]
+    old: Sequence[Item],
+    new: Sequence[Item],
+    keep: Callable[[Item], bool],
+    key: Callable[[str], str],
 ) -> tuple[dict[int, int], list[int], list[int]]:
-    """Multiset pairing by the match key of the whole line, for items `keep` selects."""
+    """Multiset pairing by `key` of the whole line, for the items `keep` selects."""
     pool: dict[str, deque[int]] = defaultdict(deque)
     for o, item in enumerate(old):
         if keep(item):
-            pool[line_key(item.raw)].append(o)
+            pool[key(item.raw)].append(o)
     pairs: dict[int, int] = {}
     unpaired_new: list[int] = []
     for n, item in enumerate(new):
         if not keep(item):
             continue
-        queue = pool.get(line_key(item.raw))
+        queue = pool.get(key(item.raw))
         if queue:
             pairs[n] = queue.popleft()
         else:
