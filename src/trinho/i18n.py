@@ -110,8 +110,8 @@ CATALOG: dict[str, dict[str, str]] = {
     "gate.class.moved": {"en": "moved", "vi": "di chuyển"},
     "gate.class.removed": {"en": "removed", "vi": "xoá"},
     "gate.class.edited": {"en": "edited", "vi": "sửa"},
-    "gate.class.strange_date": {"en": "strange date", "vi": "ngày lạ"},
-    "gate.class.malformed": {"en": "malformed line", "vi": "dòng sai dạng"},
+    "gate.class.strange_date": {"en": "strange date", "vi": "ngày bất thường"},
+    "gate.class.malformed": {"en": "malformed line", "vi": "dòng sai định dạng"},
     "gate.class.suspicious": {"en": "suspicious rewrite", "vi": "bản viết lại đáng ngờ"},
 }
 
