@@ -129,6 +129,24 @@ CATALOG: dict[str, dict[str, str]] = {
     },
     "usage.by_purpose": {"en": "By purpose:", "vi": "Theo mục đích:"},
     "usage.by_model": {"en": "By model:", "vi": "Theo mô hình:"},
+    "gate.none": {
+        "en": "No changes",
+        "vi": "Không có thay đổi nào",
+    },
+    "gate.summary": {
+        "en": "{auto} change(s) apply by themselves, {held} wait for your approval",
+        "vi": "{auto} thay đổi tự áp dụng, {held} thay đổi chờ bạn duyệt",
+    },
+    "gate.action.auto": {"en": "auto", "vi": "tự động"},
+    "gate.action.held": {"en": "HELD", "vi": "CHỜ DUYỆT"},
+    "gate.class.added": {"en": "added", "vi": "thêm"},
+    "gate.class.date_changed": {"en": "date changed", "vi": "đổi ngày"},
+    "gate.class.moved": {"en": "moved", "vi": "di chuyển"},
+    "gate.class.removed": {"en": "removed", "vi": "xoá"},
+    "gate.class.edited": {"en": "edited", "vi": "sửa"},
+    "gate.class.strange_date": {"en": "strange date", "vi": "ngày bất thường"},
+    "gate.class.malformed": {"en": "malformed line", "vi": "dòng sai định dạng"},
+    "gate.class.suspicious": {"en": "suspicious rewrite", "vi": "bản viết lại đáng ngờ"},
 }
 
 

@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import sys
 
+from importlib import import_module
+
 import click
 
-from trinho.cli import model_cmds, workspace_cmds  # noqa: F401  (registers its commands)
 from trinho.cli.app import cli
 from trinho.errors import TrinhoError
 
 __all__ = ["cli", "main"]
+
+COMMAND_MODULES = (
+    "gate_cmds",
+    "model_cmds",
+    "workspace_cmds",
+)
+"""Modules under trinho.cli that register commands on `cli`, one per line."""
+
+for _module in COMMAND_MODULES:
+    import_module(f"trinho.cli.{_module}")
 
 
 def main(argv: list[str] | None = None) -> int:

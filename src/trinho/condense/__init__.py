@@ -1,0 +1,1 @@
+"""Weekly condensation of MEMORY.md: the pure gate, screening verdicts and held changes."""

@@ -1,0 +1,81 @@
+"""Approving a held change: apply it to MEMORY.md as it is *then*, or say why it is stale.
+
+The file may have moved on since the run (a hand edit, another approval), so every held change
+names the line it acts on and is applied only if that line is still there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from trinho.condense.gate import Change
+from trinho.memory_md import Entry, parse_line
+from trinho.textnorm import match_key
+
+
+@dataclass(frozen=True)
+class Applied:
+    text: str
+
+
+@dataclass(frozen=True)
+class Stale:
+    reason: str
+
+
+def apply_held(current_text: str, change: Change) -> Applied | Stale:
+    """The text after approving `change` on `current_text`, or Stale with the reason."""
+    lines = current_text.split("\n")
+    if change.cls == "suspicious":
+        if change.snapshot is None or change.rewrite is None:
+            raise ValueError("a suspicious change carries the old file and the rewrite")
+        if current_text != change.snapshot:
+            return Stale("MEMORY.md changed since this rewrite was held; run condensation again")
+        return Applied(change.rewrite)
+    if change.cls == "moved":
+        raise ValueError("moved lines apply with the rewrite; there is nothing to approve")
+    if change.old is None:
+        if change.new is None:
+            raise ValueError(f"a {change.cls} change without a line: {change!r}")
+        return Applied(_insert(lines, change.new, change.after))
+    at = find_line(lines, change.old)
+    if at is None:
+        return Stale(f"the line is no longer in MEMORY.md: {change.old.strip()}")
+    if change.new is None:
+        del lines[at]
+    else:
+        lines[at] = change.new
+    return Applied("\n".join(lines))
+
+
+def find_line(lines: list[str], raw: str) -> int | None:
+    """Where `raw` is: the same line exactly, else the same entry (date and matched text),
+    else a line with the same match key."""
+    try:
+        return lines.index(raw)
+    except ValueError:
+        pass
+    wanted = parse_line(raw, 0)
+    for i, line in enumerate(lines):
+        item = parse_line(line, i)
+        if isinstance(wanted, Entry):
+            if (
+                isinstance(item, Entry)
+                and item.date_text == wanted.date_text
+                and item.key == wanted.key
+            ):
+                return i
+        elif type(item) is type(wanted) and match_key(line) == match_key(raw):
+            return i
+    return None
+
+
+def _insert(lines: list[str], new: str, after: str | None) -> str:
+    """Insert after the hinted line if it is there, else after the last non-blank line."""
+    at = find_line(lines, after) if after is not None else None
+    if at is None:
+        at = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+        if at == -1 and lines == [""]:
+            return new + "\n"
+    lines.insert(at + 1, new)
+    return "\n".join(lines)

@@ -1,0 +1,225 @@
+"""Pairing the lines of an old MEMORY.md with those of a rewrite, before any rule is applied.
+
+Entries pair by their match key (NFC, case-folded, white space collapsed) as multisets: first
+with the same date, then with any date. What is left on both sides may pair as an *edit* when
+the texts are similar. Headings pair by the match key of the whole line; loose lines
+(hand-written prose, kept verbatim) only when equal up to NFC and edge white space.
+Nothing here looks at the run day or the window: that is the gate's business.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from trinho.memory_md import Entry, Heading, Item, Loose, parse, parse_entry_date
+from trinho.textnorm import match_key, nfc
+
+EDIT_THRESHOLD = 0.6
+"""Two entry texts are "similar" (an edit, not a removal plus an addition) when the
+`difflib.SequenceMatcher` ratio of their match keys, 2*matches/total characters, is at least
+this. It suits both English words and Vietnamese syllables: "sống ở Hà Nội" vs "sống ở Đà Nẵng"
+is an edit, "likes tea" vs "has two cats" is not."""
+
+EDIT_CANDIDATES = 4
+"""How many old entries, ranked by shared words, are compared character by character."""
+
+_POOL = 256
+"""At most this many old entries are ranked by shared words for one new entry; they are
+gathered from its rarest words first, so common words never make the search quadratic."""
+
+_TOKEN_RE = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Matching:
+    """Index pairs (0-based line numbers: new -> old) and the lines left unpaired."""
+
+    old: tuple[Item, ...]
+    new: tuple[Item, ...]
+    entries: dict[int, int]
+    edits: dict[int, tuple[int, float]]
+    loose: dict[int, int]
+    headings: dict[int, int]
+    added: tuple[int, ...]
+    removed: tuple[int, ...]
+    lost_entries: int
+    malformed: tuple[int, ...]
+    headings_added: tuple[int, ...]
+    headings_removed: tuple[int, ...]
+
+    @property
+    def old_entries(self) -> int:
+        return sum(isinstance(item, Entry) for item in self.old)
+
+
+def date_norm(entry: Entry) -> str:
+    day = parse_entry_date(entry.date_text)
+    return day.isoformat() if day else entry.date_text
+
+
+def loose_key(raw: str) -> str:
+    """Hand-written prose is kept verbatim: only NFC and edge white space may differ."""
+    return nfc(raw).strip()
+
+
+def match(old_text: str, new_text: str) -> Matching:
+    old = parse(old_text).items
+    new = parse(new_text).items
+    entries, added, unpaired_old = _pair_entries(old, new)
+    edits = _pair_edits(old, new, unpaired_old, added)
+    edited_old = {o for o, _ in edits.values()}
+    loose, malformed, loose_removed = _pair_lines(old, new, _nonblank_loose, loose_key)
+    headings, headings_added, headings_removed = _pair_lines(
+        old, new, lambda item: isinstance(item, Heading), match_key
+    )
+    removed = sorted([o for o in unpaired_old if o not in edited_old] + list(loose_removed))
+    return Matching(
+        old=old,
+        new=new,
+        entries=entries,
+        edits=edits,
+        loose=loose,
+        headings=headings,
+        added=tuple(n for n in added if n not in edits),
+        removed=tuple(removed),
+        lost_entries=len(unpaired_old),
+        malformed=tuple(malformed),
+        headings_added=tuple(headings_added),
+        headings_removed=tuple(headings_removed),
+    )
+
+
+def _nonblank_loose(item: Item) -> bool:
+    return isinstance(item, Loose) and not item.blank
+
+
+def _indices(items: Sequence[Item], kind: type) -> list[int]:
+    return [i for i, item in enumerate(items) if isinstance(item, kind)]
+
+
+def _entry(items: Sequence[Item], index: int) -> Entry:
+    item = items[index]
+    assert isinstance(item, Entry)
+    return item
+
+
+def _pair_entries(
+    old: Sequence[Item], new: Sequence[Item]
+) -> tuple[dict[int, int], list[int], list[int]]:
+    """Pair same text + same date first, then same text with any date, in file order."""
+    old_idx = _indices(old, Entry)
+    new_idx = _indices(new, Entry)
+    exact: dict[tuple[str, str], deque[int]] = defaultdict(deque)
+    for o in old_idx:
+        entry = _entry(old, o)
+        exact[(entry.key, date_norm(entry))].append(o)
+    pairs: dict[int, int] = {}
+    rest: list[int] = []
+    for n in new_idx:
+        entry = _entry(new, n)
+        queue = exact.get((entry.key, date_norm(entry)))
+        if queue:
+            pairs[n] = queue.popleft()
+        else:
+            rest.append(n)
+    used = set(pairs.values())
+    by_key: dict[str, deque[int]] = defaultdict(deque)
+    for o in old_idx:
+        if o not in used:
+            by_key[_entry(old, o).key].append(o)
+    unpaired_new: list[int] = []
+    for n in rest:
+        queue = by_key.get(_entry(new, n).key)
+        if queue:
+            pairs[n] = queue.popleft()
+        else:
+            unpaired_new.append(n)
+    used = set(pairs.values())
+    return pairs, unpaired_new, [o for o in old_idx if o not in used]
+
+
+def _tokens(text: str) -> set[str]:
+    return set(_TOKEN_RE.findall(text))
+
+
+def _dice(a: set[str], b: set[str]) -> float:
+    return 2 * len(a & b) / (len(a) + len(b))
+
+
+def _pair_edits(
+    old: Sequence[Item], new: Sequence[Item], old_left: Iterable[int], new_left: Iterable[int]
+) -> dict[int, tuple[int, float]]:
+    """Pair leftover entries whose texts are similar, best pairs first, each line at most once.
+
+    Candidates come from an index of shared words (rarest first, at most `_POOL` of them), and
+    only the `EDIT_CANDIDATES` sharing the most words are compared character by character, so
+    the work per new line is bounded whatever the size of the file.
+    """
+    old_keys = {o: _entry(old, o).key for o in old_left}
+    old_tokens = {o: _tokens(key) for o, key in old_keys.items()}
+    postings: dict[str, list[int]] = defaultdict(list)
+    for o, tokens in old_tokens.items():
+        for token in tokens:
+            postings[token].append(o)
+    scored: list[tuple[float, int, int]] = []
+    for n in new_left:
+        key = _entry(new, n).key
+        tokens = _tokens(key)
+        pool: set[int] = set()
+        for token in sorted(tokens, key=lambda tok: (len(postings.get(tok, ())), tok)):
+            posting = postings.get(token)
+            if not posting:
+                continue
+            if pool and len(pool) + len(posting) > _POOL:
+                break
+            pool.update(posting[:_POOL])
+        ranked = sorted(pool, key=lambda o: (-_dice(tokens, old_tokens[o]), o))
+        matcher = SequenceMatcher(None, autojunk=False)
+        matcher.set_seq2(key)  # analysed once, compared with each candidate
+        for o in ranked[:EDIT_CANDIDATES]:
+            matcher.set_seq1(old_keys[o])
+            if matcher.real_quick_ratio() < EDIT_THRESHOLD or matcher.quick_ratio() < (
+                EDIT_THRESHOLD
+            ):
+                continue
+            ratio = matcher.ratio()
+            if ratio >= EDIT_THRESHOLD:
+                scored.append((ratio, n, o))
+    scored.sort(key=lambda s: (-s[0], s[1], s[2]))
+    edits: dict[int, tuple[int, float]] = {}
+    taken: set[int] = set()
+    for ratio, n, o in scored:
+        if n not in edits and o not in taken:
+            edits[n] = (o, ratio)
+            taken.add(o)
+    return edits
+
+
+def _pair_lines(
+    old: Sequence[Item],
+    new: Sequence[Item],
+    keep: Callable[[Item], bool],
+    key: Callable[[str], str],
+) -> tuple[dict[int, int], list[int], list[int]]:
+    """Multiset pairing by `key` of the whole line, for the items `keep` selects."""
+    pool: dict[str, deque[int]] = defaultdict(deque)
+    for o, item in enumerate(old):
+        if keep(item):
+            pool[key(item.raw)].append(o)
+    pairs: dict[int, int] = {}
+    unpaired_new: list[int] = []
+    for n, item in enumerate(new):
+        if not keep(item):
+            continue
+        queue = pool.get(key(item.raw))
+        if queue:
+            pairs[n] = queue.popleft()
+        else:
+            unpaired_new.append(n)
+    used = set(pairs.values())
+    unpaired_old = [o for o, item in enumerate(old) if keep(item) and o not in used]
+    return pairs, unpaired_new, unpaired_old

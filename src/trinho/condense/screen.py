@@ -1,0 +1,117 @@
+"""Screening new lines: the pure part. Which lines to ask about, reading the model's verdicts,
+and applying them to the rewrite before it reaches the gate.
+
+The model answers one line per candidate: `N. ACCEPT` or `N. REJECT: reason` (Vietnamese
+`N. NHẬN` / `N. BỎ: lý do`). A missing or garbled verdict leaves the line unscreened: only an
+explicit rejection removes anything from the rewrite.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Literal
+
+from trinho.condense.match import match
+from trinho.textnorm import nfc
+
+Decision = Literal["accept", "reject"]
+
+_WORDS: dict[str, Decision] = {
+    "accept": "accept",
+    "accepted": "accept",
+    "nhận": "accept",
+    "nhan": "accept",
+    "reject": "reject",
+    "rejected": "reject",
+    "bỏ": "reject",
+    "bo": "reject",
+}
+_VERDICT_RE = re.compile(
+    r"""^[\s>*+\-•]*          # markdown bullets, quotes, bold markers
+    [\[(#]?\s*(?P<num>\d{1,6})\s*[\])]?\s*[.):\-–—]?\s*   # 3.  3)  3:  (3)  [3]  #3
+    [*_`]*\s*(?P<word>[^\W\d_]+)\s*[*_`]*                 # the verdict word, maybe bold
+    (?P<rest>.*)$""",
+    re.VERBOSE,
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    decision: Decision
+    reason: str = ""
+
+    @property
+    def rejected(self) -> bool:
+        return self.decision == "reject"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A new line to screen. `number` is what the model answers to (1-based); `index` is the
+    line's 0-based position in the rewrite; `old` is the line it would replace (an edit)."""
+
+    number: int
+    line: str
+    index: int
+    old: str | None
+
+
+def parse_verdicts(text: str, count: int) -> dict[int, Verdict]:
+    """Verdicts by candidate number (1..count). Unreadable lines, numbers out of range and
+    numbers answered twice with different decisions are left out: those lines stay unscreened."""
+    found: dict[int, Verdict] = {}
+    conflicted: set[int] = set()
+    for raw in nfc(text).splitlines():
+        verdict = _parse_line(raw)
+        if verdict is None:
+            continue
+        number, parsed = verdict
+        if not 1 <= number <= count:
+            continue
+        if number in found and found[number].decision != parsed.decision:
+            conflicted.add(number)
+        found.setdefault(number, parsed)
+    return {n: v for n, v in sorted(found.items()) if n not in conflicted}
+
+
+def _parse_line(raw: str) -> tuple[int, Verdict] | None:
+    m = _VERDICT_RE.match(raw.strip())
+    if m is None:
+        return None
+    word = unicodedata.normalize("NFC", m.group("word").casefold())
+    decision = _WORDS.get(word)
+    if decision is None:
+        return None
+    rest = m.group("rest").strip()
+    if rest and rest[0].isalnum():
+        return None  # "ACCEPTABLE", "ACCEPT IT?": a verdict word must stand alone
+    reason = rest.lstrip(":-–—*_` ").strip() if decision == "reject" else ""
+    return int(m.group("num")), Verdict(decision, reason)
+
+
+def candidates(old_text: str, new_text: str) -> tuple[Candidate, ...]:
+    """New lines of the rewrite to screen: added entries and the new side of edits."""
+    m = match(old_text, new_text)
+    picked = [(j, None) for j in m.added] + [(j, m.old[o].raw) for j, (o, _) in m.edits.items()]
+    picked.sort(key=lambda pair: pair[0])
+    return tuple(
+        Candidate(number, m.new[j].raw, j, old) for number, (j, old) in enumerate(picked, 1)
+    )
+
+
+def apply_verdicts(old_text: str, new_text: str, verdicts: dict[int, Verdict]) -> str:
+    """The screened rewrite: a rejected addition is not added; a rejected edit is dropped and
+    the old line stays in its place. Accepted and unscreened lines are left as they are."""
+    lines = new_text.split("\n")
+    drop: set[int] = set()
+    for candidate in candidates(old_text, new_text):
+        verdict = verdicts.get(candidate.number)
+        if verdict is None or not verdict.rejected:
+            continue
+        if candidate.old is None:
+            drop.add(candidate.index)
+        else:
+            lines[candidate.index] = candidate.old
+    return "\n".join(line for i, line in enumerate(lines) if i not in drop)

@@ -1,0 +1,426 @@
+"""The gate: one test per row of the DESIGN.md table, hostile rewrites, and the invariants."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import Counter
+from datetime import date
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from trinho.condense.gate import Change, GateResult, gate
+from trinho.condense.held import Applied, apply_held
+from trinho.memory_md import Entry, Loose, parse
+from trinho.textnorm import match_key
+
+# --- strategies: MEMORY.md texts and rewrites of them ------------------------------------
+TODAY = date(2026, 11, 29)
+SINCE = date(2026, 11, 23)
+WINDOW_DATES = [f"2026-11-{d:02d}" for d in range(23, 30)]
+DATES = [
+    *WINDOW_DATES,
+    "2026-11-01",
+    "2025-02-14",
+    "2026-11-30",
+    "2027-01-01",
+    "2026-13-01",
+    "2026-02-30",
+    "2026-11-5",
+    "0000-00-00",
+]
+WORDS = [
+    "likes",
+    "tea",
+    "Tea",
+    "cà",
+    "phê",
+    "sữa",
+    "đá",
+    "Hà",
+    "Nội",
+    "Đà",
+    "Nẵng",
+    unicodedata.normalize("NFD", "Nội"),
+    "ĐI",
+    "straße",
+    "STRASSE",
+    "🙂",
+    "a",
+    "b",
+]
+text = st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join)
+entry = st.builds(lambda d, x: f"- {d}: {x}", st.sampled_from(DATES), text)
+window_entry = st.builds(lambda d, x: f"- {d}: {x}", st.sampled_from(WINDOW_DATES), text)
+heading = st.builds(lambda n, x: "#" * n + " " + x, st.integers(1, 3), text)
+junk = st.one_of(
+    st.sampled_from(
+        [
+            "Sure! Here is the updated MEMORY.md:",
+            "I cannot help with that.",
+            "```",
+            "* 2026-11-25: starred bullet",
+            "- 2026-11-25 missing colon",
+            "-2026-11-25: no space",
+            "Ghi chú viết tay: nhớ mua quà",
+            "   ",
+            "",
+        ]
+    ),
+    st.text(
+        alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"),
+        max_size=12,
+    ),
+)
+line = st.one_of(entry, entry, entry, heading, junk)
+lines = st.lists(line, max_size=14)
+
+
+@st.composite
+def rewrite_of(draw: st.DrawFn, old: list[str]) -> list[str]:
+    """A rewrite made from `old` by dropping, reordering, re-dating, rewording and adding."""
+    new: list[str] = []
+    for raw in old:
+        choice = draw(st.integers(0, 9))
+        if choice == 0:
+            continue
+        if choice == 1 and raw.startswith("- "):
+            new.append(f"- {draw(st.sampled_from(DATES))}:{raw.split(':', 1)[-1]}")
+        elif choice == 2 and raw.startswith("- "):
+            new.append(raw + " " + draw(st.sampled_from(WORDS)))
+        elif choice == 3:
+            new.append(raw.upper())
+        else:
+            new.append(raw)
+    if draw(st.booleans()):
+        new = draw(st.permutations(new))
+    for extra in draw(st.lists(line, max_size=4)):
+        new.insert(draw(st.integers(0, len(new))), extra)
+    return new
+
+
+@st.composite
+def old_new(draw: st.DrawFn) -> tuple[str, str]:
+    old = draw(lines)
+    new = draw(st.one_of(lines, rewrite_of(old), rewrite_of(old)))
+    ending = draw(st.sampled_from(["", "\n"]))
+    return "\n".join(old) + ending, "\n".join(new) + draw(st.sampled_from(["", "\n"]))
+
+
+def run(old: str, new: str) -> GateResult:
+    return gate(old, new, TODAY, SINCE)
+
+
+def only(result: GateResult) -> Change:
+    assert len(result.changes) == 1, result.changes
+    return result.changes[0]
+
+
+OLD = "# Memory\n- 2026-11-01: Likes green tea\n- 2026-11-02: Lives in Hà Nội\n"
+
+
+# --- one test per row of the gate table ---------------------------------------------------
+
+
+def test_row_added_entry_inside_window_applies_by_itself() -> None:
+    new = OLD + "- 2026-11-28: Bắt đầu học piano\n"
+    result = run(OLD, new)
+    assert result.applied == new
+    change = only(result)
+    assert (change.cls, change.action, change.old) == ("added", "auto", None)
+    assert change.new == "- 2026-11-28: Bắt đầu học piano"
+
+
+def test_row_same_text_date_moved_later_inside_window_applies_by_itself() -> None:
+    new = "# Memory\n- 2026-11-27: likes  GREEN tea\n- 2026-11-02: Lives in Hà Nội\n"
+    result = run(OLD, new)
+    assert result.applied == new
+    change = only(result)
+    assert (change.cls, change.action) == ("date_changed", "auto")
+    assert change.old == "- 2026-11-01: Likes green tea"
+    assert change.new == "- 2026-11-27: likes  GREEN tea"
+
+
+def test_row_order_or_section_changed_headings_added_or_removed_apply_by_themselves() -> None:
+    new = "## Home\n- 2026-11-02: Lives in Hà Nội\n## Food\n- 2026-11-01: Likes green tea\n"
+    result = run(OLD, new)
+    assert result.applied == new
+    assert result.held == ()
+    assert {c.cls for c in result.changes} == {"moved"}
+    reasons = Counter(c.reason for c in result.changes)
+    assert reasons["heading added"] == 2
+    assert reasons["heading removed"] == 1
+    assert reasons["order changed"] + reasons["section changed"] >= 1
+
+
+def test_row_entry_removed_is_held_and_the_old_line_stays() -> None:
+    new = "# Memory\n- 2026-11-02: Lives in Hà Nội\n"
+    result = run(OLD + "- 2026-11-03: Has a cat\n", new + "- 2026-11-03: Has a cat\n")
+    assert result.applied == OLD + "- 2026-11-03: Has a cat\n"
+    change = only(result)
+    assert (change.cls, change.action) == ("removed", "held")
+    assert (change.old, change.new) == ("- 2026-11-01: Likes green tea", None)
+
+
+def test_row_entry_edited_is_held_as_one_change_and_neither_side_applies() -> None:
+    new = "# Memory\n- 2026-11-01: Likes green tea\n- 2026-11-28: Lives in Đà Nẵng\n"
+    result = run(OLD, new)
+    assert result.applied == OLD
+    change = only(result)
+    assert (change.cls, change.action) == ("edited", "held")
+    assert change.old == "- 2026-11-02: Lives in Hà Nội"
+    assert change.new == "- 2026-11-28: Lives in Đà Nẵng"
+    assert change.similarity is not None and change.similarity >= 0.6
+
+
+@pytest.mark.parametrize(
+    ("new_line", "why"),
+    [
+        ("- 2026-02-30: Likes green tea", "not a calendar date"),
+        ("- 2026-12-01: Likes green tea", "in the future"),
+        ("- 2026-10-31: Likes green tea", "moved earlier"),
+        ("- 2026-11-10: Likes green tea", "outside the window"),
+    ],
+)
+def test_row_strange_date_on_an_existing_entry_is_held(new_line: str, why: str) -> None:
+    new = f"# Memory\n{new_line}\n- 2026-11-02: Lives in Hà Nội\n"
+    result = run(OLD, new)
+    assert result.applied == OLD
+    change = only(result)
+    assert (change.cls, change.action) == ("strange_date", "held")
+    assert (change.old, change.new) == ("- 2026-11-01: Likes green tea", new_line)
+    assert why in change.reason
+
+
+@pytest.mark.parametrize(
+    ("new_line", "why"),
+    [
+        ("- 2026-11-31: Đi Huế", "not a calendar date"),
+        ("- 2026-11-30: Đi Huế", "in the future"),
+        ("- 2026-11-22: Đi Huế", "outside the window"),
+        ("- 2019-05-01: Đi Huế", "outside the window"),
+    ],
+)
+def test_row_strange_date_on_an_addition_is_held(new_line: str, why: str) -> None:
+    result = run(OLD, OLD + new_line + "\n")
+    assert result.applied == OLD
+    change = only(result)
+    assert (change.cls, change.action, change.old, change.new) == (
+        "strange_date",
+        "held",
+        None,
+        new_line,
+    )
+    assert why in change.reason
+    assert change.after == "- 2026-11-02: Lives in Hà Nội"
+
+
+def test_row_malformed_line_in_the_rewrite_is_held() -> None:
+    result = run(OLD, OLD + "* 2026-11-28 forgot the format\n")
+    assert result.applied == OLD
+    change = only(result)
+    assert (change.cls, change.action, change.new) == (
+        "malformed",
+        "held",
+        "* 2026-11-28 forgot the format",
+    )
+
+
+def test_window_edges_are_inclusive() -> None:
+    new = OLD + "- 2026-11-23: first day\n- 2026-11-29: run day\n"
+    result = run(OLD, new)
+    assert result.applied == new
+    assert [c.cls for c in result.changes] == ["added", "added"]
+
+
+# --- loose lines, duplicates, Unicode -----------------------------------------------------
+
+
+def test_a_hand_written_line_the_rewrite_omits_is_held_and_stays_in_place() -> None:
+    old = "# Memory\nGhi chú tay: đừng xoá dòng này\n- 2026-11-01: Likes green tea\n"
+    new = "# Memory\n- 2026-11-01: Likes green tea\n"
+    result = run(old, new)
+    assert result.applied == old
+    change = only(result)
+    assert (change.cls, change.action, change.old) == (
+        "removed",
+        "held",
+        "Ghi chú tay: đừng xoá dòng này",
+    )
+
+
+def test_a_hand_written_line_the_rewrite_retypes_is_not_rewritten_silently() -> None:
+    old = "Ghi chú tay: Mẹ thích hoa sen\n- 2026-11-01: Likes green tea\n"
+    new = "ghi chú tay: mẹ thích hoa sen\n- 2026-11-01: Likes green tea\n"
+    result = run(old, new)
+    assert result.applied == old
+    assert sorted((c.cls, c.action) for c in result.changes) == [
+        ("malformed", "held"),
+        ("removed", "held"),
+    ]
+
+
+def test_duplicates_count_as_a_multiset() -> None:
+    old = "- 2026-11-01: tea\n- 2026-11-01: tea\n- 2026-11-02: cat\n"
+    new = "- 2026-11-01: tea\n- 2026-11-02: cat\n"
+    result = run(old, new)
+    assert result.applied.count("- 2026-11-01: tea") == 2
+    assert [(c.cls, c.action) for c in result.held] == [("removed", "held")]
+
+
+def test_nfd_and_case_differences_are_the_same_entry() -> None:
+    old = "- 2026-11-01: Sống ở Hà Nội\n"
+    new = unicodedata.normalize("NFD", "- 2026-11-01: SỐNG Ở   HÀ NỘI\n")
+    assert run(old, new) == GateResult(new, ())
+
+
+def test_an_unchanged_file_gives_no_changes() -> None:
+    assert run(OLD, OLD) == GateResult(OLD, ())
+
+
+# --- hostile rewrites ---------------------------------------------------------------------
+
+WEEK_OLD = "\n".join(
+    [
+        "# Trí nhớ",
+        "- 2026-10-01: Chủ nhân tên Lan, sống ở Đà Nẵng",
+        "- 2026-10-02: Thích cà phê sữa đá, không đường",
+        "- 2026-10-03: Con gái tên Mai, học lớp 3",
+        "- 2026-10-04: Dị ứng tôm",
+        "- 2026-10-05: Works at a logistics company",
+        "- 2026-10-06: Runs every Sunday morning",
+        "Viết tay: sinh nhật mẹ 12/3",
+        "",
+    ]
+)
+
+
+def test_hostile_lines_dropped_are_held_one_by_one() -> None:
+    new = WEEK_OLD.replace("- 2026-10-04: Dị ứng tôm\n", "").replace(
+        "- 2026-10-06: Runs every Sunday morning\n", ""
+    )
+    result = run(WEEK_OLD, new)
+    assert result.applied == WEEK_OLD
+    assert sorted(c.old or "" for c in result.held) == [
+        "- 2026-10-04: Dị ứng tôm",
+        "- 2026-10-06: Runs every Sunday morning",
+    ]
+
+
+def test_hostile_invented_and_future_dates_are_held() -> None:
+    new = (
+        WEEK_OLD.replace("2026-10-04: Dị ứng tôm", "2026-12-25: Dị ứng tôm")
+        + "- 2027-01-01: Sẽ chuyển ra Hà Nội\n- 2024-06-01: Found an old memory\n"
+    )
+    result = run(WEEK_OLD, new)
+    assert result.applied == WEEK_OLD
+    assert [(c.cls, c.action) for c in result.changes] == [("strange_date", "held")] * 3
+
+
+def test_hostile_reworded_lines_are_held_as_edits() -> None:
+    new = WEEK_OLD.replace("Thích cà phê sữa đá, không đường", "Thích cà phê đen đá").replace(
+        "Runs every Sunday morning", "Runs every Saturday morning"
+    )
+    result = run(WEEK_OLD, new)
+    assert result.applied == WEEK_OLD
+    assert [c.cls for c in result.changes] == ["edited", "edited"]
+
+
+def test_hostile_chatter_around_the_list_never_reaches_the_file() -> None:
+    new = "Sure! Here is the updated MEMORY.md:\n```markdown\n" + WEEK_OLD + "```\nHope it helps!\n"
+    result = run(WEEK_OLD, new)
+    assert "Sure!" not in result.applied and "```" not in result.applied
+    assert "Hope" not in result.applied
+    assert {(c.cls, c.action) for c in result.changes} == {("malformed", "held")}
+    assert len(result.changes) == 4
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["", "\n", "I'm sorry, but I can't help with rewriting personal information.", "Xin lỗi."],
+)
+def test_hostile_empty_answer_or_refusal_is_held_whole_as_one_suspicious_change(
+    answer: str,
+) -> None:
+    result = run(WEEK_OLD, answer)
+    assert result.applied == WEEK_OLD
+    change = only(result)
+    assert (change.cls, change.action) == ("suspicious", "held")
+    assert (change.snapshot, change.rewrite) == (WEEK_OLD, answer)
+    assert "6 of 6 entries" in change.reason
+
+
+def test_removing_exactly_half_is_not_suspicious_but_more_is() -> None:
+    old = "".join(f"- 2026-10-0{i}: fact number {i}\n" for i in range(1, 5))
+    keep_two = "".join(old.splitlines(keepends=True)[:2])
+    keep_one = old.splitlines(keepends=True)[0]
+    assert [c.cls for c in run(old, keep_two).changes] == ["removed", "removed"]
+    assert [c.cls for c in run(old, keep_one).changes] == ["suspicious"]
+
+
+# --- invariants (DESIGN.md section 4) ------------------------------------------------------
+
+
+def _entry_keys(text: str) -> Counter[str]:
+    return Counter(i.key for i in parse(text).items if isinstance(i, Entry))
+
+
+def _loose_keys(text: str) -> Counter[str]:
+    return Counter(
+        match_key(i.raw) for i in parse(text).items if isinstance(i, Loose) and not i.blank
+    )
+
+
+def _nonblank(text: str) -> Counter[str]:
+    return Counter(line for line in text.split("\n") if line.strip())
+
+
+@settings(max_examples=300, deadline=None)
+@given(old_new())
+def test_every_old_entry_and_loose_line_is_applied_or_held(pair: tuple[str, str]) -> None:
+    old, new = pair
+    result = run(old, new)
+    held_old = "\n".join(c.old for c in result.held if c.old is not None)
+    if any(c.cls == "suspicious" for c in result.changes):
+        assert result.applied == old
+        return
+    assert _entry_keys(old) <= _entry_keys(result.applied) + _entry_keys(held_old)
+    assert _loose_keys(old) <= _loose_keys(result.applied) + _loose_keys(held_old)
+    for change in result.held:
+        assert change.old is None or change.old in result.applied.split("\n")
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines, st.lists(window_entry, min_size=1, max_size=5), st.data())
+def test_only_additions_inside_the_window_apply_whole(
+    old_lines: list[str], added: list[str], data: st.DataObject
+) -> None:
+    new_lines = list(old_lines)
+    for line in added:
+        new_lines.insert(data.draw(st.integers(0, len(new_lines))), line)
+    old, new = "\n".join(old_lines) + "\n", "\n".join(new_lines) + "\n"
+    result = run(old, new)
+    assert result.applied == new
+    assert result.held == ()
+
+
+@settings(max_examples=300, deadline=None)
+@given(old_new())
+def test_applying_then_approving_every_held_change_gives_the_rewrite(
+    pair: tuple[str, str],
+) -> None:
+    old, new = pair
+    result = run(old, new)
+    text = result.applied
+    for change in result.held:
+        outcome = apply_held(text, change)
+        assert isinstance(outcome, Applied), outcome
+        text = outcome.text
+    assert _nonblank(text) == _nonblank(new)
+
+
+def test_gate_takes_the_window_it_is_given() -> None:
+    new = OLD + "- 2026-11-10: a week earlier\n"
+    assert run(OLD, new).held
+    assert gate(OLD, new, date(2026, 11, 15), date(2026, 11, 9)).held == ()
