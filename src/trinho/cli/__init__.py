@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from trinho.cli import workspace_cmds  # noqa: F401  (registers its commands)
+from trinho.cli import facts_cmds, workspace_cmds  # noqa: F401  (registers their commands)
 from trinho.cli.app import cli
 from trinho.errors import TrinhoError
 
