@@ -382,6 +382,16 @@ def test_index_is_ordered_and_capped_with_a_count(workspace: Workspace) -> None:
     assert len(capped.text) <= 90
 
 
+def test_index_sees_hand_edits_after_it_was_built(workspace: Workspace) -> None:
+    facts.save_fact(workspace, "pet", "mèo")
+    assert facts.facts_index(workspace).entries[0].value == "mèo"
+    path = facts.fact_path(workspace, "pet")
+    path.write_text(path.read_text(encoding="utf-8").replace("mèo", "con chó"), encoding="utf-8")
+    assert facts.facts_index(workspace).entries[0].value == "con chó"
+    facts.save_fact(workspace, "pet", "cá")
+    assert facts.facts_index(workspace).entries[0].value == "cá"
+
+
 def test_index_speaks_the_owner_locale(tmp_path: Path) -> None:
     ws = init_workspace(tmp_path / "vi", timezone="UTC", locale="vi", clock=lambda: NOW).workspace
     facts.save_fact(ws, "que-quan", "Huế\ntrên sông Hương")

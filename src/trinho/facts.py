@@ -393,11 +393,26 @@ def load_fact(ws: Workspace, key: str, user: str | None = None) -> Fact | None:
     path = fact_path(ws, key, user)
     if not path.exists():
         return None
-    return _read(ws, path, key)
+    return _read(path, shown_path(ws, path), key)
 
 
-def _read(ws: Workspace, path: Path, key: str) -> Fact:
-    where = shown_path(ws, path)
+_PARSED: dict[Path, tuple[tuple[int, int, int], Fact]] = {}
+"""Facts already parsed by this process, keyed by file identity, so building the index every
+turn costs a stat per file. An atomic replace gives a new inode, so no stale entry survives."""
+
+
+def _read_cached(path: Path, where: str, key: str) -> Fact:
+    info = path.stat()
+    stamp = (info.st_ino, info.st_mtime_ns, info.st_size)
+    hit = _PARSED.get(path)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    fact = _read(path, where, key)
+    _PARSED[path] = (stamp, fact)
+    return fact
+
+
+def _read(path: Path, where: str, key: str) -> Fact:
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
@@ -447,7 +462,7 @@ def save_fact(
     )
     check_actor(actor)
     with ws.lock(path):
-        current = _read(ws, path, key) if path.exists() else None
+        current = _read(path, shown_path(ws, path), key) if path.exists() else None
         decision = reconcile(current, incoming, actor, ws.today())
         if decision.outcome == "proposed":
             assert decision.proposal_reason is not None
@@ -509,7 +524,7 @@ def apply_fact_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposal
         raise TrinhoError(f"{where}: the change has no {missing} field") from None
     path = fact_path(ws, key, user)
     with ws.lock(path):
-        current = _read(ws, path, key) if path.exists() else None
+        current = _read(path, shown_path(ws, path), key) if path.exists() else None
         if fact_digest(current) != change.get("base"):
             return proposals.Applied(False, t(ws.locale, "fact.stale", fact=key))
         incoming = Incoming(
@@ -568,11 +583,14 @@ def list_facts(ws: Workspace, user: str | None = None) -> FactListing:
     facts: list[Fact] = []
     broken: list[BrokenFact] = []
     if folder.is_dir():
+        base = shown_path(ws, folder)
         for path in sorted(folder.glob("*.md")):
+            where = f"{base}/{path.name}"
             try:
-                facts.append(_read(ws, path, validate_slug(path.stem, f"{path}: file name")))
+                key = validate_slug(path.stem, f"{where}: file name")
+                facts.append(_read_cached(path, where, key))
             except TrinhoError as exc:
-                broken.append(BrokenFact(shown_path(ws, path), str(exc)))
+                broken.append(BrokenFact(where, str(exc)))
     return FactListing(facts, broken)
 
 
@@ -594,10 +612,10 @@ class VersionRef:
 
 def iter_fact_versions(ws: Workspace, user: str | None = None) -> Iterator[VersionRef]:
     """Every version (history and head) of every readable fact, by key, oldest first."""
-    folder = facts_dir(ws, user)
+    base = shown_path(ws, facts_dir(ws, user))
     today = ws.today()
     for fact in list_facts(ws, user).facts:
-        path = shown_path(ws, folder / f"{fact.key}.md")
+        path = f"{base}/{fact.key}.md"
         now = fact.value_on(today)
         for v in fact.versions():
             yield VersionRef(
