@@ -193,7 +193,7 @@ def _ident(v: FactVersion) -> tuple[str, date, datetime]:
 def test_random_saves_keep_every_invariant(steps: list[tuple[int, ...]]) -> None:
     fact: Fact | None = None
     today, moment = TODAY, NOW
-    for days, actor, basis, value, start_off, end_off in steps:  # type: ignore[misc]
+    for days, actor, basis, value, start_off, end_off in steps:
         today += timedelta(days=days)
         moment += timedelta(days=days, minutes=1)
         start = today + timedelta(days=start_off) if start_off is not None else None
@@ -334,7 +334,7 @@ def test_broken_file_does_not_hide_the_others(workspace: Workspace) -> None:
 # ---- the store --------------------------------------------------------------------------------
 
 
-def test_what_was_true_on_a_date(workspace: Workspace, clock: object) -> None:
+def test_what_was_true_on_a_date(workspace: Workspace) -> None:
     facts.save_fact(workspace, "home-city", "Hà Nội", valid_from=date(2020, 1, 1))
     facts.save_fact(workspace, "home-city", "Sài Gòn", valid_from=date(2026, 11, 29))
     facts.save_fact(
@@ -359,7 +359,7 @@ def test_job_save_is_a_proposal_and_writes_no_fact(workspace: Workspace) -> None
 
 
 def test_expired_fact_leaves_the_index_and_stays_in_history(
-    workspace: Workspace, clock: object
+    workspace: Workspace,
 ) -> None:
     facts.save_fact(workspace, "trip", "Tokyo", valid_to=date(2026, 12, 5))
     facts.save_fact(workspace, "home-city", "Hà Nội")
@@ -402,7 +402,7 @@ def test_index_speaks_the_owner_locale(tmp_path: Path) -> None:
 
 
 def test_users_folder_outside_the_workspace_gives_absolute_paths(
-    tmp_path: Path, clock: object
+    tmp_path: Path,
 ) -> None:
     ws = init_workspace(tmp_path / "a", timezone="UTC", clock=lambda: NOW).workspace
     config = ws.root / ".trinho/config.toml"
@@ -495,3 +495,36 @@ def test_concurrent_identical_job_saves_make_one_proposal(workspace: Workspace) 
     _race(workspace.root, ["Huế"] * 4, "job")
     listing = proposals.list_proposals(workspace)
     assert len(listing.proposals) == 1 and listing.broken == []
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(facts.ACTORS), st.sampled_from(facts.BASES), st.sampled_from(VALUES)
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_store_random_saves_job_changes_only_propose(
+    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[facts.Actor, facts.Basis, str]]
+) -> None:
+    root = tmp_path_factory.mktemp("ws")
+    ws = init_workspace(root, timezone="UTC", clock=lambda: NOW).workspace
+    path = facts.fact_path(ws, "home-city")
+    for actor, basis, value in steps:
+        before = path.read_bytes() if path.exists() else None
+        saved = facts.save_fact(ws, "home-city", value, actor=actor, basis=basis)
+        after = path.read_bytes() if path.exists() else None
+        if actor == "job":
+            assert after == before
+            assert saved.outcome in ("proposed", "unchanged")
+            if saved.outcome == "proposed":
+                assert saved.proposal is not None
+                assert proposals.get_proposal(ws, saved.proposal.id).change["value"] == value
+        if saved.outcome in ("proposed", "unchanged") and saved.fact is not None:
+            head = facts.get_fact(ws, "home-city").head
+            assert head is not None and head.value == saved.fact.head.value  # type: ignore[union-attr]
+    pending = proposals.list_proposals(ws, include_decided=False).proposals
+    assert len({p.content_hash for p in pending}) == len(pending)
