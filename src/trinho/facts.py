@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from trinho import proposals
-from trinho.durable import atomic_write_text
+from trinho.durable import atomic_write_text, sibling_lock
 from trinho.errors import NotFound, TrinhoError
 from trinho.i18n import t
 from trinho.textnorm import nfc, one_line, unify_breaks
@@ -115,13 +115,7 @@ def reconcile(current: Fact | None, incoming: Incoming, actor: Actor, today: dat
     Raises FactConflict when the incoming dates would overlap versions already recorded.
     """
     fact = current or Fact(incoming.key, None)
-    start = incoming.valid_from or today
-    end = incoming.valid_to
-    if end is not None and end <= start:
-        raise FactConflict(
-            f"fact {incoming.key!r}: valid_to {end} must be after valid_from {start}"
-            + ("" if incoming.valid_from else " (valid_from defaults to today; give one)")
-        )
+    start, end = check_dates(incoming.key, incoming.valid_from, incoming.valid_to, today)
     new = FactVersion(
         incoming.value, incoming.basis, start, end, incoming.recorded_at, incoming.source
     )
@@ -157,6 +151,19 @@ def reconcile(current: Fact | None, incoming: Incoming, actor: Actor, today: dat
         )
     ended = replace(live, valid_to=min(live.valid_to, start) if live.valid_to else start)
     return Decision("superseded", Fact(fact.key, new, _sorted(*fact.history, ended)))
+
+
+def check_dates(
+    key: str, valid_from: date | None, valid_to: date | None, today: date
+) -> tuple[date, date | None]:
+    """The interval a save means: from `valid_from` (default today) to `valid_to`, non-empty."""
+    start = valid_from or today
+    if valid_to is not None and valid_to <= start:
+        raise FactConflict(
+            f"fact {key!r}: valid_to {valid_to} must be after valid_from {start}"
+            + ("" if valid_from else " (valid_from defaults to today; give one)")
+        )
+    return start, valid_to
 
 
 def _same(live: FactVersion, incoming: Incoming) -> bool:
@@ -461,7 +468,8 @@ def save_fact(
         valid_to=valid_to,
     )
     check_actor(actor)
-    with ws.lock(path):
+    check_dates(key, valid_from, valid_to, ws.today())
+    with sibling_lock(path):
         current = _read(path, shown_path(ws, path), key) if path.exists() else None
         decision = reconcile(current, incoming, actor, ws.today())
         if decision.outcome == "proposed":
@@ -523,7 +531,7 @@ def apply_fact_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposal
     except KeyError as missing:
         raise TrinhoError(f"{where}: the change has no {missing} field") from None
     path = fact_path(ws, key, user)
-    with ws.lock(path):
+    with sibling_lock(path):
         current = _read(path, shown_path(ws, path), key) if path.exists() else None
         if fact_digest(current) != change.get("base"):
             return proposals.Applied(False, t(ws.locale, "fact.stale", fact=key))

@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from trinho.durable import atomic_write_text
+from trinho.durable import atomic_write_text, sibling_lock
 from trinho.errors import NotFound, TrinhoError
 from trinho.textnorm import nfc, one_line
 from trinho.workspace import Workspace
@@ -139,7 +139,7 @@ def submit(
     origin = _text(origin, "proposal origin", MAX_ORIGIN_CHARS)
     plain: dict[str, Any] = json.loads(json.dumps(dict(change), ensure_ascii=False))
     digest = content_hash(kind, plain)
-    with ws.lock(ws.proposals_root):
+    with sibling_lock(ws.proposals_root / "queue"):
         for existing in list_proposals(ws).proposals:
             if existing.content_hash != digest:
                 continue
@@ -201,8 +201,9 @@ def list_proposals(ws: Workspace, *, include_decided: bool = True) -> ProposalLi
 def approve(ws: Workspace, proposal_id: str, by: str) -> tuple[Proposal, Applied]:
     """A person approves: apply the change through its kind's applier, or mark it stale."""
     by = _text(by, "decided by", MAX_ORIGIN_CHARS)
+    get_proposal(ws, proposal_id)  # not found: fail before making a lock file
     path = proposal_path(ws, proposal_id)
-    with ws.lock(path):
+    with sibling_lock(path):
         proposal = _pending(ws, proposal_id)
         applier = _applier(proposal.kind, path)
         result = applier(ws, proposal)
@@ -221,8 +222,9 @@ def reject(ws: Workspace, proposal_id: str, by: str, reason: str | None = None) 
     """A person rejects: nothing is applied, and the same origin will not propose it again."""
     by = _text(by, "decided by", MAX_ORIGIN_CHARS)
     note = _text(reason, "rejection reason", MAX_REASON_CHARS) if reason else None
+    get_proposal(ws, proposal_id)  # not found: fail before making a lock file
     path = proposal_path(ws, proposal_id)
-    with ws.lock(path):
+    with sibling_lock(path):
         proposal = _pending(ws, proposal_id)
         decided = replace(
             proposal, status="rejected", decided_at=ws.now(), decided_by=by, decision_note=note
