@@ -150,3 +150,15 @@ def test_content_hash_is_stable_and_order_free(change: dict[str, Any]) -> None:
     reordered = dict(reversed(list(change.items())))
     assert proposals.content_hash("fact", change) == proposals.content_hash("fact", reordered)
     assert proposals.content_hash("fact", change) != proposals.content_hash("memory", change)
+
+
+def test_a_decision_bound_to_another_content_hash_is_refused(workspace: Workspace) -> None:
+    p = proposals.submit(workspace, "memory", CHANGE, reason="r", origin="o").proposal
+    other = proposals.content_hash("memory", {"summary": "something else"})
+    with pytest.raises(TrinhoError, match="not the change that was announced"):
+        proposals.approve(workspace, p.id, "owner", content_hash=other)
+    with pytest.raises(TrinhoError, match="not the change that was announced"):
+        proposals.reject(workspace, p.id, "owner", content_hash=other)
+    assert proposals.get_proposal(workspace, p.id).status == "pending"
+    decided = proposals.reject(workspace, p.id, "owner", content_hash=p.content_hash)
+    assert decided.status == "rejected"

@@ -198,13 +198,18 @@ def list_proposals(ws: Workspace, *, include_decided: bool = True) -> ProposalLi
     return ProposalListing(found, broken)
 
 
-def approve(ws: Workspace, proposal_id: str, by: str) -> tuple[Proposal, Applied]:
-    """A person approves: apply the change through its kind's applier, or mark it stale."""
+def approve(
+    ws: Workspace, proposal_id: str, by: str, *, content_hash: str | None = None
+) -> tuple[Proposal, Applied]:
+    """A person approves: apply the change through its kind's applier, or mark it stale.
+
+    `content_hash`, when given (a button bound to what was announced), must be the proposal's.
+    """
     by = _text(by, "decided by", MAX_ORIGIN_CHARS)
     get_proposal(ws, proposal_id)  # not found: fail before making a lock file
     path = proposal_path(ws, proposal_id)
     with sibling_lock(path):
-        proposal = _pending(ws, proposal_id)
+        proposal = _pending(ws, proposal_id, content_hash)
         applier = _applier(proposal.kind, path)
         result = applier(ws, proposal)
         decided = replace(
@@ -218,14 +223,21 @@ def approve(ws: Workspace, proposal_id: str, by: str) -> tuple[Proposal, Applied
     return decided, result
 
 
-def reject(ws: Workspace, proposal_id: str, by: str, reason: str | None = None) -> Proposal:
+def reject(
+    ws: Workspace,
+    proposal_id: str,
+    by: str,
+    reason: str | None = None,
+    *,
+    content_hash: str | None = None,
+) -> Proposal:
     """A person rejects: nothing is applied, and the same origin will not propose it again."""
     by = _text(by, "decided by", MAX_ORIGIN_CHARS)
     note = _text(reason, "rejection reason", MAX_REASON_CHARS) if reason else None
     get_proposal(ws, proposal_id)  # not found: fail before making a lock file
     path = proposal_path(ws, proposal_id)
     with sibling_lock(path):
-        proposal = _pending(ws, proposal_id)
+        proposal = _pending(ws, proposal_id, content_hash)
         decided = replace(
             proposal, status="rejected", decided_at=ws.now(), decided_by=by, decision_note=note
         )
@@ -233,8 +245,13 @@ def reject(ws: Workspace, proposal_id: str, by: str, reason: str | None = None) 
     return decided
 
 
-def _pending(ws: Workspace, proposal_id: str) -> Proposal:
+def _pending(ws: Workspace, proposal_id: str, expected_hash: str | None) -> Proposal:
     proposal = get_proposal(ws, proposal_id)
+    if expected_hash is not None and expected_hash != proposal.content_hash:
+        raise TrinhoError(
+            f"proposal {proposal_id} is not the change that was announced (content hash "
+            "differs); nothing was decided: review it with `trinho proposals`"
+        )
     if proposal.status != "pending":
         raise TrinhoError(
             f"proposal {proposal_id} is already {proposal.status}"
