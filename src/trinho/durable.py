@@ -44,6 +44,15 @@ def file_lock(lock_path: Path) -> Iterator[None]:
         os.close(fd)
 
 
+def sibling_lock(target: Path) -> contextlib.AbstractContextManager[None]:
+    """Lock `target` through a lock file beside it, in `.locks/`.
+
+    For folders several agent workspaces may share (users/, the proposals queue): a lock under
+    one workspace's `.trinho/` would not exclude a writer from another workspace.
+    """
+    return file_lock(target.parent / ".locks" / f"{target.name}.lock")
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Replace `path` with `data`: temp file, fsync, rename, fsync the folder."""
     ensure_dir(path.parent)

@@ -147,6 +147,98 @@ CATALOG: dict[str, dict[str, str]] = {
     "gate.class.strange_date": {"en": "strange date", "vi": "ngày bất thường"},
     "gate.class.malformed": {"en": "malformed line", "vi": "dòng sai định dạng"},
     "gate.class.suspicious": {"en": "suspicious rewrite", "vi": "bản viết lại đáng ngờ"},
+    "fact.outcome.created": {
+        "en": "Saved {fact}: {value}",
+        "vi": "Đã lưu {fact}: {value}",
+    },
+    "fact.outcome.unchanged": {
+        "en": "{fact} already says {value}; nothing changed",
+        "vi": "{fact} vẫn là {value}; không có gì thay đổi",
+    },
+    "fact.outcome.superseded": {
+        "en": "Updated {fact}: {value} (the old value is kept in its history)",
+        "vi": "Đã cập nhật {fact}: {value} (giá trị cũ được giữ trong lịch sử)",
+    },
+    "fact.outcome.historical": {
+        "en": "Recorded in the history of {fact}: {value} (no longer current)",
+        "vi": "Đã ghi vào lịch sử của {fact}: {value} (không còn hiện hành)",
+    },
+    "fact.outcome.proposed": {
+        "en": "Proposal {id} waits for your approval: {fact} = {value}",
+        "vi": "Đề xuất {id} đang chờ bạn duyệt: {fact} = {value}",
+    },
+    "fact.proposal_pending": {
+        "en": "The same change already waits as proposal {id}: {fact} = {value}",
+        "vi": "Thay đổi này đã có trong đề xuất {id} đang chờ duyệt: {fact} = {value}",
+    },
+    "fact.proposal_rejected": {
+        "en": "You rejected this change before (proposal {id}); it is not proposed again",
+        "vi": "Bạn đã từ chối thay đổi này trước đây (đề xuất {id}); nó không được đề xuất lại",
+    },
+    "fact.reason.job": {
+        "en": "An unattended job wants to change {fact}; changes from jobs wait for you",
+        "vi": "Một tác vụ tự động muốn thay đổi {fact}; thay đổi từ tác vụ phải chờ bạn duyệt",
+    },
+    "fact.reason.contradicts_user": {
+        "en": "The assistant inferred a value for {fact} that contradicts what you said",
+        "vi": "Trợ lý suy ra một giá trị cho {fact} trái với điều bạn đã nói",
+    },
+    "fact.stale": {
+        "en": "Not applied: {fact} changed after this proposal was made; it is now stale",
+        "vi": "Không áp dụng: {fact} đã thay đổi sau khi đề xuất được tạo; đề xuất đã lỗi thời",
+    },
+    "fact.value": {
+        "en": "{fact}: {value} ({basis}, from {since} to {until})",
+        "vi": "{fact}: {value} ({basis}, từ {since} đến {until})",
+    },
+    "fact.open_end": {
+        "en": "now",
+        "vi": "nay",
+    },
+    "facts.line": {
+        "en": "{fact}: {value} ({basis}, since {since})",
+        "vi": "{fact}: {value} ({basis}, từ {since})",
+    },
+    "facts.line_until": {
+        "en": "{fact}: {value} ({basis}, since {since}, until {until})",
+        "vi": "{fact}: {value} ({basis}, từ {since}, đến {until})",
+    },
+    "facts.omitted": {
+        "en": "({count} more facts not shown)",
+        "vi": "(còn {count} dữ kiện khác không hiển thị)",
+    },
+    "facts.none": {
+        "en": "No facts yet",
+        "vi": "Chưa có dữ kiện nào",
+    },
+    "facts.broken": {
+        "en": "Skipped a broken fact file: {error}",
+        "vi": "Bỏ qua một tệp dữ kiện bị hỏng: {error}",
+    },
+    "proposals.none": {
+        "en": "No proposals waiting",
+        "vi": "Không có đề xuất nào đang chờ",
+    },
+    "proposals.line": {
+        "en": "{id} [{status}] {summary} ({origin}, {created}): {reason}",
+        "vi": "{id} [{status}] {summary} ({origin}, {created}): {reason}",
+    },
+    "proposals.broken": {
+        "en": "Skipped a broken proposal file: {error}",
+        "vi": "Bỏ qua một tệp đề xuất bị hỏng: {error}",
+    },
+    "proposal.approved": {
+        "en": "Approved {id}: {message}",
+        "vi": "Đã duyệt {id}: {message}",
+    },
+    "proposal.stale": {
+        "en": "Proposal {id} is stale: {message}",
+        "vi": "Đề xuất {id} đã lỗi thời: {message}",
+    },
+    "proposal.rejected": {
+        "en": "Rejected {id}",
+        "vi": "Đã từ chối {id}",
+    },
 }
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-
 from importlib import import_module
 
 import click
@@ -14,6 +13,7 @@ from trinho.errors import TrinhoError
 __all__ = ["cli", "main"]
 
 COMMAND_MODULES = (
+    "facts_cmds",
     "gate_cmds",
     "model_cmds",
     "workspace_cmds",

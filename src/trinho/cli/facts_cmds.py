@@ -1,0 +1,236 @@
+"""Commands for shared facts and the proposals queue: fact set|get|history, facts, proposals,
+approve, reject. Deciding a proposal is for a person at the CLI, never for an agent tool."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import click
+
+from trinho import facts as facts_mod
+from trinho import proposals as proposals_mod
+from trinho.cli.app import cli, emit, json_option, state
+from trinho.i18n import t
+from trinho.workspace import Workspace, parse_day
+
+user_option = click.option(
+    "--user", "user", default=None, help="User id under users/ (default: the owner, `owner`)."
+)
+
+
+def _day(text: str | None, where: str) -> date | None:
+    return parse_day(text, where) if text else None
+
+
+def _version_json(key: str, v: facts_mod.FactVersion) -> dict[str, Any]:
+    return {
+        "key": key,
+        "value": v.value,
+        "basis": v.basis,
+        "valid_from": v.valid_from.isoformat(),
+        "valid_to": v.valid_to.isoformat() if v.valid_to else None,
+    }
+
+
+def _decider(ws: Workspace) -> str:
+    return f"{ws.config.owner} (cli)"
+
+
+@cli.group()
+def fact() -> None:
+    """One shared fact: set (user_memory_save), get, history."""
+
+
+@fact.command(name="set")
+@click.argument("key")
+@click.argument("value")
+@click.option("--basis", type=click.Choice(facts_mod.BASES), default="user", show_default=True)
+@click.option(
+    "--as",
+    "actor",
+    type=click.Choice(facts_mod.ACTORS),
+    default="chat",
+    show_default=True,
+    help="chat: the owner is present; job: unattended, every change becomes a proposal.",
+)
+@click.option("--valid-from", "valid_from", help="First day the value holds (YYYY-MM-DD).")
+@click.option("--valid-to", "valid_to", help="Day the value stops holding (YYYY-MM-DD).")
+@click.option("--source", help="Where the value came from (default: the actor).")
+@click.option("--origin", help="Who proposes, when it becomes a proposal (default: the actor).")
+@user_option
+@json_option
+def fact_set(
+    key: str,
+    value: str,
+    basis: str,
+    actor: str,
+    valid_from: str | None,
+    valid_to: str | None,
+    source: str | None,
+    origin: str | None,
+    user: str | None,
+    as_json: bool,
+) -> None:
+    """Save KEY = VALUE, reconciled with what is recorded."""
+    ws = state().workspace()
+    saved = facts_mod.save_fact(
+        ws,
+        key,
+        value,
+        user=user,
+        basis=facts_mod.check_basis(basis),
+        actor=facts_mod.check_actor(actor),
+        valid_from=_day(valid_from, "--valid-from"),
+        valid_to=_day(valid_to, "--valid-to"),
+        source=source,
+        origin=origin,
+    )
+    proposal = saved.proposal
+    data = {"outcome": saved.outcome, "proposal_id": proposal.id if proposal else None}
+
+    def human() -> str:
+        shown = facts_mod.clean_value(value, key)
+        if proposal is None:
+            return t(ws.locale, f"fact.outcome.{saved.outcome}", fact=key, value=shown)
+        if saved.proposal_created:
+            message_key = "fact.outcome.proposed"
+        elif proposal.status == "rejected":
+            message_key = "fact.proposal_rejected"
+        else:
+            message_key = "fact.proposal_pending"
+        return t(ws.locale, message_key, id=proposal.id, fact=key, value=shown)
+
+    emit(as_json, data, human)
+
+
+@fact.command(name="get")
+@click.argument("key")
+@click.option("--on", "on", help="The value that held on this day (YYYY-MM-DD); default today.")
+@user_option
+@json_option
+def fact_get(key: str, on: str | None, user: str | None, as_json: bool) -> None:
+    """Print the value of KEY today, or on a given day."""
+    ws = state().workspace()
+    version = facts_mod.fact_on(ws, key, _day(on, "--on"), user)
+    data = _version_json(key, version)
+    emit(as_json, data, lambda: _describe(ws, key, version))
+
+
+def _describe(ws: Workspace, key: str, v: facts_mod.FactVersion) -> str:
+    until = v.valid_to.isoformat() if v.valid_to else t(ws.locale, "fact.open_end")
+    return t(
+        ws.locale,
+        "fact.value",
+        fact=key,
+        value=v.value,
+        basis=v.basis,
+        since=v.valid_from,
+        until=until,
+    )
+
+
+@fact.command(name="history")
+@click.argument("key")
+@user_option
+@json_option
+def fact_history(key: str, user: str | None, as_json: bool) -> None:
+    """Every version of KEY, oldest first, with the days each held."""
+    ws = state().workspace()
+    versions = facts_mod.get_fact(ws, key, user).versions()
+    data = [
+        {k: v for k, v in _version_json(key, version).items() if k != "key"} for version in versions
+    ]
+    emit(as_json, data, lambda: "\n".join(_describe(ws, key, v) for v in versions))
+
+
+@cli.command(name="facts")
+@click.option("--max-chars", type=click.IntRange(min=1), default=facts_mod.DEFAULT_INDEX_CHARS)
+@user_option
+@json_option
+def facts_cmd(max_chars: int, user: str | None, as_json: bool) -> None:
+    """The facts index the prompt gets: current facts by key, capped in size."""
+    ws = state().workspace()
+    index = facts_mod.facts_index(ws, user, max_chars=max_chars)
+    for broken in index.broken:
+        click.echo(t(ws.locale, "facts.broken", error=broken.error), err=True)
+    data = {
+        "user": user or ws.config.owner,
+        "facts": [
+            {
+                "key": e.key,
+                "value": e.value,
+                "basis": e.basis,
+                "valid_from": e.valid_from.isoformat(),
+                "valid_to": e.valid_to.isoformat() if e.valid_to else None,
+            }
+            for e in index.entries
+        ],
+        "lines": list(index.lines),
+        "omitted": index.omitted,
+        "broken": [{"path": b.path, "error": b.error} for b in index.broken],
+    }
+    emit(as_json, data, lambda: index.text or t(ws.locale, "facts.none"))
+
+
+def _summary(proposal: proposals_mod.Proposal) -> str:
+    change = proposal.change
+    if "key" in change and "value" in change:
+        was = change.get("current_value")
+        arrow = f"{was} -> " if was is not None else ""
+        return f"{change['key']}: {arrow}{change['value']}"
+    summary = change.get("summary")
+    return str(summary) if summary else proposal.kind
+
+
+@cli.command(name="proposals")
+@click.option("--all", "show_all", is_flag=True, help="Include decided proposals.")
+@json_option
+def proposals_cmd(show_all: bool, as_json: bool) -> None:
+    """The proposals waiting for your decision (with --all: decided ones too)."""
+    ws = state().workspace()
+    listing = proposals_mod.list_proposals(ws, include_decided=show_all)
+    for broken in listing.broken:
+        click.echo(t(ws.locale, "proposals.broken", error=broken.error), err=True)
+    data = [p.to_json() for p in listing.proposals]
+
+    def human() -> str:
+        if not listing.proposals:
+            return t(ws.locale, "proposals.none")
+        return "\n".join(
+            t(
+                ws.locale,
+                "proposals.line",
+                id=p.id,
+                status=p.status,
+                summary=_summary(p),
+                origin=p.origin,
+                created=p.created_at.strftime("%Y-%m-%d %H:%M"),
+                reason=p.reason,
+            )
+            for p in listing.proposals
+        )
+
+    emit(as_json, data, human)
+
+
+@cli.command()
+@click.argument("proposal_id", metavar="ID")
+@json_option
+def approve(proposal_id: str, as_json: bool) -> None:
+    """Approve proposal ID: its change is applied (a fact is saved as the owner's word)."""
+    ws = state().workspace()
+    decided, applied = proposals_mod.approve(ws, proposal_id, _decider(ws))
+    key = "proposal.approved" if applied.ok else "proposal.stale"
+    emit(as_json, decided.to_json(), t(ws.locale, key, id=decided.id, message=applied.message))
+
+
+@cli.command()
+@click.argument("proposal_id", metavar="ID")
+@click.option("--reason", help="Why; kept with the decision.")
+@json_option
+def reject(proposal_id: str, reason: str | None, as_json: bool) -> None:
+    """Reject proposal ID: nothing is applied, and its origin will not propose it again."""
+    ws = state().workspace()
+    decided = proposals_mod.reject(ws, proposal_id, _decider(ws), reason)
+    emit(as_json, decided.to_json(), t(ws.locale, "proposal.rejected", id=decided.id))

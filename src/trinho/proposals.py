@@ -1,0 +1,347 @@
+"""The memory_proposals queue: changes that wait for a person, and the decisions on them.
+
+Only a person decides: `approve` and `reject` are called by the CLI (and later the Telegram
+channel); no agent tool reaches them. Approving dispatches by kind to an applier that each kind
+registers, so new kinds plug in without touching this module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal, cast
+
+from trinho.durable import atomic_write_text, sibling_lock
+from trinho.errors import NotFound, TrinhoError
+from trinho.textnorm import nfc, one_line
+from trinho.workspace import Workspace
+
+Status = Literal["pending", "approved", "rejected", "stale"]
+STATUSES: tuple[Status, ...] = ("pending", "approved", "rejected", "stale")
+
+_ID_RE = re.compile(r"^[0-9a-f]{10}$")
+_KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
+MAX_REASON_CHARS = 2000
+MAX_ORIGIN_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One held change; `content_hash` binds a decision (a button, a link) to exactly it."""
+
+    id: str
+    kind: str
+    change: dict[str, Any]
+    reason: str
+    origin: str
+    created_at: datetime
+    status: Status
+    content_hash: str
+    decided_at: datetime | None = None
+    decided_by: str | None = None
+    decision_note: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "change": self.change,
+            "reason": self.reason,
+            "origin": self.origin,
+            "created_at": self.created_at.isoformat(),
+            "status": self.status,
+            "decided_at": self.decided_at.isoformat() if self.decided_at else None,
+            "decided_by": self.decided_by,
+            "decision_note": self.decision_note,
+            "content_hash": self.content_hash,
+        }
+
+
+@dataclass(frozen=True)
+class Applied:
+    """What an applier did: `ok` False means the change no longer fits (the proposal is stale)."""
+
+    ok: bool
+    message: str
+
+
+Applier = Callable[[Workspace, Proposal], Applied]
+"""Applies an approved proposal of one kind; runs with the proposal's lock held."""
+
+APPLIERS: dict[str, Applier] = {}
+
+APPLIER_MODULES: dict[str, str] = {"fact": "trinho.facts"}
+"""Built-in kinds whose module registers its applier when imported."""
+
+
+def register_applier(kind: str, applier: Applier) -> None:
+    """Make `approve` hand proposals of `kind` to `applier`."""
+    APPLIERS[_check_kind(kind)] = applier
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """The result of proposing: the proposal, and whether it is new.
+
+    `created` is False when an identical proposal is already pending, or when the owner already
+    rejected it from the same origin (then `proposal.status` is "rejected").
+    """
+
+    proposal: Proposal
+    created: bool
+
+
+@dataclass(frozen=True)
+class BrokenProposal:
+    path: str
+    error: str
+
+
+@dataclass(frozen=True)
+class ProposalListing:
+    proposals: list[Proposal]
+    broken: list[BrokenProposal]
+
+
+def content_hash(kind: str, change: Mapping[str, Any]) -> str:
+    """sha256 over the kind and the canonical JSON of the change."""
+    canonical = json.dumps(
+        {"kind": kind, "change": change}, sort_keys=True, ensure_ascii=False, separators=(",", ":")
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def validate_id(value: str) -> str:
+    if not _ID_RE.fullmatch(value):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        raise TrinhoError(
+            f"invalid proposal id {shown!r}: ids are 10 hex digits (see `trinho proposals`)"
+        )
+    return value
+
+
+def proposal_path(ws: Workspace, proposal_id: str) -> Path:
+    return ws.proposals_root / f"{validate_id(proposal_id)}.json"
+
+
+def submit(
+    ws: Workspace, kind: str, change: Mapping[str, Any], *, reason: str, origin: str
+) -> Submitted:
+    """Queue a change for the owner, unless it is already pending or was rejected from `origin`."""
+    _check_kind(kind)
+    reason = _text(reason, "proposal reason", MAX_REASON_CHARS)
+    origin = _text(origin, "proposal origin", MAX_ORIGIN_CHARS)
+    plain: dict[str, Any] = json.loads(json.dumps(dict(change), ensure_ascii=False))
+    digest = content_hash(kind, plain)
+    with sibling_lock(ws.proposals_root / "queue"):
+        for existing in list_proposals(ws).proposals:
+            if existing.content_hash != digest:
+                continue
+            if existing.status == "pending":
+                return Submitted(existing, created=False)
+            if existing.status == "rejected" and existing.origin == origin:
+                return Submitted(existing, created=False)
+        created_at = ws.now()
+        salt = 0
+        while True:
+            seed = f"{digest}\n{origin}\n{created_at.isoformat()}\n{salt}"
+            new_id = hashlib.sha256(seed.encode()).hexdigest()[:10]
+            if not proposal_path(ws, new_id).exists():
+                break
+            salt += 1
+        proposal = Proposal(
+            id=new_id,
+            kind=kind,
+            change=plain,
+            reason=reason,
+            origin=origin,
+            created_at=created_at,
+            status="pending",
+            content_hash=digest,
+        )
+        _write(ws, proposal)
+    return Submitted(proposal, created=True)
+
+
+def get_proposal(ws: Workspace, proposal_id: str) -> Proposal:
+    path = proposal_path(ws, proposal_id)
+    if not path.exists():
+        raise NotFound(
+            f"no proposal {proposal_id!r} in {path.parent}: see `trinho proposals --all`"
+        )
+    return _read(path)
+
+
+def list_proposals(ws: Workspace, *, include_decided: bool = True) -> ProposalListing:
+    """Every proposal, oldest first; files that do not parse are reported, not fatal."""
+    root = ws.proposals_root
+    found: list[Proposal] = []
+    broken: list[BrokenProposal] = []
+    if root.is_dir():
+        for path in sorted(root.glob("*.json")):
+            if path.name.startswith("."):
+                continue
+            try:
+                proposal = _read(path)
+            except TrinhoError as exc:
+                broken.append(BrokenProposal(str(path), str(exc)))
+                continue
+            if include_decided or proposal.status == "pending":
+                found.append(proposal)
+    found.sort(key=lambda p: (p.created_at, p.id))
+    return ProposalListing(found, broken)
+
+
+def approve(
+    ws: Workspace, proposal_id: str, by: str, *, content_hash: str | None = None
+) -> tuple[Proposal, Applied]:
+    """A person approves: apply the change through its kind's applier, or mark it stale.
+
+    `content_hash`, when given (a button bound to what was announced), must be the proposal's.
+    """
+    by = _text(by, "decided by", MAX_ORIGIN_CHARS)
+    get_proposal(ws, proposal_id)  # not found: fail before making a lock file
+    path = proposal_path(ws, proposal_id)
+    with sibling_lock(path):
+        proposal = _pending(ws, proposal_id, content_hash)
+        applier = _applier(proposal.kind, path)
+        result = applier(ws, proposal)
+        decided = replace(
+            proposal,
+            status="approved" if result.ok else "stale",
+            decided_at=ws.now(),
+            decided_by=by,
+            decision_note=result.message,
+        )
+        _write(ws, decided)
+    return decided, result
+
+
+def reject(
+    ws: Workspace,
+    proposal_id: str,
+    by: str,
+    reason: str | None = None,
+    *,
+    content_hash: str | None = None,
+) -> Proposal:
+    """A person rejects: nothing is applied, and the same origin will not propose it again."""
+    by = _text(by, "decided by", MAX_ORIGIN_CHARS)
+    note = _text(reason, "rejection reason", MAX_REASON_CHARS) if reason else None
+    get_proposal(ws, proposal_id)  # not found: fail before making a lock file
+    path = proposal_path(ws, proposal_id)
+    with sibling_lock(path):
+        proposal = _pending(ws, proposal_id, content_hash)
+        decided = replace(
+            proposal, status="rejected", decided_at=ws.now(), decided_by=by, decision_note=note
+        )
+        _write(ws, decided)
+    return decided
+
+
+def _pending(ws: Workspace, proposal_id: str, expected_hash: str | None) -> Proposal:
+    proposal = get_proposal(ws, proposal_id)
+    if expected_hash is not None and expected_hash != proposal.content_hash:
+        raise TrinhoError(
+            f"proposal {proposal_id} is not the change that was announced (content hash "
+            "differs); nothing was decided: review it with `trinho proposals`"
+        )
+    if proposal.status != "pending":
+        raise TrinhoError(
+            f"proposal {proposal_id} is already {proposal.status}"
+            + (f" (by {proposal.decided_by})" if proposal.decided_by else "")
+            + "; only pending proposals can be decided"
+        )
+    return proposal
+
+
+def _applier(kind: str, path: Path) -> Applier:
+    if kind not in APPLIERS and kind in APPLIER_MODULES:
+        importlib.import_module(APPLIER_MODULES[kind])
+    if kind not in APPLIERS:
+        raise TrinhoError(f"{path}: no applier for proposals of kind {kind!r}; nothing was applied")
+    return APPLIERS[kind]
+
+
+def _check_kind(kind: str) -> str:
+    if not _KIND_RE.fullmatch(kind):
+        raise TrinhoError(f"invalid proposal kind {kind!r}: use lowercase letters and digits")
+    return kind
+
+
+def _text(value: str, what: str, limit: int) -> str:
+    cleaned = one_line(nfc(value))
+    if not cleaned:
+        raise TrinhoError(f"{what} is empty")
+    if len(cleaned) > limit:
+        raise TrinhoError(f"{what} is {len(cleaned)} characters; the limit is {limit}")
+    return cleaned
+
+
+def _write(ws: Workspace, proposal: Proposal) -> None:
+    text = json.dumps(proposal.to_json(), ensure_ascii=False, indent=2, sort_keys=False) + "\n"
+    atomic_write_text(proposal_path(ws, proposal.id), text)
+
+
+def _read(path: Path) -> Proposal:
+    """Parse a proposal file, naming the file and the field when something is wrong."""
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TrinhoError(f"{path}: not a valid proposal file ({exc}); fix or remove it") from None
+    if not isinstance(data, dict):
+        raise TrinhoError(f"{path}: a proposal file holds one JSON object")
+
+    def field(name: str, kind: type, optional: bool = False) -> Any:
+        value = data.get(name)
+        if value is None and optional:
+            return None
+        if not isinstance(value, kind):
+            raise TrinhoError(f"{path}: field {name!r} must be a {kind.__name__}")
+        return value
+
+    def moment(name: str, optional: bool = False) -> datetime | None:
+        text = field(name, str, optional)
+        if text is None:
+            return None
+        try:
+            value = datetime.fromisoformat(text)
+        except ValueError:
+            raise TrinhoError(f"{path}: field {name!r} is not an ISO 8601 time") from None
+        if value.tzinfo is None:
+            raise TrinhoError(f"{path}: field {name!r} has no UTC offset")
+        return value
+
+    status = field("status", str)
+    if status not in STATUSES:
+        raise TrinhoError(f"{path}: status {status!r} is not one of {', '.join(STATUSES)}")
+    proposal_id = field("id", str)
+    if not _ID_RE.fullmatch(proposal_id) or path.stem != proposal_id:
+        raise TrinhoError(f"{path}: id {proposal_id!r} does not match the file name")
+    created_at = moment("created_at")
+    assert created_at is not None
+    kind, change = field("kind", str), field("change", dict)
+    if content_hash(kind, change) != field("content_hash", str):
+        raise TrinhoError(
+            f"{path}: the change no longer matches its content_hash (edited by hand?); "
+            "restore it or remove the file"
+        )
+    return Proposal(
+        id=proposal_id,
+        kind=kind,
+        change=change,
+        reason=field("reason", str),
+        origin=field("origin", str),
+        created_at=created_at,
+        status=cast(Status, status),
+        content_hash=field("content_hash", str),
+        decided_at=moment("decided_at", optional=True),
+        decided_by=field("decided_by", str, optional=True),
+        decision_note=field("decision_note", str, optional=True),
+    )

@@ -1,0 +1,164 @@
+"""The proposals queue: no duplicates, rejections remembered per origin, decisions by a person
+applied through the kind's applier, stale fact proposals, broken or edited files."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import FixedClock
+from trinho import facts, proposals
+from trinho.errors import NotFound, TrinhoError
+from trinho.workspace import Workspace
+
+CHANGE = {"summary": "remove a line", "line": "- 2026-11-01: old"}
+
+
+def test_submit_writes_one_file_with_every_field(workspace: Workspace) -> None:
+    sub = proposals.submit(workspace, "memory", CHANGE, reason="lost line", origin="condense:W48")
+    assert sub.created
+    p = sub.proposal
+    assert len(p.id) == 10 and int(p.id, 16) >= 0
+    data = json.loads((workspace.proposals_root / f"{p.id}.json").read_text(encoding="utf-8"))
+    assert set(data) == {
+        "id", "kind", "change", "reason", "origin", "created_at", "status",
+        "decided_at", "decided_by", "decision_note", "content_hash",
+    }  # fmt: skip
+    assert data["status"] == "pending" and data["created_at"] == "2026-11-29T14:05:00+07:00"
+    assert data["content_hash"] == proposals.content_hash("memory", CHANGE)
+    assert proposals.get_proposal(workspace, p.id) == p
+
+
+def test_identical_pending_proposal_is_not_duplicated(workspace: Workspace) -> None:
+    first = proposals.submit(workspace, "memory", CHANGE, reason="r", origin="job:a")
+    again = proposals.submit(workspace, "memory", dict(CHANGE), reason="other", origin="job:b")
+    assert not again.created and again.proposal.id == first.proposal.id
+    assert len(proposals.list_proposals(workspace).proposals) == 1
+
+
+def test_rejected_is_not_proposed_again_by_the_same_origin(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    first = proposals.submit(workspace, "memory", CHANGE, reason="r", origin="job:a")
+    rejected = proposals.reject(workspace, first.proposal.id, "owner", "sai rồi")
+    assert (rejected.status, rejected.decision_note, rejected.decided_by) == (
+        "rejected",
+        "sai rồi",
+        "owner",
+    )
+    clock.advance(days=1)
+    again = proposals.submit(workspace, "memory", CHANGE, reason="r", origin="job:a")
+    assert not again.created and again.proposal.status == "rejected"
+    other = proposals.submit(workspace, "memory", CHANGE, reason="r", origin="job:b")
+    assert other.created and other.proposal.id != first.proposal.id
+
+
+def test_only_pending_can_be_decided(workspace: Workspace) -> None:
+    p = proposals.submit(workspace, "memory", CHANGE, reason="r", origin="o").proposal
+    proposals.reject(workspace, p.id, "owner")
+    with pytest.raises(TrinhoError, match="already rejected"):
+        proposals.approve(workspace, p.id, "owner")
+    with pytest.raises(NotFound, match="no proposal"):
+        proposals.reject(workspace, "0123456789", "owner")
+    for bad in ["../x", "ABCDEF0123", "", "0123456789/"]:
+        with pytest.raises(TrinhoError, match="invalid proposal id"):
+            proposals.approve(workspace, bad, "owner")
+
+
+def test_appliers_are_pluggable(workspace: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[dict[str, Any]] = []
+
+    def apply(ws: Workspace, proposal: proposals.Proposal) -> proposals.Applied:
+        seen.append(proposal.change)
+        return proposals.Applied(True, "done")
+
+    monkeypatch.setattr(proposals, "APPLIERS", dict(proposals.APPLIERS))
+    p = proposals.submit(workspace, "memory", CHANGE, reason="r", origin="o").proposal
+    with pytest.raises(TrinhoError, match="no applier"):
+        proposals.approve(workspace, p.id, "owner")
+    assert proposals.get_proposal(workspace, p.id).status == "pending"
+    proposals.register_applier("memory", apply)
+    decided, applied = proposals.approve(workspace, p.id, "owner")
+    assert seen == [CHANGE] and applied.ok
+    assert (decided.status, decided.decision_note) == ("approved", "done")
+    assert decided.decided_at is not None
+
+
+def test_approving_a_fact_saves_it_as_the_owner_word(workspace: Workspace) -> None:
+    facts.save_fact(workspace, "home-city", "Hà Nội", basis="inferred")
+    saved = facts.save_fact(workspace, "home-city", "Huế", basis="inferred", actor="job")
+    assert saved.proposal is not None
+    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner")
+    assert applied.ok and decided.status == "approved"
+    head = facts.get_fact(workspace, "home-city").head
+    assert head is not None
+    assert (head.value, head.basis, head.source) == ("Huế", "user", f"proposal:{decided.id}")
+
+
+def test_fact_changed_since_the_proposal_makes_it_stale(workspace: Workspace) -> None:
+    facts.save_fact(workspace, "home-city", "Hà Nội")
+    saved = facts.save_fact(workspace, "home-city", "Huế", basis="inferred")
+    assert saved.outcome == "proposed" and saved.proposal is not None
+    assert saved.proposal.reason.startswith("The assistant inferred")
+    facts.save_fact(workspace, "home-city", "Sài Gòn")
+    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner")
+    assert not applied.ok and decided.status == "stale"
+    assert "changed after this proposal" in (decided.decision_note or "")
+    assert facts.fact_on(workspace, "home-city").value == "Sài Gòn"
+
+
+def test_conflicting_dates_at_approval_make_it_stale(workspace: Workspace) -> None:
+    facts.save_fact(workspace, "home-city", "Hà Nội", valid_from=date(2026, 1, 1))
+    saved = facts.save_fact(workspace, "home-city", "Huế", actor="job", valid_from=date(2025, 1, 1))
+    assert saved.proposal is not None
+    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner")
+    assert decided.status == "stale" and "cannot start earlier" in applied.message
+    assert facts.fact_on(workspace, "home-city").value == "Hà Nội"
+
+
+def test_broken_or_edited_files_are_reported_not_fatal(workspace: Workspace) -> None:
+    good = proposals.submit(workspace, "memory", CHANGE, reason="r", origin="o").proposal
+    edited = proposals.submit(workspace, "memory", {"x": 1}, reason="r", origin="o").proposal
+    path = workspace.proposals_root / f"{edited.id}.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["change"]["x"] = 2
+    path.write_text(json.dumps(data), encoding="utf-8")
+    (workspace.proposals_root / "0000000000.json").write_text("{nope", encoding="utf-8")
+    listing = proposals.list_proposals(workspace)
+    assert [p.id for p in listing.proposals] == [good.id]
+    errors = sorted(b.error for b in listing.broken)
+    assert "0000000000.json: not a valid proposal file" in errors[0]
+    assert "no longer matches its content_hash" in errors[1]
+    with pytest.raises(TrinhoError, match="content_hash"):
+        proposals.approve(workspace, edited.id, "owner")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.dictionaries(
+        st.text(min_size=1, max_size=8),
+        st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=20)),
+        max_size=5,
+    )
+)
+def test_content_hash_is_stable_and_order_free(change: dict[str, Any]) -> None:
+    reordered = dict(reversed(list(change.items())))
+    assert proposals.content_hash("fact", change) == proposals.content_hash("fact", reordered)
+    assert proposals.content_hash("fact", change) != proposals.content_hash("memory", change)
+
+
+def test_a_decision_bound_to_another_content_hash_is_refused(workspace: Workspace) -> None:
+    p = proposals.submit(workspace, "memory", CHANGE, reason="r", origin="o").proposal
+    other = proposals.content_hash("memory", {"summary": "something else"})
+    with pytest.raises(TrinhoError, match="not the change that was announced"):
+        proposals.approve(workspace, p.id, "owner", content_hash=other)
+    with pytest.raises(TrinhoError, match="not the change that was announced"):
+        proposals.reject(workspace, p.id, "owner", content_hash=other)
+    assert proposals.get_proposal(workspace, p.id).status == "pending"
+    decided = proposals.reject(workspace, p.id, "owner", content_hash=p.content_hash)
+    assert decided.status == "rejected"
