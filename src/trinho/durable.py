@@ -44,6 +44,25 @@ def file_lock(lock_path: Path) -> Iterator[None]:
         os.close(fd)
 
 
+@contextlib.contextmanager
+def shared_lock_if_present(lock_path: Path) -> Iterator[None]:
+    """Hold a shared lock on `lock_path` if it exists, so a reader waits out a writer.
+
+    It never creates the lock file: reading a workspace must not write anything in it. A file
+    with no lock file yet was never appended to by trinho, so there is no writer to wait for.
+    """
+    try:
+        fd = os.open(lock_path, os.O_RDONLY)
+    except FileNotFoundError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        yield
+    finally:
+        os.close(fd)
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Replace `path` with `data`: temp file, fsync, rename, fsync the folder."""
     ensure_dir(path.parent)
@@ -86,6 +105,16 @@ def append_bytes(path: Path, data: bytes) -> None:
         os.close(fd)
     if created:
         fsync_dir(path.parent)
+
+
+def truncate(path: Path, size: int) -> None:
+    """Cut `path` to `size` bytes and fsync it. The caller holds the file's lock."""
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.ftruncate(fd, size)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _write_all(fd: int, data: bytes) -> None:

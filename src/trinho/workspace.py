@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from trinho.durable import atomic_write_text, ensure_dir, file_lock
+from trinho.durable import atomic_write_text, ensure_dir, file_lock, shared_lock_if_present
 from trinho.errors import TrinhoError
 
 Clock = Callable[[], datetime]
@@ -223,11 +223,20 @@ class Workspace:
         configured = Path(self.config.proposals_dir).expanduser()
         return configured if configured.is_absolute() else self.root / configured
 
+    def _lock_path(self, target: Path) -> Path:
+        digest = hashlib.sha256(str(target.resolve()).encode()).hexdigest()[:24]
+        return self.internal / "locks" / f"{digest}.lock"
+
     @contextlib.contextmanager
     def lock(self, target: Path) -> Iterator[None]:
         """Cross-process lock for one file; lock files live in .trinho/locks, not beside it."""
-        digest = hashlib.sha256(str(target.resolve()).encode()).hexdigest()[:24]
-        with file_lock(self.internal / "locks" / f"{digest}.lock"):
+        with file_lock(self._lock_path(target)):
+            yield
+
+    @contextlib.contextmanager
+    def read_lock(self, target: Path) -> Iterator[None]:
+        """Shared lock for reading one file: waits out an append, never creates anything."""
+        with shared_lock_if_present(self._lock_path(target)):
             yield
 
     def days_between(self, since: date, until: date) -> list[date]:

@@ -6,9 +6,10 @@ import sys
 
 import click
 
-from trinho.cli import workspace_cmds  # noqa: F401  (registers its commands)
+from trinho.cli import demo_cmds, workspace_cmds  # noqa: F401  (registers their commands)
 from trinho.cli.app import cli
 from trinho.errors import TrinhoError
+from trinho.textnorm import one_line
 
 __all__ = ["cli", "main"]
 
@@ -25,8 +26,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except click.ClickException as exc:
+    except click.exceptions.NoArgsIsHelpError as exc:
         exc.show()
+        return exc.exit_code
+    except click.UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx is not None else "trinho"
+        message = one_line(exc.format_message())
+        click.echo(f"trinho: error: {message} (see `{where} --help`)", err=True)
+        return exc.exit_code
+    except click.ClickException as exc:
+        click.echo(f"trinho: error: {one_line(exc.format_message())}", err=True)
         return exc.exit_code
     except BrokenPipeError:
         return 1
