@@ -35,6 +35,18 @@ class FixedClock:
         return self.now
 
 
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    """Every path under root with its bytes (None for folders): to prove nothing changed.
+
+    Empty lock files under .trinho/locks are left out: taking a lock is not writing content.
+    """
+    return {
+        rel: (p.read_bytes() if p.is_file() else None)
+        for p in sorted(root.rglob("*"))
+        if not (rel := p.relative_to(root).as_posix()).startswith(".trinho/locks")
+    }
+
+
 @pytest.fixture
 def clock() -> FixedClock:
     return FixedClock()
