@@ -291,17 +291,18 @@ def init_workspace(
     clock: Clock | None = None,
 ) -> InitResult:
     """Create the workspace layout and config; idempotent, never touches existing content."""
-    path = Path(root).expanduser()
-    ensure_dir(path)
-    path = path.resolve()
-    existing = read_config(path)
-    base = existing or Config(timezone=local_zone_name())
     if timezone is not None:
         load_zone(timezone, "--tz")
     if locale is not None and locale not in LOCALES:
         raise TrinhoError(f"--locale must be one of {', '.join(LOCALES)}")
     if owner is not None:
         validate_slug(owner, "--owner")
+    clock = clock or clock_from_env()
+    path = Path(root).expanduser()
+    existing = read_config(path)
+    ensure_dir(path)
+    path = path.resolve()
+    base = existing or Config(timezone=local_zone_name())
     config = Config(
         timezone=timezone or base.timezone,
         owner=owner or base.owner,
@@ -323,7 +324,7 @@ def init_workspace(
     workspace = Workspace(
         path,
         parse_config((path / CONFIG_PATH).read_text(encoding="utf-8"), str(path / CONFIG_PATH)),
-        clock or clock_from_env(),
+        clock,
     )
     for folder in (
         path / NOTES_DIR,
