@@ -10,8 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from trinho.workspace import Workspace, init_workspace
+
+# No per-example deadline: on a loaded CI machine a slow example is not a failing one.
+settings.register_profile("trinho", deadline=None)
+settings.load_profile("trinho")
 
 START = datetime.fromisoformat("2026-11-29T14:05:00+07:00")
 TZ = "Asia/Ho_Chi_Minh"
