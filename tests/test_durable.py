@@ -26,6 +26,14 @@ def test_atomic_write_replaces_and_leaves_no_temp_file(tmp_path: Path) -> None:
     assert [p.name for p in target.parent.iterdir()] == ["MEMORY.md"]
 
 
+def test_atomic_write_keeps_the_permissions_of_the_file_it_replaces(tmp_path: Path) -> None:
+    target = tmp_path / "MEMORY.md"
+    target.write_bytes(b"old")
+    target.chmod(0o600)
+    atomic_write_bytes(target, b"new")
+    assert (target.stat().st_mode & 0o777, target.read_bytes()) == (0o600, b"new")
+
+
 def test_a_failed_atomic_write_keeps_the_old_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

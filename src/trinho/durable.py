@@ -6,6 +6,7 @@ import contextlib
 import fcntl
 import os
 import secrets
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -66,9 +67,15 @@ def shared_lock_if_present(lock_path: Path) -> Iterator[None]:
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Replace `path` with `data`: temp file, fsync, rename, fsync the folder."""
     ensure_dir(path.parent)
+    try:
+        mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mode = None
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
+        if mode is not None:
+            os.fchmod(fd, mode)  # a replaced file keeps its permissions
         _write_all(fd, data)
         os.fsync(fd)
     except BaseException:

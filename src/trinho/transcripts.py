@@ -24,6 +24,9 @@ from trinho.textnorm import decode, nfc
 from trinho.workspace import CONVERSATIONS_DIR, Workspace, parse_now
 
 MAX_TURN_CHARS = 200_000
+# JSON leaves these unescaped, but str.splitlines() breaks lines at them: escape them so any
+# line-based reader sees one turn per line.
+_LINE_BREAK_ESCAPES = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 MAX_ROLE_CHARS = 64
 
 
@@ -38,7 +41,7 @@ class Turn:
         record: dict[str, str] = {"at": self.at.isoformat(), "role": self.role, "text": self.text}
         if self.ref is not None:
             record["ref"] = self.ref
-        return json.dumps(record, ensure_ascii=False)
+        return json.dumps(record, ensure_ascii=False).translate(_LINE_BREAK_ESCAPES)
 
 
 @dataclass(frozen=True)
