@@ -10,8 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from trinho.workspace import Workspace, init_workspace
+
+# No per-example deadline: on a loaded CI machine a slow example is not a failing one.
+settings.register_profile("trinho", deadline=None)
+settings.load_profile("trinho")
 
 START = datetime.fromisoformat("2026-11-29T14:05:00+07:00")
 TZ = "Asia/Ho_Chi_Minh"
@@ -33,6 +38,18 @@ class FixedClock:
     def set(self, iso: str) -> datetime:
         self.now = datetime.fromisoformat(iso)
         return self.now
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    """Every path under root with its bytes (None for folders): to prove nothing changed.
+
+    Empty lock files under .trinho/locks are left out: taking a lock is not writing content.
+    """
+    return {
+        rel: (p.read_bytes() if p.is_file() else None)
+        for p in sorted(root.rglob("*"))
+        if not (rel := p.relative_to(root).as_posix()).startswith(".trinho/locks")
+    }
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import contextlib
 import fcntl
 import os
 import secrets
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -53,12 +54,37 @@ def sibling_lock(target: Path) -> contextlib.AbstractContextManager[None]:
     return file_lock(target.parent / ".locks" / f"{target.name}.lock")
 
 
+@contextlib.contextmanager
+def shared_lock_if_present(lock_path: Path) -> Iterator[None]:
+    """Hold a shared lock on `lock_path` if it exists, so a reader waits out a writer.
+
+    It never creates the lock file: reading a workspace must not write anything in it. A file
+    with no lock file yet was never appended to by trinho, so there is no writer to wait for.
+    """
+    try:
+        fd = os.open(lock_path, os.O_RDONLY)
+    except FileNotFoundError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        yield
+    finally:
+        os.close(fd)
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Replace `path` with `data`: temp file, fsync, rename, fsync the folder."""
     ensure_dir(path.parent)
+    try:
+        mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mode = None
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
+        if mode is not None:
+            os.fchmod(fd, mode)  # a replaced file keeps its permissions
         _write_all(fd, data)
         os.fsync(fd)
     except BaseException:
@@ -95,6 +121,16 @@ def append_bytes(path: Path, data: bytes) -> None:
         os.close(fd)
     if created:
         fsync_dir(path.parent)
+
+
+def truncate(path: Path, size: int) -> None:
+    """Cut `path` to `size` bytes and fsync it. The caller holds the file's lock."""
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.ftruncate(fd, size)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -239,6 +239,58 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "Rejected {id}",
         "vi": "Đã từ chối {id}",
     },
+    "demo.step.init": {
+        "en": "A workspace in the owner's time zone (a temporary folder, removed at the end)",
+        "vi": "Không gian làm việc theo múi giờ của chủ nhân (thư mục tạm, xoá khi xong)",
+    },
+    "demo.step.notes": {
+        "en": "memory_save: notes in Vietnamese and English, one `- HH:MM` line each",
+        "vi": "memory_save: ghi chú tiếng Việt và tiếng Anh, mỗi ghi chú một dòng `- HH:MM`",
+    },
+    "demo.step.listing": {
+        "en": "Reading the day's notes back",
+        "vi": "Đọc lại các ghi chú trong ngày",
+    },
+    "demo.step.import": {
+        "en": "Importing conversation turns, each filed under its own day",
+        "vi": "Nhập các lượt hội thoại, mỗi lượt được xếp vào đúng ngày của nó",
+    },
+    "demo.step.memory": {
+        "en": "MEMORY.md parsed: entries, headings, loose lines",
+        "vi": "Phân tích MEMORY.md: mục có ngày, tiêu đề, dòng tự do",
+    },
+    "demo.step.refusals": {
+        "en": "Bad input is refused with a clear message; nothing is written",
+        "vi": "Dữ liệu sai bị từ chối với thông báo rõ ràng; không ghi gì cả",
+    },
+    "demo.created": {
+        "en": "  created: {created}",
+        "vi": "  đã tạo: {created}",
+    },
+    "demo.init_again": {
+        "en": "  run again: {created} things created (init is idempotent)",
+        "vi": "  chạy lại: tạo thêm {created} mục (init chạy lại không đổi gì)",
+    },
+    "demo.file": {
+        "en": "The file {path} now holds:",
+        "vi": "Tệp {path} giờ có nội dung:",
+    },
+    "demo.entries": {
+        "en": "  {count} entries: the two typed lines stayed one note",
+        "vi": "  {count} mục: hai dòng gõ cùng lúc vẫn là một ghi chú",
+    },
+    "demo.filed": {
+        "en": "  filed by the owner's day (17:30 UTC on the 27th is 00:30 on the 28th here):",
+        "vi": "  xếp theo ngày của chủ nhân (17:30 UTC ngày 27 là 00:30 ngày 28 ở đây):",
+    },
+    "demo.bad_date": {
+        "en": "(not a real date)",
+        "vi": "(ngày không có thật)",
+    },
+    "demo.round_trip": {
+        "en": "  written back unchanged, byte for byte: {same}",
+        "vi": "  ghi lại y nguyên từng byte: {same}",
+    },
 }
 
 

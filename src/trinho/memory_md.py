@@ -10,9 +10,12 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from trinho.textnorm import match_key, nfc, one_line
+from trinho.durable import atomic_write_text
+from trinho.textnorm import decode, match_key, nfc, one_line
+from trinho.workspace import MEMORY_FILE, Workspace
 
-_ENTRY_RE = re.compile(r"^- (\d{4}-\d{1,2}-\d{1,2}): (.*\S.*)$")
+_ENTRY_RE = re.compile(r"^- ([0-9]{4}-[0-9]{1,2}-[0-9]{1,2}): (.*\S.*)$")
+BOM = "\ufeff"
 _HEADING_RE = re.compile(r"^(#{1,6})(?:[ \t]+(.*))?$")
 
 
@@ -77,7 +80,10 @@ def parse_entry_date(text: str) -> date | None:
 
 
 def parse_line(raw: str, line: int) -> Item:
+    """Classify one line; a CR before the newline and a leading byte-order mark are kept in raw."""
     body = raw[:-1] if raw.endswith("\r") else raw
+    if line == 1:
+        body = body.removeprefix(BOM)
     match = _ENTRY_RE.match(body)
     if match:
         return Entry(match.group(1), match.group(2).strip(), raw, line)
@@ -88,6 +94,7 @@ def parse_line(raw: str, line: int) -> Item:
 
 
 def parse(text: str) -> MemoryDoc:
+    """Every line becomes one item; `render` joins their raw text back, byte for byte."""
     return MemoryDoc(tuple(parse_line(raw, i + 1) for i, raw in enumerate(text.split("\n"))))
 
 
@@ -98,3 +105,17 @@ def render(doc: MemoryDoc) -> str:
 def format_entry(day: date, text: str) -> str:
     """One entry line; the text is folded onto one line and NFC-normalised."""
     return f"- {day.isoformat()}: {one_line(nfc(text))}"
+
+
+def read_memory(workspace: Workspace) -> MemoryDoc:
+    """MEMORY.md as parsed (one empty loose line when there is none); reading writes nothing."""
+    path = workspace.memory_file
+    if not path.exists():
+        return parse("")
+    return parse(decode(path.read_bytes(), MEMORY_FILE))
+
+
+def write_memory(workspace: Workspace, doc: MemoryDoc) -> None:
+    """Replace MEMORY.md atomically with the rendered document."""
+    with workspace.lock(workspace.memory_file):
+        atomic_write_text(workspace.memory_file, render(doc))

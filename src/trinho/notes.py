@@ -13,8 +13,26 @@ from datetime import date
 
 from trinho.durable import append_bytes
 from trinho.errors import TrinhoError
-from trinho.textnorm import nfc, unify_breaks
+from trinho.textnorm import decode, nfc, unify_breaks
 from trinho.workspace import NOTES_DIR, Workspace
+
+__all__ = [
+    "MAX_NOTE_CHARS",
+    "LooseLine",
+    "NoteEntry",
+    "NoteFile",
+    "SavedNote",
+    "decode",
+    "format_entry",
+    "normalize_note_text",
+    "note_days",
+    "parse_note_file",
+    "read_notes",
+    "render_note_file",
+    "require_unicode",
+    "save_note",
+    "validate_note_text",
+]
 
 MAX_NOTE_CHARS = 10_000
 """Longest note text accepted by `save_note`, in characters after normalisation."""
@@ -92,19 +110,20 @@ def render_note_file(note_file: NoteFile) -> str:
     return "\n".join(note_file.raw_lines)
 
 
-def decode(data: bytes, where: str) -> str:
-    """UTF-8 text of a workspace file, or a clear error naming the file and the bad byte."""
+def require_unicode(text: str, what: str) -> None:
+    """Refuse text that cannot be stored as UTF-8 (lone surrogates, e.g. from bad argv bytes)."""
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
         raise TrinhoError(
-            f"{where}:{line}: invalid UTF-8 at byte {exc.start}; fix the file "
-            "(it was left untouched)"
+            f"{what} is not valid Unicode text (character {exc.start + 1} is a lone surrogate, "
+            "often a byte that is not UTF-8); re-type it in UTF-8"
         ) from None
 
 
 def validate_note_text(text: str) -> str:
+    """The text `save_note` would write, or a clear error; nothing is written either way."""
+    require_unicode(text, "note")
     normalized = normalize_note_text(text)
     if not normalized:
         raise TrinhoError("empty note: give some text to remember")
@@ -149,10 +168,13 @@ def save_note(workspace: Workspace, text: str) -> SavedNote:
 
 
 def read_notes(workspace: Workspace, day: date) -> NoteFile:
+    """One day's note file as parsed (empty when there is none); reading writes nothing."""
     path = workspace.note_path(day)
     if not path.exists():
         return NoteFile((), ("",))
-    return parse_note_file(decode(path.read_bytes(), f"{NOTES_DIR}/{day.isoformat()}.md"))
+    with workspace.read_lock(path):
+        data = path.read_bytes()
+    return parse_note_file(decode(data, f"{NOTES_DIR}/{day.isoformat()}.md"))
 
 
 def note_days(workspace: Workspace) -> list[date]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from trinho.errors import TrinhoError
+
 # Every boundary str.splitlines() knows, so no reader can see a line break we did not write.
 _BREAKS_RE = re.compile("\r\n|[\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _SPACE_RE = re.compile(r"\s+")
@@ -27,3 +29,15 @@ def one_line(text: str) -> str:
 def match_key(text: str) -> str:
     """The key entries are matched by: NFC, case-folded, white space collapsed."""
     return one_line(nfc(text).casefold())
+
+
+def decode(data: bytes, where: str) -> str:
+    """UTF-8 text of a workspace file, or a clear error naming the file and the bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise TrinhoError(
+            f"{where}:{line}: invalid UTF-8 at byte {exc.start}; fix the file "
+            "(it was left untouched)"
+        ) from None

@@ -2,6 +2,10 @@
 
 Each turn is filed under the owner's calendar day of its time. Bulk import validates every
 line before writing anything, so a bad line leaves the workspace untouched.
+
+Every turn ends with a newline. A last line without one that is not a valid turn is what a
+writer killed mid-append leaves (its call never returned): readers skip it and the next append
+cuts it off, so one crash cannot make a day unreadable.
 """
 
 from __future__ import annotations
@@ -13,13 +17,16 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
-from trinho.durable import append_bytes
+from trinho.durable import append_bytes, truncate
 from trinho.errors import TrinhoError
-from trinho.notes import decode
-from trinho.textnorm import nfc
+from trinho.notes import require_unicode
+from trinho.textnorm import decode, nfc
 from trinho.workspace import CONVERSATIONS_DIR, Workspace, parse_now
 
 MAX_TURN_CHARS = 200_000
+# JSON leaves these unescaped, but str.splitlines() breaks lines at them: escape them so any
+# line-based reader sees one turn per line.
+_LINE_BREAK_ESCAPES = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 MAX_ROLE_CHARS = 64
 
 
@@ -34,7 +41,7 @@ class Turn:
         record: dict[str, str] = {"at": self.at.isoformat(), "role": self.role, "text": self.text}
         if self.ref is not None:
             record["ref"] = self.ref
-        return json.dumps(record, ensure_ascii=False)
+        return json.dumps(record, ensure_ascii=False).translate(_LINE_BREAK_ESCAPES)
 
 
 @dataclass(frozen=True)
@@ -64,8 +71,12 @@ def make_turn(role: object, text: object, at: object, ref: object, where: str) -
         moment = parse_now(at, f"{where}: 'at'")
     else:
         raise TrinhoError(f"{where}: 'at' must be an ISO 8601 time with an offset")
-    if ref is not None and not isinstance(ref, str | int):
+    if ref is not None and (not isinstance(ref, str | int) or isinstance(ref, bool)):
         raise TrinhoError(f"{where}: 'ref' must be a string or a number")
+    require_unicode(role, f"{where}: 'role'")
+    require_unicode(text, f"{where}: 'text'")
+    if isinstance(ref, str):
+        require_unicode(ref, f"{where}: 'ref'")
     return Turn(moment, role.strip(), nfc(text), None if ref is None else str(ref))
 
 
@@ -94,14 +105,32 @@ def record_turn(
     return _append_turns(workspace, workspace.local_date(turn.at), [turn])[0]
 
 
+def _split_tail(data: bytes, where: str) -> tuple[str, Turn | None, bool]:
+    """The complete lines, the turn on a last line without a newline, and whether it is torn."""
+    cut = data.rfind(b"\n") + 1
+    complete = decode(data[:cut], where)
+    tail = data[cut:]
+    if not tail.strip():
+        return complete, None, False
+    line = complete.count("\n") + 1
+    try:
+        return complete, parse_turn_line(tail.decode("utf-8"), f"{where}:{line}"), False
+    except (UnicodeDecodeError, TrinhoError):
+        return complete, None, True
+
+
 def _append_turns(workspace: Workspace, day: date, turns: list[Turn]) -> list[StoredTurn]:
     path = workspace.conversation_path(day)
     rel = f"{CONVERSATIONS_DIR}/{day.isoformat()}.jsonl"
+    payload = "".join(turn.to_json() + "\n" for turn in turns).encode("utf-8")
     with workspace.lock(path):
-        existing = decode(path.read_bytes(), rel) if path.exists() else ""
-        first = existing.count("\n") + 1 + (1 if existing and not existing.endswith("\n") else 0)
-        payload = "".join(turn.to_json() + "\n" for turn in turns)
-        append_bytes(path, payload.encode("utf-8"))
+        data = path.read_bytes() if path.exists() else b""
+        complete, _, torn = _split_tail(data, rel)
+        if torn:
+            data = data[: data.rfind(b"\n") + 1]
+            truncate(path, len(data))
+        first = complete.count("\n") + 1 + (1 if data and not data.endswith(b"\n") else 0)
+        append_bytes(path, payload)
     return [StoredTurn(turn, rel, first + i) for i, turn in enumerate(turns)]
 
 
@@ -111,11 +140,16 @@ def read_day(workspace: Workspace, day: date) -> list[StoredTurn]:
     if not path.exists():
         return []
     rel = f"{CONVERSATIONS_DIR}/{day.isoformat()}.jsonl"
-    text = decode(path.read_bytes(), rel)
+    with workspace.read_lock(path):
+        data = path.read_bytes()
+    complete, tail_turn, _ = _split_tail(data, rel)
     turns = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    number = 0
+    for number, line in enumerate(complete.split("\n")[:-1], start=1):
         if line.strip():
             turns.append(StoredTurn(parse_turn_line(line, f"{rel}:{number}"), rel, number))
+    if tail_turn is not None:
+        turns.append(StoredTurn(tail_turn, rel, number + 1))
     return turns
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from trinho.durable import atomic_write_text, ensure_dir, file_lock
+from trinho.durable import atomic_write_text, ensure_dir, file_lock, shared_lock_if_present
 from trinho.errors import TrinhoError
 
 Clock = Callable[[], datetime]
@@ -223,11 +223,20 @@ class Workspace:
         configured = Path(self.config.proposals_dir).expanduser()
         return configured if configured.is_absolute() else self.root / configured
 
+    def _lock_path(self, target: Path) -> Path:
+        digest = hashlib.sha256(str(target.resolve()).encode()).hexdigest()[:24]
+        return self.internal / "locks" / f"{digest}.lock"
+
     @contextlib.contextmanager
     def lock(self, target: Path) -> Iterator[None]:
         """Cross-process lock for one file; lock files live in .trinho/locks, not beside it."""
-        digest = hashlib.sha256(str(target.resolve()).encode()).hexdigest()[:24]
-        with file_lock(self.internal / "locks" / f"{digest}.lock"):
+        with file_lock(self._lock_path(target)):
+            yield
+
+    @contextlib.contextmanager
+    def read_lock(self, target: Path) -> Iterator[None]:
+        """Shared lock for reading one file: waits out an append, never creates anything."""
+        with shared_lock_if_present(self._lock_path(target)):
             yield
 
     def days_between(self, since: date, until: date) -> list[date]:
@@ -282,17 +291,18 @@ def init_workspace(
     clock: Clock | None = None,
 ) -> InitResult:
     """Create the workspace layout and config; idempotent, never touches existing content."""
-    path = Path(root).expanduser()
-    ensure_dir(path)
-    path = path.resolve()
-    existing = read_config(path)
-    base = existing or Config(timezone=local_zone_name())
     if timezone is not None:
         load_zone(timezone, "--tz")
     if locale is not None and locale not in LOCALES:
         raise TrinhoError(f"--locale must be one of {', '.join(LOCALES)}")
     if owner is not None:
         validate_slug(owner, "--owner")
+    clock = clock or clock_from_env()
+    path = Path(root).expanduser()
+    existing = read_config(path)
+    ensure_dir(path)
+    path = path.resolve()
+    base = existing or Config(timezone=local_zone_name())
     config = Config(
         timezone=timezone or base.timezone,
         owner=owner or base.owner,
@@ -314,7 +324,7 @@ def init_workspace(
     workspace = Workspace(
         path,
         parse_config((path / CONFIG_PATH).read_text(encoding="utf-8"), str(path / CONFIG_PATH)),
-        clock or clock_from_env(),
+        clock,
     )
     for folder in (
         path / NOTES_DIR,

@@ -9,10 +9,12 @@ import click
 
 from trinho.cli.app import cli
 from trinho.errors import TrinhoError
+from trinho.textnorm import one_line
 
 __all__ = ["cli", "main"]
 
 COMMAND_MODULES = (
+    "demo_cmds",
     "facts_cmds",
     "gate_cmds",
     "model_cmds",
@@ -36,8 +38,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except click.ClickException as exc:
+    except click.exceptions.NoArgsIsHelpError as exc:
         exc.show()
+        return exc.exit_code
+    except click.UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx is not None else "trinho"
+        message = one_line(exc.format_message())
+        click.echo(f"trinho: error: {message} (see `{where} --help`)", err=True)
+        return exc.exit_code
+    except click.ClickException as exc:
+        click.echo(f"trinho: error: {one_line(exc.format_message())}", err=True)
         return exc.exit_code
     except BrokenPipeError:
         return 1

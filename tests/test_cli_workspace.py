@@ -1,0 +1,167 @@
+"""The CLI conventions on the workspace commands: one JSON document, one-line errors, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import snapshot
+from trinho.cli import main
+
+Run = tuple[int, str, str]
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> Run:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_json(out: str) -> dict[str, object]:
+    """stdout holds exactly one JSON document and nothing else."""
+    assert out.endswith("\n") and out.count("\n") == 1, out
+    value = json.loads(out)
+    assert isinstance(value, dict)
+    return value
+
+
+def assert_user_error(result: Run, code: int, message: str) -> None:
+    got, out, err = result
+    assert got == code
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("trinho: error: "), err
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_json_flow(cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "init", "--tz", "Asia/Ho_Chi_Minh", "--json")
+    assert (code, err) == (0, "")
+    assert one_json(out)["timezone"] == "Asia/Ho_Chi_Minh"
+    code, out, _ = run(capsys, "init", "--json")
+    assert one_json(out)["created"] == []
+
+    code, out, _ = run(capsys, "note", "Mua quà sinh nhật cho mẹ", "--json")
+    saved = one_json(out)
+    assert code == 0
+    assert saved["path"] == "memory/2026-11-29.md"
+    assert saved["line"] == "- 14:05 Mua quà sinh nhật cho mẹ"
+
+    code, out, _ = run(capsys, "notes", "--json")
+    listed = one_json(out)
+    assert listed["entries"] == [
+        {"time": "14:05", "text": "Mua quà sinh nhật cho mẹ", "line": 1, "lines": 1}
+    ]
+    code, out, _ = run(capsys, "notes", "--date", "2026-11-28", "--json")
+    assert one_json(out)["entries"] == []
+
+
+def test_import_command(
+    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    run(capsys, "init", "--tz", "Asia/Ho_Chi_Minh")
+    source = tmp_path / "turns.jsonl"
+    lines = [
+        {"at": "2026-11-27T23:59:00+07:00", "role": "user", "text": "a", "ref": "m1"},
+        {"at": "2026-11-27T17:01:00Z", "role": "assistant", "text": "b", "ref": 2},
+    ]
+    source.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    code, out, err = run(capsys, "import", "conversations", str(source), "--json")
+    assert (code, err) == (0, "")
+    assert one_json(out) == {"imported": 2, "skipped": 0, "days": 2}
+    code, out, _ = run(capsys, "import", "conversations", str(source))
+    assert out == "Imported 0 turns into 2 days (2 already present)\n"
+
+
+def test_human_output_follows_the_locale(
+    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(capsys, "init", "--tz", "Asia/Ho_Chi_Minh", "--locale", "vi")
+    assert run(capsys, "note", "đi chợ")[1] == "Đã lưu vào memory/2026-11-29.md: - 14:05 đi chợ\n"
+    assert (
+        run(capsys, "notes", "--date", "2026-11-28")[1] == "Không có ghi chú nào ngày 2026-11-28\n"
+    )
+    assert run(capsys, "notes")[1] == "- 14:05 đi chợ\n"
+
+
+def test_user_errors_are_one_line_and_write_nothing(
+    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert_user_error(run(capsys, "note", "x", "--json"), 1, "run `trinho --workspace")
+    run(capsys, "init", "--tz", "Asia/Ho_Chi_Minh")
+    root = Path(cli_env["TRINHO_HOME"])
+    before = snapshot(root)
+    assert_user_error(run(capsys, "note", "  ", "--json"), 1, "empty note")
+    assert_user_error(run(capsys, "note", "x" * 10_001), 1, "limit is 10,000")
+    assert_user_error(run(capsys, "notes", "--date", "29/11/2026", "--json"), 1, "--date")
+    assert_user_error(
+        run(capsys, "import", "conversations", str(tmp_path / "no")), 1, "cannot read"
+    )
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"at": "2026-11-29T10:00:00+07:00", "role": "u", "text": "ok"}\n{\n', "utf-8")
+    assert_user_error(run(capsys, "import", "conversations", str(bad), "--json"), 1, "bad.jsonl:2")
+    assert_user_error(run(capsys, "note"), 2, "Missing argument")
+    assert_user_error(run(capsys, "nope"), 2, "No such command")
+    assert_user_error(run(capsys, "init", "--tz", "Mars/Base"), 1, "unknown time zone")
+    (root / "memory" / "2026-11-29.md").write_bytes(b"caf\xe9\n")
+    before["memory/2026-11-29.md"] = b"caf\xe9\n"
+    assert_user_error(run(capsys, "notes"), 1, "memory/2026-11-29.md:1: invalid UTF-8")
+    assert_user_error(run(capsys, "note", "more"), 1, "invalid UTF-8")
+    assert snapshot(root) == before
+
+
+def test_bad_trinho_now_is_a_user_error(
+    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run(capsys, "init")
+    monkeypatch.setenv("TRINHO_NOW", "tomorrow")
+    assert_user_error(run(capsys, "note", "x"), 1, "TRINHO_NOW")
+
+
+def test_workspace_option_beats_trinho_home(
+    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = run(capsys, "--workspace", str(tmp_path / "other"), "init", "--json")
+    assert code == 0
+    assert one_json(out)["workspace"] == str((tmp_path / "other").resolve())
+    assert not Path(cli_env["TRINHO_HOME"]).exists()
+
+
+def test_openclaw_folder_reads_without_writing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    root = tmp_path / "claw"
+    (root / "memory").mkdir(parents=True)
+    (root / "memory" / "2026-11-28.md").write_text("- 09:00 cũ\nghi tay\n", encoding="utf-8")
+    before = snapshot(root)
+    code, out, _ = run(capsys, "--workspace", str(root), "notes", "--date", "2026-11-28", "--json")
+    assert code == 0
+    assert [e["text"] for e in one_json(out)["entries"]] == ["cũ"]  # type: ignore[union-attr]
+    assert snapshot(root) == before
+
+
+def test_console_script_end_to_end(cli_env: dict[str, str], tmp_path: Path) -> None:
+    """The installed `trinho` command: bad argv bytes are a one-line error, never a traceback."""
+    trinho = Path(sys.executable).parent / "trinho"
+    env = {**os.environ, **cli_env}
+    subprocess.run(
+        [trinho, "init", "--tz", "Asia/Ho_Chi_Minh"], env=env, check=True, capture_output=True
+    )
+    bad = subprocess.run([trinho, "note", b"caf\xe9", "--json"], env=env, capture_output=True)
+    assert bad.returncode == 1
+    assert bad.stdout == b""
+    assert bad.stderr.decode().startswith("trinho: error: note is not valid Unicode")
+    assert bad.stderr.count(b"\n") == 1
+    good = subprocess.run([trinho, "note", "a\n- 09:00 b", "--json"], env=env, capture_output=True)
+    assert json.loads(good.stdout) == {
+        "path": "memory/2026-11-29.md",
+        "line": "- 14:05 a\n  - 09:00 b",
+        "date": "2026-11-29",
+        "time": "14:05",
+        "line_number": 1,
+    }
