@@ -291,6 +291,22 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "  written back unchanged, byte for byte: {same}",
         "vi": "  ghi lại y nguyên từng byte: {same}",
     },
+    "search.none": {
+        "en": "No matches",
+        "vi": "Không tìm thấy kết quả nào",
+    },
+    "index.progress": {
+        "en": "Indexing",
+        "vi": "Đang lập chỉ mục",
+    },
+    "index.rebuilt": {
+        "en": "Search index rebuilt: {documents} entries",
+        "vi": "Đã dựng lại chỉ mục tìm kiếm: {documents} mục",
+    },
+    "index.refreshed": {
+        "en": "Search index up to date: {changed} files re-read, {documents} entries",
+        "vi": "Chỉ mục tìm kiếm đã cập nhật: đọc lại {changed} tệp, {documents} mục",
+    },
 }
 
 

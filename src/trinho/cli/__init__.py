@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "facts_cmds",
     "gate_cmds",
     "model_cmds",
+    "search_cmds",
     "workspace_cmds",
 )
 """Modules under trinho.cli that register commands on `cli`, one per line."""

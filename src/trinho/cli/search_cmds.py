@@ -1,0 +1,189 @@
+"""Commands for memory search: search (one query or a batch), get, index."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import asdict
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import click
+
+from trinho.cli.app import cli, emit, json_option, state
+from trinho.errors import TrinhoError
+from trinho.i18n import t
+from trinho.search import KINDS, Hit, Kind, Query, SearchIndex, memory_get
+from trinho.textnorm import one_line
+from trinho.workspace import parse_day
+
+_GET_RE = re.compile(r"^(?P<path>.*?)(?::(?P<start>\d+)(?:-(?P<end>\d+))?)?$")
+_BATCH_KEYS = {"query", "limit", "since", "until", "kind", "kinds"}
+
+
+def _human_hits(hits: list[Hit], locale: str) -> str:
+    if not hits:
+        return t(locale, "search.none")
+    lines = []
+    for hit in hits:
+        text = one_line(hit.text)
+        text = text if len(text) <= 160 else text[:157] + "..."
+        day = hit.date.isoformat() if hit.date else "----------"
+        lines.append(f"{hit.path}:{hit.line}  {day}  {hit.kind:<12} {text}")
+    return "\n".join(lines)
+
+
+def _batch_query(record: Any, where: str) -> Query:
+    """One line of a batch file as a Query; every wrong field is named with its line."""
+    if not isinstance(record, dict):
+        raise TrinhoError(f'{where}: expected a JSON object with a "query"')
+    unknown = sorted(set(record) - _BATCH_KEYS)
+    if unknown:
+        raise TrinhoError(
+            f"{where}: unknown field {unknown[0]!r}; use {', '.join(sorted(_BATCH_KEYS))}"
+        )
+    text = record.get("query")
+    if not isinstance(text, str):
+        raise TrinhoError(f'{where}: "query" must be a string')
+    limit = record.get("limit", 10)
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+        raise TrinhoError(f'{where}: "limit" must be a positive integer')
+    days: dict[str, date | None] = {}
+    for key in ("since", "until"):
+        value = record.get(key)
+        if value is not None and not isinstance(value, str):
+            raise TrinhoError(f"{where}: {key!r} must be a date string YYYY-MM-DD")
+        days[key] = parse_day(value, f"{where}: {key!r}") if value else None
+    raw_kinds = record.get("kinds", record.get("kind", []))
+    raw_kinds = [raw_kinds] if isinstance(raw_kinds, str) else raw_kinds
+    if not isinstance(raw_kinds, list) or any(k not in KINDS for k in raw_kinds):
+        raise TrinhoError(f'{where}: "kind" must be one or a list of {", ".join(KINDS)}')
+    return Query(text, limit, days["since"], days["until"], tuple(raw_kinds))
+
+
+def _read_batch(file: str) -> list[Query]:
+    if file == "-":
+        data = sys.stdin.buffer.read()
+        name = "<stdin>"
+    else:
+        try:
+            data = Path(file).read_bytes()
+        except OSError as exc:
+            raise TrinhoError(f"cannot read {file}: {exc.strerror}") from None
+        name = file
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TrinhoError(f"{name}: not UTF-8 text") from None
+    queries = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise TrinhoError(f"{name}:{number}: not valid JSON ({exc.msg})") from None
+        queries.append(_batch_query(record, f"{name}:{number}"))
+    return queries
+
+
+@cli.command()
+@click.argument("query", required=False)
+@click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True, help="Hits.")
+@click.option("--since", "since_text", help="Only hits dated on or after this day (YYYY-MM-DD).")
+@click.option("--until", "until_text", help="Only hits dated on or before this day (YYYY-MM-DD).")
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    type=click.Choice(list(KINDS)),
+    help="Only this kind of hit (repeatable).",
+)
+@click.option(
+    "--batch",
+    "batch",
+    metavar="FILE",
+    help='JSON lines {"query", "limit", "since", "until", "kind"}: one JSON list of hits per '
+    "line, in order ('-' reads stdin).",
+)
+@json_option
+def search(
+    query: str | None,
+    limit: int,
+    since_text: str | None,
+    until_text: str | None,
+    kinds: tuple[Kind, ...],
+    batch: str | None,
+    as_json: bool,
+) -> None:
+    """memory_search: ranked hits from notes, MEMORY.md, facts and conversations."""
+    ws = state().workspace()
+    if batch is not None:
+        if query is not None:
+            raise TrinhoError("give either QUERY or --batch FILE, not both")
+        queries = _read_batch(batch)
+        with SearchIndex(ws) as index:
+            index.refresh()
+            for item in queries:
+                hits = index.search(item, fresh=False)
+                sys.stdout.write(json.dumps([h.to_json() for h in hits], ensure_ascii=False))
+                sys.stdout.write("\n")
+        return
+    if query is None:
+        raise TrinhoError("empty query: give some words to search for (or --batch FILE)")
+    since = parse_day(since_text, "--since") if since_text else None
+    until = parse_day(until_text, "--until") if until_text else None
+    with SearchIndex(ws) as index:
+        hits = index.search(Query(query, limit, since, until, kinds))
+    emit(as_json, [h.to_json() for h in hits], lambda: _human_hits(hits, ws.locale))
+
+
+@cli.command()
+@click.argument("target", metavar="PATH[:LINE[-LINE]]")
+@json_option
+def get(target: str, as_json: bool) -> None:
+    """memory_get: print lines of a workspace file (never outside the workspace)."""
+    ws = state().workspace()
+    match = _GET_RE.match(target)
+    assert match is not None
+    start = int(match.group("start") or 1)
+    end = match.group("end")
+    if end is not None and int(end) < start:
+        raise TrinhoError(f"{target}: the last line {end} comes before the first {start}")
+    lines = None if match.group("start") is None else (int(end) - start + 1 if end else 1)
+    snippet = memory_get(ws, match.group("path"), start, lines)
+    emit(as_json, asdict(snippet), snippet.text)
+
+
+@cli.command(name="index")
+@click.option("--rebuild", is_flag=True, help="Recreate the search index from the files.")
+@json_option
+def index_cmd(rebuild: bool, as_json: bool) -> None:
+    """Bring the search index up to date (or recreate it with --rebuild)."""
+    ws = state().workspace()
+    with SearchIndex(ws) as index:
+        if rebuild:
+            if sys.stderr.isatty() and not as_json:
+                with click.progressbar(
+                    length=1, label=t(ws.locale, "index.progress"), file=sys.stderr
+                ) as bar:
+
+                    def step(done: int, total: int) -> None:
+                        bar.length = total
+                        bar.update(1)
+
+                    docs = index.rebuild(progress=step)
+            else:
+                docs = index.rebuild()
+            data = {"rebuilt": True, "changed": None, "documents": docs}
+            emit(as_json, data, t(ws.locale, "index.rebuilt", documents=docs))
+        else:
+            changed = index.refresh()
+            data = {"rebuilt": False, "changed": changed, "documents": index.count()}
+            emit(
+                as_json,
+                data,
+                t(ws.locale, "index.refreshed", changed=changed, documents=index.count()),
+            )

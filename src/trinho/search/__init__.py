@@ -1,0 +1,87 @@
+"""memory_search and memory_get: ranked hits over notes, MEMORY.md, facts and conversations.
+
+The index is derived from the workspace files (`.trinho/index.sqlite`) and kept fresh on
+its own: see `trinho.search.index`. This module is the small public face of the package.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from trinho.errors import TrinhoError
+from trinho.notes import decode
+from trinho.search.documents import KINDS, FactRecord, Kind
+from trinho.search.index import INDEX_FILE, FactSource, Hit, Query, SearchIndex, open_index
+from trinho.workspace import Workspace
+
+__all__ = [
+    "KINDS",
+    "FactRecord",
+    "FactSource",
+    "Hit",
+    "Kind",
+    "Query",
+    "SearchIndex",
+    "Snippet",
+    "memory_get",
+    "notify_written",
+    "open_index",
+    "search",
+]
+
+MAX_GET_LINES = 2_000
+
+
+def search(
+    ws: Workspace,
+    query: str,
+    limit: int = 10,
+    since: date | None = None,
+    until: date | None = None,
+    kinds: Sequence[Kind] = (),
+) -> list[Hit]:
+    """memory_search: the best `limit` hits for `query`, newest files noticed first."""
+    with open_index(ws) as index:
+        return index.search(Query(query, limit, since, until, tuple(kinds)))
+
+
+def notify_written(ws: Workspace, paths: Sequence[str]) -> None:
+    """Update an existing index for files trinho just wrote. Never fails the write itself:
+    the index is derived, and the next search notices anything missed here."""
+    if not (ws.internal / INDEX_FILE).exists():
+        return
+    with contextlib.suppress(sqlite3.Error, OSError, TrinhoError), open_index(ws) as index:
+        index.refresh(paths)
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """Lines `start`..`end` (1-based, inclusive) of a workspace file."""
+
+    path: str
+    start: int
+    end: int
+    total: int
+    text: str
+
+
+def memory_get(ws: Workspace, path: str, from_line: int = 1, lines: int | None = None) -> Snippet:
+    """memory_get: read part of a workspace file; paths never leave the workspace."""
+    if from_line < 1:
+        raise TrinhoError(f"{path}: line numbers start at 1 (got {from_line})")
+    if lines is not None and lines < 1:
+        raise TrinhoError(f"{path}: give at least 1 line (got {lines})")
+    resolved = ws.path(path)
+    if not resolved.is_file():
+        raise TrinhoError(f"{path}: no such file in the workspace {ws.root}")
+    all_lines = decode(resolved.read_bytes(), path).split("\n")
+    if all_lines and all_lines[-1] == "":
+        all_lines.pop()
+    count = min(lines or MAX_GET_LINES, MAX_GET_LINES)
+    chosen = all_lines[from_line - 1 : from_line - 1 + count]
+    end = from_line - 1 + len(chosen)
+    return Snippet(ws.relative(resolved), from_line, end, len(all_lines), "\n".join(chosen))

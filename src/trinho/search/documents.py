@@ -1,0 +1,139 @@
+"""What gets indexed: workspace files turned into plain `Doc` records (pure functions).
+
+A file that a person edited by hand may hold lines no parser understands; those are skipped
+here rather than failing a search, because the file itself stays the source of truth.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+from typing import Literal
+
+from trinho import memory_md
+from trinho.notes import parse_note_file
+from trinho.search.tokenize import terms
+
+Kind = Literal["note", "memory", "fact", "conversation"]
+KINDS: tuple[Kind, ...] = ("note", "memory", "fact", "conversation")
+
+
+@dataclass(frozen=True)
+class Doc:
+    """One searchable unit: a note entry, a MEMORY.md entry, a fact version or a turn.
+
+    `body` and `context` are the index terms joined by spaces: `context` holds the terms of
+    the neighbouring turns, so a turn that answers a question asked just before it is found.
+    """
+
+    kind: Kind
+    path: str
+    line: int
+    day: date | None
+    text: str
+    refs: tuple[str, ...]
+    body: str
+    context: str = ""
+
+
+@dataclass(frozen=True)
+class FactRecord:
+    """One version of a fact as the facts store reports it (current or from history)."""
+
+    path: str
+    line: int
+    key: str
+    value: str
+    valid_from: date | None
+    valid_to: date | None
+    current: bool
+
+
+def note_docs(path: str, day: date, text: str) -> list[Doc]:
+    """Every `- HH:MM text` entry of a daily note, dated with the note's day."""
+    return [
+        Doc("note", path, e.line, day, e.text, (f"{path}:{e.line}",), " ".join(terms(e.text)))
+        for e in parse_note_file(text).entries
+    ]
+
+
+def memory_docs(path: str, text: str) -> list[Doc]:
+    """Every dated MEMORY.md entry; an entry with an impossible date is kept, undated."""
+    return [
+        Doc("memory", path, e.line, e.date, e.text, (f"{path}:{e.line}",), " ".join(terms(e.text)))
+        for e in memory_md.parse(text).entries
+    ]
+
+
+@dataclass(frozen=True)
+class _Turn:
+    line: int
+    role: str
+    text: str
+    ref: str | None
+
+
+def _turns(text: str) -> list[_Turn]:
+    found = []
+    for number, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except json.JSONDecodeError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        role, body, ref = record.get("role"), record.get("text"), record.get("ref")
+        if not isinstance(role, str) or not isinstance(body, str):
+            continue
+        found.append(_Turn(number, role, body, None if ref is None else str(ref)))
+    return found
+
+
+def conversation_docs(path: str, day: date, text: str, neighbours: int = 1) -> list[Doc]:
+    """Every turn of a day's transcript; the speaker's name is indexed with the turn."""
+    turns = _turns(text)
+    said = [" ".join(terms(turn.text)) for turn in turns]
+    docs = []
+    for i, turn in enumerate(turns):
+        around = [
+            said[j]
+            for j in range(max(0, i - neighbours), min(len(turns), i + neighbours + 1))
+            if j != i
+        ]
+        ref = turn.ref if turn.ref is not None else f"{path}:{turn.line}"
+        docs.append(
+            Doc(
+                "conversation",
+                path,
+                turn.line,
+                day,
+                turn.text,
+                (ref,),
+                " ".join([*terms(turn.role), said[i]]),
+                " ".join(around),
+            )
+        )
+    return docs
+
+
+def fact_docs(records: Iterable[FactRecord]) -> list[Doc]:
+    """Fact versions, current and past, each dated from when it became true."""
+    docs = []
+    for rec in records:
+        text = f"{rec.key}: {rec.value}"
+        docs.append(
+            Doc(
+                "fact",
+                rec.path,
+                rec.line,
+                rec.valid_from,
+                text,
+                (f"{rec.path}:{rec.line}",),
+                " ".join(terms(f"{rec.key.replace('-', ' ').replace('_', ' ')} {rec.value}")),
+            )
+        )
+    return docs

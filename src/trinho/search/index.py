@@ -1,0 +1,399 @@
+"""The search index: a SQLite FTS5 store in `.trinho/index.sqlite`, derived from the files.
+
+Each indexed file is recorded with its size and modification time. Before a search, one
+`stat` per file tells which files changed by hand; only those are read again. Writes made
+through trinho call `refresh` for the file they touched. `rebuild` builds a new index beside
+the old one and swaps it in, so a reader never sees half an index.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from trinho.errors import TrinhoError
+from trinho.search.documents import (
+    KINDS,
+    Doc,
+    FactRecord,
+    Kind,
+    conversation_docs,
+    fact_docs,
+    memory_docs,
+    note_docs,
+)
+from trinho.search.ranking import Scored, match_expression, rerank
+from trinho.search.tokenize import TOKENIZER_VERSION, accented_words, query_terms
+from trinho.workspace import CONVERSATIONS_DIR, MEMORY_FILE, NOTES_DIR, Workspace
+
+INDEX_FILE = "index.sqlite"
+SCHEMA_VERSION = "1"
+CONTEXT_WEIGHT = 0.5
+"""Weight of the neighbouring turns' words against the turn's own words in BM25."""
+
+CANDIDATES = 50
+"""How many lexical candidates beyond `limit` are re-ranked for the diacritics bonus."""
+
+FactSource = Callable[[Workspace], Iterable[FactRecord]]
+"""Reads every fact version of the workspace; given by the facts store once it exists."""
+
+_DAY_FILE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.(md|jsonl)$")
+
+_SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files(path TEXT PRIMARY KEY, kind TEXT NOT NULL, mtime_ns INTEGER NOT NULL,
+                   size INTEGER NOT NULL);
+CREATE TABLE docs(id INTEGER PRIMARY KEY, path TEXT NOT NULL, kind TEXT NOT NULL,
+                  line INTEGER NOT NULL, day TEXT, text TEXT NOT NULL, refs TEXT NOT NULL);
+CREATE INDEX docs_path ON docs(path);
+CREATE VIRTUAL TABLE fts USING fts5(body, context, tokenize='unicode61 remove_diacritics 0');
+"""
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result; `refs` are the source ids it covers (a turn's `ref`, else path:line)."""
+
+    kind: Kind
+    path: str
+    line: int
+    date: date | None
+    text: str
+    score: float
+    refs: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "path": self.path,
+            "line": self.line,
+            "date": None if self.date is None else self.date.isoformat(),
+            "text": self.text,
+            "score": float(f"{self.score:.6g}"),
+            "refs": list(self.refs),
+        }
+
+
+@dataclass(frozen=True)
+class FileStat:
+    kind: Kind
+    mtime_ns: int
+    size: int
+
+
+@dataclass(frozen=True)
+class Query:
+    """A search request; `kinds` empty means every kind. Dates are inclusive."""
+
+    text: str
+    limit: int = 10
+    since: date | None = None
+    until: date | None = None
+    kinds: tuple[Kind, ...] = ()
+
+
+def validate_query(query: Query) -> list[str]:
+    """The query's terms, or a clear error when there is nothing to search for."""
+    if query.limit < 1:
+        raise TrinhoError(f"limit must be at least 1 (got {query.limit})")
+    for kind in query.kinds:
+        if kind not in KINDS:
+            raise TrinhoError(f"unknown kind {kind!r}: use one of {', '.join(KINDS)}")
+    if query.since and query.until and query.since > query.until:
+        raise TrinhoError(f"--since {query.since} is after --until {query.until}")
+    found = query_terms(query.text)
+    if not found:
+        raise TrinhoError("empty query: give some words to search for")
+    return found
+
+
+def scan(ws: Workspace, with_facts: bool) -> dict[str, FileStat]:
+    """Every indexable file with its size and mtime: one stat each, nothing read."""
+    found: dict[str, FileStat] = {}
+    with contextlib.suppress(FileNotFoundError):
+        st = os.stat(ws.memory_file)
+        found[MEMORY_FILE] = FileStat("memory", st.st_mtime_ns, st.st_size)
+    for folder, kind, suffix in (
+        (NOTES_DIR, "note", "md"),
+        (CONVERSATIONS_DIR, "conversation", "jsonl"),
+    ):
+        with (
+            contextlib.suppress(FileNotFoundError, NotADirectoryError),
+            os.scandir(ws.root / folder) as entries,
+        ):
+            for entry in entries:
+                match = _DAY_FILE_RE.match(entry.name)
+                if match is None or match.group(2) != suffix:
+                    continue
+                with contextlib.suppress(FileNotFoundError):
+                    st = entry.stat()
+                    found[f"{folder}/{entry.name}"] = FileStat(kind, st.st_mtime_ns, st.st_size)  # type: ignore[arg-type]
+    if with_facts:
+        for path in sorted(ws.users_root.glob("*/facts/**/*")):
+            if path.is_file():
+                st = path.stat()
+                found["facts:" + path.relative_to(ws.users_root).as_posix()] = FileStat(
+                    "fact", st.st_mtime_ns, st.st_size
+                )
+    return found
+
+
+def docs_of_file(ws: Workspace, rel: str, kind: Kind) -> list[Doc]:
+    """Read and split one file; a file that is not UTF-8 is indexed with the bad bytes replaced."""
+    try:
+        text = (ws.root / rel).read_bytes().decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    if kind == "memory":
+        return memory_docs(rel, text)
+    day = date.fromisoformat(rel.rsplit("/", 1)[1].split(".", 1)[0])
+    if kind == "note":
+        return note_docs(rel, day, text)
+    return conversation_docs(rel, day, text)
+
+
+class SearchIndex:
+    """An open index of one workspace. Use as a context manager, or call `close()`."""
+
+    def __init__(self, ws: Workspace, facts: FactSource | None = None) -> None:
+        self.ws = ws
+        self.facts = facts
+        self.path = ws.internal / INDEX_FILE
+        self.conn = self._open()
+
+    def __enter__(self) -> SearchIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- building -------------------------------------------------------------------
+
+    def _open(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.exists():
+            conn = _connect(self.path)
+            try:
+                if _current_version(conn) == _version():
+                    return conn
+            except sqlite3.DatabaseError:
+                pass
+            conn.close()
+        self.rebuild()
+        return _connect(self.path)
+
+    def rebuild(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Build a fresh index beside the old one, then swap it in. Returns the docs indexed."""
+        tmp = self.path.with_name(f".{INDEX_FILE}.{os.getpid()}.tmp")
+        tmp.unlink(missing_ok=True)
+        conn = _connect(tmp)
+        try:
+            conn.executescript(_SCHEMA)
+            conn.execute("INSERT INTO meta VALUES ('version', ?)", (_version(),))
+            files = scan(self.ws, self.facts is not None)
+            total = 0
+            with conn:
+                for done, (rel, stat) in enumerate(sorted(files.items()), start=1):
+                    total += _replace_file(conn, self.ws, rel, stat, self.facts)
+                    if progress is not None:
+                        progress(done, len(files))
+                if self.facts is not None:
+                    _replace_facts(conn, self.ws, files, self.facts)
+            conn.execute("INSERT INTO fts(fts) VALUES ('optimize')")
+            conn.commit()
+        except BaseException:
+            conn.close()
+            tmp.unlink(missing_ok=True)
+            raise
+        conn.close()
+        os.replace(tmp, self.path)
+        if hasattr(self, "conn"):
+            self.conn.close()
+            self.conn = _connect(self.path)
+        return total
+
+    def refresh(self, paths: Sequence[str] | None = None) -> int:
+        """Re-read the files that changed since they were indexed; returns how many.
+
+        With `paths` (workspace-relative), only those are looked at: what a write through
+        trinho calls for the file it just wrote.
+        """
+        current = scan(self.ws, self.facts is not None)
+        if paths is not None:
+            wanted = set(paths)
+            current = {rel: st for rel, st in current.items() if rel in wanted}
+        known = {
+            row[0]: (row[1], row[2])
+            for row in self.conn.execute("SELECT path, mtime_ns, size FROM files")
+        }
+        changed = [rel for rel, st in current.items() if known.get(rel) != (st.mtime_ns, st.size)]
+        gone = [rel for rel in known if rel not in current and (paths is None or rel in paths)]
+        if not changed and not gone:
+            return 0
+        fact_changed = any(rel.startswith("facts:") for rel in [*changed, *gone])
+        with self.conn:
+            for rel in gone:
+                _forget_file(self.conn, rel)
+            for rel in changed:
+                if not rel.startswith("facts:"):
+                    _replace_file(self.conn, self.ws, rel, current[rel], self.facts)
+            if fact_changed:
+                _replace_facts(self.conn, self.ws, current, self.facts)
+        return len(changed) + len(gone)
+
+    # -- searching ------------------------------------------------------------------
+
+    def search(self, query: Query, *, fresh: bool = True) -> list[Hit]:
+        """Ranked hits for `query`; with `fresh`, hand edits are picked up first."""
+        found = validate_query(query)
+        if fresh:
+            self.refresh()
+        where, params = _filters(query)
+        rows = self.conn.execute(
+            "SELECT d.id, d.kind, d.path, d.line, d.day, d.text, d.refs, "
+            "bm25(fts, 1.0, ?) AS s FROM fts JOIN docs d ON d.id = fts.rowid "
+            f"WHERE fts MATCH ? {where} ORDER BY s LIMIT ?",
+            (CONTEXT_WEIGHT, match_expression(found), *params, query.limit + CANDIDATES),
+        ).fetchall()
+        by_id = {row[0]: row for row in rows}
+        ranked = rerank(
+            [Scored(row[0], row[5], -row[7]) for row in rows], accented_words(query.text)
+        )
+        hits = []
+        for scored in ranked[: query.limit]:
+            row = by_id[scored.doc_id]
+            hits.append(
+                Hit(
+                    row[1],
+                    row[2],
+                    row[3],
+                    None if row[4] is None else date.fromisoformat(row[4]),
+                    row[5],
+                    scored.score,
+                    tuple(json.loads(row[6])),
+                )
+            )
+        return hits
+
+    def raw_fts(self, text: str, limit: int) -> list[int]:
+        """The same terms sent straight to FTS5 (no join, no re-ranking): a speed baseline."""
+        return [
+            row[0]
+            for row in self.conn.execute(
+                "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, 1.0, ?) LIMIT ?",
+                (match_expression(query_terms(text)), CONTEXT_WEIGHT, limit),
+            )
+        ]
+
+    def count(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM docs").fetchone()[0])
+
+
+def _version() -> str:
+    return f"{SCHEMA_VERSION}/{TOKENIZER_VERSION}"
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+    conn.execute("PRAGMA busy_timeout = 30000")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.isolation_level = "DEFERRED"
+    return conn
+
+
+def _current_version(conn: sqlite3.Connection) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+    return None if row is None else str(row[0])
+
+
+def _filters(query: Query) -> tuple[str, list[object]]:
+    clauses: list[str] = []
+    params: list[object] = []
+    if query.kinds:
+        clauses.append(f"d.kind IN ({', '.join('?' * len(query.kinds))})")
+        params.extend(query.kinds)
+    if query.since is not None:
+        clauses.append("d.day >= ?")
+        params.append(query.since.isoformat())
+    if query.until is not None:
+        clauses.append("d.day <= ?")
+        params.append(query.until.isoformat())
+    return "".join(f" AND {c}" for c in clauses), params
+
+
+def _forget_file(conn: sqlite3.Connection, rel: str) -> None:
+    conn.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE path = ?)", (rel,))
+    conn.execute("DELETE FROM docs WHERE path = ?", (rel,))
+    conn.execute("DELETE FROM files WHERE path = ?", (rel,))
+
+
+def _insert_docs(conn: sqlite3.Connection, docs: Iterable[Doc]) -> int:
+    count = 0
+    for doc in docs:
+        cur = conn.execute(
+            "INSERT INTO docs(path, kind, line, day, text, refs) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                doc.path,
+                doc.kind,
+                doc.line,
+                None if doc.day is None else doc.day.isoformat(),
+                doc.text,
+                json.dumps(list(doc.refs), ensure_ascii=False),
+            ),
+        )
+        conn.execute(
+            "INSERT INTO fts(rowid, body, context) VALUES (?, ?, ?)",
+            (cur.lastrowid, doc.body, doc.context),
+        )
+        count += 1
+    return count
+
+
+def _replace_file(
+    conn: sqlite3.Connection, ws: Workspace, rel: str, stat: FileStat, facts: FactSource | None
+) -> int:
+    """Index one file afresh (facts files are indexed together, through the facts store)."""
+    _forget_file(conn, rel)
+    conn.execute(
+        "INSERT INTO files(path, kind, mtime_ns, size) VALUES (?, ?, ?, ?)",
+        (rel, stat.kind, stat.mtime_ns, stat.size),
+    )
+    if rel.startswith("facts:"):
+        return 0
+    return _insert_docs(conn, docs_of_file(ws, rel, stat.kind))
+
+
+def _replace_facts(
+    conn: sqlite3.Connection, ws: Workspace, current: dict[str, FileStat], facts: FactSource | None
+) -> None:
+    conn.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE kind = 'fact')")
+    conn.execute("DELETE FROM docs WHERE kind = 'fact'")
+    conn.execute("DELETE FROM files WHERE kind = 'fact'")
+    for rel, st in current.items():
+        if st.kind == "fact":
+            conn.execute(
+                "INSERT INTO files(path, kind, mtime_ns, size) VALUES (?, ?, ?, ?)",
+                (rel, st.kind, st.mtime_ns, st.size),
+            )
+    if facts is not None:
+        _insert_docs(conn, fact_docs(facts(ws)))
+
+
+@contextlib.contextmanager
+def open_index(ws: Workspace, facts: FactSource | None = None) -> Iterator[SearchIndex]:
+    index = SearchIndex(ws, facts)
+    try:
+        yield index
+    finally:
+        index.close()
