@@ -13,6 +13,7 @@ import json
 import os
 import re
 import sqlite3
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -42,9 +43,15 @@ CONTEXT_WEIGHT = 0.5
 CANDIDATES = 50
 """How many lexical candidates beyond `limit` are re-ranked for the diacritics bonus."""
 
+FULL_SWEEP_SECONDS = 5.0
+"""A long-lived index stats every file at most this often; in between, each search stats only
+the folders (a file added, removed or saved by rename changes them), MEMORY.md and the newest
+day files. A fresh `SearchIndex` (each CLI run) always starts with a full sweep."""
+
 FactSource = Callable[[Workspace], Iterable[FactRecord]]
 """Reads every fact version of the workspace; given by the facts store once it exists."""
 
+_DOC_COLUMNS = "d.id, d.kind, d.path, d.line, d.day, d.text, d.refs"
 _DAY_FILE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.(md|jsonl)$")
 
 _SCHEMA = """
@@ -146,6 +153,34 @@ def scan(ws: Workspace, with_facts: bool) -> dict[str, FileStat]:
     return found
 
 
+def kind_of(rel: str) -> Kind | None:
+    """Which kind of indexed file a workspace-relative path is, if any."""
+    if rel == MEMORY_FILE:
+        return "memory"
+    folder, _, name = rel.rpartition("/")
+    match = _DAY_FILE_RE.match(name)
+    if match is None:
+        return None
+    if folder == NOTES_DIR and match.group(2) == "md":
+        return "note"
+    if folder == CONVERSATIONS_DIR and match.group(2) == "jsonl":
+        return "conversation"
+    return None
+
+
+def stat_paths(ws: Workspace, paths: Iterable[str]) -> dict[str, FileStat]:
+    """`scan` limited to the given workspace-relative paths (facts are left to `scan`)."""
+    found: dict[str, FileStat] = {}
+    for rel in paths:
+        kind = kind_of(rel)
+        if kind is None:
+            continue
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+            st = os.stat(ws.root / rel)
+            found[rel] = FileStat(kind, st.st_mtime_ns, st.st_size)
+    return found
+
+
 def docs_of_file(ws: Workspace, rel: str, kind: Kind) -> list[Doc]:
     """Read and split one file; a file that is not UTF-8 is indexed with the bad bytes replaced."""
     try:
@@ -167,6 +202,9 @@ class SearchIndex:
         self.ws = ws
         self.facts = facts
         self.path = ws.internal / INDEX_FILE
+        self._last_sweep: float | None = None
+        self._folders: dict[Path, int] = {}
+        self._watched: list[str] = []
         self.conn = self._open()
 
     def __enter__(self) -> SearchIndex:
@@ -229,14 +267,25 @@ class SearchIndex:
         With `paths` (workspace-relative), only those are looked at: what a write through
         trinho calls for the file it just wrote.
         """
-        current = scan(self.ws, self.facts is not None)
-        if paths is not None:
-            wanted = set(paths)
-            current = {rel: st for rel, st in current.items() if rel in wanted}
-        known = {
-            row[0]: (row[1], row[2])
-            for row in self.conn.execute("SELECT path, mtime_ns, size FROM files")
-        }
+        if paths is None:
+            self._folders = self._folder_times()
+            self._last_sweep = time.monotonic()
+        if paths is None:
+            current = scan(self.ws, self.facts is not None)
+            self._watched = _newest(current)
+        else:
+            current = stat_paths(self.ws, paths)
+        if paths is None:
+            rows = self.conn.execute("SELECT path, mtime_ns, size FROM files").fetchall()
+        else:
+            rows = [
+                row
+                for rel in set(paths)
+                for row in self.conn.execute(
+                    "SELECT path, mtime_ns, size FROM files WHERE path = ?", (rel,)
+                )
+            ]
+        known = {row[0]: (row[1], row[2]) for row in rows}
         changed = [rel for rel, st in current.items() if known.get(rel) != (st.mtime_ns, st.size)]
         gone = [rel for rel in known if rel not in current and (paths is None or rel in paths)]
         if not changed and not gone:
@@ -252,20 +301,52 @@ class SearchIndex:
                 _replace_facts(self.conn, self.ws, current, self.facts)
         return len(changed) + len(gone)
 
+    def _folder_times(self) -> dict[Path, int]:
+        times = {}
+        folders = [self.ws.root / NOTES_DIR, self.ws.root / CONVERSATIONS_DIR]
+        if self.facts is not None:
+            folders.extend(self.ws.users_root.glob("*/facts"))
+        for folder in folders:
+            with contextlib.suppress(OSError):
+                times[folder] = os.stat(folder).st_mtime_ns
+        return times
+
+    def ensure_fresh(self) -> int:
+        """Notice hand edits before a search: a full stat sweep when the last one is older
+        than FULL_SWEEP_SECONDS or a folder changed, else a look at the likely files only."""
+        stale = (
+            self._last_sweep is None
+            or time.monotonic() - self._last_sweep > FULL_SWEEP_SECONDS
+            or self._folder_times() != self._folders
+        )
+        if stale:
+            return self.refresh()
+        return self.refresh(self._watched)
+
     # -- searching ------------------------------------------------------------------
 
     def search(self, query: Query, *, fresh: bool = True) -> list[Hit]:
         """Ranked hits for `query`; with `fresh`, hand edits are picked up first."""
         found = validate_query(query)
         if fresh:
-            self.refresh()
+            self.ensure_fresh()
         where, params = _filters(query)
-        rows = self.conn.execute(
-            "SELECT d.id, d.kind, d.path, d.line, d.day, d.text, d.refs, "
-            "bm25(fts, 1.0, ?) AS s FROM fts JOIN docs d ON d.id = fts.rowid "
-            f"WHERE fts MATCH ? {where} ORDER BY s LIMIT ?",
-            (CONTEXT_WEIGHT, match_expression(found), *params, query.limit + CANDIDATES),
-        ).fetchall()
+        expression = match_expression(found)
+        wanted = query.limit + CANDIDATES
+        if where:
+            rows = self.conn.execute(
+                f"SELECT {_DOC_COLUMNS}, bm25(fts, 1.0, ?) AS s FROM fts "
+                f"JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? {where} ORDER BY s LIMIT ?",
+                (CONTEXT_WEIGHT, expression, *params, wanted),
+            ).fetchall()
+        else:
+            # Without filters, FTS5 alone picks the best rows; only those are joined.
+            rows = self.conn.execute(
+                f"SELECT {_DOC_COLUMNS}, r.s FROM (SELECT rowid, bm25(fts, 1.0, ?) AS s "
+                "FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?) r JOIN docs d ON d.id = r.rowid "
+                "ORDER BY r.s",
+                (CONTEXT_WEIGHT, expression, wanted),
+            ).fetchall()
         by_id = {row[0]: row for row in rows}
         ranked = rerank(
             [Scored(row[0], row[5], -row[7]) for row in rows], accented_words(query.text)
@@ -298,6 +379,14 @@ class SearchIndex:
 
     def count(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM docs").fetchone()[0])
+
+
+def _newest(files: dict[str, FileStat], per_folder: int = 2) -> list[str]:
+    """MEMORY.md and the newest day files of each folder: where writes usually land."""
+    watched = [rel for rel, st in files.items() if st.kind == "memory"]
+    for prefix in (f"{NOTES_DIR}/", f"{CONVERSATIONS_DIR}/"):
+        watched.extend(sorted(rel for rel in files if rel.startswith(prefix))[-per_folder:])
+    return watched
 
 
 def _version() -> str:
