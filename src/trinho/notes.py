@@ -164,7 +164,15 @@ def save_note(workspace: Workspace, text: str) -> SavedNote:
             else (current.count("\n") + 2 if current else 1)
         )
         append_bytes(path, (entry + "\n").encode("utf-8"))
+    _reindex(workspace, rel)
     return SavedNote(rel, entry, day, hhmm, start)
+
+
+def _reindex(workspace: Workspace, rel: str) -> None:
+    """Let the search index see the new entry at once (imported late: search reads notes)."""
+    from trinho.search import notify_written
+
+    notify_written(workspace, [rel])
 
 
 def read_notes(workspace: Workspace, day: date) -> NoteFile:

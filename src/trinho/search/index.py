@@ -221,13 +221,15 @@ class SearchIndex:
     def _open(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists():
-            conn = _connect(self.path)
             try:
-                if _current_version(conn) == _version():
-                    return conn
+                conn = _connect(self.path)
             except sqlite3.DatabaseError:
-                pass
-            conn.close()
+                conn = None  # damaged: it is derived, so it is simply rebuilt
+            if conn is not None:
+                with contextlib.suppress(sqlite3.DatabaseError):
+                    if _current_version(conn) == _version():
+                        return conn
+                conn.close()
         self.rebuild()
         return _connect(self.path)
 

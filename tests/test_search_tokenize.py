@@ -1,0 +1,56 @@
+from hypothesis import given
+from hypothesis import strategies as st
+
+from trinho.search.ranking import match_expression, reciprocal_rank_fusion
+from trinho.search.tokenize import MAX_QUERY_TERMS, fold, query_terms, terms, words
+
+
+def test_vietnamese_folds_to_plain_letters_including_d() -> None:
+    assert fold("Hà Nội") == "ha noi"
+    assert fold("ĐÀ NẴNG") == "da nang"
+    assert terms("Hà Nội") == terms("ha noi") == terms("HA NOI")
+
+
+def test_english_inflections_share_a_term() -> None:
+    assert terms("painting")[0] == terms("painted")[0] == terms("paints")[0]
+
+
+def test_english_stop_words_drop_but_vietnamese_lookalikes_stay() -> None:
+    assert terms("the to it") == []
+    assert terms("tô đó ít") == ["to", "do", "it"]
+
+
+def test_query_of_only_stop_words_keeps_them() -> None:
+    assert query_terms("the") == ["the"]
+
+
+def test_decomposed_input_is_normalised() -> None:
+    decomposed = "Ha\u0300 No\u0323\u0302i"
+    assert words(decomposed) == words("Hà Nội")
+
+
+@given(st.text())
+def test_fold_is_idempotent_and_drops_marks(text: str) -> None:
+    folded = fold(text)
+    assert fold(folded) == folded
+    assert "đ" not in folded
+
+
+@given(st.text(max_size=3000))
+def test_match_expression_is_only_quoted_terms(text: str) -> None:
+    found = query_terms(text)
+    assert len(found) <= MAX_QUERY_TERMS
+    expression = match_expression(found)
+    if found:
+        parts = expression.split(" OR ")
+        assert len(parts) == len(found)
+        assert all(p.startswith('"') and p.endswith('"') for p in parts)
+
+
+@given(st.lists(st.lists(st.integers(0, 20), unique=True, max_size=10), max_size=4))
+def test_rrf_scores_every_item_once_and_sorts(rankings: list[list[int]]) -> None:
+    fused = reciprocal_rank_fusion(rankings)
+    items = [item for item, _ in fused]
+    assert sorted(items) == sorted({i for r in rankings for i in r})
+    scores = [score for _, score in fused]
+    assert scores == sorted(scores, reverse=True)
