@@ -41,7 +41,7 @@ CONTEXT_WEIGHT = 0.5
 """Weight of the neighbouring turns' words against the turn's own words in BM25."""
 
 CANDIDATES = 50
-"""How many lexical candidates beyond `limit` are re-ranked for the diacritics bonus."""
+"""How many lexical candidates beyond `limit` are re-ranked when the query has diacritics."""
 
 FULL_SWEEP_SECONDS = 5.0
 """A long-lived index stats every file at most this often; in between, each search stats only
@@ -280,13 +280,12 @@ class SearchIndex:
         if paths is None:
             rows = self.conn.execute("SELECT path, mtime_ns, size FROM files").fetchall()
         else:
-            rows = [
-                row
-                for rel in set(paths)
-                for row in self.conn.execute(
-                    "SELECT path, mtime_ns, size FROM files WHERE path = ?", (rel,)
-                )
-            ]
+            wanted_paths = sorted(set(paths))
+            rows = self.conn.execute(
+                "SELECT path, mtime_ns, size FROM files "
+                f"WHERE path IN ({', '.join('?' * len(wanted_paths))})",
+                wanted_paths,
+            ).fetchall()
         known = {row[0]: (row[1], row[2]) for row in rows}
         changed = [rel for rel, st in current.items() if known.get(rel) != (st.mtime_ns, st.size)]
         gone = [rel for rel in known if rel not in current and (paths is None or rel in paths)]
@@ -334,7 +333,8 @@ class SearchIndex:
             self.ensure_fresh()
         where, params = _filters(query)
         expression = match_expression(found)
-        wanted = query.limit + CANDIDATES
+        accented = accented_words(query.text)
+        wanted = query.limit + (CANDIDATES if accented else 0)
         if where:
             rows = self.conn.execute(
                 f"SELECT {_DOC_COLUMNS}, bm25(fts, 1.0, ?) AS s FROM fts "
@@ -350,9 +350,7 @@ class SearchIndex:
                 (CONTEXT_WEIGHT, expression, wanted),
             ).fetchall()
         by_id = {row[0]: row for row in rows}
-        ranked = rerank(
-            [Scored(row[0], row[5], -row[7]) for row in rows], accented_words(query.text)
-        )
+        ranked = rerank([Scored(row[0], row[5], -row[7]) for row in rows], accented)
         hits = []
         for scored in ranked[: query.limit]:
             row = by_id[scored.doc_id]
