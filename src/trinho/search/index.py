@@ -31,8 +31,9 @@ from trinho.search.documents import (
     memory_docs,
     note_docs,
 )
-from trinho.search.ranking import Scored, match_expression, rerank
+from trinho.search.ranking import Scored, match_expression, reciprocal_rank_fusion, rerank
 from trinho.search.tokenize import TOKENIZER_VERSION, accented_words, query_terms
+from trinho.search.vectors import Embedder, VectorStore
 from trinho.workspace import CONVERSATIONS_DIR, MEMORY_FILE, NOTES_DIR, Workspace
 
 INDEX_FILE = "index.sqlite"
@@ -198,7 +199,9 @@ def docs_of_file(ws: Workspace, rel: str, kind: Kind) -> list[Doc]:
 class SearchIndex:
     """An open index of one workspace. Use as a context manager, or call `close()`."""
 
-    def __init__(self, ws: Workspace, facts: FactSource | None = None) -> None:
+    def __init__(
+        self, ws: Workspace, facts: FactSource | None = None, embedder: Embedder | None = None
+    ) -> None:
         self.ws = ws
         self.facts = facts
         self.path = ws.internal / INDEX_FILE
@@ -206,6 +209,7 @@ class SearchIndex:
         self._folders: dict[Path, int] = {}
         self._watched: list[str] = []
         self.conn = self._open()
+        self.vectors = None if embedder is None else VectorStore(self.conn, embedder)
 
     def __enter__(self) -> SearchIndex:
         return self
@@ -261,6 +265,8 @@ class SearchIndex:
         if hasattr(self, "conn"):
             self.conn.close()
             self.conn = _connect(self.path)
+            if self.vectors is not None:
+                self.vectors = VectorStore(self.conn, self.vectors.embedder)
         return total
 
     def refresh(self, paths: Sequence[str] | None = None) -> int:
@@ -334,7 +340,8 @@ class SearchIndex:
         where, params = _filters(query)
         expression = match_expression(found)
         accented = accented_words(query.text)
-        wanted = query.limit + (CANDIDATES if accented else 0)
+        wide = bool(accented) or self.vectors is not None
+        wanted = query.limit + (CANDIDATES if wide else 0)
         if where:
             rows = self.conn.execute(
                 f"SELECT {_DOC_COLUMNS}, bm25(fts, 1.0, ?) AS s FROM fts "
@@ -349,11 +356,29 @@ class SearchIndex:
                 "ORDER BY r.s",
                 (CONTEXT_WEIGHT, expression, wanted),
             ).fetchall()
-        by_id = {row[0]: row for row in rows}
+        by_id = {row[0]: row[:7] for row in rows}
         ranked = rerank([Scored(row[0], row[5], -row[7]) for row in rows], accented)
+        if self.vectors is None:
+            chosen = [(c.doc_id, c.score) for c in ranked[: query.limit]]
+        else:
+            self.vectors.sync()
+            allowed = None
+            if where:
+                allowed = {
+                    row[0]
+                    for row in self.conn.execute(f"SELECT d.id FROM docs d WHERE 1 {where}", params)
+                }
+            near = self.vectors.nearest(query.text, wanted, allowed)
+            fused = reciprocal_rank_fusion([[c.doc_id for c in ranked], near])
+            chosen = fused[: query.limit]
+            for doc_id in (i for i, _ in chosen if i not in by_id):
+                row = self.conn.execute(
+                    f"SELECT {_DOC_COLUMNS} FROM docs d WHERE d.id = ?", (doc_id,)
+                ).fetchone()
+                by_id[doc_id] = row
         hits = []
-        for scored in ranked[: query.limit]:
-            row = by_id[scored.doc_id]
+        for doc_id, score in chosen:
+            row = by_id[doc_id]
             hits.append(
                 Hit(
                     row[1],
@@ -361,7 +386,7 @@ class SearchIndex:
                     row[3],
                     None if row[4] is None else date.fromisoformat(row[4]),
                     row[5],
-                    scored.score,
+                    score,
                     tuple(json.loads(row[6])),
                 )
             )
@@ -480,8 +505,10 @@ def _replace_facts(
 
 
 @contextlib.contextmanager
-def open_index(ws: Workspace, facts: FactSource | None = None) -> Iterator[SearchIndex]:
-    index = SearchIndex(ws, facts)
+def open_index(
+    ws: Workspace, facts: FactSource | None = None, embedder: Embedder | None = None
+) -> Iterator[SearchIndex]:
+    index = SearchIndex(ws, facts, embedder)
     try:
         yield index
     finally:
