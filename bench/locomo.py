@@ -23,6 +23,8 @@ from pathlib import Path
 from rank_bm25 import BM25Okapi
 
 from trinho.search import Query, SearchIndex
+from trinho.search.local_embedder import BertEmbedder
+from trinho.search.vectors import Embedder, OpenAIEmbedder
 from trinho.transcripts import Turn, import_turns
 from trinho.workspace import init_workspace
 
@@ -140,12 +142,24 @@ def bm25_baseline(conv: Conversation) -> Callable[[str], list[list[str]]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument(
+        "--embedder",
+        choices=["local", "openai"],
+        help="also run hybrid search with this embedder (local: numpy MiniLM; openai: --base-url)",
+    )
+    parser.add_argument("--base-url", default="http://127.0.0.1:11434/v1")
+    parser.add_argument("--model", default="nomic-embed-text")
     args = parser.parse_args(argv)
+    embedder: Embedder | None = None
+    if args.embedder == "local":
+        embedder = BertEmbedder()
+    elif args.embedder == "openai":
+        embedder = OpenAIEmbedder(args.base_url, args.model)
     files = sorted(args.data.glob("*.json"))
     if not files:
         print(f"no LoCoMo files in {args.data}", file=sys.stderr)
         return 1
-    ours, base = Totals(), Totals()
+    ours, base, hybrid = Totals(), Totals(), Totals()
     by_cat: dict[int, Totals] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for path in files:
@@ -160,10 +174,17 @@ def main(argv: list[str] | None = None) -> int:
                     ours.add(q.evidence, ranked)
                     by_cat.setdefault(q.category, Totals()).add(q.evidence, ranked)
                     base.add(q.evidence, baseline(q.text))
+            if embedder is not None:
+                with SearchIndex(ws, embedder=embedder) as index:
+                    for q in conv.questions:
+                        hits = index.search(Query(q.text, limit=10), fresh=False)
+                        hybrid.add(q.evidence, [list(h.refs) for h in hits])
     print(f"LoCoMo dev: {len(files)} conversations, {ours.n} questions (categories 1-4)")
     print(f"{'system':<28} {'recall@5':>9} {'recall@10':>10} {'session@5':>12}")
     print(base.row("plain BM25, single turns"))
     print(ours.row("trinho search (lexical)"))
+    if embedder is not None:
+        print(hybrid.row(f"hybrid ({embedder.name})"[:28]))
     for cat in sorted(by_cat):
         print(by_cat[cat].row(f"  trinho, category {cat}"))
     n = max(ours.n, 1)

@@ -15,7 +15,7 @@ import click
 from trinho.cli.app import cli, emit, json_option, state
 from trinho.errors import TrinhoError
 from trinho.i18n import t
-from trinho.search import KINDS, Hit, Kind, Query, SearchIndex, memory_get
+from trinho.search import KINDS, Hit, Kind, Query, SearchIndex, configured_embedder, memory_get
 from trinho.textnorm import one_line
 from trinho.workspace import parse_day
 
@@ -124,7 +124,7 @@ def search(
         if query is not None:
             raise TrinhoError("give either QUERY or --batch FILE, not both")
         queries = _read_batch(batch)
-        with SearchIndex(ws) as index:
+        with SearchIndex(ws, embedder=configured_embedder(ws)) as index:
             index.refresh()
             for item in queries:
                 hits = index.search(item, fresh=False)
@@ -135,7 +135,7 @@ def search(
         raise TrinhoError("empty query: give some words to search for (or --batch FILE)")
     since = parse_day(since_text, "--since") if since_text else None
     until = parse_day(until_text, "--until") if until_text else None
-    with SearchIndex(ws) as index:
+    with SearchIndex(ws, embedder=configured_embedder(ws)) as index:
         hits = index.search(Query(query, limit, since, until, kinds))
     emit(as_json, [h.to_json() for h in hits], lambda: _human_hits(hits, ws.locale))
 

@@ -7,26 +7,32 @@ its own: see `trinho.search.index`. This module is the small public face of the 
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 
 from trinho.errors import TrinhoError
 from trinho.notes import decode
 from trinho.search.documents import KINDS, FactRecord, Kind
 from trinho.search.index import INDEX_FILE, FactSource, Hit, Query, SearchIndex, open_index
+from trinho.search.vectors import Embedder, OpenAIEmbedder
 from trinho.workspace import Workspace
 
 __all__ = [
     "KINDS",
+    "Embedder",
     "FactRecord",
     "FactSource",
     "Hit",
     "Kind",
+    "OpenAIEmbedder",
     "Query",
     "SearchIndex",
     "Snippet",
+    "configured_embedder",
     "memory_get",
     "notify_written",
     "open_index",
@@ -34,6 +40,35 @@ __all__ = [
 ]
 
 MAX_GET_LINES = 2_000
+
+
+def configured_embedder(ws: Workspace) -> Embedder | None:
+    """The embedder named in the config's [search] section; None keeps search lexical.
+
+    [search]
+    embedder = "local"          # numpy MiniLM, offline (extra `local` + the weights package)
+    # embedder = "openai"       # any OpenAI-compatible /v1/embeddings endpoint
+    # base_url = "http://127.0.0.1:11434/v1"
+    # model = "nomic-embed-text"
+    # api_key_env = "OPENAI_API_KEY"   # the name of the variable, never the key itself
+    """
+    section = ws.config.section("search")
+    kind = section.get("embedder")
+    if kind is None or kind == "none":
+        return None
+    if kind == "local":
+        from trinho.search.local_embedder import BertEmbedder
+
+        folder = section.get("model_dir")
+        return BertEmbedder(Path(str(folder)).expanduser() if folder else None)
+    if kind == "openai":
+        base_url, model = section.get("base_url"), section.get("model")
+        if not isinstance(base_url, str) or not isinstance(model, str):
+            raise TrinhoError('config [search]: embedder = "openai" needs base_url and model')
+        key_env = section.get("api_key_env")
+        api_key = os.environ.get(str(key_env)) if key_env else None
+        return OpenAIEmbedder(base_url, model, api_key)
+    raise TrinhoError(f"config [search]: embedder must be local, openai or none (got {kind!r})")
 
 
 def search(
@@ -45,7 +80,7 @@ def search(
     kinds: Sequence[Kind] = (),
 ) -> list[Hit]:
     """memory_search: the best `limit` hits for `query`, newest files noticed first."""
-    with open_index(ws) as index:
+    with open_index(ws, embedder=configured_embedder(ws)) as index:
         return index.search(Query(query, limit, since, until, tuple(kinds)))
 
 

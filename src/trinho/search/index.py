@@ -31,7 +31,14 @@ from trinho.search.documents import (
     memory_docs,
     note_docs,
 )
-from trinho.search.ranking import Scored, match_expression, reciprocal_rank_fusion, rerank
+from trinho.search.ranking import (
+    HYBRID_K,
+    SEMANTIC_WEIGHT,
+    Scored,
+    match_expression,
+    reciprocal_rank_fusion,
+    rerank,
+)
 from trinho.search.tokenize import TOKENIZER_VERSION, accented_words, query_terms
 from trinho.search.vectors import Embedder, VectorStore
 from trinho.workspace import CONVERSATIONS_DIR, MEMORY_FILE, NOTES_DIR, Workspace
@@ -369,7 +376,9 @@ class SearchIndex:
                     for row in self.conn.execute(f"SELECT d.id FROM docs d WHERE 1 {where}", params)
                 }
             near = self.vectors.nearest(query.text, wanted, allowed)
-            fused = reciprocal_rank_fusion([[c.doc_id for c in ranked], near])
+            fused = reciprocal_rank_fusion(
+                [[c.doc_id for c in ranked], near], HYBRID_K, (1.0, SEMANTIC_WEIGHT)
+            )
             chosen = fused[: query.limit]
             for doc_id in (i for i, _ in chosen if i not in by_id):
                 row = self.conn.execute(

@@ -106,6 +106,12 @@ class VectorStore:
     """Vectors of indexed entries for one embedder, in the index database."""
 
     def __init__(self, conn: sqlite3.Connection, embedder: Embedder) -> None:
+        try:
+            import numpy  # noqa: F401
+        except ImportError:
+            raise TrinhoError(
+                "semantic search needs numpy: pip install 'trinho[semantic]'"
+            ) from None
         self.conn = conn
         self.embedder = embedder
         conn.executescript(_VECTOR_SCHEMA)
