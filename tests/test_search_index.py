@@ -7,6 +7,7 @@ import pytest
 
 from conftest import FixedClock
 from trinho.errors import TrinhoError
+from trinho.facts import save_fact
 from trinho.notes import save_note
 from trinho.search import Query, SearchIndex, memory_get, notify_written, search
 from trinho.transcripts import record_turn
@@ -201,3 +202,24 @@ def test_writes_through_trinho_update_the_index_at_once(
     with SearchIndex(workspace) as index:
         assert [h.text for h in index.search(Query("banjo"), fresh=False)] == ["banjo lesson"]
         assert [h.text for h in index.search(Query("cello"), fresh=False)] == ["cello recital"]
+
+
+def test_facts_are_searchable_current_and_past_with_validity(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    clock.set("2026-01-10T10:00:00+07:00")
+    save_fact(workspace, "home-city", "Hà Nội")
+    search(workspace, "anything at all")  # the index exists: later saves update it at once
+    clock.set("2026-06-01T10:00:00+07:00")
+    save_fact(workspace, "home-city", "Đà Nẵng")
+    with SearchIndex(workspace) as index:
+        old = index.search(Query("ha noi", kinds=("fact",)), fresh=False)
+        new = index.search(Query("home city da nang"), fresh=False)
+    assert [h.text for h in old] == ["home-city: Hà Nội (2026-01-10 → 2026-06-01)"]
+    assert old[0].path == "users/owner/facts/home-city.md" and old[0].date == date(2026, 1, 10)
+    assert new[0].kind == "fact" and new[0].text == "home-city: Đà Nẵng (2026-06-01 → …)"
+    assert memory_get(workspace, new[0].path, new[0].line, 1).text.strip().startswith("value:")
+    # A fact file edited by hand (broken) drops out of search without failing it.
+    path = workspace.root / new[0].path
+    path.write_text("garbage\n", encoding="utf-8")
+    assert search(workspace, "da nang") == []

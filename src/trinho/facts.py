@@ -484,7 +484,15 @@ def save_fact(
             return Saved("proposed", current, submitted.proposal, submitted.created)
         if decision.after is not None:
             atomic_write_text(path, render_fact(decision.after))
+            _reindex(ws, path)
         return Saved(decision.outcome, decision.after or current)
+
+
+def _reindex(ws: Workspace, path: Path) -> None:
+    """Let the search index see the new version at once (imported late: search reads facts)."""
+    from trinho.search import notify_written
+
+    notify_written(ws, [shown_path(ws, path)])
 
 
 def _source(text: str) -> str:
@@ -544,6 +552,7 @@ def apply_fact_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposal
             return proposals.Applied(False, str(exc))
         if decision.after is not None:
             atomic_write_text(path, render_fact(decision.after))
+            _reindex(ws, path)
     return proposals.Applied(
         True, t(ws.locale, f"fact.outcome.{decision.outcome}", fact=key, value=value)
     )

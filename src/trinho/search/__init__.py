@@ -16,16 +16,14 @@ from pathlib import Path
 
 from trinho.errors import TrinhoError
 from trinho.notes import decode
-from trinho.search.documents import KINDS, FactRecord, Kind
-from trinho.search.index import INDEX_FILE, FactSource, Hit, Query, SearchIndex, open_index
+from trinho.search.documents import KINDS, Kind
+from trinho.search.index import INDEX_FILE, Hit, Query, SearchIndex, open_index
 from trinho.search.vectors import Embedder, OpenAIEmbedder
 from trinho.workspace import Workspace
 
 __all__ = [
     "KINDS",
     "Embedder",
-    "FactRecord",
-    "FactSource",
     "Hit",
     "Kind",
     "OpenAIEmbedder",

@@ -7,12 +7,13 @@ here rather than failing a search, because the file itself stays the source of t
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
 from trinho import memory_md
+from trinho.errors import TrinhoError
+from trinho.facts import parse_fact
 from trinho.notes import parse_note_file
 from trinho.search.tokenize import terms
 
@@ -36,19 +37,6 @@ class Doc:
     refs: tuple[str, ...]
     body: str
     context: str = ""
-
-
-@dataclass(frozen=True)
-class FactRecord:
-    """One version of a fact as the facts store reports it (current or from history)."""
-
-    path: str
-    line: int
-    key: str
-    value: str
-    valid_from: date | None
-    valid_to: date | None
-    current: bool
 
 
 def note_docs(path: str, day: date, text: str) -> list[Doc]:
@@ -120,20 +108,30 @@ def conversation_docs(path: str, day: date, text: str, neighbours: int = 1) -> l
     return docs
 
 
-def fact_docs(records: Iterable[FactRecord]) -> list[Doc]:
-    """Fact versions, current and past, each dated from when it became true."""
+def fact_docs(path: str, key: str, text: str) -> list[Doc]:
+    """Every version of a fact file, current and past, dated from when it became true.
+
+    The text shows the validity, so a hit says when the value held. A file the facts store
+    cannot parse gives nothing here (`trinho facts` reports it).
+    """
+    try:
+        fact = parse_fact(text, path, expected_key=key)
+    except TrinhoError:
+        return []
+    words = key.replace("-", " ").replace("_", " ")
     docs = []
-    for rec in records:
-        text = f"{rec.key}: {rec.value}"
+    for version in fact.versions():
+        until = version.valid_to.isoformat() if version.valid_to else "…"
+        shown = f"{key}: {version.value} ({version.valid_from.isoformat()} → {until})"
         docs.append(
             Doc(
                 "fact",
-                rec.path,
-                rec.line,
-                rec.valid_from,
-                text,
-                (f"{rec.path}:{rec.line}",),
-                " ".join(terms(f"{rec.key.replace('-', ' ').replace('_', ' ')} {rec.value}")),
+                path,
+                version.line,
+                version.valid_from,
+                shown,
+                (f"{path}:{version.line}",),
+                " ".join(terms(f"{words} {version.value}")),
             )
         )
     return docs

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from trinho.errors import TrinhoError
+from trinho.facts import FACTS_DIR, shown_path
 from trinho.search.documents import (
     KINDS,
     Doc,
-    FactRecord,
     Kind,
     conversation_docs,
     fact_docs,
@@ -56,8 +56,6 @@ FULL_SWEEP_SECONDS = 5.0
 the folders (a file added, removed or saved by rename changes them), MEMORY.md and the newest
 day files. A fresh `SearchIndex` (each CLI run) always starts with a full sweep."""
 
-FactSource = Callable[[Workspace], Iterable[FactRecord]]
-"""Reads every fact version of the workspace; given by the facts store once it exists."""
 
 _DOC_COLUMNS = "d.id, d.kind, d.path, d.line, d.day, d.text, d.refs"
 _DAY_FILE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.(md|jsonl)$")
@@ -130,7 +128,7 @@ def validate_query(query: Query) -> list[str]:
     return found
 
 
-def scan(ws: Workspace, with_facts: bool) -> dict[str, FileStat]:
+def scan(ws: Workspace) -> dict[str, FileStat]:
     """Every indexable file with its size and mtime: one stat each, nothing read."""
     found: dict[str, FileStat] = {}
     with contextlib.suppress(FileNotFoundError):
@@ -151,20 +149,40 @@ def scan(ws: Workspace, with_facts: bool) -> dict[str, FileStat]:
                 with contextlib.suppress(FileNotFoundError):
                     st = entry.stat()
                     found[f"{folder}/{entry.name}"] = FileStat(kind, st.st_mtime_ns, st.st_size)  # type: ignore[arg-type]
-    if with_facts:
-        for path in sorted(ws.users_root.glob("*/facts/**/*")):
-            if path.is_file():
-                st = path.stat()
-                found["facts:" + path.relative_to(ws.users_root).as_posix()] = FileStat(
-                    "fact", st.st_mtime_ns, st.st_size
-                )
+    for path in fact_files(ws):
+        with contextlib.suppress(FileNotFoundError):
+            st = os.stat(path)
+            found[shown_path(ws, path)] = FileStat("fact", st.st_mtime_ns, st.st_size)
     return found
 
 
-def kind_of(rel: str) -> Kind | None:
-    """Which kind of indexed file a workspace-relative path is, if any."""
+def fact_folders(ws: Workspace) -> list[Path]:
+    """`users/<user>/facts/` of every user: facts shared by all agents are searched too."""
+    try:
+        users = sorted(ws.users_root.iterdir())
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [user / FACTS_DIR for user in users if (user / FACTS_DIR).is_dir()]
+
+
+def fact_files(ws: Workspace) -> list[Path]:
+    return [path for folder in fact_folders(ws) for path in sorted(folder.glob("*.md"))]
+
+
+def file_path(ws: Workspace, rel: str) -> Path:
+    """Where an indexed path is: inside the workspace, or absolute when users/ is elsewhere."""
+    return Path(rel) if Path(rel).is_absolute() else ws.root / rel
+
+
+def kind_of(ws: Workspace, rel: str) -> Kind | None:
+    """Which kind of indexed file a path (as `scan` names it) is, if any."""
     if rel == MEMORY_FILE:
         return "memory"
+    path = file_path(ws, rel)
+    if path.suffix == ".md" and path.parent.name == FACTS_DIR:
+        with contextlib.suppress(OSError):
+            if path.parent.parent.parent.resolve() == ws.users_root.resolve():
+                return "fact"
     folder, _, name = rel.rpartition("/")
     match = _DAY_FILE_RE.match(name)
     if match is None:
@@ -177,14 +195,14 @@ def kind_of(rel: str) -> Kind | None:
 
 
 def stat_paths(ws: Workspace, paths: Iterable[str]) -> dict[str, FileStat]:
-    """`scan` limited to the given workspace-relative paths (facts are left to `scan`)."""
+    """`scan` limited to the given paths (as `scan` names them)."""
     found: dict[str, FileStat] = {}
     for rel in paths:
-        kind = kind_of(rel)
+        kind = kind_of(ws, rel)
         if kind is None:
             continue
         with contextlib.suppress(FileNotFoundError, NotADirectoryError):
-            st = os.stat(ws.root / rel)
+            st = os.stat(file_path(ws, rel))
             found[rel] = FileStat(kind, st.st_mtime_ns, st.st_size)
     return found
 
@@ -192,11 +210,13 @@ def stat_paths(ws: Workspace, paths: Iterable[str]) -> dict[str, FileStat]:
 def docs_of_file(ws: Workspace, rel: str, kind: Kind) -> list[Doc]:
     """Read and split one file; a file that is not UTF-8 is indexed with the bad bytes replaced."""
     try:
-        text = (ws.root / rel).read_bytes().decode("utf-8", errors="replace")
+        text = file_path(ws, rel).read_bytes().decode("utf-8", errors="replace")
     except FileNotFoundError:
         return []
     if kind == "memory":
         return memory_docs(rel, text)
+    if kind == "fact":
+        return fact_docs(rel, Path(rel).stem, text)
     day = date.fromisoformat(rel.rsplit("/", 1)[1].split(".", 1)[0])
     if kind == "note":
         return note_docs(rel, day, text)
@@ -206,11 +226,8 @@ def docs_of_file(ws: Workspace, rel: str, kind: Kind) -> list[Doc]:
 class SearchIndex:
     """An open index of one workspace. Use as a context manager, or call `close()`."""
 
-    def __init__(
-        self, ws: Workspace, facts: FactSource | None = None, embedder: Embedder | None = None
-    ) -> None:
+    def __init__(self, ws: Workspace, embedder: Embedder | None = None) -> None:
         self.ws = ws
-        self.facts = facts
         self.path = ws.internal / INDEX_FILE
         self._last_sweep: float | None = None
         self._folders: dict[Path, int] = {}
@@ -252,15 +269,13 @@ class SearchIndex:
         try:
             conn.executescript(_SCHEMA)
             conn.execute("INSERT INTO meta VALUES ('version', ?)", (_version(),))
-            files = scan(self.ws, self.facts is not None)
+            files = scan(self.ws)
             total = 0
             with conn:
                 for done, (rel, stat) in enumerate(sorted(files.items()), start=1):
-                    total += _replace_file(conn, self.ws, rel, stat, self.facts)
+                    total += _replace_file(conn, self.ws, rel, stat)
                     if progress is not None:
                         progress(done, len(files))
-                if self.facts is not None:
-                    _replace_facts(conn, self.ws, files, self.facts)
             conn.execute("INSERT INTO fts(fts) VALUES ('optimize')")
             conn.commit()
         except BaseException:
@@ -286,7 +301,7 @@ class SearchIndex:
             self._folders = self._folder_times()
             self._last_sweep = time.monotonic()
         if paths is None:
-            current = scan(self.ws, self.facts is not None)
+            current = scan(self.ws)
             self._watched = _newest(current)
         else:
             current = stat_paths(self.ws, paths)
@@ -304,22 +319,21 @@ class SearchIndex:
         gone = [rel for rel in known if rel not in current and (paths is None or rel in paths)]
         if not changed and not gone:
             return 0
-        fact_changed = any(rel.startswith("facts:") for rel in [*changed, *gone])
         with self.conn:
             for rel in gone:
                 _forget_file(self.conn, rel)
             for rel in changed:
-                if not rel.startswith("facts:"):
-                    _replace_file(self.conn, self.ws, rel, current[rel], self.facts)
-            if fact_changed:
-                _replace_facts(self.conn, self.ws, current, self.facts)
+                _replace_file(self.conn, self.ws, rel, current[rel])
         return len(changed) + len(gone)
 
     def _folder_times(self) -> dict[Path, int]:
         times = {}
-        folders = [self.ws.root / NOTES_DIR, self.ws.root / CONVERSATIONS_DIR]
-        if self.facts is not None:
-            folders.extend(self.ws.users_root.glob("*/facts"))
+        folders = [
+            self.ws.root / NOTES_DIR,
+            self.ws.root / CONVERSATIONS_DIR,
+            self.ws.users_root,
+            *fact_folders(self.ws),
+        ]
         for folder in folders:
             with contextlib.suppress(OSError):
                 times[folder] = os.stat(folder).st_mtime_ns
@@ -483,41 +497,19 @@ def _insert_docs(conn: sqlite3.Connection, docs: Iterable[Doc]) -> int:
     return count
 
 
-def _replace_file(
-    conn: sqlite3.Connection, ws: Workspace, rel: str, stat: FileStat, facts: FactSource | None
-) -> int:
-    """Index one file afresh (facts files are indexed together, through the facts store)."""
+def _replace_file(conn: sqlite3.Connection, ws: Workspace, rel: str, stat: FileStat) -> int:
+    """Index one file afresh."""
     _forget_file(conn, rel)
     conn.execute(
         "INSERT INTO files(path, kind, mtime_ns, size) VALUES (?, ?, ?, ?)",
         (rel, stat.kind, stat.mtime_ns, stat.size),
     )
-    if rel.startswith("facts:"):
-        return 0
     return _insert_docs(conn, docs_of_file(ws, rel, stat.kind))
 
 
-def _replace_facts(
-    conn: sqlite3.Connection, ws: Workspace, current: dict[str, FileStat], facts: FactSource | None
-) -> None:
-    conn.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE kind = 'fact')")
-    conn.execute("DELETE FROM docs WHERE kind = 'fact'")
-    conn.execute("DELETE FROM files WHERE kind = 'fact'")
-    for rel, st in current.items():
-        if st.kind == "fact":
-            conn.execute(
-                "INSERT INTO files(path, kind, mtime_ns, size) VALUES (?, ?, ?, ?)",
-                (rel, st.kind, st.mtime_ns, st.size),
-            )
-    if facts is not None:
-        _insert_docs(conn, fact_docs(facts(ws)))
-
-
 @contextlib.contextmanager
-def open_index(
-    ws: Workspace, facts: FactSource | None = None, embedder: Embedder | None = None
-) -> Iterator[SearchIndex]:
-    index = SearchIndex(ws, facts, embedder)
+def open_index(ws: Workspace, embedder: Embedder | None = None) -> Iterator[SearchIndex]:
+    index = SearchIndex(ws, embedder)
     try:
         yield index
     finally:
