@@ -2,7 +2,7 @@
 
 `make_workspace(root, years=10, seed=0)` writes, straight to disk in trinho's formats, about
 3,650 daily note files holding 100,000 entries, 50,000 conversation turns, a 2,000-line
-MEMORY.md, and (once the facts store exists) facts. Text mixes English and Vietnamese.
+MEMORY.md and 500 facts (users/owner/facts/). Text mixes English and Vietnamese.
 
     .venv/bin/python bench/synth.py /tmp/ten-years
 """
@@ -15,6 +15,7 @@ import sys
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
+from trinho.facts import Fact, FactVersion, facts_dir, render_fact
 from trinho.workspace import Workspace, init_workspace
 
 TIMEZONE = "Asia/Ho_Chi_Minh"
@@ -22,6 +23,7 @@ END = date(2026, 11, 29)
 NOTES = 100_000
 TURNS = 50_000
 MEMORY_LINES = 2_000
+FACTS = 500
 
 
 def _words(text: str) -> list[str]:
@@ -130,7 +132,33 @@ def make_workspace(root: Path | str, years: int = 10, seed: int = 0) -> Workspac
         else:
             memory.append(f"- {rng.choice(days).isoformat()}: {words.sentence(rng, 4, 12)}")
     ws.memory_file.write_text("\n".join(memory[:MEMORY_LINES]) + "\n", encoding="utf-8")
+    _write_facts(ws, rng, words, days)
     return ws
+
+
+def _write_facts(ws: Workspace, rng: random.Random, words: Words, days: list[date]) -> None:
+    """FACTS fact files in the facts store's format, a third of them with older versions."""
+    folder = facts_dir(ws)
+    folder.mkdir(parents=True, exist_ok=True)
+    for number in range(FACTS):
+        key = f"{words.vocab[number % 200].lower()}-{number}"
+        key = "".join(ch if ch.isascii() and (ch.isalnum() or ch == "-") else "x" for ch in key)
+        starts = sorted(rng.sample(days, rng.choice((1, 1, 2, 3))))
+        versions = []
+        for i, start in enumerate(starts):
+            end = starts[i + 1] if i + 1 < len(starts) else None
+            versions.append(
+                FactVersion(
+                    value=words.sentence(rng, 2, 8),
+                    basis=rng.choice(("user", "inferred")),
+                    valid_from=start,
+                    valid_to=end,
+                    recorded_at=datetime.combine(start, time(12), tzinfo=ws.tz),
+                    source="chat",
+                )
+            )
+        fact = Fact(key, versions[-1], tuple(versions[:-1]))
+        (folder / f"{key}.md").write_text(render_fact(fact), encoding="utf-8")
 
 
 def _spread(rng: random.Random, total: int, buckets: int) -> list[int]:
