@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     print(base.row("plain BM25, single turns"))
     print(ours.row("trinho search (lexical)"))
     if embedder is not None:
-        print(hybrid.row(f"hybrid ({embedder.name})"[:28]))
+        print(hybrid.row(f"hybrid, {args.embedder} embedder"))
     for cat in sorted(by_cat):
         print(by_cat[cat].row(f"  trinho, category {cat}"))
     n = max(ours.n, 1)

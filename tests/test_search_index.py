@@ -223,3 +223,11 @@ def test_facts_are_searchable_current_and_past_with_validity(
     path = workspace.root / new[0].path
     path.write_text("garbage\n", encoding="utf-8")
     assert search(workspace, "da nang") == []
+
+
+def test_files_named_like_impossible_days_are_ignored(workspace: Workspace) -> None:
+    (workspace.root / "memory" / "2026-02-30.md").write_text("- 09:00 harp\n", encoding="utf-8")
+    (workspace.root / "memory" / "notes.md").write_text("- 09:00 harp\n", encoding="utf-8")
+    workspace.memory_file.write_text("- 2026-02-30: harp lessons\n", encoding="utf-8")
+    hits = search(workspace, "harp")
+    assert [(h.kind, h.date) for h in hits] == [("memory", None)]

@@ -1,6 +1,10 @@
+import json
+from datetime import date
+
 from hypothesis import given
 from hypothesis import strategies as st
 
+from trinho.search.documents import conversation_docs, note_docs
 from trinho.search.ranking import match_expression, reciprocal_rank_fusion
 from trinho.search.tokenize import MAX_QUERY_TERMS, fold, query_terms, terms, words
 
@@ -54,3 +58,38 @@ def test_rrf_scores_every_item_once_and_sorts(rankings: list[list[int]]) -> None
     assert sorted(items) == sorted({i for r in rankings for i in r})
     scores = [score for _, score in fused]
     assert scores == sorted(scores, reverse=True)
+
+
+@given(st.text())
+def test_terms_do_not_depend_on_unicode_normal_form_or_case(text: str) -> None:
+    import unicodedata
+
+    assert terms(unicodedata.normalize("NFD", text)) == terms(text)
+    assert terms(text.upper().lower()) == terms(text.lower())
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.text(),
+            st.builds(
+                lambda t, r: json.dumps({"at": "2026-11-02T09:00:00+07:00", "role": r, "text": t}),
+                st.text(),
+                st.text(),
+            ),
+        )
+    )
+)
+def test_transcript_lines_of_any_shape_never_break_indexing(lines: list[str]) -> None:
+    docs = conversation_docs("conversations/2026-11-02.jsonl", date(2026, 11, 2), "\n".join(lines))
+    assert all(doc.kind == "conversation" and doc.line >= 1 for doc in docs)
+    assert len(docs) <= len(lines)
+
+
+@given(st.text())
+def test_note_entries_are_all_indexed(text: str) -> None:
+    body = "\n".join(
+        f"- 09:0{i} {line}" for i, line in enumerate(["harp", text.replace("\n", " "), "oboe"])
+    )
+    docs = note_docs("memory/2026-11-02.md", date(2026, 11, 2), body)
+    assert [d.line for d in docs] == [1, 2, 3]

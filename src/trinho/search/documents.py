@@ -81,7 +81,7 @@ def _turns(text: str) -> list[_Turn]:
     return found
 
 
-def conversation_docs(path: str, day: date, text: str, neighbours: int = 1) -> list[Doc]:
+def conversation_docs(path: str, day: date, text: str, neighbours: int = 2) -> list[Doc]:
     """Every turn of a day's transcript; the speaker's name is indexed with the turn."""
     turns = _turns(text)
     said = [" ".join(terms(turn.text)) for turn in turns]

@@ -1,9 +1,9 @@
 """The search index: a SQLite FTS5 store in `.trinho/index.sqlite`, derived from the files.
 
-Each indexed file is recorded with its size and modification time. Before a search, one
-`stat` per file tells which files changed by hand; only those are read again. Writes made
-through trinho call `refresh` for the file they touched. `rebuild` builds a new index beside
-the old one and swaps it in, so a reader never sees half an index.
+Each indexed file is recorded with its size and modification time. Before a search, `stat`
+tells which files changed by hand (see FULL_SWEEP_SECONDS); only those are read again. Writes
+made through trinho call `refresh` for the file they touched. `rebuild` builds a new index
+beside the old one and swaps it in, so a reader never sees half an index.
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ from trinho.search.vectors import Embedder, VectorStore
 from trinho.workspace import CONVERSATIONS_DIR, MEMORY_FILE, NOTES_DIR, Workspace
 
 INDEX_FILE = "index.sqlite"
-SCHEMA_VERSION = "1"
-CONTEXT_WEIGHT = 0.5
+SCHEMA_VERSION = "2"
+CONTEXT_WEIGHT = 0.3
 """Weight of the neighbouring turns' words against the turn's own words in BM25."""
 
 CANDIDATES = 50
@@ -134,10 +134,11 @@ def scan(ws: Workspace) -> dict[str, FileStat]:
     with contextlib.suppress(FileNotFoundError):
         st = os.stat(ws.memory_file)
         found[MEMORY_FILE] = FileStat("memory", st.st_mtime_ns, st.st_size)
-    for folder, kind, suffix in (
+    day_folders: tuple[tuple[str, Kind, str], ...] = (
         (NOTES_DIR, "note", "md"),
         (CONVERSATIONS_DIR, "conversation", "jsonl"),
-    ):
+    )
+    for folder, kind, suffix in day_folders:
         with (
             contextlib.suppress(FileNotFoundError, NotADirectoryError),
             os.scandir(ws.root / folder) as entries,
@@ -148,7 +149,7 @@ def scan(ws: Workspace) -> dict[str, FileStat]:
                     continue
                 with contextlib.suppress(FileNotFoundError):
                     st = entry.stat()
-                    found[f"{folder}/{entry.name}"] = FileStat(kind, st.st_mtime_ns, st.st_size)  # type: ignore[arg-type]
+                    found[f"{folder}/{entry.name}"] = FileStat(kind, st.st_mtime_ns, st.st_size)
     for path in fact_files(ws):
         with contextlib.suppress(FileNotFoundError):
             st = os.stat(path)
@@ -217,7 +218,10 @@ def docs_of_file(ws: Workspace, rel: str, kind: Kind) -> list[Doc]:
         return memory_docs(rel, text)
     if kind == "fact":
         return fact_docs(rel, Path(rel).stem, text)
-    day = date.fromisoformat(rel.rsplit("/", 1)[1].split(".", 1)[0])
+    try:
+        day = date.fromisoformat(rel.rsplit("/", 1)[1].split(".", 1)[0])
+    except ValueError:
+        return []  # named like a day file but not a real day (2026-02-30.md): not a day file
     if kind == "note":
         return note_docs(rel, day, text)
     return conversation_docs(rel, day, text)
