@@ -100,7 +100,12 @@ def test_get_prints_lines_and_refuses_outside(
 
 def test_index_rebuild_and_refresh(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "index", "--rebuild", "--json")
-    assert code == 0 and json.loads(out) == {"rebuilt": True, "changed": None, "documents": 2}
+    assert code == 0 and json.loads(out) == {
+        "rebuilt": True,
+        "changed": None,
+        "documents": 2,
+        "embedded": 0,
+    }
     (ws / "MEMORY.md").write_text("- 2026-11-01: likes tea\n", encoding="utf-8")
     code, out, _ = run(capsys, "index", "--json")
-    assert json.loads(out) == {"rebuilt": False, "changed": 1, "documents": 3}
+    assert json.loads(out) == {"rebuilt": False, "changed": 1, "documents": 3, "embedded": 0}

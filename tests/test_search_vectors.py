@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import pytest
 
 from conftest import FixedClock
+from trinho.cli import main
 from trinho.errors import TrinhoError
 from trinho.notes import save_note
 from trinho.search import Query, SearchIndex
@@ -103,3 +104,28 @@ def test_hybrid_search_finds_by_meaning_and_respects_filters(
     with SearchIndex(workspace, embedder=embedder) as index:
         index.rebuild()
         assert index.search(Query("automobile"))[0].text in {"My car is red.", "Sold the vehicle."}
+
+
+def test_configured_embedder_is_used_by_index_and_search_commands(
+    server: str,
+    workspace: Workspace,
+    clock: FixedClock,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    config = workspace.internal / "config.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8")
+        + f'\n[search]\nembedder = "openai"\nbase_url = "{server}"\nmodel = "toy"\n',
+        encoding="utf-8",
+    )
+    save_note(workspace, "My car is red.")
+    save_note(workspace, "Walked the puppy.")
+    monkeypatch.setenv("TRINHO_HOME", str(workspace.root))
+    assert main(["index", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["embedded"] == 2
+    assert main(["search", "automobile", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["text"] == "My car is red."
+    config.write_text(config.read_text(encoding="utf-8").replace('"openai"', '"magic"'))
+    assert main(["search", "automobile"]) == 1
+    assert "embedder must be local, openai or none" in capsys.readouterr().err

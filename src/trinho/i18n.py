@@ -299,6 +299,10 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "Indexing",
         "vi": "Đang lập chỉ mục",
     },
+    "index.embedding": {
+        "en": "Embedding",
+        "vi": "Đang tính vector",
+    },
     "index.rebuilt": {
         "en": "Search index rebuilt: {documents} entries",
         "vi": "Đã dựng lại chỉ mục tìm kiếm: {documents} mục",

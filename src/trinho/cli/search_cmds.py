@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import asdict
 from datetime import date
 from pathlib import Path
@@ -161,29 +162,35 @@ def get(target: str, as_json: bool) -> None:
 @click.option("--rebuild", is_flag=True, help="Recreate the search index from the files.")
 @json_option
 def index_cmd(rebuild: bool, as_json: bool) -> None:
-    """Bring the search index up to date (or recreate it with --rebuild)."""
+    """Bring the search index up to date (or recreate it with --rebuild).
+
+    With an embedder configured ([search] in the config), the entries that have no vector yet
+    are embedded here, so searches do not have to.
+    """
     ws = state().workspace()
-    with SearchIndex(ws) as index:
+    with SearchIndex(ws, embedder=configured_embedder(ws)) as index:
         if rebuild:
-            if sys.stderr.isatty() and not as_json:
-                with click.progressbar(
-                    length=1, label=t(ws.locale, "index.progress"), file=sys.stderr
-                ) as bar:
+            docs = _with_progress(ws.locale, as_json, "index.progress", index.rebuild)
+        changed = None if rebuild else index.refresh()
+        embedded = 0
+        if index.vectors is not None:
+            embedded = _with_progress(ws.locale, as_json, "index.embedding", index.vectors.sync)
+        docs = index.count()
+    data = {"rebuilt": rebuild, "changed": changed, "documents": docs, "embedded": embedded}
+    if rebuild:
+        emit(as_json, data, t(ws.locale, "index.rebuilt", documents=docs))
+    else:
+        emit(as_json, data, t(ws.locale, "index.refreshed", changed=changed, documents=docs))
 
-                    def step(done: int, total: int) -> None:
-                        bar.length = total
-                        bar.update(1)
 
-                    docs = index.rebuild(progress=step)
-            else:
-                docs = index.rebuild()
-            data = {"rebuilt": True, "changed": None, "documents": docs}
-            emit(as_json, data, t(ws.locale, "index.rebuilt", documents=docs))
-        else:
-            changed = index.refresh()
-            data = {"rebuilt": False, "changed": changed, "documents": index.count()}
-            emit(
-                as_json,
-                data,
-                t(ws.locale, "index.refreshed", changed=changed, documents=index.count()),
-            )
+def _with_progress(locale: str, as_json: bool, label: str, work: Callable[..., int]) -> int:
+    """Run `work(progress=...)` with a progress bar on a terminal, quietly otherwise."""
+    if not sys.stderr.isatty() or as_json:
+        return work()
+    with click.progressbar(length=1, label=t(locale, label), file=sys.stderr) as bar:
+
+        def step(done: int, total: int) -> None:
+            bar.length = total
+            bar.update(done - bar.pos)
+
+        return work(progress=step)

@@ -44,7 +44,7 @@ from trinho.search.vectors import Embedder, VectorStore
 from trinho.workspace import CONVERSATIONS_DIR, MEMORY_FILE, NOTES_DIR, Workspace
 
 INDEX_FILE = "index.sqlite"
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 CONTEXT_WEIGHT = 0.3
 """Weight of the neighbouring turns' words against the turn's own words in BM25."""
 
@@ -68,6 +68,7 @@ CREATE TABLE docs(id INTEGER PRIMARY KEY, path TEXT NOT NULL, kind TEXT NOT NULL
                   line INTEGER NOT NULL, day TEXT, text TEXT NOT NULL, refs TEXT NOT NULL);
 CREATE INDEX docs_path ON docs(path);
 CREATE VIRTUAL TABLE fts USING fts5(body, context, tokenize='unicode61 remove_diacritics 0');
+CREATE TABLE vectors(doc_id INTEGER PRIMARY KEY, vec BLOB NOT NULL);
 """
 
 
@@ -328,6 +329,8 @@ class SearchIndex:
                 _forget_file(self.conn, rel)
             for rel in changed:
                 _replace_file(self.conn, self.ws, rel, current[rel])
+        if self.vectors is not None:
+            self.vectors.forget_loaded()
         return len(changed) + len(gone)
 
     def _folder_times(self) -> dict[Path, int]:
@@ -397,12 +400,18 @@ class SearchIndex:
             fused = reciprocal_rank_fusion(
                 [[c.doc_id for c in ranked], near], HYBRID_K, (1.0, SEMANTIC_WEIGHT)
             )
-            chosen = fused[: query.limit]
-            for doc_id in (i for i, _ in chosen if i not in by_id):
-                row = self.conn.execute(
-                    f"SELECT {_DOC_COLUMNS} FROM docs d WHERE d.id = ?", (doc_id,)
-                ).fetchone()
-                by_id[doc_id] = row
+            chosen = []
+            for doc_id, score in fused:
+                if doc_id not in by_id:
+                    row = self.conn.execute(
+                        f"SELECT {_DOC_COLUMNS} FROM docs d WHERE d.id = ?", (doc_id,)
+                    ).fetchone()
+                    if row is None:  # removed by another process since the vectors loaded
+                        continue
+                    by_id[doc_id] = row
+                chosen.append((doc_id, score))
+                if len(chosen) == query.limit:
+                    break
         hits = []
         for doc_id, score in chosen:
             row = by_id[doc_id]
@@ -475,6 +484,7 @@ def _filters(query: Query) -> tuple[str, list[object]]:
 
 def _forget_file(conn: sqlite3.Connection, rel: str) -> None:
     conn.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE path = ?)", (rel,))
+    conn.execute("DELETE FROM vectors WHERE doc_id IN (SELECT id FROM docs WHERE path = ?)", (rel,))
     conn.execute("DELETE FROM docs WHERE path = ?", (rel,))
     conn.execute("DELETE FROM files WHERE path = ?", (rel,))
 

@@ -1,8 +1,9 @@
 """The optional semantic layer: an `Embedder` seam, its adapters, and vectors kept in SQLite.
 
-Vectors are float32 blobs in the index's own database, searched by cosine similarity with
-numpy (brute force is a few milliseconds for a hundred thousand entries). sqlite-vec would
-need `enable_load_extension`, which many Python builds (this one included) leave out.
+Vectors are float32 blobs in the index's own database (table `vectors`), searched by cosine
+similarity with numpy (brute force: a few milliseconds for a hundred thousand entries).
+sqlite-vec would need `enable_load_extension`, which many Python builds (this one included)
+leave out.
 numpy is imported only when the semantic layer is used.
 """
 
@@ -12,7 +13,7 @@ import json
 import sqlite3
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from trinho.errors import TrinhoError
@@ -96,12 +97,6 @@ def _vectors_of(payload: Any, expected: int, url: str) -> list[list[float]]:
     return vectors
 
 
-_VECTOR_SCHEMA = """
-CREATE TABLE IF NOT EXISTS vectors(doc_id INTEGER PRIMARY KEY, model TEXT NOT NULL,
-                                   vec BLOB NOT NULL);
-"""
-
-
 class VectorStore:
     """Vectors of indexed entries for one embedder, in the index database."""
 
@@ -114,35 +109,51 @@ class VectorStore:
             ) from None
         self.conn = conn
         self.embedder = embedder
-        conn.executescript(_VECTOR_SCHEMA)
         self._cache: tuple[list[int], Matrix] | None = None
 
-    def sync(self) -> int:
-        """Embed the entries that have no vector from this model yet; drop orphans."""
+    def sync(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Embed the entries that have no vector yet (all of them when the model changed).
+
+        The index deletes an entry's vector with the entry, so equal counts mean nothing to do:
+        a search pays two counts, not a scan.
+        """
         import numpy as np
 
-        with self.conn:
-            self.conn.execute(
-                "DELETE FROM vectors WHERE doc_id NOT IN (SELECT id FROM docs) OR model != ?",
-                (self.embedder.name,),
-            )
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'vector_model'").fetchone()
+        if row is None or row[0] != self.embedder.name:
+            with self.conn:
+                self.conn.execute("DELETE FROM vectors")
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('vector_model', ?)", (self.embedder.name,)
+                )
+            self._cache = None
+        docs, vectors = self.conn.execute(
+            "SELECT (SELECT count(*) FROM docs), (SELECT count(*) FROM vectors)"
+        ).fetchone()
+        if docs == vectors:
+            return 0
         missing = self.conn.execute(
             "SELECT id, text FROM docs WHERE id NOT IN (SELECT doc_id FROM vectors) ORDER BY id"
         ).fetchall()
         for start in range(0, len(missing), BATCH * 4):
             chunk = missing[start : start + BATCH * 4]
-            vectors = self.embedder.embed([text for _, text in chunk])
+            embedded = self.embedder.embed([text for _, text in chunk])
             with self.conn:
                 self.conn.executemany(
-                    "INSERT OR REPLACE INTO vectors(doc_id, model, vec) VALUES (?, ?, ?)",
+                    "INSERT OR REPLACE INTO vectors(doc_id, vec) VALUES (?, ?)",
                     [
-                        (doc_id, self.embedder.name, _unit(np.asarray(v, np.float32)).tobytes())
-                        for (doc_id, _), v in zip(chunk, vectors, strict=True)
+                        (doc_id, _unit(np.asarray(v, np.float32)).tobytes())
+                        for (doc_id, _), v in zip(chunk, embedded, strict=True)
                     ],
                 )
-        if missing:
-            self._cache = None
+            if progress is not None:
+                progress(start + len(chunk), len(missing))
+        self._cache = None
         return len(missing)
+
+    def forget_loaded(self) -> None:
+        """Entries changed: load the vectors again at the next search."""
+        self._cache = None
 
     def _matrix(self) -> tuple[list[int], Matrix]:
         import numpy as np
