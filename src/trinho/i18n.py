@@ -311,6 +311,155 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "Search index up to date: {changed} files re-read, {documents} entries",
         "vi": "Chỉ mục tìm kiếm đã cập nhật: đọc lại {changed} tệp, {documents} mục",
     },
+    "condense.prompt.memory": {
+        "en": "## Current MEMORY.md (between the two markers)",
+        "vi": "## MEMORY.md hiện tại (giữa hai dấu mốc)",
+    },
+    "condense.prompt.week": {
+        "en": "## Notes and conversations, {since} to {today} (part {part} of {of})",
+        "vi": "## Ghi chú và hội thoại từ {since} đến {today} (phần {part}/{of})",
+    },
+    "condense.prompt.screen": {"en": "## Lines to judge", "vi": "## Các dòng cần xét"},
+    "condense.stale": {
+        "en": "Not applied: {reason}",
+        "vi": "Không áp dụng: {reason}",
+    },
+    "condense.approved.removed": {
+        "en": "The line was removed from MEMORY.md.",
+        "vi": "Đã xoá dòng khỏi MEMORY.md.",
+    },
+    "condense.approved.edited": {
+        "en": "The line was replaced in MEMORY.md.",
+        "vi": "Đã thay dòng trong MEMORY.md.",
+    },
+    "condense.approved.strange_date": {
+        "en": "The dated line was written to MEMORY.md.",
+        "vi": "Đã ghi dòng có ngày vào MEMORY.md.",
+    },
+    "condense.approved.malformed": {
+        "en": "The line was added to MEMORY.md as it is.",
+        "vi": "Đã thêm nguyên dòng vào MEMORY.md.",
+    },
+    "condense.approved.suspicious": {
+        "en": "MEMORY.md was replaced by the held rewrite.",
+        "vi": "MEMORY.md đã được thay bằng bản viết lại đang chờ.",
+    },
+    "condense.approved.added": {
+        "en": "The line was added to MEMORY.md.",
+        "vi": "Đã thêm dòng vào MEMORY.md.",
+    },
+    "condense.approved.date_changed": {
+        "en": "The date was changed in MEMORY.md.",
+        "vi": "Đã đổi ngày trong MEMORY.md.",
+    },
+    "condense.outcome.done": {
+        "en": "Condensation {run} ({since} to {today}): done",
+        "vi": "Cô đọng {run} ({since} đến {today}): xong",
+    },
+    "condense.outcome.dry_run": {
+        "en": "Condensation {run} ({since} to {today}), dry run: nothing was written",
+        "vi": "Cô đọng {run} ({since} đến {today}), chạy thử: không ghi gì",
+    },
+    "condense.outcome.already_done": {
+        "en": "Condensation {run}: this week is already condensed",
+        "vi": "Cô đọng {run}: tuần này đã được cô đọng",
+    },
+    "condense.outcome.skipped": {
+        "en": "Condensation {run} ({since} to {today}): skipped, nothing changed",
+        "vi": "Cô đọng {run} ({since} đến {today}): bỏ qua, không đổi gì",
+    },
+    "condense.outcome.resumed": {
+        "en": "Condensation {run}: an interrupted run was finished",
+        "vi": "Cô đọng {run}: đã hoàn tất lần chạy bị gián đoạn",
+    },
+    "condense.already": {
+        "en": "Run {run} already condensed this week (report: {report}); use --force to run again",
+        "vi": "Lần chạy {run} đã cô đọng tuần này (báo cáo: {report}); dùng --force để chạy lại",
+    },
+    "condense.resumed": {
+        "en": "MEMORY.md was already written by {run}; its proposals and announcement are now done",
+        "vi": "MEMORY.md đã được {run} ghi; các đề xuất và thông báo của nó nay đã xong",
+    },
+    "condense.no_material": {
+        "en": "No notes or conversations from {since} to {today}: nothing to condense",
+        "vi": "Không có ghi chú hay hội thoại nào từ {since} đến {today}: không có gì để cô đọng",
+    },
+    "condense.no_room": {
+        "en": "MEMORY.md is about {memory} tokens: with [condense] context_tokens = {context} "
+        "no room is left for the week's notes; raise context_tokens in .trinho/config.toml",
+        "vi": "MEMORY.md khoảng {memory} token: với [condense] context_tokens = {context} không "
+        "còn chỗ cho ghi chú của tuần; hãy tăng context_tokens trong .trinho/config.toml",
+    },
+    "condense.rewrite_skipped": {
+        "en": "Not read by the rewrite, for lack of budget: {days} ({reason})",
+        "vi": "Chưa được đọc khi viết lại vì hết ngân sách: {days} ({reason})",
+    },
+    "condense.screen_skipped": {
+        "en": "Lines {first}-{last} not screened: {reason}",
+        "vi": "Các dòng {first}-{last} chưa được sàng lọc: {reason}",
+    },
+    "condense.kept_changing": {
+        "en": "MEMORY.md kept changing during the run ({tries} tries); nothing was written. "
+        "Run trinho condense again when it is quiet",
+        "vi": "MEMORY.md liên tục thay đổi trong lúc chạy ({tries} lần thử); không ghi gì. "
+        "Hãy chạy lại trinho condense khi không còn ai sửa tệp",
+    },
+    "condense.day.used": {
+        "en": "  {day}: {notes} notes, {turns} turns",
+        "vi": "  {day}: {notes} ghi chú, {turns} lượt hội thoại",
+    },
+    "condense.day.unused": {
+        "en": "  {day}: {notes} notes, {turns} turns (NOT read: budget)",
+        "vi": "  {day}: {notes} ghi chú, {turns} lượt hội thoại (CHƯA đọc: ngân sách)",
+    },
+    "condense.note.hand_edit": {
+        "en": "your edit during the run: kept, nothing to approve",
+        "vi": "bạn sửa trong lúc chạy: giữ nguyên, không cần duyệt",
+    },
+    "condense.note.rejected_before": {
+        "en": "you rejected this before: kept, not asked again",
+        "vi": "bạn đã từ chối trước đây: giữ nguyên, không hỏi lại",
+    },
+    "condense.prompts": {"en": "Prompts: {versions}", "vi": "Lời nhắc: {versions}"},
+    "condense.screen.accept": {"en": "ACCEPT", "vi": "NHẬN"},
+    "condense.screen.reject": {"en": "REJECT", "vi": "BỎ"},
+    "condense.screen.unscreened": {"en": "unscreened", "vi": "chưa sàng lọc"},
+    "condense.summary": {
+        "en": "{auto} changes applied, {held} held for approval; {candidates} new lines "
+        "screened, {rejected} rejected; {calls} model calls, {tokens} tokens; "
+        "{restarts} restarts after a hand edit",
+        "vi": "{auto} thay đổi đã áp dụng, {held} chờ duyệt; {candidates} dòng mới được sàng "
+        "lọc, {rejected} bị bỏ; {calls} lần gọi mô hình, {tokens} token; "
+        "{restarts} lần làm lại do sửa tay",
+    },
+    "condense.undo_hint": {
+        "en": "The previous MEMORY.md is kept at {path}: trinho condense --undo {run}",
+        "vi": "MEMORY.md trước đó được giữ tại {path}: trinho condense --undo {run}",
+    },
+    "condense.notify.title": {
+        "en": "Weekly memory condensation {run}",
+        "vi": "Cô đọng trí nhớ hằng tuần {run}",
+    },
+    "condense.notify.summary": {
+        "en": "{auto} changes were applied by themselves; {held} wait for your approval.",
+        "vi": "{auto} thay đổi đã tự áp dụng; {held} thay đổi chờ bạn duyệt.",
+    },
+    "condense.queued": {
+        "en": "queued in the outbox, not delivered yet {error}",
+        "vi": "đang chờ trong hộp thư đi, chưa gửi được {error}",
+    },
+    "condense.undone": {
+        "en": "Run {run} undone: MEMORY.md restored from {path}; the text it replaced is kept "
+        "at {kept}",
+        "vi": "Đã hoàn tác {run}: MEMORY.md được khôi phục từ {path}; nội dung bị thay được "
+        "giữ tại {kept}",
+    },
+    "condense.undone_changed": {
+        "en": "Note: MEMORY.md had changed since the run (approvals or hand edits); "
+        "those changes are in {kept}",
+        "vi": "Lưu ý: MEMORY.md đã thay đổi sau lần chạy (duyệt hoặc sửa tay); "
+        "các thay đổi đó nằm trong {kept}",
+    },
 }
 
 

@@ -76,7 +76,7 @@ Applier = Callable[[Workspace, Proposal], Applied]
 
 APPLIERS: dict[str, Applier] = {}
 
-APPLIER_MODULES: dict[str, str] = {"fact": "trinho.facts"}
+APPLIER_MODULES: dict[str, str] = {"fact": "trinho.facts", "memory": "trinho.condense.apply"}
 """Built-in kinds whose module registers its applier when imported."""
 
 

@@ -14,6 +14,7 @@ from trinho.textnorm import one_line
 __all__ = ["cli", "main"]
 
 COMMAND_MODULES = (
+    "condense_cmds",
     "demo_cmds",
     "facts_cmds",
     "gate_cmds",

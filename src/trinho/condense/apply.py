@@ -1,0 +1,104 @@
+"""Writing MEMORY.md: a condensation run's text, an approved held change, an undo.
+
+Every write replaces the file atomically under its lock, and a run keeps the text it replaced
+so `trinho condense --undo RUN_ID` can put it back (keeping the text it undoes, too).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from trinho import proposals
+from trinho.condense.gate import Change
+from trinho.condense.held import Applied, apply_held
+from trinho.condense.runs import BEFORE, advance, read_journal, require_run
+from trinho.durable import atomic_write_text
+from trinho.errors import TrinhoError
+from trinho.i18n import t
+from trinho.memory_md import read_memory, render
+from trinho.workspace import Workspace
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def current_text(ws: Workspace) -> str:
+    return render(read_memory(ws))
+
+
+def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposals.Applied:
+    """Approving a held change applies it to MEMORY.md as it is now, or says why it cannot."""
+    where = proposals.proposal_path(ws, proposal.id)
+    try:
+        change = Change.from_dict(proposal.change)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise TrinhoError(f"{where}: not a MEMORY.md change ({exc}); nothing was applied") from None
+    if change.cls == "moved" or not change.held:
+        raise TrinhoError(f"{where}: a {change.cls} change applies by itself; nothing to approve")
+    with ws.lock(ws.memory_file):
+        before = current_text(ws)
+        outcome = apply_held(before, change)
+        if not isinstance(outcome, Applied):
+            return proposals.Applied(False, t(ws.locale, "condense.stale", reason=outcome.reason))
+        if outcome.text != before:
+            atomic_write_text(ws.memory_file, outcome.text)
+    return proposals.Applied(True, t(ws.locale, f"condense.approved.{change.cls}"))
+
+
+proposals.register_applier("memory", apply_memory_proposal)
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    run_id: str
+    restored_from: str
+    """Workspace-relative path of the version put back."""
+    kept_current: str
+    """Workspace-relative path where the text it replaced was kept."""
+    changed_since: bool
+    """MEMORY.md had changed since the run wrote it (approvals, hand edits): kept all the same."""
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "run_id": self.run_id,
+            "restored_from": self.restored_from,
+            "kept_current": self.kept_current,
+            "changed_since": self.changed_since,
+        }
+
+
+def undo_run(ws: Workspace, run_id: str) -> UndoResult:
+    """Put back the MEMORY.md that run `run_id` replaced, keeping the current one as a version."""
+    folder = require_run(ws, run_id)
+    before_path = folder / BEFORE
+    journal = read_journal(ws, run_id)
+    if journal is None or journal.state not in ("applied", "proposed", "done"):
+        raise TrinhoError(f"run {run_id} did not write MEMORY.md; there is nothing to undo")
+    if not before_path.exists():
+        raise TrinhoError(f"{before_path} is missing: the version before run {run_id} is gone")
+    restored = before_path.read_text(encoding="utf-8")
+    with ws.lock(ws.memory_file):
+        current = current_text(ws)
+        kept = _free_name(folder, "MEMORY.undone", ".md")
+        atomic_write_text(kept, current)
+        atomic_write_text(ws.memory_file, restored)
+    undone = {"at": ws.now().isoformat(), "kept": kept.name}
+    advance(ws, journal, journal.state, undone=(*journal.undone, undone))
+    return UndoResult(
+        run_id,
+        ws.relative(before_path),
+        ws.relative(kept),
+        changed_since=journal.applied_sha is not None and sha(current) != journal.applied_sha,
+    )
+
+
+def _free_name(folder: Path, stem: str, suffix: str) -> Path:
+    path = folder / f"{stem}{suffix}"
+    number = 1
+    while path.exists():
+        number += 1
+        path = folder / f"{stem}.{number}{suffix}"
+    return path

@@ -1,0 +1,233 @@
+"""What the weekly rewrite reads: MEMORY.md and the week's notes and conversation turns.
+
+Reading is the thin shell (`collect`); splitting the material into chunks that fit the model's
+context (`plan_chunks`) is a pure function, by day first and within a day only when one day
+alone does not fit. Nothing is ever left out: an item too large for any chunk is cut into
+numbered parts, and every day is in exactly one or more chunks.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Literal
+
+from trinho.errors import TrinhoError
+from trinho.models import estimate_tokens
+from trinho.notes import LooseLine, NoteEntry, read_notes
+from trinho.textnorm import decode
+from trinho.transcripts import read_day
+from trinho.workspace import CONFIG_PATH, MEMORY_FILE, NOTES_DIR, Workspace
+
+WINDOW_DAYS = 7
+DEFAULT_CONTEXT_TOKENS = 32_000
+"""`[condense] context_tokens` when the config does not say: what one rewrite call may use,
+prompt and answer together. It suits today's local models (e.g. a 32k-context qwen3)."""
+MIN_ROOM_TOKENS = 256
+"""Below this much room for the week's material, a rewrite call would be all overhead."""
+ANSWER_SLACK_TOKENS = 512
+
+Source = Literal["note", "conversation"]
+
+
+@dataclass(frozen=True)
+class Material:
+    """One note or conversation turn of the week, with its day and where it came from.
+
+    `who` is "note" for a note and the speaker's role for a turn; `time` is HH:MM in the owner's
+    zone ("" for a hand-typed line of a note file that is not an entry); `part` is "2/3" when a
+    very long item had to be cut to fit.
+    """
+
+    day: date
+    source: Source
+    time: str
+    who: str
+    text: str
+    where: str
+    part: str = ""
+
+    def render(self) -> str:
+        """The item as the model reads it; extra lines are indented so none looks like an item."""
+        stamp = f"{self.time} " if self.time else ""
+        part = f" (part {self.part})" if self.part else ""
+        first, *rest = self.text.split("\n")
+        return "\n".join([f"- {stamp}[{self.who}]{part} {first}", *("  " + r for r in rest)])
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.render()) + 1
+
+
+@dataclass(frozen=True)
+class Collected:
+    memory_text: str
+    today: date
+    since: date
+    items: tuple[Material, ...]
+
+    @property
+    def days(self) -> tuple[date, ...]:
+        return tuple(sorted({item.day for item in self.items}))
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """The items of one rewrite call (1-based `number`), in day and file order."""
+
+    number: int
+    items: tuple[Material, ...]
+
+    @property
+    def days(self) -> tuple[date, ...]:
+        return tuple(sorted({item.day for item in self.items}))
+
+    @property
+    def tokens(self) -> int:
+        return sum(item.tokens for item in self.items) + sum(
+            estimate_tokens(day_heading(day)) + 1 for day in self.days
+        )
+
+
+def window(today: date) -> tuple[date, date]:
+    """The 7 days that end on the run day: (since, today)."""
+    return today - timedelta(days=WINDOW_DAYS - 1), today
+
+
+def context_tokens(ws: Workspace) -> int:
+    """`[condense] context_tokens` from the config, or the documented default."""
+    value = ws.config.section("condense").get("context_tokens", DEFAULT_CONTEXT_TOKENS)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1000:
+        raise TrinhoError(
+            f"{CONFIG_PATH}: [condense] context_tokens must be a whole number >= 1000 "
+            f"(default {DEFAULT_CONTEXT_TOKENS})"
+        )
+    return value
+
+
+def read_memory_text(ws: Workspace) -> str:
+    path = ws.memory_file
+    return decode(path.read_bytes(), MEMORY_FILE) if path.exists() else ""
+
+
+def collect(ws: Workspace, today: date) -> Collected:
+    """MEMORY.md and every note and turn of the window ending on `today`; reading writes nothing."""
+    since, _ = window(today)
+    items: list[Material] = []
+    for day in ws.days_between(since, today):
+        items.extend(note_items(day, read_notes(ws, day).items))
+        for stored in read_day(ws, day):
+            turn = stored.turn
+            items.append(
+                Material(
+                    day,
+                    "conversation",
+                    turn.at.astimezone(ws.tz).strftime("%H:%M"),
+                    turn.role,
+                    turn.text,
+                    f"{stored.path}:{stored.line}",
+                )
+            )
+    return Collected(read_memory_text(ws), today, since, tuple(items))
+
+
+def note_items(day: date, parsed: Iterable[NoteEntry | LooseLine]) -> list[Material]:
+    """Entries of a note file, and its non-blank hand-typed lines: nothing in it is skipped."""
+    where = f"{NOTES_DIR}/{day.isoformat()}.md"
+    found: list[Material] = []
+    for item in parsed:
+        if isinstance(item, NoteEntry):
+            found.append(
+                Material(day, "note", item.time, "note", item.text, f"{where}:{item.line}")
+            )
+        elif item.raw.strip():
+            found.append(
+                Material(day, "note", "", "note", item.raw.strip(), f"{where}:{item.line}")
+            )
+    return found
+
+
+def day_heading(day: date) -> str:
+    return f"### {day.isoformat()}"
+
+
+def render_material(items: Sequence[Material]) -> str:
+    """Items grouped under one heading per day, in order."""
+    lines: list[str] = []
+    current: date | None = None
+    for item in items:
+        if item.day != current:
+            if lines:
+                lines.append("")
+            lines.append(day_heading(item.day))
+            current = item.day
+        lines.append(item.render())
+    return "\n".join(lines)
+
+
+def material_room(context: int, overhead: int, memory_tokens: int) -> int:
+    """Tokens left for material in one call.
+
+    A call sends the instructions (`overhead`), the MEMORY.md so far and the material, and
+    must leave room for the answer: the whole MEMORY.md again plus what the material adds
+    (counted as half the material) and some slack. So 1.5 * room <= what is left.
+    """
+    left = context - overhead - 2 * memory_tokens - ANSWER_SLACK_TOKENS
+    return max(0, math.floor(left * 2 / 3))
+
+
+def answer_tokens(memory_tokens: int, material_tokens: int) -> int:
+    """The `max_tokens` of a rewrite call, matching `material_room`'s reckoning."""
+    return memory_tokens + math.ceil(material_tokens / 2) + ANSWER_SLACK_TOKENS
+
+
+def plan_chunks(items: Sequence[Material], room: int) -> tuple[Chunk, ...]:
+    """Pack `items` into chunks of at most `room` tokens: whole days together when they fit,
+    a day split across chunks when it alone is too big, an item cut into parts when it alone is.
+    """
+    if room < MIN_ROOM_TOKENS:
+        raise ValueError(f"room {room} is below {MIN_ROOM_TOKENS} tokens")
+    by_day: dict[date, list[Material]] = {}
+    for item in items:
+        by_day.setdefault(item.day, []).append(item)
+    chunks: list[list[Material]] = []
+    current: list[Material] = []
+    used = 0
+    for day, day_items in by_day.items():
+        heading = estimate_tokens(day_heading(day)) + 1
+        size = heading + sum(item.tokens for item in day_items)
+        if current and used + size > room:
+            chunks.append(current)
+            current, used = [], 0
+        if size <= room:
+            current.extend(day_items)
+            used += size
+            continue
+        used = heading
+        for piece in (p for item in day_items for p in cut(item, room - 2 * heading)):
+            if current and used + piece.tokens > room:
+                chunks.append(current)
+                current, used = [], heading
+            current.append(piece)
+            used += piece.tokens
+    if current:
+        chunks.append(current)
+    return tuple(Chunk(number, tuple(chunk)) for number, chunk in enumerate(chunks, 1))
+
+
+def cut(item: Material, room: int) -> list[Material]:
+    """`item` as it is when it fits in `room` tokens, else in numbered parts that each fit."""
+    if item.tokens <= room:
+        return [item]
+    frame = Material(item.day, item.source, item.time, item.who, "", item.where, "99/99").tokens
+    size = max(1, (room - frame - 1) * 4 // 3)  # even if every char were a line break
+    text = item.text
+    pieces = [text[i : i + size] for i in range(0, len(text), size)]
+    return [
+        Material(
+            item.day, item.source, item.time, item.who, piece, item.where, f"{n}/{len(pieces)}"
+        )
+        for n, piece in enumerate(pieces, 1)
+    ]

@@ -1,0 +1,471 @@
+"""The weekly condensation run: collect, rewrite, screen, gate, apply, propose, announce.
+
+The decisions are the pure parts (`collect.plan_chunks`, `screen`, `gate`); this module is
+the shell that reads, calls the model, writes and records each step in the run journal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+from trinho import proposals
+from trinho.channels import Channel, Notification, NotificationItem, Outbox, channel_from_config
+from trinho.condense.apply import sha
+from trinho.condense.collect import (
+    MIN_ROOM_TOKENS,
+    Chunk,
+    Collected,
+    collect,
+    context_tokens,
+    material_room,
+    plan_chunks,
+    read_memory_text,
+    window,
+)
+from trinho.condense.gate import Change, GateResult, gate
+from trinho.condense.handedit import added_during_run, drop_deleted
+from trinho.condense.prompts import Prompt, load_prompt
+from trinho.condense.report import Calls, DayUsed, ReportChange, RunReport, ScreenLine
+from trinho.condense.rewrite import clean_answer, overhead_tokens, rewrite_request, screen_request
+from trinho.condense.runs import (
+    BEFORE,
+    REPORT,
+    WRITTEN,
+    Journal,
+    advance,
+    pick_slot,
+    run_dir,
+    runs_root,
+    write_journal,
+)
+from trinho.condense.screen import Verdict, apply_verdicts, candidates, parse_verdicts
+from trinho.durable import atomic_write_text, ensure_dir
+from trinho.errors import TrinhoError
+from trinho.i18n import t
+from trinho.models import (
+    ChatModel,
+    ChatRequest,
+    ChatResponse,
+    ModelError,
+    estimate_tokens,
+    load_budget,
+    load_model,
+)
+from trinho.models.usage import Purpose
+from trinho.workspace import Workspace
+
+SCREEN_BATCH = 50
+"""Candidates judged per screening call."""
+MAX_RESTARTS = 3
+"""How often a run re-reads a MEMORY.md that keeps changing under it before giving up."""
+KIND = "memory"
+
+
+def run_condensation(
+    ws: Workspace,
+    *,
+    model: ChatModel | None = None,
+    force: bool = False,
+    dry_run: bool = False,
+    channel: Channel | None = None,
+) -> RunReport:
+    """Condense this ISO week's notes and conversations into MEMORY.md, once per week.
+
+    `model` replaces the configured one (tests, the demo); every call goes to the usage
+    ledger either way. `force` runs again in a week already condensed (id `2026-W48.2`).
+    `dry_run` calls the model and shows what would change, writing nothing but the ledger.
+    `channel` is where the one announcement of the run goes (default: the configured one).
+    """
+    today = ws.today()
+    since, _ = window(today)
+    if dry_run:
+        slot = pick_slot(ws, today, force)
+        if slot.done is not None:
+            return _already(ws, slot.run_id, today, since)
+        return _Run(ws, slot.run_id, today, since, model, dry_run=True).execute()
+    ensure_dir(runs_root(ws))
+    with ws.lock(runs_root(ws) / "condense.lock"):
+        slot = pick_slot(ws, today, force)
+        if slot.done is not None:
+            return _already(ws, slot.run_id, today, since)
+        journal = slot.journal
+        if (
+            journal is not None
+            and journal.state == "applying"
+            and sha(read_memory_text(ws)) == journal.applied_sha
+        ):
+            journal = advance(ws, journal, "applied")  # cut off just after the replace
+        if journal is not None and journal.state in WRITTEN:
+            return _resume(ws, journal, today, since, channel)
+        return _Run(ws, slot.run_id, today, since, model, dry_run=False, channel=channel).execute()
+
+
+def _already(ws: Workspace, run_id: str, today: date, since: date) -> RunReport:
+    report = ws.relative(run_dir(ws, run_id) / REPORT)
+    message = t(ws.locale, "condense.already", run=run_id, report=report)
+    return RunReport(run_id, "already_done", today, since, message=message)
+
+
+def _resume(
+    ws: Workspace, journal: Journal, today: date, since: date, channel: Channel | None
+) -> RunReport:
+    """Finish a run that wrote MEMORY.md and was cut off: its proposals and announcement."""
+    journal, changes = _propose(ws, journal)
+    notification, delivery = _announce(ws, journal, changes, channel)
+    report = RunReport(
+        journal.run_id,
+        "resumed",
+        today,
+        since,
+        message=t(ws.locale, "condense.resumed", run=journal.run_id),
+        changes=tuple(changes),
+        written=True,
+        before=ws.relative(run_dir(ws, journal.run_id) / BEFORE),
+        notification=notification,
+        delivery=delivery,
+    )
+    _save_report(ws, report)
+    return report
+
+
+@dataclass
+class _Tally:
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def add(self, response: ChatResponse) -> None:
+        self.calls += 1
+        self.input_tokens += response.usage.input_tokens
+        self.output_tokens += response.usage.output_tokens
+
+
+@dataclass
+class _Run:
+    ws: Workspace
+    run_id: str
+    today: date
+    since: date
+    model: ChatModel | None
+    dry_run: bool
+    channel: Channel | None = None
+    tallies: dict[str, _Tally] = field(default_factory=dict)
+    journal: Journal | None = None
+
+    @property
+    def locale(self) -> str:
+        return self.ws.locale
+
+    @property
+    def ledger_run(self) -> str:
+        return f"{self.run_id}.dry-run" if self.dry_run else self.run_id
+
+    def execute(self) -> RunReport:
+        collected = collect(self.ws, self.today)
+        if not collected.items:
+            message = t(self.locale, "condense.no_material", since=self.since, today=self.today)
+            return RunReport(self.run_id, "skipped", self.today, self.since, message=message)
+        if not self.dry_run:
+            now = self.ws.now()
+            self.journal = write_journal(self.ws, Journal(self.run_id, "running", now, now))
+        try:
+            return self._execute(collected)
+        except BaseException as exc:
+            if self.journal is not None and self.journal.state in ("running", "applying"):
+                advance(self.ws, self.journal, "failed", error=str(exc) or type(exc).__name__)
+            raise
+
+    def _execute(self, collected: Collected) -> RunReport:
+        rewrite_prompt, screen_prompt = load_prompt("rewrite"), load_prompt("screen")
+        prompts = (rewrite_prompt.version, screen_prompt.version)
+        old = collected.memory_text
+        overhead = overhead_tokens(rewrite_prompt, self.today, self.since, self.locale)
+        context = context_tokens(self.ws)
+        room = material_room(context, overhead, estimate_tokens(old))
+        if room < MIN_ROOM_TOKENS:
+            raise TrinhoError(
+                t(self.locale, "condense.no_room", memory=estimate_tokens(old), context=context)
+            )
+        chunks = plan_chunks(collected.items, room)
+        rewrite, used, refusal = self._rewrite(old, chunks, rewrite_prompt)
+        days = _days(collected, chunks, used)
+        if used == 0:
+            if self.journal is not None:
+                advance(self.ws, self.journal, "skipped", error=refusal)
+            return RunReport(
+                self.run_id,
+                "skipped",
+                self.today,
+                self.since,
+                message=refusal,
+                prompts=prompts,
+                days=days,
+                chunks=len(chunks),
+            )
+        unused = [] if used == len(chunks) else [refusal]
+        screened, lines, skipped = self._screen(old, rewrite, screen_prompt)
+        result, to_propose, restarts = self._apply(old, screened)
+        changes = [_report_change(c, to_propose) for c in result.changes]
+        notification, delivery = None, ""
+        if self.journal is not None:
+            self.journal, changes = _propose(self.ws, self.journal, result.changes)
+            notification, delivery = _announce(self.ws, self.journal, changes, self.channel)
+        report = RunReport(
+            self.run_id,
+            "dry_run" if self.dry_run else "done",
+            self.today,
+            self.since,
+            message="\n".join(m for m in unused if m),
+            prompts=prompts,
+            days=days,
+            chunks=len(chunks),
+            chunks_used=used,
+            changes=tuple(changes),
+            screening=lines,
+            screening_skipped=tuple(skipped),
+            calls=tuple(
+                Calls(purpose, tally.calls, tally.input_tokens, tally.output_tokens)
+                for purpose, tally in self.tallies.items()
+            ),
+            restarts=restarts,
+            written=not self.dry_run,
+            before=None
+            if self.dry_run
+            else self.ws.relative(run_dir(self.ws, self.run_id) / BEFORE),
+            notification=notification,
+            delivery=delivery,
+        )
+        if not self.dry_run:
+            _save_report(self.ws, report)
+        return report
+
+    def _call(self, purpose: Purpose, request: ChatRequest) -> ChatResponse | str:
+        """The model's answer, or the owner-facing reason the budget did not allow the call."""
+        refusal = load_budget(self.ws, self.ledger_run).refusal(
+            request.estimated_tokens(), self.locale
+        )
+        if refusal is not None:
+            return refusal
+        ledgered = load_model(self.ws, purpose, run=self.ledger_run, model=self.model)
+        response = ledgered.chat(request)
+        self.tallies.setdefault(purpose, _Tally()).add(response)
+        return response
+
+    def _rewrite(self, old: str, chunks: tuple[Chunk, ...], prompt: Any) -> tuple[str, int, str]:
+        """Feed the chunks in turn, each call given the MEMORY.md the previous one returned."""
+        partial = old
+        used = 0
+        for chunk in chunks:
+            request = rewrite_request(
+                prompt, partial, chunk, len(chunks), self.today, self.since, self.locale
+            )
+            answer = self._call("rewrite", request)
+            if isinstance(answer, str):
+                days = ", ".join(d.isoformat() for c in chunks[used:] for d in c.days)
+                return (
+                    partial,
+                    used,
+                    t(self.locale, "condense.rewrite_skipped", days=days, reason=answer),
+                )
+            partial = clean_answer(answer.text)
+            used += 1
+        return partial, used, ""
+
+    def _screen(
+        self, old: str, rewrite: str, prompt: Prompt
+    ) -> tuple[str, tuple[ScreenLine, ...], list[str]]:
+        """Judge the new lines in batches; an unanswered batch leaves its lines unscreened."""
+        found = candidates(old, rewrite)
+        verdicts: dict[int, Verdict] = {}
+        skipped: list[str] = []
+        for start in range(0, len(found), SCREEN_BATCH):
+            batch = found[start : start + SCREEN_BATCH]
+            request = screen_request(prompt, [(c.line, c.old) for c in batch], self.locale)
+            first, last = batch[0].number, batch[-1].number
+            try:
+                answer = self._call("screen", request)
+            except ModelError as exc:
+                answer = str(exc)
+            if isinstance(answer, str):
+                skipped.append(
+                    t(self.locale, "condense.screen_skipped", first=first, last=last, reason=answer)
+                )
+                continue
+            for number, verdict in parse_verdicts(answer.text, len(batch)).items():
+                verdicts[batch[number - 1].number] = verdict
+        lines = tuple(
+            ScreenLine(
+                c.number,
+                c.line,
+                c.old,
+                verdicts[c.number].decision if c.number in verdicts else "unscreened",
+                verdicts[c.number].reason if c.number in verdicts else "",
+            )
+            for c in found
+        )
+        return apply_verdicts(old, rewrite, verdicts), lines, skipped
+
+    def _apply(self, old: str, screened: str) -> tuple[GateResult, tuple[Change, ...], int]:
+        """Gate against MEMORY.md as it is now, then replace it atomically, keeping the text it
+        replaces. A hand edit made during the run is respected (see `handedit`): the gate runs
+        again against the edited file, at most `MAX_RESTARTS` times.
+
+        Returns the gate's result, the held changes to propose, and the number of restarts.
+        """
+        ws = self.ws
+        base = old
+        restarts = 0
+        for _ in range(MAX_RESTARTS + 1):
+            with self._memory_lock():
+                current = read_memory_text(ws)
+                if current != base:
+                    restarts += 1
+                    base = current
+                rewrite = drop_deleted(old, base, screened) if base != old else screened
+                result = gate(base, rewrite, self.today, self.since)
+                to_propose = tuple(c for c in result.held if not added_during_run(c, old))
+                if self.journal is None:
+                    return result, to_propose, restarts
+                folder = run_dir(ws, self.run_id)
+                atomic_write_text(folder / BEFORE, base)
+                self.journal = advance(
+                    ws,
+                    self.journal,
+                    "applying",
+                    held=tuple(c.to_dict() for c in to_propose),
+                    applied_sha=sha(result.applied),
+                )
+                if read_memory_text(ws) != base:
+                    continue  # edited outside trinho's lock just now: gate again
+                if result.applied != base:
+                    atomic_write_text(ws.memory_file, result.applied)
+                self.journal = advance(ws, self.journal, "applied")
+                return result, to_propose, restarts
+        raise TrinhoError(t(self.locale, "condense.kept_changing", tries=MAX_RESTARTS + 1))
+
+    @contextlib.contextmanager
+    def _memory_lock(self) -> Iterator[None]:
+        if self.dry_run:
+            yield
+        else:
+            with self.ws.lock(self.ws.memory_file):
+                yield
+
+
+def _days(collected: Collected, chunks: tuple[Chunk, ...], used: int) -> tuple[DayUsed, ...]:
+    """Every day of the window with its material, and whether all its chunks were read."""
+    result = []
+    day = collected.since
+    while day <= collected.today:
+        notes = {i.where for i in collected.items if i.day == day and i.source == "note"}
+        turns = {i.where for i in collected.items if i.day == day and i.source == "conversation"}
+        numbers = tuple(c.number for c in chunks if day in c.days)
+        result.append(
+            DayUsed(day, len(notes), len(turns), numbers, all(n <= used for n in numbers))
+        )
+        day += timedelta(days=1)
+    return tuple(result)
+
+
+def _report_change(change: Change, to_propose: tuple[Change, ...]) -> ReportChange:
+    if change.held and change not in to_propose:
+        return ReportChange(change, note="hand_edit")
+    return ReportChange(change)
+
+
+def _propose(
+    ws: Workspace, journal: Journal, changes: tuple[Change, ...] | None = None
+) -> tuple[Journal, list[ReportChange]]:
+    """Every held change of the journal into the proposals queue (once: a retry finds them
+    pending), except a change the owner already rejected, which is not asked again.
+
+    `changes` is every change of the gate, for the report (default: the journal's held ones).
+    """
+    held = tuple(Change.from_dict(data) for data in journal.held)
+    if journal.state == "applied":
+        rejected = {
+            p.content_hash
+            for p in proposals.list_proposals(ws).proposals
+            if p.kind == KIND and p.status == "rejected"
+        }
+        records: list[dict[str, Any]] = []
+        for data in journal.held:
+            digest = proposals.content_hash(KIND, data)
+            if digest in rejected:
+                records.append({"proposal_id": None, "content_hash": digest, "status": "rejected"})
+                continue
+            submitted = proposals.submit(
+                ws, KIND, data, reason=str(data["reason"]), origin=f"condense:{journal.run_id}"
+            )
+            p = submitted.proposal
+            records.append(
+                {"proposal_id": p.id, "content_hash": p.content_hash, "status": p.status}
+            )
+        journal = advance(ws, journal, "proposed", proposals=tuple(records))
+    by_change = dict(zip(held, journal.proposals, strict=True))
+    report: list[ReportChange] = []
+    for change in changes if changes is not None else held:
+        record = by_change.get(change)
+        if record is not None:
+            if record["proposal_id"] is None:
+                report.append(ReportChange(change, None, "rejected_before"))
+            else:
+                report.append(ReportChange(change, str(record["proposal_id"])))
+        else:
+            report.append(_report_change(change, held))
+    return journal, report
+
+
+def _announce(
+    ws: Workspace, journal: Journal, changes: list[ReportChange], channel: Channel | None
+) -> tuple[str | None, str]:
+    """One notification per run through the outbox (its id makes a retry announce nothing
+    new), then an attempt to deliver it. A run with nothing held announces nothing."""
+    items = [
+        NotificationItem(
+            str(record["proposal_id"]),
+            str(record["content_hash"]),
+            str(data["class"]),
+            data.get("old"),
+            data.get("new"),
+            str(data["reason"]),
+        )
+        for data, record in zip(journal.held, journal.proposals, strict=True)
+        if record.get("proposal_id") and record.get("status") == "pending"
+    ]
+    notification_id = f"condense:{journal.run_id}"
+    if items:
+        auto = sum(not rc.change.held for rc in changes)
+        Outbox(ws).enqueue(
+            Notification(
+                notification_id,
+                t(ws.locale, "condense.notify.title", run=journal.run_id),
+                t(ws.locale, "condense.notify.summary", auto=auto, held=len(items)),
+                tuple(items),
+            )
+        )
+    if journal.state != "done":
+        advance(ws, journal, "done")
+    if not items:
+        return None, ""
+    target = channel if channel is not None else channel_from_config(ws)
+    try:
+        delivered = Outbox(ws).deliver(target)
+    finally:
+        if channel is None:
+            target.close()
+    entry = Outbox(ws).get(notification_id)
+    if entry is not None and entry.status == "sent":
+        return notification_id, "sent"
+    errors = [error for nid, error in delivered.failed if nid == notification_id]
+    return notification_id, t(ws.locale, "condense.queued", error=errors[0] if errors else "")
+
+
+def _save_report(ws: Workspace, report: RunReport) -> None:
+    text = json.dumps(report.to_dict(), ensure_ascii=False, indent=1) + "\n"
+    atomic_write_text(run_dir(ws, report.run_id) / REPORT, text)

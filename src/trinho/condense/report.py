@@ -1,0 +1,230 @@
+"""The run report: what a condensation run read, asked, decided and wrote, as plain values.
+
+`to_dict` is the `--json` document; `render_report` is the owner's text, in their locale.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, Literal
+
+from trinho.condense.gate import Change
+from trinho.i18n import t
+
+Outcome = Literal["done", "already_done", "skipped", "dry_run", "resumed"]
+ScreenDecision = Literal["accept", "reject", "unscreened"]
+
+
+@dataclass(frozen=True)
+class DayUsed:
+    """One day of the window: how much it held and which rewrite calls read it."""
+
+    day: date
+    notes: int
+    turns: int
+    chunks: tuple[int, ...]
+    used: bool
+    """False when the call(s) that would have read it were not made (budget)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "day": self.day.isoformat(),
+            "notes": self.notes,
+            "turns": self.turns,
+            "chunks": list(self.chunks),
+            "used": self.used,
+        }
+
+
+@dataclass(frozen=True)
+class ScreenLine:
+    number: int
+    line: str
+    old: str | None
+    decision: ScreenDecision
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "line": self.line,
+            "old": self.old,
+            "decision": self.decision,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class ReportChange:
+    """A gate change, and for a held one the proposal it became (None: not proposed again
+    because the owner already rejected the same change)."""
+
+    change: Change
+    proposal_id: str | None = None
+    note: Literal["", "hand_edit", "rejected_before"] = ""
+    """Why a held change has no proposal: the owner made it by hand during the run (the line
+    simply stays), or the owner already rejected this very change."""
+
+    def to_dict(self) -> dict[str, Any]:
+        c = self.change
+        data: dict[str, Any] = {
+            "class": c.cls,
+            "action": c.action,
+            "old": c.old,
+            "new": c.new,
+            "reason": c.reason,
+        }
+        if c.held:
+            data["proposal"] = self.proposal_id
+            if self.note:
+                data["note"] = self.note
+        return data
+
+
+@dataclass(frozen=True)
+class Calls:
+    purpose: str
+    calls: int
+    input_tokens: int
+    output_tokens: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "purpose": self.purpose,
+            "calls": self.calls,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+        }
+
+
+@dataclass(frozen=True)
+class RunReport:
+    run_id: str
+    outcome: Outcome
+    today: date
+    since: date
+    message: str = ""
+    prompts: tuple[str, ...] = ()
+    days: tuple[DayUsed, ...] = ()
+    chunks: int = 0
+    chunks_used: int = 0
+    changes: tuple[ReportChange, ...] = ()
+    screening: tuple[ScreenLine, ...] = ()
+    screening_skipped: tuple[str, ...] = ()
+    calls: tuple[Calls, ...] = ()
+    restarts: int = 0
+    written: bool = False
+    before: str | None = None
+    notification: str | None = None
+    delivery: str = ""
+
+    @property
+    def held(self) -> tuple[ReportChange, ...]:
+        return tuple(rc for rc in self.changes if rc.change.held)
+
+    @property
+    def model_calls(self) -> int:
+        return sum(c.calls for c in self.calls)
+
+    @property
+    def tokens(self) -> int:
+        return sum(c.input_tokens + c.output_tokens for c in self.calls)
+
+    def counts(self) -> dict[str, Any]:
+        held = len(self.held)
+        return {
+            "changes": len(self.changes),
+            "auto": len(self.changes) - held,
+            "held": held,
+            "by_class": dict(sorted(Counter(rc.change.cls for rc in self.changes).items())),
+            "candidates": len(self.screening),
+            "rejected": sum(s.decision == "reject" for s in self.screening),
+            "unscreened": sum(s.decision == "unscreened" for s in self.screening),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "outcome": self.outcome,
+            "today": self.today.isoformat(),
+            "since": self.since.isoformat(),
+            "message": self.message,
+            "prompts": list(self.prompts),
+            "counts": self.counts(),
+            "days": [d.to_dict() for d in self.days],
+            "chunks": self.chunks,
+            "chunks_used": self.chunks_used,
+            "changes": [rc.to_dict() for rc in self.changes],
+            "screening": {
+                "verdicts": [s.to_dict() for s in self.screening],
+                "skipped": list(self.screening_skipped),
+            },
+            "model": {
+                "calls": self.model_calls,
+                "input_tokens": sum(c.input_tokens for c in self.calls),
+                "output_tokens": sum(c.output_tokens for c in self.calls),
+                "by_purpose": [c.to_dict() for c in self.calls],
+            },
+            "restarts": self.restarts,
+            "written": self.written,
+            "before": self.before,
+            "notification": self.notification,
+            "delivery": self.delivery,
+        }
+
+
+def render_report(report: RunReport, locale: str) -> str:
+    """The report as the owner reads it at the terminal."""
+    lines = [
+        t(
+            locale,
+            f"condense.outcome.{report.outcome}",
+            run=report.run_id,
+            since=report.since,
+            today=report.today,
+        )
+    ]
+    if report.message:
+        lines.append(report.message)
+    if report.outcome in ("already_done", "skipped"):
+        return "\n".join(lines)
+    for day in report.days:
+        key = "condense.day.used" if day.used else "condense.day.unused"
+        lines.append(t(locale, key, day=day.day, notes=day.notes, turns=day.turns))
+    if report.prompts:
+        lines.append(t(locale, "condense.prompts", versions=", ".join(report.prompts)))
+    for rc in report.changes:
+        c = rc.change
+        action = t(locale, f"gate.action.{c.action}")
+        proposal = f" [{rc.proposal_id}]" if rc.proposal_id else ""
+        if rc.note:
+            proposal = f" ({t(locale, f'condense.note.{rc.note}')})"
+        lines.append(f"[{action}] {t(locale, f'gate.class.{c.cls}')}{proposal}: {c.reason}")
+        if c.old is not None:
+            lines.append(f"    - {c.old}")
+        if c.new is not None:
+            lines.append(f"    + {c.new}")
+    for s in report.screening:
+        reason = f": {s.reason}" if s.reason else ""
+        decision = t(locale, f"condense.screen.{s.decision}")
+        lines.append(f"  {s.number}. {decision}{reason}  {s.line}")
+    lines.extend(report.screening_skipped)
+    counts = report.counts()
+    lines.append(
+        t(
+            locale,
+            "condense.summary",
+            auto=counts["auto"],
+            held=counts["held"],
+            candidates=counts["candidates"],
+            rejected=counts["rejected"],
+            calls=report.model_calls,
+            tokens=report.tokens,
+            restarts=report.restarts,
+        )
+    )
+    if report.before:
+        lines.append(t(locale, "condense.undo_hint", path=report.before, run=report.run_id))
+    return "\n".join(lines)

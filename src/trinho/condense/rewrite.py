@@ -1,0 +1,88 @@
+"""The rewrite step, pure parts: the request for one chunk, and cleaning the model's answer.
+
+The answer is meant to be the whole new MEMORY.md. Only a code fence around all of it is
+removed; any other chatter stays in, so the gate sees it and holds it as malformed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+from trinho.condense.collect import Chunk, answer_tokens, render_material
+from trinho.condense.prompts import Prompt
+from trinho.i18n import t
+from trinho.models import ChatRequest, estimate_tokens, system, user
+from trinho.textnorm import nfc, unify_breaks
+
+MEMORY_BEGIN = "<<<MEMORY.md"
+MEMORY_END = "MEMORY.md>>>"
+
+
+def rewrite_request(
+    prompt: Prompt,
+    memory_text: str,
+    chunk: Chunk,
+    chunks: int,
+    today: date,
+    since: date,
+    locale: str,
+) -> ChatRequest:
+    """One rewrite call: the instructions, MEMORY.md so far, and one chunk of the week."""
+    parts = [
+        t(locale, "condense.prompt.memory"),
+        MEMORY_BEGIN,
+        memory_text.rstrip("\n"),
+        MEMORY_END,
+        "",
+        t(locale, "condense.prompt.week", since=since, today=today, part=chunk.number, of=chunks),
+        render_material(chunk.items),
+    ]
+    memory_tokens = estimate_tokens(memory_text)
+    return ChatRequest(
+        messages=(system(prompt.fill(today, since)), user("\n".join(parts))),
+        max_tokens=answer_tokens(memory_tokens, chunk.tokens),
+    )
+
+
+def overhead_tokens(prompt: Prompt, today: date, since: date, locale: str) -> int:
+    """What a rewrite request costs besides MEMORY.md and the material."""
+    frame = "\n".join(
+        [
+            prompt.fill(today, since),
+            t(locale, "condense.prompt.memory"),
+            MEMORY_BEGIN,
+            MEMORY_END,
+            t(locale, "condense.prompt.week", since=since, today=today, part=99, of=99),
+        ]
+    )
+    return estimate_tokens(frame) + 16
+
+
+def clean_answer(text: str) -> str:
+    """NFC, one kind of line break, and a code fence around the whole answer removed."""
+    lines = unify_breaks(nfc(text)).split("\n")
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    if len(filled) >= 2:
+        first, last = filled[0], filled[-1]
+        if lines[first].strip().startswith("```") and lines[last].strip() == "```":
+            lines = lines[first + 1 : last]
+    cleaned = "\n".join(lines)
+    if cleaned.strip() and not cleaned.endswith("\n"):
+        cleaned += "\n"
+    return cleaned
+
+
+def screen_request(
+    prompt: Prompt, lines: Sequence[tuple[str, str | None]], locale: str
+) -> ChatRequest:
+    """One screening call over up to a batch of (new line, line it replaces or None)."""
+    body = [t(locale, "condense.prompt.screen")]
+    for number, (line, old) in enumerate(lines, 1):
+        body.append(f"{number}. {line}")
+        if old is not None:
+            body.append(f"   replaces: {old}")
+    return ChatRequest(
+        messages=(system(prompt.text), user("\n".join(body))),
+        max_tokens=64 + 24 * len(lines),
+    )

@@ -1,0 +1,498 @@
+"""End-to-end condensation runs with the scripted model on Vietnamese and English weeks."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+
+from condense_weeks import (
+    EN_MEMORY,
+    RUN,
+    VI_MEMORY,
+    calls,
+    en_week,
+    memory_in,
+    numbered,
+    two_roles,
+    vi_week,
+)
+from conftest import FixedClock
+from trinho import proposals
+from trinho.channels import ConsoleChannel, Outbox
+from trinho.condense import RunReport, run_condensation
+from trinho.condense.runs import read_journal, run_dir
+from trinho.memory_md import parse
+from trinho.models import ChatRequest, ChatResponse, ModelError, ScriptedModel, Usage, read_ledger
+from trinho.notes import save_note
+from trinho.workspace import Workspace, open_workspace
+
+VI_ADDED = [
+    "- 2026-11-24: Mai được chọn vào đội bơi của trường",
+    "- 2026-11-28: Hẹn ngân hàng thứ Ba 2026-12-01 bàn khoản vay mua nhà",
+]
+
+
+def memory(ws: Workspace) -> str:
+    return ws.memory_file.read_text(encoding="utf-8")
+
+
+def run(
+    ws: Workspace, model: ScriptedModel, stream: io.StringIO | None = None, **kw: bool
+) -> RunReport:
+    channel = ConsoleChannel(ws.locale, stream if stream is not None else io.StringIO())
+    return run_condensation(ws, model=model, channel=channel, **kw)
+
+
+def with_config(ws: Workspace, clock: FixedClock, section: str) -> Workspace:
+    """The workspace reopened with `section` added to its config."""
+    config = ws.internal / "config.toml"
+    config.write_text(config.read_text() + "\n" + section + "\n")
+    return open_workspace(ws.root, clock)
+
+
+def held_classes(report: RunReport) -> list[str]:
+    return sorted(rc.change.cls for rc in report.held)
+
+
+def memory_proposals(ws: Workspace) -> list[proposals.Proposal]:
+    return [p for p in proposals.list_proposals(ws).proposals if p.kind == "memory"]
+
+
+def vi_good_rewrite() -> str:
+    text = VI_MEMORY.replace(
+        "- 2026-10-20: Chạy bộ mỗi sáng chủ nhật", "- 2026-11-29: Chạy bộ mỗi sáng chủ nhật"
+    )
+    return (
+        text.replace(
+            "- 2026-05-10: Con gái tên Mai, học lớp ba\n",
+            "- 2026-05-10: Con gái tên Mai, học lớp ba\n" + VI_ADDED[0] + "\n",
+        )
+        + VI_ADDED[1]
+        + "\n"
+    )
+
+
+def test_a_good_vietnamese_week_is_applied_whole(workspace: Workspace, clock: FixedClock) -> None:
+    vi_week(workspace, clock)
+    model = two_roles(vi_good_rewrite())
+    stream = io.StringIO()
+    report = run(workspace, model, stream)
+    assert report.outcome == "done" and report.run_id == RUN
+    assert memory(workspace) == vi_good_rewrite()
+    assert report.held == ()
+    assert sorted(rc.change.cls for rc in report.changes) == ["added", "added", "date_changed"]
+    assert calls(model) == (1, 1)
+    assert [s.decision for s in report.screening] == ["accept", "accept"]
+    assert memory_proposals(workspace) == []
+    assert stream.getvalue() == ""  # nothing held: nothing announced
+    assert report.notification is None
+    folder = run_dir(workspace, RUN)
+    assert (folder / "MEMORY.before.md").read_text(encoding="utf-8") == VI_MEMORY
+    journal = read_journal(workspace, RUN)
+    assert journal is not None and journal.state == "done"
+    saved = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    assert saved["counts"]["auto"] == 3 and saved["prompts"] == ["rewrite.v1", "screen.v1"]
+    ledger = read_ledger(workspace).records
+    assert [(r.purpose, r.run) for r in ledger] == [("rewrite", RUN), ("screen", RUN)]
+    assert report.model_calls == 2 and report.tokens == sum(r.total_tokens for r in ledger)
+
+
+def test_the_rewrite_request_carries_the_whole_week(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    vi_week(workspace, clock)
+    model = two_roles(vi_good_rewrite())
+    report = run(workspace, model)
+    request = model.requests[0]
+    assert memory_in(request) == VI_MEMORY
+    body = request.messages[-1].text
+    for needle in (
+        "### 2026-11-24\n- 08:10 [note] Mai được chọn vào đội bơi của trường",
+        "### 2026-11-27\n- 20:00 [user] Nhắc tôi gọi cho anh Đức về hợp đồng",
+        "- 20:00 [assistant] Được, tôi sẽ nhắc bạn.",
+        "- 07:00 [note] Sáng nay vẫn chạy bộ 5 km",
+    ):
+        assert needle in body
+    assert "2026-11-23 to 2026-11-29" in request.messages[0].text
+    used = {d.day.isoformat(): (d.notes, d.turns, d.used) for d in report.days}
+    assert used["2026-11-27"] == (0, 2, True) and used["2026-11-26"] == (1, 0, True)
+    assert len(report.days) == 7 and report.chunks == report.chunks_used == 1
+
+
+ENGLISH_BAD = """\
+Sure! Here is the updated MEMORY.md:
+
+# Long-term memory
+
+Written by hand: keep these lines.
+
+## People
+- 2026-02-11: Sister Anna lives in Porto
+- 2026-04-03: Best friend is Tom, a nurse
+- 2026-11-25: Learning Vietnamese, two lessons a week
+- 2026-12-04: Dentist appointment on Thursday at 9
+- 2025-06-01: Has always loved pho
+## Habits
+- 2026-07-19: Prefers meetings after 10am, never on Fridays
+- 2026-08-30: Plays tennis on Wednesday evenings
+- 2026-11-02: Reads history books before bed
+
+Let me know if you want any other changes!
+"""
+
+
+def test_a_bad_english_rewrite_loses_nothing(workspace: Workspace, clock: FixedClock) -> None:
+    en_week(workspace, clock)
+    stream = io.StringIO()
+    report = run(workspace, two_roles(ENGLISH_BAD), stream)
+    text = memory(workspace)
+    for line in EN_MEMORY.splitlines():
+        assert line in text.splitlines()  # every old line is still there
+    assert "- 2026-11-25: Learning Vietnamese, two lessons a week" in text
+    for junk in ("Sure!", "Let me know", "2026-12-04", "2025-06-01", "lives in Porto"):
+        assert junk not in text
+    assert held_classes(report) == [
+        "edited",
+        "malformed",
+        "malformed",
+        "removed",
+        "strange_date",
+        "strange_date",
+    ]
+    pending = memory_proposals(workspace)
+    assert len(pending) == 6
+    assert {p.origin for p in pending} == {f"condense:{RUN}"}
+    assert {p.id for p in pending} == {rc.proposal_id for rc in report.held}
+    announced = stream.getvalue()
+    assert announced.count("Weekly memory condensation 2026-W48") == 1
+    assert "- 2026-10-05: Allergic to penicillin" in announced
+    entry = Outbox(workspace).get(f"condense:{RUN}")
+    assert entry is not None and entry.status == "sent" and len(entry.notification.items) == 6
+    assert report.delivery == "sent"
+
+
+def test_a_fence_around_the_file_is_removed(workspace: Workspace, clock: FixedClock) -> None:
+    vi_week(workspace, clock)
+    report = run(workspace, two_roles("```markdown\n" + vi_good_rewrite() + "```\n"))
+    assert report.held == ()
+    assert memory(workspace) == vi_good_rewrite()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "",
+        "I'm sorry, but I can't help with rewriting personal records.",
+        "Tôi xin lỗi, tôi không thể làm việc này.",
+    ],
+)
+def test_an_empty_answer_or_a_refusal_is_held_whole(
+    workspace: Workspace, clock: FixedClock, answer: str
+) -> None:
+    vi_week(workspace, clock)
+    stream = io.StringIO()
+    report = run(workspace, two_roles(answer), stream)
+    assert memory(workspace) == VI_MEMORY
+    assert held_classes(report) == ["suspicious"]
+    [proposal] = memory_proposals(workspace)
+    assert proposal.change["snapshot"] == VI_MEMORY
+    assert stream.getvalue().count("Weekly memory condensation") == 1
+
+
+def test_screening_rejections_keep_lines_out(workspace: Workspace, clock: FixedClock) -> None:
+    vi_week(workspace, clock)
+    rewrite = (
+        vi_good_rewrite().replace(
+            "- 2026-11-01: Thích uống cà phê sữa đá buổi sáng",
+            "- 2026-11-26: Thích uống trà xanh buổi sáng",
+        )
+        + "- 2026-11-27: Trợ lý đã nói được, tôi sẽ nhắc\n"
+    )
+
+    def screen(request: ChatRequest) -> str:
+        lines = numbered(request)
+        answers = []
+        for n, line in enumerate(lines, 1):
+            if "Trợ lý" in line:
+                answers.append(f"{n}. BỎ: lời trợ lý, không phải sự thật về chủ nhân")
+            elif "trà xanh" in line:
+                answers.append(f"{n}. REJECT: loses the detail about the morning")
+            elif "ngân hàng" in line:
+                answers.append(f"{n}) maybe?")  # garbled: stays unscreened
+            else:
+                answers.append(f"{n}. NHẬN")
+        return "\n".join(answers)
+
+    report = run(workspace, two_roles(rewrite, screen))
+    text = memory(workspace)
+    assert "Trợ lý" not in text
+    assert "- 2026-11-01: Thích uống cà phê sữa đá buổi sáng" in text  # the edit was dropped
+    assert "trà xanh" not in text
+    assert VI_ADDED[1] in text  # unscreened, not rejected
+    assert report.held == ()
+    verdicts = {s.line: (s.decision, s.reason) for s in report.screening}
+    assert verdicts["- 2026-11-27: Trợ lý đã nói được, tôi sẽ nhắc"] == (
+        "reject",
+        "lời trợ lý, không phải sự thật về chủ nhân",
+    )
+    assert verdicts["- 2026-11-26: Thích uống trà xanh buổi sáng"][0] == "reject"
+    assert verdicts[VI_ADDED[1]] == ("unscreened", "")
+    assert verdicts[VI_ADDED[0]] == ("accept", "")
+    assert report.counts()["rejected"] == 2
+
+
+def test_screening_is_skipped_when_the_budget_is_spent(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    vi_week(workspace, clock)
+    ws = with_config(workspace, clock, "[budget]\nrun_tokens = 60000")
+    costly = ChatResponse(vi_good_rewrite(), usage=Usage(2_000, 57_900), model="scripted:model")
+    model = two_roles(costly)
+    report = run(ws, model)
+    assert calls(model) == (1, 0)
+    assert memory(ws) == vi_good_rewrite()  # added lines stay: unscreened is not rejected
+    assert [s.decision for s in report.screening] == ["unscreened", "unscreened"]
+    [skipped] = report.screening_skipped
+    assert skipped.startswith("Lines 1-2 not screened:") and "60000" in skipped
+
+
+def test_no_budget_for_the_rewrite_changes_nothing_and_keeps_the_week(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    vi_week(workspace, clock)
+    original = (workspace.internal / "config.toml").read_text()
+    ws = with_config(workspace, clock, "[budget]\nrun_tokens = 100")
+    model = two_roles(vi_good_rewrite())
+    report = run(ws, model)
+    assert report.outcome == "skipped" and "100" in report.message
+    assert model.requests == [] and memory(ws) == VI_MEMORY
+    assert not any(d.used for d in report.days if d.chunks)
+    (workspace.internal / "config.toml").write_text(original)
+    again = run(open_workspace(workspace.root, clock), model)
+    assert again.outcome == "done" and again.run_id == RUN
+
+
+def test_a_hand_edit_during_the_run_is_respected(workspace: Workspace, clock: FixedClock) -> None:
+    vi_week(workspace, clock)
+
+    def rewrite(request: ChatRequest) -> str:
+        edited = memory(workspace).replace("- 2026-09-14: Dị ứng tôm\n", "")
+        edited += "- 2026-11-29: Viết tay trong lúc chạy: thích mèo\n"
+        workspace.memory_file.write_text(edited, encoding="utf-8")
+        return vi_good_rewrite()
+
+    report = run(workspace, two_roles(rewrite))
+    text = memory(workspace)
+    assert report.restarts == 1
+    assert "Dị ứng tôm" not in text  # deleted by hand: not brought back
+    assert "- 2026-11-29: Viết tay trong lúc chạy: thích mèo" in text  # added by hand: kept
+    for line in VI_ADDED:
+        assert line in text
+    assert memory_proposals(workspace) == []  # nothing to ask about the owner's own edit
+    [kept] = report.held
+    assert kept.note == "hand_edit" and kept.proposal_id is None
+    assert (
+        (run_dir(workspace, RUN) / "MEMORY.before.md")
+        .read_text(encoding="utf-8")
+        .endswith("thích mèo\n")
+    )
+
+
+def test_once_per_week_then_force_then_next_week(workspace: Workspace, clock: FixedClock) -> None:
+    vi_week(workspace, clock)
+    assert run(workspace, two_roles(vi_good_rewrite())).run_id == RUN
+    idle = ScriptedModel([])  # any call would fail: the run must not call the model
+    again = run(workspace, idle)
+    assert again.outcome == "already_done" and again.run_id == RUN
+    assert "--force" in again.message
+    forced = run(workspace, two_roles(vi_good_rewrite()), force=True)
+    assert forced.outcome == "done" and forced.run_id == f"{RUN}.2"
+    assert run(workspace, idle).outcome == "already_done"
+    assert run(workspace, two_roles(vi_good_rewrite()), force=True).run_id == f"{RUN}.3"
+    clock.advance(days=7)
+    workspace.note_path(clock.now.date()).parent.mkdir(exist_ok=True)
+    save_note(workspace, "Tuần mới")
+    assert run(workspace, two_roles(memory(workspace))).run_id == "2026-W49"
+
+
+def test_a_dry_run_writes_nothing(workspace: Workspace, clock: FixedClock) -> None:
+    vi_week(workspace, clock)
+    model = two_roles(vi_good_rewrite())
+    report = run(workspace, model, dry_run=True)
+    assert report.outcome == "dry_run" and report.written is False
+    assert memory(workspace) == VI_MEMORY
+    assert not (workspace.internal / "runs" / RUN).exists()
+    assert [r.run for r in read_ledger(workspace).records] == [f"{RUN}.dry-run"] * 2
+    assert run(workspace, two_roles(vi_good_rewrite())).outcome == "done"
+
+
+def test_nothing_in_the_window_skips_without_a_model(workspace: Workspace) -> None:
+    workspace.memory_file.write_text(VI_MEMORY, encoding="utf-8")
+    report = run(workspace, ScriptedModel([]))
+    assert report.outcome == "skipped" and "nothing to condense" in report.message
+    assert not (workspace.internal / "runs" / RUN).exists()
+
+
+def test_a_model_failure_fails_the_run_and_the_week_stays_open(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    vi_week(workspace, clock)
+
+    def down(request: ChatRequest) -> str:
+        raise ModelError("scripted:model", "unreachable", "cannot reach the server")
+
+    with pytest.raises(ModelError):
+        run(workspace, ScriptedModel(down))
+    journal = read_journal(workspace, RUN)
+    assert journal is not None and journal.state == "failed"
+    assert "cannot reach" in (journal.error or "")
+    assert memory(workspace) == VI_MEMORY
+    assert run(workspace, two_roles(vi_good_rewrite())).run_id == RUN
+
+
+def test_a_first_run_with_no_memory_file(workspace: Workspace, clock: FixedClock) -> None:
+    vi_week(workspace, clock)
+    workspace.memory_file.unlink()
+    report = run(workspace, two_roles("\n".join(VI_ADDED) + "\n"))
+    assert memory(workspace) == "\n".join(VI_ADDED) + "\n"
+    assert report.held == ()
+
+
+def test_every_day_of_a_long_week_is_read_in_chunks(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    ws = with_config(workspace, clock, "[condense]\ncontext_tokens = 2000")
+    ws.memory_file.write_text(VI_MEMORY, encoding="utf-8")
+    for day in range(23, 30):
+        for hour in range(8, 20):
+            clock.set(f"2026-11-{day}T{hour:02d}:00:00+07:00")
+            save_note(ws, f"Ghi chú ngày {day} lúc {hour} giờ: đi chợ mua rau và trái cây tươi")
+    clock.set("2026-11-29T14:05:00+07:00")
+    seen: list[str] = []
+
+    def rewrite(request: ChatRequest) -> str:
+        current = memory_in(request)
+        seen.append(current)
+        day = request.messages[-1].text.split("### 2026-11-")[1][:2]
+        return current + f"- 2026-11-{day}: Tuần này đi chợ mỗi ngày (phần từ ngày {day})\n"
+
+    model = two_roles(rewrite)
+    report = run(ws, model)
+    rewrites, screens = calls(model)
+    assert rewrites == report.chunks == report.chunks_used > 1
+    assert all(day.used and day.chunks for day in report.days)
+    assert sum(day.notes for day in report.days) == 7 * 12
+    for previous, following in itertools.pairwise(seen):
+        assert following.startswith(previous)  # each call is fed the previous partial
+    added = [e for e in parse(memory(ws)).entries if "đi chợ" in e.text]
+    assert len(added) == rewrites
+    assert screens == 1
+
+
+def test_a_run_cut_off_before_announcing_announces_once(
+    workspace: Workspace, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    en_week(workspace, clock)
+    import trinho.condense.pipeline as pipeline
+
+    real = pipeline._announce
+
+    def crash(*args: object, **kwargs: object) -> object:
+        raise KeyboardInterrupt  # the process dies after the proposals were made
+
+    monkeypatch.setattr(pipeline, "_announce", crash)
+    stream = io.StringIO()
+    with pytest.raises(KeyboardInterrupt):
+        run(workspace, two_roles(ENGLISH_BAD), stream)
+    journal = read_journal(workspace, RUN)
+    assert journal is not None and journal.state == "proposed"
+    written = memory(workspace)
+    monkeypatch.setattr(pipeline, "_announce", real)
+    resumed = run(workspace, ScriptedModel([]), stream)
+    assert resumed.outcome == "resumed" and len(resumed.held) == 6
+    assert run(workspace, ScriptedModel([]), stream).outcome == "already_done"
+    assert stream.getvalue().count("Weekly memory condensation 2026-W48") == 1
+    assert len(memory_proposals(workspace)) == 6
+    assert memory(workspace) == written
+
+
+def test_a_run_cut_off_while_proposing_makes_each_proposal_once(
+    workspace: Workspace, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    en_week(workspace, clock)
+    real = proposals.submit
+    made: list[str] = []
+
+    def flaky(*args: object, **kwargs: object) -> proposals.Submitted:
+        if len(made) == 3:
+            raise KeyboardInterrupt
+        result = real(*args, **kwargs)  # type: ignore[arg-type]
+        made.append(result.proposal.id)
+        return result
+
+    monkeypatch.setattr(proposals, "submit", flaky)
+    with pytest.raises(KeyboardInterrupt):
+        run(workspace, two_roles(ENGLISH_BAD))
+    journal = read_journal(workspace, RUN)
+    assert journal is not None and journal.state == "applied"
+    monkeypatch.setattr(proposals, "submit", real)
+    stream = io.StringIO()
+    resumed = run(workspace, ScriptedModel([]), stream)
+    assert resumed.outcome == "resumed"
+    assert len(memory_proposals(workspace)) == 6
+    assert stream.getvalue().count("Weekly memory condensation") == 1
+
+
+def test_a_failed_delivery_stays_in_the_outbox(workspace: Workspace, clock: FixedClock) -> None:
+    en_week(workspace, clock)
+
+    class Down:
+        name = "down"
+
+        def send(self, notification: object) -> object:
+            raise OSError("network is down")
+
+        def close(self) -> None:
+            pass
+
+    report = run_condensation(workspace, model=two_roles(ENGLISH_BAD), channel=Down())  # type: ignore[arg-type]
+    assert report.notification == f"condense:{RUN}"
+    assert (
+        report.delivery.startswith("queued in the outbox") and "network is down" in report.delivery
+    )
+    clock.advance(hours=1)
+    stream = io.StringIO()
+    Outbox(workspace).deliver(ConsoleChannel("en", stream))
+    Outbox(workspace).deliver(ConsoleChannel("en", stream))
+    assert stream.getvalue().count("Weekly memory condensation 2026-W48") == 1
+
+
+def test_a_change_the_owner_rejected_is_not_asked_again(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    en_week(workspace, clock)
+    dropped = EN_MEMORY.replace("- 2026-10-05: Allergic to penicillin\n", "")
+    first = run(workspace, two_roles(dropped))
+    [removal] = first.held
+    assert removal.proposal_id is not None
+    proposals.reject(workspace, removal.proposal_id, "owner")
+    second = run(workspace, two_roles(dropped), force=True)
+    [again] = second.held
+    assert again.proposal_id is None and again.note == "rejected_before"
+    assert "- 2026-10-05: Allergic to penicillin" in memory(workspace)
+    assert len(memory_proposals(workspace)) == 1
+
+
+def test_the_report_json_is_plain_data(workspace: Workspace, clock: FixedClock) -> None:
+    en_week(workspace, clock)
+    report = run(workspace, two_roles(ENGLISH_BAD))
+    data = json.loads(json.dumps(report.to_dict()))
+    assert data["counts"]["held"] == 6 and data["model"]["calls"] == 2
+    held = [c for c in data["changes"] if c["action"] == "held"]
+    assert all(c["proposal"] for c in held)
+    assert {c["class"] for c in data["changes"]} >= {"removed", "edited", "malformed"}
+    assert Path(workspace.root / data["before"]).read_text(encoding="utf-8") == EN_MEMORY
