@@ -78,11 +78,11 @@ def test_appliers_are_pluggable(workspace: Workspace, monkeypatch: pytest.Monkey
         return proposals.Applied(True, "done")
 
     monkeypatch.setattr(proposals, "APPLIERS", dict(proposals.APPLIERS))
-    p = proposals.submit(workspace, "memory", CHANGE, reason="r", origin="o").proposal
+    p = proposals.submit(workspace, "gadget", CHANGE, reason="r", origin="o").proposal
     with pytest.raises(TrinhoError, match="no applier"):
         proposals.approve(workspace, p.id, "owner")
     assert proposals.get_proposal(workspace, p.id).status == "pending"
-    proposals.register_applier("memory", apply)
+    proposals.register_applier("gadget", apply)
     decided, applied = proposals.approve(workspace, p.id, "owner")
     assert seen == [CHANGE] and applied.ok
     assert (decided.status, decided.decision_note) == ("approved", "done")

@@ -64,6 +64,7 @@ SCREEN_BATCH = 50
 MAX_RESTARTS = 3
 """How often a run re-reads a MEMORY.md that keeps changing under it before giving up."""
 KIND = "memory"
+PURPOSES: tuple[Purpose, ...] = ("rewrite", "screen")
 
 
 def run_condensation(
@@ -156,6 +157,7 @@ class _Run:
     channel: Channel | None = None
     tallies: dict[str, _Tally] = field(default_factory=dict)
     journal: Journal | None = None
+    models: dict[Purpose, ChatModel] = field(default_factory=dict)
 
     @property
     def locale(self) -> str:
@@ -170,6 +172,10 @@ class _Run:
         if not collected.items:
             message = t(self.locale, "condense.no_material", since=self.since, today=self.today)
             return RunReport(self.run_id, "skipped", self.today, self.since, message=message)
+        self.models = {
+            purpose: load_model(self.ws, purpose, run=self.ledger_run, model=self.model)
+            for purpose in PURPOSES
+        }  # a missing model configuration fails here, before anything is written
         if not self.dry_run:
             now = self.ws.now()
             self.journal = write_journal(self.ws, Journal(self.run_id, "running", now, now))
@@ -251,8 +257,7 @@ class _Run:
         )
         if refusal is not None:
             return refusal
-        ledgered = load_model(self.ws, purpose, run=self.ledger_run, model=self.model)
-        response = ledgered.chat(request)
+        response = self.models[purpose].chat(request)
         self.tallies.setdefault(purpose, _Tally()).add(response)
         return response
 

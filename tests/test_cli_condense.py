@@ -1,0 +1,122 @@
+"""`trinho condense` end to end: the CLI, the OpenAI-compatible adapter, a local fake server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from condense_weeks import VI_MEMORY
+from fake_model_server import FakeServer, Reply, openai_reply
+from trinho.cli import main
+
+ADDED = "- 2026-11-29: Mai được chọn vào đội bơi của trường"
+DROPPED = "- 2026-09-14: Dị ứng tôm"
+
+
+@pytest.fixture
+def ready(
+    cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Path:
+    for var in ("OLLAMA_HOST", "OPENAI_API_KEY", "OPENAI_BASE_URL", "TRINHO_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    assert main(["init", "--tz", "Asia/Ho_Chi_Minh", "--locale", "vi"]) == 0
+    assert main(["note", "Mai được chọn vào đội bơi của trường"]) == 0
+    root = Path(cli_env["TRINHO_HOME"])
+    (root / "MEMORY.md").write_text(VI_MEMORY, encoding="utf-8")
+    capsys.readouterr()
+    return root
+
+
+def serve(monkeypatch: pytest.MonkeyPatch, *answers: str) -> FakeServer:
+    server = FakeServer(*(Reply(openai_reply(a, prompt=300, completion=40)) for a in answers))
+    monkeypatch.setenv("TRINHO_MODEL", "ollama:qwen3:8b")
+    return server
+
+
+def test_condense_json_then_once_per_week_then_approve_then_undo(
+    ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rewrite = VI_MEMORY.replace(DROPPED + "\n", "") + ADDED + "\n"
+    with serve(monkeypatch, rewrite, "1. NHẬN") as srv:
+        monkeypatch.setenv("OLLAMA_HOST", srv.url)
+        assert main(["condense", "--json"]) == 0
+        captured = capsys.readouterr()
+        data = json.loads(captured.out)  # one JSON document on stdout
+        assert len(srv.requests) == 2
+        assert srv.requests[0].body["messages"][0]["content"].startswith("You maintain MEMORY.md")
+        # the owner's locale: Vietnamese headings in the prompt
+        assert "## MEMORY.md hiện tại" in srv.requests[0].body["messages"][1]["content"]
+    assert data["run_id"] == "2026-W48" and data["outcome"] == "done"
+    assert data["counts"]["auto"] == 1 and data["counts"]["held"] == 1
+    assert data["model"] == {
+        "calls": 2,
+        "input_tokens": 600,
+        "output_tokens": 80,
+        "by_purpose": [
+            {"purpose": "rewrite", "calls": 1, "input_tokens": 300, "output_tokens": 40},
+            {"purpose": "screen", "calls": 1, "input_tokens": 300, "output_tokens": 40},
+        ],
+    }
+    assert data["screening"]["verdicts"][0]["decision"] == "accept"
+    [removed] = [c for c in data["changes"] if c["action"] == "held"]
+    assert removed["class"] == "removed" and removed["old"] == DROPPED
+    assert "Cô đọng trí nhớ hằng tuần 2026-W48" in captured.err  # the console announcement
+    memory = (ready / "MEMORY.md").read_text(encoding="utf-8")
+    assert ADDED in memory and DROPPED in memory
+
+    assert main(["condense"]) == 0
+    assert "đã được cô đọng" in capsys.readouterr().out
+
+    assert main(["approve", removed["proposal"]]) == 0
+    capsys.readouterr()
+    assert DROPPED not in (ready / "MEMORY.md").read_text(encoding="utf-8")
+
+    assert main(["condense", "--undo", "2026-W48"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Đã hoàn tác 2026-W48") and "đã thay đổi sau lần chạy" in out
+    assert (ready / "MEMORY.md").read_text(encoding="utf-8") == VI_MEMORY
+
+
+def test_condense_human_report_lists_every_change(
+    ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with serve(monkeypatch, "Xin lỗi, tôi không làm được.") as srv:
+        monkeypatch.setenv("OLLAMA_HOST", srv.url)
+        assert main(["condense", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Cô đọng 2026-W48 (2026-11-23 đến 2026-11-29), chạy thử: không ghi gì")
+    assert "[CHỜ DUYỆT] bản viết lại đáng ngờ" in out
+    assert "Lời nhắc: rewrite.v1, screen.v1" in out
+    assert "  2026-11-29: 1 ghi chú, 0 lượt hội thoại" in out
+    assert (ready / "MEMORY.md").read_text(encoding="utf-8") == VI_MEMORY
+    assert not (ready / ".trinho" / "runs" / "2026-W48").exists()
+
+
+def test_condense_errors_are_one_line(
+    ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["condense"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("trinho: error: no model configured") and err.count("\n") == 1
+    assert not (ready / ".trinho" / "runs" / "2026-W48").exists()  # nothing written
+    assert main(["condense", "--undo", "2026-W48"]) == 1
+    assert "no condensation run '2026-W48'" in capsys.readouterr().err
+    assert main(["condense", "--undo", "../../etc"]) == 1
+    assert "invalid run id" in capsys.readouterr().err
+    assert main(["condense", "--undo", "2026-W48", "--force"]) == 1
+    assert "cannot be combined" in capsys.readouterr().err
+
+
+def test_condense_model_unreachable_fails_clearly(
+    ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = ready / ".trinho" / "config.toml"
+    config.write_text(config.read_text() + "\n[model]\nattempts = 1\n")
+    monkeypatch.setenv("TRINHO_MODEL", "ollama:qwen3:8b")
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
+    assert main(["condense"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("trinho: error: model ollama:qwen3:8b: cannot reach")
+    assert (ready / "MEMORY.md").read_text(encoding="utf-8") == VI_MEMORY
