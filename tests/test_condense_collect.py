@@ -19,6 +19,7 @@ from trinho.condense.collect import (
     material_room,
     plan_chunks,
     render_material,
+    take_chunk,
     window,
 )
 from trinho.errors import TrinhoError
@@ -160,4 +161,4 @@ def test_an_item_too_big_for_any_chunk_is_cut_into_numbered_parts() -> None:
 
 def test_room_below_the_minimum_is_refused() -> None:
     with pytest.raises(ValueError, match="below"):
-        plan_chunks([], MIN_ROOM_TOKENS - 1)
+        take_chunk([], MIN_ROOM_TOKENS - 1)

@@ -391,8 +391,8 @@ CATALOG: dict[str, dict[str, str]] = {
         "còn chỗ cho ghi chú của tuần; hãy tăng context_tokens trong .trinho/config.toml",
     },
     "condense.rewrite_skipped": {
-        "en": "Not read by the rewrite, for lack of budget: {days} ({reason})",
-        "vi": "Chưa được đọc khi viết lại vì hết ngân sách: {days} ({reason})",
+        "en": "Not read by the rewrite: {days} ({reason})",
+        "vi": "Chưa được đọc khi viết lại: {days} ({reason})",
     },
     "condense.screen_skipped": {
         "en": "Lines {first}-{last} not screened: {reason}",
@@ -409,8 +409,8 @@ CATALOG: dict[str, dict[str, str]] = {
         "vi": "  {day}: {notes} ghi chú, {turns} lượt hội thoại",
     },
     "condense.day.unused": {
-        "en": "  {day}: {notes} notes, {turns} turns (NOT read: budget)",
-        "vi": "  {day}: {notes} ghi chú, {turns} lượt hội thoại (CHƯA đọc: ngân sách)",
+        "en": "  {day}: {notes} notes, {turns} turns (NOT all read, see below)",
+        "vi": "  {day}: {notes} ghi chú, {turns} lượt hội thoại (CHƯA đọc hết, xem dưới)",
     },
     "condense.note.hand_edit": {
         "en": "your edit during the run: kept, nothing to approve",

@@ -183,51 +183,77 @@ def answer_tokens(memory_tokens: int, material_tokens: int) -> int:
     return memory_tokens + math.ceil(material_tokens / 2) + ANSWER_SLACK_TOKENS
 
 
-def plan_chunks(items: Sequence[Material], room: int) -> tuple[Chunk, ...]:
-    """Pack `items` into chunks of at most `room` tokens: whole days together when they fit,
-    a day split across chunks when it alone is too big, an item cut into parts when it alone is.
+def take_chunk(
+    pending: Sequence[Material], room: int
+) -> tuple[tuple[Material, ...], tuple[Material, ...]]:
+    """The next chunk of at most `room` tokens from `pending`, and what is left after it.
+
+    Whole days go together when they fit; a day that does not fit in what is left of this
+    chunk starts the next one, unless it alone is too big, in which case it is split (and an
+    item too big on its own is cut into numbered parts). The rewrite calls this before each
+    call, with the room left beside the MEMORY.md of the moment, which grows as it goes.
     """
     if room < MIN_ROOM_TOKENS:
         raise ValueError(f"room {room} is below {MIN_ROOM_TOKENS} tokens")
-    by_day: dict[date, list[Material]] = {}
-    for item in items:
-        by_day.setdefault(item.day, []).append(item)
-    chunks: list[list[Material]] = []
-    current: list[Material] = []
+    taken: list[Material] = []
     used = 0
-    for day, day_items in by_day.items():
+    i = 0
+    while i < len(pending):
+        day = pending[i].day
+        end = i
+        while end < len(pending) and pending[end].day == day:
+            end += 1
         heading = estimate_tokens(day_heading(day)) + 1
-        size = heading + sum(item.tokens for item in day_items)
-        if current and used + size > room:
-            chunks.append(current)
-            current, used = [], 0
-        if size <= room:
-            current.extend(day_items)
+        size = heading + sum(item.tokens for item in pending[i:end])
+        if used + size <= room:
+            taken.extend(pending[i:end])
             used += size
+            i = end
             continue
-        used = heading
-        for piece in (p for item in day_items for p in cut(item, room - 2 * heading)):
-            if current and used + piece.tokens > room:
-                chunks.append(current)
-                current, used = [], heading
-            current.append(piece)
+        if taken and size <= room:
+            break  # the day fits in the next chunk whole: do not split it
+        if taken and used + heading + MIN_ROOM_TOKENS // 4 > room:
+            break  # too little left here to start a day
+        used += heading
+        pieces = [p for item in pending[i:end] for p in cut(item, room - 2 * heading)]
+        for n, piece in enumerate(pieces):
+            if taken and used + piece.tokens > room:
+                return tuple(taken), (*pieces[n:], *pending[end:])
+            taken.append(piece)
             used += piece.tokens
-    if current:
-        chunks.append(current)
-    return tuple(Chunk(number, tuple(chunk)) for number, chunk in enumerate(chunks, 1))
+        i = end
+    return tuple(taken), tuple(pending[i:])
+
+
+def plan_chunks(items: Sequence[Material], room: int) -> tuple[Chunk, ...]:
+    """All of `items` in chunks of at most `room` tokens each (see `take_chunk`)."""
+    chunks: list[Chunk] = []
+    pending: Sequence[Material] = items
+    while pending:
+        taken, pending = take_chunk(pending, room)
+        chunks.append(Chunk(len(chunks) + 1, taken))
+    return tuple(chunks)
 
 
 def cut(item: Material, room: int) -> list[Material]:
     """`item` as it is when it fits in `room` tokens, else in numbered parts that each fit."""
     if item.tokens <= room:
         return [item]
-    frame = Material(item.day, item.source, item.time, item.who, "", item.where, "99/99").tokens
-    size = max(1, (room - frame - 1) * 4 // 3)  # even if every char were a line break
+    label = f"{item.part}." if item.part else ""
+    frame = Material(item.day, item.source, item.time, item.who, "", item.where, label + "99/99")
+    frame_tokens = frame.tokens
+    size = max(1, (room - frame_tokens - 1) * 4 // 3)  # even if every char were a line break
     text = item.text
     pieces = [text[i : i + size] for i in range(0, len(text), size)]
     return [
         Material(
-            item.day, item.source, item.time, item.who, piece, item.where, f"{n}/{len(pieces)}"
+            item.day,
+            item.source,
+            item.time,
+            item.who,
+            piece,
+            item.where,
+            f"{label}{n}/{len(pieces)}",
         )
         for n, piece in enumerate(pieces, 1)
     ]

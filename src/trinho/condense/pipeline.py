@@ -20,11 +20,13 @@ from trinho.condense.collect import (
     MIN_ROOM_TOKENS,
     Chunk,
     Collected,
+    Material,
     collect,
     context_tokens,
     material_room,
     plan_chunks,
     read_memory_text,
+    take_chunk,
     window,
 )
 from trinho.condense.gate import Change, GateResult, gate
@@ -192,28 +194,26 @@ class _Run:
         old = collected.memory_text
         overhead = overhead_tokens(rewrite_prompt, self.today, self.since, self.locale)
         context = context_tokens(self.ws)
-        room = material_room(context, overhead, estimate_tokens(old))
-        if room < MIN_ROOM_TOKENS:
+        if material_room(context, overhead, estimate_tokens(old)) < MIN_ROOM_TOKENS:
             raise TrinhoError(
                 t(self.locale, "condense.no_room", memory=estimate_tokens(old), context=context)
             )
-        chunks = plan_chunks(collected.items, room)
-        rewrite, used, refusal = self._rewrite(old, chunks, rewrite_prompt)
-        days = _days(collected, chunks, used)
-        if used == 0:
+        rewrite, read, unread, why = self._rewrite(
+            old, collected.items, rewrite_prompt, context, overhead
+        )
+        days = _days(collected, read, unread)
+        if not read:
             if self.journal is not None:
-                advance(self.ws, self.journal, "skipped", error=refusal)
+                advance(self.ws, self.journal, "skipped", error=why)
             return RunReport(
                 self.run_id,
                 "skipped",
                 self.today,
                 self.since,
-                message=refusal,
+                message=why,
                 prompts=prompts,
                 days=days,
-                chunks=len(chunks),
             )
-        unused = [] if used == len(chunks) else [refusal]
         screened, lines, skipped = self._screen(old, rewrite, screen_prompt)
         result, to_propose, restarts = self._apply(old, screened)
         changes = [_report_change(c, to_propose) for c in result.changes]
@@ -226,11 +226,10 @@ class _Run:
             "dry_run" if self.dry_run else "done",
             self.today,
             self.since,
-            message="\n".join(m for m in unused if m),
+            message=why,
             prompts=prompts,
             days=days,
-            chunks=len(chunks),
-            chunks_used=used,
+            chunks=len(read),
             changes=tuple(changes),
             screening=lines,
             screening_skipped=tuple(skipped),
@@ -261,25 +260,48 @@ class _Run:
         self.tallies.setdefault(purpose, _Tally()).add(response)
         return response
 
-    def _rewrite(self, old: str, chunks: tuple[Chunk, ...], prompt: Any) -> tuple[str, int, str]:
-        """Feed the chunks in turn, each call given the MEMORY.md the previous one returned."""
+    def _rewrite(
+        self,
+        old: str,
+        items: tuple[Material, ...],
+        prompt: Prompt,
+        context: int,
+        overhead: int,
+    ) -> tuple[str, tuple[Chunk, ...], tuple[Material, ...], str]:
+        """Feed the week in chunks, each call given the MEMORY.md the previous one returned.
+
+        Each chunk is sized for the room left beside that MEMORY.md. Returns the last
+        MEMORY.md, the chunks read, the material left unread, and why it was left (budget,
+        or a MEMORY.md grown too big for the context).
+        """
         partial = old
-        used = 0
-        for chunk in chunks:
+        read: list[Chunk] = []
+        pending = items
+        why = ""
+        while pending:
+            memory_tokens = estimate_tokens(partial)
+            room = material_room(context, overhead, memory_tokens)
+            if room < MIN_ROOM_TOKENS:
+                why = t(self.locale, "condense.no_room", memory=memory_tokens, context=context)
+                break
+            taken, rest = take_chunk(pending, room)
+            chunk = Chunk(len(read) + 1, taken)
+            total = chunk.number + len(plan_chunks(rest, room))
             request = rewrite_request(
-                prompt, partial, chunk, len(chunks), self.today, self.since, self.locale
+                prompt, partial, chunk, total, self.today, self.since, self.locale
             )
             answer = self._call("rewrite", request)
             if isinstance(answer, str):
-                days = ", ".join(d.isoformat() for c in chunks[used:] for d in c.days)
-                return (
-                    partial,
-                    used,
-                    t(self.locale, "condense.rewrite_skipped", days=days, reason=answer),
-                )
+                why = answer
+                break
             partial = clean_answer(answer.text)
-            used += 1
-        return partial, used, ""
+            read.append(chunk)
+            pending = rest
+        if not pending:
+            return partial, tuple(read), (), ""
+        days = ", ".join(sorted({m.day.isoformat() for m in pending}))
+        message = t(self.locale, "condense.rewrite_skipped", days=days, reason=why)
+        return partial, tuple(read), pending, message
 
     def _screen(
         self, old: str, rewrite: str, prompt: Prompt
@@ -362,17 +384,18 @@ class _Run:
                 yield
 
 
-def _days(collected: Collected, chunks: tuple[Chunk, ...], used: int) -> tuple[DayUsed, ...]:
-    """Every day of the window with its material, and whether all its chunks were read."""
+def _days(
+    collected: Collected, read: tuple[Chunk, ...], unread: tuple[Material, ...]
+) -> tuple[DayUsed, ...]:
+    """Every day of the window: its material, the chunks that read it, whether all was read."""
     result = []
+    left = {m.day for m in unread}
     day = collected.since
     while day <= collected.today:
         notes = {i.where for i in collected.items if i.day == day and i.source == "note"}
         turns = {i.where for i in collected.items if i.day == day and i.source == "conversation"}
-        numbers = tuple(c.number for c in chunks if day in c.days)
-        result.append(
-            DayUsed(day, len(notes), len(turns), numbers, all(n <= used for n in numbers))
-        )
+        numbers = tuple(c.number for c in read if day in c.days)
+        result.append(DayUsed(day, len(notes), len(turns), numbers, day not in left))
         day += timedelta(days=1)
     return tuple(result)
 

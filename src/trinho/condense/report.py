@@ -109,7 +109,7 @@ class RunReport:
     prompts: tuple[str, ...] = ()
     days: tuple[DayUsed, ...] = ()
     chunks: int = 0
-    chunks_used: int = 0
+    """Rewrite calls made, one per chunk of the week read."""
     changes: tuple[ReportChange, ...] = ()
     screening: tuple[ScreenLine, ...] = ()
     screening_skipped: tuple[str, ...] = ()
@@ -155,7 +155,6 @@ class RunReport:
             "counts": self.counts(),
             "days": [d.to_dict() for d in self.days],
             "chunks": self.chunks,
-            "chunks_used": self.chunks_used,
             "changes": [rc.to_dict() for rc in self.changes],
             "screening": {
                 "verdicts": [s.to_dict() for s in self.screening],
