@@ -22,9 +22,10 @@ from trinho.transcripts import read_day
 from trinho.workspace import CONFIG_PATH, MEMORY_FILE, NOTES_DIR, Workspace
 
 WINDOW_DAYS = 7
-DEFAULT_CONTEXT_TOKENS = 32_000
+DEFAULT_CONTEXT_TOKENS = 128_000
 """`[condense] context_tokens` when the config does not say: what one rewrite call may use,
-prompt and answer together. It suits today's local models (e.g. a 32k-context qwen3)."""
+prompt and answer together. It suits today's hosted models (128k to 200k); with a local model,
+set it to the context its server gives it (e.g. ollama's num_ctx), or calls will be cut."""
 MIN_ROOM_TOKENS = 256
 """Below this much room for the week's material, a rewrite call would be all overhead."""
 ANSWER_SLACK_TOKENS = 512
