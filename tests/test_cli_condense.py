@@ -120,3 +120,15 @@ def test_condense_model_unreachable_fails_clearly(
     err = capsys.readouterr().err
     assert err.startswith("trinho: error: model ollama:qwen3:8b: cannot reach")
     assert (ready / "MEMORY.md").read_text(encoding="utf-8") == VI_MEMORY
+
+
+def test_proposals_lists_held_memory_changes_readably(
+    ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with serve(monkeypatch, VI_MEMORY.replace(DROPPED + "\n", "")) as srv:
+        monkeypatch.setenv("OLLAMA_HOST", srv.url)
+        assert main(["condense"]) == 0
+    capsys.readouterr()
+    assert main(["proposals"]) == 0
+    out = capsys.readouterr().out
+    assert f"MEMORY.md removed: {DROPPED}" in out and "condense:2026-W48" in out

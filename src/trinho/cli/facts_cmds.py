@@ -179,6 +179,9 @@ def _summary(proposal: proposals_mod.Proposal) -> str:
         was = change.get("current_value")
         arrow = f"{was} -> " if was is not None else ""
         return f"{change['key']}: {arrow}{change['value']}"
+    if proposal.kind == "memory" and "class" in change:
+        sides = [str(change[side]) for side in ("old", "new") if change.get(side) is not None]
+        return f"MEMORY.md {change['class']}: " + (" -> ".join(sides) or str(change["reason"]))
     summary = change.get("summary")
     return str(summary) if summary else proposal.kind
 
