@@ -25,6 +25,9 @@ def test_demo_runs_every_step_deterministically(
     assert "Imported 0 turns into 2 days (4 already present)" in first
     assert "conversations/2026-11-28.jsonl:1  user: Late call booked" in first
     assert "written back unchanged, byte for byte: True" in first
+    assert "[HELD] removed" in first and "+ - 2026-11-27: Nhắc gọi cho anh Đức" in first
+    assert first.count("Weekly memory condensation 2026-W48") == 1
+    assert "this week is already condensed" in first
     assert "trinho-demo-" not in first
     assert not Path(cli_env["TRINHO_HOME"]).exists()
 

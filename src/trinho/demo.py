@@ -6,6 +6,7 @@ the lines it shows. Later features add a step by appending to the list.
 
 from __future__ import annotations
 
+import io
 import json
 import tempfile
 from collections.abc import Callable
@@ -183,6 +184,46 @@ def step_refusals(ctx: DemoContext) -> list[str]:
     return lines
 
 
+CONDENSED = """# Về chủ nhân
+- 2026-03-12: Sinh nhật mẹ; mẹ thích hoa sen trắng
+- 2026-11-29: Prefers meetings after 10am
+- 2026-11-27: Nhắc gọi cho anh Đức
+Typed by hand, not an entry: kept as it is.
+
+## Work
+Hope this helps!
+"""
+
+
+def step_condense(ctx: DemoContext) -> list[str]:
+    """A weekly run with a scripted model whose rewrite edits, drops and chatters."""
+    from trinho.channels import ConsoleChannel
+    from trinho.condense import run_condensation
+    from trinho.condense.report import render_report
+    from trinho.models import ChatRequest, ScriptedModel
+
+    def reply(request: ChatRequest) -> str:
+        if request.messages[0].text.startswith("You maintain MEMORY.md"):
+            return CONDENSED
+        count = sum(line[:1].isdigit() for line in request.messages[-1].text.split("\n"))
+        return "\n".join(f"{n}. ACCEPT" for n in range(1, count + 1))
+
+    announced = io.StringIO()
+    channel = ConsoleChannel(ctx.locale, announced)
+    report = run_condensation(ctx.ws, model=ScriptedModel(reply), channel=channel)
+    again = run_condensation(ctx.ws, model=ScriptedModel([]), channel=channel)
+    lines = [
+        "$ trinho condense",
+        *("  " + line for line in render_report(report, ctx.locale).split("\n")),
+    ]
+    lines.append(ctx.text("demo.file", path="MEMORY.md"))
+    lines += _file_lines(ctx.ws.memory_file)
+    lines.append(ctx.text("demo.announced"))
+    lines += ["    | " + line for line in announced.getvalue().rstrip("\n").split("\n")]
+    lines += ["$ trinho condense", "  " + render_report(again, ctx.locale).split("\n")[0]]
+    return lines
+
+
 STEPS: list[Step] = [
     Step("demo.step.init", step_init),
     Step("demo.step.notes", step_notes),
@@ -190,6 +231,7 @@ STEPS: list[Step] = [
     Step("demo.step.import", step_import),
     Step("demo.step.memory", step_memory),
     Step("demo.step.refusals", step_refusals),
+    Step("demo.step.condense", step_condense),
 ]
 
 

@@ -259,6 +259,14 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "MEMORY.md parsed: entries, headings, loose lines",
         "vi": "Phân tích MEMORY.md: mục có ngày, tiêu đề, dòng tự do",
     },
+    "demo.step.condense": {
+        "en": "The weekly condensation: code holds what the model would lose",
+        "vi": "Cô đọng hằng tuần: mã giữ lại những gì mô hình định bỏ",
+    },
+    "demo.announced": {
+        "en": "Announced once, on the console channel:",
+        "vi": "Đã thông báo một lần, qua kênh console:",
+    },
     "demo.step.refusals": {
         "en": "Bad input is refused with a clear message; nothing is written",
         "vi": "Dữ liệu sai bị từ chối với thông báo rõ ràng; không ghi gì cả",

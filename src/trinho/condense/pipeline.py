@@ -59,6 +59,7 @@ from trinho.models import (
     load_model,
 )
 from trinho.models.usage import Purpose
+from trinho.textnorm import one_line
 from trinho.workspace import Workspace
 
 SCREEN_BATCH = 50
@@ -66,6 +67,7 @@ SCREEN_BATCH = 50
 MAX_RESTARTS = 3
 """How often a run re-reads a MEMORY.md that keeps changing under it before giving up."""
 KIND = "memory"
+SHOWN_REWRITE_CHARS = 300
 PURPOSES: tuple[Purpose, ...] = ("rewrite", "screen")
 
 
@@ -460,7 +462,7 @@ def _announce(
             str(record["content_hash"]),
             str(data["class"]),
             data.get("old"),
-            data.get("new"),
+            _shown_new(data),
             str(data["reason"]),
         )
         for data, record in zip(journal.held, journal.proposals, strict=True)
@@ -492,6 +494,15 @@ def _announce(
         return notification_id, "sent"
     errors = [error for nid, error in delivered.failed if nid == notification_id]
     return notification_id, t(ws.locale, "condense.queued", error=errors[0] if errors else "")
+
+
+def _shown_new(data: dict[str, Any]) -> str | None:
+    """The new side as the owner sees it; for a rewrite held whole, the start of what the
+    model answered (a refusal reads as one), on one line."""
+    if data["class"] == "suspicious":
+        return one_line(str(data.get("rewrite") or ""))[:SHOWN_REWRITE_CHARS]
+    new = data.get("new")
+    return None if new is None else str(new)
 
 
 def _save_report(ws: Workspace, report: RunReport) -> None:
