@@ -578,3 +578,40 @@ def test_a_run_loses_no_old_line_whatever_the_model_answers(
                 c["old"] == line or (c["class"] == "suspicious" and line in c["snapshot"])
                 for c in held
             )
+
+
+@pytest.mark.parametrize("after_replace", [True, False])
+def test_a_run_cut_off_around_the_replace_leaves_old_or_new_and_recovers(
+    workspace: Workspace, clock: FixedClock, monkeypatch: pytest.MonkeyPatch, after_replace: bool
+) -> None:
+    en_week(workspace, clock)
+    import trinho.condense.pipeline as pipeline
+
+    real = pipeline.atomic_write_text
+
+    def dies(path: Path, text: str) -> None:
+        if path == workspace.memory_file:
+            if after_replace:
+                real(path, text)
+            raise KeyboardInterrupt
+        real(path, text)
+
+    monkeypatch.setattr(pipeline, "atomic_write_text", dies)
+    with pytest.raises(KeyboardInterrupt):
+        run(workspace, two_roles(ENGLISH_BAD))
+    journal = read_journal(workspace, RUN)
+    assert journal is not None and journal.state == "applying"
+    written = memory(workspace)
+    if after_replace:
+        assert "- 2026-11-25: Learning Vietnamese, two lessons a week" in written
+    else:
+        assert written == EN_MEMORY
+    monkeypatch.setattr(pipeline, "atomic_write_text", real)
+    stream = io.StringIO()
+    again = run(workspace, two_roles(ENGLISH_BAD), stream)
+    assert again.outcome == ("resumed" if after_replace else "done")
+    assert "- 2026-11-25: Learning Vietnamese, two lessons a week" in memory(workspace)
+    before = run_dir(workspace, RUN) / "MEMORY.before.md"
+    assert before.read_text(encoding="utf-8") == EN_MEMORY  # undo still gives the original
+    assert len(memory_proposals(workspace)) == 6
+    assert stream.getvalue().count("Weekly memory condensation 2026-W48") == 1

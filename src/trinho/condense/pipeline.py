@@ -186,7 +186,9 @@ class _Run:
         try:
             return self._execute(collected)
         except BaseException as exc:
-            if self.journal is not None and self.journal.state in ("running", "applying"):
+            # "applying" stays as it is: the next run looks at MEMORY.md to see whether the
+            # replace happened, and resumes or starts over accordingly.
+            if self.journal is not None and self.journal.state == "running":
                 advance(self.ws, self.journal, "failed", error=str(exc) or type(exc).__name__)
             raise
 
