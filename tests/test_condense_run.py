@@ -615,3 +615,18 @@ def test_a_run_cut_off_around_the_replace_leaves_old_or_new_and_recovers(
     assert before.read_text(encoding="utf-8") == EN_MEMORY  # undo still gives the original
     assert len(memory_proposals(workspace)) == 6
     assert stream.getvalue().count("Weekly memory condensation 2026-W48") == 1
+
+
+def test_a_screening_call_that_fails_leaves_its_lines_unscreened(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    vi_week(workspace, clock)
+
+    def down(request: ChatRequest) -> str:
+        raise ModelError("scripted:model", "timeout", "no answer within 60 s")
+
+    report = run(workspace, two_roles(vi_good_rewrite(), down))
+    assert report.outcome == "done" and memory(workspace) == vi_good_rewrite()
+    assert [s.decision for s in report.screening] == ["unscreened", "unscreened"]
+    [skipped] = report.screening_skipped
+    assert "Lines 1-2 not screened" in skipped and "no answer within 60 s" in skipped

@@ -84,5 +84,5 @@ def screen_request(
             body.append(f"   replaces: {old}")
     return ChatRequest(
         messages=(system(prompt.text), user("\n".join(body))),
-        max_tokens=64 + 24 * len(lines),
+        max_tokens=64 + 40 * len(lines),  # room for a short reason on every line
     )

@@ -168,10 +168,8 @@ def pick_slot(ws: Workspace, today: date, force: bool) -> Slot:
         return Slot(week)
     last = ids[-1]
     journal = read_journal(ws, last)
-    if journal is None or journal.state in ("failed", "skipped", "running", "applying"):
-        return Slot(last, journal=journal)
-    if journal.state != "done":
-        return Slot(last, journal=journal)
+    if journal is None or journal.state != "done":
+        return Slot(last, journal=journal)  # unfinished: resume it or start it over
     if not force:
         return Slot(last, done=journal)
     return Slot(f"{week}.{run_sequence(last) + 1}")
