@@ -28,6 +28,7 @@ from trinho import proposals
 from trinho.channels import ConsoleChannel, Outbox
 from trinho.condense import RunReport, run_condensation
 from trinho.condense.runs import read_journal, run_dir
+from trinho.errors import TrinhoError
 from trinho.memory_md import parse
 from trinho.models import ChatRequest, ChatResponse, ModelError, ScriptedModel, Usage, read_ledger
 from trinho.notes import save_note
@@ -630,3 +631,19 @@ def test_a_screening_call_that_fails_leaves_its_lines_unscreened(
     assert [s.decision for s in report.screening] == ["unscreened", "unscreened"]
     [skipped] = report.screening_skipped
     assert "Lines 1-2 not screened" in skipped and "no answer within 60 s" in skipped
+
+
+def test_a_broken_channel_config_leaves_the_announcement_queued(
+    workspace: Workspace, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    en_week(workspace, clock)
+    import trinho.condense.pipeline as pipeline
+
+    def broken(ws: Workspace) -> object:
+        raise TrinhoError("[telegram] owner_chat_id must be a number")
+
+    monkeypatch.setattr(pipeline, "channel_from_config", broken)
+    report = run_condensation(workspace, model=two_roles(ENGLISH_BAD))
+    assert report.outcome == "done" and "owner_chat_id" in report.delivery
+    entry = Outbox(workspace).get(f"condense:{RUN}")
+    assert entry is not None and entry.status == "pending"

@@ -485,7 +485,10 @@ def _announce(
         advance(ws, journal, "done")
     if not items:
         return None, ""
-    target = channel if channel is not None else channel_from_config(ws)
+    try:
+        target = channel if channel is not None else channel_from_config(ws)
+    except TrinhoError as exc:  # e.g. a broken channel config: the outbox keeps it for later
+        return notification_id, t(ws.locale, "condense.queued", error=f"({exc})")
     try:
         delivered = Outbox(ws).deliver(target)
     finally:
@@ -494,8 +497,10 @@ def _announce(
     entry = Outbox(ws).get(notification_id)
     if entry is not None and entry.status == "sent":
         return notification_id, "sent"
-    errors = [error for nid, error in delivered.failed if nid == notification_id]
-    return notification_id, t(ws.locale, "condense.queued", error=errors[0] if errors else "")
+    errors = [f"({error})" for nid, error in delivered.failed if nid == notification_id]
+    return notification_id, t(
+        ws.locale, "condense.queued", error=errors[0] if errors else ""
+    ).strip()
 
 
 def _shown_new(data: dict[str, Any]) -> str | None:
