@@ -140,3 +140,23 @@ def test_undo_refuses_unknown_and_malformed_runs(workspace: Workspace) -> None:
     for bad in ("../x", "2026-48", "2026-W48.1", "2026-W48.x"):
         with pytest.raises(TrinhoError, match="invalid run id"):
             undo_run(workspace, bad)
+
+
+def test_search_sees_memory_md_after_a_run_an_approval_and_an_undo(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    from trinho.search import search
+
+    en_week(workspace, clock)
+
+    def memory_hits(query: str) -> list[str]:
+        return [h.text for h in search(workspace, query, kinds=["memory"])]
+
+    assert memory_hits("penicillin") == ["Allergic to penicillin"]  # the index exists now
+    rewrite = EN_MEMORY.replace(PENICILLIN + "\n", "") + "- 2026-11-25: Learning Vietnamese\n"
+    report = condense(workspace, rewrite)
+    assert memory_hits("Vietnamese") == ["Learning Vietnamese"]
+    proposals.approve(workspace, proposal_for(report, "removed"), "owner")
+    assert memory_hits("penicillin") == []
+    undo_run(workspace, RUN)
+    assert memory_hits("Vietnamese") == [] and memory_hits("penicillin") != []

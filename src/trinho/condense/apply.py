@@ -18,7 +18,7 @@ from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.memory_md import read_memory, render
-from trinho.workspace import Workspace
+from trinho.workspace import MEMORY_FILE, Workspace
 
 
 def sha(text: str) -> str:
@@ -27,6 +27,13 @@ def sha(text: str) -> str:
 
 def current_text(ws: Workspace) -> str:
     return render(read_memory(ws))
+
+
+def reindex_memory(ws: Workspace) -> None:
+    """Let the search index see the new MEMORY.md at once (imported late: search reads it)."""
+    from trinho.search import notify_written
+
+    notify_written(ws, [MEMORY_FILE])
 
 
 def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposals.Applied:
@@ -45,6 +52,7 @@ def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> propos
             return proposals.Applied(False, t(ws.locale, "condense.stale", reason=outcome.reason))
         if outcome.text != before:
             atomic_write_text(ws.memory_file, outcome.text)
+    reindex_memory(ws)
     return proposals.Applied(True, t(ws.locale, f"condense.approved.{change.cls}"))
 
 
@@ -85,6 +93,7 @@ def undo_run(ws: Workspace, run_id: str) -> UndoResult:
         kept = _free_name(folder, "MEMORY.undone", ".md")
         atomic_write_text(kept, current)
         atomic_write_text(ws.memory_file, restored)
+    reindex_memory(ws)
     undone = {"at": ws.now().isoformat(), "kept": kept.name}
     advance(ws, journal, journal.state, undone=(*journal.undone, undone))
     return UndoResult(

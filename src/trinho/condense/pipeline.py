@@ -15,7 +15,7 @@ from typing import Any
 
 from trinho import proposals
 from trinho.channels import Channel, Notification, NotificationItem, Outbox, channel_from_config
-from trinho.condense.apply import sha
+from trinho.condense.apply import reindex_memory, sha
 from trinho.condense.collect import (
     MIN_ROOM_TOKENS,
     Chunk,
@@ -376,7 +376,8 @@ class _Run:
                 if result.applied != base:
                     atomic_write_text(ws.memory_file, result.applied)
                 self.journal = advance(ws, self.journal, "applied")
-                return result, to_propose, restarts
+            reindex_memory(ws)
+            return result, to_propose, restarts
         raise TrinhoError(t(self.locale, "condense.kept_changing", tries=MAX_RESTARTS + 1))
 
     @contextlib.contextmanager
