@@ -468,6 +468,41 @@ CATALOG: dict[str, dict[str, str]] = {
         "vi": "Lưu ý: MEMORY.md đã thay đổi sau lần chạy (duyệt hoặc sửa tay); "
         "các thay đổi đó nằm trong {kept}",
     },
+    "context.system_intro": {
+        "en": "What you remember about your owner. Dated lines say when each was learned or last "
+        "confirmed. Older notes, past conversations and fact history are not shown here: use "
+        "memory_search to find them.",
+        "vi": "Những gì bạn nhớ về chủ nhân. Mỗi dòng có ngày: ngày biết được hoặc xác nhận lần "
+        "cuối. Ghi chú cũ, các cuộc trò chuyện trước và lịch sử dữ kiện không hiện ở đây: dùng "
+        "memory_search để tìm.",
+    },
+    "context.memory_heading": {
+        "en": "## Long-term memory (MEMORY.md)",
+        "vi": "## Trí nhớ dài hạn (MEMORY.md)",
+    },
+    "context.facts_heading": {
+        "en": "## Facts about the owner",
+        "vi": "## Dữ kiện về chủ nhân",
+    },
+    "context.empty": {"en": "(nothing yet)", "vi": "(chưa có gì)"},
+    "context.yesterday": {
+        "en": "## Notes from yesterday ({date})",
+        "vi": "## Ghi chú hôm qua ({date})",
+    },
+    "context.today": {"en": "## Notes from today ({date})", "vi": "## Ghi chú hôm nay ({date})"},
+    "context.omitted": {
+        "en": "({count} older entries are not shown here; memory_search finds them.)",
+        "vi": "({count} mục cũ hơn không hiện ở đây; memory_search tìm được chúng.)",
+    },
+    "context.facts_omitted": {
+        "en": "({count} more facts are not shown here; memory_search finds them.)",
+        "vi": "(Còn {count} dữ kiện không hiện ở đây; memory_search tìm được chúng.)",
+    },
+    "context.notes_omitted": {
+        "en": "({count} earlier notes of these two days are not shown; memory_search finds them.)",
+        "vi": "({count} ghi chú sớm hơn của hai ngày này không hiện; "
+        "memory_search tìm được chúng.)",
+    },
 }
 
 

@@ -1,0 +1,180 @@
+"""Prompt assembly: what goes into the model's context each turn ("Into the prompt").
+
+- The system block holds MEMORY.md and the facts index, every turn. It depends on nothing but
+  their content, so it stays byte-identical between turns while nothing changed (prompt caching).
+- The preamble, placed before the turn's opening message, holds yesterday's and today's notes.
+- Nothing else: older notes, conversations and fact history are reached through memory_search.
+
+When a part is over its token budget the newest entries are kept and the prompt says how many
+were left out and that memory_search finds them. Nothing is cut silently.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from trinho import memory_md
+from trinho.i18n import t
+
+
+def estimate_tokens(text: str) -> int:
+    """A tokenizer-free estimate: one token per 4 UTF-8 bytes, rounded up.
+
+    Vietnamese diacritics take 2-3 bytes, so the estimate grows with them as real tokenizers do.
+    """
+    return math.ceil(len(text.encode("utf-8")) / 4)
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """Token budgets per part. Defaults fit a 32k-token model with room for the conversation."""
+
+    memory: int = 6000
+    facts: int = 1500
+    notes: int = 3000
+
+
+@dataclass(frozen=True)
+class FactLine:
+    """One line of the facts index and the date it holds since (newest are kept first)."""
+
+    text: str
+    since: date
+
+
+@dataclass(frozen=True)
+class NoteLine:
+    """One daily-note entry as it goes into the preamble."""
+
+    day: date
+    time: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ContextInputs:
+    memory_text: str
+    facts: Sequence[FactLine]
+    facts_omitted: int
+    yesterday: Sequence[NoteLine]
+    today: Sequence[NoteLine]
+    today_date: date
+
+
+@dataclass(frozen=True)
+class Context:
+    system: str
+    preamble: str
+    tokens: dict[str, int]
+    omitted: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "system": self.system,
+            "preamble": self.preamble,
+            "tokens": dict(self.tokens),
+            "omitted": dict(self.omitted),
+        }
+
+
+def _fit_newest(lines: Sequence[str], order: Sequence[int], budget: int) -> set[int]:
+    """Indices of `lines` kept within `budget` tokens, taking them in `order` (newest first)."""
+    kept: set[int] = set()
+    used = 0
+    for index in order:
+        cost = estimate_tokens(lines[index]) + 1
+        if used + cost > budget:
+            break
+        kept.add(index)
+        used += cost
+    return kept
+
+
+def _memory_part(text: str, budget: int, locale: str) -> tuple[str, int]:
+    """MEMORY.md within budget: headings and loose lines stay, the oldest entries go first."""
+    doc = memory_md.parse(text)
+    raws = [item.raw.rstrip("\r") for item in doc.items]
+    while raws and not raws[-1].strip():
+        raws.pop()
+    entry_indices = [
+        i for i, item in enumerate(doc.items[: len(raws)]) if isinstance(item, memory_md.Entry)
+    ]
+    fixed_cost = sum(
+        estimate_tokens(raws[i]) + 1 for i in range(len(raws)) if i not in set(entry_indices)
+    )
+
+    def newest_first(i: int) -> tuple[date, int]:
+        item = doc.items[i]
+        assert isinstance(item, memory_md.Entry)
+        return (item.date or date.min, i)
+
+    order = sorted(entry_indices, key=newest_first, reverse=True)
+    kept = _fit_newest(raws, order, max(budget - fixed_cost, 0))
+    omitted = len(entry_indices) - len(kept)
+    dropped = set(entry_indices) - kept
+    lines = [raw for i, raw in enumerate(raws) if i not in dropped]
+    if omitted:
+        lines.append(t(locale, "context.omitted", count=omitted))
+    return "\n".join(lines), omitted
+
+
+def _facts_part(
+    facts: Sequence[FactLine], already_omitted: int, budget: int, locale: str
+) -> tuple[str, int]:
+    texts = [fact.text for fact in facts]
+    order = sorted(range(len(facts)), key=lambda i: (facts[i].since, -i), reverse=True)
+    kept = _fit_newest(texts, order, budget)
+    omitted = already_omitted + len(facts) - len(kept)
+    lines = [text for i, text in enumerate(texts) if i in kept]
+    if omitted:
+        lines.append(t(locale, "context.facts_omitted", count=omitted))
+    return "\n".join(lines), omitted
+
+
+def _notes_part(
+    yesterday: Sequence[NoteLine], today: Sequence[NoteLine], budget: int, locale: str
+) -> tuple[str, int]:
+    notes = [*yesterday, *today]
+    rendered = [f"- {note.time} {note.text}".replace("\n", "\n  ") for note in notes]
+    order = list(range(len(notes)))[::-1]
+    kept = _fit_newest(rendered, order, budget)
+    omitted = len(notes) - len(kept)
+    blocks: list[str] = []
+    for label, day_notes, offset in (
+        ("context.yesterday", yesterday, 0),
+        ("context.today", today, len(yesterday)),
+    ):
+        if not day_notes:
+            continue
+        shown = [rendered[offset + i] for i in range(len(day_notes)) if offset + i in kept]
+        day = day_notes[0].day.isoformat()
+        blocks.append("\n".join([t(locale, label, date=day), *shown]))
+    if omitted:
+        blocks.append(t(locale, "context.notes_omitted", count=omitted))
+    return "\n\n".join(blocks), omitted
+
+
+def assemble(inputs: ContextInputs, budgets: Budgets, locale: str) -> Context:
+    """Build the system block and the preamble from the workspace's state, in the owner's locale."""
+    memory_text, memory_omitted = _memory_part(inputs.memory_text, budgets.memory, locale)
+    facts_text, facts_omitted = _facts_part(
+        inputs.facts, inputs.facts_omitted, budgets.facts, locale
+    )
+    system_parts = [t(locale, "context.system_intro")]
+    system_parts.append(t(locale, "context.memory_heading"))
+    system_parts.append(memory_text or t(locale, "context.empty"))
+    system_parts.append(t(locale, "context.facts_heading"))
+    system_parts.append(facts_text or t(locale, "context.empty"))
+    system = "\n\n".join(system_parts) + "\n"
+    notes_text, notes_omitted = _notes_part(inputs.yesterday, inputs.today, budgets.notes, locale)
+    preamble = notes_text + "\n" if notes_text else ""
+    omitted = {"memory": memory_omitted, "facts": facts_omitted, "notes": notes_omitted}
+    return Context(
+        system=system,
+        preamble=preamble,
+        tokens={"system": estimate_tokens(system), "preamble": estimate_tokens(preamble)},
+        omitted=omitted,
+    )
