@@ -7,6 +7,11 @@ from importlib import import_module
 
 import click
 
+from trinho.cli import (
+    model_cmds,  # noqa: F401  (registers its commands)
+    tools_cmds,  # noqa: F401  (registers its commands)
+    workspace_cmds,  # noqa: F401  (registers its commands)
+)
 from trinho.cli.app import cli
 from trinho.errors import TrinhoError
 from trinho.textnorm import one_line

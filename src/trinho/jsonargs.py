@@ -1,0 +1,151 @@
+"""Checking tool arguments against the tools' JSON Schemas, with messages a model can act on.
+
+Only the subset of JSON Schema the tools use is understood (object, string, integer, boolean,
+array; properties, required, additionalProperties, enum, minLength, maxLength, pattern,
+minimum, maximum, items, maxItems, uniqueItems, format "date"). A schema using anything else
+is refused when checked, so a tool can never rely on a keyword that is silently ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import date
+from typing import Any
+
+KNOWN_KEYWORDS = frozenset(
+    {
+        "type",
+        "description",
+        "properties",
+        "required",
+        "additionalProperties",
+        "enum",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minimum",
+        "maximum",
+        "items",
+        "maxItems",
+        "uniqueItems",
+        "format",
+        "default",
+        "examples",
+    }
+)
+
+_TYPE_NAMES = {
+    "object": "an object",
+    "string": "a string",
+    "integer": "an integer",
+    "boolean": "true or false",
+    "array": "a list",
+}
+
+
+def unknown_keywords(schema: Mapping[str, Any]) -> set[str]:
+    """Keywords in `schema` (at any depth) that `check` does not understand."""
+    found = set(schema) - KNOWN_KEYWORDS
+    for sub in schema.get("properties", {}).values():
+        found |= unknown_keywords(sub)
+    if isinstance(schema.get("items"), Mapping):
+        found |= unknown_keywords(schema["items"])
+    return found
+
+
+def _is_type(value: Any, kind: str) -> bool:
+    if kind == "object":
+        return isinstance(value, dict)
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "integer":
+        return (isinstance(value, int) and not isinstance(value, bool)) or (
+            isinstance(value, float) and value.is_integer()
+        )
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "array":
+        return isinstance(value, list)
+    raise ValueError(f"unsupported schema type {kind!r}")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check(value: Any, schema: Mapping[str, Any], where: str = "arguments") -> list[str]:
+    """Every way `value` breaks `schema`, each naming where (e.g. `limit`), empty when it fits."""
+    kind = schema.get("type")
+    if kind is not None and not _is_type(value, kind):
+        return [f"{where}: must be {_TYPE_NAMES[kind]}, got {_shown(value)}"]
+    errors: list[str] = []
+    if "enum" in schema and value not in schema["enum"]:
+        allowed = ", ".join(repr(v) for v in schema["enum"])
+        errors.append(f"{where}: must be one of {allowed}, got {_shown(value)}")
+    if isinstance(value, str):
+        errors.extend(_check_string(value, schema, where))
+    elif kind == "integer":
+        low, high = schema.get("minimum"), schema.get("maximum")
+        if (low is not None and value < low) or (high is not None and value > high):
+            bounds = f"from {low} to {high}" if high is not None else f"at least {low}"
+            errors.append(f"{where}: must be {bounds}, got {_shown(value)}")
+    elif isinstance(value, list):
+        errors.extend(_check_array(value, schema, where))
+    elif isinstance(value, dict):
+        errors.extend(_check_object(value, schema, where))
+    return errors
+
+
+def _check_string(value: str, schema: Mapping[str, Any], where: str) -> list[str]:
+    errors: list[str] = []
+    if len(value) < schema.get("minLength", 0):
+        errors.append(
+            f"{where}: must not be empty"
+            if schema["minLength"] == 1
+            else f"{where}: needs at least {schema['minLength']} characters"
+        )
+    if "maxLength" in schema and len(value) > schema["maxLength"]:
+        errors.append(
+            f"{where}: is {len(value):,} characters; the limit is {schema['maxLength']:,}"
+        )
+    if "pattern" in schema and re.search(schema["pattern"], value) is None:
+        errors.append(f"{where}: {_shown(value)} does not match {schema['pattern']}")
+    if schema.get("format") == "date":
+        try:
+            if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+                raise ValueError
+            date.fromisoformat(value)
+        except ValueError:
+            errors.append(f"{where}: {_shown(value)} is not a calendar date (YYYY-MM-DD)")
+    return errors
+
+
+def _check_array(value: list[Any], schema: Mapping[str, Any], where: str) -> list[str]:
+    errors: list[str] = []
+    if "maxItems" in schema and len(value) > schema["maxItems"]:
+        errors.append(f"{where}: at most {schema['maxItems']} items, got {len(value)}")
+    if schema.get("uniqueItems") and len({repr(v) for v in value}) != len(value):
+        errors.append(f"{where}: items must not repeat")
+    items = schema.get("items")
+    if isinstance(items, Mapping):
+        for i, item in enumerate(value):
+            errors.extend(check(item, items, f"{where}[{i}]"))
+    return errors
+
+
+def _check_object(value: dict[str, Any], schema: Mapping[str, Any], where: str) -> list[str]:
+    errors: list[str] = []
+    properties: Mapping[str, Any] = schema.get("properties", {})
+    prefix = "" if where == "arguments" else f"{where}."
+    for name in schema.get("required", []):
+        if name not in value:
+            errors.append(f"{prefix}{name}: required but missing")
+    for name, item in value.items():
+        if name in properties:
+            errors.extend(check(item, properties[name], f"{prefix}{name}"))
+        elif schema.get("additionalProperties") is False:
+            known = ", ".join(properties) or "none"
+            errors.append(f"{prefix}{name}: not an argument of this tool (known: {known})")
+    return errors

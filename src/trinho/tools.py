@@ -1,0 +1,384 @@
+"""The agent tools: one declarative definition each, exported for OpenAI, Anthropic and MCP.
+
+`call(ws, name, args, actor)` is the one door a model's tool call goes through: arguments are
+checked against the tool's schema here, and every failure comes back as a `ToolResult` with
+`is_error=True` and a message the model can act on, never as an exception into the host.
+
+The actor says who is calling: `chat` (the owner is present) or `job` (an unattended run). It is
+passed through to the rules that care (a job's `user_memory_save` becomes a proposal). No tool
+approves or rejects a proposal: only the owner decides, outside these tools.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from trinho import jsonargs
+from trinho.errors import TrinhoError
+from trinho.notes import MAX_NOTE_CHARS, save_note
+from trinho.workspace import Workspace, validate_slug
+
+log = logging.getLogger(__name__)
+
+ActorKind = Literal["chat", "job"]
+ToolFormat = Literal["openai", "anthropic"]
+FORMATS: tuple[ToolFormat, ...] = ("openai", "anthropic")
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who calls a tool: a chat with the owner present, or an unattended job.
+
+    `agent` names the agent (or the job, for a job); `user` whose facts are meant (None: the
+    workspace's owner).
+    """
+
+    kind: ActorKind = "chat"
+    agent: str = "main"
+    user: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("chat", "job"):
+            raise TrinhoError(f"actor kind must be 'chat' or 'job', not {self.kind!r}")
+        validate_slug(self.agent, "agent name")
+        if self.user is not None:
+            validate_slug(self.user, "user id")
+
+    @property
+    def origin(self) -> str:
+        """How proposals and records name this actor, e.g. `agent:main` or `job:nightly`."""
+        return f"{'agent' if self.kind == 'chat' else 'job'}:{self.agent}"
+
+    def user_of(self, ws: Workspace) -> str:
+        return self.user or ws.config.owner
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool call gives back to the model: text to read, and the same as data if it worked."""
+
+    text: str
+    is_error: bool = False
+    data: dict[str, Any] | None = None
+
+    @classmethod
+    def ok(cls, data: dict[str, Any]) -> ToolResult:
+        return cls(json.dumps(data, ensure_ascii=False), False, data)
+
+    @classmethod
+    def error(cls, message: str) -> ToolResult:
+        return cls(message, True, None)
+
+
+Handler = Callable[[Workspace, dict[str, Any], Actor], ToolResult]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool: its name, what a model reads about it, its argument schema, hints, handler."""
+
+    name: str
+    title: str
+    description: str
+    parameters: Mapping[str, Any]
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+    handler: Handler
+
+
+DATE = {"type": "string", "format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
+SLUG = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+MAX_FACT_VALUE_CHARS = 2000
+MAX_QUERY_CHARS = 2000
+MAX_SEARCH_LIMIT = 50
+MAX_GET_LINES = 2000
+
+
+def _object(properties: dict[str, Any], required: Sequence[str] = ()) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(required),
+        "additionalProperties": False,
+    }
+
+
+def _memory_save(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
+    saved = save_note(ws, args["text"])
+    return ToolResult.ok(
+        {
+            "saved": saved.line,
+            "path": saved.path,
+            "line": saved.line_number,
+            "date": saved.date.isoformat(),
+            "time": saved.time,
+        }
+    )
+
+
+def _not_yet(part: str) -> Handler:
+    def handler(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
+        return ToolResult.error(
+            f"this trinho build has no {part} yet; use memory_save to keep the information "
+            "in today's note"
+        )
+
+    return handler
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="memory_save",
+        title="Save a note",
+        description=(
+            "Save something worth remembering to today's daily note. Use it for anything said "
+            "or done in this conversation that may matter later: plans, events, decisions, "
+            "preferences mentioned in passing. It appends one timestamped line (- HH:MM text) "
+            "to memory/YYYY-MM-DD.md, needs no approval and never changes what is already "
+            "saved. Write one self-contained sentence, in the language of the conversation. "
+            "For a lasting fact about the owner (where they live, a name, an allergy) use "
+            "user_memory_save instead."
+        ),
+        parameters=_object(
+            {
+                "text": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": MAX_NOTE_CHARS,
+                    "description": "What to remember, e.g. 'Mẹ hẹn khám răng thứ Sáu 9 giờ'.",
+                }
+            },
+            ["text"],
+        ),
+        read_only=False,
+        destructive=False,
+        idempotent=False,
+        handler=_memory_save,
+    ),
+    ToolSpec(
+        name="user_memory_save",
+        title="Write a fact about the owner",
+        description=(
+            "Write now a lasting fact about the owner into their shared facts, which every "
+            "agent reads: a short key and its value, e.g. key 'home_city', value 'Đà Nẵng'. "
+            "Set basis 'user' only when the owner stated it themselves; 'inferred' when you "
+            "concluded it. Give valid_from / valid_to (YYYY-MM-DD) when it holds for a period "
+            "('in Tokyo until 5 December' -> valid_to of that date). Code reconciles it: the "
+            "owner's word replaces an older value, which is kept in history with an end date; "
+            "an inference that contradicts the owner, and anything from an unattended job, "
+            "becomes a proposal the owner decides on. The result says which happened: "
+            "created, unchanged, superseded, proposed or historical."
+        ),
+        parameters=_object(
+            {
+                "key": {
+                    "type": "string",
+                    "pattern": SLUG,
+                    "description": "Lowercase slug naming the fact, e.g. 'home_city'.",
+                },
+                "value": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": MAX_FACT_VALUE_CHARS,
+                    "description": "The fact's value, as the owner would say it.",
+                },
+                "basis": {
+                    "type": "string",
+                    "enum": ["user", "inferred"],
+                    "description": "'user': the owner said it. 'inferred': you concluded it.",
+                },
+                "valid_from": {**DATE, "description": "First day it holds (default: today)."},
+                "valid_to": {**DATE, "description": "Day it stops holding, if known."},
+            },
+            ["key", "value", "basis"],
+        ),
+        read_only=False,
+        destructive=False,
+        idempotent=True,
+        handler=_not_yet("shared facts"),
+    ),
+    ToolSpec(
+        name="memory_search",
+        title="Search memory",
+        description=(
+            "Search everything remembered beyond what is in your prompt: older daily notes, "
+            "MEMORY.md, facts and their history, past conversations. Use it before saying you "
+            "do not know, and whenever the owner refers to something earlier. Matching ignores "
+            "diacritics and case ('Ha Noi' finds 'Hà Nội'). Returns hits with kind, path, "
+            "line, date and text, best first; read around a hit with memory_get."
+        ),
+        parameters=_object(
+            {
+                "query": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": MAX_QUERY_CHARS,
+                    "description": "Words to look for, e.g. 'dentist appointment'.",
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_SEARCH_LIMIT,
+                    "description": "How many hits at most (default 10).",
+                },
+                "since": {**DATE, "description": "Only hits dated on or after this day."},
+                "until": {**DATE, "description": "Only hits dated on or before this day."},
+                "kinds": {
+                    "type": "array",
+                    "items": {
+                        "type": "string",
+                        "enum": ["note", "memory", "fact", "conversation"],
+                    },
+                    "uniqueItems": True,
+                    "maxItems": 4,
+                    "description": "Only these kinds of source (default: all).",
+                },
+            },
+            ["query"],
+        ),
+        read_only=True,
+        destructive=False,
+        idempotent=True,
+        handler=_not_yet("search index"),
+    ),
+    ToolSpec(
+        name="memory_get",
+        title="Read a memory file",
+        description=(
+            "Read lines of a file in the memory workspace, e.g. the context around a "
+            "memory_search hit. Give the path exactly as the hit shows it (e.g. "
+            "'memory/2026-11-29.md'), the first line to read and how many lines. It never "
+            "reads outside the workspace."
+        ),
+        parameters=_object(
+            {
+                "path": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 500,
+                    "description": "Workspace-relative path, e.g. 'MEMORY.md'.",
+                },
+                "from_line": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "First line to read, 1-based (default 1).",
+                },
+                "lines": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_GET_LINES,
+                    "description": "How many lines (default: up to 2000).",
+                },
+            },
+            ["path"],
+        ),
+        read_only=True,
+        destructive=False,
+        idempotent=True,
+        handler=_not_yet("memory_get"),
+    ),
+    ToolSpec(
+        name="memory_proposals",
+        title="List proposals waiting for the owner",
+        description=(
+            "List the changes that wait for the owner's decision: facts that would contradict "
+            "what the owner said, changes proposed by unattended jobs, held MEMORY.md edits. "
+            "Read-only: you cannot approve or reject anything; only the owner decides, on "
+            "their own channel. Use it to tell the owner what is waiting, or to avoid "
+            "proposing the same change twice."
+        ),
+        parameters=_object(
+            {
+                "include_decided": {
+                    "type": "boolean",
+                    "description": "Also list approved, rejected and stale ones (default false).",
+                }
+            }
+        ),
+        read_only=True,
+        destructive=False,
+        idempotent=True,
+        handler=_not_yet("proposals queue"),
+    ),
+)
+
+BY_NAME: dict[str, ToolSpec] = {tool.name: tool for tool in TOOLS}
+
+
+def _parse_args(raw: object) -> dict[str, Any] | str:
+    """The arguments as a dict, or an error message (OpenAI passes them as a JSON string)."""
+    if raw is None:
+        return {}
+    if isinstance(raw, str):
+        if not raw.strip():
+            return {}
+        try:
+            parsed = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            return f"arguments are not valid JSON ({exc.msg} at character {exc.pos})"
+        if not isinstance(parsed, dict):
+            return "arguments must be a JSON object"
+        return parsed
+    if not isinstance(raw, Mapping):
+        return "arguments must be a JSON object"
+    return dict(raw)
+
+
+def call(
+    ws: Workspace, name: str, args: Mapping[str, Any] | str | None, actor: Actor
+) -> ToolResult:
+    """Run tool `name` for `actor`. Never raises: every failure is an error result."""
+    spec = BY_NAME.get(name)
+    if spec is None:
+        return ToolResult.error(f"unknown tool {name!r}; the tools are: {', '.join(BY_NAME)}")
+    parsed = _parse_args(args)
+    if isinstance(parsed, str):
+        return ToolResult.error(f"{name}: {parsed}")
+    problems = jsonargs.check(parsed, spec.parameters)
+    if problems:
+        return ToolResult.error(f"{name}: invalid arguments: " + "; ".join(problems))
+    try:
+        return spec.handler(ws, parsed, actor)
+    except TrinhoError as exc:
+        return ToolResult.error(f"{name}: {exc}")
+    except Exception as exc:  # the host must never see an exception from a tool call
+        log.exception("tool %s failed", name)
+        return ToolResult.error(f"{name}: failed unexpectedly ({type(exc).__name__}: {exc})")
+
+
+def _openai(tool: ToolSpec) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": dict(tool.parameters),
+        },
+    }
+
+
+def _anthropic(tool: ToolSpec) -> dict[str, Any]:
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        "input_schema": dict(tool.parameters),
+    }
+
+
+_EXPORTERS: dict[str, Callable[[ToolSpec], dict[str, Any]]] = {
+    "openai": _openai,
+    "anthropic": _anthropic,
+}
+
+
+def export(fmt: ToolFormat | str) -> list[dict[str, Any]]:
+    """The tool definitions in a model API's format: `openai` or `anthropic`."""
+    exporter = _EXPORTERS.get(fmt)
+    if exporter is None:
+        raise TrinhoError(f"unknown tool format {fmt!r}: use one of {', '.join(FORMATS)}")
+    return [exporter(tool) for tool in TOOLS]

@@ -1,0 +1,194 @@
+"""The agent tools: dispatch by actor, readable errors, valid schemas, export formats."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from trinho import jsonargs, tools
+from trinho.cli import cli
+from trinho.errors import TrinhoError
+from trinho.notes import read_notes
+from trinho.tools import Actor, call
+from trinho.workspace import Workspace
+
+CHAT = Actor("chat", "main")
+JOB = Actor("job", "nightly")
+
+
+def test_memory_save_appends_a_timestamped_line_for_both_actors(workspace: Workspace) -> None:
+    first = call(workspace, "memory_save", {"text": "Mẹ hẹn khám răng thứ Sáu"}, CHAT)
+    second = call(workspace, "memory_save", '{"text": "Nightly: đã sao lưu ảnh"}', JOB)
+    assert not first.is_error and not second.is_error
+    assert first.data == {
+        "saved": "- 14:05 Mẹ hẹn khám răng thứ Sáu",
+        "path": "memory/2026-11-29.md",
+        "line": 1,
+        "date": "2026-11-29",
+        "time": "14:05",
+    }
+    assert json.loads(first.text) == first.data
+    entries = read_notes(workspace, workspace.today()).entries
+    assert [e.text for e in entries] == ["Mẹ hẹn khám răng thứ Sáu", "Nightly: đã sao lưu ảnh"]
+
+
+def test_a_note_cannot_forge_a_second_entry(workspace: Workspace) -> None:
+    result = call(workspace, "memory_save", {"text": "one\n- 09:00 forged"}, CHAT)
+    assert not result.is_error
+    assert len(read_notes(workspace, workspace.today()).entries) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ({}, "text: required but missing"),
+        ({"text": 42}, "text: must be a string, got 42"),
+        ({"text": ""}, "text: must not be empty"),
+        ({"text": "x" * 10_001}, "text: is 10,001 characters; the limit is 10,000"),
+        ({"text": "ok", "when": "now"}, "when: not an argument of this tool (known: text)"),
+        ("{not json", "arguments are not valid JSON"),
+        ("[1, 2]", "arguments must be a JSON object"),
+        (["text"], "arguments must be a JSON object"),
+    ],
+)
+def test_bad_arguments_come_back_as_readable_errors(
+    workspace: Workspace, args: Any, expected: str
+) -> None:
+    result = call(workspace, "memory_save", args, CHAT)
+    assert result.is_error
+    assert result.data is None
+    assert result.text.startswith("memory_save: ")
+    assert expected in result.text
+    assert not workspace.note_path(workspace.today()).exists()
+
+
+def test_rules_of_the_store_come_back_as_errors_too(workspace: Workspace) -> None:
+    result = call(workspace, "memory_save", {"text": "   \n  "}, CHAT)
+    assert result.is_error
+    assert "empty note" in result.text
+
+
+def test_several_problems_are_all_named(workspace: Workspace) -> None:
+    result = call(workspace, "memory_search", {"query": "", "limit": 0, "kinds": ["notes"]}, CHAT)
+    assert result.is_error
+    assert "query: must not be empty" in result.text
+    assert "limit: must be from 1 to 50, got 0" in result.text
+    assert "kinds[0]: must be one of 'note', 'memory', 'fact', 'conversation'" in result.text
+
+
+def test_dates_are_checked_as_calendar_dates(workspace: Workspace) -> None:
+    args = {"key": "trip", "value": "Tokyo", "basis": "user", "valid_to": "2026-02-30"}
+    result = call(workspace, "user_memory_save", args, CHAT)
+    assert result.is_error
+    assert "valid_to: '2026-02-30' is not a calendar date (YYYY-MM-DD)" in result.text
+
+
+def test_unknown_tool_names_the_tools(workspace: Workspace) -> None:
+    result = call(workspace, "memory_delete", {}, CHAT)
+    assert result.is_error
+    assert "unknown tool 'memory_delete'" in result.text
+    assert "memory_save" in result.text
+
+
+def test_no_tool_decides_proposals() -> None:
+    for tool in tools.TOOLS:
+        assert "approve" not in tool.parameters["properties"]
+        assert not tool.name.startswith(("approve", "reject"))
+    assert tools.BY_NAME["memory_proposals"].read_only
+
+
+def test_an_unexpected_failure_never_reaches_the_host(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(ws: Workspace, text: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(tools, "save_note", broken)
+    result = call(workspace, "memory_save", {"text": "hello"}, CHAT)
+    assert result.is_error
+    assert "No space left on device" in result.text
+
+
+def test_actor_names_are_slugs() -> None:
+    with pytest.raises(TrinhoError, match="invalid agent name"):
+        Actor("chat", "../etc")
+    with pytest.raises(TrinhoError, match="actor kind"):
+        Actor("cron", "main")  # type: ignore[arg-type]
+    assert Actor("job", "nightly").origin == "job:nightly"
+    assert Actor().origin == "agent:main"
+
+
+@pytest.mark.parametrize("tool", tools.TOOLS, ids=lambda tool: tool.name)
+def test_schemas_are_valid_json_schema_within_the_checked_subset(tool: tools.ToolSpec) -> None:
+    jsonschema.Draft202012Validator.check_schema(dict(tool.parameters))
+    assert jsonargs.unknown_keywords(tool.parameters) == set()
+    assert tool.parameters["type"] == "object"
+    assert tool.parameters["additionalProperties"] is False
+    for name, prop in tool.parameters["properties"].items():
+        assert prop.get("description"), f"{tool.name}.{name} has no description"
+    assert len(tool.description) > 80
+    assert not (tool.read_only and tool.destructive)
+
+
+def test_export_formats() -> None:
+    openai = tools.export("openai")
+    anthropic = tools.export("anthropic")
+    names = [tool.name for tool in tools.TOOLS]
+    assert names == [
+        "memory_save",
+        "user_memory_save",
+        "memory_search",
+        "memory_get",
+        "memory_proposals",
+    ]
+    assert [t["function"]["name"] for t in openai] == names
+    assert all(set(t) == {"type", "function"} and t["type"] == "function" for t in openai)
+    assert all(set(t["function"]) == {"name", "description", "parameters"} for t in openai)
+    assert [t["name"] for t in anthropic] == names
+    assert all(set(t) == {"name", "description", "input_schema"} for t in anthropic)
+    assert openai[0]["function"]["parameters"] == anthropic[0]["input_schema"]
+    with pytest.raises(TrinhoError, match="unknown tool format"):
+        tools.export("gemini")
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+def test_cli_prints_the_tools(fmt: str) -> None:
+    result = CliRunner().invoke(cli, ["tools", "--format", fmt])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == tools.export(fmt)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 60) | st.text(max_size=12),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children)
+    ),
+    max_leaves=8,
+)
+
+
+def argument_dicts(tool: tools.ToolSpec) -> st.SearchStrategy[dict[str, Any]]:
+    """Arguments near the schema: its own property names with plausible and implausible values."""
+    names = [*tool.parameters["properties"], "extra"]
+    plausible = st.sampled_from(
+        ["", "x", "2026-11-29", "2026-02-30", "home_city", "user", "note", "BAD KEY", 1, 0, 51]
+    )
+    value = plausible | json_values | st.lists(plausible, max_size=5)
+    return st.dictionaries(st.sampled_from(names), value, max_size=len(names))
+
+
+@pytest.mark.parametrize("tool", tools.TOOLS, ids=lambda tool: tool.name)
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_checker_agrees_with_jsonschema(tool: tools.ToolSpec, data: st.DataObject) -> None:
+    args = data.draw(argument_dicts(tool))
+    validator = jsonschema.Draft202012Validator(
+        dict(tool.parameters), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    )
+    assert (jsonargs.check(args, tool.parameters) == []) == validator.is_valid(args)
