@@ -503,6 +503,48 @@ CATALOG: dict[str, dict[str, str]] = {
         "vi": "({count} ghi chú sớm hơn của hai ngày này không hiện; "
         "memory_search tìm được chúng.)",
     },
+    "context.budget_warning.memory": {
+        "en": "MEMORY.md no longer fits its prompt budget ({budget} tokens): {omitted} older "
+        "entries are left out of the prompt (memory_search still finds them). Raise [context] "
+        "{setting} in .trinho/config.toml, or let the weekly condensation shorten MEMORY.md.",
+        "vi": "MEMORY.md đã vượt ngân sách prompt ({budget} token): {omitted} mục cũ hơn không "
+        "được đưa vào prompt (memory_search vẫn tìm được). Hãy tăng [context] {setting} trong "
+        ".trinho/config.toml, hoặc để lần cô đọng hằng tuần rút gọn MEMORY.md.",
+    },
+    "context.budget_warning.facts": {
+        "en": "The facts index no longer fits its prompt budget ({budget} tokens): {omitted} "
+        "facts are left out of the prompt (memory_search still finds them). Raise [context] "
+        "{setting} in .trinho/config.toml.",
+        "vi": "Danh mục dữ kiện đã vượt ngân sách prompt ({budget} token): {omitted} dữ kiện "
+        "không được đưa vào prompt (memory_search vẫn tìm được). Hãy tăng [context] {setting} "
+        "trong .trinho/config.toml.",
+    },
+    "context.budget_warning.notes": {
+        "en": "Yesterday's and today's notes no longer fit their prompt budget ({budget} "
+        "tokens): {omitted} earlier notes are left out of the prompt (memory_search still "
+        "finds them). Raise [context] {setting} in .trinho/config.toml.",
+        "vi": "Ghi chú hôm qua và hôm nay đã vượt ngân sách prompt ({budget} token): {omitted} "
+        "ghi chú sớm hơn không được đưa vào prompt (memory_search vẫn tìm được). Hãy tăng "
+        "[context] {setting} trong .trinho/config.toml.",
+    },
+    "context.cli_system": {
+        "en": "=== System block ({tokens} tokens) ===",
+        "vi": "=== Khối hệ thống ({tokens} token) ===",
+    },
+    "context.cli_preamble": {
+        "en": "=== Preamble before the turn's first message ({tokens} tokens) ===",
+        "vi": "=== Phần mở đầu trước tin nhắn đầu tiên ({tokens} token) ===",
+    },
+    "mcp.token_created": {
+        "en": "Created an MCP bearer token in {path} ([mcp] token); clients send it as "
+        "'Authorization: Bearer {token}'",
+        "vi": "Đã tạo mã bearer MCP trong {path} ([mcp] token); ứng dụng khách gửi nó dưới dạng "
+        "'Authorization: Bearer {token}'",
+    },
+    "mcp.token_exists": {
+        "en": "{path} already has an MCP bearer token ([mcp] token); nothing changed",
+        "vi": "{path} đã có mã bearer MCP ([mcp] token); không đổi gì",
+    },
 }
 
 

@@ -8,6 +8,8 @@ from importlib import import_module
 import click
 
 from trinho.cli import (
+    context_cmds,  # noqa: F401  (registers its commands)
+    mcp_cmds,  # noqa: F401  (registers its commands)
     model_cmds,  # noqa: F401  (registers its commands)
     tools_cmds,  # noqa: F401  (registers its commands)
     workspace_cmds,  # noqa: F401  (registers its commands)

@@ -1,0 +1,63 @@
+"""`trinho mcp`: serve the agent tools and memory files to MCP clients."""
+
+from __future__ import annotations
+
+import click
+
+from trinho.cli.app import cli, emit, json_option, state
+from trinho.i18n import t
+from trinho.tools import Actor
+from trinho.workspace import CONFIG_PATH
+
+
+@cli.command()
+@click.option("--http", "use_http", is_flag=True, help="Streamable HTTP instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP address to bind.")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535))
+@click.option(
+    "--init-token",
+    is_flag=True,
+    help="Write a new bearer token into the config ([mcp] token) if it has none, and exit.",
+)
+@click.option(
+    "--as",
+    "actor_kind",
+    type=click.Choice(["chat", "job"]),
+    default="chat",
+    show_default=True,
+    help="Who the client speaks for: chat (the owner is present) or job (unattended).",
+)
+@click.option("--agent", default="main", show_default=True, help="The agent's name.")
+@json_option
+def mcp(
+    use_http: bool,
+    host: str,
+    port: int,
+    init_token: bool,
+    actor_kind: str,
+    agent: str,
+    as_json: bool,
+) -> None:
+    """Serve the tools and resources over MCP: stdio by default, or --http with a bearer token.
+
+    Over HTTP every request must carry `Authorization: Bearer TOKEN`, TOKEN being `[mcp] token`
+    in the workspace config; `trinho mcp --init-token` creates one.
+    """
+    from trinho import mcp_server
+
+    ws = state().workspace()
+    if init_token:
+        token, created = mcp_server.init_token(ws)
+        path = ws.root / CONFIG_PATH
+        key = "mcp.token_created" if created else "mcp.token_exists"
+        emit(
+            as_json,
+            {"path": str(path), "created": created, "token": token},
+            t(ws.locale, key, path=path, token=token),
+        )
+        return
+    actor = Actor("job" if actor_kind == "job" else "chat", agent)
+    if use_http:
+        mcp_server.serve_http(ws, actor, host, port)
+    else:
+        mcp_server.serve_stdio(ws, actor)

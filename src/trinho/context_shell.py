@@ -1,0 +1,164 @@
+"""Reading the workspace for the prompt: the imperative shell around `trinho.context.assemble`.
+
+`build_context` reads MEMORY.md, the facts index, yesterday's and today's notes, takes the
+budgets from the config (`[context] memory_tokens, facts_tokens, notes_tokens`) and assembles.
+When a part goes over its budget the owner is warned once: the warning is recorded durably in
+`.trinho/context_warnings.json` with a stable id, and is not repeated while that part stays
+over budget; once it fits again, a later overflow warns again.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
+
+from trinho.context import Budgets, Context, ContextInputs, FactLine, NoteLine, assemble
+from trinho.durable import atomic_write_text
+from trinho.errors import TrinhoError
+from trinho.i18n import t
+from trinho.notes import decode, read_notes
+from trinho.workspace import CONFIG_PATH, Workspace
+
+PARTS = ("memory", "facts", "notes")
+_BUDGET_KEYS = {"memory": "memory_tokens", "facts": "facts_tokens", "notes": "notes_tokens"}
+WARNINGS_FILE = "context_warnings.json"
+
+
+def budgets_from_config(ws: Workspace) -> Budgets:
+    """`[context]` budgets from the config; each missing one keeps its documented default."""
+    section = ws.config.section("context")
+    defaults = Budgets()
+    values: dict[str, int] = {}
+    for part, key in _BUDGET_KEYS.items():
+        value = section.get(key, getattr(defaults, part))
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise TrinhoError(
+                f"{ws.root / CONFIG_PATH}: [context] {key} must be a whole number of tokens "
+                f"(0 or more), not {value!r}"
+            )
+        values[part] = value
+    return Budgets(**values)
+
+
+def facts_lines(ws: Workspace, user: str) -> tuple[list[FactLine], int]:
+    """The facts index for the prompt and how many facts it already leaves out.
+
+    Seam: this build has no shared-facts store, so the index is empty.
+    """
+    ws.user_dir(user)
+    return [], 0
+
+
+def facts_index_text(ws: Workspace, user: str) -> str:
+    lines, omitted = facts_lines(ws, user)
+    text = "\n".join(line.text for line in lines)
+    if omitted:
+        text += ("\n" if text else "") + t(ws.locale, "context.facts_omitted", count=omitted)
+    return text
+
+
+def _note_lines(ws: Workspace, day: date) -> list[NoteLine]:
+    return [NoteLine(day, entry.time, entry.text) for entry in read_notes(ws, day).entries]
+
+
+def read_inputs(ws: Workspace, user: str) -> ContextInputs:
+    """Everything the prompt is made of, read from the workspace at its current time."""
+    today = ws.today()
+    path = ws.memory_file
+    memory_text = decode(path.read_bytes(), "MEMORY.md") if path.exists() else ""
+    facts, facts_omitted = facts_lines(ws, user)
+    return ContextInputs(
+        memory_text=memory_text,
+        facts=facts,
+        facts_omitted=facts_omitted,
+        yesterday=_note_lines(ws, today - timedelta(days=1)),
+        today=_note_lines(ws, today),
+        today_date=today,
+    )
+
+
+@dataclass(frozen=True)
+class BudgetWarning:
+    """A part of the prompt went over its budget; `id` is stable for the whole episode."""
+
+    id: str
+    part: str
+    omitted: int
+    budget: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "part": self.part, "omitted": self.omitted, "budget": self.budget}
+
+
+def budget_warnings(
+    over_since: dict[str, str], omitted: dict[str, int], budgets: Budgets, today: date
+) -> tuple[dict[str, str], list[BudgetWarning]]:
+    """Pure: which parts start an over-budget episode today, and the episodes still open.
+
+    `over_since` maps a part to the day its current episode began. A part already in it warns
+    no more; a part that fits again leaves it, so a later overflow is a new episode.
+    """
+    state: dict[str, str] = {}
+    new: list[BudgetWarning] = []
+    for part in PARTS:
+        if omitted.get(part, 0) <= 0:
+            continue
+        since = over_since.get(part)
+        if since is None:
+            since = today.isoformat()
+            new.append(
+                BudgetWarning(
+                    f"context-budget:{part}:{since}", part, omitted[part], getattr(budgets, part)
+                )
+            )
+        state[part] = since
+    return state, new
+
+
+def warning_text(locale: str, warning: BudgetWarning) -> str:
+    """What the owner reads about an over-budget part, in their locale."""
+    return t(
+        locale,
+        f"context.budget_warning.{warning.part}",
+        omitted=warning.omitted,
+        budget=warning.budget,
+        setting=_BUDGET_KEYS[warning.part],
+    )
+
+
+def _record_warnings(ws: Workspace, omitted: dict[str, int], budgets: Budgets) -> None:
+    """Open and close over-budget episodes; new warnings wait in the file for the channel."""
+    path = ws.internal / WARNINGS_FILE
+    with ws.lock(path):
+        record: dict[str, Any] = {"over_since": {}, "pending": []}
+        if path.exists():
+            try:
+                loaded = json.loads(path.read_text(encoding="utf-8"))
+                if isinstance(loaded, dict):
+                    record.update(loaded)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                pass  # derived state: a broken file is rebuilt, at worst warning once more
+        state, new = budget_warnings(dict(record["over_since"]), omitted, budgets, ws.today())
+        if state == record["over_since"] and not new:
+            return
+        pending = [
+            *record["pending"],
+            *({**w.to_json(), "text": warning_text(ws.locale, w)} for w in new),
+        ]
+        atomic_write_text(
+            path,
+            json.dumps({"over_since": state, "pending": pending}, ensure_ascii=False, indent=1),
+        )
+
+
+def build_context(
+    ws: Workspace, user: str | None = None, budgets: Budgets | None = None, *, warn: bool = True
+) -> Context:
+    """The system block and preamble for `user` (default: the owner) at the workspace's time."""
+    chosen = budgets or budgets_from_config(ws)
+    context = assemble(read_inputs(ws, user or ws.config.owner), chosen, ws.locale)
+    if warn and (any(context.omitted.values()) or (ws.internal / WARNINGS_FILE).exists()):
+        _record_warnings(ws, context.omitted, chosen)
+    return context

@@ -1,0 +1,298 @@
+"""The MCP server: the agent tools and the memory files, over stdio or streamable HTTP.
+
+Built on the official `mcp` SDK (v2, the `mcp` extra), imported only when a server is made.
+The tools are exactly `trinho.tools` (same schemas, same dispatcher, same actor rules) with
+read-only / destructive hints. Resources: MEMORY.md, the facts index, today's notes.
+
+Over HTTP the server binds 127.0.0.1 unless told otherwise and refuses any request without the
+bearer token from the config (`[mcp] token`). In stdio mode stdout carries only the protocol:
+logging goes to stderr, and the SDK points fd 1 at stderr while it serves.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import secrets
+import sys
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from trinho import tools as tools_mod
+from trinho.context_shell import facts_index_text
+from trinho.durable import atomic_write_text
+from trinho.errors import TrinhoError
+from trinho.notes import decode
+from trinho.tools import Actor
+from trinho.workspace import CONFIG_PATH, Workspace
+
+if TYPE_CHECKING:
+    from mcp.server import Server
+    from mcp.server.auth.provider import AccessToken
+    from starlette.applications import Starlette
+
+log = logging.getLogger(__name__)
+
+SERVER_NAME = "trinho"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+MIN_TOKEN_CHARS = 16
+HTTP_PATH = "/mcp"
+
+
+@dataclass(frozen=True)
+class ResourceSpec:
+    uri: str
+    name: str
+    description: str
+    mime_type: str
+    read: Callable[[Workspace, Actor], str]
+
+
+def _read_memory(ws: Workspace, actor: Actor) -> str:
+    path = ws.memory_file
+    return decode(path.read_bytes(), "MEMORY.md") if path.exists() else ""
+
+
+def _read_facts(ws: Workspace, actor: Actor) -> str:
+    return facts_index_text(ws, actor.user_of(ws))
+
+
+def _read_today(ws: Workspace, actor: Actor) -> str:
+    path = ws.note_path(ws.today())
+    return decode(path.read_bytes(), ws.relative(path)) if path.exists() else ""
+
+
+RESOURCES: tuple[ResourceSpec, ...] = (
+    ResourceSpec(
+        "trinho://memory",
+        "MEMORY.md",
+        "Curated long-term memory: one dated entry per line.",
+        "text/markdown",
+        _read_memory,
+    ),
+    ResourceSpec(
+        "trinho://facts",
+        "Facts index",
+        "The owner's current facts (key: value, basis, since), as they go into the prompt.",
+        "text/plain",
+        _read_facts,
+    ),
+    ResourceSpec(
+        "trinho://notes/today",
+        "Today's notes",
+        "Today's daily note (memory/YYYY-MM-DD.md): timestamped lines saved by memory_save.",
+        "text/markdown",
+        _read_today,
+    ),
+)
+
+
+def build_server(ws: Workspace, actor: Actor) -> Server[Any]:
+    """A low-level MCP server whose tools and resources act on `ws` as `actor`."""
+    import anyio
+    import mcp_types as types
+    from mcp.server import Server
+    from mcp.server.context import ServerRequestContext
+    from mcp.shared.exceptions import MCPError
+
+    tool_list = [
+        types.Tool(
+            name=tool.name,
+            title=tool.title,
+            description=tool.description,
+            input_schema=dict(tool.parameters),
+            annotations=types.ToolAnnotations(
+                title=tool.title,
+                read_only_hint=tool.read_only,
+                destructive_hint=tool.destructive,
+                idempotent_hint=tool.idempotent,
+                open_world_hint=False,
+            ),
+        )
+        for tool in tools_mod.TOOLS
+    ]
+    resource_list = [
+        types.Resource(
+            uri=spec.uri, name=spec.name, description=spec.description, mime_type=spec.mime_type
+        )
+        for spec in RESOURCES
+    ]
+    by_uri = {spec.uri: spec for spec in RESOURCES}
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tool_list)
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        result = await anyio.to_thread.run_sync(
+            tools_mod.call, ws, params.name, params.arguments, actor
+        )
+        return types.CallToolResult(
+            content=[types.TextContent(text=result.text)],
+            structured_content=result.data,
+            is_error=result.is_error,
+        )
+
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=resource_list)
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        spec = by_uri.get(str(params.uri))
+        if spec is None:
+            known = ", ".join(by_uri)
+            raise MCPError(types.INVALID_PARAMS, f"unknown resource {params.uri}; known: {known}")
+        try:
+            text = await anyio.to_thread.run_sync(spec.read, ws, actor)
+        except TrinhoError as exc:
+            raise MCPError(types.INTERNAL_ERROR, str(exc)) from None
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=spec.uri, mime_type=spec.mime_type, text=text)]
+        )
+
+    return Server(
+        SERVER_NAME,
+        version=_version(),
+        instructions=(
+            "Long-term memory of the owner's assistant. Save what is worth remembering with "
+            "memory_save, facts the owner states with user_memory_save, and look up anything "
+            "older with memory_search. No tool approves changes: the owner decides."
+        ),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+    )
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("trinho")
+    except PackageNotFoundError:
+        return "0"
+
+
+def _require_sdk() -> None:
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        raise TrinhoError(
+            "the MCP server needs the `mcp` extra: pip install 'trinho[mcp]'"
+        ) from None
+
+
+def serve_stdio(ws: Workspace, actor: Actor) -> None:
+    """Serve MCP on stdin/stdout until the client closes stdin. Logs go to stderr only."""
+    _require_sdk()
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    server = build_server(ws, actor)
+
+    async def run() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    anyio.run(run)
+
+
+def config_token(ws: Workspace) -> str | None:
+    """The bearer token `[mcp] token` from the workspace config, if set."""
+    value = ws.config.section("mcp").get("token")
+    if value is None:
+        return None
+    if not isinstance(value, str) or len(value) < MIN_TOKEN_CHARS:
+        raise TrinhoError(
+            f"{ws.root / CONFIG_PATH}: [mcp] token must be a string of at least "
+            f"{MIN_TOKEN_CHARS} characters; run `trinho mcp --init-token` to make one"
+        )
+    return value
+
+
+def init_token(ws: Workspace) -> tuple[str, bool]:
+    """Make `[mcp] token` in the config if it has none: (the token, whether it was created).
+
+    The rest of the config is kept as written; the file becomes readable by its owner only,
+    since it now holds a secret.
+    """
+    existing = config_token(ws)
+    if existing is not None:
+        return existing, False
+    path = ws.root / CONFIG_PATH
+    with ws.lock(path):
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        token = secrets.token_urlsafe(32)
+        updated = _with_token(text, token)
+        tomllib.loads(updated)
+        atomic_write_text(path, updated)
+        path.chmod(0o600)
+    return token, True
+
+
+def _with_token(text: str, token: str) -> str:
+    """The config text with `token = "..."` in its [mcp] table (added at the end if missing)."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if line.strip() == "[mcp]":
+            lines.insert(i + 1, f'token = "{token}"  # bearer token for `trinho mcp --http`')
+            return "\n".join(lines)
+    tail = "" if not text or text.endswith("\n") else "\n"
+    return f'{text}{tail}\n[mcp]\ntoken = "{token}"  # bearer token for `trinho mcp --http`\n'
+
+
+class StaticTokenVerifier:
+    """Accepts exactly one bearer token, compared in constant time."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        from mcp.server.auth.provider import AccessToken
+
+        if hmac.compare_digest(token.encode(), self._token.encode()):
+            return AccessToken(token=token, client_id="owner", scopes=[])
+        return None
+
+
+def http_app(ws: Workspace, actor: Actor, token: str, host: str, port: int) -> Starlette:
+    """The streamable HTTP app at /mcp; every request needs `Authorization: Bearer <token>`."""
+    from mcp.server.auth.settings import AuthSettings
+    from pydantic import AnyHttpUrl
+
+    server = build_server(ws, actor)
+    auth = AuthSettings(issuer_url=AnyHttpUrl(f"http://{host}:{port}"), resource_server_url=None)
+    return server.streamable_http_app(
+        streamable_http_path=HTTP_PATH,
+        host=host,
+        auth=auth,
+        token_verifier=StaticTokenVerifier(token),
+    )
+
+
+def serve_http(ws: Workspace, actor: Actor, host: str, port: int) -> None:
+    """Serve MCP over streamable HTTP at http://HOST:PORT/mcp until interrupted."""
+    _require_sdk()
+    token = config_token(ws)
+    if token is None:
+        raise TrinhoError(
+            f"`trinho mcp --http` needs a bearer token and {ws.root / CONFIG_PATH} has none: "
+            'run `trinho mcp --init-token`, or add `[mcp]` with `token = "..."` (16+ characters)'
+        )
+    import uvicorn
+
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    app = http_app(ws, actor, token, host, port)
+    log.warning("trinho MCP server on http://%s:%d%s", host, port, HTTP_PATH)
+    uvicorn.run(app, host=host, port=port, log_level="warning")

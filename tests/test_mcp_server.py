@@ -1,0 +1,315 @@
+"""The MCP server: in-memory client, a stdio subprocess, and HTTP with a bearer token."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client, MCPError
+
+from trinho import mcp_server
+from trinho.cli import main
+from trinho.errors import TrinhoError
+from trinho.notes import read_notes
+from trinho.tools import Actor
+from trinho.workspace import CONFIG_PATH, Workspace, open_workspace
+
+TRINHO = str(Path(sys.executable).parent / "trinho")
+TIMEOUT = 60.0
+
+
+def run_client(ws: Workspace, actor: Actor, body: Any) -> Any:
+    async def go() -> Any:
+        async with Client(mcp_server.build_server(ws, actor)) as client:
+            return await body(client)
+
+    return anyio.run(go)
+
+
+def test_tools_are_listed_with_their_hints(workspace: Workspace) -> None:
+    async def body(client: Client) -> types.ListToolsResult:
+        return await client.list_tools()
+
+    listed = {tool.name: tool for tool in run_client(workspace, Actor(), body).tools}
+    assert list(listed) == [
+        "memory_save",
+        "user_memory_save",
+        "memory_search",
+        "memory_get",
+        "memory_proposals",
+    ]
+    save = listed["memory_save"].annotations
+    assert save is not None
+    assert save.read_only_hint is False and save.destructive_hint is False
+    for name in ("memory_search", "memory_get", "memory_proposals"):
+        hints = listed[name].annotations
+        assert hints is not None and hints.read_only_hint is True
+    assert listed["memory_save"].input_schema["required"] == ["text"]
+
+
+def test_memory_save_through_mcp_writes_the_note(workspace: Workspace) -> None:
+    async def body(client: Client) -> tuple[types.CallToolResult, types.CallToolResult]:
+        good = await client.call_tool("memory_save", {"text": "Đặt bàn tối thứ Bảy"})
+        bad = await client.call_tool("memory_save", {"text": 3})
+        return good, bad
+
+    good, bad = run_client(workspace, Actor("chat", "claude"), body)
+    assert not good.is_error
+    assert good.structured_content["saved"] == "- 14:05 Đặt bàn tối thứ Bảy"
+    assert isinstance(good.content[0], types.TextContent)
+    assert bad.is_error
+    assert isinstance(bad.content[0], types.TextContent)
+    assert "text: must be a string, got 3" in bad.content[0].text
+    assert [e.text for e in read_notes(workspace, workspace.today()).entries] == [
+        "Đặt bàn tối thứ Bảy"
+    ]
+
+
+def test_resources_memory_facts_and_todays_notes(workspace: Workspace) -> None:
+    workspace.memory_file.write_text("# MEMORY\n- 2026-11-22: Thích trà\n", encoding="utf-8")
+    workspace.note_path(workspace.today()).write_text("- 08:00 chạy bộ\n", encoding="utf-8")
+
+    async def body(client: Client) -> dict[str, str]:
+        listed = await client.list_resources()
+        texts: dict[str, str] = {}
+        for resource in listed.resources:
+            read = await client.read_resource(resource.uri)
+            content = read.contents[0]
+            assert isinstance(content, types.TextResourceContents)
+            texts[str(resource.uri)] = content.text
+        with pytest.raises(MCPError, match="unknown resource"):
+            await client.read_resource("trinho://secrets")
+        return texts
+
+    texts = run_client(workspace, Actor(), body)
+    assert texts == {
+        "trinho://memory": "# MEMORY\n- 2026-11-22: Thích trà\n",
+        "trinho://facts": "",
+        "trinho://notes/today": "- 08:00 chạy bộ\n",
+    }
+
+
+class Lines:
+    """Reads JSON-RPC lines from a server's stdout, failing after a timeout."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+        self.buffer = b""
+        self.seen: list[dict[str, Any]] = []
+
+    def response(self, request_id: int) -> dict[str, Any]:
+        deadline = time.monotonic() + TIMEOUT
+        assert self.proc.stdout is not None
+        while time.monotonic() < deadline:
+            while b"\n" in self.buffer:
+                line, self.buffer = self.buffer.split(b"\n", 1)
+                message = json.loads(line)  # anything but JSON-RPC on stdout fails here
+                assert message["jsonrpc"] == "2.0"
+                self.seen.append(message)
+                if message.get("id") == request_id:
+                    return dict(message)
+            ready, _, _ = select.select([self.proc.stdout], [], [], 1.0)
+            if ready:
+                chunk = os.read(self.proc.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                self.buffer += chunk
+        raise AssertionError(f"no response to request {request_id}; saw {self.seen}")
+
+
+def send(proc: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(message).encode() + b"\n")
+    proc.stdin.flush()
+
+
+def test_stdio_subprocess_initialize_list_and_call(cli_env: dict[str, str]) -> None:
+    assert main(["init", "--tz", "Asia/Ho_Chi_Minh"]) == 0
+    proc = subprocess.Popen(
+        [TRINHO, "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **cli_env},
+    )
+    try:
+        lines = Lines(proc)
+        send(
+            proc,
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "1"},
+                },
+            },
+        )
+        init = lines.response(1)
+        assert init["result"]["serverInfo"]["name"] == "trinho"
+        assert "tools" in init["result"]["capabilities"]
+        send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        names = [tool["name"] for tool in lines.response(2)["result"]["tools"]]
+        assert "memory_save" in names
+        send(
+            proc,
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/call",
+                "params": {"name": "memory_save", "arguments": {"text": "qua stdio"}},
+            },
+        )
+        called = lines.response(3)["result"]
+        assert called["isError"] is False
+        assert called["structuredContent"]["saved"] == "- 14:05 qua stdio"
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()
+        proc.stderr.close()
+    ws = open_workspace(cli_env["TRINHO_HOME"])
+    note = ws.note_path(ws.today()).read_text(encoding="utf-8")
+    assert note == "- 14:05 qua stdio\n"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def http_server(cli_env: dict[str, str]) -> Iterator[tuple[int, str]]:
+    """`trinho mcp --http` on a free loopback port with a fresh token; stopped afterwards."""
+    assert main(["init", "--tz", "Asia/Ho_Chi_Minh"]) == 0
+    token, created = mcp_server.init_token(open_workspace(cli_env["TRINHO_HOME"]))
+    assert created
+    port = free_port()
+    proc = subprocess.Popen(
+        [TRINHO, "mcp", "--http", "--port", str(port)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **cli_env},
+    )
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    assert proc.stderr is not None
+                    raise AssertionError(proc.stderr.read().decode()) from None
+                time.sleep(0.1)
+        yield port, token
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        assert proc.stderr is not None
+        proc.stderr.close()
+
+
+def post_initialize(port: int, token: str | None) -> tuple[int, str]:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    }
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    if token is not None:
+        headers["authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/mcp", json.dumps(body).encode(), headers, method="POST"
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def test_http_refuses_requests_without_the_token(http_server: tuple[int, str]) -> None:
+    port, token = http_server
+    status, body = post_initialize(port, None)
+    assert status == 401
+    assert "invalid_token" in body
+    status, _ = post_initialize(port, token[:-1] + ("x" if token[-1] != "x" else "y"))
+    assert status == 401
+    status, body = post_initialize(port, token)
+    assert status == 200
+    assert '"serverInfo"' in body and '"trinho"' in body
+
+
+def test_http_without_a_configured_token_says_how_to_make_one(
+    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["init"]) == 0
+    capsys.readouterr()
+    assert main(["mcp", "--http"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("trinho: error: `trinho mcp --http` needs a bearer token")
+    assert "trinho mcp --init-token" in err
+
+
+def test_init_token_keeps_the_config_and_runs_once(
+    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["init", "--locale", "vi"]) == 0
+    path = Path(cli_env["TRINHO_HOME"]) / CONFIG_PATH
+    before = path.read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main(["mcp", "--init-token", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["created"] is True
+    after = path.read_text(encoding="utf-8")
+    assert after.startswith(before)
+    assert path.stat().st_mode & 0o077 == 0
+    assert mcp_server.config_token(open_workspace(path.parent.parent)) == first["token"]
+    assert main(["mcp", "--init-token", "--json"]) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert second == {**first, "created": False}
+    assert path.read_text(encoding="utf-8") == after
+
+
+def test_a_short_token_is_refused(workspace: Workspace) -> None:
+    config = workspace.root / CONFIG_PATH
+    config.write_text(
+        config.read_text(encoding="utf-8") + '\n[mcp]\ntoken = "short"\n', encoding="utf-8"
+    )
+    with pytest.raises(TrinhoError, match=r"\[mcp\] token must be a string of at least 16"):
+        mcp_server.config_token(open_workspace(workspace.root))
