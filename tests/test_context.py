@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from datetime import date
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import FixedClock
+from trinho import tools
+from trinho.cli import main
 from trinho.context import (
     Budgets,
     ContextInputs,
@@ -15,6 +20,18 @@ from trinho.context import (
     assemble,
     estimate_tokens,
 )
+from trinho.context_shell import (
+    PARTS,
+    WARNINGS_FILE,
+    BudgetWarning,
+    budget_warnings,
+    budgets_from_config,
+    build_context,
+    warning_text,
+)
+from trinho.errors import TrinhoError
+from trinho.transcripts import record_turn
+from trinho.workspace import CONFIG_PATH, Workspace, read_config
 
 TODAY = date(2026, 11, 29)
 YESTERDAY = date(2026, 11, 28)
@@ -121,3 +138,137 @@ def test_nothing_cut_silently(entries: list[tuple[date, str]], budget: int) -> N
     shown = sum(1 for d, s in entries if f"- {d.isoformat()}: {s}" in ctx.system.split("\n"))
     assert shown + ctx.omitted["memory"] >= len(entries)
     assert ctx.omitted["memory"] <= len(entries)
+
+
+# The shell: reading the workspace, budgets from the config, warning the owner once.
+
+
+def write_note(ws: Workspace, day: date, lines: str) -> None:
+    path = ws.note_path(day)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(lines, encoding="utf-8")
+
+
+def test_what_is_in_and_out_for_a_given_day(workspace: Workspace, clock: FixedClock) -> None:
+    workspace.memory_file.write_text(MEMORY, encoding="utf-8")
+    write_note(workspace, date(2026, 11, 27), "- 10:00 hai ngày trước\n")
+    write_note(workspace, YESTERDAY, "- 21:00 hôm qua\n")
+    write_note(workspace, TODAY, "- 08:15 hôm nay\n")
+    write_note(workspace, date(2026, 11, 30), "- 07:00 ngày mai\n")
+    record_turn(workspace, "user", "một câu trong hội thoại")
+    ctx = build_context(workspace)
+    assert "- 2026-10-01: Mẹ sống ở Hà Nội" in ctx.system
+    assert "hôm qua" in ctx.preamble and "hôm nay" in ctx.preamble
+    everything = ctx.system + ctx.preamble
+    for absent in ("hai ngày trước", "ngày mai", "một câu trong hội thoại"):
+        assert absent not in everything
+    clock.advance(days=1)
+    later = build_context(workspace)
+    assert "hôm qua" not in later.preamble
+    assert "hôm nay" in later.preamble and "ngày mai" in later.preamble
+    assert later.system == ctx.system
+
+
+def test_system_block_unchanged_after_memory_save(workspace: Workspace, clock: FixedClock) -> None:
+    workspace.memory_file.write_text(MEMORY, encoding="utf-8")
+    before = build_context(workspace)
+    clock.advance(minutes=3)
+    assert not tools.call(workspace, "memory_save", {"text": "Mua hoa"}, tools.Actor()).is_error
+    after = build_context(workspace)
+    assert after.system == before.system
+    assert "- 14:08 Mua hoa" in after.preamble
+    assert "Mua hoa" not in before.preamble
+
+
+def set_config(ws: Workspace, extra: str) -> Workspace:
+    config = ws.root / CONFIG_PATH
+    config.write_text(config.read_text(encoding="utf-8") + extra, encoding="utf-8")
+    return Workspace(ws.root, read_config(ws.root) or ws.config, ws._clock)
+
+
+def test_budgets_come_from_the_config(workspace: Workspace) -> None:
+    assert budgets_from_config(workspace) == Budgets()
+    ws = set_config(workspace, "\n[context]\nmemory_tokens = 60\nnotes_tokens = 5\n")
+    assert budgets_from_config(ws) == Budgets(memory=60, facts=Budgets().facts, notes=5)
+    lines = ["# MEMORY", *(f"- 2026-01-{d:02d}: entry number {d}" for d in range(1, 29))]
+    ws.memory_file.write_text("\n".join(lines), encoding="utf-8")
+    ctx = build_context(ws)
+    assert 0 < ctx.omitted["memory"] < 28
+    assert "older entries are not shown here; memory_search finds them" in ctx.system
+
+
+@pytest.mark.parametrize("value", ["-1", '"many"', "true", "1.5"])
+def test_a_bad_budget_names_the_setting(workspace: Workspace, value: str) -> None:
+    ws = set_config(workspace, f"\n[context]\nfacts_tokens = {value}\n")
+    with pytest.raises(TrinhoError, match=r"\[context\] facts_tokens must be a whole number"):
+        build_context(ws)
+
+
+def pending_warnings(ws: Workspace) -> list[dict[str, object]]:
+    path = ws.internal / WARNINGS_FILE
+    if not path.exists():
+        return []
+    record = json.loads(path.read_text(encoding="utf-8"))
+    return list(record["pending"])
+
+
+def test_the_owner_is_warned_once_per_overflow(workspace: Workspace, clock: FixedClock) -> None:
+    ws = set_config(workspace, "\n[owner_extra]\n\n[context]\nnotes_tokens = 20\n")
+    build_context(ws)
+    assert pending_warnings(ws) == []
+    for i in range(6):
+        tools.call(ws, "memory_save", {"text": f"ghi chú số {i} khá dài"}, tools.Actor())
+    for _ in range(3):
+        assert build_context(ws).omitted["notes"] > 0
+    warnings = pending_warnings(ws)
+    assert [w["id"] for w in warnings] == ["context-budget:notes:2026-11-29"]
+    assert "earlier notes are left out of the prompt" in str(warnings[0]["text"])
+    clock.advance(days=2)
+    assert build_context(ws).omitted["notes"] == 0
+    tools.call(ws, "memory_save", {"text": "x " * 200}, tools.Actor())
+    build_context(ws)
+    assert [w["id"] for w in pending_warnings(ws)] == [
+        "context-budget:notes:2026-11-29",
+        "context-budget:notes:2026-12-01",
+    ]
+
+
+def test_warning_text_follows_the_locale() -> None:
+    warning = BudgetWarning("context-budget:memory:2026-11-29", "memory", 12, 6000)
+    assert "12 mục cũ hơn" in warning_text("vi", warning)
+    assert "memory_tokens" in warning_text("en", warning)
+
+
+@given(st.lists(st.fixed_dictionaries({p: st.integers(0, 2) for p in PARTS}), max_size=20))
+def test_one_warning_per_overflow_episode(history: list[dict[str, int]]) -> None:
+    state: dict[str, str] = {}
+    warned = dict.fromkeys(PARTS, 0)
+    day = TODAY
+    for omitted in history:
+        state, new = budget_warnings(state, omitted, Budgets(), day)
+        for warning in new:
+            warned[warning.part] += 1
+        assert set(state) == {p for p in PARTS if omitted[p] > 0}
+    for part in PARTS:
+        flags = [o[part] > 0 for o in history]
+        episodes = sum(1 for i, f in enumerate(flags) if f and (i == 0 or not flags[i - 1]))
+        assert warned[part] == episodes
+
+
+def test_cli_context_json_shape(
+    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["init", "--locale", "vi", "--tz", "Asia/Ho_Chi_Minh"]) == 0
+    assert main(["note", "Gọi cho bà"]) == 0
+    capsys.readouterr()
+    assert main(["context", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) == {"system", "preamble", "tokens", "omitted"}
+    assert set(data["tokens"]) == {"system", "preamble"}
+    assert data["tokens"]["preamble"] == estimate_tokens(data["preamble"])
+    assert "## Ghi chú hôm nay (2026-11-29)\n- 14:05 Gọi cho bà" in data["preamble"]
+    assert data["omitted"] == {"memory": 0, "facts": 0, "notes": 0}
+    assert main(["context"]) == 0
+    human = capsys.readouterr().out
+    assert human.startswith("=== Khối hệ thống (")
+    assert "Gọi cho bà" in human
