@@ -1,0 +1,68 @@
+"""`trinho.Memory`: the one entry point for embedding trinho in an agent.
+
+Open a workspace, get the prompt context, get the tool definitions for a model API, and pass
+the model's tool calls back in. Everything else (stores, rules, search) sits behind it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from trinho import tools as tools_mod
+from trinho.context import Budgets, Context
+from trinho.context_shell import build_context
+from trinho.tools import Actor, ActorKind, ToolFormat, ToolResult
+from trinho.workspace import Clock, Workspace, init_workspace, open_workspace
+
+
+class Memory:
+    """An agent workspace opened for one agent.
+
+    `Memory("~/assistant")` opens an existing workspace (trinho's own or an OpenClaw-style
+    folder); `create=True` sets it up first (idempotent). Tool calls default to a chat with the
+    owner present, made by `agent`; pass `actor="job"` (or an `Actor`) for unattended runs.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        agent: str = "main",
+        user: str | None = None,
+        create: bool = False,
+        timezone: str | None = None,
+        locale: str | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        if create:
+            self.workspace: Workspace = init_workspace(
+                path, timezone=timezone, locale=locale, clock=clock
+            ).workspace
+        else:
+            self.workspace = open_workspace(path, clock)
+        self.actor = Actor("chat", agent, user)
+
+    def context(self, user: str | None = None, budgets: Budgets | None = None) -> Context:
+        """This turn's prompt parts: `.system` (cache-stable) and `.preamble` (recent notes)."""
+        return build_context(self.workspace, user or self.actor.user, budgets)
+
+    def tools(self, format: ToolFormat = "openai") -> list[dict[str, Any]]:
+        """The tool definitions for a model API: `openai` or `anthropic`."""
+        return tools_mod.export(format)
+
+    def call(
+        self,
+        name: str,
+        args: Mapping[str, Any] | str | None = None,
+        actor: Actor | ActorKind | None = None,
+    ) -> ToolResult:
+        """Run a tool call from the model. Never raises: failures are `is_error` results."""
+        if actor is None:
+            chosen = self.actor
+        elif isinstance(actor, Actor):
+            chosen = actor
+        else:
+            chosen = Actor(actor, self.actor.agent, self.actor.user)
+        return tools_mod.call(self.workspace, name, args, chosen)
