@@ -11,6 +11,7 @@ were left out and that memory_search finds them. Nothing is cut silently.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -93,28 +94,26 @@ def _fit_newest(lines: Sequence[str], order: Sequence[int], budget: int) -> set[
     return kept
 
 
+@functools.lru_cache(maxsize=8)
 def _memory_part(text: str, budget: int, locale: str) -> tuple[str, int]:
-    """MEMORY.md within budget: headings and loose lines stay, the oldest entries go first."""
+    """MEMORY.md within budget: headings and loose lines stay, the oldest entries go first.
+
+    Memoized: MEMORY.md rarely changes between turns, and parsing it is most of a turn's cost.
+    """
     doc = memory_md.parse(text)
     raws = [item.raw.rstrip("\r") for item in doc.items]
     while raws and not raws[-1].strip():
         raws.pop()
-    entry_indices = [
-        i for i, item in enumerate(doc.items[: len(raws)]) if isinstance(item, memory_md.Entry)
-    ]
-    fixed_cost = sum(
-        estimate_tokens(raws[i]) + 1 for i in range(len(raws)) if i not in set(entry_indices)
-    )
-
-    def newest_first(i: int) -> tuple[date, int]:
-        item = doc.items[i]
-        assert isinstance(item, memory_md.Entry)
-        return (item.date or date.min, i)
-
-    order = sorted(entry_indices, key=newest_first, reverse=True)
+    entry_dates = {
+        i: item.date or date.min
+        for i, item in enumerate(doc.items[: len(raws)])
+        if isinstance(item, memory_md.Entry)
+    }
+    fixed_cost = sum(estimate_tokens(raws[i]) + 1 for i in range(len(raws)) if i not in entry_dates)
+    order = sorted(entry_dates, key=lambda i: (entry_dates[i], i), reverse=True)
     kept = _fit_newest(raws, order, max(budget - fixed_cost, 0))
-    omitted = len(entry_indices) - len(kept)
-    dropped = set(entry_indices) - kept
+    omitted = len(entry_dates) - len(kept)
+    dropped = set(entry_dates) - kept
     lines = [raw for i, raw in enumerate(raws) if i not in dropped]
     if omitted:
         lines.append(t(locale, "context.omitted", count=omitted))
