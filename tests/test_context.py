@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from conftest import FixedClock
 from trinho import tools
+from trinho.channels import Notification, Outbox
 from trinho.cli import main
 from trinho.context import (
     Budgets,
@@ -204,30 +205,29 @@ def test_a_bad_budget_names_the_setting(workspace: Workspace, value: str) -> Non
         build_context(ws)
 
 
-def pending_warnings(ws: Workspace) -> list[dict[str, object]]:
-    path = ws.internal / WARNINGS_FILE
-    if not path.exists():
-        return []
-    record = json.loads(path.read_text(encoding="utf-8"))
-    return list(record["pending"])
+def announced(ws: Workspace) -> list[Notification]:
+    return [entry.notification for entry in Outbox(ws).entries()]
 
 
 def test_the_owner_is_warned_once_per_overflow(workspace: Workspace, clock: FixedClock) -> None:
-    ws = set_config(workspace, "\n[owner_extra]\n\n[context]\nnotes_tokens = 20\n")
+    ws = set_config(workspace, "\n[context]\nnotes_tokens = 20\n")
     build_context(ws)
-    assert pending_warnings(ws) == []
+    assert announced(ws) == []
+    assert not (ws.internal / WARNINGS_FILE).exists()
     for i in range(6):
         tools.call(ws, "memory_save", {"text": f"ghi chú số {i} khá dài"}, tools.Actor())
     for _ in range(3):
         assert build_context(ws).omitted["notes"] > 0
-    warnings = pending_warnings(ws)
-    assert [w["id"] for w in warnings] == ["context-budget:notes:2026-11-29"]
-    assert "earlier notes are left out of the prompt" in str(warnings[0]["text"])
+    notices = announced(ws)
+    assert [n.id for n in notices] == ["context-budget:notes:2026-11-29"]
+    assert "earlier notes are left out of the prompt" in notices[0].summary
+    assert notices[0].title == "The prompt's memory is over budget"
     clock.advance(days=2)
     assert build_context(ws).omitted["notes"] == 0
     tools.call(ws, "memory_save", {"text": "x " * 200}, tools.Actor())
     build_context(ws)
-    assert [w["id"] for w in pending_warnings(ws)] == [
+    build_context(ws)
+    assert sorted(n.id for n in announced(ws)) == [
         "context-budget:notes:2026-11-29",
         "context-budget:notes:2026-12-01",
     ]

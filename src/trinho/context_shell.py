@@ -2,9 +2,10 @@
 
 `build_context` reads MEMORY.md, the facts index, yesterday's and today's notes, takes the
 budgets from the config (`[context] memory_tokens, facts_tokens, notes_tokens`) and assembles.
-When a part goes over its budget the owner is warned once: the warning is recorded durably in
-`.trinho/context_warnings.json` with a stable id, and is not repeated while that part stays
-over budget; once it fits again, a later overflow warns again.
+When a part goes over its budget the owner is warned once: a notification with a stable id
+(`context-budget:PART:DAY`) goes to the channel outbox, and `.trinho/context_warnings.json`
+remembers the open episode so no more are sent while that part stays over budget; once it
+fits again, a later overflow warns again.
 """
 
 from __future__ import annotations
@@ -129,28 +130,37 @@ def warning_text(locale: str, warning: BudgetWarning) -> str:
 
 
 def _record_warnings(ws: Workspace, omitted: dict[str, int], budgets: Budgets) -> None:
-    """Open and close over-budget episodes; new warnings wait in the file for the channel."""
+    """Open and close over-budget episodes; each new one is announced once through the outbox.
+
+    The announcement is enqueued before the episode is recorded: a crash in between enqueues
+    the same id again the same day, which the outbox ignores.
+    """
     path = ws.internal / WARNINGS_FILE
     with ws.lock(path):
-        record: dict[str, Any] = {"over_since": {}, "pending": []}
+        over_since: dict[str, str] = {}
         if path.exists():
             try:
                 loaded = json.loads(path.read_text(encoding="utf-8"))
-                if isinstance(loaded, dict):
-                    record.update(loaded)
+                if isinstance(loaded, dict) and isinstance(loaded.get("over_since"), dict):
+                    over_since = {str(k): str(v) for k, v in loaded["over_since"].items()}
             except (json.JSONDecodeError, UnicodeDecodeError):
                 pass  # derived state: a broken file is rebuilt, at worst warning once more
-        state, new = budget_warnings(dict(record["over_since"]), omitted, budgets, ws.today())
-        if state == record["over_since"] and not new:
+        state, new = budget_warnings(over_since, omitted, budgets, ws.today())
+        if state == over_since and not new:
             return
-        pending = [
-            *record["pending"],
-            *({**w.to_json(), "text": warning_text(ws.locale, w)} for w in new),
-        ]
-        atomic_write_text(
-            path,
-            json.dumps({"over_since": state, "pending": pending}, ensure_ascii=False, indent=1),
-        )
+        if new:
+            from trinho.channels import Notification, Outbox
+
+            outbox = Outbox(ws)
+            for warning in new:
+                outbox.enqueue(
+                    Notification(
+                        id=warning.id,
+                        title=t(ws.locale, "context.budget_title"),
+                        summary=warning_text(ws.locale, warning),
+                    )
+                )
+        atomic_write_text(path, json.dumps({"over_since": state}, indent=1) + "\n")
 
 
 def build_context(

@@ -527,6 +527,10 @@ CATALOG: dict[str, dict[str, str]] = {
         "ghi chú sớm hơn không được đưa vào prompt (memory_search vẫn tìm được). Hãy tăng "
         "[context] {setting} trong .trinho/config.toml.",
     },
+    "context.budget_title": {
+        "en": "The prompt's memory is over budget",
+        "vi": "Phần trí nhớ trong prompt đã vượt ngân sách",
+    },
     "context.cli_system": {
         "en": "=== System block ({tokens} tokens) ===",
         "vi": "=== Khối hệ thống ({tokens} token) ===",
