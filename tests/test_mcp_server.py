@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import mcp_types as types
 import pytest
 from mcp import Client, MCPError
+from mcp.client.streamable_http import streamable_http_client
 
 from trinho import mcp_server
 from trinho.cli import main
@@ -31,9 +33,9 @@ TRINHO = str(Path(sys.executable).parent / "trinho")
 TIMEOUT = 60.0
 
 
-def run_client(ws: Workspace, actor: Actor, body: Any) -> Any:
+def run_client(ws: Workspace, actor: Actor, body: Any, mode: str = "auto") -> Any:
     async def go() -> Any:
-        async with Client(mcp_server.build_server(ws, actor)) as client:
+        async with Client(mcp_server.build_server(ws, actor), mode=mode) as client:
             return await body(client)
 
     return anyio.run(go)
@@ -60,13 +62,14 @@ def test_tools_are_listed_with_their_hints(workspace: Workspace) -> None:
     assert listed["memory_save"].input_schema["required"] == ["text"]
 
 
-def test_memory_save_through_mcp_writes_the_note(workspace: Workspace) -> None:
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_memory_save_through_mcp_writes_the_note(workspace: Workspace, mode: str) -> None:
     async def body(client: Client) -> tuple[types.CallToolResult, types.CallToolResult]:
         good = await client.call_tool("memory_save", {"text": "Đặt bàn tối thứ Bảy"})
         bad = await client.call_tool("memory_save", {"text": 3})
         return good, bad
 
-    good, bad = run_client(workspace, Actor("chat", "claude"), body)
+    good, bad = run_client(workspace, Actor("chat", "claude"), body, mode)
     assert not good.is_error
     assert good.structured_content["saved"] == "- 14:05 Đặt bàn tối thứ Bảy"
     assert isinstance(good.content[0], types.TextContent)
@@ -273,6 +276,27 @@ def test_http_refuses_requests_without_the_token(http_server: tuple[int, str]) -
     status, body = post_initialize(port, token)
     assert status == 200
     assert '"serverInfo"' in body and '"trinho"' in body
+
+
+def test_http_serves_the_sdk_client_with_the_token(
+    http_server: tuple[int, str], cli_env: dict[str, str]
+) -> None:
+    port, token = http_server
+
+    async def go() -> types.CallToolResult:
+        headers = {"Authorization": f"Bearer {token}"}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=TIMEOUT) as http,
+            Client(
+                streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)
+            ) as client,
+        ):
+            return await client.call_tool("memory_save", {"text": "qua HTTP"})
+
+    result = anyio.run(go)
+    assert not result.is_error
+    ws = open_workspace(cli_env["TRINHO_HOME"])
+    assert read_notes(ws, ws.today()).entries[-1].text == "qua HTTP"
 
 
 def test_http_without_a_configured_token_says_how_to_make_one(
