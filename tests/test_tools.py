@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from trinho import jsonargs, tools
 from trinho.cli import cli
 from trinho.errors import TrinhoError
+from trinho.models.base import ToolCall
 from trinho.notes import read_notes
 from trinho.tools import Actor, call
 from trinho.workspace import Workspace
@@ -192,3 +193,15 @@ def test_checker_agrees_with_jsonschema(tool: tools.ToolSpec, data: st.DataObjec
         dict(tool.parameters), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
     )
     assert (jsonargs.check(args, tool.parameters) == []) == validator.is_valid(args)
+
+
+def test_bridge_to_the_model_backends(workspace: Workspace) -> None:
+    specs = tools.model_specs()
+    assert [spec.name for spec in specs] == [tool.name for tool in tools.TOOLS]
+    assert specs[0].parameters == tools.TOOLS[0].parameters
+    good = ToolCall("c1", "memory_save", {"text": "từ mô hình"})
+    assert not tools.call_model_tool(workspace, good, CHAT).is_error
+    broken = ToolCall("c2", "memory_save", {}, error="arguments are not valid JSON")
+    result = tools.call_model_tool(workspace, broken, CHAT)
+    assert result.is_error and result.text == "memory_save: arguments are not valid JSON"
+    assert len(read_notes(workspace, workspace.today()).entries) == 1

@@ -15,12 +15,16 @@ import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from trinho import jsonargs
 from trinho.errors import TrinhoError
 from trinho.notes import MAX_NOTE_CHARS, save_note
 from trinho.workspace import Workspace, validate_slug
+
+if TYPE_CHECKING:
+    from trinho.models.base import ToolCall
+    from trinho.models.base import ToolSpec as ModelToolSpec
 
 log = logging.getLogger(__name__)
 
@@ -382,3 +386,17 @@ def export(fmt: ToolFormat | str) -> list[dict[str, Any]]:
     if exporter is None:
         raise TrinhoError(f"unknown tool format {fmt!r}: use one of {', '.join(FORMATS)}")
     return [exporter(tool) for tool in TOOLS]
+
+
+def model_specs() -> tuple[ModelToolSpec, ...]:
+    """The tools as `trinho.models` values, for a chat loop over any configured model."""
+    from trinho.models.base import ToolSpec as ModelToolSpec
+
+    return tuple(ModelToolSpec(t.name, t.description, dict(t.parameters)) for t in TOOLS)
+
+
+def call_model_tool(ws: Workspace, tool_call: ToolCall, actor: Actor) -> ToolResult:
+    """Run a tool call as a `trinho.models` backend returned it (arguments already parsed)."""
+    if tool_call.error is not None:
+        return ToolResult.error(f"{tool_call.name}: {tool_call.error}")
+    return call(ws, tool_call.name, dict(tool_call.arguments), actor)
