@@ -272,3 +272,27 @@ def test_cli_context_json_shape(
     human = capsys.readouterr().out
     assert human.startswith("=== Khối hệ thống (")
     assert "Gọi cho bà" in human
+
+
+def test_facts_index_goes_into_the_system_block(workspace: Workspace, clock: FixedClock) -> None:
+    chat = tools.Actor()
+    for key, value, since in [
+        ("home_city", "Đà Nẵng", "2025-01-05"),
+        ("allergy", "tôm", "2026-03-01"),
+        ("partner", "Lan", "2026-11-20"),
+    ]:
+        args = {"key": key, "value": value, "basis": "user", "valid_from": since}
+        assert not tools.call(workspace, "user_memory_save", args, chat).is_error
+    ctx = build_context(workspace)
+    assert "home_city: Đà Nẵng (user, since 2025-01-05)" in ctx.system
+    assert ctx.system.index("allergy") < ctx.system.index("home_city") < ctx.system.index("partner")
+    assert "partner" not in ctx.preamble
+    tight = build_context(workspace, budgets=Budgets(facts=20))
+    assert "partner: Lan" in tight.system, "the newest fact is kept"
+    assert "home_city" not in tight.system
+    assert tight.omitted["facts"] == 2
+    assert "(2 more facts are not shown here; memory_search finds them.)" in tight.system
+    job = tools.Actor("job", "nightly")
+    args = {"key": "partner", "value": "Linh", "basis": "inferred"}
+    assert tools.call(workspace, "user_memory_save", args, job).data["outcome"] == "proposed"
+    assert build_context(workspace).system == ctx.system, "a proposal changes nothing"

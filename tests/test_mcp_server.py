@@ -12,6 +12,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ import pytest
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
-from trinho import mcp_server
+from trinho import facts, mcp_server
 from trinho.cli import main
 from trinho.errors import TrinhoError
 from trinho.notes import read_notes
@@ -84,6 +85,7 @@ def test_memory_save_through_mcp_writes_the_note(workspace: Workspace, mode: str
 def test_resources_memory_facts_and_todays_notes(workspace: Workspace) -> None:
     workspace.memory_file.write_text("# MEMORY\n- 2026-11-22: Thích trà\n", encoding="utf-8")
     workspace.note_path(workspace.today()).write_text("- 08:00 chạy bộ\n", encoding="utf-8")
+    facts.save_fact(workspace, "home_city", "Đà Nẵng", valid_from=date(2026, 1, 5))
 
     async def body(client: Client) -> dict[str, str]:
         listed = await client.list_resources()
@@ -100,7 +102,7 @@ def test_resources_memory_facts_and_todays_notes(workspace: Workspace) -> None:
     texts = run_client(workspace, Actor(), body)
     assert texts == {
         "trinho://memory": "# MEMORY\n- 2026-11-22: Thích trà\n",
-        "trinho://facts": "",
+        "trinho://facts": "home_city: Đà Nẵng (user, since 2026-01-05)",
         "trinho://notes/today": "- 08:00 chạy bộ\n",
     }
 

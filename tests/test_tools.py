@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trinho import jsonargs, tools
+from trinho import facts, jsonargs, proposals, tools
 from trinho.cli import cli
 from trinho.errors import TrinhoError
 from trinho.models.base import ToolCall
@@ -81,6 +81,64 @@ def test_several_problems_are_all_named(workspace: Workspace) -> None:
     assert "query: must not be empty" in result.text
     assert "limit: must be from 1 to 50, got 0" in result.text
     assert "kinds[0]: must be one of 'note', 'memory', 'fact', 'conversation'" in result.text
+
+
+def save_fact(ws: Workspace, actor: Actor, **args: str) -> dict[str, Any]:
+    result = call(ws, "user_memory_save", args, actor)
+    assert not result.is_error, result.text
+    assert result.data is not None
+    return result.data
+
+
+def test_user_memory_save_for_both_actors(workspace: Workspace) -> None:
+    created = save_fact(workspace, CHAT, key="home_city", value="Đà Nẵng", basis="user")
+    assert created["outcome"] == "created"
+    assert created["current_value"] == "Đà Nẵng"
+    again = save_fact(workspace, CHAT, key="home_city", value="Đà Nẵng", basis="user")
+    assert again["outcome"] == "unchanged"
+    by_job = save_fact(workspace, JOB, key="home_city", value="Huế", basis="inferred")
+    assert by_job["outcome"] == "proposed"
+    assert by_job["current_value"] == "Đà Nẵng"
+    assert "proposal_id" in by_job and "waits for the owner" in by_job["note"]
+    job_new = save_fact(workspace, JOB, key="pet", value="mèo", basis="user")
+    assert job_new["outcome"] == "proposed", "a job never writes a fact, even a new one"
+    guess = save_fact(workspace, CHAT, key="home_city", value="Hà Nội", basis="inferred")
+    assert guess["outcome"] == "proposed", "an inference never replaces the owner's word"
+    moved = save_fact(
+        workspace, CHAT, key="home_city", value="Hà Nội", basis="user", valid_from="2026-11-29"
+    )
+    assert moved["outcome"] == "superseded"
+    assert moved["current_value"] == "Hà Nội"
+    fact = facts.get_fact(workspace, "home_city")
+    assert [v.value for v in fact.versions()] == ["Đà Nẵng", "Hà Nội"]
+
+    listed = call(workspace, "memory_proposals", {}, JOB)
+    assert listed.data is not None
+    assert listed.data["count"] == 3
+    by_id = {p["id"]: p for p in listed.data["proposals"]}
+    assert set(by_id) == {by_job["proposal_id"], job_new["proposal_id"], guess["proposal_id"]}
+    first = by_id[by_job["proposal_id"]]
+    assert first["status"] == "pending" and first["origin"] == "job:nightly"
+    assert first["kind"] == "fact" and first["reason"]
+    assert "content_hash" not in first
+    assert {p["origin"] for p in listed.data["proposals"]} == {"job:nightly", "agent:main"}
+
+
+def test_memory_proposals_can_include_decided_ones(workspace: Workspace) -> None:
+    proposed = save_fact(workspace, JOB, key="pet", value="mèo", basis="user")
+    proposals.reject(workspace, proposed["proposal_id"], by="owner", reason="không nuôi mèo")
+    assert call(workspace, "memory_proposals", {}, CHAT).data == {"proposals": [], "count": 0}
+    everything = call(workspace, "memory_proposals", {"include_decided": True}, CHAT).data
+    assert everything is not None
+    assert [p["status"] for p in everything["proposals"]] == ["rejected"]
+
+
+def test_a_fact_for_another_user(workspace: Workspace) -> None:
+    actor = Actor("chat", "main", user="bao")
+    save_fact(workspace, actor, key="school", value="Trường Lê Lợi", basis="user")
+    assert facts.get_fact(workspace, "school", user="bao").head is not None
+    with pytest.raises(TrinhoError):
+        facts.get_fact(workspace, "school")
 
 
 def test_dates_are_checked_as_calendar_dates(workspace: Workspace) -> None:

@@ -11,10 +11,12 @@ fits again, a later overflow warns again.
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
+from trinho import facts
 from trinho.context import Budgets, Context, ContextInputs, FactLine, NoteLine, assemble
 from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
@@ -44,20 +46,18 @@ def budgets_from_config(ws: Workspace) -> Budgets:
 
 
 def facts_lines(ws: Workspace, user: str) -> tuple[list[FactLine], int]:
-    """The facts index for the prompt and how many facts it already leaves out.
-
-    Seam: this build has no shared-facts store, so the index is empty.
-    """
-    ws.user_dir(user)
-    return [], 0
+    """The current facts for the prompt, uncapped: `assemble` keeps the newest within budget."""
+    index = facts.facts_index(ws, user, max_chars=sys.maxsize)
+    lines = [
+        FactLine(text, entry.valid_from)
+        for entry, text in zip(index.entries, index.lines, strict=True)
+    ]
+    return lines, index.omitted
 
 
 def facts_index_text(ws: Workspace, user: str) -> str:
-    lines, omitted = facts_lines(ws, user)
-    text = "\n".join(line.text for line in lines)
-    if omitted:
-        text += ("\n" if text else "") + t(ws.locale, "context.facts_omitted", count=omitted)
-    return text
+    """The facts index as `trinho facts` shows it (its own size cap)."""
+    return facts.facts_index(ws, user).text
 
 
 def _note_lines(ws: Workspace, day: date) -> list[NoteLine]:

@@ -15,12 +15,13 @@ import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import TYPE_CHECKING, Any, Literal
 
-from trinho import jsonargs
+from trinho import facts, jsonargs, proposals
 from trinho.errors import TrinhoError
 from trinho.notes import MAX_NOTE_CHARS, save_note
-from trinho.workspace import Workspace, validate_slug
+from trinho.workspace import Workspace, parse_day, validate_slug
 
 if TYPE_CHECKING:
     from trinho.models.base import ToolCall
@@ -125,6 +126,63 @@ def _memory_save(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResul
     )
 
 
+def _day(args: dict[str, Any], name: str) -> date | None:
+    value = args.get(name)
+    return None if value is None else parse_day(value, name)
+
+
+_OUTCOME_NOTES = {
+    "created": "Saved as a new fact.",
+    "unchanged": "Already known with this value; nothing changed.",
+    "superseded": "Saved; the previous value stays in the fact's history with its end date.",
+    "proposed": "Not saved: it waits for the owner's decision as a proposal. Do not retry; "
+    "tell the owner if it matters.",
+    "historical": "Recorded in the fact's history only: its validity ends before today.",
+}
+
+
+def _user_memory_save(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
+    saved = facts.save_fact(
+        ws,
+        args["key"],
+        args["value"],
+        user=actor.user_of(ws),
+        basis=args["basis"],
+        actor=actor.kind,
+        valid_from=_day(args, "valid_from"),
+        valid_to=_day(args, "valid_to"),
+        source=actor.origin,
+        origin=actor.origin,
+    )
+    current = saved.fact.value_on(ws.today()) if saved.fact is not None else None
+    data: dict[str, Any] = {
+        "outcome": saved.outcome,
+        "key": args["key"],
+        "current_value": current.value if current is not None else None,
+        "note": _OUTCOME_NOTES[saved.outcome],
+    }
+    if saved.proposal is not None:
+        data["proposal_id"] = saved.proposal.id
+        data["reason"] = saved.proposal.reason
+    return ToolResult.ok(data)
+
+
+def _memory_proposals(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
+    listing = proposals.list_proposals(ws, include_decided=bool(args.get("include_decided")))
+    shown = [
+        {
+            key: value
+            for key, value in proposal.to_json().items()
+            if key != "content_hash" and value is not None
+        }
+        for proposal in listing.proposals
+    ]
+    data: dict[str, Any] = {"proposals": shown, "count": len(shown)}
+    if listing.broken:
+        data["unreadable"] = len(listing.broken)
+    return ToolResult.ok(data)
+
+
 def _not_yet(part: str) -> Handler:
     def handler(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
         return ToolResult.error(
@@ -204,7 +262,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         read_only=False,
         destructive=False,
         idempotent=True,
-        handler=_not_yet("shared facts"),
+        handler=_user_memory_save,
     ),
     ToolSpec(
         name="memory_search",
@@ -307,7 +365,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         read_only=True,
         destructive=False,
         idempotent=True,
-        handler=_not_yet("proposals queue"),
+        handler=_memory_proposals,
     ),
 )
 
