@@ -1,7 +1,8 @@
 """Context assembly time on a synthetic ten-year workspace, beside just reading its files.
 
 Rows, each timed over the same number of runs (p50 / p95, milliseconds):
-- baseline: read the bytes of MEMORY.md and of yesterday's and today's notes, nothing else;
+- baseline: read the bytes of the files the prompt is made of (MEMORY.md, yesterday's and
+  today's notes, the fact files), nothing else;
 - assemble: the pure `trinho.context.assemble` on inputs already in memory;
 - build_context: what a turn costs: read, parse, the facts index, assemble, the warning state.
 Each of the last two twice: right after MEMORY.md changed (nothing reused), and when it has
@@ -17,12 +18,14 @@ import random
 import statistics
 import sys
 import tempfile
-import time
+import time as clock
 from collections.abc import Callable
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from trinho import context as context_mod
+from trinho import facts
 from trinho.context import Budgets, assemble
 from trinho.context_shell import build_context, read_inputs
 from trinho.workspace import Workspace, init_workspace, open_workspace
@@ -31,6 +34,8 @@ TIMEZONE = "Asia/Ho_Chi_Minh"
 END = date(2026, 11, 29)
 NOTES_PER_DAY = 27
 MEMORY_LINES = 2_000
+FACTS = 500
+NOON = time(12, tzinfo=ZoneInfo(TIMEZONE))
 WORDS = [
     "mẹ",
     "bố",
@@ -69,7 +74,7 @@ WORDS = [
 
 
 def make_workspace(root: Path, years: int, seed: int = 0) -> Workspace:
-    """A minimal stand-in for the search benchmark's generator: notes every day, MEMORY.md."""
+    """A minimal stand-in for the search benchmark's generator: notes, MEMORY.md, facts."""
     rng = random.Random(seed)
     ws = init_workspace(root, timezone=TIMEZONE).workspace
 
@@ -88,15 +93,20 @@ def make_workspace(root: Path, years: int, seed: int = 0) -> Workspace:
         else:
             memory.append(f"- {rng.choice(days).isoformat()}: {sentence(4, 12)}")
     ws.memory_file.write_text("\n".join(memory[:MEMORY_LINES]) + "\n", encoding="utf-8")
+    for i in range(FACTS):
+        since = rng.choice(days)
+        ws_at = Workspace(ws.root, ws.config, lambda since=since: datetime.combine(since, NOON))
+        basis = "user" if rng.random() < 0.7 else "inferred"
+        facts.save_fact(ws_at, f"fact-{i:03d}", sentence(2, 6), basis=basis, valid_from=since)
     return ws
 
 
 def timed(runs: int, work: Callable[[], object]) -> tuple[float, float]:
     samples = []
     for _ in range(runs):
-        start = time.perf_counter()
+        start = clock.perf_counter()
         work()
-        samples.append((time.perf_counter() - start) * 1000)
+        samples.append((clock.perf_counter() - start) * 1000)
     ordered = sorted(samples)
     return statistics.median(ordered), ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
 
@@ -110,13 +120,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as scratch:
         root = args.workspace or Path(scratch) / "ws"
         if not (root / "MEMORY.md").exists():
-            started = time.perf_counter()
+            started = clock.perf_counter()
             make_workspace(root, round(args.years))
-            print(f"generated {root} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+            print(f"generated {root} in {clock.perf_counter() - started:.1f} s", file=sys.stderr)
         moment = datetime.fromisoformat(f"{END.isoformat()}T20:00:00+07:00")
         ws = open_workspace(root, clock=lambda: moment)
         today, yesterday = ws.today(), ws.today() - timedelta(days=1)
         files = [ws.memory_file, ws.note_path(yesterday), ws.note_path(today)]
+        files += sorted(facts.facts_dir(ws).glob("*.md"))
         inputs = read_inputs(ws, ws.config.owner)
         budgets = Budgets()
         pure_args = (inputs, budgets, ws.locale)
@@ -133,7 +144,7 @@ def main() -> int:
             return run
 
         rows = [
-            ("baseline: read the 3 files", timed(runs, lambda: [p.read_bytes() for p in files])),
+            ("baseline: read the files", timed(runs, lambda: [p.read_bytes() for p in files])),
             ("assemble, MEMORY.md changed", timed(runs, cold(lambda: assemble(*pure_args)))),
             ("assemble, MEMORY.md as before", timed(runs, lambda: assemble(*pure_args))),
             ("build_context, MEMORY.md changed", timed(runs, cold(lambda: build_context(ws)))),
@@ -142,6 +153,7 @@ def main() -> int:
         memory_entries = sum(1 for line in files[0].read_text().splitlines() if line[:2] == "- ")
         print(
             f"workspace: {len(list((root / 'memory').iterdir()))} note files, "
+            f"{len(inputs.facts)} current facts, "
             f"MEMORY.md {files[0].stat().st_size:,} bytes ({memory_entries} entries), "
             f"{len(inputs.yesterday) + len(inputs.today)} notes yesterday+today"
         )
