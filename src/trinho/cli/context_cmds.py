@@ -23,7 +23,7 @@ def context(user: str | None, as_json: bool) -> None:
                 t(ws.locale, "context.cli_system", tokens=ctx.tokens["system"]),
                 ctx.system,
                 t(ws.locale, "context.cli_preamble", tokens=ctx.tokens["preamble"]),
-                ctx.preamble,
+                ctx.preamble.rstrip("\n"),
             ]
         )
 
