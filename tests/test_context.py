@@ -296,3 +296,49 @@ def test_facts_index_goes_into_the_system_block(workspace: Workspace, clock: Fix
     args = {"key": "partner", "value": "Linh", "basis": "inferred"}
     assert tools.call(workspace, "user_memory_save", args, job).data["outcome"] == "proposed"
     assert build_context(workspace).system == ctx.system, "a proposal changes nothing"
+
+
+@given(
+    st.lists(st.tuples(entry_text, st.dates(date(2020, 1, 1), TODAY)), max_size=30),
+    st.integers(0, 3),
+    st.integers(0, 200),
+)
+def test_no_fact_cut_silently(facts: list[tuple[str, date]], already: int, budget: int) -> None:
+    """Every fact is in the system block or counted as omitted, and the notice says how many."""
+    lines = [FactLine(f"fact-{i}: {text}", since) for i, (text, since) in enumerate(facts)]
+    ctx = assemble(inputs(facts=lines, facts_omitted=already), Budgets(facts=budget), "en")
+    shown = [line for line in lines if line.text in ctx.system.split("\n")]
+    assert len(shown) + ctx.omitted["facts"] == len(lines) + already
+    if ctx.omitted["facts"]:
+        assert f"({ctx.omitted['facts']} more facts are not shown here" in ctx.system
+    kept_since = [line.since for line in shown]
+    dropped_since = [line.since for line in lines if line not in shown]
+    assert not kept_since or not dropped_since or min(kept_since) >= max(dropped_since)
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 1439), entry_text), max_size=20),
+    st.lists(st.tuples(st.integers(0, 1439), entry_text), max_size=20),
+    st.integers(0, 200),
+)
+def test_no_note_cut_silently(
+    yesterday: list[tuple[int, str]], today: list[tuple[int, str]], budget: int
+) -> None:
+    """The latest notes are kept; every other one is counted in the omission notice."""
+
+    def notes(day: date, items: list[tuple[int, str]]) -> list[NoteLine]:
+        stamped = sorted(items)
+        return [
+            NoteLine(day, f"{m // 60:02d}:{m % 60:02d}", f"{text} #{day.day}.{i}")
+            for i, (m, text) in enumerate(stamped)
+        ]
+
+    y, t = notes(YESTERDAY, yesterday), notes(TODAY, today)
+    ctx = assemble(inputs(yesterday=y, today=t), Budgets(notes=budget), "en")
+    every = [*y, *t]
+    lines = ctx.preamble.split("\n")
+    shown = [i for i, n in enumerate(every) if f"- {n.time} {n.text}" in lines]
+    assert len(shown) + ctx.omitted["notes"] == len(every)
+    assert shown == list(range(len(every) - len(shown), len(every))), "the latest are kept"
+    if ctx.omitted["notes"]:
+        assert f"({ctx.omitted['notes']} earlier notes of these two days" in ctx.preamble

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+import tomllib
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -20,6 +21,8 @@ import anyio
 import httpx2
 import mcp_types as types
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
@@ -339,3 +342,43 @@ def test_a_short_token_is_refused(workspace: Workspace) -> None:
     )
     with pytest.raises(TrinhoError, match=r"\[mcp\] token must be a string of at least 16"):
         mcp_server.config_token(open_workspace(workspace.root))
+
+
+toml_values = st.one_of(
+    st.integers(-(10**6), 10**6),
+    st.booleans(),
+    st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=20),
+    st.just("[mcp]"),
+)
+tables = st.dictionaries(
+    st.from_regex(r"[a-z][a-z_]{0,10}", fullmatch=True).filter(lambda n: n != "mcp"),
+    st.dictionaries(st.from_regex(r"[a-z][a-z_]{0,10}", fullmatch=True), toml_values, max_size=3),
+    max_size=3,
+)
+
+
+def render_toml(data: dict[str, dict[str, Any]]) -> str:
+    out = []
+    for table, values in data.items():
+        out.append(f"[{table}]")
+        out.extend(
+            f"{key} = {json.dumps(value, ensure_ascii=False)}" for key, value in values.items()
+        )
+        out.append("")
+    return "\n".join(out)
+
+
+@given(tables, st.booleans(), st.booleans())
+def test_adding_a_token_keeps_every_other_setting(
+    data: dict[str, dict[str, Any]], with_mcp_table: bool, trailing_newline: bool
+) -> None:
+    text = render_toml(data)
+    if with_mcp_table:
+        text += "[mcp]\nport_hint = 1\n"
+    if not trailing_newline:
+        text = text.rstrip("\n")
+    updated = tomllib.loads(mcp_server._with_token(text, "t" * 43))
+    assert updated.pop("mcp") == {"token": "t" * 43, **({"port_hint": 1} if with_mcp_table else {})}
+    assert {k: v for k, v in updated.items()} == {
+        k: v for k, v in tomllib.loads(text).items() if k != "mcp"
+    }
