@@ -272,7 +272,8 @@ def http_app(ws: Workspace, actor: Actor, token: str, host: str, port: int) -> S
     from pydantic import AnyHttpUrl
 
     server = build_server(ws, actor)
-    auth = AuthSettings(issuer_url=AnyHttpUrl(f"http://{host}:{port}"), resource_server_url=None)
+    shown = f"[{host}]" if ":" in host else host
+    auth = AuthSettings(issuer_url=AnyHttpUrl(f"http://{shown}:{port}"), resource_server_url=None)
     return server.streamable_http_app(
         streamable_http_path=HTTP_PATH,
         host=host,
