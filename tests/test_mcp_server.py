@@ -382,3 +382,16 @@ def test_adding_a_token_keeps_every_other_setting(
     assert {k: v for k, v in updated.items()} == {
         k: v for k, v in tomllib.loads(text).items() if k != "mcp"
     }
+
+
+def test_the_actor_is_passed_through(workspace: Workspace) -> None:
+    args = {"key": "home_city", "value": "Huế", "basis": "user"}
+
+    async def body(client: Client) -> types.CallToolResult:
+        return await client.call_tool("user_memory_save", args)
+
+    as_job = run_client(workspace, Actor("job", "nightly"), body)
+    assert as_job.structured_content["outcome"] == "proposed"
+    assert facts.load_fact(workspace, "home_city") is None
+    as_chat = run_client(workspace, Actor("chat", "main"), body)
+    assert as_chat.structured_content["outcome"] == "created"
