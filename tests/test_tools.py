@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import FixedClock
 from trinho import facts, jsonargs, proposals, tools
 from trinho.cli import cli
 from trinho.errors import TrinhoError
@@ -139,6 +140,58 @@ def test_a_fact_for_another_user(workspace: Workspace) -> None:
     assert facts.get_fact(workspace, "school", user="bao").head is not None
     with pytest.raises(TrinhoError):
         facts.get_fact(workspace, "school")
+
+
+def test_memory_search_and_get(workspace: Workspace, clock: FixedClock) -> None:
+    call(workspace, "memory_save", {"text": "Hẹn nha sĩ ở Hà Nội thứ Sáu"}, CHAT)
+    clock.advance(days=1)
+    call(workspace, "memory_save", {"text": "Mua vé tàu đi Huế"}, CHAT)
+    save_fact(workspace, CHAT, key="home_city", value="Hà Nội", basis="user")
+    found = call(workspace, "memory_search", {"query": "ha noi"}, JOB)
+    assert not found.is_error and found.data is not None
+    kinds = {hit["kind"] for hit in found.data["hits"]}
+    assert {"note", "fact"} <= kinds
+    note = next(hit for hit in found.data["hits"] if hit["kind"] == "note")
+    assert note["path"] == "memory/2026-11-29.md" and note["line"] == 1
+    only_facts = call(workspace, "memory_search", {"query": "Hà Nội", "kinds": ["fact"]}, CHAT)
+    assert only_facts.data is not None
+    assert {hit["kind"] for hit in only_facts.data["hits"]} == {"fact"}
+    later = call(workspace, "memory_search", {"query": "Hà Nội", "since": "2026-11-30"}, CHAT)
+    assert later.data is not None
+    assert all(hit["kind"] != "note" for hit in later.data["hits"])
+    nothing = call(workspace, "memory_search", {"query": "xylophone"}, CHAT)
+    assert nothing.data is not None and nothing.data["count"] == 0 and "note" in nothing.data
+
+    got = call(workspace, "memory_get", {"path": note["path"], "from_line": 1, "lines": 5}, CHAT)
+    assert got.data == {
+        "path": "memory/2026-11-29.md",
+        "from_line": 1,
+        "to_line": 1,
+        "total_lines": 1,
+        "text": "- 14:05 Hẹn nha sĩ ở Hà Nội thứ Sáu",
+    }
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        (".trinho/config.toml", "is internal state, not memory"),
+        ("memory/../.trinho/config.toml", "must be relative and stay inside"),
+        ("../outside.md", "must be relative and stay inside"),
+        ("/etc/passwd", "must be relative and stay inside"),
+        ("memory/1999-01-01.md", "no such file"),
+    ],
+)
+def test_memory_get_reads_memory_only(workspace: Workspace, path: str, expected: str) -> None:
+    result = call(workspace, "memory_get", {"path": path}, CHAT)
+    assert result.is_error
+    assert expected in result.text
+
+
+def test_memory_get_refuses_a_link_into_internal_state(workspace: Workspace) -> None:
+    (workspace.root / "memory" / "link.md").symlink_to(workspace.root / ".trinho" / "config.toml")
+    result = call(workspace, "memory_get", {"path": "memory/link.md"}, CHAT)
+    assert result.is_error and "internal state" in result.text
 
 
 def test_dates_are_checked_as_calendar_dates(workspace: Workspace) -> None:

@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from trinho import facts, jsonargs, proposals
 from trinho.errors import TrinhoError
@@ -183,14 +183,45 @@ def _memory_proposals(ws: Workspace, args: dict[str, Any], actor: Actor) -> Tool
     return ToolResult.ok(data)
 
 
-def _not_yet(part: str) -> Handler:
-    def handler(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
-        return ToolResult.error(
-            f"this trinho build has no {part} yet; use memory_save to keep the information "
-            "in today's note"
-        )
+def _memory_search(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
+    from trinho import search  # the index and its stemmer load only when searching
 
-    return handler
+    hits = search.search(
+        ws,
+        args["query"],
+        limit=int(args.get("limit", 10)),
+        since=_day(args, "since"),
+        until=_day(args, "until"),
+        kinds=tuple(cast(list[search.Kind], args.get("kinds", []))),
+    )
+    data: dict[str, Any] = {"hits": [hit.to_json() for hit in hits], "count": len(hits)}
+    if not hits:
+        data["note"] = "Nothing found. Try other words, fewer words, or no date limits."
+    return ToolResult.ok(data)
+
+
+def _memory_get(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
+    from trinho import search
+
+    resolved = ws.relative(ws.path(args["path"]))
+    if any(part.startswith(".") for part in resolved.split("/")):
+        return ToolResult.error(
+            f"memory_get: {args['path']!r} is internal state, not memory; read MEMORY.md, "
+            "memory/, conversations/ or the paths memory_search gives"
+        )
+    lines = args.get("lines")
+    snippet = search.memory_get(
+        ws, resolved, int(args.get("from_line", 1)), None if lines is None else int(lines)
+    )
+    return ToolResult.ok(
+        {
+            "path": snippet.path,
+            "from_line": snippet.start,
+            "to_line": snippet.end,
+            "total_lines": snippet.total,
+            "text": snippet.text,
+        }
+    )
 
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -306,7 +337,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         read_only=True,
         destructive=False,
         idempotent=True,
-        handler=_not_yet("search index"),
+        handler=_memory_search,
     ),
     ToolSpec(
         name="memory_get",
@@ -342,7 +373,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         read_only=True,
         destructive=False,
         idempotent=True,
-        handler=_not_yet("memory_get"),
+        handler=_memory_get,
     ),
     ToolSpec(
         name="memory_proposals",
