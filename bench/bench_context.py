@@ -14,99 +14,30 @@ not changed since the last turn (its parsed, budgeted form is memoized).
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
 import sys
 import tempfile
-import time as clock
+import time
 from collections.abc import Callable
-from datetime import date, datetime, time, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from synth import END, make_workspace
 from trinho import context as context_mod
 from trinho import facts
 from trinho.context import Budgets, assemble
 from trinho.context_shell import build_context, read_inputs
-from trinho.workspace import Workspace, init_workspace, open_workspace
-
-TIMEZONE = "Asia/Ho_Chi_Minh"
-END = date(2026, 11, 29)
-NOTES_PER_DAY = 27
-MEMORY_LINES = 2_000
-FACTS = 500
-NOON = time(12, tzinfo=ZoneInfo(TIMEZONE))
-WORDS = [
-    "mẹ",
-    "bố",
-    "em",
-    "trà",
-    "cà",
-    "phê",
-    "Hà",
-    "Nội",
-    "Đà",
-    "Nẵng",
-    "đi",
-    "chợ",
-    "họp",
-    "khám",
-    "răng",
-    "sinh",
-    "nhật",
-    "quà",
-    "sách",
-    "chạy",
-    "bộ",
-    "meeting",
-    "dentist",
-    "birthday",
-    "coffee",
-    "tea",
-    "book",
-    "flight",
-    "Tokyo",
-    "invoice",
-    "garden",
-    "recipe",
-    "call",
-]
-
-
-def make_workspace(root: Path, years: int, seed: int = 0) -> Workspace:
-    """A minimal stand-in for the search benchmark's generator: notes, MEMORY.md, facts."""
-    rng = random.Random(seed)
-    ws = init_workspace(root, timezone=TIMEZONE).workspace
-
-    def sentence(low: int = 5, high: int = 14) -> str:
-        return " ".join(rng.choices(WORDS, k=rng.randint(low, high)))
-
-    days = [END - timedelta(days=i) for i in range(round(365 * years))]
-    for day in days:
-        minutes = sorted(rng.sample(range(24 * 60), rng.randint(1, 2 * NOTES_PER_DAY)))
-        lines = [f"- {m // 60:02d}:{m % 60:02d} {sentence()}" for m in minutes]
-        ws.note_path(day).write_text("\n".join(lines) + "\n", encoding="utf-8")
-    memory = ["# Memory", ""]
-    while len(memory) < MEMORY_LINES:
-        if rng.random() < 0.03:
-            memory.extend(["", f"## {rng.choice(WORDS).title()}"])
-        else:
-            memory.append(f"- {rng.choice(days).isoformat()}: {sentence(4, 12)}")
-    ws.memory_file.write_text("\n".join(memory[:MEMORY_LINES]) + "\n", encoding="utf-8")
-    for i in range(FACTS):
-        since = rng.choice(days)
-        ws_at = Workspace(ws.root, ws.config, lambda since=since: datetime.combine(since, NOON))
-        basis = "user" if rng.random() < 0.7 else "inferred"
-        facts.save_fact(ws_at, f"fact-{i:03d}", sentence(2, 6), basis=basis, valid_from=since)
-    return ws
+from trinho.workspace import open_workspace
 
 
 def timed(runs: int, work: Callable[[], object]) -> tuple[float, float]:
     samples = []
     for _ in range(runs):
-        start = clock.perf_counter()
+        start = time.perf_counter()
         work()
-        samples.append((clock.perf_counter() - start) * 1000)
+        samples.append((time.perf_counter() - start) * 1000)
     ordered = sorted(samples)
     return statistics.median(ordered), ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
 
@@ -120,9 +51,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as scratch:
         root = args.workspace or Path(scratch) / "ws"
         if not (root / "MEMORY.md").exists():
-            started = clock.perf_counter()
+            started = time.perf_counter()
             make_workspace(root, round(args.years))
-            print(f"generated {root} in {clock.perf_counter() - started:.1f} s", file=sys.stderr)
+            print(f"generated {root} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
         moment = datetime.fromisoformat(f"{END.isoformat()}T20:00:00+07:00")
         ws = open_workspace(root, clock=lambda: moment)
         today, yesterday = ws.today(), ws.today() - timedelta(days=1)
