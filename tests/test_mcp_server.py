@@ -395,3 +395,15 @@ def test_the_actor_is_passed_through(workspace: Workspace) -> None:
     assert facts.load_fact(workspace, "home_city") is None
     as_chat = run_client(workspace, Actor("chat", "main"), body)
     assert as_chat.structured_content["outcome"] == "created"
+
+
+def test_without_the_extra_the_command_says_what_to_install(
+    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert main(["init"]) == 0
+    capsys.readouterr()
+    monkeypatch.setitem(sys.modules, "mcp", None)
+    assert main(["mcp"]) == 1
+    assert capsys.readouterr().err == (
+        "trinho: error: the MCP server needs the `mcp` extra: pip install 'trinho[mcp]'\n"
+    )
