@@ -45,6 +45,22 @@ def file_lock(lock_path: Path) -> Iterator[None]:
         os.close(fd)
 
 
+@contextlib.contextmanager
+def try_file_lock(lock_path: Path) -> Iterator[bool]:
+    """Try to take the exclusive lock without waiting; yields whether it was taken."""
+    ensure_dir(lock_path.parent)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+        else:
+            yield True
+    finally:
+        os.close(fd)
+
+
 def sibling_lock(target: Path) -> contextlib.AbstractContextManager[None]:
     """Lock `target` through a lock file beside it, in `.locks/`.
 

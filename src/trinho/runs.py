@@ -1,0 +1,137 @@
+"""The scheduler's shell: run state in `.trinho/scheduler.json`, and one pass over due runs.
+
+A pass holds `.trinho/locks/scheduler.lock` without waiting for it: when another process (a
+second `trinho serve`, a manual `trinho jobs run`) holds it, this pass does nothing, so two
+runs never overlap. A run's slot is marked covered only when the run has finished, so a run
+cut off by a crash is run again once at the next start, never lost.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from trinho.durable import atomic_write_text, try_file_lock
+from trinho.errors import TrinhoError
+from trinho.scheduler import DueRun, JobSpec, JobState, RunStatus, plan, record_run
+from trinho.workspace import Workspace
+
+log = logging.getLogger("trinho.scheduler")
+
+STATE_FILE = "scheduler.json"
+LOCK_FILE = "locks/scheduler.lock"
+
+
+class RunStore:
+    """Persists each job's `JobState` atomically; a broken file is a clear error, not a reset."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self.path: Path = ws.internal / STATE_FILE
+
+    def load(self) -> dict[str, JobState]:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {}
+        except (OSError, UnicodeDecodeError) as exc:
+            raise TrinhoError(f"{self.path}: cannot read the scheduler state ({exc})") from None
+        try:
+            data = json.loads(text)
+            jobs = data["jobs"]
+            if not isinstance(jobs, dict):
+                raise TypeError("jobs must be an object")
+            return {str(name): JobState.from_dict(value) for name, value in jobs.items()}
+        except (ValueError, KeyError, TypeError) as exc:
+            raise TrinhoError(
+                f"{self.path}: not a valid scheduler state ({exc}); fix it, or delete it to "
+                "start the schedule afresh from now"
+            ) from None
+
+    def save(self, state: Mapping[str, JobState]) -> None:
+        data = {"jobs": {name: state[name].to_dict() for name in sorted(state)}}
+        atomic_write_text(self.path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+
+
+class JobRunner(Protocol):
+    """Runs one due run; returns a one-line summary, raises when the run failed."""
+
+    def __call__(self, run: DueRun) -> str: ...
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """What one run did."""
+
+    run_id: str
+    job: str
+    slot: datetime
+    status: RunStatus
+    summary: str = ""
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "job": self.job,
+            "slot": self.slot.isoformat(),
+            "status": self.status,
+            "summary": self.summary,
+            "error": self.error,
+        }
+
+
+@dataclass(frozen=True)
+class RunPass:
+    """One pass: the runs made, or `busy` when another process held the scheduler lock."""
+
+    records: tuple[RunRecord, ...] = ()
+    busy: bool = False
+
+
+def run_due(
+    ws: Workspace,
+    jobs: tuple[JobSpec, ...],
+    runner: JobRunner,
+    *,
+    should_stop: Callable[[], bool] = lambda: False,
+) -> RunPass:
+    """Run every due run once, oldest slot first; stops between runs when `should_stop()`."""
+    store = RunStore(ws)
+    with try_file_lock(ws.internal / LOCK_FILE) as taken:
+        if not taken:
+            log.info("scheduler busy", extra={"fields": {"event": "scheduler.busy"}})
+            return RunPass(busy=True)
+        state = store.load()
+        planned = plan(jobs, state, ws.now())
+        state = planned.state
+        store.save(state)
+        records: list[RunRecord] = []
+        for run in planned.due:
+            if should_stop():
+                break
+            record = _run_one(run, runner)
+            state = record_run(state, run, record.status, ws.now(), record.error)
+            store.save(state)
+            records.append(record)
+        return RunPass(tuple(records))
+
+
+def _run_one(run: DueRun, runner: JobRunner) -> RunRecord:
+    fields: dict[str, Any] = {"run": run.run_id, "job": run.job.name, "kind": run.job.kind}
+    log.info("run started", extra={"fields": {"event": "run.started", **fields}})
+    try:
+        summary = runner(run)
+    except Exception as exc:
+        error = str(exc) if isinstance(exc, TrinhoError) else f"{type(exc).__name__}: {exc}"
+        log.error("run failed", extra={"fields": {"event": "run.failed", **fields, "error": error}})
+        return RunRecord(run.run_id, run.job.name, run.slot, "failed", error=error)
+    log.info(
+        "run finished", extra={"fields": {"event": "run.finished", **fields, "summary": summary}}
+    )
+    return RunRecord(run.run_id, run.job.name, run.slot, "ok", summary=summary)

@@ -1,0 +1,296 @@
+"""When scheduled work is due: the weekly condensation, the nightly jobs, the daily digest.
+
+The core is pure: given the jobs (from the config), what each job has already covered, and
+`now`, it says which runs are due. A job owes at most ONE run at any moment, for its latest
+slot that has passed: runs missed while the service was down collapse into one catch-up run,
+and a slot once covered is never run again. A job seen for the first time owes nothing for
+slots before that moment, so installing the service does not fire a week of old runs.
+
+Schedules are written `daily HH:MM`, `sun 21:00` or `mon,wed,fri 02:00`, in the owner's zone;
+`off` disables a built-in job.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, time, timedelta
+from typing import Any, Literal
+
+from trinho.errors import TrinhoError
+from trinho.workspace import Config, validate_slug
+
+JobKind = Literal["condense", "facts", "digest", "prompt"]
+RunStatus = Literal["ok", "failed"]
+
+WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_FULL_NAMES = (
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+)
+_TIME_RE = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+MAX_PROMPT_CHARS = 20_000
+
+BUILTIN_DEFAULTS: dict[str, tuple[JobKind, str]] = {
+    "condense": ("condense", "sun 21:00"),
+    "facts": ("facts", "daily 02:00"),
+    "digest": ("digest", "daily 07:00"),
+}
+"""Built-in jobs, their kind and default schedule; `[schedule] NAME = "..."` or "off"."""
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Days of the week (0 = Monday) and a wall-clock time in the owner's zone."""
+
+    weekdays: frozenset[int]
+    at: time
+
+    def __post_init__(self) -> None:
+        if not self.weekdays or not self.weekdays <= frozenset(range(7)):
+            raise ValueError(f"weekdays must be a non-empty subset of 0-6, not {self.weekdays}")
+
+    def latest_slot(self, now: datetime) -> datetime:
+        """The most recent slot at or before `now`, in `now`'s zone."""
+        if now.tzinfo is None:
+            raise ValueError("now must be an aware datetime")
+        for back in range(8):
+            day = now.date() - timedelta(days=back)
+            if day.weekday() in self.weekdays:
+                slot = datetime.combine(day, self.at, tzinfo=now.tzinfo)
+                if slot <= now:
+                    return slot
+        raise AssertionError("a weekly schedule always has a slot within 8 days")
+
+    def slots_between(self, after: datetime, until: datetime) -> list[datetime]:
+        """Every slot in (`after`, `until`], in `until`'s zone, oldest first."""
+        found: list[datetime] = []
+        day = after.astimezone(until.tzinfo).date()
+        while day <= until.date():
+            if day.weekday() in self.weekdays:
+                slot = datetime.combine(day, self.at, tzinfo=until.tzinfo)
+                if after < slot <= until:
+                    found.append(slot)
+            day += timedelta(days=1)
+        return found
+
+    def describe(self) -> str:
+        days = (
+            "daily"
+            if len(self.weekdays) == 7
+            else ",".join(WEEKDAYS[d] for d in sorted(self.weekdays))
+        )
+        return f"{days} {self.at.strftime('%H:%M')}"
+
+
+def parse_schedule(text: str, where: str) -> Schedule | None:
+    """`daily HH:MM`, `DAY[,DAY...] HH:MM` (mon..sun, or full names), or `off` (None)."""
+    value = " ".join(str(text).split()).lower()
+    if value == "off":
+        return None
+    parts = value.rsplit(" ", 1)
+    match = _TIME_RE.fullmatch(parts[-1]) if len(parts) == 2 else None
+    if match is None:
+        raise TrinhoError(
+            f'{where}: {text!r} is not a schedule; write e.g. "daily 02:00", "sun 21:00", '
+            '"mon,wed,fri 02:00" or "off"'
+        )
+    at = time(int(match.group(1)), int(match.group(2)))
+    days_text = parts[0].replace(" ", "")
+    if days_text in ("daily", "everyday"):
+        return Schedule(frozenset(range(7)), at)
+    weekdays: set[int] = set()
+    for name in days_text.split(","):
+        if name in WEEKDAYS:
+            weekdays.add(WEEKDAYS.index(name))
+        elif name in _FULL_NAMES:
+            weekdays.add(_FULL_NAMES.index(name))
+        else:
+            raise TrinhoError(
+                f"{where}: {name!r} in {text!r} is not a weekday; use mon, tue, wed, thu, fri, "
+                "sat, sun or daily"
+            )
+    return Schedule(frozenset(weekdays), at)
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """One scheduled job: a built-in (`condense`, `facts`, `digest`) or a configured prompt."""
+
+    name: str
+    kind: JobKind
+    schedule: Schedule
+    prompt: str = ""
+
+
+def jobs_from_config(config: Config) -> tuple[JobSpec, ...]:
+    """The built-in jobs (unless `off`) and every `[[jobs]]` entry, checked."""
+    where = ".trinho/config.toml"
+    section = config.section("schedule")
+    unknown = sorted(set(section) - set(BUILTIN_DEFAULTS))
+    if unknown:
+        raise TrinhoError(
+            f"{where}: [schedule] {unknown[0]!r} is not a built-in job "
+            f"({', '.join(BUILTIN_DEFAULTS)}); define your own under [[jobs]]"
+        )
+    jobs: list[JobSpec] = []
+    for name, (kind, default) in BUILTIN_DEFAULTS.items():
+        schedule = parse_schedule(str(section.get(name, default)), f"{where} [schedule] {name}")
+        if schedule is not None:
+            jobs.append(JobSpec(name, kind, schedule))
+    raw_jobs = config.raw.get("jobs", [])
+    if not isinstance(raw_jobs, list):
+        raise TrinhoError(f"{where}: jobs must be an array of tables ([[jobs]])")
+    seen = set(BUILTIN_DEFAULTS)
+    for index, raw in enumerate(raw_jobs, start=1):
+        jobs.append(_job_entry(raw, f"{where} [[jobs]] #{index}", seen))
+    return tuple(jobs)
+
+
+def _job_entry(raw: Any, where: str, seen: set[str]) -> JobSpec:
+    if not isinstance(raw, dict):
+        raise TrinhoError(f"{where}: must be a table with name, schedule, prompt")
+    missing = [key for key in ("name", "schedule", "prompt") if key not in raw]
+    if missing:
+        raise TrinhoError(f"{where}: missing {', '.join(missing)}")
+    name = validate_slug(str(raw["name"]), f"job name in {where}")
+    if name in seen:
+        raise TrinhoError(f"{where}: a job named {name!r} already exists; pick another name")
+    seen.add(name)
+    prompt = raw["prompt"]
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise TrinhoError(f"{where} ({name}): prompt must be non-empty text")
+    if len(prompt) > MAX_PROMPT_CHARS:
+        raise TrinhoError(f"{where} ({name}): prompt is over {MAX_PROMPT_CHARS:,} characters")
+    schedule = parse_schedule(str(raw["schedule"]), f"{where} ({name}) schedule")
+    if schedule is None:
+        raise TrinhoError(f"{where} ({name}): remove the entry to disable it, not 'off'")
+    return JobSpec(name, "prompt", schedule, prompt.strip())
+
+
+@dataclass(frozen=True)
+class JobState:
+    """What a job has covered: every slot at or before `covered_until` is owed no run."""
+
+    covered_until: datetime
+    last_slot: datetime | None = None
+    last_status: RunStatus | None = None
+    last_finished_at: datetime | None = None
+    last_error: str | None = None
+    runs: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "covered_until": self.covered_until.isoformat(),
+            "last_slot": _iso(self.last_slot),
+            "last_status": self.last_status,
+            "last_finished_at": _iso(self.last_finished_at),
+            "last_error": self.last_error,
+            "runs": self.runs,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> JobState:
+        status = data.get("last_status")
+        if status not in (None, "ok", "failed"):
+            raise ValueError(f"unknown last_status {status!r}")
+        return cls(
+            covered_until=_aware(data["covered_until"]),
+            last_slot=_maybe(data.get("last_slot")),
+            last_status=status,
+            last_finished_at=_maybe(data.get("last_finished_at")),
+            last_error=None if data.get("last_error") is None else str(data["last_error"]),
+            runs=int(data.get("runs", 0)),
+        )
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
+
+
+def _aware(value: Any) -> datetime:
+    moment = datetime.fromisoformat(str(value))
+    if moment.tzinfo is None:
+        raise ValueError(f"{value!r} has no UTC offset")
+    return moment
+
+
+def _maybe(value: Any) -> datetime | None:
+    return None if value is None else _aware(value)
+
+
+@dataclass(frozen=True)
+class DueRun:
+    """A run owed now: `job` for its `slot` (the latest one passed)."""
+
+    job: JobSpec
+    slot: datetime
+
+    @property
+    def run_id(self) -> str:
+        """Stable per job and slot, e.g. `facts:2026-11-29T02:00`."""
+        return f"{self.job.name}:{self.slot.strftime('%Y-%m-%dT%H:%M')}"
+
+
+@dataclass(frozen=True)
+class Plan:
+    due: tuple[DueRun, ...]
+    state: dict[str, JobState]
+    """The state with a baseline for every job seen for the first time."""
+
+
+def plan(jobs: Sequence[JobSpec], state: Mapping[str, JobState], now: datetime) -> Plan:
+    """Which runs are due at `now`, oldest slot first; new jobs get `now` as their baseline."""
+    new_state = dict(state)
+    due: list[DueRun] = []
+    for job in jobs:
+        current = new_state.get(job.name)
+        if current is None:
+            new_state[job.name] = JobState(covered_until=now)
+            continue
+        slot = job.schedule.latest_slot(now)
+        if slot > current.covered_until:
+            due.append(DueRun(job, slot))
+    due.sort(key=lambda run: run.slot)
+    return Plan(tuple(due), new_state)
+
+
+def record_run(
+    state: Mapping[str, JobState],
+    run: DueRun,
+    status: RunStatus,
+    finished_at: datetime,
+    error: str | None = None,
+) -> dict[str, JobState]:
+    """The state once `run` finished (either way): its slot, and all before, are covered.
+
+    A failed run is not retried before the next slot: it is logged and shown, and a model or
+    network outage does not turn into a loop of failing runs.
+    """
+    current = state.get(run.job.name) or JobState(covered_until=run.slot)
+    updated = replace(
+        current,
+        covered_until=max(current.covered_until, run.slot),
+        last_slot=run.slot,
+        last_status=status,
+        last_finished_at=finished_at,
+        last_error=error,
+        runs=current.runs + 1,
+    )
+    return {**state, run.job.name: updated}
+
+
+def next_slot(jobs: Sequence[JobSpec], now: datetime) -> datetime | None:
+    """The earliest slot strictly after `now` among `jobs` (None when there are none)."""
+    later = [
+        slot
+        for job in jobs
+        for slot in job.schedule.slots_between(now, now + timedelta(days=8))[:1]
+    ]
+    return min(later) if later else None
