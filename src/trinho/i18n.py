@@ -549,6 +549,66 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "{path} already has an MCP bearer token ([mcp] token); nothing changed",
         "vi": "{path} đã có mã bearer MCP ([mcp] token); không đổi gì",
     },
+    "digest.title": {
+        "en": "Waiting for your approval, {date}",
+        "vi": "Đang chờ bạn duyệt, {date}",
+    },
+    "digest.summary": {
+        "en": "New since the last digest: {count} changes, from {origins}.",
+        "vi": "Mới từ lần tóm tắt trước: {count} thay đổi, từ {origins}.",
+    },
+    "decider.rejected": {
+        "en": "Rejected {id}",
+        "vi": "Đã từ chối {id}",
+    },
+    "jobs.digest_done": {
+        "en": "{count} new proposals announced",
+        "vi": "đã thông báo {count} đề xuất mới",
+    },
+    "jobs.facts_nothing": {
+        "en": "no conversation to read",
+        "vi": "không có hội thoại nào để đọc",
+    },
+    "jobs.facts_prompt": {
+        "en": "Nightly review. Below are the owner's conversations since {since}. Find lasting "
+        "facts about the owner (where they live, names of people close to them, preferences, "
+        "health, plans with dates) and save each with user_memory_save, basis 'user' when the "
+        "owner said it and 'inferred' when you concluded it. They wait for the owner's "
+        "approval. Save nothing that is not clearly stated or implied. Answer with one line "
+        "saying how many facts you saved.",
+        "vi": "Rà soát ban đêm. Dưới đây là các cuộc trò chuyện của chủ nhân từ {since}. Hãy tìm "
+        "những dữ kiện lâu dài về chủ nhân (nơi ở, tên người thân, sở thích, sức khoẻ, kế hoạch "
+        "có ngày tháng) và lưu từng cái bằng user_memory_save, basis 'user' khi chủ nhân nói ra "
+        "và 'inferred' khi bạn suy ra. Chúng sẽ chờ chủ nhân duyệt. Đừng lưu điều gì không được "
+        "nói rõ hoặc hàm ý rõ. Trả lời bằng một dòng cho biết đã lưu bao nhiêu dữ kiện.",
+    },
+    "jobs.prompt_done": {
+        "en": "{calls} tool calls ({errors} failed), {proposals} new proposals",
+        "vi": "{calls} lần gọi công cụ ({errors} lỗi), {proposals} đề xuất mới",
+    },
+    "serve.no_model": {
+        "en": "I cannot answer yet: {error}",
+        "vi": "Mình chưa trả lời được: {error}",
+    },
+    "serve.chat_failed": {
+        "en": "Your message is saved, but I could not answer: {error}",
+        "vi": "Tin nhắn của bạn đã được lưu, nhưng mình không trả lời được: {error}",
+    },
+    "chat.intro": {
+        "en": "Chatting with your assistant; an empty line or Ctrl-D ends.",
+        "vi": "Đang trò chuyện với trợ lý; một dòng trống hoặc Ctrl-D để kết thúc.",
+    },
+    "jobs.line": {
+        "en": "{name}: {schedule}, next {next}, last run: {last}",
+        "vi": "{name}: {schedule}, lần tới {next}, lần chạy trước: {last}",
+    },
+    "jobs.never": {"en": "never", "vi": "chưa chạy"},
+    "jobs.busy": {
+        "en": "Another process is running the jobs; nothing done",
+        "vi": "Một tiến trình khác đang chạy các việc; không làm gì",
+    },
+    "jobs.nothing_due": {"en": "Nothing is due", "vi": "Không có việc nào đến hạn"},
+    "jobs.ran": {"en": "{run}: {status} {detail}", "vi": "{run}: {status} {detail}"},
 }
 
 

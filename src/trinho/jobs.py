@@ -1,0 +1,111 @@
+"""What each scheduled job does when it runs (the scheduler decides when).
+
+- `facts` (built in): the model reads the conversations of the 24 hours before the slot and
+  saves facts about the owner with `user_memory_save`; run as actor `job`, every such fact
+  becomes a proposal, never a silent change.
+- `prompt` (`[[jobs]]` in the config): the job's prompt, sent to the model with the memory
+  tools, as actor `job`.
+- `digest` (built in): one announcement of what the jobs proposed since the last one.
+- `condense` (built in): the weekly condensation, through `CondenseRun` when one is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from trinho import proposals
+from trinho.agent import TurnResult, run_turn
+from trinho.digest import enqueue_digest
+from trinho.errors import TrinhoError
+from trinho.i18n import t
+from trinho.models import ChatModel
+from trinho.scheduler import DueRun
+from trinho.tools import Actor
+from trinho.transcripts import StoredTurn, read_turns
+from trinho.workspace import Workspace
+
+MAX_TRANSCRIPT_CHARS = 60_000
+"""How much of the day's conversation the facts job shows the model (the newest part)."""
+
+ModelFactory = Callable[[DueRun], ChatModel]
+"""The model for one run (the service wraps the configured one in the usage ledger)."""
+
+
+class CondenseRun(Protocol):
+    """Runs the weekly condensation for the run day; returns a one-line summary."""
+
+    def __call__(self, ws: Workspace, run: DueRun) -> str: ...
+
+
+def conversation_text(turns: Sequence[StoredTurn], since: datetime, until: datetime) -> str:
+    """The turns in (`since`, `until`] as `[HH:MM] role: text` lines, cut to the newest part."""
+    lines = [
+        f"[{s.turn.at.astimezone(until.tzinfo).strftime('%Y-%m-%d %H:%M')}] {s.turn.role}: "
+        f"{s.turn.text}"
+        for s in turns
+        if since < s.turn.at <= until
+    ]
+    kept: list[str] = []
+    used = 0
+    for line in reversed(lines):
+        used += len(line) + 1
+        if used > MAX_TRANSCRIPT_CHARS:
+            break
+        kept.append(line)
+    return "\n".join(reversed(kept))
+
+
+@dataclass
+class JobRunner:
+    """The scheduler's `JobRunner` for one workspace."""
+
+    ws: Workspace
+    model_for: ModelFactory
+    condense: CondenseRun | None = None
+
+    def __call__(self, run: DueRun) -> str:
+        kind = run.job.kind
+        if kind == "facts":
+            return self._facts(run)
+        if kind == "prompt":
+            return self._prompt(run, run.job.prompt)
+        if kind == "digest":
+            notification = enqueue_digest(self.ws, run.slot.date())
+            count = 0 if notification is None else len(notification.items)
+            return t(self.ws.locale, "jobs.digest_done", count=count)
+        if self.condense is None:
+            raise TrinhoError(
+                "the weekly condensation is not available in this build; set "
+                '[schedule] condense = "off" to stop scheduling it'
+            )
+        return self.condense(self.ws, run)
+
+    def _facts(self, run: DueRun) -> str:
+        since = run.slot - timedelta(days=1)
+        turns = read_turns(self.ws, self.ws.local_date(since), self.ws.local_date(run.slot))
+        text = conversation_text(turns, since, run.slot)
+        if not text:
+            return t(self.ws.locale, "jobs.facts_nothing")
+        prompt = t(self.ws.locale, "jobs.facts_prompt", since=since.isoformat())
+        return self._prompt(run, f"{prompt}\n\n{text}")
+
+    def _prompt(self, run: DueRun, text: str) -> str:
+        before = {p.id for p in proposals.list_proposals(self.ws).proposals}
+        result: TurnResult = run_turn(
+            self.ws,
+            self.model_for(run),
+            text,
+            actor=Actor("job", run.job.name),
+            record=False,
+        )
+        made = [p for p in proposals.list_proposals(self.ws).proposals if p.id not in before]
+        return t(
+            self.ws.locale,
+            "jobs.prompt_done",
+            calls=len(result.tool_uses),
+            errors=sum(1 for u in result.tool_uses if u.is_error),
+            proposals=len(made),
+        )
