@@ -21,12 +21,15 @@ from trinho.textnorm import one_line
 __all__ = ["cli", "main"]
 
 COMMAND_MODULES = (
+    "chat_cmds",
     "condense_cmds",
     "demo_cmds",
     "facts_cmds",
     "gate_cmds",
+    "jobs_cmds",
     "model_cmds",
     "search_cmds",
+    "serve_cmds",
     "workspace_cmds",
 )
 """Modules under trinho.cli that register commands on `cli`, one per line."""

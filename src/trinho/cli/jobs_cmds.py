@@ -1,0 +1,108 @@
+"""`trinho jobs`: the schedule, and one pass of due runs (for cron instead of `trinho serve`)."""
+
+from __future__ import annotations
+
+from trinho.cli.app import cli, emit, json_option, state
+from trinho.errors import TrinhoError
+from trinho.i18n import t
+
+
+@cli.group()
+def jobs() -> None:
+    """The weekly condensation, the nightly jobs and the digest: when they run, what they did."""
+
+
+@jobs.command("list")
+@json_option
+def list_jobs(as_json: bool) -> None:
+    """Each job, its schedule, its next slot and how its last run went."""
+    from trinho.runs import RunStore
+    from trinho.scheduler import jobs_from_config, next_slot
+
+    ws = state().workspace()
+    found = jobs_from_config(ws.config)
+    states = RunStore(ws).load()
+    now = ws.now()
+    rows = []
+    for job in found:
+        current = states.get(job.name)
+        upcoming = next_slot((job,), now)
+        rows.append(
+            {
+                "name": job.name,
+                "kind": job.kind,
+                "schedule": job.schedule.describe(),
+                "next": upcoming.isoformat() if upcoming else None,
+                "last_slot": current.last_slot.isoformat()
+                if current and current.last_slot
+                else None,
+                "last_status": current.last_status if current else None,
+                "last_error": current.last_error if current else None,
+            }
+        )
+
+    def human() -> str:
+        return "\n".join(
+            t(
+                ws.locale,
+                "jobs.line",
+                name=row["name"],
+                schedule=row["schedule"],
+                next=row["next"] or "-",
+                last=row["last_status"] or t(ws.locale, "jobs.never"),
+            )
+            + (f" ({row['last_error']})" if row["last_error"] else "")
+            for row in rows
+        )
+
+    emit(as_json, {"jobs": rows}, human)
+
+
+@jobs.command("run")
+@json_option
+def run_jobs(as_json: bool) -> None:
+    """Run what is due now (once each, missed runs caught up once), then send announcements.
+
+    For cron: `*/15 * * * * trinho jobs run`. Exits 1 when a run failed.
+    """
+    from trinho.channels import Outbox, channel_from_config
+    from trinho.decider import QueueDecider
+    from trinho.jobs import JobRunner
+    from trinho.models import load_model
+    from trinho.runs import run_due
+    from trinho.scheduler import jobs_from_config
+
+    ws = state().workspace()
+    runner = JobRunner(ws, lambda run: load_model(ws, "job", run=run.run_id))
+    result = run_due(ws, jobs_from_config(ws.config), runner)
+    channel = channel_from_config(ws, decider=QueueDecider(ws))
+    try:
+        report = Outbox(ws).deliver(channel)
+    finally:
+        channel.close()
+    data = {
+        "busy": result.busy,
+        "runs": [record.to_dict() for record in result.records],
+        "delivery": report.to_dict(),
+    }
+
+    def human() -> str:
+        if result.busy:
+            return t(ws.locale, "jobs.busy")
+        if not result.records:
+            return t(ws.locale, "jobs.nothing_due")
+        return "\n".join(
+            t(
+                ws.locale,
+                "jobs.ran",
+                run=r.run_id,
+                status=r.status,
+                detail=r.summary or r.error or "",
+            )
+            for r in result.records
+        )
+
+    emit(as_json, data, human)
+    failed = [record.run_id for record in result.records if record.status == "failed"]
+    if failed:
+        raise TrinhoError(f"{', '.join(failed)} failed; `trinho jobs list` shows why")

@@ -1,0 +1,341 @@
+"""`trinho serve`: the channel, the chat agent, the scheduler, the outbox and MCP, together.
+
+Each part runs in a thread of its own and only talks to the others through files (the outbox,
+the proposals queue, the transcript), so stopping is simple: on SIGTERM no new work starts,
+a job run in progress finishes, chat turns being answered finish (their transcript lines are
+fsync'd appends), the channel closes, and the outbox, durable on disk, waits for the next start.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from types import FrameType
+from typing import Any, Protocol
+
+from trinho.agent import ChatSession
+from trinho.channels import Channel, MessageHandler, Outbox, channel_from_config
+from trinho.decider import QueueDecider
+from trinho.i18n import t
+from trinho.jobs import CondenseRun, JobRunner
+from trinho.models import ChatModel, load_model
+from trinho.runs import JobRunner as RunsJobRunner
+from trinho.runs import run_due
+from trinho.scheduler import DueRun, JobSpec, jobs_from_config, next_slot
+from trinho.workspace import Workspace
+
+log = logging.getLogger("trinho.service")
+
+STANDARD_RECORD_KEYS = frozenset(vars(logging.makeLogRecord({})))
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message, and the record's `fields`."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        data: dict[str, Any] = {
+            "ts": datetime.fromtimestamp(record.created).astimezone().isoformat(),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, Mapping):
+            data.update(fields)
+        if record.exc_info:
+            data["error"] = self.formatException(record.exc_info)
+        return json.dumps(data, ensure_ascii=False, default=str)
+
+
+def configure_logging(level: int = logging.INFO, stream: Any = None) -> None:
+    """JSON lines on stderr for trinho and the libraries it runs (PTB, httpx: warnings only)."""
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.WARNING)
+    logging.getLogger("trinho").setLevel(level)
+
+
+def event(name: str, message: str, level: int = logging.INFO, **fields: Any) -> None:
+    log.log(level, message, extra={"fields": {"event": name, **fields}})
+
+
+class InFlight:
+    """Counts chat turns being answered, so a stop can wait for them to finish."""
+
+    def __init__(self, handler: MessageHandler) -> None:
+        self.handler = handler
+        self.count = 0
+        self._cond = threading.Condition()
+
+    def __call__(self, text: str) -> str | None:
+        with self._cond:
+            self.count += 1
+        try:
+            return self.handler(text)
+        finally:
+            with self._cond:
+                self.count -= 1
+                self._cond.notify_all()
+
+    def wait_idle(self, timeout: float) -> bool:
+        with self._cond:
+            return self._cond.wait_for(lambda: self.count == 0, timeout)
+
+
+class LazyChat:
+    """The owner's chat: the model is loaded at the first message, so a service without a
+    model still delivers announcements and takes decisions; the owner is told what is wrong."""
+
+    def __init__(self, ws: Workspace, model: ChatModel | None = None) -> None:
+        self.ws = ws
+        self._model = model
+        self._session: ChatSession | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, text: str) -> str | None:
+        with self._lock:
+            if self._session is None:
+                try:
+                    model = load_model(self.ws, "chat", model=self._model)
+                except Exception as exc:
+                    event("chat.no_model", "no chat model", logging.ERROR, error=str(exc))
+                    return t(self.ws.locale, "serve.no_model", error=str(exc))
+                self._session = ChatSession(self.ws, model)
+            session = self._session
+        event("chat.turn", "chat message", chars=len(text))
+        try:
+            return session(text)
+        except Exception as exc:
+            event("chat.failed", "chat turn failed", logging.ERROR, error=str(exc))
+            return t(self.ws.locale, "serve.chat_failed", error=str(exc))
+
+
+class Background(Protocol):
+    """A part with its own server loop (the MCP HTTP server)."""
+
+    def run(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Timing:
+    """How long loops sleep at most: the clock may jump (a suspend), so they look again."""
+
+    scheduler_poll: float = 60.0
+    outbox_poll: float = 30.0
+    grace: float = 60.0
+
+
+class Service:
+    """The running parts. `start()`, then `stop()` (from a signal handler's thread or a test)."""
+
+    def __init__(
+        self,
+        ws: Workspace,
+        *,
+        channel: Channel,
+        jobs: tuple[JobSpec, ...],
+        runner: RunsJobRunner,
+        chat: InFlight | None = None,
+        background: tuple[Background, ...] = (),
+        timing: Timing = Timing(),
+    ) -> None:
+        self.ws = ws
+        self.channel = channel
+        self.jobs = jobs
+        self.runner = runner
+        self.chat = chat
+        self.background = background
+        self.timing = timing
+        self.outbox = Outbox(ws)
+        self.stopping = threading.Event()
+        self._wake_outbox = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        event(
+            "serve.start",
+            "service starting",
+            workspace=str(self.ws.root),
+            channel=self.channel.name,
+            jobs=[f"{j.name} ({j.schedule.describe()})" for j in self.jobs],
+        )
+        self._spawn("trinho-scheduler", self._scheduler_loop)
+        self._spawn("trinho-outbox", self._outbox_loop)
+        for part in self.background:
+            self._spawn(f"trinho-{type(part).__name__}", part.run)
+        start = getattr(self.channel, "start", None)
+        if callable(start):
+            start()
+            event("channel.polling", "channel polling", channel=self.channel.name)
+
+    def _spawn(self, name: str, target: Callable[[], None]) -> None:
+        thread = threading.Thread(target=self._guarded(name, target), name=name, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def _guarded(self, name: str, target: Callable[[], None]) -> Callable[[], None]:
+        def run() -> None:
+            try:
+                target()
+            except Exception as exc:
+                log.exception(
+                    "part stopped", extra={"fields": {"event": "part.crashed", "part": name}}
+                )
+                event("part.crashed", "part crashed", logging.ERROR, part=name, error=str(exc))
+
+        return run
+
+    def _scheduler_loop(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                result = run_due(self.ws, self.jobs, self.runner, should_stop=self.stopping.is_set)
+                if result.records:
+                    self._wake_outbox.set()
+            except Exception as exc:
+                event("scheduler.failed", "scheduler pass failed", logging.ERROR, error=str(exc))
+            self.stopping.wait(self._until(next_slot(self.jobs, self.ws.now()), "scheduler"))
+
+    def _outbox_loop(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                report = self.outbox.deliver(self.channel)
+                for nid in report.sent:
+                    event("outbox.sent", "announcement sent", id=nid)
+                for nid, error in report.failed:
+                    event("outbox.failed", "send failed", logging.WARNING, id=nid, error=error)
+            except Exception as exc:
+                event("outbox.error", "outbox pass failed", logging.ERROR, error=str(exc))
+            wait = self._until(self.outbox.next_due(), "outbox")
+            self._wake_outbox.wait(wait)
+            self._wake_outbox.clear()
+
+    def _until(self, moment: datetime | None, loop: str) -> float:
+        cap = self.timing.scheduler_poll if loop == "scheduler" else self.timing.outbox_poll
+        if moment is None:
+            return cap
+        return min(cap, max(0.05, (moment - self.ws.now()).total_seconds()))
+
+    def stop(self) -> None:
+        """Stop taking work; let a run and chat turns in progress finish; close the channel."""
+        if self.stopping.is_set():
+            return
+        event("serve.stopping", "service stopping")
+        self.stopping.set()
+        self._wake_outbox.set()
+        for part in self.background:
+            part.stop()
+        deadline = time.monotonic() + self.timing.grace
+        if self.chat is not None and not self.chat.wait_idle(self.timing.grace):
+            event("serve.chat_cut", "chat turns still running at stop", logging.WARNING)
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        self.channel.close()
+        left = [entry.notification.id for entry in self.outbox.pending()]
+        event("serve.stopped", "service stopped", pending_announcements=left)
+
+    @contextmanager
+    def running(self) -> Iterator[Service]:
+        self.start()
+        try:
+            yield self
+        finally:
+            self.stop()
+
+
+def serve_forever(service: Service) -> None:
+    """Run until SIGTERM or SIGINT, then stop cleanly."""
+    done = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        event("serve.signal", "signal received", signal=signal.Signals(signum).name)
+        done.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        service.start()
+        while not done.wait(3600):
+            pass
+    finally:
+        service.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+class McpHttp:
+    """The MCP HTTP server (`[mcp] http = true`), stoppable from another thread."""
+
+    def __init__(self, ws: Workspace, host: str, port: int) -> None:
+        import uvicorn
+
+        from trinho import mcp_server
+        from trinho.errors import TrinhoError
+        from trinho.tools import Actor
+
+        token = mcp_server.config_token(ws)
+        if token is None:
+            raise TrinhoError(
+                "[mcp] http = true needs a bearer token: run `trinho mcp --init-token`"
+            )
+        app = mcp_server.http_app(ws, Actor("chat"), token, host, port)
+        self.server = uvicorn.Server(
+            uvicorn.Config(app, host=host, port=port, log_level="warning", log_config=None)
+        )
+        self.url = f"http://{host}:{port}{mcp_server.HTTP_PATH}"
+
+    def run(self) -> None:
+        event("mcp.start", "MCP HTTP server", url=self.url)
+        self.server.run()
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+
+
+def mcp_parts(ws: Workspace) -> tuple[Background, ...]:
+    section = ws.config.section("mcp")
+    if section.get("http") is not True:
+        return ()
+    host = str(section.get("host", "127.0.0.1"))
+    port = int(section.get("port", 8765))
+    return (McpHttp(ws, host, port),)
+
+
+def build_service(
+    ws: Workspace,
+    *,
+    env: Mapping[str, str] | None = None,
+    model: ChatModel | None = None,
+    condense: CondenseRun | None = None,
+    timing: Timing = Timing(),
+) -> Service:
+    """The service as the config describes it. `model` replaces the configured one (tests)."""
+    jobs = jobs_from_config(ws.config)
+    chat = InFlight(LazyChat(ws, model))
+    channel = channel_from_config(
+        ws, decider=QueueDecider(ws), on_message=chat, env=env, stream=sys.stdout
+    )
+
+    def model_for(run: DueRun) -> ChatModel:
+        return load_model(ws, "job", run=run.run_id, model=model)
+
+    runner = JobRunner(ws, model_for, condense)
+    return Service(
+        ws,
+        channel=channel,
+        jobs=jobs,
+        runner=runner,
+        chat=chat,
+        background=mcp_parts(ws),
+        timing=timing,
+    )

@@ -1,0 +1,149 @@
+"""`trinho jobs list|run` and `trinho chat -m` through the CLI, the model over real HTTP."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import TZ
+from fake_model_server import FakeServer, Reply, openai_reply
+from trinho.cli import main
+from trinho.notes import read_notes
+from trinho.transcripts import read_day
+from trinho.workspace import Workspace, init_workspace, open_workspace
+
+
+@pytest.fixture
+def ws(cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Workspace:
+    for var in ("TRINHO_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "OLLAMA_HOST"):
+        monkeypatch.delenv(var, raising=False)
+    return init_workspace(Path(cli_env["TRINHO_HOME"]), timezone=TZ).workspace
+
+
+def add_config(ws: Workspace, text: str) -> None:
+    path = ws.root / ".trinho" / "config.toml"
+    path.write_text(path.read_text("utf-8") + "\n" + text, "utf-8")
+
+
+@pytest.fixture
+def model_server() -> Iterator[FakeServer]:
+    save = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "memory_save", "arguments": '{"text": "Mua hoa cho mẹ"}'},
+    }
+    with FakeServer(Reply(openai_reply(None, [save])), Reply(openai_reply("Đã nhớ."))) as server:
+        yield server
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, object]:
+    code = main([*args, "--json"])
+    out = capsys.readouterr().out
+    return code, json.loads(out)
+
+
+def test_jobs_list_shows_schedule_and_next_slot(
+    ws: Workspace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add_config(ws, '[schedule]\ndigest = "off"\n')
+    code, data = run_json(capsys, "jobs", "list")
+    assert code == 0
+    assert data == {
+        "jobs": [
+            {
+                "name": "condense",
+                "kind": "condense",
+                "schedule": "sun 21:00",
+                "next": "2026-11-29T21:00:00+07:00",
+                "last_slot": None,
+                "last_status": None,
+                "last_error": None,
+            },
+            {
+                "name": "facts",
+                "kind": "facts",
+                "schedule": "daily 02:00",
+                "next": "2026-11-30T02:00:00+07:00",
+                "last_slot": None,
+                "last_status": None,
+                "last_error": None,
+            },
+        ]
+    }
+
+
+def test_jobs_run_for_cron_catches_up_once(
+    ws: Workspace, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add_config(ws, '[schedule]\ncondense = "off"\n')
+    code, data = run_json(capsys, "jobs", "run")
+    assert code == 0
+    assert data == {
+        "busy": False,
+        "runs": [],
+        "delivery": {"sent": [], "failed": [], "waiting": [], "in_doubt": []},
+    }
+    monkeypatch.setenv("TRINHO_NOW", "2026-12-03T08:00:00+07:00")
+    code, data = run_json(capsys, "jobs", "run")
+    assert code == 0
+    assert isinstance(data, dict)
+    assert [(r["run_id"], r["status"]) for r in data["runs"]] == [
+        ("facts:2026-12-03T02:00", "ok"),
+        ("digest:2026-12-03T07:00", "ok"),
+    ]
+    code, data = run_json(capsys, "jobs", "run")
+    assert isinstance(data, dict) and data["runs"] == []
+
+
+def test_jobs_run_exits_1_when_a_run_failed(
+    ws: Workspace, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    main(["jobs", "run"])
+    monkeypatch.setenv("TRINHO_NOW", "2026-11-29T21:30:00+07:00")
+    assert main(["jobs", "run"]) == 1
+    out = capsys.readouterr().out
+    assert "condense:2026-11-29T21:00: failed" in out
+    _, data = run_json(capsys, "jobs", "list")
+    assert isinstance(data, dict)
+    assert data["jobs"][0]["last_status"] == "failed"
+
+
+def test_bad_schedule_is_one_line_error(ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    add_config(ws, '[schedule]\ncondense = "sunday at nine"\n')
+    assert main(["jobs", "list"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("trinho: error: .trinho/config.toml [schedule] condense:")
+    assert len(err.splitlines()) == 1
+
+
+def test_chat_message_saves_a_note_and_records_the_turns(
+    ws: Workspace, model_server: FakeServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add_config(ws, f'[model]\nname = "ollama:test"\nbase_url = "{model_server.url}/v1"\n')
+    code, data = run_json(capsys, "chat", "-m", "nhớ mua hoa cho mẹ")
+    assert code == 0
+    assert data == {
+        "turns": [
+            {
+                "message": "nhớ mua hoa cho mẹ",
+                "reply": "Đã nhớ.",
+                "tools": [{"name": "memory_save", "error": False}],
+            }
+        ]
+    }
+    again = open_workspace(ws.root)
+    assert [e.text for e in read_notes(again, again.today()).entries] == ["Mua hoa cho mẹ"]
+    turns = [(s.turn.role, s.turn.text) for s in read_day(again, again.today())]
+    assert turns == [("user", "nhớ mua hoa cho mẹ"), ("assistant", "Đã nhớ.")]
+
+
+def test_chat_without_a_model_is_one_line_error(
+    ws: Workspace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["chat", "-m", "chào"]) == 1
+    err = capsys.readouterr().err
+    assert "no model configured" in err
+    assert len(err.splitlines()) == 1
