@@ -200,3 +200,19 @@ def test_without_a_token_announcements_go_to_stdout_once(
                 time.sleep(0.05)
     assert Outbox(workspace).pending() == []
     assert capsys.readouterr().out.count("Nightly jobs, 2026-11-29") == 1
+
+
+def test_polling_starts_once_telegram_answers(
+    api: FakeBotApi, workspace: Workspace, caplog: pytest.LogCaptureFixture
+) -> None:
+    api.fail("getMe", 2, status=502)
+    timing = Timing(scheduler_poll=0.1, outbox_poll=0.1, grace=15, channel_retry_cap=0.1)
+    service = build_service(
+        workspace, env=env_for(api), model=ScriptedModel(["chào"]), timing=timing
+    )
+    with caplog.at_level(logging.INFO, logger="trinho"), service.running():
+        api.say("xin chào", user_id=OWNER, chat_id=OWNER)
+        api.wait_for(lambda: any(c.params["text"] == "chào" for c in api.ok_calls("sendMessage")))
+    events = [getattr(r, "fields", {}).get("event") for r in caplog.records]
+    assert events.count("channel.unreachable") == 2
+    assert events.count("channel.polling") == 1

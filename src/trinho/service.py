@@ -135,6 +135,7 @@ class Timing:
     scheduler_poll: float = 60.0
     outbox_poll: float = 30.0
     grace: float = 60.0
+    channel_retry_cap: float = 300.0
 
 
 class Service:
@@ -177,8 +178,30 @@ class Service:
             self._spawn(f"trinho-{type(part).__name__}", part.run)
         start = getattr(self.channel, "start", None)
         if callable(start):
-            start()
+            self._spawn("trinho-channel", lambda: self._start_channel(start))
+
+    def _start_channel(self, start: Callable[[], None]) -> None:
+        """Start polling; while Telegram is unreachable (a boot without network), retry with
+        backoff instead of failing: announcements wait in the outbox meanwhile."""
+        attempt = 0
+        while not self.stopping.is_set():
+            try:
+                start()
+            except Exception as exc:
+                attempt += 1
+                delay = min(self.timing.channel_retry_cap, 2.0**attempt)
+                event(
+                    "channel.unreachable",
+                    "channel did not start",
+                    logging.WARNING,
+                    channel=self.channel.name,
+                    error=str(exc),
+                    retry_in=delay,
+                )
+                self.stopping.wait(delay)
+                continue
             event("channel.polling", "channel polling", channel=self.channel.name)
+            return
 
     def _spawn(self, name: str, target: Callable[[], None]) -> None:
         thread = threading.Thread(target=self._guarded(name, target), name=name, daemon=True)
