@@ -34,8 +34,6 @@ from trinho.workspace import Workspace
 
 log = logging.getLogger("trinho.service")
 
-STANDARD_RECORD_KEYS = frozenset(vars(logging.makeLogRecord({})))
-
 
 class JsonFormatter(logging.Formatter):
     """One JSON object per line: time, level, logger, message, and the record's `fields`."""
@@ -212,11 +210,10 @@ class Service:
         def run() -> None:
             try:
                 target()
-            except Exception as exc:
+            except Exception:
                 log.exception(
-                    "part stopped", extra={"fields": {"event": "part.crashed", "part": name}}
+                    "part crashed", extra={"fields": {"event": "part.crashed", "part": name}}
                 )
-                event("part.crashed", "part crashed", logging.ERROR, part=name, error=str(exc))
 
         return run
 
