@@ -46,6 +46,7 @@ def test_bad_schedules_name_where(bad: str) -> None:
         parse_schedule(bad, "[schedule] condense")
 
 
+@settings(deadline=None)
 @given(
     days=st.frozensets(st.integers(0, 6), min_size=1),
     hour=st.integers(0, 23),
