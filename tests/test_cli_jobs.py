@@ -12,7 +12,7 @@ from conftest import TZ
 from fake_model_server import FakeServer, Reply, openai_reply
 from trinho.cli import main
 from trinho.notes import read_notes
-from trinho.transcripts import read_day
+from trinho.transcripts import read_day, record_turn
 from trinho.workspace import Workspace, init_workspace, open_workspace
 
 
@@ -101,11 +101,14 @@ def test_jobs_run_for_cron_catches_up_once(
 def test_jobs_run_exits_1_when_a_run_failed(
     ws: Workspace, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    add_config(ws, '[schedule]\ncondense = "off"\ndigest = "off"\n')
     main(["jobs", "run"])
-    monkeypatch.setenv("TRINHO_NOW", "2026-11-29T21:30:00+07:00")
-    assert main(["jobs", "run"]) == 1
-    out = capsys.readouterr().out
-    assert "condense:2026-11-29T21:00: failed" in out
+    record_turn(ws, "user", "Tôi vừa chuyển về Huế")  # something for the facts job to read
+    monkeypatch.setenv("TRINHO_NOW", "2026-11-30T03:00:00+07:00")
+    assert main(["jobs", "run"]) == 1  # no model configured
+    captured = capsys.readouterr()
+    assert "facts:2026-11-30T02:00: failed no model configured" in captured.out
+    assert captured.err.startswith("trinho: error: facts:2026-11-30T02:00 failed")
     _, data = run_json(capsys, "jobs", "list")
     assert isinstance(data, dict)
     assert data["jobs"][0]["last_status"] == "failed"

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import io
+from datetime import datetime, timedelta
 
 import pytest
 
 from conftest import FixedClock
 from trinho import proposals
-from trinho.channels import Notification, Outbox
+from trinho.channels import ConsoleChannel, Notification, Outbox
 from trinho.decider import QueueDecider
 from trinho.digest import digest_notification, enqueue_digest, proposal_item
 from trinho.facts import load_fact, save_fact
-from trinho.jobs import JobRunner, conversation_text
+from trinho.jobs import JobRunner, ScheduledCondensation, conversation_text, slot_condensed
 from trinho.models import ChatModel, ChatResponse, ScriptedModel, ToolCall
+from trinho.notes import save_note
 from trinho.runs import run_due
 from trinho.scheduler import DueRun, jobs_from_config
 from trinho.transcripts import read_turns, record_turn
@@ -144,16 +146,38 @@ def test_a_day_without_conversation_asks_no_model(workspace: Workspace, clock: F
     assert models.used == {}
 
 
-def test_the_condensation_without_an_implementation_fails_clearly(
+def test_the_weekly_condensation_runs_once_per_slot_and_catches_up(
     workspace: Workspace, clock: FixedClock
 ) -> None:
+    """A missed Sunday is caught up on the Tuesday; the next Sunday still runs (forced past
+    the week's catch-up run), so no days fall between two runs."""
+    workspace.memory_file.write_text("- 2026-11-20: Thích trà sen\n", "utf-8")
+    same = ScriptedModel(lambda request: workspace.memory_file.read_text("utf-8"))
+    condense = ScheduledCondensation(model=same, channel=ConsoleChannel("en", io.StringIO()))
     jobs = tuple(j for j in jobs_from_config(parse_config("", "cfg")) if j.name == "condense")
-    runner = JobRunner(workspace, Models({}))
+    runner = JobRunner(workspace, Models({}), condense=condense)
     run_due(workspace, jobs, runner)
-    clock.set("2026-11-29T21:00:00+07:00")
-    (record,) = run_due(workspace, jobs, runner).records
-    assert record.status == "failed"
-    assert record.error is not None and 'condense = "off"' in record.error
+    summaries: list[str] = []
+    for now in (
+        "2026-11-29T21:00:00+07:00",  # the slot
+        "2026-11-29T21:30:00+07:00",  # nothing more that Sunday
+        "2026-12-08T09:00:00+07:00",  # down over Sunday 6 December: caught up on Tuesday
+        "2026-12-08T10:00:00+07:00",
+        "2026-12-13T21:00:00+07:00",  # the next Sunday runs again in the same ISO week
+    ):
+        clock.set(now)
+        save_note(workspace, "Mua hoa cho mẹ")
+        summaries += [r.summary for r in run_due(workspace, jobs, runner).records]
+    assert [s.split(":")[0] for s in summaries] == ["2026-W48", "2026-W50", "2026-W50.2"]
+    assert all(r.startswith("20") for r in summaries)
+
+
+def test_a_slot_already_condensed_is_not_run_again(workspace: Workspace) -> None:
+    slot = datetime.fromisoformat("2026-11-29T21:00:00+07:00")
+    assert slot_condensed(slot, slot)
+    assert slot_condensed(slot + timedelta(minutes=5), slot)
+    assert not slot_condensed(slot - timedelta(days=1), slot)
+    assert not slot_condensed(None, slot)
 
 
 def test_the_condensation_runs_through_its_seam(workspace: Workspace, clock: FixedClock) -> None:

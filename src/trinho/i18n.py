@@ -582,6 +582,14 @@ CATALOG: dict[str, dict[str, str]] = {
         "và 'inferred' khi bạn suy ra. Chúng sẽ chờ chủ nhân duyệt. Đừng lưu điều gì không được "
         "nói rõ hoặc hàm ý rõ. Trả lời bằng một dòng cho biết đã lưu bao nhiêu dữ kiện.",
     },
+    "jobs.condense_done": {
+        "en": "{run}: {outcome}, {auto} changes applied, {held} held for you",
+        "vi": "{run}: {outcome}, {auto} thay đổi đã áp dụng, {held} đang chờ bạn duyệt",
+    },
+    "jobs.condense_already": {
+        "en": "{run}: this slot is already condensed",
+        "vi": "{run}: lần này đã được cô đọng rồi",
+    },
     "jobs.prompt_done": {
         "en": "{calls} tool calls ({errors} failed), {proposals} new proposals",
         "vi": "{calls} lần gọi công cụ ({errors} lỗi), {proposals} đề xuất mới",

@@ -6,20 +6,20 @@
 - `prompt` (`[[jobs]]` in the config): the job's prompt, sent to the model with the memory
   tools, as actor `job`.
 - `digest` (built in): one announcement of what the jobs proposed since the last one.
-- `condense` (built in): the weekly condensation, through `CondenseRun` when one is given.
+- `condense` (built in): the weekly condensation (`trinho.condense`), once per slot.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
 
 from trinho import proposals
 from trinho.agent import TurnResult, run_turn
+from trinho.channels import Channel
 from trinho.digest import enqueue_digest
-from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.models import ChatModel
 from trinho.scheduler import DueRun
@@ -35,9 +35,48 @@ ModelFactory = Callable[[DueRun], ChatModel]
 
 
 class CondenseRun(Protocol):
-    """Runs the weekly condensation for the run day; returns a one-line summary."""
+    """Runs the weekly condensation for a due slot; returns a one-line summary."""
 
     def __call__(self, ws: Workspace, run: DueRun) -> str: ...
+
+
+def slot_condensed(done_at: datetime | None, slot: datetime) -> bool:
+    """Whether this week's last finished run already covers the slot (it finished after it).
+
+    The condensation keeps one run per ISO week unless forced. A scheduled slot forces a new
+    run when the week's last run finished before the slot (a catch-up on a Tuesday for the
+    previous Sunday, or a run by hand on a Saturday), so no days fall between two runs; a run
+    that finished after the slot (the same slot, re-run after a crash) is not repeated.
+    """
+    return done_at is not None and done_at >= slot
+
+
+@dataclass
+class ScheduledCondensation:
+    """The `CondenseRun` of the service: `trinho.condense` with its own models and ledger."""
+
+    model: ChatModel | None = None
+    channel: Channel | None = None
+
+    def __call__(self, ws: Workspace, run: DueRun) -> str:
+        from trinho.condense.pipeline import run_condensation
+        from trinho.condense.runs import read_journal, week_id, week_runs
+
+        ids = week_runs(ws, week_id(ws.today()))
+        last = read_journal(ws, ids[-1]) if ids else None
+        done_at = last.updated_at if last is not None and last.state == "done" else None
+        if last is not None and slot_condensed(done_at, run.slot):
+            return t(ws.locale, "jobs.condense_already", run=last.run_id)
+        report = run_condensation(ws, model=self.model, force=True, channel=self.channel)
+        counts = report.counts()
+        return t(
+            ws.locale,
+            "jobs.condense_done",
+            run=report.run_id,
+            outcome=report.outcome,
+            auto=counts["auto"],
+            held=counts["held"],
+        )
 
 
 def conversation_text(turns: Sequence[StoredTurn], since: datetime, until: datetime) -> str:
@@ -64,7 +103,7 @@ class JobRunner:
 
     ws: Workspace
     model_for: ModelFactory
-    condense: CondenseRun | None = None
+    condense: CondenseRun = field(default_factory=ScheduledCondensation)
 
     def __call__(self, run: DueRun) -> str:
         kind = run.job.kind
@@ -76,11 +115,6 @@ class JobRunner:
             notification = enqueue_digest(self.ws, run.slot.date())
             count = 0 if notification is None else len(notification.items)
             return t(self.ws.locale, "jobs.digest_done", count=count)
-        if self.condense is None:
-            raise TrinhoError(
-                "the weekly condensation is not available in this build; set "
-                '[schedule] condense = "off" to stop scheduling it'
-            )
         return self.condense(self.ws, run)
 
     def _facts(self, run: DueRun) -> str:

@@ -25,7 +25,7 @@ from trinho.agent import ChatSession
 from trinho.channels import Channel, MessageHandler, Outbox, channel_from_config
 from trinho.decider import QueueDecider
 from trinho.i18n import t
-from trinho.jobs import CondenseRun, JobRunner
+from trinho.jobs import CondenseRun, JobRunner, ScheduledCondensation
 from trinho.models import ChatModel, load_model
 from trinho.runs import JobRunner as RunsJobRunner
 from trinho.runs import run_due
@@ -349,7 +349,7 @@ def build_service(
     def model_for(run: DueRun) -> ChatModel:
         return load_model(ws, "job", run=run.run_id, model=model)
 
-    runner = JobRunner(ws, model_for, condense)
+    runner = JobRunner(ws, model_for, condense or ScheduledCondensation(model, channel))
     return Service(
         ws,
         channel=channel,
