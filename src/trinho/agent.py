@@ -70,7 +70,6 @@ def run_turn(
     specs = tools.model_specs()
     uses: list[ToolUse] = []
     calls = 0
-    reply = ""
     while True:
         offered = specs if calls < max_rounds else ()
         response = model.chat(
