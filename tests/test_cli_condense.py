@@ -9,10 +9,14 @@ import pytest
 
 from condense_weeks import VI_MEMORY
 from fake_model_server import FakeServer, Reply, openai_reply
+from trinho import proposals
 from trinho.cli import main
+from trinho.workspace import open_workspace
 
 ADDED = "- 2026-11-29: Mai được chọn vào đội bơi của trường"
 DROPPED = "- 2026-09-14: Dị ứng tôm"
+REMOVED_EN = "entry missing from the rewrite; it stays until you approve its removal"
+REMOVED_VI = "mục bị xoá khỏi bản viết lại: vẫn giữ, chờ bạn duyệt việc xoá"
 
 
 @pytest.fixture
@@ -62,7 +66,11 @@ def test_condense_json_then_once_per_week_then_approve_then_undo(
     assert data["screening"]["verdicts"][0]["decision"] == "accept"
     [removed] = [c for c in data["changes"] if c["action"] == "held"]
     assert removed["class"] == "removed" and removed["old"] == DROPPED
+    # JSON keeps the English reason whatever the locale, with its code for other renderings
+    assert removed["reason"] == REMOVED_EN
+    assert (removed["reason_code"], removed["reason_params"]) == ("removed_entry", {})
     assert "Cô đọng trí nhớ hằng tuần 2026-W48" in captured.err  # the console announcement
+    assert f"Lý do: {REMOVED_VI}" in captured.err and REMOVED_EN not in captured.err
     memory = (ready / "MEMORY.md").read_text(encoding="utf-8")
     assert ADDED in memory and DROPPED in memory
 
@@ -131,4 +139,67 @@ def test_proposals_lists_held_memory_changes_readably(
     capsys.readouterr()
     assert main(["proposals"]) == 0
     out = capsys.readouterr().out
-    assert f"MEMORY.md removed: {DROPPED}" in out and "condense:2026-W48" in out
+    assert f"[chờ duyệt] MEMORY.md xoá: {DROPPED}" in out and "condense:2026-W48" in out
+    assert out.rstrip("\n").endswith(f": {REMOVED_VI}")
+    assert main(["proposals", "--json"]) == 0
+    [stored] = json.loads(capsys.readouterr().out)
+    assert stored["reason"] == REMOVED_EN and stored["change"]["reason_code"] == "removed_entry"
+
+    # the owner switches to English: the same proposal now reads in English
+    config = ready / ".trinho" / "config.toml"
+    config.write_text(config.read_text(encoding="utf-8").replace('locale = "vi"', 'locale = "en"'))
+    assert main(["proposals"]) == 0
+    out = capsys.readouterr().out
+    assert f"[pending] MEMORY.md removed: {DROPPED}" in out and out.rstrip("\n").endswith(
+        f": {REMOVED_EN}"
+    )
+
+
+def test_condense_human_report_and_announcement_give_reasons_in_vietnamese(
+    ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = "- 2026-10-02: Mai bắt đầu học bơi"
+    rewrite = VI_MEMORY.replace(DROPPED + "\n", "") + outside + "\n"
+    with serve(monkeypatch, rewrite, "1. NHẬN") as srv:
+        monkeypatch.setenv("OLLAMA_HOST", srv.url)
+        assert main(["condense"]) == 0
+    captured = capsys.readouterr()
+    out, err = captured.out, captured.err
+    assert "[CHỜ DUYỆT] xoá [" in out and f"]: {REMOVED_VI}\n    - {DROPPED}" in out
+    why = "ngày 2026-10-02 nằm ngoài tuần này (2026-11-23 đến 2026-11-29)"
+    assert f"]: {why}\n    + {outside}" in out
+    assert f"Lý do: {REMOVED_VI}" in err and f"Lý do: {why}" in err
+    for english in ("missing from the rewrite", "outside the window", "Reason:"):
+        assert english not in out + err
+
+    # the line goes away by hand: approving is refused, and says why in Vietnamese
+    memory = ready / "MEMORY.md"
+    memory.write_text(memory.read_text(encoding="utf-8").replace(DROPPED + "\n", ""))
+    assert main(["proposals", "--json"]) == 0
+    ids = {p["change"]["reason_code"]: p["id"] for p in json.loads(capsys.readouterr().out)}
+    assert main(["approve", ids["removed_entry"]]) == 0
+    assert capsys.readouterr().out == (
+        f"Đề xuất {ids['removed_entry']} đã lỗi thời: Không áp dụng: "
+        f"dòng này không còn trong MEMORY.md: {DROPPED}\n"
+    )
+
+
+def test_proposals_from_before_reason_codes_show_their_stored_reason(
+    ready: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    change = {
+        "class": "removed",
+        "action": "held",
+        "old": DROPPED,
+        "new": None,
+        "reason": REMOVED_EN,
+        "after": None,
+        "snapshot": None,
+        "rewrite": None,
+        "similarity": None,
+    }
+    ws = open_workspace(ready)
+    proposals.submit(ws, "memory", change, reason=REMOVED_EN, origin="condense:2026-W40")
+    assert main(["proposals"]) == 0
+    out = capsys.readouterr().out
+    assert f"MEMORY.md xoá: {DROPPED}" in out and out.rstrip("\n").endswith(f": {REMOVED_EN}")

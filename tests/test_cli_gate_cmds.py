@@ -99,6 +99,30 @@ def test_human_output_lists_every_change(
     assert "2 change(s) apply by themselves, 2 wait for your approval" in out
 
 
+def test_a_vietnamese_workspace_reads_reasons_in_vietnamese_and_json_stays_english(
+    files: tuple[str, str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    monkeypatch.setenv("TRINHO_HOME", str(tmp_path / "nowhere"))
+    english = run_json(capsys, *files, "--today", "2026-11-29")
+    init_workspace(tmp_path / "ws", timezone="Asia/Ho_Chi_Minh", locale="vi")
+    monkeypatch.setenv("TRINHO_HOME", str(tmp_path / "ws"))
+    assert run_json(capsys, *files, "--today", "2026-11-29") == english
+    removed = english["changes"][1]  # type: ignore[index]
+    assert removed["reason"] == (
+        "entry missing from the rewrite; it stays until you approve its removal"
+    )
+    assert removed["reason_code"] == "removed_entry"
+    assert main(["gate", *files, "--today", "2026-11-29"]) == 0
+    out = capsys.readouterr().out
+    assert "[CHỜ DUYỆT] xoá: mục bị xoá khỏi bản viết lại: vẫn giữ, chờ bạn duyệt việc xoá" in out
+    assert "[tự động] đổi ngày: ngày được dời về sau, từ 2026-11-01 thành 2026-11-28" in out
+    assert "[CHỜ DUYỆT] dòng sai định dạng: không phải mục có ngày hay tiêu đề" in out
+    assert "missing from the rewrite" not in out and "window" not in out
+
+
 @pytest.mark.parametrize(
     ("setup", "args", "message"),
     [

@@ -33,8 +33,9 @@ def test_removal_is_stale_once_the_line_is_gone() -> None:
     change = held_of("# Memory\n- 2026-11-02: Lives in Hà Nội\n")
     outcome = apply_held("# Memory\n- 2026-11-02: Lives in Hà Nội\n", change)
     assert isinstance(outcome, Stale)
-    assert "no longer in MEMORY.md" in outcome.reason
-    assert "Likes green tea" in outcome.reason
+    assert outcome.why.code == "line_gone"
+    assert "no longer in MEMORY.md" in outcome.why.text("en")
+    assert "Likes green tea" in outcome.why.text("en")
 
 
 def test_edit_replaces_the_old_line_in_place() -> None:
@@ -93,7 +94,8 @@ def test_suspicious_rewrite_replaces_the_file_only_if_it_did_not_change() -> Non
     assert apply_held(OLD, change) == Applied("I cannot do that.")
     outcome = apply_held(OLD + "- 2026-11-29: new note\n", change)
     assert isinstance(outcome, Stale)
-    assert "changed" in outcome.reason
+    assert outcome.why.code == "memory_changed"
+    assert "changed" in outcome.why.text("en")
 
 
 def test_change_round_trips_through_a_dict() -> None:

@@ -147,6 +147,63 @@ CATALOG: dict[str, dict[str, str]] = {
     "gate.class.strange_date": {"en": "strange date", "vi": "ngày bất thường"},
     "gate.class.malformed": {"en": "malformed line", "vi": "dòng sai định dạng"},
     "gate.class.suspicious": {"en": "suspicious rewrite", "vi": "bản viết lại đáng ngờ"},
+    "gate.reason.added_in_window": {
+        "en": "new entry dated inside the window {since}..{today}",
+        "vi": "mục mới, ngày nằm trong tuần này ({since} đến {today})",
+    },
+    "gate.reason.not_a_date": {
+        "en": "date {date} is not a calendar date",
+        "vi": "ngày {date} không có trên lịch",
+    },
+    "gate.reason.future": {
+        "en": "date {date} is in the future (today is {today})",
+        "vi": "ngày {date} nằm ở tương lai (hôm nay là {today})",
+    },
+    "gate.reason.outside_window": {
+        "en": "date {date} is outside the window {since}..{today}",
+        "vi": "ngày {date} nằm ngoài tuần này ({since} đến {today})",
+    },
+    "gate.reason.new_date_not_a_date": {
+        "en": "new date {date} is not a calendar date",
+        "vi": "ngày mới {date} không có trên lịch",
+    },
+    "gate.reason.old_date_not_a_date": {
+        "en": "old date {old} is not a calendar date; the new date {new} waits",
+        "vi": "ngày cũ {old} không có trên lịch; ngày mới {new} chờ bạn duyệt",
+    },
+    "gate.reason.moved_earlier": {
+        "en": "date moved earlier, from {before} to {after}",
+        "vi": "ngày bị lùi về trước, từ {before} thành {after}",
+    },
+    "gate.reason.moved_later": {
+        "en": "date moved later, from {before} to {after}, inside the window",
+        "vi": "ngày được dời về sau, từ {before} thành {after}, vẫn trong tuần này",
+    },
+    "gate.reason.edited": {
+        "en": "text changed (similarity {similarity:.2f}); the old line stays until decided",
+        "vi": "nội dung bị sửa (giống {similarity:.0%}); dòng cũ được giữ đến khi bạn quyết định",
+    },
+    "gate.reason.malformed": {
+        "en": "not an entry or a heading; it reaches MEMORY.md only if you approve it",
+        "vi": "không phải mục có ngày hay tiêu đề; chỉ vào MEMORY.md nếu bạn duyệt",
+    },
+    "gate.reason.suspicious": {
+        "en": "the rewrite would remove {lost} of {total} entries; held whole, nothing applied",
+        "vi": "bản viết lại sẽ xoá {lost} trong số {total} mục; cả bản chờ bạn duyệt, "
+        "chưa áp dụng gì",
+    },
+    "gate.reason.heading_added": {"en": "heading added", "vi": "thêm tiêu đề"},
+    "gate.reason.heading_removed": {"en": "heading removed", "vi": "bỏ tiêu đề"},
+    "gate.reason.order_changed": {"en": "order changed", "vi": "đổi thứ tự"},
+    "gate.reason.section_changed": {"en": "section changed", "vi": "chuyển sang phần khác"},
+    "gate.reason.removed_entry": {
+        "en": "entry missing from the rewrite; it stays until you approve its removal",
+        "vi": "mục bị xoá khỏi bản viết lại: vẫn giữ, chờ bạn duyệt việc xoá",
+    },
+    "gate.reason.removed_line": {
+        "en": "hand-written line missing from the rewrite; it stays until you approve its removal",
+        "vi": "dòng viết tay bị xoá khỏi bản viết lại: vẫn giữ, chờ bạn duyệt việc xoá",
+    },
     "fact.outcome.created": {
         "en": "Saved {fact}: {value}",
         "vi": "Đã lưu {fact}: {value}",
@@ -223,6 +280,10 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "{id} [{status}] {summary} ({origin}, {created}): {reason}",
         "vi": "{id} [{status}] {summary} ({origin}, {created}): {reason}",
     },
+    "proposal.status.pending": {"en": "pending", "vi": "chờ duyệt"},
+    "proposal.status.approved": {"en": "approved", "vi": "đã duyệt"},
+    "proposal.status.rejected": {"en": "rejected", "vi": "đã từ chối"},
+    "proposal.status.stale": {"en": "stale", "vi": "lỗi thời"},
     "proposals.broken": {
         "en": "Skipped a broken proposal file: {error}",
         "vi": "Bỏ qua một tệp đề xuất bị hỏng: {error}",
@@ -331,6 +392,14 @@ CATALOG: dict[str, dict[str, str]] = {
     "condense.stale": {
         "en": "Not applied: {reason}",
         "vi": "Không áp dụng: {reason}",
+    },
+    "condense.stale.memory_changed": {
+        "en": "MEMORY.md changed since this rewrite was held; run condensation again",
+        "vi": "MEMORY.md đã thay đổi từ khi bản viết lại này được giữ; hãy chạy cô đọng lại",
+    },
+    "condense.stale.line_gone": {
+        "en": "the line is no longer in MEMORY.md: {line}",
+        "vi": "dòng này không còn trong MEMORY.md: {line}",
     },
     "condense.approved.removed": {
         "en": "The line was removed from MEMORY.md.",

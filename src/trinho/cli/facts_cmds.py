@@ -11,7 +11,8 @@ import click
 from trinho import facts as facts_mod
 from trinho import proposals as proposals_mod
 from trinho.cli.app import cli, emit, json_option, state
-from trinho.i18n import t
+from trinho.condense.reasons import proposal_reason
+from trinho.i18n import CATALOG, t
 from trinho.workspace import Workspace, parse_day
 
 user_option = click.option(
@@ -173,7 +174,7 @@ def facts_cmd(max_chars: int, user: str | None, as_json: bool) -> None:
     emit(as_json, data, lambda: index.text or t(ws.locale, "facts.none"))
 
 
-def _summary(proposal: proposals_mod.Proposal) -> str:
+def _summary(proposal: proposals_mod.Proposal, locale: str) -> str:
     change = proposal.change
     if "key" in change and "value" in change:
         was = change.get("current_value")
@@ -181,7 +182,9 @@ def _summary(proposal: proposals_mod.Proposal) -> str:
         return f"{change['key']}: {arrow}{change['value']}"
     if proposal.kind == "memory" and "class" in change:
         sides = [str(change[side]) for side in ("old", "new") if change.get(side) is not None]
-        return f"MEMORY.md {change['class']}: " + (" -> ".join(sides) or str(change["reason"]))
+        key = f"gate.class.{change['class']}"
+        label = t(locale, key) if key in CATALOG else str(change["class"])
+        return f"MEMORY.md {label}: " + (" -> ".join(sides) or proposal_reason(proposal, locale))
     summary = change.get("summary")
     return str(summary) if summary else proposal.kind
 
@@ -205,11 +208,11 @@ def proposals_cmd(show_all: bool, as_json: bool) -> None:
                 ws.locale,
                 "proposals.line",
                 id=p.id,
-                status=p.status,
-                summary=_summary(p),
+                status=t(ws.locale, f"proposal.status.{p.status}"),
+                summary=_summary(p, ws.locale),
                 origin=p.origin,
                 created=p.created_at.strftime("%Y-%m-%d %H:%M"),
-                reason=p.reason,
+                reason=proposal_reason(p, ws.locale),
             )
             for p in listing.proposals
         )

@@ -72,6 +72,8 @@ def _change_json(change: Change) -> dict[str, object]:
         "old": change.old,
         "new": change.new,
         "reason": change.reason,
+        "reason_code": change.reason_code,
+        "reason_params": dict(change.reason_params),
     }
     if change.similarity is not None:
         data["similarity"] = change.similarity
@@ -84,7 +86,7 @@ def _human(changes: tuple[Change, ...], locale: str) -> str:
     lines = []
     for change in changes:
         action = t(locale, f"gate.action.{change.action}")
-        head = f"[{action}] {t(locale, f'gate.class.{change.cls}')}: {change.reason}"
+        head = f"[{action}] {t(locale, f'gate.class.{change.cls}')}: {change.reason_in(locale)}"
         lines.append(head)
         if change.old is not None:
             lines.append(f"    - {change.old}")

@@ -49,7 +49,8 @@ def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> propos
         before = current_text(ws)
         outcome = apply_held(before, change)
         if not isinstance(outcome, Applied):
-            return proposals.Applied(False, t(ws.locale, "condense.stale", reason=outcome.reason))
+            why = outcome.why.text(ws.locale)
+            return proposals.Applied(False, t(ws.locale, "condense.stale", reason=why))
         if outcome.text != before:
             atomic_write_text(ws.memory_file, outcome.text)
     reindex_memory(ws)

@@ -14,6 +14,7 @@ from datetime import date
 from typing import Any, Literal, get_args
 
 from trinho.condense.match import Matching, date_norm, match
+from trinho.condense.reasons import ENGLISH, REASON_CODES, Params, Reason, ReasonCode, reason_or
 from trinho.memory_md import Entry, Heading, Item
 
 ChangeClass = Literal[
@@ -39,6 +40,9 @@ class Change:
     applied: approving inserts `new` after it if it is still there. `snapshot` and `rewrite`
     (suspicious only) are the whole old file and the whole rewrite. `similarity` is the ratio
     that made an edit an edit.
+
+    `reason` is the English text (stored, and in `--json`); `reason_code` and `reason_params`
+    render it in the owner's locale (`reason_in`). Changes stored before codes have no code.
     """
 
     cls: ChangeClass
@@ -50,14 +54,50 @@ class Change:
     snapshot: str | None = None
     rewrite: str | None = None
     similarity: float | None = None
+    reason_code: ReasonCode | None = None
+    reason_params: Params = ()
+
+    @classmethod
+    def because(
+        cls,
+        change_class: ChangeClass,
+        action: Action,
+        old: str | None,
+        new: str | None,
+        why: Reason,
+        *,
+        after: str | None = None,
+        snapshot: str | None = None,
+        rewrite: str | None = None,
+        similarity: float | None = None,
+    ) -> Change:
+        """A change whose reason is `why`, its English text kept alongside the code."""
+        return cls(
+            change_class,
+            action,
+            old,
+            new,
+            why.text(ENGLISH),
+            after=after,
+            snapshot=snapshot,
+            rewrite=rewrite,
+            similarity=similarity,
+            reason_code=why.code,
+            reason_params=why.params,
+        )
 
     @property
     def held(self) -> bool:
         return self.action == "held"
 
+    def reason_in(self, locale: str) -> str:
+        """The reason as the owner reads it; the stored English text when there is no code."""
+        return reason_or(self.reason_code, self.reason_params, self.reason, locale)
+
     def to_dict(self) -> dict[str, Any]:
         """Every field, `cls` spelt `class`: what a store persists and `from_dict` reads."""
         data = asdict(self)
+        data["reason_params"] = dict(self.reason_params)
         return {"class": data.pop("cls"), **data}
 
     @classmethod
@@ -66,6 +106,11 @@ class Change:
         fields["cls"] = fields.pop("class")
         if fields["cls"] not in CHANGE_CLASSES or fields["action"] not in ("auto", "held"):
             raise ValueError(f"not a gate change: {data!r}")
+        code = fields.get("reason_code")
+        params = fields.get("reason_params") or {}
+        if (code is not None and code not in REASON_CODES) or not isinstance(params, dict):
+            raise ValueError(f"not a gate change reason: {code!r} {params!r}")
+        fields["reason_params"] = tuple(params.items())
         return cls(**fields)
 
 
@@ -83,49 +128,50 @@ def in_window(day: date, today: date, since: date) -> bool:
     return since <= day <= today
 
 
-def addition_verdict(entry: Entry, today: date, since: date) -> tuple[ChangeClass, Action, str]:
+def addition_verdict(entry: Entry, today: date, since: date) -> tuple[ChangeClass, Action, Reason]:
     """An entry the old file did not have: auto only when dated inside the window."""
     day = entry.date
     if day is None:
-        return "strange_date", "held", f"date {entry.date_text} is not a calendar date"
+        return "strange_date", "held", Reason.of("not_a_date", date=entry.date_text)
     if day > today:
-        return "strange_date", "held", f"date {day} is in the future (today is {today})"
+        return "strange_date", "held", Reason.of("future", date=str(day), today=str(today))
     if day < since:
-        return "strange_date", "held", f"date {day} is outside the window {since}..{today}"
-    return "added", "auto", f"new entry dated inside the window {since}..{today}"
+        return "strange_date", "held", _outside(day, today, since)
+    return "added", "auto", Reason.of("added_in_window", since=str(since), today=str(today))
 
 
 def date_verdict(
     old: Entry, new: Entry, today: date, since: date
-) -> tuple[ChangeClass, Action, str]:
+) -> tuple[ChangeClass, Action, Reason]:
     """Same text, another date: auto only when moved later to a day inside the window."""
     before, after = old.date, new.date
     if after is None:
-        return "strange_date", "held", f"new date {new.date_text} is not a calendar date"
+        return "strange_date", "held", Reason.of("new_date_not_a_date", date=new.date_text)
     if before is None:
-        return (
-            "strange_date",
-            "held",
-            f"old date {old.date_text} is not a calendar date; the new date {after} waits",
-        )
+        why = Reason.of("old_date_not_a_date", old=old.date_text, new=str(after))
+        return "strange_date", "held", why
     if after < before:
-        return "strange_date", "held", f"date moved earlier, from {before} to {after}"
+        why = Reason.of("moved_earlier", before=str(before), after=str(after))
+        return "strange_date", "held", why
     if after > today:
-        return "strange_date", "held", f"date {after} is in the future (today is {today})"
+        return "strange_date", "held", Reason.of("future", date=str(after), today=str(today))
     if after < since:
-        return "strange_date", "held", f"date {after} is outside the window {since}..{today}"
-    return "date_changed", "auto", f"date moved later, from {before} to {after}, inside the window"
+        return "strange_date", "held", _outside(after, today, since)
+    return "date_changed", "auto", Reason.of("moved_later", before=str(before), after=str(after))
+
+
+def _outside(day: date, today: date, since: date) -> Reason:
+    return Reason.of("outside_window", date=str(day), since=str(since), today=str(today))
 
 
 def gate(old_text: str, new_text: str, today: date, since: date) -> GateResult:
     """Classify the rewrite `new_text` of `old_text` and return what to write now."""
     m = match(old_text, new_text)
     if m.old_entries and 2 * m.lost_entries > m.old_entries:
-        reason = (
-            f"the rewrite would remove {m.lost_entries} of {m.old_entries} entries; "
-            "held whole, nothing applied"
+        why = Reason.of("suspicious", lost=m.lost_entries, total=m.old_entries)
+        held = Change.because(
+            "suspicious", "held", None, None, why, snapshot=old_text, rewrite=new_text
         )
-        held = Change("suspicious", "held", None, None, reason, snapshot=old_text, rewrite=new_text)
         return GateResult(old_text, (held,))
     return _Assembly(m, today, since).run()
 
@@ -140,7 +186,7 @@ class _Assembly:
         self.out: list[str | None] = [item.raw for item in m.new]
         self.from_rewrite = [True] * len(m.new)
         self.slot_change: dict[int, Change] = {}
-        self.held_addition: dict[int, tuple[ChangeClass, str]] = {}
+        self.held_addition: dict[int, tuple[ChangeClass, Reason]] = {}
         self.anchor: dict[int, int] = {}
 
     def run(self) -> GateResult:
@@ -155,32 +201,32 @@ class _Assembly:
             old_e, new_e = _as_entry(old[o]), _as_entry(new[j])
             if date_norm(old_e) == date_norm(new_e):
                 continue
-            cls, action, reason = date_verdict(old_e, new_e, self.today, self.since)
-            self.slot_change[j] = Change(cls, action, old_e.raw, new_e.raw, reason)
+            cls, action, why = date_verdict(old_e, new_e, self.today, self.since)
+            self.slot_change[j] = Change.because(cls, action, old_e.raw, new_e.raw, why)
             if action == "held":
                 self._keep_old(j, old_e.raw)
         for j, (o, ratio) in m.edits.items():
             self.anchor[o] = j
-            reason = f"text changed (similarity {ratio:.2f}); the old line stays until decided"
-            self.slot_change[j] = Change(
-                "edited", "held", old[o].raw, new[j].raw, reason, similarity=round(ratio, 4)
+            why = Reason.of("edited", similarity=ratio)
+            self.slot_change[j] = Change.because(
+                "edited", "held", old[o].raw, new[j].raw, why, similarity=round(ratio, 4)
             )
             self._keep_old(j, old[o].raw)
         for j in m.added:
-            cls, action, reason = addition_verdict(_as_entry(new[j]), self.today, self.since)
+            cls, action, why = addition_verdict(_as_entry(new[j]), self.today, self.since)
             if action == "auto":
-                self.slot_change[j] = Change(cls, action, None, new[j].raw, reason)
+                self.slot_change[j] = Change.because(cls, action, None, new[j].raw, why)
             else:
-                self.held_addition[j] = (cls, reason)
+                self.held_addition[j] = (cls, why)
                 self.out[j] = None
         for j in m.malformed:
-            reason = "not an entry or a heading; it reaches MEMORY.md only if you approve it"
-            self.held_addition[j] = ("malformed", reason)
+            self.held_addition[j] = ("malformed", Reason("malformed"))
             self.out[j] = None
         for j, o in [*m.loose.items(), *m.headings.items()]:
             self.anchor[o] = j
         for j in m.headings_added:
-            self.slot_change[j] = Change("moved", "auto", None, new[j].raw, "heading added")
+            why = Reason("heading_added")
+            self.slot_change[j] = Change.because("moved", "auto", None, new[j].raw, why)
 
     def _keep_old(self, slot: int, raw: str) -> None:
         self.out[slot] = raw
@@ -197,13 +243,15 @@ class _Assembly:
             if j in self.slot_change:
                 continue
             o = self.anchor_of(j)
+            code: ReasonCode
             if j not in in_order:
-                reason = "order changed"
+                code = "order_changed"
             elif m.headings.get(new_section[j], -1) != old_section[o]:
-                reason = "section changed"
+                code = "section_changed"
             else:
                 continue
-            self.slot_change[j] = Change("moved", "auto", m.old[o].raw, m.new[j].raw, reason)
+            why = Reason(code)
+            self.slot_change[j] = Change.because("moved", "auto", m.old[o].raw, m.new[j].raw, why)
 
     def anchor_of(self, slot: int) -> int:
         m = self.m
@@ -221,12 +269,12 @@ class _Assembly:
         def place(o: int) -> None:
             item = m.old[o]
             if isinstance(item, Heading):
-                changes.append(Change("moved", "auto", item.raw, None, "heading removed"))
+                why = Reason("heading_removed")
+                changes.append(Change.because("moved", "auto", item.raw, None, why))
                 return
             lines.append(item.raw)
-            what = "entry" if isinstance(item, Entry) else "hand-written line"
-            reason = f"{what} missing from the rewrite; it stays until you approve its removal"
-            changes.append(Change("removed", "held", item.raw, None, reason))
+            why = Reason("removed_entry" if isinstance(item, Entry) else "removed_line")
+            changes.append(Change.because("removed", "held", item.raw, None, why))
 
         for o in front:
             place(o)
@@ -234,8 +282,10 @@ class _Assembly:
             for o in before[j]:
                 place(o)
             if j in self.held_addition:
-                cls, reason = self.held_addition[j]
-                changes.append(Change(cls, "held", None, m.new[j].raw, reason, after=last_applied))
+                cls, why = self.held_addition[j]
+                changes.append(
+                    Change.because(cls, "held", None, m.new[j].raw, why, after=last_applied)
+                )
             elif j in self.slot_change:
                 changes.append(self.slot_change[j])
             if raw is not None:

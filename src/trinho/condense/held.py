@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from trinho.condense.gate import Change
+from trinho.condense.reasons import StaleReason
 from trinho.memory_md import Entry, parse_line
 from trinho.textnorm import match_key
 
@@ -20,7 +21,7 @@ class Applied:
 
 @dataclass(frozen=True)
 class Stale:
-    reason: str
+    why: StaleReason
 
 
 def apply_held(current_text: str, change: Change) -> Applied | Stale:
@@ -30,7 +31,7 @@ def apply_held(current_text: str, change: Change) -> Applied | Stale:
         if change.snapshot is None or change.rewrite is None:
             raise ValueError("a suspicious change carries the old file and the rewrite")
         if current_text != change.snapshot:
-            return Stale("MEMORY.md changed since this rewrite was held; run condensation again")
+            return Stale(StaleReason("memory_changed"))
         return Applied(change.rewrite)
     if change.cls == "moved":
         raise ValueError("moved lines apply with the rewrite; there is nothing to approve")
@@ -40,7 +41,7 @@ def apply_held(current_text: str, change: Change) -> Applied | Stale:
         return Applied(_insert(lines, change.new, change.after))
     at = find_line(lines, change.old)
     if at is None:
-        return Stale(f"the line is no longer in MEMORY.md: {change.old.strip()}")
+        return Stale(StaleReason.of("line_gone", line=change.old.strip()))
     if change.new is None:
         del lines[at]
     else:

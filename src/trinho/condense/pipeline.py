@@ -466,7 +466,7 @@ def _announce(
             str(data["class"]),
             data.get("old"),
             _shown_new(data),
-            str(data["reason"]),
+            Change.from_dict(data).reason_in(ws.locale),
         )
         for data, record in zip(journal.held, journal.proposals, strict=True)
         if record.get("proposal_id") and record.get("status") == "pending"

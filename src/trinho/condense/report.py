@@ -75,6 +75,8 @@ class ReportChange:
             "old": c.old,
             "new": c.new,
             "reason": c.reason,
+            "reason_code": c.reason_code,
+            "reason_params": dict(c.reason_params),
         }
         if c.held:
             data["proposal"] = self.proposal_id
@@ -200,7 +202,8 @@ def render_report(report: RunReport, locale: str) -> str:
         proposal = f" [{rc.proposal_id}]" if rc.proposal_id else ""
         if rc.note:
             proposal = f" ({t(locale, f'condense.note.{rc.note}')})"
-        lines.append(f"[{action}] {t(locale, f'gate.class.{c.cls}')}{proposal}: {c.reason}")
+        label = t(locale, f"gate.class.{c.cls}")
+        lines.append(f"[{action}] {label}{proposal}: {c.reason_in(locale)}")
         if c.old is not None:
             lines.append(f"    - {c.old}")
         if c.new is not None:

@@ -1,0 +1,124 @@
+"""Why the gate held or applied a change, and why an approval came too late, as codes.
+
+The gate and `apply_held` decide with codes and plain parameters; the text is rendered where
+the owner reads it, in their locale, so a proposal made under one locale reads right after the
+owner switches. The English rendering is also kept as `reason` in stored changes and `--json`
+output, where it stays the same whatever the locale. Older stored changes have no code: their
+English `reason` is shown as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+from trinho.i18n import CATALOG, t
+from trinho.proposals import Proposal
+
+Param = str | int | float
+Params = tuple[tuple[str, Param], ...]
+"""Parameters in a hashable form (a change is a dict key); dates are ISO strings."""
+
+ReasonCode = Literal[
+    "added_in_window",
+    "not_a_date",
+    "future",
+    "outside_window",
+    "new_date_not_a_date",
+    "old_date_not_a_date",
+    "moved_earlier",
+    "moved_later",
+    "edited",
+    "malformed",
+    "suspicious",
+    "heading_added",
+    "heading_removed",
+    "order_changed",
+    "section_changed",
+    "removed_entry",
+    "removed_line",
+]
+REASON_CODES: tuple[str, ...] = get_args(ReasonCode)
+
+StaleCode = Literal["memory_changed", "line_gone"]
+STALE_CODES: tuple[str, ...] = get_args(StaleCode)
+
+ENGLISH = "en"
+
+
+@dataclass(frozen=True)
+class Reason:
+    """A gate decision's why: a code of `REASON_CODES` and the values its text shows."""
+
+    code: ReasonCode
+    params: Params = ()
+
+    @classmethod
+    def of(cls, code: ReasonCode, **params: Param) -> Reason:
+        return cls(code, tuple(params.items()))
+
+    def text(self, locale: str) -> str:
+        return reason_text(self.code, self.params, locale)
+
+
+@dataclass(frozen=True)
+class StaleReason:
+    """Why a held change can no longer be applied: a code of `STALE_CODES` and its values."""
+
+    code: StaleCode
+    params: Params = ()
+
+    @classmethod
+    def of(cls, code: StaleCode, **params: Param) -> StaleReason:
+        return cls(code, tuple(params.items()))
+
+    def text(self, locale: str) -> str:
+        return stale_text(self.code, self.params, locale)
+
+
+def reason_key(code: str) -> str:
+    return f"gate.reason.{code}"
+
+
+def stale_key(code: str) -> str:
+    return f"condense.stale.{code}"
+
+
+def reason_text(code: str, params: Params | Mapping[str, Any], locale: str) -> str:
+    return t(locale, reason_key(code), **dict(params))
+
+
+def stale_text(code: str, params: Params | Mapping[str, Any], locale: str) -> str:
+    return t(locale, stale_key(code), **dict(params))
+
+
+def proposal_reason(proposal: Proposal, locale: str) -> str:
+    """A proposal's reason as the owner reads it: a MEMORY.md change's from its code, in
+    `locale`; any other kind (already written in the owner's locale), as stored."""
+    if proposal.kind != "memory":
+        return proposal.reason
+    return stored_reason(proposal.change, proposal.reason, locale)
+
+
+def stored_reason(change: Mapping[str, Any], fallback: str, locale: str) -> str:
+    """The reason of a stored change (a proposal's, a run journal's) in `locale`.
+
+    `fallback` (the stored text) is shown when the change has no usable code: a file written
+    before codes existed, or one whose code or parameters this version cannot render.
+    """
+    params = change.get("reason_params") or {}
+    if not isinstance(params, dict):
+        return fallback
+    return reason_or(change.get("reason_code"), params, fallback, locale)
+
+
+def reason_or(code: object, params: Params | Mapping[str, Any], fallback: str, locale: str) -> str:
+    """`code` rendered in `locale`, or `fallback` when there is no code or it does not render
+    (unknown to this version, parameters missing or of the wrong type)."""
+    if not isinstance(code, str) or reason_key(code) not in CATALOG:
+        return fallback
+    try:
+        return reason_text(code, params, locale)
+    except (KeyError, ValueError, TypeError, IndexError):
+        return fallback
