@@ -647,3 +647,21 @@ def test_a_broken_channel_config_leaves_the_announcement_queued(
     assert report.outcome == "done" and "owner_chat_id" in report.delivery
     entry = Outbox(workspace).get(f"condense:{RUN}")
     assert entry is not None and entry.status == "pending"
+
+
+def test_a_rejected_strange_date_is_not_asked_again_next_week(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    """The reason names the week's window; the same line rejected last week stays rejected."""
+    en_week(workspace, clock)
+    future = EN_MEMORY + "- 2027-03-01: Trip to Kyoto planned\n"
+    first = run(workspace, two_roles(future))
+    [strange] = [c for c in first.held if c.change.cls == "strange_date"]
+    assert strange.proposal_id is not None
+    proposals.reject(workspace, strange.proposal_id, "owner")
+    clock.advance(days=7)
+    save_note(workspace, "Quiet week")
+    second = run(workspace, two_roles(future))
+    [again] = [c for c in second.held if c.change.cls == "strange_date"]
+    assert again.change.reason != strange.change.reason
+    assert again.proposal_id is None and again.note == "rejected_before"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
@@ -411,6 +411,15 @@ def _report_change(change: Change, to_propose: tuple[Change, ...]) -> ReportChan
     return ReportChange(change)
 
 
+def substance(change: Mapping[str, Any]) -> tuple[object, ...]:
+    """What makes two held changes the same question for the owner: the class and the lines.
+
+    Reasons and position hints are left out: they name the week's window or a neighbour, so a
+    change the owner rejected last week would otherwise look new every week.
+    """
+    return (change.get("class"), change.get("old"), change.get("new"), change.get("rewrite"))
+
+
 def _propose(
     ws: Workspace, journal: Journal, changes: tuple[Change, ...] | None = None
 ) -> tuple[Journal, list[ReportChange]]:
@@ -422,14 +431,14 @@ def _propose(
     held = tuple(Change.from_dict(data) for data in journal.held)
     if journal.state == "applied":
         rejected = {
-            p.content_hash
+            substance(p.change)
             for p in proposals.list_proposals(ws).proposals
             if p.kind == KIND and p.status == "rejected"
         }
         records: list[dict[str, Any]] = []
         for data in journal.held:
             digest = proposals.content_hash(KIND, data)
-            if digest in rejected:
+            if substance(data) in rejected:
                 records.append({"proposal_id": None, "content_hash": digest, "status": "rejected"})
                 continue
             submitted = proposals.submit(
