@@ -1,26 +1,60 @@
-"""`trinho demo`: a short, deterministic walkthrough of what trinho does, in a throwaway workspace.
+"""`trinho demo`: one week of an owner's life replayed through the real parts, in a throwaway
+workspace.
 
-The walkthrough is a list of steps (`STEPS`); each step gets the shared `DemoContext` and returns
-the lines it shows. Later features add a step by appending to the list.
+The week is package data (`demo_data/week.json`): what the owner said, in Vietnamese and
+English, and the memory tools the assistant called, through `trinho.tools.call` as the chat
+agent or as a nightly job. Then the real weekly condensation runs, with the model named by
+TRINHO_MODEL or, without it, a scripted model answering with replies recorded in
+`demo_data/` (a rewrite and a screening answer). The owner decides what the gate held; the
+demo ends with MEMORY.md, the facts and their history, a search and the next turn's context.
+
+The walkthrough is a list of steps (`STEPS`); each step gets the shared `DemoContext` and
+returns the lines it shows. A feature adds a step by appending to the list.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import os
+import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import datetime
+from importlib import resources
 from pathlib import Path
+from typing import Any
 
-from trinho import memory_md, notes, transcripts
+from trinho import facts, memory_md, proposals, tools, transcripts
+from trinho.channels import ConsoleChannel, Outbox
+from trinho.condense import RunReport, run_condensation
+from trinho.condense.prompts import load_prompt
+from trinho.condense.report import render_report
+from trinho.context_shell import build_context
 from trinho.errors import TrinhoError
 from trinho.i18n import t
+from trinho.models import ChatModel, ChatRequest, ScriptedModel
+from trinho.search import search
+from trinho.textnorm import match_key
 from trinho.workspace import Workspace, init_workspace
 
-START = "2026-11-29T08:15:00+07:00"
 ZONE = "Asia/Ho_Chi_Minh"
+START = "2026-09-15T08:00:00+07:00"
+DATA = "demo_data"
+SCRIPTED_NAME = "scripted:recorded"
+MODEL_ENV = "TRINHO_MODEL"
+
+
+def data_text(name: str) -> str:
+    """A file of the demo's package data (the week, the recorded model replies)."""
+    return resources.files("trinho").joinpath(DATA, name).read_text(encoding="utf-8")
+
+
+def load_week() -> dict[str, Any]:
+    week: dict[str, Any] = json.loads(data_text("week.json"))
+    return week
 
 
 class StepClock:
@@ -36,19 +70,41 @@ class StepClock:
         self.now = datetime.fromisoformat(iso)
 
 
+def recorded_model() -> ScriptedModel:
+    """The scripted model: the recorded rewrite for rewrite calls, the recorded verdicts for
+    screening calls (told apart by their instructions)."""
+    rewrite, screen = data_text("rewrite.md"), data_text("screen.txt")
+    screen_prompt = load_prompt("screen").text
+
+    def reply(request: ChatRequest) -> str:
+        return screen if request.messages[0].text == screen_prompt else rewrite
+
+    return ScriptedModel(reply, name=SCRIPTED_NAME)
+
+
 @dataclass
 class DemoContext:
-    """What the steps share: the temporary folder, the clock, the workspace once made."""
+    """What the steps share: the folder, the clock, the workspace once made, the model, and the
+    summary that `--json` prints."""
 
     root: Path
     locale: str
+    model: ChatModel | None
+    model_name: str
+    week: dict[str, Any] = field(default_factory=load_week)
     clock: StepClock = field(default_factory=lambda: StepClock(START))
     workspace: Workspace | None = None
+    report: RunReport | None = None
+    summary: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ws(self) -> Workspace:
         assert self.workspace is not None, "the init step runs first"
         return self.workspace
+
+    @property
+    def scripted(self) -> bool:
+        return self.model is not None
 
     def text(self, key: str, **params: object) -> str:
         return t(self.locale, key, **params)
@@ -66,185 +122,334 @@ class ShownStep:
     lines: list[str]
 
 
-def _file_lines(path: Path) -> list[str]:
-    return ["    | " + line for line in path.read_text(encoding="utf-8").splitlines()]
+def _quoted(lines: str) -> list[str]:
+    return ["    | " + line for line in lines.rstrip("\n").split("\n")]
+
+
+def _args(args: dict[str, Any]) -> str:
+    return json.dumps(args, ensure_ascii=False)
 
 
 def step_init(ctx: DemoContext) -> list[str]:
-    result = init_workspace(ctx.root / "ws", timezone=ZONE, locale=ctx.locale, clock=ctx.clock)
+    result = init_workspace(ctx.root, timezone=ZONE, locale=ctx.locale, clock=ctx.clock)
     ctx.workspace = result.workspace
-    again = init_workspace(ctx.root / "ws", clock=ctx.clock)
+    model_key = "demo.model.scripted" if ctx.scripted else "demo.model.configured"
+    ctx.summary["model"] = {"name": ctx.model_name, "scripted": ctx.scripted}
     return [
         f"$ trinho init --tz {ZONE}",
         ctx.text("demo.created", created=", ".join(result.created)),
-        ctx.text("demo.init_again", created=len(again.created)),
+        ctx.text(model_key, name=ctx.model_name, env=MODEL_ENV, data=f"trinho/{DATA}/"),
     ]
 
 
-def step_notes(ctx: DemoContext) -> list[str]:
-    said = [
-        (START, "Mẹ thích hoa sen trắng; sinh nhật mẹ là ngày 12/3"),
-        ("2026-11-29T14:05:00+07:00", "Prefers meetings after 10am, never on Fridays"),
-        ("2026-11-29T21:40:00+07:00", "Two lines typed at once:\n- 09:00 this is not a new entry"),
-    ]
-    lines = []
-    for at, text in said:
-        ctx.clock.set(at)
-        saved = notes.save_note(ctx.ws, text)
-        lines.append(f"$ trinho note {json.dumps(text, ensure_ascii=False)}")
-        lines.append("  " + ctx.text("note.saved", path=saved.path, line=saved.line.split("\n")[0]))
-    path = ctx.ws.note_path(ctx.ws.today())
-    lines.append(ctx.text("demo.file", path=ctx.ws.relative(path)))
-    return lines + _file_lines(path)
-
-
-def step_listing(ctx: DemoContext) -> list[str]:
-    day = ctx.ws.today()
-    entries = notes.read_notes(ctx.ws, day).entries
-    lines = [f"$ trinho notes --date {day.isoformat()}"]
-    lines += [f"  {e.time}  {json.dumps(e.text, ensure_ascii=False)}" for e in entries]
-    lines.append(ctx.text("demo.entries", count=len(entries)))
-    return lines
-
-
-IMPORT_LINES = [
-    {
-        "at": "2026-11-27T20:00:00+07:00",
-        "role": "user",
-        "text": "Nhắc tôi gọi cho anh Đức",
-        "ref": "m1",
-    },
-    {
-        "at": "2026-11-27T20:00:05+07:00",
-        "role": "assistant",
-        "text": "Được, tôi sẽ nhắc.",
-        "ref": "m2",
-    },
-    {"at": "2026-11-27T17:30:00Z", "role": "user", "text": "Late call booked", "ref": "m3"},
-    {"at": "2026-11-28T09:00:00+07:00", "role": "user", "text": "Good morning", "ref": "m4"},
-]
-
-
-def step_import(ctx: DemoContext) -> list[str]:
-    source = ctx.root / "turns.jsonl"
-    source.write_text(
-        "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in IMPORT_LINES),
-        encoding="utf-8",
+def _call(ctx: DemoContext, name: str, args: dict[str, Any], actor: tools.Actor) -> list[str]:
+    """One tool call, as the assistant (or a job) makes it, and what it answered."""
+    result = tools.call(ctx.ws, name, args, actor)
+    ctx.summary.setdefault("tool_calls", []).append(
+        {
+            "at": ctx.ws.now().isoformat(),
+            "tool": name,
+            "actor": actor.origin,
+            "args": args,
+            "result": result.data if result.data is not None else result.text,
+        }
     )
-    first = transcripts.import_turns(ctx.ws, transcripts.read_import_file(source))
-    again = transcripts.import_turns(ctx.ws, transcripts.read_import_file(source))
-    lines = ["$ trinho import conversations turns.jsonl"]
-    lines.append("  " + ctx.text("import.done", **vars(first)))
-    lines.append("$ trinho import conversations turns.jsonl")
-    lines.append("  " + ctx.text("import.done", **vars(again)))
-    lines.append(ctx.text("demo.filed"))
-    for stored in transcripts.read_turns(ctx.ws, date(2026, 11, 27), date(2026, 11, 28)):
-        turn = stored.turn
-        lines.append(f"  {stored.path}:{stored.line}  {turn.role}: {turn.text}  (ref {turn.ref})")
-    return lines
+    lines = [f"  -> {name} {_args(args)}"]
+    data = result.data
+    if result.is_error or data is None:
+        return [*lines, "     " + ctx.text("demo.tool.error", error=result.text)]
+    if name == "memory_save":
+        return [*lines, "     " + ctx.text("demo.tool.saved", path=data["path"], line=data["line"])]
+    outcome = str(data["outcome"])
+    if outcome == "proposed":
+        said = ctx.text(
+            "fact.outcome.proposed", id=data["proposal_id"], fact=args["key"], value=args["value"]
+        )
+        return [*lines, "     " + said, "     " + ctx.text("demo.tool.why", reason=data["reason"])]
+    said = ctx.text(f"fact.outcome.{outcome}", fact=args["key"], value=args["value"])
+    return [*lines, "     " + said]
 
 
-MEMORY_TEXT = """# Về chủ nhân
-- 2026-03-12: Sinh nhật mẹ; mẹ thích hoa sen trắng
-- 2026-11-22: Prefers meetings after 10am
-Typed by hand, not an entry: kept as it is.
-
-## Work
-- 2026-02-30: a date that does not exist
-"""
-
-
-def step_memory(ctx: DemoContext) -> list[str]:
-    ctx.ws.memory_file.write_text(MEMORY_TEXT, encoding="utf-8")
-    doc = memory_md.read_memory(ctx.ws)
+def step_before(ctx: DemoContext) -> list[str]:
+    """What trinho already knew: facts the owner stated in the autumn, and a MEMORY.md."""
+    owner = tools.Actor("chat")
     lines = []
-    for item in doc.items:
-        if isinstance(item, memory_md.Entry):
-            when = item.date.isoformat() if item.date else ctx.text("demo.bad_date")
-            lines.append(f"  {item.line:>2} entry    {when}: {item.text}")
-        elif isinstance(item, memory_md.Heading):
-            lines.append(f"  {item.line:>2} heading  {'#' * item.level} {item.title}")
-        elif not item.blank:
-            lines.append(f"  {item.line:>2} loose    {item.raw}")
-    same = memory_md.render(doc) == MEMORY_TEXT
-    return [*lines, ctx.text("demo.round_trip", same=same)]
+    for said in ctx.week["before"]:
+        ctx.clock.set(said["at"])
+        args = {"key": said["key"], "value": said["value"], "basis": "user"}
+        lines.append(f"{said['at'][:10]}  " + ctx.text("demo.owner_stated"))
+        lines += _call(ctx, "user_memory_save", args, owner)
+    before = data_text("MEMORY.md")
+    ctx.ws.memory_file.write_text(before, encoding="utf-8")
+    ctx.summary["memory_before"] = before
+    lines.append(ctx.text("demo.file", path="MEMORY.md"))
+    return lines + _quoted(before)
 
 
-def step_refusals(ctx: DemoContext) -> list[str]:
-    lines = []
-    for attempt in (
-        lambda: notes.save_note(ctx.ws, "   "),
-        lambda: notes.save_note(ctx.ws, "x" * (notes.MAX_NOTE_CHARS + 1)),
-        lambda: ctx.ws.path("../outside.md"),
-    ):
-        try:
-            attempt()
-        except TrinhoError as exc:
-            lines.append(f"  trinho: error: {str(exc).replace(str(ctx.ws.root), '<ws>')}")
+def step_week(ctx: DemoContext) -> list[str]:
+    """Monday to Sunday: the owner talks, the assistant calls the memory tools; one night a
+    job does too, and what a job finds waits for the owner."""
+    lines: list[str] = []
+    for event in ctx.week["events"]:
+        ctx.clock.set(event["at"])
+        stamp = ctx.clock.now.strftime("%Y-%m-%d %H:%M")
+        if "job" in event:
+            actor = tools.Actor("job", "nightly")
+            lines.append(f"{stamp}  " + ctx.text("demo.job", job=event["job"]))
+        else:
+            actor = tools.Actor("chat")
+            transcripts.record_turn(ctx.ws, "user", event["owner"])
+            lines.append(f"{stamp}  " + ctx.text("demo.owner_said", text=event["owner"]))
+        for call in event["calls"]:
+            lines += _call(ctx, call["tool"], call["args"], actor)
+        if "reply" in event:
+            transcripts.record_turn(ctx.ws, "assistant", event["reply"])
+            lines.append("  " + ctx.text("demo.assistant_said", text=event["reply"]))
     return lines
-
-
-CONDENSED = """# Về chủ nhân
-- 2026-03-12: Sinh nhật mẹ; mẹ thích hoa sen trắng
-- 2026-11-29: Prefers meetings after 10am
-- 2026-11-27: Nhắc gọi cho anh Đức
-Typed by hand, not an entry: kept as it is.
-
-## Work
-Hope this helps!
-"""
 
 
 def step_condense(ctx: DemoContext) -> list[str]:
-    """A weekly run with a scripted model whose rewrite edits, drops and chatters."""
-    from trinho.channels import ConsoleChannel
-    from trinho.condense import run_condensation
-    from trinho.condense.report import render_report
-    from trinho.models import ChatRequest, ScriptedModel
-
-    def reply(request: ChatRequest) -> str:
-        if request.messages[0].text.startswith("You maintain MEMORY.md"):
-            return CONDENSED
-        count = sum(line[:1].isdigit() for line in request.messages[-1].text.split("\n"))
-        return "\n".join(f"{n}. ACCEPT" for n in range(1, count + 1))
-
+    """Sunday evening: the real weekly run; the gate, code, decides what applies by itself."""
+    ctx.clock.set(ctx.week["condense_at"])
     announced = io.StringIO()
-    channel = ConsoleChannel(ctx.locale, announced)
-    report = run_condensation(ctx.ws, model=ScriptedModel(reply), channel=channel)
-    again = run_condensation(ctx.ws, model=ScriptedModel([]), channel=channel)
-    lines = [
+    report = run_condensation(
+        ctx.ws, model=ctx.model, channel=ConsoleChannel(ctx.locale, announced)
+    )
+    ctx.report = report
+    ctx.summary["condensation"] = report.to_dict()
+    ctx.summary["announcement"] = announced.getvalue()
+    return [
         "$ trinho condense",
+        "  " + ctx.text("demo.model.used", name=ctx.model_name),
         *("  " + line for line in render_report(report, ctx.locale).split("\n")),
     ]
-    lines.append(ctx.text("demo.file", path="MEMORY.md"))
-    lines += _file_lines(ctx.ws.memory_file)
-    lines.append(ctx.text("demo.announced"))
-    lines += ["    | " + line for line in announced.getvalue().rstrip("\n").split("\n")]
-    lines += ["$ trinho condense", "  " + render_report(again, ctx.locale).split("\n")[0]]
+
+
+def step_notify(ctx: DemoContext) -> list[str]:
+    """The one announcement of the run, as the console channel printed it."""
+    announced = ctx.summary.get("announcement", "")
+    entries = Outbox(ctx.ws).entries()
+    ctx.summary["notifications"] = [entry.notification.to_dict() for entry in entries]
+    if not announced:
+        return [ctx.text("demo.nothing_announced")]
+    return [ctx.text("demo.announced", count=len(entries)), *_quoted(announced)]
+
+
+DECISIONS: dict[str, bool] = {"edited": True, "removed": False, "malformed": False}
+"""What the owner answers per class of held change: yes to the edit (the week showed the
+change), no to the removal and to model chatter. Other held changes are left waiting."""
+
+
+def step_decide(ctx: DemoContext) -> list[str]:
+    """The owner answers: only a person decides, through the proposals queue."""
+    ctx.clock.set(ctx.week["decide_at"])
+    report = ctx.report
+    assert report is not None, "the condensation step runs first"
+    by = f"{ctx.ws.config.owner} (cli)"
+    lines: list[str] = []
+    decided: list[dict[str, Any]] = []
+    for held in report.held:
+        choice = DECISIONS.get(held.change.cls)
+        if held.proposal_id is None or choice is None:
+            continue
+        if choice:
+            proposal, applied = proposals.approve(ctx.ws, held.proposal_id, by)
+            key = "proposal.approved" if applied.ok else "proposal.stale"
+            lines.append(f"$ trinho approve {proposal.id}")
+            lines.append("  " + ctx.text(key, id=proposal.id, message=applied.message))
+        else:
+            reason = ctx.week["reject_reason"] if held.change.cls == "removed" else None
+            proposal = proposals.reject(ctx.ws, held.proposal_id, by, reason)
+            shown = f' --reason "{reason}"' if reason else ""
+            lines.append(f"$ trinho reject {proposal.id}{shown}")
+            lines.append("  " + ctx.text("proposal.rejected", id=proposal.id))
+        decided.append(
+            {"proposal": proposal.id, "class": held.change.cls, "status": proposal.status}
+        )
+    ctx.summary["decisions"] = decided
+    return lines or [ctx.text("demo.nothing_to_decide")]
+
+
+def unaccounted(before: str, after: str, kept_aside: list[str]) -> list[str]:
+    """Pure: the entries and hand-written lines of `before` found neither in `after` nor among
+    the lines a proposal holds (`kept_aside`). An entry counts as kept whatever its date (the
+    gate may move a date later). Empty means nothing was lost."""
+    present = set(_keys(after)) | set(_keys("\n".join(kept_aside)))
+    return [raw for key, raw in _keys(before).items() if key not in present]
+
+
+def _keys(text: str) -> dict[tuple[str, str], str]:
+    found: dict[tuple[str, str], str] = {}
+    for item in memory_md.parse(text).items:
+        if isinstance(item, memory_md.Entry):
+            found[("entry", item.key)] = item.raw
+        elif isinstance(item, memory_md.Loose) and not item.blank:
+            found[("loose", match_key(item.raw))] = item.raw
+    return found
+
+
+def step_memory(ctx: DemoContext) -> list[str]:
+    """MEMORY.md at the end of the week, and the check that nothing was lost."""
+    after = ctx.ws.memory_file.read_text(encoding="utf-8")
+    held_old = [
+        str(p.change["old"])
+        for p in proposals.list_proposals(ctx.ws).proposals
+        if p.kind == "memory" and p.change.get("old")
+    ]
+    missing = unaccounted(ctx.summary["memory_before"], after, held_old)
+    ctx.summary["memory_after"] = after
+    ctx.summary["lost"] = missing
+    lines = ["$ cat MEMORY.md", *_quoted(after)]
+    if missing:
+        return [*lines, ctx.text("demo.lost", lines="; ".join(missing))]
+    return [*lines, ctx.text("demo.nothing_lost")]
+
+
+def step_facts(ctx: DemoContext) -> list[str]:
+    """The shared facts: each value with its interval, the old ones kept in history; and the
+    proposals still waiting."""
+    lines = ["$ trinho facts --history"]
+    shown: list[dict[str, Any]] = []
+    today = ctx.ws.today()
+    for fact in facts.list_facts(ctx.ws).facts:
+        lines.append(f"  {fact.key}")
+        now = fact.value_on(today)
+        versions = []
+        for v in fact.versions():
+            until = v.valid_to.isoformat() if v.valid_to else "…"
+            mark = "*" if v is now else " "
+            lines.append(
+                f"   {mark} {v.valid_from} → {until:<10}  {v.value}  ({v.basis}, {v.source})"
+            )
+            versions.append(
+                {
+                    "value": v.value,
+                    "basis": v.basis,
+                    "valid_from": v.valid_from.isoformat(),
+                    "valid_to": v.valid_to.isoformat() if v.valid_to else None,
+                    "source": v.source,
+                    "current": v is now,
+                }
+            )
+        shown.append({"key": fact.key, "versions": versions})
+    lines.append("  " + ctx.text("demo.current_mark"))
+    lines.append("$ trinho proposals --all")
+    listed = proposals.list_proposals(ctx.ws).proposals
+    for p in listed:
+        lines.append(f"  {p.id}  {p.status:<8}  {p.kind:<6}  {p.origin:<22}  {p.reason}")
+    ctx.summary["facts"] = shown
+    ctx.summary["proposals"] = [
+        {
+            "id": p.id,
+            "kind": p.kind,
+            "status": p.status,
+            "origin": p.origin,
+            "reason": p.reason,
+            "change": p.change,
+        }
+        for p in listed
+    ]
     return lines
+
+
+def step_search(ctx: DemoContext) -> list[str]:
+    """memory_search: accents are optional, and every kind of file is found."""
+    query = ctx.week["search"]
+    hits = search(ctx.ws, query, limit=5)
+    ctx.summary["search"] = {"query": query, "hits": [hit.to_json() for hit in hits]}
+    lines = [f'$ trinho search "{query}"']
+    for hit in hits:
+        text = hit.text.replace("\n", " ")
+        lines.append(f"  {hit.kind:<12}  {hit.path}:{hit.line}  {text[:90]}")
+    return lines or [ctx.text("demo.no_hits")]
+
+
+def step_context(ctx: DemoContext) -> list[str]:
+    """Monday morning: what the model reads before the owner's first message."""
+    ctx.clock.set(ctx.week["next_turn_at"])
+    context = build_context(ctx.ws)
+    ctx.summary["context"] = context.to_json()
+    lines = ["$ trinho context", ctx.text("demo.context.system")]
+    lines += _quoted(context.system)
+    lines.append(ctx.text("demo.context.preamble"))
+    return lines + _quoted(context.preamble or "-")
 
 
 STEPS: list[Step] = [
     Step("demo.step.init", step_init),
-    Step("demo.step.notes", step_notes),
-    Step("demo.step.listing", step_listing),
-    Step("demo.step.import", step_import),
-    Step("demo.step.memory", step_memory),
-    Step("demo.step.refusals", step_refusals),
+    Step("demo.step.before", step_before),
+    Step("demo.step.week", step_week),
     Step("demo.step.condense", step_condense),
+    Step("demo.step.notify", step_notify),
+    Step("demo.step.decide", step_decide),
+    Step("demo.step.memory", step_memory),
+    Step("demo.step.facts", step_facts),
+    Step("demo.step.search", step_search),
+    Step("demo.step.context", step_context),
 ]
 
 
-def run_demo(locale: str = "en", steps: list[Step] | None = None) -> list[ShownStep]:
-    """Run the steps in a temporary workspace that is removed afterwards."""
+@dataclass(frozen=True)
+class DemoRun:
+    steps: list[ShownStep]
+    summary: dict[str, Any]
+    closing: str
+
+
+def pick_model(env: dict[str, str] | None = None) -> tuple[ChatModel | None, str]:
+    """The configured model when TRINHO_MODEL is set (None: the pipeline loads it), else the
+    scripted one with the recorded replies."""
+    named = (os.environ if env is None else env).get(MODEL_ENV, "").strip()
+    if named:
+        return None, named
+    return recorded_model(), SCRIPTED_NAME
+
+
+@contextmanager
+def _folder(keep: Path | None) -> Iterator[Path]:
+    """A temporary folder removed afterwards, or `keep`, which must be new or empty."""
+    if keep is None:
+        with tempfile.TemporaryDirectory(prefix="trinho-demo-") as folder:
+            yield Path(folder) / "ws"
+        return
+    if keep.exists() and (not keep.is_dir() or any(keep.iterdir())):
+        raise TrinhoError(f"--keep {keep}: this folder exists and is not empty; give a new folder")
+    made = not keep.exists()
+    try:
+        yield keep
+    except BaseException:
+        if made:  # a run cut short leaves no half-made workspace behind
+            shutil.rmtree(keep, ignore_errors=True)
+        raise
+
+
+def run_demo(
+    locale: str = "en",
+    steps: list[Step] | None = None,
+    *,
+    keep: Path | None = None,
+    model: ChatModel | None = None,
+) -> DemoRun:
+    """Run the steps in a temporary workspace (or in `keep`, which is then left in place).
+
+    `model` replaces the choice made from TRINHO_MODEL (tests).
+    """
+    chosen, name = (model, model.name) if model is not None else pick_model()
     shown = []
-    with tempfile.TemporaryDirectory(prefix="trinho-demo-") as folder:
-        ctx = DemoContext(Path(folder), locale)
+    with _folder(keep) as root:
+        ctx = DemoContext(root, locale, chosen, name)
         for number, step in enumerate(STEPS if steps is None else steps, start=1):
             title = f"{number}. {t(locale, step.title_key)}"
             shown.append(ShownStep(title, step.run(ctx)))
-    return shown
+    if keep is None:
+        closing = t(locale, "demo.removed")
+    else:
+        closing = t(locale, "demo.kept", path=keep.resolve())
+    summary = {**ctx.summary, "workspace": str(keep) if keep else None}
+    summary["steps"] = [{"title": s.title, "lines": s.lines} for s in shown]
+    return DemoRun(shown, summary, closing)
 
 
-def render_demo(shown: list[ShownStep]) -> str:
-    return "\n\n".join("\n".join([s.title, *s.lines]) for s in shown)
+def render_demo(run: DemoRun) -> str:
+    body = "\n\n".join("\n".join([s.title, *s.lines]) for s in run.steps)
+    return f"{body}\n\n{run.closing}"

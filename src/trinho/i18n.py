@@ -301,64 +301,118 @@ CATALOG: dict[str, dict[str, str]] = {
         "vi": "Đã từ chối {id}",
     },
     "demo.step.init": {
-        "en": "A workspace in the owner's time zone (a temporary folder, removed at the end)",
-        "vi": "Không gian làm việc theo múi giờ của chủ nhân (thư mục tạm, xoá khi xong)",
+        "en": "A fresh workspace in the owner's time zone",
+        "vi": "Một không gian làm việc mới theo múi giờ của chủ nhân",
     },
-    "demo.step.notes": {
-        "en": "memory_save: notes in Vietnamese and English, one `- HH:MM` line each",
-        "vi": "memory_save: ghi chú tiếng Việt và tiếng Anh, mỗi ghi chú một dòng `- HH:MM`",
+    "demo.step.before": {
+        "en": "What trinho already knew: facts the owner stated, and MEMORY.md",
+        "vi": "Những gì trinho đã biết: các sự thật chủ nhân đã nói, và MEMORY.md",
     },
-    "demo.step.listing": {
-        "en": "Reading the day's notes back",
-        "vi": "Đọc lại các ghi chú trong ngày",
-    },
-    "demo.step.import": {
-        "en": "Importing conversation turns, each filed under its own day",
-        "vi": "Nhập các lượt hội thoại, mỗi lượt được xếp vào đúng ngày của nó",
-    },
-    "demo.step.memory": {
-        "en": "MEMORY.md parsed: entries, headings, loose lines",
-        "vi": "Phân tích MEMORY.md: mục có ngày, tiêu đề, dòng tự do",
+    "demo.step.week": {
+        "en": "One week, Monday to Sunday: the owner talks, the assistant calls the memory tools",
+        "vi": "Một tuần, thứ Hai đến Chủ nhật: chủ nhân trò chuyện, trợ lý gọi công cụ bộ nhớ",
     },
     "demo.step.condense": {
-        "en": "The weekly condensation: code holds what the model would lose",
-        "vi": "Cô đọng hằng tuần: mã giữ lại những gì mô hình định bỏ",
+        "en": "Sunday evening: the weekly condensation; code, not the model, decides what applies",
+        "vi": "Tối Chủ nhật: cô đọng hằng tuần; mã, không phải mô hình, quyết định điều gì "
+        "được áp dụng",
     },
+    "demo.step.notify": {
+        "en": "The one notification of the run",
+        "vi": "Thông báo duy nhất của lần chạy",
+    },
+    "demo.step.decide": {
+        "en": "The owner decides what was held: yes to an edit, no to a removal or model chatter",
+        "vi": "Chủ nhân quyết định những gì đang chờ: đồng ý bản sửa, không đồng ý xoá hay dòng "
+        "thừa của mô hình",
+    },
+    "demo.step.memory": {
+        "en": "MEMORY.md at the end of the week",
+        "vi": "MEMORY.md cuối tuần",
+    },
+    "demo.step.facts": {
+        "en": "The facts with their history, and the proposals",
+        "vi": "Các sự thật cùng lịch sử của chúng, và các đề xuất",
+    },
+    "demo.step.search": {
+        "en": "memory_search: accents optional, every kind of file",
+        "vi": "memory_search: gõ dấu hay không đều được, tìm trong mọi loại tệp",
+    },
+    "demo.step.context": {
+        "en": "Monday 07:40: the context of the next turn",
+        "vi": "Thứ Hai 07:40: ngữ cảnh của lượt tiếp theo",
+    },
+    "demo.created": {"en": "  created: {created}", "vi": "  đã tạo: {created}"},
+    "demo.model.scripted": {
+        "en": "  model: {name}, a scripted model answering with recorded replies ({data}); "
+        "set {env} (e.g. ollama:qwen3:8b) to run the week with a real one",
+        "vi": "  mô hình: {name}, mô hình kịch bản trả lời bằng câu trả lời ghi sẵn ({data}); "
+        "đặt {env} (ví dụ ollama:qwen3:8b) để chạy tuần này với mô hình thật",
+    },
+    "demo.model.configured": {
+        "en": "  model: {name} (from {env}); its answers decide what the week adds",
+        "vi": "  mô hình: {name} (từ {env}); câu trả lời của nó quyết định tuần này thêm gì",
+    },
+    "demo.model.used": {"en": "model: {name}", "vi": "mô hình: {name}"},
+    "demo.owner_stated": {
+        "en": "the owner states a fact",
+        "vi": "chủ nhân nói một sự thật",
+    },
+    "demo.owner_said": {"en": "owner: {text}", "vi": "chủ nhân: {text}"},
+    "demo.assistant_said": {"en": "assistant: {text}", "vi": "trợ lý: {text}"},
+    "demo.job": {
+        "en": "nightly job {job!r} (unattended: what it finds waits for the owner)",
+        "vi": "tác vụ đêm {job!r} (không ai theo dõi: điều nó tìm được phải chờ chủ nhân)",
+    },
+    "demo.tool.saved": {"en": "saved at {path}:{line}", "vi": "đã lưu tại {path}:{line}"},
+    "demo.tool.why": {"en": "why: {reason}", "vi": "lý do: {reason}"},
+    "demo.tool.error": {"en": "refused: {error}", "vi": "bị từ chối: {error}"},
     "demo.announced": {
-        "en": "Announced once, on the console channel:",
-        "vi": "Đã thông báo một lần, qua kênh console:",
+        "en": "Announced once ({count} notification in the outbox), on the console channel:",
+        "vi": "Đã thông báo một lần ({count} thông báo trong hộp thư đi), qua kênh console:",
     },
-    "demo.step.refusals": {
-        "en": "Bad input is refused with a clear message; nothing is written",
-        "vi": "Dữ liệu sai bị từ chối với thông báo rõ ràng; không ghi gì cả",
+    "demo.nothing_announced": {
+        "en": "Nothing was held, so nothing was announced.",
+        "vi": "Không có gì phải chờ duyệt nên không có thông báo nào.",
     },
-    "demo.created": {
-        "en": "  created: {created}",
-        "vi": "  đã tạo: {created}",
+    "demo.nothing_to_decide": {
+        "en": "Nothing waits for a decision from this run.",
+        "vi": "Lần chạy này không có gì chờ quyết định.",
     },
-    "demo.init_again": {
-        "en": "  run again: {created} things created (init is idempotent)",
-        "vi": "  chạy lại: tạo thêm {created} mục (init chạy lại không đổi gì)",
+    "demo.nothing_lost": {
+        "en": "Every line of the old MEMORY.md is in this file or in a proposal: nothing lost.",
+        "vi": "Mọi dòng của MEMORY.md cũ đều có trong tệp này hoặc trong một đề xuất: "
+        "không mất gì.",
     },
-    "demo.file": {
-        "en": "The file {path} now holds:",
-        "vi": "Tệp {path} giờ có nội dung:",
+    "demo.lost": {
+        "en": "LOST (a bug, please report it): {lines}",
+        "vi": "BỊ MẤT (đây là lỗi, xin hãy báo): {lines}",
     },
-    "demo.entries": {
-        "en": "  {count} entries: the two typed lines stayed one note",
-        "vi": "  {count} mục: hai dòng gõ cùng lúc vẫn là một ghi chú",
+    "demo.current_mark": {
+        "en": "(* = true today; the others are history, each with the day it ended)",
+        "vi": "(* = đúng hôm nay; các dòng khác là lịch sử, kèm ngày kết thúc)",
     },
-    "demo.filed": {
-        "en": "  filed by the owner's day (17:30 UTC on the 27th is 00:30 on the 28th here):",
-        "vi": "  xếp theo ngày của chủ nhân (17:30 UTC ngày 27 là 00:30 ngày 28 ở đây):",
+    "demo.no_hits": {"en": "  no hits", "vi": "  không có kết quả"},
+    "demo.context.system": {
+        "en": "System block (every turn: MEMORY.md and the facts index):",
+        "vi": "Khối hệ thống (mỗi lượt: MEMORY.md và chỉ mục sự thật):",
     },
-    "demo.bad_date": {
-        "en": "(not a real date)",
-        "vi": "(ngày không có thật)",
+    "demo.context.preamble": {
+        "en": "Before the owner's message (yesterday's and today's notes):",
+        "vi": "Trước tin nhắn của chủ nhân (ghi chú hôm qua và hôm nay):",
     },
-    "demo.round_trip": {
-        "en": "  written back unchanged, byte for byte: {same}",
-        "vi": "  ghi lại y nguyên từng byte: {same}",
+    "demo.file": {"en": "The file {path} holds:", "vi": "Tệp {path} có nội dung:"},
+    "demo.removed": {
+        "en": "The demo's workspace was a temporary folder; it has been removed. "
+        "To explore it afterwards: trinho demo --keep DIR",
+        "vi": "Không gian làm việc của bản demo là thư mục tạm và đã được xoá. "
+        "Để xem lại sau: trinho demo --keep DIR",
+    },
+    "demo.kept": {
+        "en": "The workspace is kept in {path}. Explore it: export TRINHO_HOME={path}, then "
+        'trinho facts, trinho proposals, trinho search "Đà Nẵng"',
+        "vi": "Không gian làm việc được giữ ở {path}. Xem thử: export TRINHO_HOME={path}, rồi "
+        'trinho facts, trinho proposals, trinho search "Đà Nẵng"',
     },
     "search.none": {
         "en": "No matches",

@@ -1,21 +1,51 @@
-"""`trinho demo`: the walkthrough, in a temporary workspace; nothing else is touched."""
+"""`trinho demo`: a week replayed in a temporary workspace; nothing else is touched."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from pathlib import Path
 
 import click
 
 from trinho.cli.app import cli, emit, json_option
-from trinho.demo import render_demo, run_demo
+from trinho.demo import DemoRun, render_demo, run_demo
+from trinho.i18n import t
 
 
 @cli.command()
 @click.option(
     "--locale", type=click.Choice(["en", "vi"]), default="en", help="Language of the walkthrough."
 )
+@click.option(
+    "--keep",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Build the workspace in this new (or empty) folder and leave it there to explore.",
+)
 @json_option
-def demo(locale: str, as_json: bool) -> None:
-    """Walk through what trinho does, in a temporary workspace."""
-    shown = run_demo(locale)
-    emit(as_json, {"steps": [asdict(step) for step in shown]}, lambda: render_demo(shown))
+def demo(locale: str, keep: Path | None, as_json: bool) -> None:
+    """Replay one week of an owner's life through trinho, in a temporary workspace.
+
+    Uses the model named by TRINHO_MODEL, or a scripted one with recorded replies.
+    """
+    run = run_demo(locale, keep=keep)
+    emit(as_json, run.summary, lambda: styled(run, locale))
+
+
+def styled(run: DemoRun, locale: str) -> str:
+    """Colours for a terminal (click drops them when the output is piped)."""
+    held = f"[{t(locale, 'gate.action.held')}]"
+    auto = f"[{t(locale, 'gate.action.auto')}]"
+    lines = []
+    for line in render_demo(run).split("\n"):
+        bare = line.strip()
+        if line[:1].isdigit() and ". " in line[:4]:
+            line = click.style(line, bold=True, fg="cyan")
+        elif bare.startswith("$ "):
+            line = click.style(line, bold=True)
+        elif bare.startswith(held):
+            line = click.style(line, fg="yellow", bold=True)
+        elif bare.startswith(auto):
+            line = click.style(line, fg="green")
+        elif bare.startswith("| "):
+            line = click.style(line, dim=True)
+        lines.append(line)
+    return "\n".join(lines)
