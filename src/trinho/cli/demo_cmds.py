@@ -45,6 +45,8 @@ def styled(run: DemoRun, locale: str) -> str:
             line = click.style(line, fg="yellow", bold=True)
         elif bare.startswith(auto):
             line = click.style(line, fg="green")
+        elif bare.startswith("-> "):
+            line = click.style(line, fg="blue")
         elif bare.startswith("| "):
             line = click.style(line, dim=True)
         lines.append(line)
