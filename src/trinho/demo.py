@@ -308,11 +308,11 @@ def step_memory(ctx: DemoContext) -> list[str]:
 def step_facts(ctx: DemoContext) -> list[str]:
     """The shared facts: each value with its interval, the old ones kept in history; and the
     proposals still waiting."""
-    lines = ["$ trinho facts --history"]
+    lines: list[str] = []
     shown: list[dict[str, Any]] = []
     today = ctx.ws.today()
     for fact in facts.list_facts(ctx.ws).facts:
-        lines.append(f"  {fact.key}")
+        lines.append(f"$ trinho fact history {fact.key}")
         now = fact.value_on(today)
         versions = []
         for v in fact.versions():
