@@ -119,7 +119,7 @@ def test_facts_history_search_and_the_next_turn(week: tuple[str, dict[str, Any],
         ("Đà Nẵng", None, True),
     ]
     hits = summary["search"]["hits"]
-    assert {"memory", "note", "conversation"} <= {hit["kind"] for hit in hits}
+    assert {"memory", "note", "conversation", "fact"} <= {hit["kind"] for hit in hits}
     context = summary["context"]
     assert "home_city: Đà Nẵng" in context["system"]
     assert "Sống ở Đà Nẵng" in context["system"]

@@ -36,7 +36,6 @@ from trinho.context_shell import build_context
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.models import ChatModel, ChatRequest, ScriptedModel
-from trinho.search import search
 from trinho.textnorm import match_key
 from trinho.workspace import Workspace, init_workspace
 
@@ -353,15 +352,19 @@ def step_facts(ctx: DemoContext) -> list[str]:
 
 
 def step_search(ctx: DemoContext) -> list[str]:
-    """memory_search: accents are optional, and every kind of file is found."""
-    query = ctx.week["search"]
-    hits = search(ctx.ws, query, limit=5)
-    ctx.summary["search"] = {"query": query, "hits": [hit.to_json() for hit in hits]}
-    lines = [f'$ trinho search "{query}"']
+    """memory_search, as the assistant calls it: accents are optional, every kind of file is
+    found (MEMORY.md, notes, conversations, facts)."""
+    args = {"query": ctx.week["search"], "limit": 5}
+    result = tools.call(ctx.ws, "memory_search", args, tools.Actor("chat"))
+    if result.data is None:
+        raise TrinhoError(f"demo: memory_search failed: {result.text}")
+    hits: list[dict[str, Any]] = result.data["hits"]
+    ctx.summary["search"] = {"query": args["query"], "hits": hits}
+    lines = [f"  -> memory_search {_args(args)}"]
     for hit in hits:
-        text = hit.text.replace("\n", " ")
-        lines.append(f"  {hit.kind:<12}  {hit.path}:{hit.line}  {text[:90]}")
-    return lines or [ctx.text("demo.no_hits")]
+        text = " ".join(str(hit["text"]).split())
+        lines.append(f"     {hit['kind']:<12}  {hit['path']}:{hit['line']}  {text[:90]}")
+    return lines if hits else [*lines, ctx.text("demo.no_hits")]
 
 
 def step_context(ctx: DemoContext) -> list[str]:
