@@ -164,16 +164,19 @@ def test_keep_leaves_a_workspace_to_explore(
 def test_trinho_model_runs_the_week_with_that_model(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A model that keeps MEMORY.md as it is: nothing held, nothing announced or decided."""
+    """A model that finds nothing at night and keeps MEMORY.md as it is: nothing proposed by
+    the job, nothing held, nothing announced or decided."""
     unchanged = data_text("MEMORY.md")
-    with FakeServer(Reply(openai_reply(unchanged)), Reply(openai_reply("1. ACCEPT"))) as srv:
+    with FakeServer(Reply(openai_reply("Nothing lasting.")), Reply(openai_reply(unchanged))) as srv:
         monkeypatch.setenv("TRINHO_MODEL", "ollama:qwen3:8b")
         monkeypatch.setenv("OLLAMA_HOST", srv.url.removeprefix("http://"))
         assert main(["demo"]) == 0
     out = capsys.readouterr().out
     assert "model: ollama:qwen3:8b (from TRINHO_MODEL)" in out
     assert "recorded replies" not in out
-    assert [seen.body["model"] for seen in srv.requests] == ["qwen3:8b"]
+    assert [seen.body["model"] for seen in srv.requests] == ["qwen3:8b"] * 2
+    assert "Anh Đức báo đám cưới" in json.dumps(srv.requests[0].body, ensure_ascii=False)
+    assert "0 tool calls (0 failed), 0 new proposals" in out
     assert "Nothing was held, so nothing was announced." in out
     assert "nothing lost" in out
 

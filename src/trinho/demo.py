@@ -35,7 +35,16 @@ from trinho.condense.report import render_report
 from trinho.context_shell import build_context
 from trinho.errors import TrinhoError
 from trinho.i18n import t
-from trinho.models import ChatModel, ChatRequest, ScriptedModel
+from trinho.jobs import JobRunner
+from trinho.models import (
+    ChatModel,
+    ChatRequest,
+    ChatResponse,
+    ScriptedModel,
+    ToolCall,
+    load_model,
+)
+from trinho.scheduler import DueRun, jobs_from_config
 from trinho.textnorm import match_key
 from trinho.workspace import Workspace, init_workspace
 
@@ -193,17 +202,51 @@ def step_week(ctx: DemoContext) -> list[str]:
         ctx.clock.set(event["at"])
         stamp = ctx.clock.now.strftime("%Y-%m-%d %H:%M")
         if "job" in event:
-            actor = tools.Actor("job", "nightly")
             lines.append(f"{stamp}  " + ctx.text("demo.job", job=event["job"]))
-        else:
-            actor = tools.Actor("chat")
-            transcripts.record_turn(ctx.ws, "user", event["owner"])
-            lines.append(f"{stamp}  " + ctx.text("demo.owner_said", text=event["owner"]))
+            lines += _nightly(ctx, event)
+            continue
+        actor = tools.Actor("chat")
+        transcripts.record_turn(ctx.ws, "user", event["owner"])
+        lines.append(f"{stamp}  " + ctx.text("demo.owner_said", text=event["owner"]))
         for call in event["calls"]:
             lines += _call(ctx, call["tool"], call["args"], actor)
         if "reply" in event:
             transcripts.record_turn(ctx.ws, "assistant", event["reply"])
             lines.append("  " + ctx.text("demo.assistant_said", text=event["reply"]))
+    return lines
+
+
+def _nightly(ctx: DemoContext, event: dict[str, Any]) -> list[str]:
+    """The built-in nightly job, run as the scheduler runs it: the model reads the last day's
+    conversations with the memory tools, as actor `job`, so what it saves becomes a proposal.
+    The scripted model makes the recorded tool calls; TRINHO_MODEL's model decides for itself."""
+    spec = next(job for job in jobs_from_config(ctx.ws.config) if job.name == event["job"])
+    recorded = None
+    if ctx.scripted:
+        calls = tuple(
+            ToolCall(f"call_{n}", call["tool"], call["args"])
+            for n, call in enumerate(event["calls"], 1)
+        )
+        recorded = ScriptedModel(
+            [ChatResponse(tool_calls=calls), ChatResponse(text=event["answer"])],
+            name=SCRIPTED_NAME,
+        )
+
+    def model_for(run: DueRun) -> ChatModel:
+        return load_model(ctx.ws, "job", run=run.run_id, model=recorded)
+
+    before = {p.id for p in proposals.list_proposals(ctx.ws).proposals}
+    done = JobRunner(ctx.ws, model_for)(DueRun(spec, ctx.clock.now))
+    lines = [f"  -> {call['tool']} {_args(call['args'])}" for call in event["calls"] if recorded]
+    lines.append("     " + done)
+    for p in proposals.list_proposals(ctx.ws).proposals:
+        if p.id in before:
+            continue
+        ctx.summary.setdefault("job_proposals", []).append(p.id)
+        said = ctx.text(
+            "fact.outcome.proposed", id=p.id, fact=p.change.get("key"), value=p.change.get("value")
+        )
+        lines += ["     " + said, "     " + ctx.text("demo.tool.why", reason=p.reason)]
     return lines
 
 
