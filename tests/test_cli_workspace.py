@@ -121,6 +121,8 @@ def test_bad_trinho_now_is_a_user_error(
     run(capsys, "init")
     monkeypatch.setenv("TRINHO_NOW", "tomorrow")
     assert_user_error(run(capsys, "note", "x"), 1, "TRINHO_NOW")
+    monkeypatch.setenv("TRINHO_NOW", "9999-12-31T23:59:00-12:00")
+    assert_user_error(run(capsys, "notes"), 1, "out of range")
 
 
 def test_workspace_option_beats_trinho_home(

@@ -111,6 +111,8 @@ def test_import_many_lines_across_dates_then_reimport_skips(
         ('{"at": "2026-11-29T10:00:00+07:00", "role": "u", "text": "x", "ref": [1]}', "'ref'"),
         ('{"at": "2026-11-29T10:00:00+07:00", "role": "u", "text": "x", "ref": true}', "'ref'"),
         ('{"at": "2026-11-29T10:00:00+07:00", "role": "u", "text": "\\udcff"}', "Unicode"),
+        ('{"at": "9999-12-31T23:30:00-07:00", "role": "u", "text": "x"}', "out of range"),
+        ('{"at": "2026-11-29T10:00:00+07:00", "role": "u", "text": "x", "ref": 1.5}', "whole"),
     ],
 )
 def test_a_bad_line_names_file_and_line_and_nothing_is_written(

@@ -141,12 +141,21 @@ def test_parse_day_is_a_date_or_a_clear_error(value: str) -> None:
 
 
 @given(
-    st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30)),
+    st.datetimes(min_value=datetime(2, 1, 2), max_value=datetime(9998, 12, 30)),
     st.integers(-14 * 60, 14 * 60),
 )
 def test_instants_with_an_offset_parse_back(moment: datetime, minutes: int) -> None:
     aware = moment.replace(tzinfo=timezone(timedelta(minutes=minutes)))
     assert parse_now(aware.isoformat()) == aware
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["9999-12-31T23:59:00-12:00", "0001-01-01T00:00:00+14:00", "0001-06-01T00:00:00+00:00"],
+)
+def test_instants_at_the_ends_of_the_calendar_are_refused(value: str) -> None:
+    with pytest.raises(TrinhoError, match=r"TRINHO_NOW=.* is out of range"):
+        parse_now(value)
 
 
 @given(st.text())

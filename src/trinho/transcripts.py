@@ -21,7 +21,7 @@ from trinho.durable import append_bytes, truncate
 from trinho.errors import TrinhoError
 from trinho.notes import require_unicode
 from trinho.textnorm import decode, nfc
-from trinho.workspace import CONVERSATIONS_DIR, Workspace, parse_now
+from trinho.workspace import CONVERSATIONS_DIR, Workspace, check_instant, parse_now
 
 MAX_TURN_CHARS = 200_000
 # JSON leaves these unescaped, but str.splitlines() breaks lines at them: escape them so any
@@ -67,12 +67,13 @@ def make_turn(role: object, text: object, at: object, ref: object, where: str) -
         moment = at
         if moment.tzinfo is None:
             raise TrinhoError(f"{where}: 'at' has no UTC offset")
+        check_instant(moment, f"{where}: 'at'")
     elif isinstance(at, str):
         moment = parse_now(at, f"{where}: 'at'")
     else:
         raise TrinhoError(f"{where}: 'at' must be an ISO 8601 time with an offset")
     if ref is not None and (not isinstance(ref, str | int) or isinstance(ref, bool)):
-        raise TrinhoError(f"{where}: 'ref' must be a string or a number")
+        raise TrinhoError(f"{where}: 'ref' must be a string or a whole number")
     require_unicode(role, f"{where}: 'role'")
     require_unicode(text, f"{where}: 'text'")
     if isinstance(ref, str):

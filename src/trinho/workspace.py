@@ -9,7 +9,7 @@ import re
 import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -41,6 +41,12 @@ def validate_slug(value: str, what: str) -> str:
     return value
 
 
+EARLIEST = datetime(2, 1, 1, tzinfo=UTC)
+LATEST = datetime(9998, 12, 31, tzinfo=UTC)
+"""Instants accepted from input: a year inside the calendar's ends, so converting one to any
+time zone or taking a week from it cannot overflow."""
+
+
 def parse_now(value: str, where: str = "TRINHO_NOW") -> datetime:
     """Parse an ISO 8601 instant that carries its UTC offset."""
     try:
@@ -51,6 +57,17 @@ def parse_now(value: str, where: str = "TRINHO_NOW") -> datetime:
         ) from None
     if moment.tzinfo is None:
         raise TrinhoError(f"{where}={value!r} has no UTC offset; add one, e.g. +07:00")
+    return check_instant(moment, f"{where}={value!r}")
+
+
+def check_instant(moment: datetime, where: str) -> datetime:
+    """Refuse an instant too close to the ends of the calendar to compute with."""
+    try:
+        inside = EARLIEST <= moment.astimezone(UTC) <= LATEST
+    except OverflowError:
+        inside = False
+    if not inside:
+        raise TrinhoError(f"{where} is out of range; give a time between the years 2 and 9998")
     return moment
 
 
