@@ -2,17 +2,29 @@
 
 from __future__ import annotations
 
-import ipaddress
-import socket
-from collections.abc import Iterator
+import importlib.util
+import os
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import settings
 
 from trinho.workspace import Workspace, init_workspace
+
+OFFLINE = Path(__file__).parent / "offline"
+
+
+def _guard_this_process_and_its_children() -> None:
+    """No test reaches the internet: this process is guarded now, Python subprocesses at start."""
+    spec = importlib.util.spec_from_file_location("offline_guard", OFFLINE / "sitecustomize.py")
+    assert spec is not None and spec.loader is not None
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    inherited = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(OFFLINE), *([inherited] if inherited else [])])
+
+
+_guard_this_process_and_its_children()
 
 # No per-example deadline: on a loaded CI machine a slow example is not a failing one.
 settings.register_profile("trinho", deadline=None)
@@ -70,34 +82,3 @@ def cli_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     return env
-
-
-def _is_local(address: Any) -> bool:
-    if isinstance(address, str | bytes):
-        return True  # a unix socket path
-    host = address[0]
-    if host in ("localhost", ""):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-@pytest.fixture(autouse=True)
-def _no_internet(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Any connection to a non-loopback address fails loudly."""
-    real_connect = socket.socket.connect
-    real_connect_ex = socket.socket.connect_ex
-
-    def guarded(method: Any) -> Any:
-        def connect(self: socket.socket, address: Any) -> Any:
-            if not _is_local(address):
-                raise RuntimeError(f"test tried to reach the internet: {address!r}")
-            return method(self, address)
-
-        return connect
-
-    monkeypatch.setattr(socket.socket, "connect", guarded(real_connect))
-    monkeypatch.setattr(socket.socket, "connect_ex", guarded(real_connect_ex))
-    yield

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import urllib.request
 
 import pytest
@@ -25,6 +27,40 @@ def test_connect_ex_is_guarded_too() -> None:
 def test_an_http_client_cannot_get_out() -> None:
     with pytest.raises(RuntimeError, match="reach the internet"):
         urllib.request.urlopen("http://192.0.2.1/", timeout=1)
+
+
+@pytest.mark.parametrize("host", ["example.com", "api.openai.com", b"api.anthropic.com"])
+def test_looking_up_a_host_name_fails_before_any_dns_query(host: str | bytes) -> None:
+    with pytest.raises(RuntimeError, match="reach the internet: looked up"):
+        socket.getaddrinfo(host, 443)
+
+
+def test_an_sdk_without_a_local_base_url_cannot_get_out() -> None:
+    with pytest.raises(RuntimeError, match="reach the internet"):
+        socket.create_connection(("api.openai.com", 443), timeout=1)
+
+
+def test_a_python_subprocess_is_guarded_too() -> None:
+    probe = (
+        "import socket\n"
+        "for target in (lambda: socket.getaddrinfo('example.com', 80),\n"
+        "               lambda: socket.socket().connect(('192.0.2.1', 80))):\n"
+        "    try:\n"
+        "        target()\n"
+        "    except RuntimeError as exc:\n"
+        "        print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.stdout.splitlines() == [
+        "test tried to reach the internet: looked up 'example.com'",
+        "test tried to reach the internet: ('192.0.2.1', 80)",
+    ]
+
+
+def test_localhost_and_numeric_addresses_resolve() -> None:
+    assert socket.getaddrinfo("localhost", 80)
+    assert socket.getaddrinfo("127.0.0.1", 80)
+    assert socket.getaddrinfo(None, 80, flags=socket.AI_PASSIVE)
 
 
 def test_loopback_still_works() -> None:

@@ -1,0 +1,74 @@
+"""The guard that keeps tests off the internet, in pytest and in every Python it starts.
+
+conftest.py loads this file, and puts its folder first on PYTHONPATH so that each Python
+subprocess a test starts (the CLI, the MCP server) imports it at startup as `sitecustomize`.
+Connecting anywhere but loopback, or looking up any host name but localhost (a DNS query
+would already leave the machine), raises at once with the address in the message.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from typing import Any
+
+MESSAGE = "test tried to reach the internet"
+
+
+def is_local_host(host: object) -> bool:
+    """localhost, or a numeric address (resolving one sends no query anywhere)."""
+    if host is None:
+        return True
+    name = host.decode() if isinstance(host, bytes) else str(host)
+    if name in ("", "localhost") or name.endswith(".localhost"):
+        return True
+    try:
+        ipaddress.ip_address(name.split("%", 1)[0])
+    except ValueError:
+        return False
+    return True
+
+
+def is_local_address(address: Any) -> bool:
+    """A unix socket path, localhost, or a loopback address."""
+    if isinstance(address, str | bytes):
+        return True
+    host = address[0]
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%", 1)[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def install() -> None:
+    """Guard connect, connect_ex and getaddrinfo for the rest of this process (idempotent)."""
+    if getattr(socket, "_trinho_offline", False):
+        return
+    real_connect = socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+    real_getaddrinfo = socket.getaddrinfo
+
+    def connect(self: socket.socket, address: Any) -> None:
+        if not is_local_address(address):
+            raise RuntimeError(f"{MESSAGE}: {address!r}")
+        real_connect(self, address)
+
+    def connect_ex(self: socket.socket, address: Any) -> int:
+        if not is_local_address(address):
+            raise RuntimeError(f"{MESSAGE}: {address!r}")
+        return real_connect_ex(self, address)
+
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if not is_local_host(host):
+            raise RuntimeError(f"{MESSAGE}: looked up {host!r}")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    socket.socket.connect = connect  # type: ignore[method-assign]
+    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
+    socket.getaddrinfo = getaddrinfo
+    socket._trinho_offline = True  # type: ignore[attr-defined]
+
+
+install()
