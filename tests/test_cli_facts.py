@@ -108,6 +108,27 @@ def test_proposals_approve_reject(ws: Path, capsys: pytest.CaptureFixture[str]) 
     assert js(capsys, "fact", "get", "home-city")["basis"] == "user"
 
 
+def test_user_option_on_the_queue_and_decisions(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lan = js(capsys, "fact", "set", "pet", "mèo", "--as", "job", "--user", "lan")["proposal_id"]
+    mine = js(capsys, "fact", "set", "pet", "chó", "--as", "job")["proposal_id"]
+    assert [p["id"] for p in js(capsys, "proposals", "--user", "lan")] == [lan]
+    assert [p["id"] for p in js(capsys, "proposals", "--user", "owner")] == [mine]
+    assert {p["id"] for p in js(capsys, "proposals")} == {lan, mine}
+    code, out, err = run(capsys, "approve", lan, "--user", "owner")
+    assert code == 1 and out == ""
+    assert "is about user 'lan', not 'owner'; nothing was decided" in err
+    code, _, err = run(capsys, "reject", mine, "--user", "lan")
+    assert code == 1 and "nothing was decided" in err
+    assert {p["status"] for p in js(capsys, "proposals", "--all")} == {"pending"}
+    assert js(capsys, "approve", lan, "--user", "lan")["status"] == "approved"
+    assert js(capsys, "reject", mine, "--user", "owner")["status"] == "rejected"
+    assert js(capsys, "fact", "get", "pet", "--user", "lan")["value"] == "mèo"
+    code, _, err = run(capsys, "proposals", "--user", "../x")
+    assert code == 1 and "invalid user id" in err
+
+
 def test_human_output_speaks_vietnamese(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["init", "--locale", "vi"]) == 0
     capsys.readouterr()

@@ -47,6 +47,11 @@ class Proposal:
     decided_by: str | None = None
     decision_note: str | None = None
 
+    def user_or(self, owner: str) -> str:
+        """The user the change is about: a fact's user, else the workspace's owner."""
+        user = self.change.get("user")
+        return user if isinstance(user, str) else owner
+
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,

@@ -12,8 +12,9 @@ from trinho import facts as facts_mod
 from trinho import proposals as proposals_mod
 from trinho.cli.app import cli, emit, json_option, state
 from trinho.condense.reasons import proposal_reason
+from trinho.errors import TrinhoError
 from trinho.i18n import CATALOG, t
-from trinho.workspace import Workspace, parse_day
+from trinho.workspace import Workspace, parse_day, validate_slug
 
 user_option = click.option(
     "--user", "user", default=None, help="User id under users/ (default: the owner, `owner`)."
@@ -189,19 +190,38 @@ def _summary(proposal: proposals_mod.Proposal, locale: str) -> str:
     return str(summary) if summary else proposal.kind
 
 
+def _about(ws: Workspace, proposal_id: str, user: str | None) -> None:
+    """With --user, refuse to decide a proposal about someone else: nothing is decided."""
+    if user is None:
+        return
+    validate_slug(user, "user id")
+    about = proposals_mod.get_proposal(ws, proposal_id).user_or(ws.config.owner)
+    if about != user:
+        raise TrinhoError(
+            f"proposal {proposal_id} is about user {about!r}, not {user!r}; nothing was "
+            f"decided (see `trinho proposals --user {about}`)"
+        )
+
+
 @cli.command(name="proposals")
 @click.option("--all", "show_all", is_flag=True, help="Include decided proposals.")
+@click.option(
+    "--user", "user", default=None, help="Only the proposals about this user (default: all)."
+)
 @json_option
-def proposals_cmd(show_all: bool, as_json: bool) -> None:
+def proposals_cmd(show_all: bool, user: str | None, as_json: bool) -> None:
     """The proposals waiting for your decision (with --all: decided ones too)."""
     ws = state().workspace()
+    if user is not None:
+        validate_slug(user, "user id")
     listing = proposals_mod.list_proposals(ws, include_decided=show_all)
     for broken in listing.broken:
         click.echo(t(ws.locale, "proposals.broken", error=broken.error), err=True)
-    data = [p.to_json() for p in listing.proposals]
+    shown = [p for p in listing.proposals if user is None or p.user_or(ws.config.owner) == user]
+    data = [p.to_json() for p in shown]
 
     def human() -> str:
-        if not listing.proposals:
+        if not shown:
             return t(ws.locale, "proposals.none")
         return "\n".join(
             t(
@@ -214,7 +234,7 @@ def proposals_cmd(show_all: bool, as_json: bool) -> None:
                 created=p.created_at.strftime("%Y-%m-%d %H:%M"),
                 reason=proposal_reason(p, ws.locale),
             )
-            for p in listing.proposals
+            for p in shown
         )
 
     emit(as_json, data, human)
@@ -222,10 +242,12 @@ def proposals_cmd(show_all: bool, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("proposal_id", metavar="ID")
+@click.option("--user", "user", default=None, help="Refuse unless ID is about this user.")
 @json_option
-def approve(proposal_id: str, as_json: bool) -> None:
+def approve(proposal_id: str, user: str | None, as_json: bool) -> None:
     """Approve proposal ID: its change is applied (a fact is saved as the owner's word)."""
     ws = state().workspace()
+    _about(ws, proposal_id, user)
     decided, applied = proposals_mod.approve(ws, proposal_id, _decider(ws))
     key = "proposal.approved" if applied.ok else "proposal.stale"
     emit(as_json, decided.to_json(), t(ws.locale, key, id=decided.id, message=applied.message))
@@ -234,9 +256,11 @@ def approve(proposal_id: str, as_json: bool) -> None:
 @cli.command()
 @click.argument("proposal_id", metavar="ID")
 @click.option("--reason", help="Why; kept with the decision.")
+@click.option("--user", "user", default=None, help="Refuse unless ID is about this user.")
 @json_option
-def reject(proposal_id: str, reason: str | None, as_json: bool) -> None:
+def reject(proposal_id: str, reason: str | None, user: str | None, as_json: bool) -> None:
     """Reject proposal ID: nothing is applied, and its origin will not propose it again."""
     ws = state().workspace()
+    _about(ws, proposal_id, user)
     decided = proposals_mod.reject(ws, proposal_id, _decider(ws), reason)
     emit(as_json, decided.to_json(), t(ws.locale, "proposal.rejected", id=decided.id))
