@@ -58,6 +58,26 @@ def test_rejected_is_not_proposed_again_by_the_same_origin(
     assert other.created and other.proposal.id != first.proposal.id
 
 
+def test_a_rejected_fact_change_stays_rejected_when_the_fact_changes_meanwhile(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    facts.save_fact(workspace, "home-city", "Hà Nội")
+    first = facts.save_fact(workspace, "home-city", "Huế", actor="job", origin="job:nightly")
+    assert first.proposal is not None
+    proposals.reject(workspace, first.proposal.id, "owner", "không phải")
+    clock.advance(days=1)
+    facts.save_fact(workspace, "home-city", "Hà Nội")  # confirmed again: the file changes
+    again = facts.save_fact(workspace, "home-city", "Huế", actor="job", origin="job:nightly")
+    assert again.proposal == proposals.get_proposal(workspace, first.proposal.id)
+    assert not again.proposal_created
+    facts.save_fact(workspace, "home-city", "Sài Gòn")  # even a new value: Huế was refused
+    later = facts.save_fact(workspace, "home-city", "Huế", actor="job", origin="job:nightly")
+    assert not later.proposal_created
+    assert proposals.list_proposals(workspace, include_decided=False).proposals == []
+    other = facts.save_fact(workspace, "home-city", "Huế", actor="job", origin="job:weekly")
+    assert other.proposal_created
+
+
 def test_only_pending_can_be_decided(workspace: Workspace) -> None:
     p = proposals.submit(workspace, "memory", CHANGE, reason="r", origin="o").proposal
     proposals.reject(workspace, p.id, "owner")

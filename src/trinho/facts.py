@@ -480,6 +480,7 @@ def save_fact(
                 _change(user, incoming, current, ws.today()),
                 reason=t(ws.locale, f"fact.reason.{decision.proposal_reason}", fact=key),
                 origin=origin or actor,
+                context=CHANGE_CONTEXT,
             )
             return Saved("proposed", current, submitted.proposal, submitted.created)
         if decision.after is not None:
@@ -507,6 +508,10 @@ def fact_digest(fact: Fact | None) -> str | None:
     if fact is None:
         return None
     return hashlib.sha256(render_fact(fact).encode("utf-8")).hexdigest()[:16]
+
+
+CHANGE_CONTEXT = ("current_value", "current_basis", "base")
+"""The keys of a fact proposal that describe the fact when it was proposed, not the change."""
 
 
 def _change(user: str, incoming: Incoming, current: Fact | None, today: date) -> dict[str, object]:

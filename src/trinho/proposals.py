@@ -11,7 +11,7 @@ import hashlib
 import importlib
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -122,6 +122,10 @@ def content_hash(kind: str, change: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+def _identity(kind: str, change: Mapping[str, Any], context: Collection[str]) -> str:
+    return content_hash(kind, {k: v for k, v in change.items() if k not in context})
+
+
 def validate_id(value: str) -> str:
     if not _ID_RE.fullmatch(value):
         shown = value if len(value) <= 40 else value[:37] + "..."
@@ -136,21 +140,35 @@ def proposal_path(ws: Workspace, proposal_id: str) -> Path:
 
 
 def submit(
-    ws: Workspace, kind: str, change: Mapping[str, Any], *, reason: str, origin: str
+    ws: Workspace,
+    kind: str,
+    change: Mapping[str, Any],
+    *,
+    reason: str,
+    origin: str,
+    context: Collection[str] = (),
 ) -> Submitted:
-    """Queue a change for the owner, unless it is already pending or was rejected from `origin`."""
+    """Queue a change for the owner, unless it is already pending or was rejected from `origin`.
+
+    `context` names keys of `change` that record the state it was made against (a fact's value
+    then), not what it changes: a rejection stands whatever they hold now, so the owner is not
+    asked again just because something else was saved in between.
+    """
     _check_kind(kind)
     reason = _text(reason, "proposal reason", MAX_REASON_CHARS)
     origin = _text(origin, "proposal origin", MAX_ORIGIN_CHARS)
     plain: dict[str, Any] = json.loads(json.dumps(dict(change), ensure_ascii=False))
     digest = content_hash(kind, plain)
+    same = _identity(kind, plain, context)
     with sibling_lock(ws.proposals_root / "queue"):
         for existing in list_proposals(ws).proposals:
-            if existing.content_hash != digest:
-                continue
-            if existing.status == "pending":
+            if existing.status == "pending" and existing.content_hash == digest:
                 return Submitted(existing, created=False)
-            if existing.status == "rejected" and existing.origin == origin:
+            if (
+                existing.status == "rejected"
+                and existing.origin == origin
+                and _identity(existing.kind, existing.change, context) == same
+            ):
                 return Submitted(existing, created=False)
         created_at = ws.now()
         salt = 0
