@@ -12,8 +12,8 @@ from typing import Any
 
 from trinho.models.base import ChatRequest, ChatResponse, Message, ModelError, ToolCall, Usage
 from trinho.models.config import ModelSettings
-from trinho.models.openai_compat import status_failure
-from trinho.models.retry import Failure, call_with_retries
+from trinho.models.retry import call_with_retries
+from trinho.models.sdk_errors import classify
 
 
 def _blocks(m: Message) -> list[dict[str, Any]]:
@@ -79,30 +79,6 @@ def from_anthropic_response(data: Any) -> ChatResponse:
     )
 
 
-def classify(settings: ModelSettings) -> Callable[[Exception], Failure | None]:
-    import anthropic
-
-    url = settings.shown_url
-
-    def classify_error(exc: Exception) -> Failure | None:
-        if isinstance(exc, anthropic.APITimeoutError):
-            return Failure("timeout", f"no answer from {url} within {settings.policy.timeout:g} s")
-        if isinstance(exc, anthropic.APIConnectionError):
-            return Failure("unreachable", f"cannot reach {url}: is the server running?")
-        if isinstance(exc, anthropic.APIStatusError):
-            body = exc.body if isinstance(exc.body, dict) else {}
-            inner = body.get("error", {})
-            message = inner.get("message", "") if isinstance(inner, dict) else ""
-            return status_failure(
-                exc.status_code, str(message)[:300], settings, exc.response.headers
-            )
-        if isinstance(exc, anthropic.AnthropicError):
-            return Failure("bad_response", f"unexpected answer from {url}: {exc}")
-        return None
-
-    return classify_error
-
-
 class AnthropicModel:
     """A `ChatModel` over `anthropic.Anthropic`, its own retries and timeout."""
 
@@ -119,7 +95,7 @@ class AnthropicModel:
             ) from None
         self.settings = settings
         self._sleep = sleep
-        self._classify = classify(settings)
+        self._classify = classify(anthropic, anthropic.AnthropicError, settings)
         keys: dict[str, Any] = {}
         if settings.key_var == "ANTHROPIC_AUTH_TOKEN":
             keys["auth_token"] = settings.api_key

@@ -21,7 +21,8 @@ from trinho.models.base import (
     parse_arguments,
 )
 from trinho.models.config import ModelSettings
-from trinho.models.retry import Failure, call_with_retries, retry_after_seconds
+from trinho.models.retry import call_with_retries
+from trinho.models.sdk_errors import classify
 
 
 def to_openai_messages(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
@@ -103,60 +104,6 @@ def from_openai_response(data: Any, name: str) -> ChatResponse:
     )
 
 
-def classify(settings: ModelSettings) -> Callable[[Exception], Failure | None]:
-    """Map the SDK's exceptions to failures that say what happened and what to do."""
-    import openai
-
-    url = settings.shown_url
-
-    def classify_error(exc: Exception) -> Failure | None:
-        if isinstance(exc, openai.APITimeoutError):
-            return Failure("timeout", f"no answer from {url} within {settings.policy.timeout:g} s")
-        if isinstance(exc, openai.APIConnectionError):
-            return Failure("unreachable", f"cannot reach {url}: is the server running?")
-        if isinstance(exc, openai.APIStatusError):
-            return status_failure(exc.status_code, _message(exc), settings, exc.response.headers)
-        if isinstance(exc, openai.OpenAIError):
-            return Failure("bad_response", f"unexpected answer from {url}: {exc}")
-        return None
-
-    return classify_error
-
-
-def status_failure(status: int, message: str, settings: ModelSettings, headers: object) -> Failure:
-    """An HTTP error status as a failure; shared by both adapters."""
-    url = settings.shown_url
-    said = f": {message}" if message else ""
-    if status == 429:
-        return Failure(
-            "rate_limited", f"rate limited by {url} (429){said}", retry_after_seconds(headers)
-        )
-    if status >= 500:
-        return Failure(
-            "server_error", f"server error {status} from {url}{said}", retry_after_seconds(headers)
-        )
-    if status in (401, 403):
-        hint = f"check {settings.key_var}" if settings.key_var else "check the API key"
-        return Failure("auth", f"{url} refused the credentials ({status}){said}; {hint}")
-    if status == 404:
-        return Failure(
-            "unknown_model",
-            f"unknown model {settings.model!r} at {url} (404){said}",
-        )
-    return Failure("bad_request", f"{url} rejected the request ({status}){said}")
-
-
-def _message(exc: Any) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return str(inner["message"])[:300]
-        if isinstance(inner, str):
-            return inner[:300]
-    return ""
-
-
 class OpenAICompatModel:
     """A `ChatModel` over `openai.OpenAI(base_url=...)`, its own retries and timeout."""
 
@@ -171,7 +118,7 @@ class OpenAICompatModel:
             ) from None
         self.settings = settings
         self._sleep = sleep
-        self._classify = classify(settings)
+        self._classify = classify(openai, openai.OpenAIError, settings)
         self._client = openai.OpenAI(
             api_key=settings.api_key,
             base_url=settings.base_url,
