@@ -7,13 +7,6 @@ from importlib import import_module
 
 import click
 
-from trinho.cli import (
-    context_cmds,  # noqa: F401  (registers its commands)
-    mcp_cmds,  # noqa: F401  (registers its commands)
-    model_cmds,  # noqa: F401  (registers its commands)
-    tools_cmds,  # noqa: F401  (registers its commands)
-    workspace_cmds,  # noqa: F401  (registers its commands)
-)
 from trinho.cli.app import cli
 from trinho.errors import TrinhoError
 from trinho.textnorm import one_line
@@ -23,13 +16,16 @@ __all__ = ["cli", "main"]
 COMMAND_MODULES = (
     "chat_cmds",
     "condense_cmds",
+    "context_cmds",
     "demo_cmds",
     "facts_cmds",
     "gate_cmds",
     "jobs_cmds",
+    "mcp_cmds",
     "model_cmds",
     "search_cmds",
     "serve_cmds",
+    "tools_cmds",
     "workspace_cmds",
 )
 """Modules under trinho.cli that register commands on `cli`, one per line."""
