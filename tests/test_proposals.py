@@ -132,6 +132,31 @@ def test_fact_changed_since_the_proposal_makes_it_stale(workspace: Workspace) ->
     assert facts.fact_on(workspace, "home-city").value == "Sài Gòn"
 
 
+def test_an_approval_that_died_after_saving_the_fact_completes_on_retry(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    facts.save_fact(workspace, "home-city", "Hà Nội")
+    saved = facts.save_fact(workspace, "home-city", "Huế", actor="job")
+    assert saved.proposal is not None
+    real_write = proposals._write
+
+    def die_after_applying(ws: Workspace, proposal: proposals.Proposal) -> None:
+        raise KeyboardInterrupt  # the process stops between saving the fact and the decision
+
+    monkeypatch.setattr(proposals, "_write", die_after_applying)
+    with pytest.raises(KeyboardInterrupt):
+        proposals.approve(workspace, saved.proposal.id, "owner")
+    monkeypatch.setattr(proposals, "_write", real_write)
+    assert facts.fact_on(workspace, "home-city").value == "Huế"
+    assert proposals.get_proposal(workspace, saved.proposal.id).status == "pending"
+
+    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner")
+    assert applied.ok and decided.status == "approved"
+    assert applied.message == "home-city = Huế was already saved from this proposal"
+    values = [v.value for v in facts.get_fact(workspace, "home-city").versions()]
+    assert values == ["Hà Nội", "Huế"]
+
+
 def test_conflicting_dates_at_approval_make_it_stale(workspace: Workspace) -> None:
     facts.save_fact(workspace, "home-city", "Hà Nội", valid_from=date(2026, 1, 1))
     saved = facts.save_fact(workspace, "home-city", "Huế", actor="job", valid_from=date(2025, 1, 1))

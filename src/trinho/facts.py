@@ -544,13 +544,17 @@ def apply_fact_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposal
     except KeyError as missing:
         raise TrinhoError(f"{where}: the change has no {missing} field") from None
     path = fact_path(ws, key, user)
+    source = f"proposal:{proposal.id}"
     with sibling_lock(path):
         current = _read(path, shown_path(ws, path), key) if path.exists() else None
+        if current is not None and any(v.source == source for v in current.versions()):
+            # applied by an approval that died before it could mark the proposal approved
+            return proposals.Applied(
+                True, t(ws.locale, "fact.already_applied", fact=key, value=value)
+            )
         if fact_digest(current) != change.get("base"):
             return proposals.Applied(False, t(ws.locale, "fact.stale", fact=key))
-        incoming = Incoming(
-            key, value, "user", ws.now(), f"proposal:{proposal.id}", valid_from, valid_to
-        )
+        incoming = Incoming(key, value, "user", ws.now(), source, valid_from, valid_to)
         try:
             decision = reconcile(current, incoming, "chat", ws.today())
         except FactConflict as exc:

@@ -240,6 +240,10 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "The assistant inferred a value for {fact} that contradicts what you said",
         "vi": "Trợ lý suy ra một giá trị cho {fact} trái với điều bạn đã nói",
     },
+    "fact.already_applied": {
+        "en": "{fact} = {value} was already saved from this proposal",
+        "vi": "{fact} = {value} đã được lưu từ đề xuất này",
+    },
     "fact.stale": {
         "en": "Not applied: {fact} changed after this proposal was made; it is now stale",
         "vi": "Không áp dụng: {fact} đã thay đổi sau khi đề xuất được tạo; đề xuất đã lỗi thời",
