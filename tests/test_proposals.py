@@ -157,6 +157,22 @@ def test_an_approval_that_died_after_saving_the_fact_completes_on_retry(
     assert values == ["Hà Nội", "Huế"]
 
 
+def test_the_owner_restating_the_same_value_does_not_make_a_proposal_stale(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    facts.save_fact(workspace, "home-city", "Hà Nội")
+    saved = facts.save_fact(workspace, "home-city", "Huế", actor="job")
+    assert saved.proposal is not None
+    clock.advance(days=1)
+    again = facts.save_fact(workspace, "home-city", "Hà Nội")
+    assert again.outcome == "unchanged"
+    head = facts.get_fact(workspace, "home-city").head
+    assert head is not None and head.confirmed_on == workspace.today()
+    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner")
+    assert applied.ok and decided.status == "approved"
+    assert facts.fact_on(workspace, "home-city").value == "Huế"
+
+
 def test_conflicting_dates_at_approval_make_it_stale(workspace: Workspace) -> None:
     facts.save_fact(workspace, "home-city", "Hà Nội", valid_from=date(2026, 1, 1))
     saved = facts.save_fact(workspace, "home-city", "Huế", actor="job", valid_from=date(2025, 1, 1))

@@ -504,10 +504,19 @@ def _source(text: str) -> str:
 
 
 def fact_digest(fact: Fact | None) -> str | None:
-    """Identifies the fact's stored state, so an approval can tell that it changed since."""
+    """Identifies the fact's stored state, so an approval can tell that it changed since.
+
+    The owner restating the same value only moves `confirmed_on`: that is not a change that
+    makes a pending proposal stale.
+    """
     if fact is None:
         return None
-    return hashlib.sha256(render_fact(fact).encode("utf-8")).hexdigest()[:16]
+
+    def plain(v: FactVersion) -> FactVersion:
+        return replace(v, confirmed_on=None)
+
+    state = Fact(fact.key, plain(fact.head) if fact.head else None, tuple(map(plain, fact.history)))
+    return hashlib.sha256(render_fact(state).encode("utf-8")).hexdigest()[:16]
 
 
 CHANGE_CONTEXT = ("current_value", "current_basis", "base")
