@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 
 class TrinhoError(Exception):
     """A user error (bad input, a missing file, a refusing rule): says what, where, how to fix."""
@@ -11,3 +13,11 @@ class TrinhoError(Exception):
 
 class NotFound(TrinhoError):
     """Something asked for does not exist (a fact, a proposal, a file)."""
+
+
+@dataclass(frozen=True)
+class BrokenFile:
+    """A file a listing could not read, and why: reported, while the others are still read."""
+
+    path: str
+    error: str

@@ -19,7 +19,7 @@ from typing import Literal
 
 from trinho import proposals
 from trinho.durable import atomic_write_text, sibling_lock
-from trinho.errors import NotFound, TrinhoError
+from trinho.errors import BrokenFile, NotFound, TrinhoError
 from trinho.i18n import t
 from trinho.textnorm import nfc, one_line, unify_breaks
 from trinho.workspace import Workspace, parse_day, validate_slug
@@ -601,22 +601,16 @@ def fact_on(
 
 
 @dataclass(frozen=True)
-class BrokenFact:
-    path: str
-    error: str
-
-
-@dataclass(frozen=True)
 class FactListing:
     facts: list[Fact]
-    broken: list[BrokenFact]
+    broken: list[BrokenFile]
 
 
 def list_facts(ws: Workspace, user: str | None = None) -> FactListing:
     """Every fact of the user, by key; a broken file is reported and the others still read."""
     folder = facts_dir(ws, user)
     facts: list[Fact] = []
-    broken: list[BrokenFact] = []
+    broken: list[BrokenFile] = []
     if folder.is_dir():
         base = shown_path(ws, folder)
         for path in sorted(folder.glob("*.md")):
@@ -625,7 +619,7 @@ def list_facts(ws: Workspace, user: str | None = None) -> FactListing:
                 key = validate_slug(path.stem, f"{where}: file name")
                 facts.append(_read_cached(path, where, key))
             except TrinhoError as exc:
-                broken.append(BrokenFact(where, str(exc)))
+                broken.append(BrokenFile(where, str(exc)))
     return FactListing(facts, broken)
 
 
@@ -683,7 +677,7 @@ class FactsIndex:
     entries: tuple[IndexLine, ...]
     lines: tuple[str, ...]
     omitted: int
-    broken: tuple[BrokenFact, ...]
+    broken: tuple[BrokenFile, ...]
     locale: str
 
     @property

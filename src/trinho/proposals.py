@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from trinho.durable import atomic_write_text, sibling_lock
-from trinho.errors import NotFound, TrinhoError
+from trinho.errors import BrokenFile, NotFound, TrinhoError
 from trinho.textnorm import nfc, one_line
 from trinho.workspace import Workspace
 
@@ -103,15 +103,9 @@ class Submitted:
 
 
 @dataclass(frozen=True)
-class BrokenProposal:
-    path: str
-    error: str
-
-
-@dataclass(frozen=True)
 class ProposalListing:
     proposals: list[Proposal]
-    broken: list[BrokenProposal]
+    broken: list[BrokenFile]
 
 
 def content_hash(kind: str, change: Mapping[str, Any]) -> str:
@@ -205,7 +199,7 @@ def list_proposals(ws: Workspace, *, include_decided: bool = True) -> ProposalLi
     """Every proposal, oldest first; files that do not parse are reported, not fatal."""
     root = ws.proposals_root
     found: list[Proposal] = []
-    broken: list[BrokenProposal] = []
+    broken: list[BrokenFile] = []
     if root.is_dir():
         for path in sorted(root.glob("*.json")):
             if path.name.startswith("."):
@@ -213,7 +207,7 @@ def list_proposals(ws: Workspace, *, include_decided: bool = True) -> ProposalLi
             try:
                 proposal = _read(path)
             except TrinhoError as exc:
-                broken.append(BrokenProposal(str(path), str(exc)))
+                broken.append(BrokenFile(str(path), str(exc)))
                 continue
             if include_decided or proposal.status == "pending":
                 found.append(proposal)
