@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from trinho import facts, jsonargs, proposals
 from trinho.errors import TrinhoError
 from trinho.notes import MAX_NOTE_CHARS, save_note
-from trinho.workspace import Workspace, parse_day, validate_slug
+from trinho.workspace import SLUG_PATTERN, Workspace, parse_day, validate_slug
 
 if TYPE_CHECKING:
     from trinho.models.base import ToolCall
@@ -97,7 +97,6 @@ class ToolSpec:
 
 
 DATE = {"type": "string", "format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
-SLUG = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 MAX_FACT_VALUE_CHARS = 2000
 MAX_QUERY_CHARS = 2000
 MAX_SEARCH_LIMIT = 50
@@ -271,7 +270,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             {
                 "key": {
                     "type": "string",
-                    "pattern": SLUG,
+                    "pattern": SLUG_PATTERN,
                     "description": "Lowercase slug naming the fact, e.g. 'home_city'.",
                 },
                 "value": {

@@ -27,7 +27,9 @@ CONVERSATIONS_DIR = "conversations"
 MEMORY_FILE = "MEMORY.md"
 LOCALES = ("en", "vi")
 
-_SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+SLUG_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+"""User ids and fact keys; tool schemas carry the same pattern."""
+_SLUG_RE = re.compile(SLUG_PATTERN)
 
 
 def validate_slug(value: str, what: str) -> str:
