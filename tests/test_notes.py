@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import random
+import re
 import signal
 import time
 from datetime import date
@@ -233,11 +234,17 @@ def test_concurrent_writers_lose_nothing(workspace: Workspace) -> None:
         assert mine == [f"w{w} n{i} Đà Nẵng\n- 09:00 not an entry" for i in range(NOTES_EACH)]
 
 
+def _crash_text(run: int, i: int) -> str:
+    """Mostly short notes; every fourth spans several pages, so a kill can split its write."""
+    body = "đ" * 4000 if i % 4 == 3 else "x" * (i % 50)
+    return f"r{run} n{i} ghi chú x{body}"
+
+
 def _crash_writer(root: str, run: int, ack_fd: int) -> None:
     workspace = open_workspace(root, clock=FixedClock())
     i = 0
     while True:
-        notes.save_note(workspace, f"r{run} n{i} ghi chú x{'x' * (i % 50)}")
+        notes.save_note(workspace, _crash_text(run, i))
         os.write(ack_fd, f"{i}\n".encode())
         i += 1
 
@@ -257,11 +264,33 @@ def test_sigkill_at_random_moments_never_breaks_the_file(workspace: Workspace) -
             proc.join()
             count = (first + pipe.read()).count(b"\n")
         assert proc.exitcode == -signal.SIGKILL
-        acked += [f"r{run} n{i} ghi chú x{'x' * (i % 50)}" for i in range(count)]
+        acked += [_crash_text(run, i) for i in range(count)]
 
         parsed = notes.read_notes(workspace, workspace.today())  # decodes and parses, or raises
         texts = [entry.text for entry in parsed.entries]
         seen = set(texts)
         assert all(text in seen for text in acked)
         assert len(texts) == len(seen)
+        for text in texts:  # no entry is a torn half of a note
+            run_i = re.match(r"r(\d+) n(\d+) ", text)
+            assert run_i is not None and text == _crash_text(int(run_i[1]), int(run_i[2]))
     assert len(acked) >= 120
+
+
+def test_a_torn_append_is_invisible_and_cut_by_the_next_save(workspace: Workspace) -> None:
+    """A writer killed mid-way through a large note leaves half a record: readers skip it and
+    the next save removes it, so a day's file never holds a partial entry or broken UTF-8."""
+    first = notes.save_note(workspace, "Hà Nội mùa thu")
+    path = workspace.note_path(first.date)
+    before = path.read_bytes()
+    record = ("- 14:05 " + "đường dài " * 800 + "\n").encode("utf-8")
+    with workspace.lock(path):
+        workspace.intent_path(path).write_text(f"{len(before)} {len(record)}", encoding="ascii")
+        with path.open("ab") as handle:
+            handle.write(record[:4097])
+    assert path.read_bytes()[len(before) :].decode("utf-8", "replace") != record.decode()
+    assert [e.text for e in notes.read_notes(workspace, first.date).entries] == ["Hà Nội mùa thu"]
+    second = notes.save_note(workspace, "Sau đó")
+    assert path.read_bytes() == before + b"- 14:05 Sau \xc4\x91\xc3\xb3\n"
+    assert second.line_number == 2
+    assert not workspace.intent_path(path).exists()

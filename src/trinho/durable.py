@@ -124,19 +124,66 @@ def append_bytes(path: Path, data: bytes) -> None:
     If the file does not end with a newline (a hand edit), one is added first so the
     appended record starts on a line of its own.
     """
+    _append_raw(path, _newline_first(path) + data)
+
+
+def _newline_first(path: Path) -> bytes:
+    """b"\\n" when `path` is non-empty and does not end with a newline, else nothing."""
+    try:
+        with path.open("rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            if size:
+                handle.seek(size - 1)
+                if handle.read(1) != b"\n":
+                    return b"\n"
+    except FileNotFoundError:
+        pass
+    return b""
+
+
+def _append_raw(path: Path, data: bytes) -> None:
     ensure_dir(path.parent)
     created = not path.exists()
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
-        size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            data = b"\n" + data
         _write_all(fd, data)
         os.fsync(fd)
     finally:
         os.close(fd)
     if created:
         fsync_dir(path.parent)
+
+
+def committed_size(path: Path, intent: Path) -> int | None:
+    """The size `path` had before an append that never finished, or None if none is torn.
+
+    `append_recorded` writes the intent before its bytes and removes it after the fsync, so an
+    intent found under the lock belongs to a writer that was killed mid-append.
+    """
+    try:
+        start, length = (int(n) for n in intent.read_text(encoding="ascii").split())
+    except (FileNotFoundError, ValueError):
+        return None
+    size = path.stat().st_size if path.exists() else 0
+    return start if start < size != start + length else None
+
+
+def append_recorded(path: Path, data: bytes, intent: Path) -> None:
+    """Append like `append_bytes`, but first cut off a torn tail left by a killed writer.
+
+    A large write can be stopped by SIGKILL between pages, leaving half a record (or half a
+    UTF-8 character). Recording where each append starts lets the next writer remove it. The
+    caller holds the file's lock.
+    """
+    torn_at = committed_size(path, intent)
+    if torn_at is not None:
+        truncate(path, torn_at)
+    data = _newline_first(path) + data
+    size = path.stat().st_size if path.exists() else 0
+    ensure_dir(intent.parent)
+    intent.write_text(f"{size} {len(data)}", encoding="ascii")
+    _append_raw(path, data)
+    intent.unlink()
 
 
 def truncate(path: Path, size: int) -> None:

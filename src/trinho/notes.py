@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from trinho.durable import append_bytes
+from trinho.durable import append_recorded, committed_size
 from trinho.errors import TrinhoError
 from trinho.textnorm import decode, nfc, unify_breaks
 from trinho.workspace import NOTES_DIR, Workspace
@@ -157,13 +157,14 @@ def save_note(workspace: Workspace, text: str) -> SavedNote:
     rel = f"{NOTES_DIR}/{day.isoformat()}.md"
     with workspace.lock(path):
         existing = path.read_bytes() if path.exists() else b""
-        current = decode(existing, rel)
+        torn_at = committed_size(path, workspace.intent_path(path))
+        current = decode(existing[:torn_at], rel)
         start = (
             current.count("\n") + 1
             if current and current.endswith("\n")
             else (current.count("\n") + 2 if current else 1)
         )
-        append_bytes(path, (entry + "\n").encode("utf-8"))
+        append_recorded(path, (entry + "\n").encode("utf-8"), workspace.intent_path(path))
     _reindex(workspace, rel)
     return SavedNote(rel, entry, day, hhmm, start)
 
@@ -181,7 +182,7 @@ def read_notes(workspace: Workspace, day: date) -> NoteFile:
     if not path.exists():
         return NoteFile((), ("",))
     with workspace.read_lock(path):
-        data = path.read_bytes()
+        data = path.read_bytes()[: committed_size(path, workspace.intent_path(path))]
     return parse_note_file(decode(data, f"{NOTES_DIR}/{day.isoformat()}.md"))
 
 

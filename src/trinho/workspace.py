@@ -252,6 +252,10 @@ class Workspace:
         with file_lock(self._lock_path(target)):
             yield
 
+    def intent_path(self, target: Path) -> Path:
+        """Where an append to `target` records its start and length (beside its lock file)."""
+        return self._lock_path(target).with_suffix(".intent")
+
     @contextlib.contextmanager
     def read_lock(self, target: Path) -> Iterator[None]:
         """Shared lock for reading one file: waits out an append, never creates anything."""
