@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import re
 import secrets
 import sys
 import tomllib
@@ -40,6 +41,8 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 MIN_TOKEN_CHARS = 16
 HTTP_PATH = "/mcp"
+_MCP_TABLE_RE = re.compile(r"""^\s*\[\s*(mcp|"mcp"|'mcp')\s*\]\s*(#.*)?$""")
+"""The `[mcp]` table header in any form TOML allows: spaced, quoted, followed by a comment."""
 
 
 @dataclass(frozen=True)
@@ -235,7 +238,13 @@ def init_token(ws: Workspace) -> tuple[str, bool]:
         text = path.read_text(encoding="utf-8") if path.exists() else ""
         token = secrets.token_urlsafe(32)
         updated = _with_token(text, token)
-        tomllib.loads(updated)
+        try:
+            tomllib.loads(updated)
+        except tomllib.TOMLDecodeError as exc:
+            raise TrinhoError(
+                f"{path}: cannot add the token to this config by itself ({exc}); add "
+                f'`token = "{token}"` to its [mcp] table by hand (the file was left untouched)'
+            ) from None
         atomic_write_text(path, updated)
         path.chmod(0o600)
     return token, True
@@ -245,7 +254,7 @@ def _with_token(text: str, token: str) -> str:
     """The config text with `token = "..."` in its [mcp] table (added at the end if missing)."""
     lines = text.split("\n")
     for i, line in enumerate(lines):
-        if line.strip() == "[mcp]":
+        if _MCP_TABLE_RE.match(line):
             lines.insert(i + 1, f'token = "{token}"  # bearer token for `trinho mcp --http`')
             return "\n".join(lines)
     tail = "" if not text or text.endswith("\n") else "\n"
