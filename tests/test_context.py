@@ -53,7 +53,6 @@ def inputs(**overrides: object) -> ContextInputs:
         "facts_omitted": 0,
         "yesterday": [NoteLine(YESTERDAY, "21:00", "Đi chợ mua rau")],
         "today": [NoteLine(TODAY, "08:15", "Call the dentist\nabout Friday")],
-        "today_date": TODAY,
     }
     base.update(overrides)
     return ContextInputs(**base)  # type: ignore[arg-type]

@@ -62,7 +62,6 @@ class ContextInputs:
     facts_omitted: int
     yesterday: Sequence[NoteLine]
     today: Sequence[NoteLine]
-    today_date: date
 
 
 @dataclass(frozen=True)

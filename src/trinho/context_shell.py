@@ -76,7 +76,6 @@ def read_inputs(ws: Workspace, user: str) -> ContextInputs:
         facts_omitted=facts_omitted,
         yesterday=_note_lines(ws, today - timedelta(days=1)),
         today=_note_lines(ws, today),
-        today_date=today,
     )
 
 
