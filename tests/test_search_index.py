@@ -180,6 +180,14 @@ def test_memory_get_reads_lines_and_stays_inside(workspace: Workspace, tmp_path:
     workspace.memory_file.write_text("a\nb\nc\nd\n", encoding="utf-8")
     got = memory_get(workspace, "MEMORY.md", 2, 2)
     assert (got.text, got.start, got.end, got.total) == ("b\nc", 2, 3, 4)
+    assert memory_get(workspace, "MEMORY.md", 4, 10).text == "d"
+    with pytest.raises(TrinhoError, match=r"MEMORY.md: has 4 lines; line 5 is past its end"):
+        memory_get(workspace, "MEMORY.md", 5)
+    with pytest.raises(TrinhoError, match=r"memory: is a folder"):
+        memory_get(workspace, "memory")
+    empty = workspace.root / "memory" / "2026-11-28.md"
+    empty.write_text("", encoding="utf-8")
+    assert memory_get(workspace, "memory/2026-11-28.md").text == ""
     outside = tmp_path / "secret.txt"
     outside.write_text("secret", encoding="utf-8")
     for bad in ("../secret.txt", str(outside), "memory/../../secret.txt"):
