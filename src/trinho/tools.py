@@ -431,6 +431,9 @@ def call(
     parsed = _parse_args(args)
     if isinstance(parsed, str):
         return ToolResult.error(f"{name}: {parsed}")
+    required = spec.parameters.get("required", ())
+    # Many models send null for an optional argument they mean to leave out.
+    parsed = {k: v for k, v in parsed.items() if v is not None or k in required}
     problems = jsonargs.check(parsed, spec.parameters)
     if problems:
         return ToolResult.error(f"{name}: invalid arguments: " + "; ".join(problems))
