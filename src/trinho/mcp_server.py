@@ -245,6 +245,8 @@ def init_token(ws: Workspace) -> tuple[str, bool]:
                 f"{path}: cannot add the token to this config by itself ({exc}); add "
                 f'`token = "{token}"` to its [mcp] table by hand (the file was left untouched)'
             ) from None
+        if path.exists():
+            path.chmod(0o600)  # first, so the secret is never readable by others, even briefly
         atomic_write_text(path, updated)
         path.chmod(0o600)
     return token, True
