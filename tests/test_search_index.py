@@ -50,6 +50,18 @@ def test_exact_diacritics_rank_higher(workspace: Workspace, clock: FixedClock) -
     assert hits[0].score > hits[1].score
 
 
+def test_exact_diacritics_beat_a_folded_twin_that_repeats(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    # "da nang" is dạ/đã/đà... and nàng/nắng...: the first line holds "da" twice once folded.
+    _note(workspace, clock, "dạ, nàng đã đi", "2026-11-20")
+    _note(workspace, clock, "Chuyến đi Đà Nẵng tháng sau", "2026-11-21")
+    _note(workspace, clock, "trip to da nang next month", "2026-11-22")
+    assert _texts(workspace, "ĐÀ NẴNG")[0] == "Chuyến đi Đà Nẵng tháng sau"
+    assert _texts(workspace, "Đà Nẵng")[0] == "Chuyến đi Đà Nẵng tháng sau"
+    assert len(_texts(workspace, "da nang")) == 3
+
+
 def test_inflection_does_not_lose_recall(workspace: Workspace, clock: FixedClock) -> None:
     _note(workspace, clock, "Painted the fence blue", "2026-11-20")
     assert _texts(workspace, "painting fences") == ["Painted the fence blue"]
