@@ -111,6 +111,22 @@ def test_hits_carry_kind_path_line_date_and_refs(workspace: Workspace, clock: Fi
     assert set(data) == {"kind", "path", "line", "date", "text", "score", "refs"}
 
 
+def test_prose_typed_into_memory_md_is_searchable(workspace: Workspace) -> None:
+    # A MEMORY.md kept by hand (or by another assistant) is mostly loose lines, not entries.
+    workspace.memory_file.write_text(
+        "\ufeffBố thích câu cá ở hồ Tây.\n# Gia đình\n\n- Em gái tên Lan, sống ở Huế\n"
+        "- 2026-11-01: Owns a kayak\n",
+        encoding="utf-8",
+    )
+    fishing = search(workspace, "cau ca")
+    assert [(h.kind, h.line, h.date, h.text) for h in fishing] == [
+        ("memory", 1, None, "Bố thích câu cá ở hồ Tây.")
+    ]
+    assert [h.line for h in search(workspace, "Lan Huế")] == [4]
+    assert search(workspace, "gia dinh") == []  # a heading is structure
+    assert [h.date for h in search(workspace, "kayak")] == [date(2026, 11, 1)]
+
+
 def test_speaker_name_is_searchable(workspace: Workspace) -> None:
     at = datetime.fromisoformat("2026-11-02T09:00+07:00")
     record_turn(workspace, "Melanie", "I love pottery", at=at, ref="D1:1")

@@ -48,11 +48,20 @@ def note_docs(path: str, day: date, text: str) -> list[Doc]:
 
 
 def memory_docs(path: str, text: str) -> list[Doc]:
-    """Every dated MEMORY.md entry; an entry with an impossible date is kept, undated."""
-    return [
-        Doc("memory", path, e.line, e.date, e.text, (f"{path}:{e.line}",), " ".join(terms(e.text)))
-        for e in memory_md.parse(text).entries
-    ]
+    """Every MEMORY.md entry and every loose line of prose (undated), so a MEMORY.md written
+    by hand or by another tool is searchable too; an entry with an impossible date is kept,
+    undated. Headings and blank lines are structure, not memory."""
+    docs = []
+    for item in memory_md.parse(text).items:
+        if isinstance(item, memory_md.Entry):
+            shown, day = item.text, item.date
+        elif isinstance(item, memory_md.Loose) and not item.blank:
+            shown, day = item.raw.lstrip("\ufeff").strip(), None
+        else:
+            continue
+        refs = (f"{path}:{item.line}",)
+        docs.append(Doc("memory", path, item.line, day, shown, refs, " ".join(terms(shown))))
+    return docs
 
 
 @dataclass(frozen=True)

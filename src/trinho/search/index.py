@@ -44,7 +44,7 @@ from trinho.search.vectors import Embedder, VectorStore
 from trinho.workspace import CONVERSATIONS_DIR, MEMORY_FILE, NOTES_DIR, Workspace
 
 INDEX_FILE = "index.sqlite"
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 CONTEXT_WEIGHT = 0.3
 """Weight of the neighbouring turns' words against the turn's own words in BM25."""
 
