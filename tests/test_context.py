@@ -101,6 +101,25 @@ def test_memory_over_budget_keeps_newest_and_says_how_many_left_out() -> None:
     assert "# MEMORY" in ctx.system
 
 
+def test_a_memory_md_of_prose_only_is_held_to_its_budget_too() -> None:
+    # A MEMORY.md kept by hand, as another assistant leaves it: paragraphs, no dated entries.
+    prose = "\n".join(["# About me", *(f"Paragraph {n} about the owner." for n in range(1, 41))])
+    ctx = assemble(inputs(memory_text=prose), Budgets(memory=100), "en")
+    shown = [n for n in range(1, 41) if f"Paragraph {n} about" in ctx.system]
+    assert shown and shown == list(range(shown[0], 41)), "the last lines stay"
+    assert ctx.omitted["memory"] == 40 - len(shown) > 0
+    assert f"({ctx.omitted['memory']} older entries are not shown here" in ctx.system
+    assert "# About me" in ctx.system
+
+
+def test_prose_lines_outlast_dated_entries() -> None:
+    text = "- 2026-01-01: an old entry\nTyped by hand: never call after 22:00\n"
+    ctx = assemble(inputs(memory_text=text), Budgets(memory=12), "en")
+    assert "Typed by hand" in ctx.system
+    assert "an old entry" not in ctx.system
+    assert ctx.omitted["memory"] == 1
+
+
 def test_notes_over_budget_keep_the_latest() -> None:
     today = [NoteLine(TODAY, f"{h:02d}:00", f"note at hour {h}") for h in range(24)]
     ctx = assemble(inputs(yesterday=[], today=today), Budgets(notes=40), "en")
