@@ -7,15 +7,18 @@ import click
 from trinho import mcp_server
 from trinho.cli.app import cli, emit, json_option, state
 from trinho.i18n import t
-from trinho.mcp_server import DEFAULT_HOST, DEFAULT_PORT
 from trinho.tools import Actor
 from trinho.workspace import CONFIG_PATH
 
 
 @cli.command()
 @click.option("--http", "use_http", is_flag=True, help="Streamable HTTP instead of stdio.")
-@click.option("--host", default=DEFAULT_HOST, show_default=True, help="HTTP address to bind.")
-@click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(1, 65535))
+@click.option(
+    "--host", default=mcp_server.DEFAULT_HOST, show_default=True, help="HTTP address to bind."
+)
+@click.option(
+    "--port", default=mcp_server.DEFAULT_PORT, show_default=True, type=click.IntRange(1, 65535)
+)
 @click.option(
     "--init-token",
     is_flag=True,
