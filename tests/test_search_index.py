@@ -127,6 +127,24 @@ def test_prose_typed_into_memory_md_is_searchable(workspace: Workspace) -> None:
     assert [h.date for h in search(workspace, "kayak")] == [date(2026, 11, 1)]
 
 
+def test_prose_in_a_daily_note_is_searchable(workspace: Workspace) -> None:
+    # An OpenClaw-style daily note: headings, untimed bullets, paragraphs, a few timed lines.
+    path = workspace.note_path(date(2026, 11, 20))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        "# 2026-11-20\n\n## Sáng\n- Bàn chuyện chèo kayak ở Ninh Bình\nCon mèo bị ốm.\n"
+        "- 09:15 hỏi giá xe đạp\n",
+        encoding="utf-8",
+    )
+    kayak = search(workspace, "kayak ninh binh")
+    assert [(h.kind, h.line, h.date, h.text) for h in kayak] == [
+        ("note", 4, date(2026, 11, 20), "- Bàn chuyện chèo kayak ở Ninh Bình")
+    ]
+    assert [h.line for h in search(workspace, "mèo")] == [5]
+    assert [h.text for h in search(workspace, "xe dap")] == ["hỏi giá xe đạp"]
+    assert search(workspace, "sang") == []  # a heading is structure
+
+
 def test_speaker_name_is_searchable(workspace: Workspace) -> None:
     at = datetime.fromisoformat("2026-11-02T09:00+07:00")
     record_turn(workspace, "Melanie", "I love pottery", at=at, ref="D1:1")
