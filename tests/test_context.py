@@ -188,6 +188,24 @@ def test_what_is_in_and_out_for_a_given_day(workspace: Workspace, clock: FixedCl
     assert later.system == ctx.system
 
 
+def test_prose_typed_into_a_note_reaches_the_preamble(workspace: Workspace) -> None:
+    # An OpenClaw-style note: a heading, untimed bullets, a sentence, then a timed entry.
+    write_note(
+        workspace,
+        TODAY,
+        "# 2026-11-29\n\n- Hẹn nha sĩ thứ Sáu\nMẹ gọi lúc trưa.\n- 14:05 mua hoa\n",
+    )
+    ctx = build_context(workspace)
+    assert ctx.preamble.endswith(
+        "## Notes from today (2026-11-29)\n"
+        "- Hẹn nha sĩ thứ Sáu\nMẹ gọi lúc trưa.\n- 14:05 mua hoa\n"
+    )
+    assert "# 2026-11-29\n" not in ctx.preamble
+    small = build_context(workspace, budgets=Budgets(notes=6))
+    assert "mua hoa" in small.preamble and "nha sĩ" not in small.preamble
+    assert small.omitted["notes"] == 2
+
+
 def test_system_block_unchanged_after_memory_save(workspace: Workspace, clock: FixedClock) -> None:
     workspace.memory_file.write_text(MEMORY, encoding="utf-8")
     before = build_context(workspace)

@@ -48,10 +48,11 @@ class FactLine:
 
 @dataclass(frozen=True)
 class NoteLine:
-    """One daily-note entry as it goes into the preamble."""
+    """One daily-note entry as it goes into the preamble; `time` None for a line typed by
+    hand without one, shown as it is written."""
 
     day: date
-    time: str
+    time: str | None
     text: str
 
 
@@ -140,7 +141,10 @@ def _notes_part(
     yesterday: Sequence[NoteLine], today: Sequence[NoteLine], budget: int, locale: str
 ) -> tuple[str, int]:
     notes = [*yesterday, *today]
-    rendered = [f"- {note.time} {note.text}".replace("\n", "\n  ") for note in notes]
+    rendered = [
+        note.text if note.time is None else f"- {note.time} {note.text}".replace("\n", "\n  ")
+        for note in notes
+    ]
     order = list(range(len(notes)))[::-1]
     kept = _fit_newest(rendered, order, budget)
     omitted = len(notes) - len(kept)

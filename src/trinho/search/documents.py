@@ -45,12 +45,9 @@ def note_docs(path: str, day: date, text: str) -> list[Doc]:
     Headings and blank lines are structure."""
     docs = []
     for item in parse_note_file(text).items:
-        if isinstance(item, NoteEntry):
-            shown = item.text
-        else:
-            shown = item.raw.lstrip("\ufeff").strip()
-            if not shown or shown.startswith("#"):
-                continue
+        shown = item.text if isinstance(item, NoteEntry) else item.prose
+        if not shown:
+            continue
         refs = (f"{path}:{item.line}",)
         docs.append(Doc("note", path, item.line, day, shown, refs, " ".join(terms(shown))))
     return docs
