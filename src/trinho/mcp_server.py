@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hmac
 import logging
-import re
 import secrets
 import sys
 import tomllib
@@ -27,7 +26,7 @@ from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
 from trinho.notes import decode
 from trinho.tools import Actor
-from trinho.workspace import CONFIG_PATH, Workspace
+from trinho.workspace import CONFIG_PATH, Workspace, toml_table
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -41,8 +40,6 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 MIN_TOKEN_CHARS = 16
 HTTP_PATH = "/mcp"
-_MCP_TABLE_RE = re.compile(r"""^\s*\[\s*(mcp|"mcp"|'mcp')\s*\]\s*(#.*)?$""")
-"""The `[mcp]` table header in any form TOML allows: spaced, quoted, followed by a comment."""
 
 
 @dataclass(frozen=True)
@@ -256,7 +253,7 @@ def _with_token(text: str, token: str) -> str:
     """The config text with `token = "..."` in its [mcp] table (added at the end if missing)."""
     lines = text.split("\n")
     for i, line in enumerate(lines):
-        if _MCP_TABLE_RE.match(line):
+        if toml_table(line) == "mcp":
             lines.insert(i + 1, f'token = "{token}"  # bearer token for `trinho mcp --http`')
             return "\n".join(lines)
     tail = "" if not text or text.endswith("\n") else "\n"
