@@ -281,7 +281,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 },
                 "basis": {
                     "type": "string",
-                    "enum": ["user", "inferred"],
+                    "enum": list(facts.BASES),
                     "description": "'user': the owner said it. 'inferred': you concluded it.",
                 },
                 "valid_from": {**DATE, "description": "First day it holds (default: today)."},
