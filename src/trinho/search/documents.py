@@ -45,8 +45,11 @@ def note_docs(path: str, day: date, text: str) -> list[Doc]:
     Headings and blank lines are structure."""
     docs = []
     for item in parse_note_file(text).items:
-        shown = item.text if isinstance(item, NoteEntry) else item.prose
-        if not shown:
+        if isinstance(item, NoteEntry):
+            shown = item.text
+        elif item.prose:
+            shown = item.prose
+        else:
             continue
         refs = (f"{path}:{item.line}",)
         docs.append(Doc("note", path, item.line, day, shown, refs, " ".join(terms(shown))))
