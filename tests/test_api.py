@@ -42,6 +42,14 @@ def test_memory_opens_gives_context_tools_and_dispatches(tmp_path: Path, clock: 
     assert reopened.context() == after
 
 
+def test_call_never_raises_even_for_an_unknown_actor(tmp_path: Path, clock: FixedClock) -> None:
+    memory = trinho.Memory(tmp_path, create=True, timezone=TZ, clock=clock)
+    result = memory.call("memory_save", {"text": "x"}, actor="robot")  # type: ignore[arg-type]
+    assert result.is_error
+    assert "actor kind must be 'chat' or 'job'" in result.text
+    assert not memory.workspace.note_path(memory.workspace.today()).exists()
+
+
 def test_opening_a_missing_workspace_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(trinho.TrinhoError, match="no workspace at"):
         trinho.Memory(tmp_path / "nowhere")

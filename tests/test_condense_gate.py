@@ -424,3 +424,16 @@ def test_gate_takes_the_window_it_is_given() -> None:
     new = OLD + "- 2026-11-10: a week earlier\n"
     assert run(OLD, new).held
     assert gate(OLD, new, date(2026, 11, 15), date(2026, 11, 9)).held == ()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="gate.py counts only dated entries for `suspicious`: a refusal over a MEMORY.md of "
+    "hand-kept prose (OpenClaw-style) becomes one held removal per line",
+)
+@pytest.mark.parametrize("answer", ["", "I'm sorry, I can't help with that."])
+def test_a_refusal_over_a_prose_memory_md_is_one_suspicious_change(answer: str) -> None:
+    prose = "# About me\n" + "".join(f"Paragraph {n} about the owner.\n" for n in range(30))
+    result = run(prose, answer)
+    assert result.applied == prose
+    assert [c.cls for c in result.changes] == ["suspicious"]

@@ -53,7 +53,6 @@ def inputs(**overrides: object) -> ContextInputs:
         "facts_omitted": 0,
         "yesterday": [NoteLine(YESTERDAY, "21:00", "Đi chợ mua rau")],
         "today": [NoteLine(TODAY, "08:15", "Call the dentist\nabout Friday")],
-        "today_date": TODAY,
     }
     base.update(overrides)
     return ContextInputs(**base)  # type: ignore[arg-type]
@@ -100,6 +99,25 @@ def test_memory_over_budget_keeps_newest_and_says_how_many_left_out() -> None:
     assert ctx.omitted["memory"] == 28 - len(kept)
     assert f"({ctx.omitted['memory']} older entries are not shown here; memory_search" in ctx.system
     assert "# MEMORY" in ctx.system
+
+
+def test_a_memory_md_of_prose_only_is_held_to_its_budget_too() -> None:
+    # A MEMORY.md kept by hand, as another assistant leaves it: paragraphs, no dated entries.
+    prose = "\n".join(["# About me", *(f"Paragraph {n} about the owner." for n in range(1, 41))])
+    ctx = assemble(inputs(memory_text=prose), Budgets(memory=100), "en")
+    shown = [n for n in range(1, 41) if f"Paragraph {n} about" in ctx.system]
+    assert shown and shown == list(range(shown[0], 41)), "the last lines stay"
+    assert ctx.omitted["memory"] == 40 - len(shown) > 0
+    assert f"({ctx.omitted['memory']} older entries are not shown here" in ctx.system
+    assert "# About me" in ctx.system
+
+
+def test_prose_lines_outlast_dated_entries() -> None:
+    text = "- 2026-01-01: an old entry\nTyped by hand: never call after 22:00\n"
+    ctx = assemble(inputs(memory_text=text), Budgets(memory=12), "en")
+    assert "Typed by hand" in ctx.system
+    assert "an old entry" not in ctx.system
+    assert ctx.omitted["memory"] == 1
 
 
 def test_notes_over_budget_keep_the_latest() -> None:
@@ -168,6 +186,24 @@ def test_what_is_in_and_out_for_a_given_day(workspace: Workspace, clock: FixedCl
     assert "hôm qua" not in later.preamble
     assert "hôm nay" in later.preamble and "ngày mai" in later.preamble
     assert later.system == ctx.system
+
+
+def test_prose_typed_into_a_note_reaches_the_preamble(workspace: Workspace) -> None:
+    # An OpenClaw-style note: a heading, untimed bullets, a sentence, then a timed entry.
+    write_note(
+        workspace,
+        TODAY,
+        "# 2026-11-29\n\n- Hẹn nha sĩ thứ Sáu\nMẹ gọi lúc trưa.\n- 14:05 mua hoa\n",
+    )
+    ctx = build_context(workspace)
+    assert ctx.preamble.endswith(
+        "## Notes from today (2026-11-29)\n"
+        "- Hẹn nha sĩ thứ Sáu\nMẹ gọi lúc trưa.\n- 14:05 mua hoa\n"
+    )
+    assert "# 2026-11-29\n" not in ctx.preamble
+    small = build_context(workspace, budgets=Budgets(notes=6))
+    assert "mua hoa" in small.preamble and "nha sĩ" not in small.preamble
+    assert small.omitted["notes"] == 2
 
 
 def test_system_block_unchanged_after_memory_save(workspace: Workspace, clock: FixedClock) -> None:

@@ -335,6 +335,24 @@ def test_init_token_keeps_the_config_and_runs_once(
     assert path.read_text(encoding="utf-8") == after
 
 
+def test_the_token_is_never_written_into_a_file_others_can_read(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = workspace.root / CONFIG_PATH
+    config.chmod(0o644)
+    modes: list[int] = []
+    real_write = mcp_server.atomic_write_text
+
+    def watching_write(path: Path, text: str) -> None:
+        modes.append(path.stat().st_mode & 0o777)
+        real_write(path, text)
+
+    monkeypatch.setattr(mcp_server, "atomic_write_text", watching_write)
+    mcp_server.init_token(workspace)
+    assert modes == [0o600]
+    assert config.stat().st_mode & 0o777 == 0o600
+
+
 def test_a_short_token_is_refused(workspace: Workspace) -> None:
     config = workspace.root / CONFIG_PATH
     config.write_text(
@@ -368,13 +386,16 @@ def render_toml(data: dict[str, dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-@given(tables, st.booleans(), st.booleans())
+mcp_headers = st.sampled_from(["[mcp]", "[ mcp ]", '["mcp"]', "[mcp]  # MCP server", "  [mcp]"])
+
+
+@given(tables, st.booleans(), mcp_headers, st.booleans())
 def test_adding_a_token_keeps_every_other_setting(
-    data: dict[str, dict[str, Any]], with_mcp_table: bool, trailing_newline: bool
+    data: dict[str, dict[str, Any]], with_mcp_table: bool, header: str, trailing_newline: bool
 ) -> None:
     text = render_toml(data)
     if with_mcp_table:
-        text += "[mcp]\nport_hint = 1\n"
+        text += f"{header}\nport_hint = 1\n"
     if not trailing_newline:
         text = text.rstrip("\n")
     updated = tomllib.loads(mcp_server._with_token(text, "t" * 43))
@@ -382,6 +403,21 @@ def test_adding_a_token_keeps_every_other_setting(
     assert {k: v for k, v in updated.items()} == {
         k: v for k, v in tomllib.loads(text).items() if k != "mcp"
     }
+
+
+def test_a_config_the_token_cannot_be_added_to_is_named_and_left_untouched(
+    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["init"]) == 0
+    path = Path(cli_env["TRINHO_HOME"]) / CONFIG_PATH
+    path.write_text("mcp = {}\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+    before = path.read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main(["mcp", "--init-token"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"trinho: error: {path}: cannot add the token")
+    assert "[mcp] table by hand" in err
+    assert path.read_text(encoding="utf-8") == before
 
 
 def test_the_actor_is_passed_through(workspace: Workspace) -> None:

@@ -50,6 +50,18 @@ def test_exact_diacritics_rank_higher(workspace: Workspace, clock: FixedClock) -
     assert hits[0].score > hits[1].score
 
 
+def test_exact_diacritics_beat_a_folded_twin_that_repeats(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    # "da nang" is dạ/đã/đà... and nàng/nắng...: the first line holds "da" twice once folded.
+    _note(workspace, clock, "dạ, nàng đã đi", "2026-11-20")
+    _note(workspace, clock, "Chuyến đi Đà Nẵng tháng sau", "2026-11-21")
+    _note(workspace, clock, "trip to da nang next month", "2026-11-22")
+    assert _texts(workspace, "ĐÀ NẴNG")[0] == "Chuyến đi Đà Nẵng tháng sau"
+    assert _texts(workspace, "Đà Nẵng")[0] == "Chuyến đi Đà Nẵng tháng sau"
+    assert len(_texts(workspace, "da nang")) == 3
+
+
 def test_inflection_does_not_lose_recall(workspace: Workspace, clock: FixedClock) -> None:
     _note(workspace, clock, "Painted the fence blue", "2026-11-20")
     assert _texts(workspace, "painting fences") == ["Painted the fence blue"]
@@ -97,6 +109,40 @@ def test_hits_carry_kind_path_line_date_and_refs(workspace: Workspace, clock: Fi
     assert hits["conversation"].path == "conversations/2026-11-02.jsonl"
     data = hits["conversation"].to_json()
     assert set(data) == {"kind", "path", "line", "date", "text", "score", "refs"}
+
+
+def test_prose_typed_into_memory_md_is_searchable(workspace: Workspace) -> None:
+    # A MEMORY.md kept by hand (or by another assistant) is mostly loose lines, not entries.
+    workspace.memory_file.write_text(
+        "\ufeffBố thích câu cá ở hồ Tây.\n# Gia đình\n\n- Em gái tên Lan, sống ở Huế\n"
+        "- 2026-11-01: Owns a kayak\n",
+        encoding="utf-8",
+    )
+    fishing = search(workspace, "cau ca")
+    assert [(h.kind, h.line, h.date, h.text) for h in fishing] == [
+        ("memory", 1, None, "Bố thích câu cá ở hồ Tây.")
+    ]
+    assert [h.line for h in search(workspace, "Lan Huế")] == [4]
+    assert search(workspace, "gia dinh") == []  # a heading is structure
+    assert [h.date for h in search(workspace, "kayak")] == [date(2026, 11, 1)]
+
+
+def test_prose_in_a_daily_note_is_searchable(workspace: Workspace) -> None:
+    # An OpenClaw-style daily note: headings, untimed bullets, paragraphs, a few timed lines.
+    path = workspace.note_path(date(2026, 11, 20))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        "# 2026-11-20\n\n## Sáng\n- Bàn chuyện chèo kayak ở Ninh Bình\nCon mèo bị ốm.\n"
+        "- 09:15 hỏi giá xe đạp\n",
+        encoding="utf-8",
+    )
+    kayak = search(workspace, "kayak ninh binh")
+    assert [(h.kind, h.line, h.date, h.text) for h in kayak] == [
+        ("note", 4, date(2026, 11, 20), "- Bàn chuyện chèo kayak ở Ninh Bình")
+    ]
+    assert [h.line for h in search(workspace, "mèo")] == [5]
+    assert [h.text for h in search(workspace, "xe dap")] == ["hỏi giá xe đạp"]
+    assert search(workspace, "sang") == []  # a heading is structure
 
 
 def test_speaker_name_is_searchable(workspace: Workspace) -> None:
@@ -180,6 +226,14 @@ def test_memory_get_reads_lines_and_stays_inside(workspace: Workspace, tmp_path:
     workspace.memory_file.write_text("a\nb\nc\nd\n", encoding="utf-8")
     got = memory_get(workspace, "MEMORY.md", 2, 2)
     assert (got.text, got.start, got.end, got.total) == ("b\nc", 2, 3, 4)
+    assert memory_get(workspace, "MEMORY.md", 4, 10).text == "d"
+    with pytest.raises(TrinhoError, match=r"MEMORY.md: has 4 lines; line 5 is past its end"):
+        memory_get(workspace, "MEMORY.md", 5)
+    with pytest.raises(TrinhoError, match=r"memory: is a folder"):
+        memory_get(workspace, "memory")
+    empty = workspace.root / "memory" / "2026-11-28.md"
+    empty.write_text("", encoding="utf-8")
+    assert memory_get(workspace, "memory/2026-11-28.md").text == ""
     outside = tmp_path / "secret.txt"
     outside.write_text("secret", encoding="utf-8")
     for bad in ("../secret.txt", str(outside), "memory/../../secret.txt"):

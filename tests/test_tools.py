@@ -84,6 +84,17 @@ def test_several_problems_are_all_named(workspace: Workspace) -> None:
     assert "kinds[0]: must be one of 'note', 'memory', 'fact', 'conversation'" in result.text
 
 
+def test_null_for_an_optional_argument_means_not_given(workspace: Workspace) -> None:
+    assert not call(workspace, "memory_save", {"text": "Đi bơi lúc 6 giờ"}, CHAT).is_error
+    nulls = {"query": "boi", "limit": None, "since": None, "until": None, "kinds": None}
+    result = call(workspace, "memory_search", json.dumps(nulls), CHAT)
+    assert not result.is_error, result.text
+    assert result.data is not None and result.data["count"] == 1
+    missing = call(workspace, "memory_search", {"query": None}, CHAT)
+    assert missing.is_error
+    assert "query: must be a string, got None" in missing.text
+
+
 def save_fact(ws: Workspace, actor: Actor, **args: str) -> dict[str, Any]:
     result = call(ws, "user_memory_save", args, actor)
     assert not result.is_error, result.text

@@ -55,6 +55,19 @@ def test_init_changes_only_what_it_is_told(tmp_path: Path) -> None:
     assert reread.section("model") == {"name": "local"}
 
 
+@pytest.mark.parametrize("header", ["[owner]  # who I am", "[ owner ]", '["owner"]'])
+def test_init_finds_the_owner_table_however_its_header_is_written(
+    tmp_path: Path, header: str
+) -> None:
+    init_workspace(tmp_path, timezone="Asia/Ho_Chi_Minh")
+    config = tmp_path / CONFIG_PATH
+    config.write_text(config.read_text("utf-8").replace("[owner]", header, 1), "utf-8")
+    init_workspace(tmp_path, locale="vi")
+    assert header in config.read_text("utf-8")
+    reread = open_workspace(tmp_path).config
+    assert (reread.timezone, reread.locale) == ("Asia/Ho_Chi_Minh", "vi")
+
+
 def test_init_keeps_existing_content(tmp_path: Path) -> None:
     (tmp_path / "memory").mkdir()
     (tmp_path / "memory" / "2026-11-28.md").write_bytes(b"- 10:00 old\r\n")

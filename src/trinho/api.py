@@ -13,6 +13,7 @@ from typing import Any
 from trinho import tools as tools_mod
 from trinho.context import Budgets, Context
 from trinho.context_shell import build_context
+from trinho.errors import TrinhoError
 from trinho.tools import Actor, ActorKind, ToolFormat, ToolResult
 from trinho.workspace import Clock, Workspace, init_workspace, open_workspace
 
@@ -64,5 +65,8 @@ class Memory:
         elif isinstance(actor, Actor):
             chosen = actor
         else:
-            chosen = Actor(actor, self.actor.agent, self.actor.user)
+            try:
+                chosen = Actor(actor, self.actor.agent, self.actor.user)
+            except TrinhoError as exc:
+                return ToolResult.error(f"{name}: {exc}")
         return tools_mod.call(self.workspace, name, args, chosen)

@@ -48,10 +48,11 @@ class FactLine:
 
 @dataclass(frozen=True)
 class NoteLine:
-    """One daily-note entry as it goes into the preamble."""
+    """One daily-note entry as it goes into the preamble; `time` None for a line typed by
+    hand without one, shown as it is written."""
 
     day: date
-    time: str
+    time: str | None
     text: str
 
 
@@ -62,7 +63,6 @@ class ContextInputs:
     facts_omitted: int
     yesterday: Sequence[NoteLine]
     today: Sequence[NoteLine]
-    today_date: date
 
 
 @dataclass(frozen=True)
@@ -96,24 +96,28 @@ def _fit_newest(lines: Sequence[str], order: Sequence[int], budget: int) -> set[
 
 @functools.lru_cache(maxsize=8)
 def _memory_part(text: str, budget: int, locale: str) -> tuple[str, int]:
-    """MEMORY.md within budget: headings and loose lines stay, the oldest entries go first.
+    """MEMORY.md within budget: headings stay, the oldest entries go first, then prose.
 
+    Loose prose lines count as the newest (a person typed them), so they go only when prose
+    alone is over budget, as in a MEMORY.md kept by hand; then the last lines stay. Either way
+    the prompt says how many lines are left out, and memory_search finds them.
     Memoized: MEMORY.md rarely changes between turns, and parsing it is most of a turn's cost.
     """
     doc = memory_md.parse(text)
     raws = [item.raw.rstrip("\r") for item in doc.items]
     while raws and not raws[-1].strip():
         raws.pop()
-    entry_dates = {
-        i: item.date or date.min
+    ranked = {
+        i: (item.date or date.min) if isinstance(item, memory_md.Entry) else date.max
         for i, item in enumerate(doc.items[: len(raws)])
         if isinstance(item, memory_md.Entry)
+        or (isinstance(item, memory_md.Loose) and not item.blank)
     }
-    fixed_cost = sum(estimate_tokens(raws[i]) + 1 for i in range(len(raws)) if i not in entry_dates)
-    order = sorted(entry_dates, key=lambda i: (entry_dates[i], i), reverse=True)
+    fixed_cost = sum(estimate_tokens(raws[i]) + 1 for i in range(len(raws)) if i not in ranked)
+    order = sorted(ranked, key=lambda i: (ranked[i], i), reverse=True)
     kept = _fit_newest(raws, order, max(budget - fixed_cost, 0))
-    omitted = len(entry_dates) - len(kept)
-    dropped = set(entry_dates) - kept
+    omitted = len(ranked) - len(kept)
+    dropped = set(ranked) - kept
     lines = [raw for i, raw in enumerate(raws) if i not in dropped]
     if omitted:
         lines.append(t(locale, "context.omitted", count=omitted))
@@ -137,7 +141,10 @@ def _notes_part(
     yesterday: Sequence[NoteLine], today: Sequence[NoteLine], budget: int, locale: str
 ) -> tuple[str, int]:
     notes = [*yesterday, *today]
-    rendered = [f"- {note.time} {note.text}".replace("\n", "\n  ") for note in notes]
+    rendered = [
+        note.text if note.time is None else f"- {note.time} {note.text}".replace("\n", "\n  ")
+        for note in notes
+    ]
     order = list(range(len(notes)))[::-1]
     kept = _fit_newest(rendered, order, budget)
     omitted = len(notes) - len(kept)

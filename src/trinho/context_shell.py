@@ -21,7 +21,7 @@ from trinho.context import Budgets, Context, ContextInputs, FactLine, NoteLine, 
 from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
 from trinho.i18n import t
-from trinho.notes import decode, read_notes
+from trinho.notes import NoteEntry, decode, read_notes
 from trinho.workspace import CONFIG_PATH, Workspace
 
 PARTS = ("memory", "facts", "notes")
@@ -61,7 +61,14 @@ def facts_index_text(ws: Workspace, user: str) -> str:
 
 
 def _note_lines(ws: Workspace, day: date) -> list[NoteLine]:
-    return [NoteLine(day, entry.time, entry.text) for entry in read_notes(ws, day).entries]
+    """The day's entries and any prose typed into the note by hand, in file order."""
+    lines = []
+    for item in read_notes(ws, day).items:
+        if isinstance(item, NoteEntry):
+            lines.append(NoteLine(day, item.time, item.text))
+        elif item.prose:
+            lines.append(NoteLine(day, None, item.prose))
+    return lines
 
 
 def read_inputs(ws: Workspace, user: str) -> ContextInputs:
@@ -76,7 +83,6 @@ def read_inputs(ws: Workspace, user: str) -> ContextInputs:
         facts_omitted=facts_omitted,
         yesterday=_note_lines(ws, today - timedelta(days=1)),
         today=_note_lines(ws, today),
-        today_date=today,
     )
 
 

@@ -26,7 +26,7 @@ from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
 from trinho.notes import decode
 from trinho.tools import Actor
-from trinho.workspace import CONFIG_PATH, Workspace
+from trinho.workspace import CONFIG_PATH, Workspace, toml_table
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -235,7 +235,15 @@ def init_token(ws: Workspace) -> tuple[str, bool]:
         text = path.read_text(encoding="utf-8") if path.exists() else ""
         token = secrets.token_urlsafe(32)
         updated = _with_token(text, token)
-        tomllib.loads(updated)
+        try:
+            tomllib.loads(updated)
+        except tomllib.TOMLDecodeError as exc:
+            raise TrinhoError(
+                f"{path}: cannot add the token to this config by itself ({exc}); add "
+                f'`token = "{token}"` to its [mcp] table by hand (the file was left untouched)'
+            ) from None
+        if path.exists():
+            path.chmod(0o600)  # first, so the secret is never readable by others, even briefly
         atomic_write_text(path, updated)
         path.chmod(0o600)
     return token, True
@@ -245,7 +253,7 @@ def _with_token(text: str, token: str) -> str:
     """The config text with `token = "..."` in its [mcp] table (added at the end if missing)."""
     lines = text.split("\n")
     for i, line in enumerate(lines):
-        if line.strip() == "[mcp]":
+        if toml_table(line) == "mcp":
             lines.insert(i + 1, f'token = "{token}"  # bearer token for `trinho mcp --http`')
             return "\n".join(lines)
     tail = "" if not text or text.endswith("\n") else "\n"

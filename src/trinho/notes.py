@@ -58,6 +58,13 @@ class LooseLine:
     raw: str
     line: int
 
+    @property
+    def prose(self) -> str:
+        """The line's text when it is something typed by hand (an untimed bullet, a sentence);
+        empty for a blank line or a heading, which are structure."""
+        text = self.raw.lstrip("\ufeff").strip()
+        return "" if text.startswith("#") else text
+
 
 NoteItem = NoteEntry | LooseLine
 

@@ -281,7 +281,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 },
                 "basis": {
                     "type": "string",
-                    "enum": ["user", "inferred"],
+                    "enum": list(facts.BASES),
                     "description": "'user': the owner said it. 'inferred': you concluded it.",
                 },
                 "valid_from": {**DATE, "description": "First day it holds (default: today)."},
@@ -431,6 +431,9 @@ def call(
     parsed = _parse_args(args)
     if isinstance(parsed, str):
         return ToolResult.error(f"{name}: {parsed}")
+    required = spec.parameters.get("required", ())
+    # Many models send null for an optional argument they mean to leave out.
+    parsed = {k: v for k, v in parsed.items() if v is not None or k in required}
     problems = jsonargs.check(parsed, spec.parameters)
     if problems:
         return ToolResult.error(f"{name}: invalid arguments: " + "; ".join(problems))

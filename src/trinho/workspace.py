@@ -368,26 +368,40 @@ def _rel(folder: Path, root: Path) -> str:
         return str(folder) + "/"
 
 
+_TABLE_RE = re.compile(
+    r"""^\s*\[\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>[A-Za-z0-9_-]+))\s*\]\s*(?:\#.*)?$"""
+)
+
+
+def toml_table(line: str) -> str | None:
+    """The table a `[name]` header line opens, written in any form TOML allows (spaces, quotes,
+    a comment after it); None for any other line, dotted and array tables included."""
+    match = _TABLE_RE.match(line)
+    if match is None:
+        return None
+    return match.group("dq") or match.group("sq") or match.group("bare")
+
+
 def _update_owner_values(text: str, config: Config) -> str:
     """Change the [owner] values in an existing config, keeping every other line as written."""
     values = {"timezone": config.timezone, "user": config.owner, "locale": config.locale}
     lines = text.split("\n")
-    section = ""
+    in_owner = False
     seen: set[str] = set()
     for i, line in enumerate(lines):
         stripped = line.strip()
         if stripped.startswith("["):
-            section = stripped
+            in_owner = toml_table(line) == "owner"
             continue
         key = stripped.split("=", 1)[0].strip()
-        if section == "[owner]" and key in values:
+        if in_owner and key in values:
             lines[i] = f'{key} = "{values[key]}"'
             seen.add(key)
     missing = [f'{k} = "{v}"' for k, v in values.items() if k not in seen]
     if missing:
-        if "[owner]" in (ln.strip() for ln in lines):
-            at = next(i for i, ln in enumerate(lines) if ln.strip() == "[owner]") + 1
-            lines[at:at] = missing
+        at = next((i for i, ln in enumerate(lines) if toml_table(ln) == "owner"), None)
+        if at is not None:
+            lines[at + 1 : at + 1] = missing
         else:
             lines = ["[owner]", *missing, "", *lines]
     return "\n".join(lines)

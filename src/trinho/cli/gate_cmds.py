@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, timedelta
+from datetime import UTC, date
 from pathlib import Path
 
 import click
 
 from trinho.cli.app import cli, emit, json_option, state
+from trinho.condense.collect import window
 from trinho.condense.gate import Change, gate
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.notes import decode
 from trinho.workspace import clock_from_env, parse_day
-
-WINDOW_DAYS = 7
 
 
 @cli.command(name="gate")
@@ -31,9 +30,7 @@ def gate_command(
     new_text = _read(new, "NEW")
     today_default, locale = _today_and_locale()
     today = parse_day(today_text, "--today") if today_text else today_default
-    since = (
-        parse_day(since_text, "--since") if since_text else today - timedelta(days=WINDOW_DAYS - 1)
-    )
+    since = parse_day(since_text, "--since") if since_text else window(today)[0]
     if since > today:
         raise TrinhoError(f"--since {since} is after --today {today}; the window would be empty")
     result = gate(old_text, new_text, today, since)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from trinho import mcp_server
 from trinho.cli.app import cli, emit, json_option, state
 from trinho.i18n import t
 from trinho.tools import Actor
@@ -12,8 +13,12 @@ from trinho.workspace import CONFIG_PATH
 
 @cli.command()
 @click.option("--http", "use_http", is_flag=True, help="Streamable HTTP instead of stdio.")
-@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP address to bind.")
-@click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535))
+@click.option(
+    "--host", default=mcp_server.DEFAULT_HOST, show_default=True, help="HTTP address to bind."
+)
+@click.option(
+    "--port", default=mcp_server.DEFAULT_PORT, show_default=True, type=click.IntRange(1, 65535)
+)
 @click.option(
     "--init-token",
     is_flag=True,
@@ -43,8 +48,6 @@ def mcp(
     Over HTTP every request must carry `Authorization: Bearer TOKEN`, TOKEN being `[mcp] token`
     in the workspace config; `trinho mcp --init-token` creates one.
     """
-    from trinho import mcp_server
-
     ws = state().workspace()
     if init_token:
         token, created = mcp_server.init_token(ws)

@@ -109,11 +109,15 @@ def memory_get(ws: Workspace, path: str, from_line: int = 1, lines: int | None =
     if lines is not None and lines < 1:
         raise TrinhoError(f"{path}: give at least 1 line (got {lines})")
     resolved = ws.path(path)
+    if resolved.is_dir():
+        raise TrinhoError(f"{path}: is a folder; give a file in it, e.g. {path}/...")
     if not resolved.is_file():
         raise TrinhoError(f"{path}: no such file in the workspace {ws.root}")
     all_lines = decode(resolved.read_bytes(), path).split("\n")
     if all_lines and all_lines[-1] == "":
         all_lines.pop()
+    if from_line > max(len(all_lines), 1):
+        raise TrinhoError(f"{path}: has {len(all_lines)} lines; line {from_line} is past its end")
     count = min(lines or MAX_GET_LINES, MAX_GET_LINES)
     chosen = all_lines[from_line - 1 : from_line - 1 + count]
     end = from_line - 1 + len(chosen)

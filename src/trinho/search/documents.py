@@ -14,7 +14,7 @@ from typing import Literal
 from trinho import memory_md
 from trinho.errors import TrinhoError
 from trinho.facts import parse_fact
-from trinho.notes import parse_note_file
+from trinho.notes import NoteEntry, parse_note_file
 from trinho.search.tokenize import terms
 
 Kind = Literal["note", "memory", "fact", "conversation"]
@@ -40,19 +40,37 @@ class Doc:
 
 
 def note_docs(path: str, day: date, text: str) -> list[Doc]:
-    """Every `- HH:MM text` entry of a daily note, dated with the note's day."""
-    return [
-        Doc("note", path, e.line, day, e.text, (f"{path}:{e.line}",), " ".join(terms(e.text)))
-        for e in parse_note_file(text).entries
-    ]
+    """Every `- HH:MM text` entry of a daily note and every other line of prose typed into
+    it (an OpenClaw-style note has untimed bullets and paragraphs), dated with the note's day.
+    Headings and blank lines are structure."""
+    docs = []
+    for item in parse_note_file(text).items:
+        if isinstance(item, NoteEntry):
+            shown = item.text
+        elif item.prose:
+            shown = item.prose
+        else:
+            continue
+        refs = (f"{path}:{item.line}",)
+        docs.append(Doc("note", path, item.line, day, shown, refs, " ".join(terms(shown))))
+    return docs
 
 
 def memory_docs(path: str, text: str) -> list[Doc]:
-    """Every dated MEMORY.md entry; an entry with an impossible date is kept, undated."""
-    return [
-        Doc("memory", path, e.line, e.date, e.text, (f"{path}:{e.line}",), " ".join(terms(e.text)))
-        for e in memory_md.parse(text).entries
-    ]
+    """Every MEMORY.md entry and every loose line of prose (undated), so a MEMORY.md written
+    by hand or by another tool is searchable too; an entry with an impossible date is kept,
+    undated. Headings and blank lines are structure, not memory."""
+    docs = []
+    for item in memory_md.parse(text).items:
+        if isinstance(item, memory_md.Entry):
+            shown, day = item.text, item.date
+        elif isinstance(item, memory_md.Loose) and not item.blank:
+            shown, day = item.raw.lstrip("\ufeff").strip(), None
+        else:
+            continue
+        refs = (f"{path}:{item.line}",)
+        docs.append(Doc("memory", path, item.line, day, shown, refs, " ".join(terms(shown))))
+    return docs
 
 
 @dataclass(frozen=True)

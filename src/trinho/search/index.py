@@ -44,7 +44,7 @@ from trinho.search.vectors import Embedder, VectorStore
 from trinho.workspace import CONVERSATIONS_DIR, MEMORY_FILE, NOTES_DIR, Workspace
 
 INDEX_FILE = "index.sqlite"
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 CONTEXT_WEIGHT = 0.3
 """Weight of the neighbouring turns' words against the turn's own words in BM25."""
 
@@ -305,14 +305,11 @@ class SearchIndex:
         if paths is None:
             self._folders = self._folder_times()
             self._last_sweep = time.monotonic()
-        if paths is None:
             current = scan(self.ws)
             self._watched = _newest(current)
-        else:
-            current = stat_paths(self.ws, paths)
-        if paths is None:
             rows = self.conn.execute("SELECT path, mtime_ns, size FROM files").fetchall()
         else:
+            current = stat_paths(self.ws, paths)
             wanted_paths = sorted(set(paths))
             rows = self.conn.execute(
                 "SELECT path, mtime_ns, size FROM files "
@@ -321,7 +318,7 @@ class SearchIndex:
             ).fetchall()
         known = {row[0]: (row[1], row[2]) for row in rows}
         changed = [rel for rel, st in current.items() if known.get(rel) != (st.mtime_ns, st.size)]
-        gone = [rel for rel in known if rel not in current and (paths is None or rel in paths)]
+        gone = [rel for rel in known if rel not in current]
         if not changed and not gone:
             return 0
         with self.conn:
