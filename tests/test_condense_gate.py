@@ -348,7 +348,7 @@ def test_hostile_empty_answer_or_refusal_is_held_whole_as_one_suspicious_change(
     change = only(result)
     assert (change.cls, change.action) == ("suspicious", "held")
     assert (change.snapshot, change.rewrite) == (WEEK_OLD, answer)
-    assert "6 of 6 entries" in change.reason
+    assert "7 of 7 lines" in change.reason  # 6 entries and 1 hand-written line
 
 
 def test_removing_exactly_half_is_not_suspicious_but_more_is() -> None:
@@ -426,11 +426,6 @@ def test_gate_takes_the_window_it_is_given() -> None:
     assert gate(OLD, new, date(2026, 11, 15), date(2026, 11, 9)).held == ()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gate.py counts only dated entries for `suspicious`: a refusal over a MEMORY.md of "
-    "hand-kept prose (OpenClaw-style) becomes one held removal per line",
-)
 @pytest.mark.parametrize("answer", ["", "I'm sorry, I can't help with that."])
 def test_a_refusal_over_a_prose_memory_md_is_one_suspicious_change(answer: str) -> None:
     prose = "# About me\n" + "".join(f"Paragraph {n} about the owner.\n" for n in range(30))

@@ -126,7 +126,7 @@ def test_the_english_reason_is_unchanged_by_the_codes() -> None:
     )
     [suspicious] = gate(OLD, EXAMPLES["suspicious"], TODAY, SINCE).changes
     assert suspicious.reason == (
-        "the rewrite would remove 5 of 5 entries; held whole, nothing applied"
+        "the rewrite would remove 6 of 6 lines; held whole, nothing applied"
     )
 
 

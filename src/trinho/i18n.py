@@ -188,8 +188,8 @@ CATALOG: dict[str, dict[str, str]] = {
         "vi": "không phải mục có ngày hay tiêu đề; chỉ vào MEMORY.md nếu bạn duyệt",
     },
     "gate.reason.suspicious": {
-        "en": "the rewrite would remove {lost} of {total} entries; held whole, nothing applied",
-        "vi": "bản viết lại sẽ xoá {lost} trong số {total} mục; cả bản chờ bạn duyệt, "
+        "en": "the rewrite would remove {lost} of {total} lines; held whole, nothing applied",
+        "vi": "bản viết lại sẽ xoá {lost} trong số {total} dòng; cả bản chờ bạn duyệt, "
         "chưa áp dụng gì",
     },
     "gate.reason.heading_added": {"en": "heading added", "vi": "thêm tiêu đề"},

@@ -124,10 +124,6 @@ class GateResult:
         return tuple(change for change in self.changes if change.held)
 
 
-def in_window(day: date, today: date, since: date) -> bool:
-    return since <= day <= today
-
-
 def addition_verdict(entry: Entry, today: date, since: date) -> tuple[ChangeClass, Action, Reason]:
     """An entry the old file did not have: auto only when dated inside the window."""
     day = entry.date
@@ -167,8 +163,8 @@ def _outside(day: date, today: date, since: date) -> Reason:
 def gate(old_text: str, new_text: str, today: date, since: date) -> GateResult:
     """Classify the rewrite `new_text` of `old_text` and return what to write now."""
     m = match(old_text, new_text)
-    if m.old_entries and 2 * m.lost_entries > m.old_entries:
-        why = Reason.of("suspicious", lost=m.lost_entries, total=m.old_entries)
+    if m.old_lines and 2 * m.lost_lines > m.old_lines:
+        why = Reason.of("suspicious", lost=m.lost_lines, total=m.old_lines)
         held = Change.because(
             "suspicious", "held", None, None, why, snapshot=old_text, rewrite=new_text
         )

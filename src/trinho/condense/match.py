@@ -46,14 +46,15 @@ class Matching:
     headings: dict[int, int]
     added: tuple[int, ...]
     removed: tuple[int, ...]
-    lost_entries: int
+    lost_lines: int
     malformed: tuple[int, ...]
     headings_added: tuple[int, ...]
     headings_removed: tuple[int, ...]
 
     @property
-    def old_entries(self) -> int:
-        return sum(isinstance(item, Entry) for item in self.old)
+    def old_lines(self) -> int:
+        """The old file's lines worth keeping: entries and non-blank hand-written lines."""
+        return sum(isinstance(item, Entry) or _nonblank_loose(item) for item in self.old)
 
 
 def date_norm(entry: Entry) -> str:
@@ -86,7 +87,7 @@ def match(old_text: str, new_text: str) -> Matching:
         headings=headings,
         added=tuple(n for n in added if n not in edits),
         removed=tuple(removed),
-        lost_entries=len(unpaired_old),
+        lost_lines=len(unpaired_old) + len(loose_removed),
         malformed=tuple(malformed),
         headings_added=tuple(headings_added),
         headings_removed=tuple(headings_removed),
