@@ -12,21 +12,13 @@ were left out and that memory_search finds them. Nothing is cut silently.
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
 from trinho import memory_md
 from trinho.i18n import t
-
-
-def estimate_tokens(text: str) -> int:
-    """A tokenizer-free estimate: one token per 4 UTF-8 bytes, rounded up.
-
-    Vietnamese diacritics take 2-3 bytes, so the estimate grows with them as real tokenizers do.
-    """
-    return math.ceil(len(text.encode("utf-8")) / 4)
+from trinho.tokens import estimate_tokens
 
 
 @dataclass(frozen=True)

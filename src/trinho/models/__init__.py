@@ -11,7 +11,6 @@ from trinho.models.base import (
     ToolSpec,
     Usage,
     assistant,
-    estimate_tokens,
     system,
     tool_result,
     user,
@@ -30,6 +29,7 @@ from trinho.models.usage import (
     read_ledger,
     summarize,
 )
+from trinho.tokens import estimate_tokens
 
 __all__ = [
     "Budget",

@@ -7,12 +7,12 @@ package know a vendor SDK.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from trinho.errors import TrinhoError
+from trinho.tokens import estimate_tokens
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -162,11 +162,6 @@ class ChatModel(Protocol):
         ...
 
     def chat(self, request: ChatRequest) -> ChatResponse: ...
-
-
-def estimate_tokens(text: str) -> int:
-    """About four characters a token: good enough to decide whether a budget allows a call."""
-    return math.ceil(len(text) / 4)
 
 
 def parse_arguments(raw: str | None) -> tuple[dict[str, Any], str | None]:

@@ -14,8 +14,8 @@ from trinho.models.base import (
     ChatResponse,
     ModelError,
     Usage,
-    estimate_tokens,
 )
+from trinho.tokens import estimate_tokens
 
 Reply = ChatResponse | str
 
