@@ -1,0 +1,364 @@
+"""The docs in docs/ stay true: every command and option, config key and environment variable
+the code knows is documented, every relative link resolves, and the console sessions marked
+`<!-- replay -->` print what they show when run again, command by command."""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import doctest
+import io
+import json
+import re
+import shlex
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+import pytest
+
+from trinho.cli import cli, main
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+SRC = ROOT / "src" / "trinho"
+PRETTY = "| python3 -m json.tool --no-ensure-ascii"
+
+
+def _doc(name: str) -> str:
+    return (DOCS / name).read_text(encoding="utf-8")
+
+
+def _pages() -> list[Path]:
+    return sorted(DOCS.glob("*.md"))
+
+
+# ---- commands and options ---------------------------------------------------------------------
+
+
+def _commands(group: click.Command, path: str = "trinho") -> Iterator[tuple[str, click.Command]]:
+    yield path, group
+    if isinstance(group, click.Group):
+        for name, command in sorted(group.commands.items()):
+            yield from _commands(command, f"{path} {name}")
+
+
+def _sections(text: str) -> dict[str, str]:
+    """The text under each `### \\`trinho ...\\`` heading of docs/cli.md, by command path."""
+    parts = re.split(r"^### `(trinho[^`]*)`\s*$", text, flags=re.M)
+    return {parts[i].strip(): parts[i + 1] for i in range(1, len(parts), 2)}
+
+
+def test_every_command_and_option_is_in_the_cli_page() -> None:
+    sections = _sections(_doc("cli.md"))
+    for path, command in _commands(cli):
+        if path == "trinho":
+            continue
+        assert path in sections, f"docs/cli.md has no '### `{path}`' section"
+        body = sections[path]
+        for param in command.params:
+            if isinstance(param, click.Option):
+                flag = max(param.opts, key=len)
+                if flag in ("--help",):
+                    continue
+                assert f"`{flag}" in body, f"docs/cli.md: `{path}` does not document {flag}"
+            elif isinstance(param, click.Argument):
+                shown = (param.metavar or param.name or "").upper()
+                assert shown in body, f"docs/cli.md: `{path}` does not name its argument {shown}"
+        json_flag = any(isinstance(p, click.Option) and "--json" in p.opts for p in command.params)
+        if json_flag:
+            assert "```json" in body, f"docs/cli.md: `{path}` has --json but no JSON shape"
+
+
+def test_the_cli_page_documents_no_command_that_does_not_exist() -> None:
+    known = {path for path, _ in _commands(cli)}
+    for path in _sections(_doc("cli.md")):
+        assert path in known, f"docs/cli.md documents `{path}`, which `trinho --help` lacks"
+
+
+def test_global_options_are_documented() -> None:
+    text = _doc("cli.md")
+    for param in cli.params:
+        if isinstance(param, click.Option) and "--help" not in param.opts:
+            assert f"`{max(param.opts, key=len)}" in text
+
+
+# ---- configuration keys and environment variables ---------------------------------------------
+
+
+def _section_keys_in(tree: ast.AST) -> set[tuple[str, str]]:
+    """(section, key) pairs read from the config: `v = X.section("s")` or `v = raw.get("s", {})`
+    in a function, then `v.get("k")`, `v["k"]`, `f(v, "k", ...)` or `for k in ("a", "b")`."""
+    found: set[tuple[str, str]] = set()
+    for func in ast.walk(tree):
+        if not isinstance(func, ast.FunctionDef):
+            continue
+        sections: dict[str, str] = {}
+        for node in ast.walk(func):
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Attribute)
+                and node.value.args
+                and isinstance(node.value.args[0], ast.Constant)
+                and isinstance(node.value.args[0].value, str)
+            ):
+                call = node.value
+                assert isinstance(call.func, ast.Attribute)
+                is_section = call.func.attr == "section"
+                is_table = (
+                    call.func.attr == "get"
+                    and isinstance(call.func.value, ast.Name)
+                    and call.func.value.id == "raw"
+                )
+                if is_section or is_table:
+                    sections[node.targets[0].id] = str(node.value.args[0].value)  # type: ignore[union-attr]
+        if not sections:
+            continue
+        loop_keys: list[str] = []
+        for node in ast.walk(func):
+            if isinstance(node, ast.For) and isinstance(node.iter, ast.Tuple):
+                loop_keys += [
+                    e.value
+                    for e in node.iter.elts
+                    if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                ]
+        for node in ast.walk(func):
+            var, key = _key_use(node, sections)
+            if var is not None and key is not None:
+                found.add((sections[var], key))
+            elif var is not None:
+                found |= {(sections[var], k) for k in loop_keys}
+    return found
+
+
+def _key_use(node: ast.AST, sections: dict[str, str]) -> tuple[str | None, str | None]:
+    """Which section variable `node` reads, and the literal key (None: a loop variable)."""
+
+    def literal(expr: ast.AST) -> str | None:
+        ok = isinstance(expr, ast.Constant) and isinstance(expr.value, str)
+        return expr.value if ok else None  # type: ignore[union-attr,return-value]
+
+    if isinstance(node, ast.Call):
+        f = node.func
+        if (
+            isinstance(f, ast.Attribute)
+            and f.attr == "get"
+            and isinstance(f.value, ast.Name)
+            and f.value.id in sections
+            and node.args
+        ):
+            return f.value.id, literal(node.args[0])
+        if (
+            len(node.args) >= 2
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id in sections
+            and literal(node.args[1])
+        ):
+            return node.args[0].id, literal(node.args[1])
+    if (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in sections
+    ):
+        return node.value.id, literal(node.slice)
+    return None, None
+
+
+def _config_keys() -> set[tuple[str, str]]:
+    keys: set[tuple[str, str]] = set()
+    for path in SRC.rglob("*.py"):
+        keys |= _section_keys_in(ast.parse(path.read_text(encoding="utf-8")))
+    return keys
+
+
+def test_the_key_collector_sees_the_known_sections() -> None:
+    keys = _config_keys()
+    assert {("owner", "timezone"), ("paths", "users"), ("model", "attempts")} <= keys
+    assert {("budget", "run_tokens"), ("telegram", "owner_id")} <= keys
+
+
+def test_every_config_key_read_in_the_code_is_documented() -> None:
+    text = _doc("configuration.md")
+    for section, key in sorted(_config_keys()):
+        assert f"`[{section}] {key}`" in text, f"docs/configuration.md lacks `[{section}] {key}`"
+
+
+def _env_vars() -> set[str]:
+    """Environment variables: upper-case string literals with an underscore that are not the
+    name of something defined in the code, and names read through `environ.get("X")`."""
+    names: set[str] = set()
+    for path in SRC.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        names |= set(re.findall(r"\"([A-Z][A-Z0-9]*_[A-Z0-9_]+)\"", text))
+        names |= set(re.findall(r"environ\.get\(\"([A-Z][A-Z0-9_]*)\"", text))
+    defined = set()
+    for path in SRC.rglob("*.py"):
+        defined |= set(re.findall(r"^\s*([A-Z][A-Z0-9_]*)\s*[:=]", path.read_text(), flags=re.M))
+    return names - defined
+
+
+def test_every_environment_variable_read_in_the_code_is_documented() -> None:
+    names = _env_vars()
+    assert {"TRINHO_HOME", "TRINHO_NOW", "TRINHO_MODEL", "TZ"} <= names
+    text = _doc("configuration.md")
+    for name in sorted(names):
+        assert f"`{name}`" in text, f"docs/configuration.md does not document `{name}`"
+
+
+def _toml_blocks(text: str) -> list[str]:
+    return re.findall(r"```toml\n(.*?)```", text, flags=re.S)
+
+
+def test_the_config_examples_are_read_by_the_code_without_error(tmp_path: Path) -> None:
+    from trinho.channels.settings import telegram_settings
+    from trinho.models.config import resolve_model
+    from trinho.models.usage import budget_limits
+    from trinho.workspace import Workspace, parse_config
+
+    blocks = _toml_blocks(_doc("configuration.md"))
+    assert blocks
+    for block in blocks:
+        config = parse_config(block, "docs/configuration.md")
+        budget_limits(config)
+        if config.section("model"):
+            resolve_model(config, {})
+        ws = Workspace(tmp_path, config, lambda: None)  # type: ignore[arg-type,return-value]
+        telegram_settings(ws, {})
+
+
+# ---- links -------------------------------------------------------------------------------------
+
+
+def test_every_relative_link_points_at_a_file() -> None:
+    for page in [*_pages(), ROOT / "README.md"]:
+        text = page.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            path = (page.parent / target.split("#", 1)[0]).resolve()
+            assert path.exists(), f"{page.relative_to(ROOT)}: link to {target} leads nowhere"
+
+
+def test_the_index_lists_every_page() -> None:
+    index = _doc("README.md")
+    for page in _pages():
+        if page.name != "README.md":
+            assert f"]({page.name})" in index, f"docs/README.md does not link {page.name}"
+
+
+# ---- replayed console sessions -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Session:
+    page: str
+    files: dict[str, str]
+    lines: list[str]
+
+
+def _sessions() -> list[Session]:
+    """Console blocks after `<!-- replay -->`, with the files named by `<!-- file: NAME -->`
+    blocks before them on the same page."""
+    found = []
+    for page in _pages():
+        text = page.read_text(encoding="utf-8")
+        files: dict[str, str] = {}
+        for match in re.finditer(
+            r"<!-- (replay|file: (\S+)) -->\n```[a-z]*\n(.*?)```", text, flags=re.S
+        ):
+            if match.group(2):
+                files[match.group(2)] = match.group(3)
+            else:
+                found.append(Session(page.name, dict(files), match.group(3).split("\n")[:-1]))
+    return found
+
+
+SESSIONS = _sessions()
+
+
+def _run(argv: list[str]) -> str:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        main(argv)
+    return out.getvalue() + err.getvalue()
+
+
+def test_there_are_replayed_sessions() -> None:
+    assert {s.page for s in SESSIONS} >= {"cli.md", "rules.md"}
+
+
+@pytest.mark.parametrize(
+    "session", SESSIONS, ids=[f"{s.page}-{i}" for i, s in enumerate(SESSIONS)]
+)
+def test_a_documented_session_prints_what_it_shows(
+    session: Session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TRINHO_HOME", raising=False)
+    monkeypatch.delenv("TRINHO_NOW", raising=False)
+    for name, content in session.files.items():
+        (tmp_path / name).write_text(content, encoding="utf-8")
+    shown_home = real_home = ""
+    commands: list[tuple[str, list[str]]] = []
+    for line in session.lines:
+        if line.startswith("$ "):
+            commands.append((line[2:], []))
+        elif commands:
+            commands[-1][1].append(line)
+    for command, expected in commands:
+        if command.startswith("export "):
+            name, _, value = command.removeprefix("export ").partition("=")
+            if name == "TRINHO_HOME":
+                shown_home, real_home = value, str(tmp_path / "home")
+                value = real_home
+            monkeypatch.setenv(name, value)
+            continue
+        pretty = command.endswith(PRETTY)
+        argv = shlex.split(command.removesuffix(PRETTY))
+        assert argv[0] == "trinho", f"{session.page}: only trinho commands replay: {command}"
+        output = _run(argv[1:])
+        if pretty:
+            output = json.dumps(json.loads(output), indent=4, ensure_ascii=False) + "\n"
+        if real_home:
+            output = output.replace(real_home, shown_home)
+        got = [line.rstrip() for line in output.rstrip("\n").split("\n")] if output else []
+        assert got == [line.rstrip() for line in expected], f"{session.page}: $ {command}"
+
+
+# ---- Python examples ---------------------------------------------------------------------------
+
+
+def _pycon_blocks() -> list[tuple[str, dict[str, str], str]]:
+    found = []
+    for page in _pages():
+        text = page.read_text(encoding="utf-8")
+        files: dict[str, str] = {}
+        for match in re.finditer(
+            r"<!-- (pycon|file: (\S+)) -->\n```[a-z]*\n(.*?)```", text, flags=re.S
+        ):
+            if match.group(2):
+                files[match.group(2)] = match.group(3)
+            elif match.group(1) == "pycon":
+                found.append((page.name, dict(files), match.group(3)))
+    return found
+
+
+PYCON = _pycon_blocks()
+
+
+@pytest.mark.parametrize("page, files, source", PYCON, ids=[p for p, _, _ in PYCON])
+def test_a_documented_python_session_runs_as_shown(
+    page: str, files: dict[str, str], source: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name, content in files.items():
+        (tmp_path / name).write_text(content, encoding="utf-8")
+    test = doctest.DocTestParser().get_doctest(source, {}, page, page, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    report = io.StringIO()
+    runner.run(test, out=report.write)
+    assert runner.failures == 0, report.getvalue()
