@@ -87,84 +87,77 @@ def test_global_options_are_documented() -> None:
 # ---- configuration keys and environment variables ---------------------------------------------
 
 
+def _literal(expr: ast.AST | None) -> str | None:
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return expr.value
+    return None
+
+
+def _section_of(expr: ast.AST) -> str | None:
+    """`X.section("s")`, or `raw.get("s", ...)` on the parsed TOML: the section's name."""
+    if not isinstance(expr, ast.Call) or not isinstance(expr.func, ast.Attribute) or not expr.args:
+        return None
+    name = _literal(expr.args[0])
+    target = expr.func.value
+    if expr.func.attr == "section":
+        return name
+    is_raw = (isinstance(target, ast.Name) and target.id == "raw") or (
+        isinstance(target, ast.Attribute) and target.attr == "raw"
+    )
+    return name if expr.func.attr == "get" and is_raw else None
+
+
+def _section_names() -> set[str]:
+    """Every config section or table the code reads, keys known or not."""
+    names: set[str] = set()
+    for path in SRC.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            name = _section_of(node)
+            if name is not None:
+                names.add(name)
+    return names
+
+
 def _section_keys_in(tree: ast.AST) -> set[tuple[str, str]]:
-    """(section, key) pairs read from the config: `v = X.section("s")` or `v = raw.get("s", {})`
-    in a function, then `v.get("k")`, `v["k"]`, `f(v, "k", ...)` or `for k in ("a", "b")`."""
+    """(section, key) pairs read from the config. In each function, a section is bound by
+    `v = X.section("s")` (or `raw.get("s", {})`); keys are read as `v.get("k")`, `v["k"]`,
+    `f(v, "k", ...)`, `v.get(k)` for `k` in a literal tuple, or `X.section("s").get("k")`."""
     found: set[tuple[str, str]] = set()
     for func in ast.walk(tree):
         if not isinstance(func, ast.FunctionDef):
             continue
-        sections: dict[str, str] = {}
-        for node in ast.walk(func):
-            if (
-                isinstance(node, ast.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-                and isinstance(node.value, ast.Call)
-                and isinstance(node.value.func, ast.Attribute)
-                and node.value.args
-                and isinstance(node.value.args[0], ast.Constant)
-                and isinstance(node.value.args[0].value, str)
-            ):
-                call = node.value
-                assert isinstance(call.func, ast.Attribute)
-                is_section = call.func.attr == "section"
-                is_table = (
-                    call.func.attr == "get"
-                    and isinstance(call.func.value, ast.Name)
-                    and call.func.value.id == "raw"
-                )
-                if is_section or is_table:
-                    sections[node.targets[0].id] = str(node.value.args[0].value)  # type: ignore[union-attr]
-        if not sections:
-            continue
+        bound: dict[str, str] = {}
         loop_keys: list[str] = []
         for node in ast.walk(func):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                section = _section_of(node.value)
+                if section is not None and isinstance(node.targets[0], ast.Name):
+                    bound[node.targets[0].id] = section
             if isinstance(node, ast.For) and isinstance(node.iter, ast.Tuple):
-                loop_keys += [
-                    e.value
-                    for e in node.iter.elts
-                    if isinstance(e, ast.Constant) and isinstance(e.value, str)
-                ]
+                loop_keys += [k for k in map(_literal, node.iter.elts) if k is not None]
         for node in ast.walk(func):
-            var, key = _key_use(node, sections)
-            if var is not None and key is not None:
-                found.add((sections[var], key))
-            elif var is not None:
-                found |= {(sections[var], k) for k in loop_keys}
+            section, key = _key_use(node, bound)
+            if section is not None:
+                found |= {(section, key)} if key is not None else {(section, k) for k in loop_keys}
     return found
 
 
-def _key_use(node: ast.AST, sections: dict[str, str]) -> tuple[str | None, str | None]:
-    """Which section variable `node` reads, and the literal key (None: a loop variable)."""
+def _key_use(node: ast.AST, bound: dict[str, str]) -> tuple[str | None, str | None]:
+    """The section `node` reads a key of, and the key (None when it is a loop variable)."""
 
-    def literal(expr: ast.AST) -> str | None:
-        ok = isinstance(expr, ast.Constant) and isinstance(expr.value, str)
-        return expr.value if ok else None  # type: ignore[union-attr,return-value]
+    def section(expr: ast.AST) -> str | None:
+        if isinstance(expr, ast.Name):
+            return bound.get(expr.id)
+        return _section_of(expr)
 
-    if isinstance(node, ast.Call):
+    if isinstance(node, ast.Call) and node.args:
         f = node.func
-        if (
-            isinstance(f, ast.Attribute)
-            and f.attr == "get"
-            and isinstance(f.value, ast.Name)
-            and f.value.id in sections
-            and node.args
-        ):
-            return f.value.id, literal(node.args[0])
-        if (
-            len(node.args) >= 2
-            and isinstance(node.args[0], ast.Name)
-            and node.args[0].id in sections
-            and literal(node.args[1])
-        ):
-            return node.args[0].id, literal(node.args[1])
-    if (
-        isinstance(node, ast.Subscript)
-        and isinstance(node.value, ast.Name)
-        and node.value.id in sections
-    ):
-        return node.value.id, literal(node.slice)
+        if isinstance(f, ast.Attribute) and f.attr == "get" and section(f.value) is not None:
+            return section(f.value), _literal(node.args[0])
+        if len(node.args) >= 2 and section(node.args[0]) and _literal(node.args[1]):
+            return section(node.args[0]), _literal(node.args[1])
+    if isinstance(node, ast.Subscript) and section(node.value) is not None:
+        return section(node.value), _literal(node.slice)
     return None, None
 
 
@@ -181,6 +174,14 @@ def test_the_key_collector_sees_the_known_sections() -> None:
     assert {("budget", "run_tokens"), ("telegram", "owner_id")} <= keys
 
 
+def test_every_config_section_read_in_the_code_is_documented() -> None:
+    text = _doc("configuration.md")
+    names = _section_names()
+    assert {"owner", "paths", "model", "budget", "telegram"} <= names
+    for name in sorted(names):
+        assert f"[{name}]" in text, f"docs/configuration.md does not document [{name}]"
+
+
 def test_every_config_key_read_in_the_code_is_documented() -> None:
     text = _doc("configuration.md")
     for section, key in sorted(_config_keys()):
@@ -193,7 +194,7 @@ def _env_vars() -> set[str]:
     names: set[str] = set()
     for path in SRC.rglob("*.py"):
         text = path.read_text(encoding="utf-8")
-        names |= set(re.findall(r"\"([A-Z][A-Z0-9]*_[A-Z0-9_]+)\"", text))
+        names |= set(re.findall(r"(?<!metavar=)\"([A-Z][A-Z0-9]*_[A-Z0-9_]+)\"", text))
         names |= set(re.findall(r"environ\.get\(\"([A-Z][A-Z0-9_]*)\"", text))
     defined = set()
     for path in SRC.rglob("*.py"):
@@ -217,7 +218,7 @@ def test_the_config_examples_are_read_by_the_code_without_error(tmp_path: Path) 
     from trinho.channels.settings import telegram_settings
     from trinho.models.config import resolve_model
     from trinho.models.usage import budget_limits
-    from trinho.workspace import Workspace, parse_config
+    from trinho.workspace import Workspace, parse_config, system_clock
 
     blocks = _toml_blocks(_doc("configuration.md"))
     assert blocks
@@ -226,21 +227,38 @@ def test_the_config_examples_are_read_by_the_code_without_error(tmp_path: Path) 
         budget_limits(config)
         if config.section("model"):
             resolve_model(config, {})
-        ws = Workspace(tmp_path, config, lambda: None)  # type: ignore[arg-type,return-value]
+        ws = Workspace(tmp_path, config, system_clock)
         telegram_settings(ws, {})
 
 
 # ---- links -------------------------------------------------------------------------------------
 
 
-def test_every_relative_link_points_at_a_file() -> None:
+def _anchors(page: Path) -> set[str]:
+    """The heading anchors GitHub makes: lower case, punctuation dropped, spaces to '-'."""
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+    seen: dict[str, int] = {}
+    anchors = set()
+    for title in re.findall(r"^#{1,6} (.+)$", text, flags=re.M):
+        slug = re.sub(r"[^\w\- ]", "", title.strip().lower()).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        anchors.add(slug if count == 0 else f"{slug}-{count}")
+    return anchors
+
+
+def test_every_relative_link_points_at_a_file_and_heading() -> None:
     for page in [*_pages(), ROOT / "README.md"]:
         text = page.read_text(encoding="utf-8")
         for target in re.findall(r"\]\(([^)\s]+)\)", text):
-            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+            if re.match(r"[a-z]+:", target):
                 continue
-            path = (page.parent / target.split("#", 1)[0]).resolve()
-            assert path.exists(), f"{page.relative_to(ROOT)}: link to {target} leads nowhere"
+            file_part, _, anchor = target.partition("#")
+            path = (page.parent / file_part).resolve() if file_part else page
+            where = page.relative_to(ROOT)
+            assert path.exists(), f"{where}: link to {target} leads nowhere"
+            if anchor and path.suffix == ".md":
+                assert anchor in _anchors(path), f"{where}: {target}: no such heading"
 
 
 def test_the_index_lists_every_page() -> None:
@@ -288,19 +306,19 @@ def _run(argv: list[str]) -> str:
 
 
 def test_there_are_replayed_sessions() -> None:
-    assert {s.page for s in SESSIONS} >= {"cli.md", "rules.md"}
+    assert {s.page for s in SESSIONS} >= {"cli.md", "rules.md", "files.md"}
 
 
-@pytest.mark.parametrize(
-    "session", SESSIONS, ids=[f"{s.page}-{i}" for i, s in enumerate(SESSIONS)]
-)
+@pytest.mark.parametrize("session", SESSIONS, ids=[f"{s.page}-{i}" for i, s in enumerate(SESSIONS)])
 def test_a_documented_session_prints_what_it_shows(
     session: Session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("TRINHO_HOME", raising=False)
     monkeypatch.delenv("TRINHO_NOW", raising=False)
+    monkeypatch.delenv("TZ", raising=False)
     for name, content in session.files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(content, encoding="utf-8")
     shown_home = real_home = ""
     commands: list[tuple[str, list[str]]] = []
@@ -332,8 +350,9 @@ def test_a_documented_session_prints_what_it_shows(
 # ---- Python examples ---------------------------------------------------------------------------
 
 
-def _pycon_blocks() -> list[tuple[str, dict[str, str], str]]:
-    found = []
+def _pycon_pages() -> dict[str, list[tuple[dict[str, str], str]]]:
+    """Per page, its `<!-- pycon -->` blocks in order, each with the files named before it."""
+    found: dict[str, list[tuple[dict[str, str], str]]] = {}
     for page in _pages():
         text = page.read_text(encoding="utf-8")
         files: dict[str, str] = {}
@@ -342,23 +361,31 @@ def _pycon_blocks() -> list[tuple[str, dict[str, str], str]]:
         ):
             if match.group(2):
                 files[match.group(2)] = match.group(3)
-            elif match.group(1) == "pycon":
-                found.append((page.name, dict(files), match.group(3)))
+            else:
+                found.setdefault(page.name, []).append((dict(files), match.group(3)))
     return found
 
 
-PYCON = _pycon_blocks()
+PYCON = _pycon_pages()
 
 
-@pytest.mark.parametrize("page, files, source", PYCON, ids=[p for p, _, _ in PYCON])
-def test_a_documented_python_session_runs_as_shown(
-    page: str, files: dict[str, str], source: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("page", sorted(PYCON))
+def test_the_python_sessions_of_a_page_run_as_shown(
+    page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The blocks of one page are one interpreter session, run in a fresh folder."""
     monkeypatch.chdir(tmp_path)
-    for name, content in files.items():
-        (tmp_path / name).write_text(content, encoding="utf-8")
-    test = doctest.DocTestParser().get_doctest(source, {}, page, page, 0)
+    for name in ("TRINHO_HOME", "TRINHO_NOW", "TRINHO_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    names: dict[str, object] = {}
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     report = io.StringIO()
-    runner.run(test, out=report.write)
+    for number, (files, source) in enumerate(PYCON[page], start=1):
+        for name, content in files.items():
+            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / name).write_text(content, encoding="utf-8")
+        where = f"{page} block {number}"
+        test = doctest.DocTestParser().get_doctest(source, names, where, page, 0)
+        runner.run(test, out=report.write, clear_globs=False)
+        names = test.globs
     assert runner.failures == 0, report.getvalue()
