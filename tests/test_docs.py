@@ -317,6 +317,7 @@ def test_a_documented_session_prints_what_it_shows(
     monkeypatch.delenv("TRINHO_HOME", raising=False)
     monkeypatch.delenv("TRINHO_NOW", raising=False)
     monkeypatch.delenv("TZ", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))  # no default workspace
     for name, content in session.files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(content, encoding="utf-8")
@@ -377,6 +378,7 @@ def test_the_python_sessions_of_a_page_run_as_shown(
     monkeypatch.chdir(tmp_path)
     for name in ("TRINHO_HOME", "TRINHO_NOW", "TRINHO_MODEL"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     names: dict[str, object] = {}
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     report = io.StringIO()
