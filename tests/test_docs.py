@@ -18,6 +18,7 @@ from pathlib import Path
 import click
 import pytest
 
+from fake_model_server import FakeServer, Reply, openai_reply
 from trinho.cli import cli, main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -279,23 +280,30 @@ class Session:
     page: str
     files: dict[str, str]
     lines: list[str]
+    replies: tuple[str, ...] = ()
 
 
 def _sessions() -> list[Session]:
     """Console blocks after `<!-- replay -->`, with the files named by `<!-- file: NAME -->`
     blocks before them on the same page. They run in a fresh folder holding those files; an
-    absolute TRINHO_HOME is a folder of its own, shown under the name the session gives it."""
+    absolute TRINHO_HOME is a folder of its own, shown under the name the session gives it.
+    `<!-- replay, model replies: A B -->` serves the files A, B as a model's answers, in order,
+    from an OpenAI-compatible server on 127.0.0.1 (the last one repeats)."""
     found = []
     for page in _pages():
         text = page.read_text(encoding="utf-8")
         files: dict[str, str] = {}
         for match in re.finditer(
-            r"<!-- (replay|file: (\S+)) -->\n```[a-z]*\n(.*?)```", text, flags=re.S
+            r"<!-- (replay(?:, model replies: ([^>]*?))?|file: (\S+)) -->\n```[a-z]*\n(.*?)```",
+            text,
+            flags=re.S,
         ):
-            if match.group(2):
-                files[match.group(2)] = match.group(3)
-            else:
-                found.append(Session(page.name, dict(files), match.group(3).split("\n")[:-1]))
+            if match.group(3):
+                files[match.group(3)] = match.group(4)
+                continue
+            replies = tuple(files[name] for name in (match.group(2) or "").split())
+            lines = match.group(4).split("\n")[:-1]
+            found.append(Session(page.name, dict(files), lines, replies))
     return found
 
 
@@ -320,11 +328,23 @@ def test_a_documented_session_prints_what_it_shows(
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("TRINHO_HOME", raising=False)
     monkeypatch.delenv("TRINHO_NOW", raising=False)
-    monkeypatch.delenv("TZ", raising=False)
+    for name in ("TZ", "TRINHO_MODEL", "OLLAMA_HOST"):
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))  # no default workspace
     for name, content in session.files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(content, encoding="utf-8")
+    with contextlib.ExitStack() as stack:
+        if session.replies:
+            server = stack.enter_context(
+                FakeServer(*(Reply(openai_reply(text)) for text in session.replies))
+            )
+            monkeypatch.setenv("TRINHO_MODEL", "ollama:qwen3:8b")
+            monkeypatch.setenv("OLLAMA_HOST", server.url)
+        _replay(session, tmp_path, monkeypatch)
+
+
+def _replay(session: Session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     shown_home = real_home = ""
     commands: list[tuple[str, list[str]]] = []
     for line in session.lines:
