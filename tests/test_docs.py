@@ -119,11 +119,23 @@ def _section_names() -> set[str]:
     return names
 
 
+def _module_dicts(tree: ast.AST) -> dict[str, list[str]]:
+    """Module-level dict literals: their string values (e.g. part -> config key tables)."""
+    tables: dict[str, list[str]] = {}
+    for node in getattr(tree, "body", []):
+        target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
+        value = getattr(node, "value", None)
+        if isinstance(target, ast.Name) and isinstance(value, ast.Dict):
+            tables[target.id] = [k for k in map(_literal, value.values) if k is not None]
+    return tables
+
+
 def _section_keys_in(tree: ast.AST) -> set[tuple[str, str]]:
     """(section, key) pairs read from the config. In each function, a section is bound by
     `v = X.section("s")` (or `raw.get("s", {})`); keys are read as `v.get("k")`, `v["k"]`,
     `f(v, "k", ...)`, `v.get(k)` for `k` in a literal tuple, or `X.section("s").get("k")`."""
     found: set[tuple[str, str]] = set()
+    tables = _module_dicts(tree)
     for func in ast.walk(tree):
         if not isinstance(func, ast.FunctionDef):
             continue
@@ -136,6 +148,14 @@ def _section_keys_in(tree: ast.AST) -> set[tuple[str, str]]:
                     bound[node.targets[0].id] = section
             if isinstance(node, ast.For) and isinstance(node.iter, ast.Tuple):
                 loop_keys += [k for k in map(_literal, node.iter.elts) if k is not None]
+            if (
+                isinstance(node, ast.For)
+                and isinstance(node.iter, ast.Call)
+                and isinstance(node.iter.func, ast.Attribute)
+                and node.iter.func.attr in ("items", "values")
+                and isinstance(node.iter.func.value, ast.Name)
+            ):
+                loop_keys += tables.get(node.iter.func.value.id, [])
         for node in ast.walk(func):
             section, key = _key_use(node, bound)
             if section is not None:
@@ -173,6 +193,7 @@ def test_the_key_collector_sees_the_known_sections() -> None:
     keys = _config_keys()
     assert {("owner", "timezone"), ("paths", "users"), ("model", "attempts")} <= keys
     assert {("budget", "run_tokens"), ("telegram", "owner_id")} <= keys
+    assert {("context", "memory_tokens"), ("mcp", "token")} <= keys
 
 
 def test_every_config_section_read_in_the_code_is_documented() -> None:
