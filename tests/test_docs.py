@@ -462,3 +462,30 @@ def test_the_python_sessions_of_a_page_run_as_shown(
         runner.run(test, out=report.write, clear_globs=False)
         names = test.globs
     assert runner.failures == 0, report.getvalue()
+
+
+# ---- the files under .trinho/ ------------------------------------------------------------------
+
+
+def _internal_names() -> set[str]:
+    """The first path part of every file or folder the code puts under `.trinho/`:
+    `ws.internal / "x"` or `ws.internal / NAME` (NAME = "x" in the same module), and
+    `f"{INTERNAL_DIR}/x"`."""
+    names: set[str] = set()
+    for path in SRC.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        constants = dict(re.findall(r"^([A-Z_]+) = \"([^\"]+)\"", text, flags=re.M))
+        for ref in re.findall(r"\.internal / (\"[^\"]+\"|[A-Z_]+)", text):
+            value = ref.strip('"') if ref.startswith('"') else constants.get(ref)
+            if value:
+                names.add(value.split("/")[0])
+        names |= set(re.findall(r"\{INTERNAL_DIR\}/([\w.-]+)", text))
+    return names
+
+
+def test_every_file_under_the_internal_folder_is_documented() -> None:
+    names = _internal_names()
+    assert {"config.toml", "usage.jsonl", "outbox", "runs"} <= names
+    text = _doc("files.md")
+    for name in sorted(names):
+        assert f".trinho/{name}" in text, f"docs/files.md does not describe .trinho/{name}"
