@@ -489,3 +489,16 @@ def test_every_file_under_the_internal_folder_is_documented() -> None:
     text = _doc("files.md")
     for name in sorted(names):
         assert f".trinho/{name}" in text, f"docs/files.md does not describe .trinho/{name}"
+
+
+def test_every_tool_and_resource_is_in_the_mcp_page() -> None:
+    from trinho.mcp_server import RESOURCES
+    from trinho.tools import TOOLS
+
+    text = _doc("mcp.md")
+    for tool in TOOLS:
+        assert f"| `{tool.name}` |" in text, f"docs/mcp.md: no row for the tool {tool.name}"
+        for argument in tool.parameters.get("properties", {}):
+            assert f"`{argument}`" in text, f"docs/mcp.md: {tool.name}'s `{argument}` is missing"
+    for resource in RESOURCES:
+        assert f"`{resource.uri}`" in text, f"docs/mcp.md: no row for {resource.uri}"
