@@ -502,3 +502,35 @@ def test_every_tool_and_resource_is_in_the_mcp_page() -> None:
             assert f"`{argument}`" in text, f"docs/mcp.md: {tool.name}'s `{argument}` is missing"
     for resource in RESOURCES:
         assert f"`{resource.uri}`" in text, f"docs/mcp.md: no row for {resource.uri}"
+
+
+# ---- the formats in docs/files.md ---------------------------------------------------------------
+
+
+def _examples() -> dict[str, str]:
+    text = _doc("files.md")
+    found = re.findall(r"<!-- example: ([^>]+?) -->\n```[a-z]*\n(.*?)```", text, flags=re.S)
+    return {name: body for name, body in found}
+
+
+def test_the_documented_formats_are_read_by_the_real_parsers(tmp_path: Path) -> None:
+    from trinho import memory_md, notes, proposals, transcripts
+    from trinho.facts import parse_fact, render_fact
+
+    examples = _examples()
+    assert set(examples) == {"fact home-city", "proposal", "conversations", "note", "memory"}
+    fact = parse_fact(examples["fact home-city"], "files.md", expected_key="home-city")
+    assert render_fact(fact) == examples["fact home-city"]  # written exactly so
+    assert [v.value for v in fact.versions()] == ["Hà Nội", "Đà Nẵng"]
+    proposal = json.loads(examples["proposal"])
+    path = tmp_path / f"{proposal['id']}.json"
+    path.write_text(examples["proposal"], encoding="utf-8")
+    assert proposals._read(path).content_hash == proposal["content_hash"]  # the hash checks out
+    turns = [
+        transcripts.parse_turn_line(line, "files.md")
+        for line in examples["conversations"].splitlines()
+    ]
+    assert [turn.role for turn in turns] == ["user", "assistant"]
+    assert [e.lines for e in notes.parse_note_file(examples["note"]).entries] == [1, 1, 2]
+    kinds = [type(item).__name__ for item in memory_md.parse(examples["memory"]).items]
+    assert kinds == ["Heading", "Entry", "Entry", "Loose", "Loose", "Heading", "Entry", "Loose"]
