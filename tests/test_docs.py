@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import contextlib
 import doctest
+import importlib
+import inspect
 import io
 import json
 import re
@@ -534,3 +536,39 @@ def test_the_documented_formats_are_read_by_the_real_parsers(tmp_path: Path) -> 
     assert [e.lines for e in notes.parse_note_file(examples["note"]).entries] == [1, 1, 2]
     kinds = [type(item).__name__ for item in memory_md.parse(examples["memory"]).items]
     assert kinds == ["Heading", "Entry", "Entry", "Loose", "Loose", "Heading", "Entry", "Loose"]
+
+
+# ---- signatures --------------------------------------------------------------------------------
+
+
+def _resolve(dotted: str) -> object:
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj: object = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        for name in parts[cut:]:
+            obj = getattr(obj, name)
+        return obj
+    raise AssertionError(f"cannot import {dotted}")
+
+
+def test_every_documented_signature_names_real_parameters() -> None:
+    """`trinho.module.function(a, b=1, *, c=None)` in the docs: every name is a parameter of the
+    real callable, so a renamed or removed argument cannot stay documented."""
+    seen = 0
+    for page in _pages():
+        text = page.read_text(encoding="utf-8")
+        for dotted, params in re.findall(r"`(trinho(?:\.\w+)+)\(([^)`]*)\)", text):
+            target = _resolve(dotted)
+            assert callable(target), f"{page.name}: {dotted} is not callable"
+            real = inspect.signature(target).parameters
+            for part in params.split(","):
+                name = part.split("=")[0].strip()
+                if name == "ws" and "workspace" in real:
+                    continue  # docs/python-api.md: `ws` stands for the workspace argument
+                if name.isidentifier():
+                    assert name in real, f"{page.name}: {dotted} has no parameter {name!r}"
+            seen += 1
+    assert seen >= 15
