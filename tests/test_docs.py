@@ -13,7 +13,7 @@ import io
 import json
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -374,40 +374,65 @@ def test_there_are_replayed_sessions() -> None:
 def test_a_documented_session_prints_what_it_shows(
     session: Session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("TRINHO_HOME", raising=False)
-    monkeypatch.delenv("TRINHO_NOW", raising=False)
-    for name in ("TZ", "TRINHO_MODEL", "OLLAMA_HOST"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))  # no default workspace
+    shown = replay(session, tmp_path, monkeypatch.setenv, monkeypatch.delenv, monkeypatch.chdir)
+    expected = [line.rstrip() for line in session.lines]
+    if shown != expected:
+        at = next(
+            (i for i, pair in enumerate(zip(shown, expected, strict=False)) if pair[0] != pair[1]),
+            None,
+        )
+        at = min(len(shown), len(expected)) if at is None else at
+        command = next((line for line in reversed(shown[:at]) if line.startswith("$ ")), "")
+        pytest.fail(
+            f"docs/{session.page}: after `{command}` the docs show {expected[at : at + 1]} but "
+            f"it prints {shown[at : at + 1]}; if the change is meant, run "
+            f"`.venv/bin/python tests/regen_docs.py {session.page}` and review the diff"
+        )
+
+
+def replay(
+    session: Session,
+    folder: Path,
+    setenv: Callable[[str, str], None],
+    delenv: Callable[..., None],
+    chdir: Callable[[Path], None],
+) -> list[str]:
+    """Run a session's commands in `folder` and return the block as they print it now (also
+    what `tests/regen_docs.py` writes back into the docs). The environment is changed only
+    through `setenv` / `delenv`, so the caller decides how it is restored."""
+    chdir(folder)
+    for name in ("TRINHO_HOME", "TRINHO_NOW", "TZ", "TRINHO_MODEL", "OLLAMA_HOST"):
+        delenv(name, raising=False)
+    setenv("XDG_DATA_HOME", str(folder / "xdg"))  # no default workspace of the machine
     for name, content in session.files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(content, encoding="utf-8")
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(content, encoding="utf-8")
     with contextlib.ExitStack() as stack:
         if session.replies:
             server = stack.enter_context(
                 FakeServer(*(Reply(openai_reply(text)) for text in session.replies))
             )
-            monkeypatch.setenv("TRINHO_MODEL", "ollama:qwen3:8b")
-            monkeypatch.setenv("OLLAMA_HOST", server.url)
-        _replay(session, tmp_path, monkeypatch)
+            setenv("TRINHO_MODEL", "ollama:qwen3:8b")
+            setenv("OLLAMA_HOST", server.url)
+        return _replay_commands(session, folder, setenv)
 
 
-def _replay(session: Session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _replay_commands(
+    session: Session, folder: Path, setenv: Callable[[str, str], None]
+) -> list[str]:
     shown_home = real_home = ""
-    commands: list[tuple[str, list[str]]] = []
+    shown: list[str] = []
     for line in session.lines:
-        if line.startswith("$ "):
-            commands.append((line[2:], []))
-        elif commands:
-            commands[-1][1].append(line)
-    for command, expected in commands:
+        if not line.startswith("$ "):
+            continue
+        shown.append(line.rstrip())
+        command = line[2:]
         if command.startswith("export "):
             name, _, value = command.removeprefix("export ").partition("=")
             if name == "TRINHO_HOME" and value.startswith("/"):
-                shown_home, real_home = value, str(tmp_path / "home")
+                shown_home, real_home = value, str(folder / "home")
                 value = real_home
-            monkeypatch.setenv(name, value)
+            setenv(name, value)
             continue
         pretty = command.endswith(PRETTY)
         argv = shlex.split(command.removesuffix(PRETTY))
@@ -417,8 +442,9 @@ def _replay(session: Session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
             output = json.dumps(json.loads(output), indent=4, ensure_ascii=False) + "\n"
         if real_home:
             output = output.replace(real_home, shown_home)
-        got = [line.rstrip() for line in output.rstrip("\n").split("\n")] if output else []
-        assert got == [line.rstrip() for line in expected], f"{session.page}: $ {command}"
+        if output:
+            shown += [out.rstrip() for out in output.rstrip("\n").split("\n")]
+    return shown
 
 
 # ---- Python examples ---------------------------------------------------------------------------
