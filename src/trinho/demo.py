@@ -31,11 +31,13 @@ from trinho import facts, memory_md, proposals, tools, transcripts
 from trinho.channels import ConsoleChannel, Outbox
 from trinho.condense import RunReport, run_condensation
 from trinho.condense.prompts import load_prompt
+from trinho.condense.reasons import proposal_reason
 from trinho.condense.report import render_report
 from trinho.context_shell import build_context
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.jobs import JobRunner
+from trinho.listings import fact_history_text, proposals_text
 from trinho.models import (
     ChatModel,
     ChatRequest,
@@ -144,7 +146,6 @@ def step_init(ctx: DemoContext) -> list[str]:
     model_key = "demo.model.scripted" if ctx.scripted else "demo.model.configured"
     ctx.summary["model"] = {"name": ctx.model_name, "scripted": ctx.scripted}
     return [
-        f"$ trinho init --tz {ZONE}",
         ctx.text("demo.created", created=", ".join(result.created)),
         ctx.text(model_key, name=ctx.model_name, env=MODEL_ENV, data=f"trinho/{DATA}/"),
     ]
@@ -173,7 +174,8 @@ def _call(ctx: DemoContext, name: str, args: dict[str, Any], actor: tools.Actor)
         said = ctx.text(
             "fact.outcome.proposed", id=data["proposal_id"], fact=args["key"], value=args["value"]
         )
-        return [*lines, "     " + said, "     " + ctx.text("demo.tool.why", reason=data["reason"])]
+        reason = proposal_reason(proposals.get_proposal(ctx.ws, data["proposal_id"]), ctx.locale)
+        return [*lines, "     " + said, "     " + ctx.text("demo.tool.why", reason=reason)]
     said = ctx.text(f"fact.outcome.{outcome}", fact=args["key"], value=args["value"])
     return [*lines, "     " + said]
 
@@ -246,7 +248,8 @@ def _nightly(ctx: DemoContext, event: dict[str, Any]) -> list[str]:
         said = ctx.text(
             "fact.outcome.proposed", id=p.id, fact=p.change.get("key"), value=p.change.get("value")
         )
-        lines += ["     " + said, "     " + ctx.text("demo.tool.why", reason=p.reason)]
+        why = ctx.text("demo.tool.why", reason=proposal_reason(p, ctx.locale))
+        lines += ["     " + said, "     " + why]
     return lines
 
 
@@ -261,9 +264,9 @@ def step_condense(ctx: DemoContext) -> list[str]:
     ctx.summary["condensation"] = report.to_dict()
     ctx.summary["announcement"] = announced.getvalue()
     return [
+        ctx.text("demo.model.used", name=ctx.model_name),
         "$ trinho condense",
-        "  " + ctx.text("demo.model.used", name=ctx.model_name),
-        *("  " + line for line in render_report(report, ctx.locale).split("\n")),
+        *render_report(report, ctx.ws.locale).split("\n"),
     ]
 
 
@@ -277,9 +280,9 @@ def step_notify(ctx: DemoContext) -> list[str]:
     return [ctx.text("demo.announced", count=len(entries)), *_quoted(announced)]
 
 
-DECISIONS: dict[str, bool] = {"edited": True, "removed": False, "malformed": False}
+DECISIONS: dict[str, bool] = {"edited": True, "removed": False}
 """What the owner answers per class of held change: yes to the edit (the week showed the
-change), no to the removal and to model chatter. Other held changes are left waiting."""
+change), no to the removal (the owner still does it). Other held changes are left waiting."""
 
 
 def step_decide(ctx: DemoContext) -> list[str]:
@@ -298,13 +301,13 @@ def step_decide(ctx: DemoContext) -> list[str]:
             proposal, applied = proposals.approve(ctx.ws, held.proposal_id, by)
             key = "proposal.approved" if applied.ok else "proposal.stale"
             lines.append(f"$ trinho approve {proposal.id}")
-            lines.append("  " + ctx.text(key, id=proposal.id, message=applied.message))
+            lines.append(ctx.text(key, id=proposal.id, message=applied.message))
         else:
             reason = ctx.week["reject_reason"] if held.change.cls == "removed" else None
             proposal = proposals.reject(ctx.ws, held.proposal_id, by, reason)
             shown = f' --reason "{reason}"' if reason else ""
             lines.append(f"$ trinho reject {proposal.id}{shown}")
-            lines.append("  " + ctx.text("proposal.rejected", id=proposal.id))
+            lines.append(ctx.text("proposal.rejected", id=proposal.id))
         decided.append(
             {"proposal": proposal.id, "class": held.change.cls, "status": proposal.status}
         )
@@ -341,7 +344,7 @@ def step_memory(ctx: DemoContext) -> list[str]:
     missing = unaccounted(ctx.summary["memory_before"], after, held_old)
     ctx.summary["memory_after"] = after
     ctx.summary["lost"] = missing
-    lines = ["$ cat MEMORY.md", *_quoted(after)]
+    lines = [ctx.text("demo.file", path="MEMORY.md"), *_quoted(after)]
     if missing:
         return [*lines, ctx.text("demo.lost", lines="; ".join(missing))]
     return [*lines, ctx.text("demo.nothing_lost")]
@@ -349,36 +352,35 @@ def step_memory(ctx: DemoContext) -> list[str]:
 
 def step_facts(ctx: DemoContext) -> list[str]:
     """The shared facts: each value with its interval, the old ones kept in history; and the
-    proposals still waiting."""
+    proposals, waiting or decided. Printed by the renderers the commands use."""
     lines: list[str] = []
     shown: list[dict[str, Any]] = []
     today = ctx.ws.today()
     for fact in facts.list_facts(ctx.ws).facts:
-        lines.append(f"$ trinho fact history {fact.key}")
         now = fact.value_on(today)
-        versions = []
-        for v in fact.versions():
-            until = v.valid_to.isoformat() if v.valid_to else "…"
-            mark = "*" if v is now else " "
-            lines.append(
-                f"   {mark} {v.valid_from} → {until:<10}  {v.value}  ({v.basis}, {v.source})"
-            )
-            versions.append(
-                {
-                    "value": v.value,
-                    "basis": v.basis,
-                    "valid_from": v.valid_from.isoformat(),
-                    "valid_to": v.valid_to.isoformat() if v.valid_to else None,
-                    "source": v.source,
-                    "current": v is now,
-                }
-            )
-        shown.append({"key": fact.key, "versions": versions})
-    lines.append("  " + ctx.text("demo.current_mark"))
-    lines.append("$ trinho proposals --all")
-    listed = proposals.list_proposals(ctx.ws).proposals
-    for p in listed:
-        lines.append(f"  {p.id}  {p.status:<8}  {p.kind:<6}  {p.origin:<22}  {p.reason}")
+        versions = fact.versions()
+        lines += [
+            f"$ trinho fact history {fact.key}",
+            *fact_history_text(ctx.ws.locale, fact.key, versions).split("\n"),
+        ]
+        shown.append(
+            {
+                "key": fact.key,
+                "versions": [
+                    {
+                        "value": v.value,
+                        "basis": v.basis,
+                        "valid_from": v.valid_from.isoformat(),
+                        "valid_to": v.valid_to.isoformat() if v.valid_to else None,
+                        "source": v.source,
+                        "current": v is now,
+                    }
+                    for v in versions
+                ],
+            }
+        )
+    listed = proposals.list_proposals(ctx.ws, include_decided=True).proposals
+    lines += ["$ trinho proposals --all", *proposals_text(ctx.ws.locale, listed).split("\n")]
     ctx.summary["facts"] = shown
     ctx.summary["proposals"] = [
         {
@@ -415,7 +417,7 @@ def step_context(ctx: DemoContext) -> list[str]:
     ctx.clock.set(ctx.week["next_turn_at"])
     context = build_context(ctx.ws)
     ctx.summary["context"] = context.to_json()
-    lines = ["$ trinho context", ctx.text("demo.context.system")]
+    lines = [ctx.text("demo.context.system")]
     lines += _quoted(context.system)
     lines.append(ctx.text("demo.context.preamble"))
     return lines + _quoted(context.preamble or "-")

@@ -310,7 +310,7 @@ CATALOG: dict[str, dict[str, str]] = {
     },
     "demo.step.before": {
         "en": "What trinho already knew: facts the owner stated, and MEMORY.md",
-        "vi": "Những gì trinho đã biết: các sự thật chủ nhân đã nói, và MEMORY.md",
+        "vi": "Những gì trinho đã biết: các dữ kiện chủ nhân đã nói, và MEMORY.md",
     },
     "demo.step.week": {
         "en": "One week, Monday to Sunday: the owner talks, the assistant calls the memory tools",
@@ -326,17 +326,16 @@ CATALOG: dict[str, dict[str, str]] = {
         "vi": "Thông báo duy nhất của lần chạy",
     },
     "demo.step.decide": {
-        "en": "The owner decides what was held: yes to an edit, no to a removal or model chatter",
-        "vi": "Chủ nhân quyết định những gì đang chờ: đồng ý bản sửa, không đồng ý xoá hay dòng "
-        "thừa của mô hình",
+        "en": "The owner decides what the gate held: approves the edit, rejects the removal",
+        "vi": "Chủ nhân quyết định những gì đang chờ duyệt: duyệt bản sửa, từ chối việc xoá",
     },
     "demo.step.memory": {
         "en": "MEMORY.md at the end of the week",
         "vi": "MEMORY.md cuối tuần",
     },
     "demo.step.facts": {
-        "en": "The facts with their history, and the proposals",
-        "vi": "Các sự thật cùng lịch sử của chúng, và các đề xuất",
+        "en": "The facts with their history, and every proposal, waiting or decided",
+        "vi": "Các dữ kiện cùng lịch sử của chúng, và mọi đề xuất, đang chờ hay đã quyết định",
     },
     "demo.step.search": {
         "en": "memory_search: accents optional, every kind of file",
@@ -360,7 +359,7 @@ CATALOG: dict[str, dict[str, str]] = {
     "demo.model.used": {"en": "model: {name}", "vi": "mô hình: {name}"},
     "demo.owner_stated": {
         "en": "the owner states a fact",
-        "vi": "chủ nhân nói một sự thật",
+        "vi": "chủ nhân nói một dữ kiện",
     },
     "demo.owner_said": {"en": "owner: {text}", "vi": "chủ nhân: {text}"},
     "demo.assistant_said": {"en": "assistant: {text}", "vi": "trợ lý: {text}"},
@@ -392,14 +391,10 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "LOST (a bug, please report it): {lines}",
         "vi": "BỊ MẤT (đây là lỗi, xin hãy báo): {lines}",
     },
-    "demo.current_mark": {
-        "en": "(* = true today; the others are history, each with the day it ended)",
-        "vi": "(* = đúng hôm nay; các dòng khác là lịch sử, kèm ngày kết thúc)",
-    },
     "demo.no_hits": {"en": "  no hits", "vi": "  không có kết quả"},
     "demo.context.system": {
         "en": "System block (every turn: MEMORY.md and the facts index):",
-        "vi": "Khối hệ thống (mỗi lượt: MEMORY.md và chỉ mục sự thật):",
+        "vi": "Khối hệ thống (mỗi lượt: MEMORY.md và chỉ mục dữ kiện):",
     },
     "demo.context.preamble": {
         "en": "Before the owner's message (yesterday's and today's notes):",

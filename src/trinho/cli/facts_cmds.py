@@ -11,9 +11,9 @@ import click
 from trinho import facts as facts_mod
 from trinho import proposals as proposals_mod
 from trinho.cli.app import cli, emit, json_option, state
-from trinho.condense.reasons import proposal_reason
 from trinho.errors import TrinhoError
-from trinho.i18n import CATALOG, t
+from trinho.i18n import t
+from trinho.listings import fact_history_text, fact_version_line, proposals_text
 from trinho.workspace import Workspace, parse_day, validate_slug
 
 user_option = click.option(
@@ -116,20 +116,7 @@ def fact_get(key: str, on: str | None, user: str | None, as_json: bool) -> None:
     ws = state().workspace()
     version = facts_mod.fact_on(ws, key, _day(on, "--on"), user)
     data = _version_json(key, version)
-    emit(as_json, data, lambda: _describe(ws, key, version))
-
-
-def _describe(ws: Workspace, key: str, v: facts_mod.FactVersion) -> str:
-    until = v.valid_to.isoformat() if v.valid_to else t(ws.locale, "fact.open_end")
-    return t(
-        ws.locale,
-        "fact.value",
-        fact=key,
-        value=v.value,
-        basis=v.basis,
-        since=v.valid_from,
-        until=until,
-    )
+    emit(as_json, data, lambda: fact_version_line(ws.locale, key, version))
 
 
 @fact.command(name="history")
@@ -143,7 +130,7 @@ def fact_history(key: str, user: str | None, as_json: bool) -> None:
     data = [
         {k: v for k, v in _version_json(key, version).items() if k != "key"} for version in versions
     ]
-    emit(as_json, data, lambda: "\n".join(_describe(ws, key, v) for v in versions))
+    emit(as_json, data, lambda: fact_history_text(ws.locale, key, versions))
 
 
 @cli.command(name="facts")
@@ -173,21 +160,6 @@ def facts_cmd(max_chars: int, user: str | None, as_json: bool) -> None:
         "broken": [{"path": b.path, "error": b.error} for b in index.broken],
     }
     emit(as_json, data, lambda: index.text or t(ws.locale, "facts.none"))
-
-
-def _summary(proposal: proposals_mod.Proposal, locale: str) -> str:
-    change = proposal.change
-    if "key" in change and "value" in change:
-        was = change.get("current_value")
-        arrow = f"{was} -> " if was is not None else ""
-        return f"{change['key']}: {arrow}{change['value']}"
-    if proposal.kind == "memory" and "class" in change:
-        sides = [str(change[side]) for side in ("old", "new") if change.get(side) is not None]
-        key = f"gate.class.{change['class']}"
-        label = t(locale, key) if key in CATALOG else str(change["class"])
-        return f"MEMORY.md {label}: " + (" -> ".join(sides) or proposal_reason(proposal, locale))
-    summary = change.get("summary")
-    return str(summary) if summary else proposal.kind
 
 
 def _about(ws: Workspace, proposal_id: str, user: str | None) -> None:
@@ -220,24 +192,7 @@ def proposals_cmd(show_all: bool, user: str | None, as_json: bool) -> None:
     shown = [p for p in listing.proposals if user is None or p.user_or(ws.config.owner) == user]
     data = [p.to_json() for p in shown]
 
-    def human() -> str:
-        if not shown:
-            return t(ws.locale, "proposals.none")
-        return "\n".join(
-            t(
-                ws.locale,
-                "proposals.line",
-                id=p.id,
-                status=t(ws.locale, f"proposal.status.{p.status}"),
-                summary=_summary(p, ws.locale),
-                origin=p.origin,
-                created=p.created_at.strftime("%Y-%m-%d %H:%M"),
-                reason=proposal_reason(p, ws.locale),
-            )
-            for p in shown
-        )
-
-    emit(as_json, data, human)
+    emit(as_json, data, lambda: proposals_text(ws.locale, shown))
 
 
 @cli.command()

@@ -1,0 +1,68 @@
+"""The owner's reading of facts and proposals: the lines `trinho fact get|history` and
+`trinho proposals` print, in the owner's locale.
+
+Kept out of the CLI so the demo shows exactly what those commands print, from the same code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from trinho.condense.reasons import proposal_reason
+from trinho.facts import FactVersion
+from trinho.i18n import CATALOG, t
+from trinho.proposals import Proposal
+
+
+def fact_version_line(locale: str, key: str, v: FactVersion) -> str:
+    """One value of a fact with the days it holds (`now` when it has no end)."""
+    until = v.valid_to.isoformat() if v.valid_to else t(locale, "fact.open_end")
+    return t(
+        locale,
+        "fact.value",
+        fact=key,
+        value=v.value,
+        basis=v.basis,
+        since=v.valid_from,
+        until=until,
+    )
+
+
+def fact_history_text(locale: str, key: str, versions: Iterable[FactVersion]) -> str:
+    """Every version of a fact, one line each, as they are given (oldest first)."""
+    return "\n".join(fact_version_line(locale, key, v) for v in versions)
+
+
+def proposal_summary(proposal: Proposal, locale: str) -> str:
+    """What a proposal would change, in one line."""
+    change = proposal.change
+    if "key" in change and "value" in change:
+        was = change.get("current_value")
+        arrow = f"{was} -> " if was is not None else ""
+        return f"{change['key']}: {arrow}{change['value']}"
+    if proposal.kind == "memory" and "class" in change:
+        sides = [str(change[side]) for side in ("old", "new") if change.get(side) is not None]
+        key = f"gate.class.{change['class']}"
+        label = t(locale, key) if key in CATALOG else str(change["class"])
+        return f"MEMORY.md {label}: " + (" -> ".join(sides) or proposal_reason(proposal, locale))
+    summary = change.get("summary")
+    return str(summary) if summary else proposal.kind
+
+
+def proposals_text(locale: str, shown: list[Proposal]) -> str:
+    """The proposals listing: one line each with its status, change, origin and reason."""
+    if not shown:
+        return t(locale, "proposals.none")
+    return "\n".join(
+        t(
+            locale,
+            "proposals.line",
+            id=p.id,
+            status=t(locale, f"proposal.status.{p.status}"),
+            summary=proposal_summary(p, locale),
+            origin=p.origin,
+            created=p.created_at.strftime("%Y-%m-%d %H:%M"),
+            reason=proposal_reason(p, locale),
+        )
+        for p in shown
+    )
