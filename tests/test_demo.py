@@ -161,6 +161,69 @@ def test_keep_leaves_a_workspace_to_explore(
     assert sorted(p.relative_to(kept) for p in kept.rglob("*")) == before
 
 
+def _commands(lines: list[str]) -> list[tuple[str, list[str]]]:
+    """The `$ trinho ...` lines of a step, each with the lines printed under it."""
+    shown: list[tuple[str, list[str]]] = []
+    for line in lines:
+        if line.startswith("$ "):
+            shown.append((line, []))
+        elif shown:
+            shown[-1][1].append(line)
+    return shown
+
+
+@pytest.mark.parametrize("locale", ["en", "vi"])
+def test_the_facts_step_prints_what_its_commands_print(
+    locale: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each command the facts step names, run in the kept workspace, prints the very lines the
+    demo showed under it."""
+    monkeypatch.delenv("TRINHO_MODEL", raising=False)
+    kept = tmp_path / "week"
+    assert main(["demo", "--json", "--locale", locale, "--keep", str(kept)]) == 0
+    steps = json.loads(capsys.readouterr().out)["steps"]
+    facts_step = next(s for s in steps if "$ trinho proposals --all" in s["lines"])
+    commands = _commands(facts_step["lines"])
+    assert [c for c, _ in commands] == [
+        "$ trinho fact history coffee",
+        "$ trinho fact history employer",
+        "$ trinho fact history home_city",
+        "$ trinho proposals --all",
+    ]
+    for command, printed in commands:
+        assert main(["--workspace", str(kept), *command.split()[2:]]) == 0
+        assert capsys.readouterr().out == "\n".join(printed) + "\n", command
+    assert len(commands[-1][1]) == 4  # two waiting, one approved, one rejected
+
+
+def test_a_vietnamese_run_lists_proposals_in_vietnamese(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TRINHO_MODEL", raising=False)
+    assert main(["demo", "--json", "--locale", "vi"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    steps = summary["steps"]
+    listed = dict(_commands(steps[7]["lines"]))["$ trinho proposals --all"]
+    assert steps[7]["title"].startswith("8. Các dữ kiện")
+    text = "\n".join(listed)
+    for english in ("pending", "approved", "rejected", "stale", "entry missing", "text changed"):
+        assert english not in text
+    assert text.count("[chờ duyệt]") == 2
+    assert text.count("[đã duyệt]") == 1 and text.count("[đã từ chối]") == 1
+    assert "mục bị xoá khỏi bản viết lại" in text
+    # The gate's English reasons stay in the stored proposals, for --json readers.
+    assert any("entry missing" in p["reason"] for p in summary["proposals"])
+    # Step 6 does what its title says: approves the edit, rejects the removal, nothing else.
+    assert [(d["class"], d["status"]) for d in summary["decisions"]] == [
+        ("edited", "approved"),
+        ("removed", "rejected"),
+    ]
+    assert "duyệt bản sửa, từ chối việc xoá" in steps[5]["title"]
+
+
 def test_trinho_model_runs_the_week_with_that_model(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
