@@ -133,7 +133,7 @@ def search(
                 sys.stdout.write("\n")
         return
     if query is None:
-        raise TrinhoError("empty query: give some words to search for (or --batch FILE)")
+        raise TrinhoError.keyed("error.search.empty")
     since = parse_day(since_text, "--since") if since_text else None
     until = parse_day(until_text, "--until") if until_text else None
     with SearchIndex(ws, embedder=configured_embedder(ws)) as index:
