@@ -45,6 +45,9 @@ VIETNAMESE = [
     (["note", "--jsn", "x"], 2, "Có phải ý bạn là '--json'? (xem `trinho note --help`)"),
     (["note", "   "], 1, "ghi chú trống: hãy cho nội dung cần ghi nhớ"),
     (["note", "x" * 10_001], 1, "ghi chú dài 10,001 ký tự; giới hạn là 10,000."),
+    (["note", "bad \udcff byte"], 1, "note không phải văn bản Unicode hợp lệ (ký tự thứ 5"),
+    (["get", "memory/2020-01-01.md"], 1, "không có tệp này trong không gian làm việc"),
+    (["search", "x", "--batch", "-"], 1, "hãy cho QUERY hoặc --batch FILE, không cho cả hai"),
     (["search"], 1, "truy vấn trống: hãy cho vài từ cần tìm (hoặc --batch FILE)"),
     (["fact", "get", "nhà"], 1, "không hợp lệ: hãy dùng 1-64 chữ thường"),
     (["fact", "get", "home"], 1, "không có dữ kiện 'home' của owner: xem `trinho facts`"),
@@ -80,6 +83,19 @@ def test_a_bad_clock_is_said_in_vietnamese(
         "trinho: error: TRINHO_NOW='2026-11-29T14:05:00' thiếu độ lệch UTC; "
         "hãy thêm vào, ví dụ +07:00\n"
     )
+
+
+def test_an_invalid_utf8_file_is_named_in_vietnamese(
+    vi_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (vi_home / "MEMORY.md").write_bytes(b"# Memory\n\xff\n")
+    code, _, err = run(capsys, "get", "MEMORY.md")
+    assert code == 1
+    assert err == (
+        "trinho: error: MEMORY.md:2: UTF-8 không hợp lệ tại byte 9; hãy sửa tệp "
+        "(tệp vẫn được giữ nguyên)\n"
+    )
+    assert (vi_home / "MEMORY.md").read_bytes() == b"# Memory\n\xff\n"
 
 
 def test_a_fact_date_conflict_is_said_in_vietnamese(

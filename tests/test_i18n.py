@@ -71,3 +71,11 @@ def test_vietnamese_error_texts_are_vietnamese() -> None:
 
 def test_params_named_like_the_key_argument_are_allowed() -> None:
     assert t("en", "error.fact.empty_value", key="đ") == "fact 'đ': the value is empty"
+
+
+@pytest.mark.parametrize("key", sorted(k for k in CATALOG if k.startswith("error.")))
+def test_vietnamese_errors_keep_the_commands_and_examples_that_say_how_to_fix(key: str) -> None:
+    """The commands (`...`), config names and examples must survive translation verbatim."""
+    entry = CATALOG[key]
+    verbatim = re.compile(r"`[^`]+`|\b[A-Z][A-Z_]{2,}\b|\d{4}-\d{2}-\d{2}\S*|--[a-z-]+|\w+/\w+")
+    assert sorted(verbatim.findall(entry["en"])) == sorted(verbatim.findall(entry["vi"]))

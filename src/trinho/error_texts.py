@@ -225,6 +225,10 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "vi": "đề xuất {id} là về người dùng {about!r}, không phải {user!r}; chưa quyết định "
         "gì (xem `trinho proposals --user {about}`)",
     },
+    "error.condense.undo_alone": {
+        "en": "--undo cannot be combined with --dry-run or --force",
+        "vi": "--undo không dùng chung được với --dry-run hay --force",
+    },
     # ---- condensation runs ---------------------------------------------------------------------
     "error.run.bad_id": {
         "en": "invalid run id {value!r}: run ids are ISO weeks like 2026-W48, or 2026-W48.2 "
@@ -240,6 +244,30 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
     "error.search.empty": {
         "en": "empty query: give some words to search for (or --batch FILE)",
         "vi": "truy vấn trống: hãy cho vài từ cần tìm (hoặc --batch FILE)",
+    },
+    "error.search.query_and_batch": {
+        "en": "give either QUERY or --batch FILE, not both",
+        "vi": "hãy cho QUERY hoặc --batch FILE, không cho cả hai",
+    },
+    "error.get.first_line": {
+        "en": "{path}: line numbers start at 1 (got {line})",
+        "vi": "{path}: số dòng bắt đầu từ 1 (nhận được {line})",
+    },
+    "error.get.no_lines": {
+        "en": "{path}: give at least 1 line (got {lines})",
+        "vi": "{path}: hãy lấy ít nhất 1 dòng (nhận được {lines})",
+    },
+    "error.get.folder": {
+        "en": "{path}: is a folder; give a file in it, e.g. {path}/...",
+        "vi": "{path}: là một thư mục; hãy cho một tệp trong đó, ví dụ {path}/...",
+    },
+    "error.get.no_file": {
+        "en": "{path}: no such file in the workspace {root}",
+        "vi": "{path}: không có tệp này trong không gian làm việc {root}",
+    },
+    "error.get.past_end": {
+        "en": "{path}: has {count} lines; line {line} is past its end",
+        "vi": "{path}: chỉ có {count} dòng; dòng {line} nằm sau cuối tệp",
     },
     # ---- the model -----------------------------------------------------------------------------
     "error.model": {"en": "model {model}: {detail}", "vi": "mô hình {model}: {detail}"},

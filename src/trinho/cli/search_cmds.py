@@ -123,7 +123,7 @@ def search(
     ws = state().workspace()
     if batch is not None:
         if query is not None:
-            raise TrinhoError("give either QUERY or --batch FILE, not both")
+            raise TrinhoError.keyed("error.search.query_and_batch")
         queries = _read_batch(batch)
         with SearchIndex(ws, embedder=configured_embedder(ws)) as index:
             index.refresh()
