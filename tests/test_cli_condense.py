@@ -115,7 +115,7 @@ def test_condense_errors_are_one_line(
     assert main(["condense", "--undo", "../../etc"]) == 1
     assert "mã lần chạy '../../etc' không hợp lệ" in capsys.readouterr().err
     assert main(["condense", "--undo", "2026-W48", "--force"]) == 1
-    assert "cannot be combined" in capsys.readouterr().err
+    assert "--undo không dùng chung được với --dry-run hay --force" in capsys.readouterr().err
 
 
 def test_condense_model_unreachable_fails_clearly(
