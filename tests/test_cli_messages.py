@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from trinho import proposals
 from trinho.cli import main
 from trinho.cli.messages import usage_text
-from trinho.workspace import CONFIG_PATH, init_workspace, owner_locale
+from trinho.workspace import CONFIG_PATH, init_workspace, open_workspace, owner_locale
 
 TZ = "Asia/Ho_Chi_Minh"
 
@@ -96,6 +97,21 @@ def test_an_invalid_utf8_file_is_named_in_vietnamese(
         "(tệp vẫn được giữ nguyên)\n"
     )
     assert (vi_home / "MEMORY.md").read_bytes() == b"# Memory\n\xff\n"
+
+
+def test_a_proposal_decided_twice_is_said_in_vietnamese(
+    vi_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = open_workspace(vi_home)
+    change = {"summary": "bỏ một dòng", "line": "- 2026-11-01: cũ"}
+    pid = proposals.submit(ws, "memory", change, reason="r", origin="job:a").proposal.id
+    assert run(capsys, "reject", pid)[0] == 0
+    code, _, err = run(capsys, "reject", pid)
+    assert code == 1
+    assert err.startswith(
+        f"trinho: error: đề xuất {pid} đã được quyết định rồi (trạng thái rejected"
+    )
+    assert "chỉ đề xuất đang chờ mới quyết định được" in err
 
 
 def test_a_fact_date_conflict_is_said_in_vietnamese(
