@@ -107,14 +107,15 @@ def test_condense_errors_are_one_line(
 ) -> None:
     assert main(["condense"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("trinho: error: no model configured") and err.count("\n") == 1
+    # the workspace speaks Vietnamese, so do its errors
+    assert err.startswith("trinho: error: chưa cấu hình mô hình") and err.count("\n") == 1
     assert not (ready / ".trinho" / "runs" / "2026-W48").exists()  # nothing written
     assert main(["condense", "--undo", "2026-W48"]) == 1
-    assert "no condensation run '2026-W48'" in capsys.readouterr().err
+    assert "không có lần cô đọng '2026-W48'" in capsys.readouterr().err
     assert main(["condense", "--undo", "../../etc"]) == 1
-    assert "invalid run id" in capsys.readouterr().err
+    assert "mã lần chạy '../../etc' không hợp lệ" in capsys.readouterr().err
     assert main(["condense", "--undo", "2026-W48", "--force"]) == 1
-    assert "cannot be combined" in capsys.readouterr().err
+    assert "--undo không dùng chung được với --dry-run hay --force" in capsys.readouterr().err
 
 
 def test_condense_model_unreachable_fails_clearly(
@@ -126,7 +127,7 @@ def test_condense_model_unreachable_fails_clearly(
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
     assert main(["condense"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("trinho: error: model ollama:qwen3:8b: cannot reach")
+    assert err.startswith("trinho: error: mô hình ollama:qwen3:8b: không kết nối được")
     assert (ready / "MEMORY.md").read_text(encoding="utf-8") == VI_MEMORY
 
 

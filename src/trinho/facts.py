@@ -136,18 +136,16 @@ def reconcile(current: Fact | None, incoming: Incoming, actor: Actor, today: dat
         _no_overlap(fact, new, earlier)
         floor = max((v.valid_to for v in earlier if v.valid_to), default=None)
         if floor is not None and start < floor:
-            raise FactConflict(
-                f"fact {incoming.key!r}: a new value cannot start on {start}, before the "
-                f"recorded history ends ({floor}); give valid_from {floor} or later"
+            raise FactConflict.keyed(
+                "error.fact.before_history", key=incoming.key, start=start, floor=floor
             )
         moved = (fact.head,) if fact.head else ()
         return Decision("created", Fact(fact.key, new, _sorted(*fact.history, *moved)))
     if live.basis == "user" and incoming.basis == "inferred":
         return Decision("proposed", None, "contradicts_user")
     if start < live.valid_from:
-        raise FactConflict(
-            f"fact {incoming.key!r}: the current value holds since {live.valid_from}; a new "
-            f"value cannot start earlier ({start}); give valid_from {live.valid_from} or later"
+        raise FactConflict.keyed(
+            "error.fact.before_current", key=incoming.key, since=live.valid_from, start=start
         )
     ended = replace(live, valid_to=min(live.valid_to, start) if live.valid_to else start)
     return Decision("superseded", Fact(fact.key, new, _sorted(*fact.history, ended)))
@@ -159,10 +157,8 @@ def check_dates(
     """The interval a save means: from `valid_from` (default today) to `valid_to`, non-empty."""
     start = valid_from or today
     if valid_to is not None and valid_to <= start:
-        raise FactConflict(
-            f"fact {key!r}: valid_to {valid_to} must be after valid_from {start}"
-            + ("" if valid_from else " (valid_from defaults to today; give one)")
-        )
+        which = "error.fact.dates_order" if valid_from else "error.fact.dates_order_today"
+        raise FactConflict.keyed(which, key=key, end=valid_to, start=start)
     return start, valid_to
 
 
@@ -182,10 +178,14 @@ def _no_overlap(fact: Fact, new: FactVersion, others: list[FactVersion]) -> None
     for other in others:
         if _overlaps(new, other):
             until = other.valid_to or "now"
-            raise FactConflict(
-                f"fact {fact.key!r}: {new.valid_from}..{new.valid_to} overlaps the recorded "
-                f"value {other.value!r} ({other.valid_from}..{until}); "
-                "choose dates outside it"
+            raise FactConflict.keyed(
+                "error.fact.overlap",
+                key=fact.key,
+                start=new.valid_from,
+                end=new.valid_to,
+                value=other.value,
+                since=other.valid_from,
+                until=until,
             )
 
 
@@ -206,18 +206,15 @@ def clean_value(value: str, key: str) -> str:
     """NFC, one kind of line break, no control characters, at most MAX_VALUE_BYTES."""
     cleaned = unify_breaks(nfc(value)).strip()
     if not cleaned:
-        raise TrinhoError(f"fact {key!r}: the value is empty")
+        raise TrinhoError.keyed("error.fact.empty_value", key=key)
     size = len(cleaned.encode("utf-8"))
     if size > MAX_VALUE_BYTES:
-        raise TrinhoError(
-            f"fact {key!r}: the value is {size} bytes; the limit is {MAX_VALUE_BYTES} "
-            "(keep facts short; long text belongs in notes)"
+        raise TrinhoError.keyed(
+            "error.fact.value_too_long", key=key, size=size, limit=MAX_VALUE_BYTES
         )
     bad = _BAD_CHARS_RE.search(cleaned)
     if bad:
-        raise TrinhoError(
-            f"fact {key!r}: the value holds control character U+{ord(bad.group()):04X}"
-        )
+        raise TrinhoError.keyed("error.fact.control_char", key=key, code=ord(bad.group()))
     return cleaned
 
 
@@ -423,7 +420,7 @@ def _read(path: Path, where: str, key: str) -> Fact:
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
-        raise TrinhoError(f"{where}: not UTF-8 text; fix or restore the file") from None
+        raise TrinhoError.keyed("error.fact.not_utf8", where=where) from None
     return parse_fact(text, where, expected_key=key)
 
 
@@ -585,7 +582,7 @@ proposals.register_applier("fact", apply_fact_proposal)
 def get_fact(ws: Workspace, key: str, user: str | None = None) -> Fact:
     fact = load_fact(ws, key, user)
     if fact is None:
-        raise NotFound(f"no fact {key!r} for {user or ws.config.owner}: see `trinho facts`")
+        raise NotFound.keyed("error.fact.not_found", key=key, user=user or ws.config.owner)
     return fact
 
 
@@ -596,7 +593,7 @@ def fact_on(
     day = day or ws.today()
     version = get_fact(ws, key, user).value_on(day)
     if version is None:
-        raise NotFound(f"fact {key!r} has no value on {day}: see `trinho fact history {key}`")
+        raise NotFound.keyed("error.fact.no_value_on", key=key, day=day)
     return version
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from trinho.error_texts import ERROR_TEXTS
+
 CATALOG: dict[str, dict[str, str]] = {
     "init.created": {
         "en": "Workspace ready at {root} (time zone {tz}); created: {created}",
@@ -741,8 +743,10 @@ CATALOG: dict[str, dict[str, str]] = {
     "jobs.ran": {"en": "{run}: {status} {detail}", "vi": "{run}: {status} {detail}"},
 }
 
+CATALOG.update(ERROR_TEXTS)
 
-def t(locale: str, key: str, **params: object) -> str:
+
+def t(locale: str, key: str, /, **params: object) -> str:
     """The message `key` in `locale` (English when that locale lacks it), filled with params."""
     entry = CATALOG[key]
     return entry.get(locale, entry["en"]).format(**params)

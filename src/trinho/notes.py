@@ -122,9 +122,8 @@ def require_unicode(text: str, what: str) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise TrinhoError(
-            f"{what} is not valid Unicode text (character {exc.start + 1} is a lone surrogate, "
-            "often a byte that is not UTF-8); re-type it in UTF-8"
+        raise TrinhoError.keyed(
+            "error.text.not_unicode", what=what, position=exc.start + 1
         ) from None
 
 
@@ -133,14 +132,11 @@ def validate_note_text(text: str) -> str:
     require_unicode(text, "note")
     normalized = normalize_note_text(text)
     if not normalized:
-        raise TrinhoError("empty note: give some text to remember")
+        raise TrinhoError.keyed("error.note.empty")
     if "\x00" in normalized:
-        raise TrinhoError("note contains a NUL character; remove it")
+        raise TrinhoError.keyed("error.note.nul")
     if len(normalized) > MAX_NOTE_CHARS:
-        raise TrinhoError(
-            f"note is {len(normalized):,} characters; the limit is {MAX_NOTE_CHARS:,}. "
-            "Save a summary, or split it into several notes"
-        )
+        raise TrinhoError.keyed("error.note.too_long", size=len(normalized), limit=MAX_NOTE_CHARS)
     return normalized
 
 

@@ -123,9 +123,7 @@ def _identity(kind: str, change: Mapping[str, Any], context: Collection[str]) ->
 def validate_id(value: str) -> str:
     if not _ID_RE.fullmatch(value):
         shown = value if len(value) <= 40 else value[:37] + "..."
-        raise TrinhoError(
-            f"invalid proposal id {shown!r}: ids are 10 hex digits (see `trinho proposals`)"
-        )
+        raise TrinhoError.keyed("error.proposal.bad_id", value=shown)
     return value
 
 
@@ -189,9 +187,7 @@ def submit(
 def get_proposal(ws: Workspace, proposal_id: str) -> Proposal:
     path = proposal_path(ws, proposal_id)
     if not path.exists():
-        raise NotFound(
-            f"no proposal {proposal_id!r} in {path.parent}: see `trinho proposals --all`"
-        )
+        raise NotFound.keyed("error.proposal.not_found", id=proposal_id, folder=path.parent)
     return _read(path)
 
 
@@ -265,16 +261,16 @@ def reject(
 def _pending(ws: Workspace, proposal_id: str, expected_hash: str | None) -> Proposal:
     proposal = get_proposal(ws, proposal_id)
     if expected_hash is not None and expected_hash != proposal.content_hash:
-        raise TrinhoError(
-            f"proposal {proposal_id} is not the change that was announced (content hash "
-            "differs); nothing was decided: review it with `trinho proposals`"
-        )
+        raise TrinhoError.keyed("error.proposal.changed", id=proposal_id)
     if proposal.status != "pending":
-        raise TrinhoError(
-            f"proposal {proposal_id} is already {proposal.status}"
-            + (f" (by {proposal.decided_by})" if proposal.decided_by else "")
-            + "; only pending proposals can be decided"
-        )
+        if proposal.decided_by:
+            raise TrinhoError.keyed(
+                "error.proposal.decided_by",
+                id=proposal_id,
+                status=proposal.status,
+                by=proposal.decided_by,
+            )
+        raise TrinhoError.keyed("error.proposal.decided", id=proposal_id, status=proposal.status)
     return proposal
 
 

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from trinho.agent import ChatSession
 from trinho.channels import Channel, MessageHandler, Outbox, channel_from_config
 from trinho.decider import QueueDecider
+from trinho.errors import in_locale
 from trinho.i18n import t
 from trinho.jobs import CondenseRun, JobRunner, ScheduledCondensation
 from trinho.models import ChatModel, load_model
@@ -107,7 +108,7 @@ class LazyChat:
                     model = load_model(self.ws, "chat", model=self._model)
                 except Exception as exc:
                     event("chat.no_model", "no chat model", logging.ERROR, error=str(exc))
-                    return t(self.ws.locale, "serve.no_model", error=str(exc))
+                    return t(self.ws.locale, "serve.no_model", error=in_locale(exc, self.ws.locale))
                 self._session = ChatSession(self.ws, model)
             session = self._session
         event("chat.turn", "chat message", chars=len(text))
@@ -115,7 +116,7 @@ class LazyChat:
             return session(text)
         except Exception as exc:
             event("chat.failed", "chat turn failed", logging.ERROR, error=str(exc))
-            return t(self.ws.locale, "serve.chat_failed", error=str(exc))
+            return t(self.ws.locale, "serve.chat_failed", error=in_locale(exc, self.ws.locale))
 
 
 class Background(Protocol):

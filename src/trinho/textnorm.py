@@ -37,7 +37,6 @@ def decode(data: bytes, where: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise TrinhoError(
-            f"{where}:{line}: invalid UTF-8 at byte {exc.start}; fix the file "
-            "(it was left untouched)"
+        raise TrinhoError.keyed(
+            "error.text.invalid_utf8", where=where, line=line, byte=exc.start
         ) from None

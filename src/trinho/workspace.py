@@ -36,10 +36,7 @@ def validate_slug(value: str, what: str) -> str:
     """A user id, fact key or agent name: lowercase letters, digits, '-' and '_' only."""
     if not _SLUG_RE.fullmatch(value):
         shown = value if len(value) <= 80 else value[:77] + "..."
-        raise TrinhoError(
-            f"invalid {what} {shown!r}: use 1-64 lowercase letters, digits, '-' or '_', "
-            "starting with a letter or digit"
-        )
+        raise TrinhoError.keyed("error.slug.invalid", what=what, value=shown)
     return value
 
 
@@ -54,11 +51,9 @@ def parse_now(value: str, where: str = "TRINHO_NOW") -> datetime:
     try:
         moment = datetime.fromisoformat(value)
     except ValueError:
-        raise TrinhoError(
-            f"{where}={value!r} is not an ISO 8601 time; use e.g. 2026-11-29T14:05:00+07:00"
-        ) from None
+        raise TrinhoError.keyed("error.time.not_iso", where=where, value=value) from None
     if moment.tzinfo is None:
-        raise TrinhoError(f"{where}={value!r} has no UTC offset; add one, e.g. +07:00")
+        raise TrinhoError.keyed("error.time.no_offset", where=where, value=value)
     return check_instant(moment, f"{where}={value!r}")
 
 
@@ -69,7 +64,7 @@ def check_instant(moment: datetime, where: str) -> datetime:
     except OverflowError:
         inside = False
     if not inside:
-        raise TrinhoError(f"{where} is out of range; give a time between the years 2 and 9998")
+        raise TrinhoError.keyed("error.time.out_of_range", where=where)
     return moment
 
 
@@ -80,7 +75,7 @@ def parse_day(value: str, where: str) -> date:
             raise ValueError
         return date.fromisoformat(value)
     except ValueError:
-        raise TrinhoError(f"{where}: {value!r} is not a calendar date (YYYY-MM-DD)") from None
+        raise TrinhoError.keyed("error.date.invalid", where=where, value=value) from None
 
 
 def system_clock() -> datetime:
@@ -100,9 +95,7 @@ def load_zone(name: str, where: str) -> ZoneInfo:
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
-        raise TrinhoError(
-            f"{where}: unknown time zone {name!r}; use an IANA name such as Asia/Ho_Chi_Minh"
-        ) from None
+        raise TrinhoError.keyed("error.zone.unknown", where=where, name=name) from None
 
 
 def local_zone_name() -> str:
@@ -156,7 +149,7 @@ def parse_config(text: str, where: str) -> Config:
     load_zone(config.timezone, f"{where} [owner] timezone")
     validate_slug(config.owner, f"{where} [owner] user")
     if config.locale not in LOCALES:
-        raise TrinhoError(f"{where}: [owner] locale must be one of {', '.join(LOCALES)}")
+        raise TrinhoError.keyed("error.config.bad_locale", where=where, choices=", ".join(LOCALES))
     return config
 
 
@@ -203,10 +196,10 @@ class Workspace:
         anchor = (base or self.root).resolve()
         rel = Path(relative)
         if rel.is_absolute() or any(part == ".." for part in rel.parts):
-            raise TrinhoError(f"path {str(relative)!r} must be relative and stay inside {anchor}")
+            raise TrinhoError.keyed("error.path.not_relative", path=str(relative), anchor=anchor)
         resolved = (anchor / rel).resolve()
         if resolved != anchor and anchor not in resolved.parents:
-            raise TrinhoError(f"path {str(relative)!r} leads outside {anchor} (through a link)")
+            raise TrinhoError.keyed("error.path.through_link", path=str(relative), anchor=anchor)
         return resolved
 
     def relative(self, path: Path) -> str:
@@ -279,21 +272,36 @@ def read_config(root: Path) -> Config | None:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise TrinhoError(f"{path}: not UTF-8 text; fix or delete the file") from None
+        raise TrinhoError.keyed("error.config.not_utf8", path=path) from None
     return parse_config(text, str(path))
+
+
+def owner_locale(root: Path) -> str:
+    """The locale set in the config at `root`, English when it cannot be read.
+
+    For saying an error in the owner's language: reading it must never fail in turn.
+    """
+    try:
+        config = read_config(root)
+    except (TrinhoError, OSError, ValueError):
+        return "en"
+    return config.locale if config is not None else "en"
 
 
 def open_workspace(root: str | Path, clock: Clock | None = None) -> Workspace:
     """Open an existing workspace, trinho's own or an OpenClaw-style folder, without writing."""
     path = Path(root).expanduser()
     if not path.is_dir():
-        raise TrinhoError(f"no workspace at {path}: run `trinho --workspace {path} init` first")
+        raise TrinhoError.keyed("error.workspace.missing", path=path)
     config = read_config(path)
     if config is None:
         if not ((path / MEMORY_FILE).exists() or (path / NOTES_DIR).is_dir()):
-            raise TrinhoError(
-                f"{path} is not a workspace (no {CONFIG_PATH}, {MEMORY_FILE} or {NOTES_DIR}/): "
-                f"run `trinho --workspace {path} init` first"
+            raise TrinhoError.keyed(
+                "error.workspace.not_one",
+                path=path,
+                config=CONFIG_PATH,
+                memory=MEMORY_FILE,
+                notes=NOTES_DIR,
             )
         config = Config(timezone=local_zone_name())
     return Workspace(path.resolve(), config, clock or clock_from_env())

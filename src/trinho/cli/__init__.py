@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from importlib import import_module
+from pathlib import Path
 
 import click
 
-from trinho.cli.app import cli
+from trinho.cli.app import State, cli
+from trinho.cli.messages import usage_text, with_help
 from trinho.errors import TrinhoError
+from trinho.i18n import t
 from trinho.textnorm import one_line
 
 __all__ = ["cli", "main"]
@@ -35,14 +39,18 @@ for _module in COMMAND_MODULES:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI: user errors become one line on stderr and a non-zero exit, no traceback."""
+    """Run the CLI: user errors become one line on stderr and a non-zero exit, no traceback.
+
+    The line is in the owner's locale when the workspace config can be read, else English.
+    """
+    session = State()
     try:
-        cli.main(args=argv, prog_name="trinho", standalone_mode=False)
+        cli.main(args=argv, prog_name="trinho", standalone_mode=False, obj=session)
     except TrinhoError as exc:
-        click.echo(f"trinho: error: {exc}", err=True)
+        click.echo(f"trinho: error: {exc.localized(session.locale())}", err=True)
         return exc.exit_code
     except click.exceptions.Abort:
-        click.echo("trinho: aborted", err=True)
+        click.echo(t(session.locale(), "error.aborted"), err=True)
         return 130
     except click.exceptions.Exit as exc:
         return exc.exit_code
@@ -51,11 +59,13 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except click.UsageError as exc:
         where = exc.ctx.command_path if exc.ctx is not None else "trinho"
-        message = one_line(exc.format_message())
-        click.echo(f"trinho: error: {message} (see `{where} --help`)", err=True)
+        locale = _usage_locale(session, exc.ctx)
+        message = usage_text(one_line(exc.format_message()), locale)
+        click.echo(f"trinho: error: {with_help(message, where, locale)}", err=True)
         return exc.exit_code
     except click.ClickException as exc:
-        click.echo(f"trinho: error: {one_line(exc.format_message())}", err=True)
+        message = usage_text(one_line(exc.format_message()), session.locale())
+        click.echo(f"trinho: error: {message}", err=True)
         return exc.exit_code
     except BrokenPipeError:
         return 1
@@ -64,6 +74,18 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(f"trinho: error:{where}: {exc.strerror or exc}", err=True)
         return 1
     return 0
+
+
+def _usage_locale(session: State, ctx: click.Context | None) -> str:
+    """The locale for a usage error, which may come before the root group saw its options."""
+    if session.given_dir is None:
+        given = ctx.find_root().params.get("workspace_dir") if ctx is not None else None
+        home = os.environ.get("TRINHO_HOME")
+        if isinstance(given, Path):
+            session.given_dir = given
+        elif home:
+            session.given_dir = Path(home)
+    return session.locale()
 
 
 if __name__ == "__main__":

@@ -10,22 +10,37 @@ from typing import Any, TypeVar
 
 import click
 
-from trinho.workspace import Workspace, default_home, open_workspace
+from trinho.workspace import Workspace, default_home, open_workspace, owner_locale
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 class State:
-    """Per-invocation state: where the workspace is; opened on first use."""
+    """Per-invocation state: where the workspace is; opened on first use.
 
-    def __init__(self, workspace_dir: Path) -> None:
-        self.workspace_dir = workspace_dir
+    `trinho.cli.main` makes it before parsing, so it can still ask for the owner's locale
+    when the command fails.
+    """
+
+    def __init__(self, given_dir: Path | None = None) -> None:
+        self.given_dir = given_dir
+        """--workspace or TRINHO_HOME, once known (None: not given, or not parsed yet)."""
         self._workspace: Workspace | None = None
+
+    @property
+    def workspace_dir(self) -> Path:
+        return self.given_dir or default_home()
 
     def workspace(self) -> Workspace:
         if self._workspace is None:
             self._workspace = open_workspace(self.workspace_dir)
         return self._workspace
+
+    def locale(self) -> str:
+        """The owner's locale: the open workspace's, else its config's if readable, else en."""
+        if self._workspace is not None:
+            return self._workspace.locale
+        return owner_locale(self.workspace_dir)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -45,7 +60,7 @@ def cli(ctx: click.Context, workspace_dir: Path | None) -> None:
 
     TRINHO_NOW (ISO 8601 with an offset) fixes the clock for every command.
     """
-    ctx.obj = State(workspace_dir or default_home())
+    ctx.ensure_object(State).given_dir = workspace_dir
 
 
 def json_option(func: F) -> F:

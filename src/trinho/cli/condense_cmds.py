@@ -28,7 +28,7 @@ def condense(dry_run: bool, force: bool, undo_id: str | None, as_json: bool) -> 
     ws = state().workspace()
     if undo_id is not None:
         if dry_run or force:
-            raise TrinhoError("--undo cannot be combined with --dry-run or --force")
+            raise TrinhoError.keyed("error.condense.undo_alone")
         undone = undo_run(ws, undo_id)
 
         def human_undo() -> str:

@@ -169,10 +169,7 @@ def _about(ws: Workspace, proposal_id: str, user: str | None) -> None:
     validate_slug(user, "user id")
     about = proposals_mod.get_proposal(ws, proposal_id).user_or(ws.config.owner)
     if about != user:
-        raise TrinhoError(
-            f"proposal {proposal_id} is about user {about!r}, not {user!r}; nothing was "
-            f"decided (see `trinho proposals --user {about}`)"
-        )
+        raise TrinhoError.keyed("error.proposal.other_user", id=proposal_id, about=about, user=user)
 
 
 @cli.command(name="proposals")

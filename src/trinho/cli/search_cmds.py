@@ -123,7 +123,7 @@ def search(
     ws = state().workspace()
     if batch is not None:
         if query is not None:
-            raise TrinhoError("give either QUERY or --batch FILE, not both")
+            raise TrinhoError.keyed("error.search.query_and_batch")
         queries = _read_batch(batch)
         with SearchIndex(ws, embedder=configured_embedder(ws)) as index:
             index.refresh()
@@ -133,7 +133,7 @@ def search(
                 sys.stdout.write("\n")
         return
     if query is None:
-        raise TrinhoError("empty query: give some words to search for (or --batch FILE)")
+        raise TrinhoError.keyed("error.search.empty")
     since = parse_day(since_text, "--since") if since_text else None
     until = parse_day(until_text, "--until") if until_text else None
     with SearchIndex(ws, embedder=configured_embedder(ws)) as index:

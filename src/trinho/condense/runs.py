@@ -44,10 +44,7 @@ def week_id(day: date) -> str:
 
 def validate_run_id(value: str) -> str:
     if not RUN_ID_RE.fullmatch(value):
-        raise TrinhoError(
-            f"invalid run id {value!r}: run ids are ISO weeks like 2026-W48, or 2026-W48.2 "
-            "for a forced second run (see .trinho/runs/)"
-        )
+        raise TrinhoError.keyed("error.run.bad_id", value=value)
     return value
 
 
@@ -178,5 +175,5 @@ def pick_slot(ws: Workspace, today: date, force: bool) -> Slot:
 def require_run(ws: Workspace, run_id: str) -> Path:
     folder = run_dir(ws, run_id)
     if not folder.is_dir():
-        raise NotFound(f"no condensation run {run_id!r} in {runs_root(ws)}")
+        raise NotFound.keyed("error.run.not_found", id=run_id, folder=runs_root(ws))
     return folder

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from trinho.errors import TrinhoError
+from trinho.i18n import t
 from trinho.tokens import estimate_tokens
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -35,11 +36,33 @@ FailureKind = Literal[
 class ModelError(TrinhoError):
     """A model call that failed for good: names the model, what happened, how to fix it."""
 
-    def __init__(self, model: str, kind: FailureKind, detail: str) -> None:
+    def __init__(
+        self,
+        model: str,
+        kind: FailureKind,
+        detail: str,
+        *,
+        key: str | None = None,
+        params: Mapping[str, object] | None = None,
+        attempts: int = 1,
+    ) -> None:
         self.model = model
         self.kind = kind
-        self.detail = detail
-        super().__init__(f"model {model}: {detail}" if model else detail)
+        self.attempts = attempts
+        tries = f" (after {attempts} attempts)" if attempts > 1 else ""
+        self.detail = detail + tries
+        super().__init__(
+            f"model {model}: {self.detail}" if model else self.detail, key=key, params=params
+        )
+
+    def localized(self, locale: str) -> str:
+        """The detail in `locale` (when it has a catalog key), the model and attempts around it."""
+        if self.key is None:
+            return str(self)
+        detail = t(locale, self.key, **self.params)
+        if self.attempts > 1:
+            detail += t(locale, "error.model.attempts", attempts=self.attempts)
+        return t(locale, "error.model", model=self.model, detail=detail) if self.model else detail
 
 
 @dataclass(frozen=True)

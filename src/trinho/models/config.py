@@ -13,6 +13,7 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from trinho.errors import TrinhoError
+from trinho.i18n import t
 from trinho.models.base import ModelError
 from trinho.models.retry import RetryPolicy
 from trinho.workspace import CONFIG_PATH, Config
@@ -76,8 +77,9 @@ def parse_model_name(value: str, where: str) -> tuple[str, str]:
         raise ModelError(
             value,
             "not_configured",
-            f"{where}={value!r} is not PROVIDER:MODEL with a known provider ({known}); "
-            "e.g. ollama:qwen3:8b or openai:gpt-4.1-mini",
+            t("en", "error.model.bad_name", where=where, value=value, known=known),
+            key="error.model.bad_name",
+            params={"where": where, "value": value, "known": known},
         )
     return provider, model.strip()
 
@@ -137,8 +139,9 @@ def resolve_model(config: Config, env: Mapping[str, str]) -> ModelSettings:
         raise ModelError(
             "",
             "not_configured",
-            "no model configured: set TRINHO_MODEL=PROVIDER:MODEL (e.g. ollama:qwen3:8b) "
-            f'or name = "PROVIDER:MODEL" under [model] in {CONFIG_PATH}',
+            t("en", "error.model.not_configured", config=CONFIG_PATH),
+            key="error.model.not_configured",
+            params={"config": CONFIG_PATH},
         )
     provider, model = parse_model_name(name, where)
     info = PROVIDERS[provider]
@@ -159,8 +162,13 @@ def resolve_model(config: Config, env: Mapping[str, str]) -> ModelSettings:
     elif not info.key_vars or (info.api == "openai" and (base_url or sdk_url)):
         key = NO_KEY_NEEDED  # a local or self-hosted OpenAI-compatible server may need none
     else:
+        names = " or ".join(info.key_vars)
         raise ModelError(
-            f"{provider}:{model}", "no_key", f"no API key: set {' or '.join(info.key_vars)}"
+            f"{provider}:{model}",
+            "no_key",
+            t("en", "error.model.no_key", names=names),
+            key="error.model.no_key",
+            params={"names": names},
         )
     return ModelSettings(
         provider, model, info.api, base_url, key, key_var, retry_policy(config), shown

@@ -7,10 +7,11 @@ function of the attempt number and the failure, whether and how long to wait.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TypeVar
 
+from trinho.i18n import t
 from trinho.models.base import FailureKind, ModelError
 
 T = TypeVar("T")
@@ -44,6 +45,14 @@ class Failure:
     kind: FailureKind
     detail: str
     retry_after: float | None = None
+    key: str | None = None
+    """The catalog key of `detail`, so the owner can read it in their locale."""
+    params: Mapping[str, object] = field(default_factory=dict)
+
+    @classmethod
+    def keyed(cls, kind: FailureKind, key: str, /, **params: object) -> Failure:
+        """The failure whose detail is catalog entry `key`, in English."""
+        return cls(kind, t("en", key, **params), key=key, params=params)
 
     @property
     def retryable(self) -> bool:
@@ -72,8 +81,14 @@ def call_with_retries(
             if failure is None:
                 raise
             if not failure.retryable or number >= policy.attempts:
-                tries = f" (after {number} attempts)" if number > 1 else ""
-                raise ModelError(model, failure.kind, failure.detail + tries) from None
+                raise ModelError(
+                    model,
+                    failure.kind,
+                    failure.detail,
+                    key=failure.key,
+                    params=failure.params,
+                    attempts=number,
+                ) from None
             sleep(policy.delay(number, failure.retry_after))
             number += 1
 

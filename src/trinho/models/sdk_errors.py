@@ -22,9 +22,11 @@ def classify(
 
     def classify_error(exc: Exception) -> Failure | None:
         if isinstance(exc, sdk.APITimeoutError):
-            return Failure("timeout", f"no answer from {url} within {settings.policy.timeout:g} s")
+            return Failure.keyed(
+                "timeout", "error.model.timeout", url=url, seconds=settings.policy.timeout
+            )
         if isinstance(exc, sdk.APIConnectionError):
-            return Failure("unreachable", f"cannot reach {url}: is the server running?")
+            return Failure.keyed("unreachable", "error.model.unreachable", url=url)
         if isinstance(exc, sdk.APIStatusError):
             return status_failure(exc.status_code, _message(exc), settings, exc.response.headers)
         if isinstance(exc, base_error):

@@ -105,19 +105,21 @@ class Snippet:
 def memory_get(ws: Workspace, path: str, from_line: int = 1, lines: int | None = None) -> Snippet:
     """memory_get: read part of a workspace file; paths never leave the workspace."""
     if from_line < 1:
-        raise TrinhoError(f"{path}: line numbers start at 1 (got {from_line})")
+        raise TrinhoError.keyed("error.get.first_line", path=path, line=from_line)
     if lines is not None and lines < 1:
-        raise TrinhoError(f"{path}: give at least 1 line (got {lines})")
+        raise TrinhoError.keyed("error.get.no_lines", path=path, lines=lines)
     resolved = ws.path(path)
     if resolved.is_dir():
-        raise TrinhoError(f"{path}: is a folder; give a file in it, e.g. {path}/...")
+        raise TrinhoError.keyed("error.get.folder", path=path)
     if not resolved.is_file():
-        raise TrinhoError(f"{path}: no such file in the workspace {ws.root}")
+        raise TrinhoError.keyed("error.get.no_file", path=path, root=ws.root)
     all_lines = decode(resolved.read_bytes(), path).split("\n")
     if all_lines and all_lines[-1] == "":
         all_lines.pop()
     if from_line > max(len(all_lines), 1):
-        raise TrinhoError(f"{path}: has {len(all_lines)} lines; line {from_line} is past its end")
+        raise TrinhoError.keyed(
+            "error.get.past_end", path=path, count=len(all_lines), line=from_line
+        )
     count = min(lines or MAX_GET_LINES, MAX_GET_LINES)
     chosen = all_lines[from_line - 1 : from_line - 1 + count]
     end = from_line - 1 + len(chosen)
