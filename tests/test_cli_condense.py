@@ -102,6 +102,38 @@ def test_condense_human_report_lists_every_change(
     assert not (ready / ".trinho" / "runs" / "2026-W48").exists()
 
 
+def test_a_suspicious_rewrite_shows_the_lines_it_would_remove_and_its_reason_once(
+    ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    refusal = "Xin lỗi, tôi không làm được."
+    with serve(monkeypatch, refusal) as srv:
+        monkeypatch.setenv("OLLAMA_HOST", srv.url)
+        assert main(["condense"]) == 0
+    announced = capsys.readouterr().err  # the console announcement
+    removed = [
+        "Cũ: sẽ xoá 7 trong số 7 dòng:",
+        "  Dòng viết tay: đừng xoá những dòng này.",
+        "  - 2026-03-02: Mẹ thích hoa sen trắng; sinh nhật mẹ là ngày 12/3",
+        "  - 2026-05-10: Con gái tên Mai, học lớp ba",
+        "  - 2026-06-01: Làm việc tại công ty hậu cần ở Đà Nẵng",
+        "  - 2026-09-14: Dị ứng tôm",
+        "  … và 2 dòng nữa",
+        "Mới: sẽ thêm 1 dòng:",
+        f"  {refusal}",
+    ]
+    assert "\n".join(removed) in announced
+    assert "(không có)" not in announced
+
+    assert main(["proposals"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    reason = "bản viết lại sẽ xoá 7 trong số 7 dòng; cả bản chờ bạn duyệt, chưa áp dụng gì"
+    assert listed[0].endswith(f"): {reason}") and listed[0].count(reason) == 1
+    assert " [chờ duyệt] MEMORY.md bản viết lại đáng ngờ (condense:2026-W48, " in listed[0]
+    assert listed[1:] == [
+        "    " + line.removeprefix("Cũ: ").removeprefix("Mới: ") for line in removed
+    ]
+
+
 def test_condense_errors_are_one_line(
     ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

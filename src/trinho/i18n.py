@@ -741,6 +741,29 @@ CATALOG: dict[str, dict[str, str]] = {
     },
     "jobs.nothing_due": {"en": "Nothing is due", "vi": "Không có việc nào đến hạn"},
     "jobs.ran": {"en": "{run}: {status} {detail}", "vi": "{run}: {status} {detail}"},
+    # A suspicious rewrite as the owner reviews it, and a run over a workspace without MEMORY.md.
+    "condense.loss.removed": {
+        "en": "would remove {count} of {total} lines:",
+        "vi": "sẽ xoá {count} trong số {total} dòng:",
+    },
+    "condense.loss.added": {"en": "would add {count} lines:", "vi": "sẽ thêm {count} dòng:"},
+    "condense.loss.more": {"en": "… and {count} more", "vi": "… và {count} dòng nữa"},
+    "condense.no_before": {
+        "en": "There was no MEMORY.md before this run: trinho condense --undo {run} removes it",
+        "vi": "Trước lần chạy này chưa có MEMORY.md: trinho condense --undo {run} sẽ xoá nó",
+    },
+    "condense.undone_removed": {
+        "en": "Run {run} undone: there was no MEMORY.md before it, so MEMORY.md is removed; "
+        "the text it had is kept at {kept}",
+        "vi": "Đã hoàn tác {run}: trước lần chạy chưa có MEMORY.md nên MEMORY.md đã được xoá; "
+        "nội dung của nó được giữ tại {kept}",
+    },
+    "condense.undone_absent": {
+        "en": "Run {run} undone: there was no MEMORY.md before it, and there is none now; "
+        "nothing changed",
+        "vi": "Đã hoàn tác {run}: trước lần chạy chưa có MEMORY.md, và giờ cũng không có; "
+        "không đổi gì",
+    },
 }
 
 CATALOG.update(ERROR_TEXTS)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from trinho.condense.loss import suspicious_sides
 from trinho.condense.reasons import proposal_reason
 from trinho.facts import FactVersion
 from trinho.i18n import CATALOG, t
@@ -44,13 +45,22 @@ def proposal_summary(proposal: Proposal, locale: str) -> str:
         sides = [str(change[side]) for side in ("old", "new") if change.get(side) is not None]
         key = f"gate.class.{change['class']}"
         label = t(locale, key) if key in CATALOG else str(change["class"])
-        return f"MEMORY.md {label}: " + (" -> ".join(sides) or proposal_reason(proposal, locale))
+        return f"MEMORY.md {label}: " + " -> ".join(sides) if sides else f"MEMORY.md {label}"
     summary = change.get("summary")
     return str(summary) if summary else proposal.kind
 
 
+def proposal_details(proposal: Proposal, locale: str) -> str:
+    """Under a rewrite held whole, the lines it would remove and add, indented."""
+    if proposal.kind != "memory" or proposal.change.get("class") != "suspicious":
+        return ""
+    sides = suspicious_sides(proposal.change, locale)
+    return "".join(f"\n    {line}" for side in sides for line in side.splitlines())
+
+
 def proposals_text(locale: str, shown: list[Proposal]) -> str:
-    """The proposals listing: one line each with its status, change, origin and reason."""
+    """The proposals listing: one line each with its status, change, origin and reason; a
+    rewrite held whole is followed by the lines it would remove and add."""
     if not shown:
         return t(locale, "proposals.none")
     return "\n".join(
@@ -64,5 +74,6 @@ def proposals_text(locale: str, shown: list[Proposal]) -> str:
             created=p.created_at.strftime("%Y-%m-%d %H:%M"),
             reason=proposal_reason(p, locale),
         )
+        + proposal_details(p, locale)
         for p in shown
     )

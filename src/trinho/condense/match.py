@@ -56,6 +56,18 @@ class Matching:
         """The old file's lines worth keeping: entries and non-blank hand-written lines."""
         return sum(isinstance(item, Entry) or _nonblank_loose(item) for item in self.old)
 
+    @property
+    def lost(self) -> tuple[int, ...]:
+        """The old lines `lost_lines` counts, in file order: entries the rewrite does not keep
+        word for word (removed, or edited into another text) and hand-written lines it drops."""
+        return tuple(sorted({*self.removed, *(o for o, _ in self.edits.values())}))
+
+    @property
+    def gained(self) -> tuple[int, ...]:
+        """The rewrite's lines the old file did not have, in file order: new entries, the new
+        text of edited ones, and hand-written (or malformed) lines."""
+        return tuple(sorted({*self.added, *self.edits, *self.malformed}))
+
 
 def date_norm(entry: Entry) -> str:
     day = parse_entry_date(entry.date_text)

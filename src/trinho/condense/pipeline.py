@@ -31,6 +31,7 @@ from trinho.condense.collect import (
 )
 from trinho.condense.gate import Change, GateResult, gate
 from trinho.condense.handedit import added_during_run, drop_deleted
+from trinho.condense.loss import suspicious_sides
 from trinho.condense.prompts import Prompt, load_prompt
 from trinho.condense.report import Calls, DayUsed, ReportChange, RunReport, ScreenLine
 from trinho.condense.rewrite import clean_answer, overhead_tokens, rewrite_request, screen_request
@@ -59,7 +60,6 @@ from trinho.models import (
     load_model,
 )
 from trinho.models.usage import Purpose
-from trinho.textnorm import one_line
 from trinho.workspace import Workspace
 
 SCREEN_BATCH = 50
@@ -67,7 +67,6 @@ SCREEN_BATCH = 50
 MAX_RESTARTS = 3
 """How often a run re-reads a MEMORY.md that keeps changing under it before giving up."""
 KIND = "memory"
-SHOWN_REWRITE_CHARS = 300
 PURPOSES: tuple[Purpose, ...] = ("rewrite", "screen")
 
 
@@ -473,8 +472,7 @@ def _announce(
             str(record["proposal_id"]),
             str(record["content_hash"]),
             str(data["class"]),
-            data.get("old"),
-            _shown_new(data),
+            *_shown(data, ws.locale),
             Change.from_dict(data).reason_in(ws.locale),
         )
         for data, record in zip(journal.held, journal.proposals, strict=True)
@@ -513,13 +511,13 @@ def _announce(
     ).strip()
 
 
-def _shown_new(data: dict[str, Any]) -> str | None:
-    """The new side as the owner sees it; for a rewrite held whole, the start of what the
-    model answered (a refusal reads as one), on one line."""
+def _shown(data: dict[str, Any], locale: str) -> tuple[str | None, str | None]:
+    """The old and new sides as the owner sees them; for a rewrite held whole, the lines it
+    would remove and add (a refusal reads as an added line)."""
     if data["class"] == "suspicious":
-        return one_line(str(data.get("rewrite") or ""))[:SHOWN_REWRITE_CHARS]
-    new = data.get("new")
-    return None if new is None else str(new)
+        return suspicious_sides(data, locale)
+    old, new = data.get("old"), data.get("new")
+    return None if old is None else str(old), None if new is None else str(new)
 
 
 def _save_report(ws: Workspace, report: RunReport) -> None:
