@@ -134,6 +134,39 @@ def test_a_suspicious_rewrite_shows_the_lines_it_would_remove_and_its_reason_onc
     ]
 
 
+def test_a_run_that_writes_the_first_memory_md_says_so_and_its_undo_removes_it(
+    ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (ready / "MEMORY.md").unlink()
+    with serve(monkeypatch, ADDED + "\n", "1. NHẬN") as srv:
+        monkeypatch.setenv("OLLAMA_HOST", srv.url)
+        assert main(["condense"]) == 0
+    out = capsys.readouterr().out
+    assert "Trước lần chạy này chưa có MEMORY.md: trinho condense --undo 2026-W48 sẽ xoá nó" in out
+    assert "được giữ tại" not in out
+    folder = ready / ".trinho" / "runs" / "2026-W48"
+    assert not (folder / "MEMORY.before.md").exists()
+    report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    assert (report["written"], report["before"]) == (True, None)
+    assert (ready / "MEMORY.md").read_text(encoding="utf-8") == ADDED + "\n"
+
+    assert main(["condense", "--undo", "2026-W48", "--json"]) == 0
+    undone = json.loads(capsys.readouterr().out)
+    assert undone == {
+        "run_id": "2026-W48",
+        "restored_from": None,
+        "kept_current": ".trinho/runs/2026-W48/MEMORY.undone.md",
+        "changed_since": False,
+    }
+    assert not (ready / "MEMORY.md").exists()
+    assert (folder / "MEMORY.undone.md").read_text(encoding="utf-8") == ADDED + "\n"
+
+    assert main(["condense", "--undo", "2026-W48"]) == 0  # nothing left to remove
+    assert "giờ cũng không có; không đổi gì" in capsys.readouterr().out
+    assert not (ready / "MEMORY.md").exists()
+    assert sorted(p.name for p in folder.glob("MEMORY.*")) == ["MEMORY.undone.md"]
+
+
 def test_condense_errors_are_one_line(
     ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

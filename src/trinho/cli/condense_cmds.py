@@ -32,16 +32,22 @@ def condense(dry_run: bool, force: bool, undo_id: str | None, as_json: bool) -> 
         undone = undo_run(ws, undo_id)
 
         def human_undo() -> str:
+            if undone.restored_from is not None:
+                key = "condense.undone"
+            elif undone.kept_current is not None:
+                key = "condense.undone_removed"
+            else:
+                key = "condense.undone_absent"
             lines = [
                 t(
                     ws.locale,
-                    "condense.undone",
+                    key,
                     run=undone.run_id,
                     path=undone.restored_from,
                     kept=undone.kept_current,
                 )
             ]
-            if undone.changed_since:
+            if undone.changed_since and undone.kept_current is not None:
                 lines.append(t(ws.locale, "condense.undone_changed", kept=undone.kept_current))
             return "\n".join(lines)
 

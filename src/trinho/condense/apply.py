@@ -14,7 +14,7 @@ from trinho import proposals
 from trinho.condense.gate import Change
 from trinho.condense.held import Applied, apply_held
 from trinho.condense.runs import BEFORE, advance, read_journal, require_run
-from trinho.durable import atomic_write_text
+from trinho.durable import atomic_write_text, fsync_dir
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.memory_md import read_memory, render
@@ -63,10 +63,12 @@ proposals.register_applier("memory", apply_memory_proposal)
 @dataclass(frozen=True)
 class UndoResult:
     run_id: str
-    restored_from: str
-    """Workspace-relative path of the version put back."""
-    kept_current: str
-    """Workspace-relative path where the text it replaced was kept."""
+    restored_from: str | None
+    """Workspace-relative path of the version put back; None when the run wrote the first
+    MEMORY.md, which the undo removes."""
+    kept_current: str | None
+    """Workspace-relative path where the text it replaced was kept; None when there was no
+    MEMORY.md to keep (removed since a run that created it)."""
     changed_since: bool
     """MEMORY.md had changed since the run wrote it (approvals, hand edits): kept all the same."""
 
@@ -80,27 +82,36 @@ class UndoResult:
 
 
 def undo_run(ws: Workspace, run_id: str) -> UndoResult:
-    """Put back the MEMORY.md that run `run_id` replaced, keeping the current one as a version."""
+    """Put back the MEMORY.md that run `run_id` replaced, keeping the current one as a version.
+
+    When there was no MEMORY.md before the run, putting it back means removing the file.
+    """
     folder = require_run(ws, run_id)
     before_path = folder / BEFORE
     journal = read_journal(ws, run_id)
     if journal is None or journal.state not in ("applied", "proposed", "done"):
         raise TrinhoError(f"run {run_id} did not write MEMORY.md; there is nothing to undo")
-    if not before_path.exists():
+    if journal.had_memory and not before_path.exists():
         raise TrinhoError(f"{before_path} is missing: the version before run {run_id} is gone")
-    restored = before_path.read_text(encoding="utf-8")
+    restored = before_path.read_text(encoding="utf-8") if journal.had_memory else None
+    kept: Path | None = None
     with ws.lock(ws.memory_file):
         current = current_text(ws)
-        kept = _free_name(folder, "MEMORY.undone", ".md")
-        atomic_write_text(kept, current)
-        atomic_write_text(ws.memory_file, restored)
+        if restored is not None or ws.memory_file.exists():
+            kept = _free_name(folder, "MEMORY.undone", ".md")
+            atomic_write_text(kept, current)
+        if restored is not None:
+            atomic_write_text(ws.memory_file, restored)
+        elif ws.memory_file.exists():
+            ws.memory_file.unlink()
+            fsync_dir(ws.memory_file.parent)
     reindex_memory(ws)
-    undone = {"at": ws.now().isoformat(), "kept": kept.name}
+    undone = {"at": ws.now().isoformat(), "kept": kept.name if kept else None}
     advance(ws, journal, journal.state, undone=(*journal.undone, undone))
     return UndoResult(
         run_id,
-        ws.relative(before_path),
-        ws.relative(kept),
+        ws.relative(before_path) if restored is not None else None,
+        ws.relative(kept) if kept else None,
         changed_since=journal.applied_sha is not None and sha(current) != journal.applied_sha,
     )
 

@@ -129,7 +129,7 @@ def _resume(
         message=t(ws.locale, "condense.resumed", run=journal.run_id),
         changes=tuple(changes),
         written=True,
-        before=ws.relative(run_dir(ws, journal.run_id) / BEFORE),
+        before=ws.relative(run_dir(ws, journal.run_id) / BEFORE) if journal.had_memory else None,
         notification=notification,
         delivery=delivery,
     )
@@ -242,9 +242,7 @@ class _Run:
             ),
             restarts=restarts,
             written=not self.dry_run,
-            before=None
-            if self.dry_run
-            else self.ws.relative(run_dir(self.ws, self.run_id) / BEFORE),
+            before=self._before(),
             notification=notification,
             delivery=delivery,
         )
@@ -361,12 +359,17 @@ class _Run:
                 to_propose = tuple(c for c in result.held if not added_during_run(c, old))
                 if self.journal is None:
                     return result, to_propose, restarts
-                folder = run_dir(ws, self.run_id)
-                atomic_write_text(folder / BEFORE, base)
+                had_memory = ws.memory_file.exists()
+                before = run_dir(ws, self.run_id) / BEFORE
+                if had_memory:
+                    atomic_write_text(before, base)
+                else:  # a copy from an earlier attempt of this run would restore a wrong file
+                    before.unlink(missing_ok=True)
                 self.journal = advance(
                     ws,
                     self.journal,
                     "applying",
+                    had_memory=had_memory,
                     held=tuple(c.to_dict() for c in to_propose),
                     applied_sha=sha(result.applied),
                 )
@@ -378,6 +381,12 @@ class _Run:
             reindex_memory(ws)
             return result, to_propose, restarts
         raise TrinhoError(t(self.locale, "condense.kept_changing", tries=MAX_RESTARTS + 1))
+
+    def _before(self) -> str | None:
+        """Where the replaced MEMORY.md is kept; None on a dry run, or when there was none."""
+        if self.journal is None or not self.journal.had_memory:
+            return None
+        return self.ws.relative(run_dir(self.ws, self.run_id) / BEFORE)
 
     @contextlib.contextmanager
     def _memory_lock(self) -> Iterator[None]:

@@ -119,6 +119,8 @@ class RunReport:
     restarts: int = 0
     written: bool = False
     before: str | None = None
+    """Where the MEMORY.md the run replaced is kept; None when nothing was written, or when
+    the run wrote the first MEMORY.md (`written` tells which)."""
     notification: str | None = None
     delivery: str = ""
 
@@ -229,4 +231,6 @@ def render_report(report: RunReport, locale: str) -> str:
     )
     if report.before:
         lines.append(t(locale, "condense.undo_hint", path=report.before, run=report.run_id))
+    elif report.written:
+        lines.append(t(locale, "condense.no_before", run=report.run_id))
     return "\n".join(lines)

@@ -1,7 +1,8 @@
 """Condensation runs: their ids (one ISO week each) and their journal under `.trinho/runs/`.
 
 A run's folder holds `journal.json` (its state, replaced atomically at every step), the
-MEMORY.md it replaced (`MEMORY.before.md`), and its report. The states, in order:
+MEMORY.md it replaced (`MEMORY.before.md`; none when there was no MEMORY.md, which the journal
+records as `had_memory: false`), and its report. The states, in order:
 
 - `running`: reading and calling the model; nothing written yet
 - `applying`: the before copy and the held changes are saved; MEMORY.md is being replaced
@@ -75,6 +76,8 @@ class Journal:
     """For each held change, in order: proposal id, content hash, status."""
     error: str | None = None
     undone: tuple[dict[str, Any], ...] = field(default=())
+    had_memory: bool = True
+    """Whether MEMORY.md existed when the run replaced it: an undo removes it when not."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -87,6 +90,7 @@ class Journal:
             "proposals": list(self.proposals),
             "error": self.error,
             "undone": list(self.undone),
+            "had_memory": self.had_memory,
         }
 
     @classmethod
@@ -103,6 +107,7 @@ class Journal:
             proposals=tuple(dict(item) for item in data.get("proposals", [])),
             error=data.get("error"),
             undone=tuple(dict(item) for item in data.get("undone", [])),
+            had_memory=bool(data.get("had_memory", True)),
         )
 
 
