@@ -205,7 +205,12 @@ def test_an_empty_answer_or_a_refusal_is_held_whole(
     [proposal] = memory_proposals(workspace)
     assert proposal.change["snapshot"] == VI_MEMORY
     assert stream.getvalue().count("Weekly memory condensation") == 1
-    assert f"New: {answer}\n" in stream.getvalue()  # the owner sees what the model said
+    # the owner sees what would go and what the model said
+    assert "Old: would remove 7 of 7 lines:\n  Dòng viết tay: đừng xoá những dòng này.\n" in (
+        stream.getvalue()
+    )
+    added = f"would add 1 lines:\n  {answer}" if answer else "would add 0 lines:"
+    assert f"New: {added}\n" in stream.getvalue()
 
 
 def test_screening_rejections_keep_lines_out(workspace: Workspace, clock: FixedClock) -> None:
