@@ -432,3 +432,14 @@ def test_a_refusal_over_a_prose_memory_md_is_one_suspicious_change(answer: str) 
     result = run(prose, answer)
     assert result.applied == prose
     assert [c.cls for c in result.changes] == ["suspicious"]
+
+
+def test_long_entries_alike_at_the_start_are_one_held_edit() -> None:
+    """Similarity is judged on the first EDIT_KEY_CHARS characters (bounded cost); an entry
+    whose long text changes only further on is an edit, held, never a silent replacement."""
+    head = "Ghi chép dài về dự án Lotus " * 12
+    old = f"- 2026-11-20: {head}giai đoạn một\n- 2026-11-21: keep me\n"
+    new = f"- 2026-11-24: {head}giai đoạn hai\n- 2026-11-21: keep me\n"
+    result = run(old, new)
+    assert [(c.cls, c.action) for c in result.changes] == [("edited", "held")]
+    assert result.applied == old

@@ -27,6 +27,12 @@ is an edit, "likes tea" vs "has two cats" is not."""
 EDIT_CANDIDATES = 4
 """How many old entries, ranked by shared words, are compared character by character."""
 
+EDIT_KEY_CHARS = 256
+"""Only the first this many characters of two long entries are compared character by character:
+the comparison costs the product of the lengths, and a few hundred characters tell an edit from
+a different entry. Longer entries alike at the start are judged an edit, which is held: the
+cautious side."""
+
 _POOL = 256
 """At most this many old entries are ranked by shared words for one new entry; they are
 gathered from its rarest words first, so common words never make the search quadratic."""
@@ -192,9 +198,9 @@ def _pair_edits(
             pool.update(posting[:_POOL])
         ranked = sorted(pool, key=lambda o: (-_dice(tokens, old_tokens[o]), o))
         matcher = SequenceMatcher(None, autojunk=False)
-        matcher.set_seq2(key)  # analysed once, compared with each candidate
+        matcher.set_seq2(key[:EDIT_KEY_CHARS])  # analysed once, compared with each candidate
         for o in ranked[:EDIT_CANDIDATES]:
-            matcher.set_seq1(old_keys[o])
+            matcher.set_seq1(old_keys[o][:EDIT_KEY_CHARS])
             if matcher.real_quick_ratio() < EDIT_THRESHOLD or matcher.quick_ratio() < (
                 EDIT_THRESHOLD
             ):
