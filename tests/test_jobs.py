@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import io
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 import pytest
 
 from conftest import FixedClock
 from trinho import proposals
 from trinho.channels import ConsoleChannel, Notification, Outbox
+from trinho.condense.gate import gate
 from trinho.decider import QueueDecider
 from trinho.digest import digest_notification, enqueue_digest, proposal_item
 from trinho.facts import load_fact, save_fact
@@ -76,7 +77,7 @@ def test_a_jobs_fact_becomes_a_proposal_and_one_digest_announces_it(
     assert fact is not None and fact.head is not None and fact.head.value == "Hà Nội"
     (entry,) = [e for e in Outbox(workspace).entries() if e.notification.id.startswith("digest")]
     assert entry.notification.id == "digest:2026-11-30"
-    assert entry.notification.items == (proposal_item(proposal),)
+    assert entry.notification.items == (proposal_item(proposal, "en"),)
     assert entry.notification.items[0].old == "home_city: Hà Nội"
     assert entry.notification.items[0].new == "home_city: Huế"
     # the next day: no new proposal, no second digest
@@ -218,9 +219,24 @@ def test_the_digest_takes_every_unannounced_proposal_once(workspace: Workspace) 
     held = save_fact(workspace, "pet", "mèo", basis="inferred", actor="job", origin="condense:w48")
     assert chat.proposal is not None and held.proposal is not None
     Outbox(workspace).enqueue(
-        Notification("condense:2026-W48", "t", "s", (proposal_item(held.proposal),))
+        Notification("condense:2026-W48", "t", "s", (proposal_item(held.proposal, "en"),))
     )
     note = enqueue_digest(workspace, datetime(2026, 11, 30).date())
     assert note is not None
     assert [item.proposal_id for item in note.items] == [chat.proposal.id]
     assert enqueue_digest(workspace, datetime(2026, 12, 1).date()) is None
+
+
+def test_the_digest_shows_a_held_rewrite_as_its_run_would(workspace: Workspace) -> None:
+    """A suspicious rewrite whose own announcement was lost reaches the digest with the lines it
+    would remove and its reason in the owner's locale, not with empty sides in English."""
+    old = "- 2026-11-20: Mẹ thích hoa sen trắng\n- 2026-11-21: Dị ứng tôm\n"
+    [change] = gate(old, "", date(2026, 11, 29), date(2026, 11, 23)).changes
+    submitted = proposals.submit(
+        workspace, "memory", change.to_dict(), reason=change.reason, origin="condense:2026-W48"
+    )
+    note = digest_notification(date(2026, 11, 29), [submitted.proposal], "vi")
+    assert note is not None
+    [item] = note.items
+    assert item.old is not None and "Dị ứng tôm" in item.old and "sẽ xoá" in item.old
+    assert item.reason == change.reason_in("vi") != change.reason

@@ -15,6 +15,8 @@ from typing import Any
 
 from trinho import proposals
 from trinho.channels import Notification, NotificationItem, Outbox
+from trinho.condense.loss import memory_sides
+from trinho.condense.reasons import proposal_reason
 from trinho.i18n import t
 from trinho.proposals import Proposal
 from trinho.workspace import Workspace
@@ -32,21 +34,21 @@ def _shown(change: dict[str, Any], value_field: str) -> str | None:
     return f"{key}: {value}" if key else str(value)
 
 
-def proposal_item(proposal: Proposal) -> NotificationItem:
-    """A proposal as the channel shows it: old -> new with its reason."""
+def proposal_item(proposal: Proposal, locale: str) -> NotificationItem:
+    """A proposal as the channel shows it, in the owner's locale: old -> new with its reason
+    (a rewrite held whole shows the lines it would remove and add, as its run announced it)."""
     change = proposal.change
     if proposal.kind == "fact":
         old, new = _shown(change, "current_value"), _shown(change, "value")
     else:
-        old = None if change.get("old") is None else str(change["old"])
-        new = None if change.get("new") is None else str(change["new"])
+        old, new = memory_sides(change, locale)
     return NotificationItem(
         proposal_id=proposal.id,
         content_hash=proposal.content_hash,
         kind=proposal.kind,
         old=old,
         new=new,
-        reason=proposal.reason,
+        reason=proposal_reason(proposal, locale),
     )
 
 
@@ -64,7 +66,7 @@ def digest_notification(day: date, found: Sequence[Proposal], locale: str) -> No
         id=digest_id(day),
         title=t(locale, "digest.title", date=day.isoformat()),
         summary=t(locale, "digest.summary", count=len(found), origins=", ".join(origins)),
-        items=tuple(proposal_item(p) for p in found),
+        items=tuple(proposal_item(p, locale) for p in found),
     )
 
 

@@ -63,3 +63,12 @@ def suspicious_sides(change: Mapping[str, Any], locale: str) -> tuple[str, str]:
     change): what it would remove, and what it would add."""
     loss = rewrite_loss(str(change.get("snapshot") or ""), str(change.get("rewrite") or ""))
     return removed_text(loss, locale), added_text(loss, locale)
+
+
+def memory_sides(change: Mapping[str, Any], locale: str) -> tuple[str | None, str | None]:
+    """The old and new sides of a stored MEMORY.md change as the owner sees them; for a rewrite
+    held whole, the lines it would remove and add (a refusal reads as an added line)."""
+    if change.get("class") == "suspicious":
+        return suspicious_sides(change, locale)
+    old, new = change.get("old"), change.get("new")
+    return None if old is None else str(old), None if new is None else str(new)

@@ -31,7 +31,7 @@ from trinho.condense.collect import (
 )
 from trinho.condense.gate import Change, GateResult, gate
 from trinho.condense.handedit import added_during_run, drop_deleted
-from trinho.condense.loss import suspicious_sides
+from trinho.condense.loss import memory_sides
 from trinho.condense.prompts import Prompt, load_prompt
 from trinho.condense.report import Calls, DayUsed, ReportChange, RunReport, ScreenLine
 from trinho.condense.rewrite import clean_answer, overhead_tokens, rewrite_request, screen_request
@@ -481,7 +481,7 @@ def _announce(
             str(record["proposal_id"]),
             str(record["content_hash"]),
             str(data["class"]),
-            *_shown(data, ws.locale),
+            *memory_sides(data, ws.locale),
             Change.from_dict(data).reason_in(ws.locale),
         )
         for data, record in zip(journal.held, journal.proposals, strict=True)
@@ -518,15 +518,6 @@ def _announce(
     return notification_id, t(
         ws.locale, "condense.queued", error=errors[0] if errors else ""
     ).strip()
-
-
-def _shown(data: dict[str, Any], locale: str) -> tuple[str | None, str | None]:
-    """The old and new sides as the owner sees them; for a rewrite held whole, the lines it
-    would remove and add (a refusal reads as an added line)."""
-    if data["class"] == "suspicious":
-        return suspicious_sides(data, locale)
-    old, new = data.get("old"), data.get("new")
-    return None if old is None else str(old), None if new is None else str(new)
 
 
 def _save_report(ws: Workspace, report: RunReport) -> None:
