@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Callable
 from datetime import date, timedelta
 
+from trinho.condense import match as match_module
 from trinho.condense.gate import gate
 
 TODAY = date(2026, 11, 29)
@@ -34,8 +35,11 @@ VOCABULARY = (
 WORDS = VOCABULARY.split()
 
 
+SENTENCE_WORDS = (5, 12)
+
+
 def sentence(rng: random.Random) -> str:
-    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 12)))
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(*SENTENCE_WORDS)))
 
 
 def make_old(rng: random.Random, entries: int) -> list[str]:
@@ -90,7 +94,21 @@ def main() -> None:
     parser.add_argument("--entries", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--long", action="store_true", help="entries of about 2,000 characters (300-320 words)"
+    )
+    parser.add_argument(
+        "--edit-key-chars",
+        type=int,
+        help="compare this many characters of two entries for an edit (default: the gate's own "
+        "EDIT_KEY_CHARS); a large value shows the uncapped cost",
+    )
     args = parser.parse_args()
+    global SENTENCE_WORDS
+    if args.long:
+        SENTENCE_WORDS = (300, 320)
+    if args.edit_key_chars is not None:
+        match_module.EDIT_KEY_CHARS = args.edit_key_chars
     rng = random.Random(args.seed)
     old_lines = make_old(rng, args.entries)
     old = "\n".join(old_lines)
@@ -100,7 +118,8 @@ def main() -> None:
     }
     print(
         f"MEMORY.md: {args.entries} entries, {len(old.encode()) / 1e6:.2f} MB; "
-        f"p50 CPU time of {args.runs} runs"
+        f"p50 CPU time of {args.runs} runs; edits compared on "
+        f"{match_module.EDIT_KEY_CHARS} characters"
     )
     print(f"{'rewrite':<54} {'gate':>9} {'difflib':>9} {'ratio':>6}  changes")
     for name, (removed, edited, added, redated) in scenarios.items():
