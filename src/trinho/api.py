@@ -14,6 +14,7 @@ from trinho import tools as tools_mod
 from trinho.context import Budgets, Context
 from trinho.context_shell import build_context
 from trinho.errors import TrinhoError
+from trinho.search import notify_written
 from trinho.tools import Actor, ActorKind, ToolFormat, ToolResult
 from trinho.workspace import Clock, Workspace, init_workspace, open_workspace
 
@@ -39,10 +40,10 @@ class Memory:
     ) -> None:
         if create:
             self.workspace: Workspace = init_workspace(
-                path, timezone=timezone, locale=locale, clock=clock
+                path, timezone=timezone, locale=locale, clock=clock, on_written=notify_written
             ).workspace
         else:
-            self.workspace = open_workspace(path, clock)
+            self.workspace = open_workspace(path, clock, on_written=notify_written)
         self.actor = Actor("chat", agent, user)
 
     def context(self, user: str | None = None, budgets: Budgets | None = None) -> Context:

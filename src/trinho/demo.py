@@ -47,6 +47,7 @@ from trinho.models import (
     load_model,
 )
 from trinho.scheduler import DueRun, jobs_from_config
+from trinho.search import notify_written
 from trinho.textnorm import match_key
 from trinho.workspace import Workspace, init_workspace
 
@@ -141,7 +142,9 @@ def _args(args: dict[str, Any]) -> str:
 
 
 def step_init(ctx: DemoContext) -> list[str]:
-    result = init_workspace(ctx.root, timezone=ZONE, locale=ctx.locale, clock=ctx.clock)
+    result = init_workspace(
+        ctx.root, timezone=ZONE, locale=ctx.locale, clock=ctx.clock, on_written=notify_written
+    )
     ctx.workspace = result.workspace
     model_key = "demo.model.scripted" if ctx.scripted else "demo.model.configured"
     ctx.summary["model"] = {"name": ctx.model_name, "scripted": ctx.scripted}

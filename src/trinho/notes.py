@@ -168,15 +168,8 @@ def save_note(workspace: Workspace, text: str) -> SavedNote:
             else (current.count("\n") + 2 if current else 1)
         )
         append_recorded(path, (entry + "\n").encode("utf-8"), workspace.intent_path(path))
-    _reindex(workspace, rel)
+    workspace.written([rel])
     return SavedNote(rel, entry, day, hhmm, start)
-
-
-def _reindex(workspace: Workspace, rel: str) -> None:
-    """Let the search index see the new entry at once (imported late: search reads notes)."""
-    from trinho.search import notify_written
-
-    notify_written(workspace, [rel])
 
 
 def read_notes(workspace: Workspace, day: date) -> NoteFile:

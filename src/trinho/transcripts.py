@@ -132,15 +132,8 @@ def _append_turns(workspace: Workspace, day: date, turns: list[Turn]) -> list[St
             truncate(path, len(data))
         first = complete.count("\n") + 1 + (1 if data and not data.endswith(b"\n") else 0)
         append_bytes(path, payload)
-    _reindex(workspace, rel)
+    workspace.written([rel])
     return [StoredTurn(turn, rel, first + i) for i, turn in enumerate(turns)]
-
-
-def _reindex(workspace: Workspace, rel: str) -> None:
-    """Let the search index see the new turns at once (imported late: search reads these)."""
-    from trinho.search import notify_written
-
-    notify_written(workspace, [rel])
 
 
 def read_day(workspace: Workspace, day: date) -> list[StoredTurn]:

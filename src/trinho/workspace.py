@@ -7,7 +7,7 @@ import hashlib
 import os
 import re
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -19,6 +19,10 @@ from trinho.errors import TrinhoError
 
 Clock = Callable[[], datetime]
 """Returns the current instant as an aware datetime. Tests and replays pass a fixed one."""
+
+WrittenHook = Callable[["Workspace", Sequence[str]], None]
+"""Told the workspace-relative paths a store just wrote. The shell injects one (the search
+index's refresh) so that no store imports search; a derived index notices anything missed."""
 
 INTERNAL_DIR = ".trinho"
 CONFIG_PATH = f"{INTERNAL_DIR}/config.toml"
@@ -170,11 +174,19 @@ def render_config(config: Config) -> str:
 class Workspace:
     """An open agent workspace. Paths from input go through `path()` and never leave it."""
 
-    def __init__(self, root: Path, config: Config, clock: Clock) -> None:
+    def __init__(
+        self, root: Path, config: Config, clock: Clock, on_written: WrittenHook | None = None
+    ) -> None:
         self.root = root
         self.config = config
         self._clock = clock
+        self.on_written = on_written
         self.tz = load_zone(config.timezone, "config timezone")
+
+    def written(self, paths: Sequence[str]) -> None:
+        """A store wrote these files: let the injected hook (the search index) see them."""
+        if self.on_written is not None and paths:
+            self.on_written(self, paths)
 
     @property
     def locale(self) -> str:
@@ -288,7 +300,9 @@ def owner_locale(root: Path) -> str:
     return config.locale if config is not None else "en"
 
 
-def open_workspace(root: str | Path, clock: Clock | None = None) -> Workspace:
+def open_workspace(
+    root: str | Path, clock: Clock | None = None, on_written: WrittenHook | None = None
+) -> Workspace:
     """Open an existing workspace, trinho's own or an OpenClaw-style folder, without writing."""
     path = Path(root).expanduser()
     if not path.is_dir():
@@ -304,7 +318,7 @@ def open_workspace(root: str | Path, clock: Clock | None = None) -> Workspace:
                 notes=NOTES_DIR,
             )
         config = Config(timezone=local_zone_name())
-    return Workspace(path.resolve(), config, clock or clock_from_env())
+    return Workspace(path.resolve(), config, clock or clock_from_env(), on_written)
 
 
 @dataclass(frozen=True)
@@ -320,6 +334,7 @@ def init_workspace(
     locale: str | None = None,
     owner: str | None = None,
     clock: Clock | None = None,
+    on_written: WrittenHook | None = None,
 ) -> InitResult:
     """Create the workspace layout and config; idempotent, never touches existing content."""
     if timezone is not None:
@@ -356,6 +371,7 @@ def init_workspace(
         path,
         parse_config((path / CONFIG_PATH).read_text(encoding="utf-8"), str(path / CONFIG_PATH)),
         clock,
+        on_written,
     )
     for folder in (
         path / NOTES_DIR,

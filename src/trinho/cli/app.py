@@ -33,7 +33,9 @@ class State:
 
     def workspace(self) -> Workspace:
         if self._workspace is None:
-            self._workspace = open_workspace(self.workspace_dir)
+            from trinho.search import notify_written
+
+            self._workspace = open_workspace(self.workspace_dir, on_written=notify_written)
         return self._workspace
 
     def locale(self) -> str:
