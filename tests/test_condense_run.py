@@ -591,7 +591,7 @@ def test_a_run_cut_off_around_the_replace_leaves_old_or_new_and_recovers(
     workspace: Workspace, clock: FixedClock, monkeypatch: pytest.MonkeyPatch, after_replace: bool
 ) -> None:
     en_week(workspace, clock)
-    import trinho.condense.pipeline as pipeline
+    import trinho.memory_store as pipeline
 
     real = pipeline.atomic_write_text
 

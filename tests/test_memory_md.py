@@ -4,15 +4,11 @@ from __future__ import annotations
 
 from datetime import date
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import snapshot
 from trinho import memory_md
-from trinho.errors import TrinhoError
 from trinho.memory_md import Entry, Heading, Loose
-from trinho.workspace import Workspace
 
 DAY = st.dates(min_value=date(1900, 1, 1), max_value=date(2999, 12, 31))
 WORDS = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"), max_size=12)
@@ -103,21 +99,3 @@ def test_format_entry_is_one_line_and_parses_back() -> None:
     assert line == "- 2026-11-22: Thích cà phê sữa đá"
     (entry,) = memory_md.parse(line).entries
     assert (entry.date, entry.text) == (date(2026, 11, 22), "Thích cà phê sữa đá")
-
-
-def test_read_and_write_memory_keep_bytes(workspace: Workspace) -> None:
-    assert memory_md.render(memory_md.read_memory(workspace)) == ""
-    assert not workspace.memory_file.exists()
-    raw = "# Me\r\n- 2026-11-22: cà phê\r\nloose\ufeff line"
-    workspace.memory_file.write_bytes(raw.encode("utf-8"))
-    before = snapshot(workspace.root)
-    doc = memory_md.read_memory(workspace)
-    assert snapshot(workspace.root) == before
-    memory_md.write_memory(workspace, doc)
-    assert workspace.memory_file.read_bytes() == raw.encode("utf-8")
-
-
-def test_invalid_utf8_memory_is_an_error_naming_the_line(workspace: Workspace) -> None:
-    workspace.memory_file.write_bytes(b"# Me\n- 2026-11-22: caf\xe9\n")
-    with pytest.raises(TrinhoError, match=r"MEMORY\.md:2: invalid UTF-8"):
-        memory_md.read_memory(workspace)

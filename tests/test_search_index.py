@@ -247,6 +247,7 @@ def test_memory_get_reads_lines_and_stays_inside(workspace: Workspace, tmp_path:
 def test_writes_through_trinho_update_the_index_at_once(
     workspace: Workspace, clock: FixedClock
 ) -> None:
+    workspace.on_written = notify_written  # what the shell injects
     _note(workspace, clock, "kayak trip", "2026-11-20")
     search(workspace, "kayak")
     _note(workspace, clock, "banjo lesson", "2026-11-20")

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import FixedClock, snapshot
-from trinho import memory_md, notes, transcripts
+from trinho import memory_store, notes, transcripts
 from trinho.errors import TrinhoError
 from trinho.workspace import (
     CONFIG_PATH,
@@ -98,7 +98,7 @@ def test_openclaw_folder_opens_untouched_until_written(tmp_path: Path) -> None:
     assert notes.note_days(ws) == [date(2026, 11, 28)]
     assert notes.read_notes(ws, date(2026, 11, 28)).entries[0].text == "old note"
     assert notes.read_notes(ws, ws.today()).entries == []
-    assert memory_md.read_memory(ws).entries[0].text == "likes tea"
+    assert memory_store.read(ws).entries[0].text == "likes tea"
     assert transcripts.read_turns(ws, date(2026, 11, 1), date(2026, 11, 30)) == []
     assert snapshot(root) == before
 

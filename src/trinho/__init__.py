@@ -4,11 +4,31 @@ Embedding it: `trinho.Memory(path)` gives the prompt context, the tool definitio
 dispatcher for the model's tool calls.
 """
 
-from trinho.api import Memory
-from trinho.context import Budgets, Context
-from trinho.errors import TrinhoError
-from trinho.tools import Actor, ToolResult
-from trinho.workspace import Workspace, init_workspace, open_workspace
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from trinho.api import Memory
+    from trinho.context import Budgets, Context
+    from trinho.errors import TrinhoError
+    from trinho.tools import Actor, ToolResult
+    from trinho.workspace import Workspace, init_workspace, open_workspace
+
+_EXPORTS = {
+    "Actor": "trinho.tools",
+    "Budgets": "trinho.context",
+    "Context": "trinho.context",
+    "Memory": "trinho.api",
+    "ToolResult": "trinho.tools",
+    "TrinhoError": "trinho.errors",
+    "Workspace": "trinho.workspace",
+    "init_workspace": "trinho.workspace",
+    "open_workspace": "trinho.workspace",
+}
+"""Public name -> the module that defines it, imported on first use so that importing
+one module of the package loads nothing else."""
 
 __all__ = [
     "Actor",
@@ -21,3 +41,9 @@ __all__ = [
     "init_workspace",
     "open_workspace",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from trinho import facts
+from trinho import facts, memory_store
 from trinho.context import Budgets, Context, ContextInputs, FactLine, NoteLine, assemble
 from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
 from trinho.i18n import t
-from trinho.notes import NoteEntry, decode, read_notes
+from trinho.notes import NoteEntry, read_notes
 from trinho.workspace import CONFIG_PATH, Workspace
 
 PARTS = ("memory", "facts", "notes")
@@ -74,8 +74,7 @@ def _note_lines(ws: Workspace, day: date) -> list[NoteLine]:
 def read_inputs(ws: Workspace, user: str) -> ContextInputs:
     """Everything the prompt is made of, read from the workspace at its current time."""
     today = ws.today()
-    path = ws.memory_file
-    memory_text = decode(path.read_bytes(), "MEMORY.md") if path.exists() else ""
+    memory_text = memory_store.read_text(ws)
     facts, facts_omitted = facts_lines(ws, user)
     return ContextInputs(
         memory_text=memory_text,

@@ -27,7 +27,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from trinho import facts, memory_md, proposals, tools, transcripts
+from trinho import facts, memory_md, memory_store, proposals, tools, transcripts
 from trinho.channels import ConsoleChannel, Outbox
 from trinho.condense import RunReport, run_condensation
 from trinho.condense.prompts import load_prompt
@@ -193,7 +193,8 @@ def step_before(ctx: DemoContext) -> list[str]:
         lines.append(f"{said['at'][:10]}  " + ctx.text("demo.owner_stated"))
         lines += _call(ctx, "user_memory_save", args, owner)
     before = data_text("MEMORY.md")
-    ctx.ws.memory_file.write_text(before, encoding="utf-8")
+    with memory_store.editing(ctx.ws) as memory:
+        memory.replace(before)
     ctx.summary["memory_before"] = before
     lines.append(ctx.text("demo.file", path="MEMORY.md"))
     return lines + _quoted(before)
@@ -338,7 +339,7 @@ def _keys(text: str) -> dict[tuple[str, str], str]:
 
 def step_memory(ctx: DemoContext) -> list[str]:
     """MEMORY.md at the end of the week, and the check that nothing was lost."""
-    after = ctx.ws.memory_file.read_text(encoding="utf-8")
+    after = memory_store.read_text(ctx.ws)
     held_old = [
         str(p.change["old"])
         for p in proposals.list_proposals(ctx.ws).proposals

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from trinho import memory_store
 from trinho import tools as tools_mod
 from trinho.context_shell import facts_index_text
 from trinho.durable import atomic_write_text
@@ -52,8 +53,7 @@ class ResourceSpec:
 
 
 def _read_memory(ws: Workspace, actor: Actor) -> str:
-    path = ws.memory_file
-    return decode(path.read_bytes(), "MEMORY.md") if path.exists() else ""
+    return memory_store.read_text(ws)
 
 
 def _read_facts(ws: Workspace, actor: Actor) -> str:

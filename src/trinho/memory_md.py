@@ -1,5 +1,7 @@
 """MEMORY.md: `- YYYY-MM-DD: text` entries, `#` headings, and loose lines kept verbatim.
 
+Pure: parse and render only; `trinho.memory_store` reads and writes the file.
+
 `parse` then `render` gives back the input byte for byte, whatever it holds, so nothing the
 parser does not understand can ever be dropped.
 """
@@ -10,9 +12,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from trinho.durable import atomic_write_text
-from trinho.textnorm import decode, match_key, nfc, one_line
-from trinho.workspace import MEMORY_FILE, Workspace
+from trinho.textnorm import match_key, nfc, one_line
 
 _ENTRY_RE = re.compile(r"^- ([0-9]{4}-[0-9]{1,2}-[0-9]{1,2}): (.*\S.*)$")
 BOM = "\ufeff"
@@ -105,17 +105,3 @@ def render(doc: MemoryDoc) -> str:
 def format_entry(day: date, text: str) -> str:
     """One entry line; the text is folded onto one line and NFC-normalised."""
     return f"- {day.isoformat()}: {one_line(nfc(text))}"
-
-
-def read_memory(workspace: Workspace) -> MemoryDoc:
-    """MEMORY.md as parsed (one empty loose line when there is none); reading writes nothing."""
-    path = workspace.memory_file
-    if not path.exists():
-        return parse("")
-    return parse(decode(path.read_bytes(), MEMORY_FILE))
-
-
-def write_memory(workspace: Workspace, doc: MemoryDoc) -> None:
-    """Replace MEMORY.md atomically with the rendered document."""
-    with workspace.lock(workspace.memory_file):
-        atomic_write_text(workspace.memory_file, render(doc))

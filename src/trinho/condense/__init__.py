@@ -4,8 +4,34 @@ changes as proposals, one announcement per run.
 The scheduler calls `run_condensation`; `undo_run` puts back what a run replaced.
 """
 
-from trinho.condense.apply import UndoResult, undo_run
-from trinho.condense.pipeline import run_condensation
-from trinho.condense.report import RunReport
+from __future__ import annotations
 
-__all__ = ["RunReport", "UndoResult", "run_condensation", "undo_run"]
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from trinho.condense.apply import UndoResult, undo_run
+    from trinho.condense.pipeline import run_condensation
+    from trinho.condense.report import RunReport
+
+_EXPORTS = {
+    "RunReport": "trinho.condense.report",
+    "UndoResult": "trinho.condense.apply",
+    "run_condensation": "trinho.condense.pipeline",
+    "undo_run": "trinho.condense.apply",
+}
+"""Public name -> the module that defines it, imported on first use so that importing
+one module of the package loads nothing else."""
+
+__all__ = [
+    "RunReport",
+    "UndoResult",
+    "run_condensation",
+    "undo_run",
+]
+
+
+def __getattr__(name: str) -> object:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)

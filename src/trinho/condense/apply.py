@@ -10,30 +10,18 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from trinho import proposals
+from trinho import memory_store, proposals
 from trinho.condense.gate import Change
 from trinho.condense.held import Applied, apply_held
 from trinho.condense.runs import BEFORE, advance, read_journal, require_run
-from trinho.durable import atomic_write_text, fsync_dir
+from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
 from trinho.i18n import t
-from trinho.memory_md import read_memory, render
-from trinho.workspace import MEMORY_FILE, Workspace
+from trinho.workspace import Workspace
 
 
 def sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def current_text(ws: Workspace) -> str:
-    return render(read_memory(ws))
-
-
-def reindex_memory(ws: Workspace) -> None:
-    """Let the search index see the new MEMORY.md at once (imported late: search reads it)."""
-    from trinho.search import notify_written
-
-    notify_written(ws, [MEMORY_FILE])
 
 
 def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposals.Applied:
@@ -45,15 +33,14 @@ def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> propos
         raise TrinhoError(f"{where}: not a MEMORY.md change ({exc}); nothing was applied") from None
     if change.cls == "moved" or not change.held:
         raise TrinhoError(f"{where}: a {change.cls} change applies by itself; nothing to approve")
-    with ws.lock(ws.memory_file):
-        before = current_text(ws)
+    with memory_store.editing(ws) as memory:
+        before = memory.text()
         outcome = apply_held(before, change)
         if not isinstance(outcome, Applied):
             why = outcome.why.text(ws.locale)
             return proposals.Applied(False, t(ws.locale, "condense.stale", reason=why))
         if outcome.text != before:
-            atomic_write_text(ws.memory_file, outcome.text)
-    reindex_memory(ws)
+            memory.replace(outcome.text)
     return proposals.Applied(True, t(ws.locale, f"condense.approved.{change.cls}"))
 
 
@@ -95,17 +82,15 @@ def undo_run(ws: Workspace, run_id: str) -> UndoResult:
         raise TrinhoError(f"{before_path} is missing: the version before run {run_id} is gone")
     restored = before_path.read_text(encoding="utf-8") if journal.had_memory else None
     kept: Path | None = None
-    with ws.lock(ws.memory_file):
-        current = current_text(ws)
-        if restored is not None or ws.memory_file.exists():
+    with memory_store.editing(ws) as memory:
+        current = memory.text()
+        if restored is not None or memory.exists():
             kept = _free_name(folder, "MEMORY.undone", ".md")
             atomic_write_text(kept, current)
         if restored is not None:
-            atomic_write_text(ws.memory_file, restored)
-        elif ws.memory_file.exists():
-            ws.memory_file.unlink()
-            fsync_dir(ws.memory_file.parent)
-    reindex_memory(ws)
+            memory.replace(restored)
+        else:
+            memory.remove()
     undone = {"at": ws.now().isoformat(), "kept": kept.name if kept else None}
     advance(ws, journal, journal.state, undone=(*journal.undone, undone))
     return UndoResult(

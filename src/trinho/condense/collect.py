@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Literal
 
+from trinho import memory_store
 from trinho.errors import TrinhoError
 from trinho.models import estimate_tokens
 from trinho.notes import LooseLine, NoteEntry, read_notes
-from trinho.textnorm import decode
 from trinho.transcripts import read_day
-from trinho.workspace import CONFIG_PATH, MEMORY_FILE, NOTES_DIR, Workspace
+from trinho.workspace import CONFIG_PATH, NOTES_DIR, Workspace
 
 WINDOW_DAYS = 7
 DEFAULT_CONTEXT_TOKENS = 128_000
@@ -108,11 +108,6 @@ def context_tokens(ws: Workspace) -> int:
     return value
 
 
-def read_memory_text(ws: Workspace) -> str:
-    path = ws.memory_file
-    return decode(path.read_bytes(), MEMORY_FILE) if path.exists() else ""
-
-
 def collect(ws: Workspace, today: date) -> Collected:
     """MEMORY.md and every note and turn of the window ending on `today`; reading writes nothing."""
     since, _ = window(today)
@@ -131,7 +126,7 @@ def collect(ws: Workspace, today: date) -> Collected:
                     f"{stored.path}:{stored.line}",
                 )
             )
-    return Collected(read_memory_text(ws), today, since, tuple(items))
+    return Collected(memory_store.read_text(ws), today, since, tuple(items))
 
 
 def note_items(day: date, parsed: Iterable[NoteEntry | LooseLine]) -> list[Material]:

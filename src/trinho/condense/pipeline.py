@@ -6,16 +6,15 @@ the shell that reads, calls the model, writes and records each step in the run j
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from trinho import proposals
+from trinho import memory_store, proposals
 from trinho.channels import Channel, Notification, NotificationItem, Outbox, channel_from_config
-from trinho.condense.apply import reindex_memory, sha
+from trinho.condense.apply import sha
 from trinho.condense.collect import (
     MIN_ROOM_TOKENS,
     Chunk,
@@ -25,7 +24,6 @@ from trinho.condense.collect import (
     context_tokens,
     material_room,
     plan_chunks,
-    read_memory_text,
     take_chunk,
     window,
 )
@@ -101,7 +99,7 @@ def run_condensation(
         if (
             journal is not None
             and journal.state == "applying"
-            and sha(read_memory_text(ws)) == journal.applied_sha
+            and sha(memory_store.read_text(ws)) == journal.applied_sha
         ):
             journal = advance(ws, journal, "applied")  # cut off just after the replace
         if journal is not None and journal.state in WRITTEN:
@@ -349,8 +347,8 @@ class _Run:
         base = old
         restarts = 0
         for _ in range(MAX_RESTARTS + 1):
-            with self._memory_lock():
-                current = read_memory_text(ws)
+            with memory_store.editing(ws, lock=not self.dry_run) as memory:
+                current = memory.text()
                 if current != base:
                     restarts += 1
                     base = current
@@ -359,7 +357,7 @@ class _Run:
                 to_propose = tuple(c for c in result.held if not added_during_run(c, old))
                 if self.journal is None:
                     return result, to_propose, restarts
-                had_memory = ws.memory_file.exists()
+                had_memory = memory.exists()
                 before = run_dir(ws, self.run_id) / BEFORE
                 if had_memory:
                     atomic_write_text(before, base)
@@ -373,12 +371,11 @@ class _Run:
                     held=tuple(c.to_dict() for c in to_propose),
                     applied_sha=sha(result.applied),
                 )
-                if read_memory_text(ws) != base:
+                if memory.text() != base:
                     continue  # edited outside trinho's lock just now: gate again
                 if result.applied != base:
-                    atomic_write_text(ws.memory_file, result.applied)
+                    memory.replace(result.applied)
                 self.journal = advance(ws, self.journal, "applied")
-            reindex_memory(ws)
             return result, to_propose, restarts
         raise TrinhoError(t(self.locale, "condense.kept_changing", tries=MAX_RESTARTS + 1))
 
@@ -387,14 +384,6 @@ class _Run:
         if self.journal is None or not self.journal.had_memory:
             return None
         return self.ws.relative(run_dir(self.ws, self.run_id) / BEFORE)
-
-    @contextlib.contextmanager
-    def _memory_lock(self) -> Iterator[None]:
-        if self.dry_run:
-            yield
-        else:
-            with self.ws.lock(self.ws.memory_file):
-                yield
 
 
 def _days(

@@ -1,35 +1,73 @@
 """Chat models: one narrow Protocol, adapters over the official SDKs, a scripted double,
 and the usage ledger every call is recorded in."""
 
-from trinho.models.base import (
-    ChatModel,
-    ChatRequest,
-    ChatResponse,
-    Message,
-    ModelError,
-    ToolCall,
-    ToolSpec,
-    Usage,
-    assistant,
-    system,
-    tool_result,
-    user,
-)
-from trinho.models.config import ModelSettings, resolve_model
-from trinho.models.loader import build_model, load_model
-from trinho.models.retry import RetryPolicy
-from trinho.models.scripted import ScriptedModel
-from trinho.models.usage import (
-    Budget,
-    BudgetLimits,
-    LedgeredModel,
-    Purpose,
-    UsageRecord,
-    load_budget,
-    read_ledger,
-    summarize,
-)
-from trinho.tokens import estimate_tokens
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from trinho.models.base import (
+        ChatModel,
+        ChatRequest,
+        ChatResponse,
+        Message,
+        ModelError,
+        ToolCall,
+        ToolSpec,
+        Usage,
+        assistant,
+        system,
+        tool_result,
+        user,
+    )
+    from trinho.models.config import ModelSettings, resolve_model
+    from trinho.models.loader import build_model, load_model
+    from trinho.models.retry import RetryPolicy
+    from trinho.models.scripted import ScriptedModel
+    from trinho.models.usage import (
+        Budget,
+        BudgetLimits,
+        LedgeredModel,
+        Purpose,
+        UsageRecord,
+        load_budget,
+        read_ledger,
+        summarize,
+    )
+    from trinho.tokens import estimate_tokens
+
+_EXPORTS = {
+    "Budget": "trinho.models.usage",
+    "BudgetLimits": "trinho.models.usage",
+    "ChatModel": "trinho.models.base",
+    "ChatRequest": "trinho.models.base",
+    "ChatResponse": "trinho.models.base",
+    "LedgeredModel": "trinho.models.usage",
+    "Message": "trinho.models.base",
+    "ModelError": "trinho.models.base",
+    "ModelSettings": "trinho.models.config",
+    "Purpose": "trinho.models.usage",
+    "RetryPolicy": "trinho.models.retry",
+    "ScriptedModel": "trinho.models.scripted",
+    "ToolCall": "trinho.models.base",
+    "ToolSpec": "trinho.models.base",
+    "Usage": "trinho.models.base",
+    "UsageRecord": "trinho.models.usage",
+    "assistant": "trinho.models.base",
+    "build_model": "trinho.models.loader",
+    "estimate_tokens": "trinho.tokens",
+    "load_budget": "trinho.models.usage",
+    "load_model": "trinho.models.loader",
+    "read_ledger": "trinho.models.usage",
+    "resolve_model": "trinho.models.config",
+    "summarize": "trinho.models.usage",
+    "system": "trinho.models.base",
+    "tool_result": "trinho.models.base",
+    "user": "trinho.models.base",
+}
+"""Public name -> the module that defines it, imported on first use so that importing
+one module of the package loads nothing else."""
 
 __all__ = [
     "Budget",
@@ -60,3 +98,9 @@ __all__ = [
     "tool_result",
     "user",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)

@@ -1,0 +1,75 @@
+"""The MEMORY.md store: the one place that reads and writes the file.
+
+Every reader takes the text from here, and every writer replaces it here: under the file's
+lock, atomically, then tells the workspace's `written` hook (the search index) once. Parsing
+and rendering stay pure in `trinho.memory_md`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+from trinho.durable import atomic_write_text, fsync_dir
+from trinho.memory_md import MemoryDoc, parse, render
+from trinho.textnorm import decode
+from trinho.workspace import MEMORY_FILE, Workspace
+
+
+def exists(ws: Workspace) -> bool:
+    return ws.memory_file.exists()
+
+
+def read_text(ws: Workspace) -> str:
+    """MEMORY.md's text, "" when there is none. Reading writes nothing, not even a lock file:
+    a replace is atomic, so a reader sees the old file or the new one."""
+    path = ws.memory_file
+    return decode(path.read_bytes(), MEMORY_FILE) if path.exists() else ""
+
+
+def read(ws: Workspace) -> MemoryDoc:
+    """MEMORY.md as parsed (one empty loose line when there is none)."""
+    return parse(read_text(ws))
+
+
+class Editing:
+    """MEMORY.md while its lock is held: read it again, replace it, or remove it."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self._ws = ws
+        self.wrote = False
+
+    def exists(self) -> bool:
+        return exists(self._ws)
+
+    def text(self) -> str:
+        return read_text(self._ws)
+
+    def replace(self, text: str) -> None:
+        atomic_write_text(self._ws.memory_file, text)
+        self.wrote = True
+
+    def remove(self) -> None:
+        if self._ws.memory_file.exists():
+            self._ws.memory_file.unlink()
+            fsync_dir(self._ws.memory_file.parent)
+            self.wrote = True
+
+
+@contextlib.contextmanager
+def editing(ws: Workspace, *, lock: bool = True) -> Iterator[Editing]:
+    """Hold MEMORY.md's lock (unless `lock` is False: a dry run, which writes nothing and must
+    not create a lock file), and tell the index once when the block wrote the file."""
+    session = Editing(ws)
+    try:
+        with ws.lock(ws.memory_file) if lock else contextlib.nullcontext():
+            yield session
+    finally:
+        if session.wrote:
+            ws.written([MEMORY_FILE])
+
+
+def write(ws: Workspace, doc: MemoryDoc) -> None:
+    """Replace MEMORY.md with the rendered document."""
+    with editing(ws) as memory:
+        memory.replace(render(doc))
