@@ -16,10 +16,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, time, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from trinho.errors import TrinhoError
-from trinho.workspace import Config, validate_slug
+from trinho.textnorm import validate_slug
 
 JobKind = Literal["condense", "facts", "digest", "prompt"]
 RunStatus = Literal["ok", "failed"]
@@ -129,7 +129,16 @@ class JobSpec:
     prompt: str = ""
 
 
-def jobs_from_config(config: Config) -> tuple[JobSpec, ...]:
+class ConfigView(Protocol):
+    """What the schedule reads of a workspace config (`trinho.workspace.Config` is one)."""
+
+    @property
+    def raw(self) -> Mapping[str, Any]: ...
+
+    def section(self, name: str) -> Mapping[str, Any]: ...
+
+
+def jobs_from_config(config: ConfigView) -> tuple[JobSpec, ...]:
     """The built-in jobs (unless `off`) and every `[[jobs]]` entry, checked."""
     where = ".trinho/config.toml"
     section = config.section("schedule")

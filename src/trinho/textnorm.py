@@ -40,3 +40,16 @@ def decode(data: bytes, where: str) -> str:
         raise TrinhoError.keyed(
             "error.text.invalid_utf8", where=where, line=line, byte=exc.start
         ) from None
+
+
+SLUG_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+"""User ids, fact keys, agent and job names; tool schemas carry the same pattern."""
+_SLUG_RE = re.compile(SLUG_PATTERN)
+
+
+def validate_slug(value: str, what: str) -> str:
+    """A user id, fact key or agent name: lowercase letters, digits, '-' and '_' only."""
+    if not _SLUG_RE.fullmatch(value):
+        shown = value if len(value) <= 80 else value[:77] + "..."
+        raise TrinhoError.keyed("error.slug.invalid", what=what, value=shown)
+    return value

@@ -16,6 +16,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from trinho.durable import atomic_write_text, ensure_dir, file_lock, shared_lock_if_present
 from trinho.errors import TrinhoError
+from trinho.textnorm import SLUG_PATTERN as SLUG_PATTERN
+from trinho.textnorm import validate_slug as validate_slug
 
 Clock = Callable[[], datetime]
 """Returns the current instant as an aware datetime. Tests and replays pass a fixed one."""
@@ -30,18 +32,6 @@ NOTES_DIR = "memory"
 CONVERSATIONS_DIR = "conversations"
 MEMORY_FILE = "MEMORY.md"
 LOCALES = ("en", "vi")
-
-SLUG_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
-"""User ids and fact keys; tool schemas carry the same pattern."""
-_SLUG_RE = re.compile(SLUG_PATTERN)
-
-
-def validate_slug(value: str, what: str) -> str:
-    """A user id, fact key or agent name: lowercase letters, digits, '-' and '_' only."""
-    if not _SLUG_RE.fullmatch(value):
-        shown = value if len(value) <= 80 else value[:77] + "..."
-        raise TrinhoError.keyed("error.slug.invalid", what=what, value=shown)
-    return value
 
 
 EARLIEST = datetime(2, 1, 1, tzinfo=UTC)

@@ -1,25 +1,43 @@
 """memory_search and memory_get: ranked hits over notes, MEMORY.md, facts and conversations.
 
 The index is derived from the workspace files (`.trinho/index.sqlite`) and kept fresh on
-its own: see `trinho.search.index`. This module is the small public face of the package.
+its own: see `trinho.search.index`; `trinho.search.lookup` is the small public face.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sqlite3
-from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import date
-from pathlib import Path
+import importlib
+from typing import TYPE_CHECKING
 
-from trinho.errors import TrinhoError
-from trinho.notes import decode
-from trinho.search.documents import KINDS, Kind
-from trinho.search.index import INDEX_FILE, Hit, Query, SearchIndex, open_index
-from trinho.search.vectors import Embedder, OpenAIEmbedder
-from trinho.workspace import Workspace
+if TYPE_CHECKING:
+    from trinho.search.documents import KINDS, Kind
+    from trinho.search.index import Hit, Query, SearchIndex, open_index
+    from trinho.search.lookup import (
+        Snippet,
+        configured_embedder,
+        memory_get,
+        notify_written,
+        search,
+    )
+    from trinho.search.vectors import Embedder, OpenAIEmbedder
+
+_EXPORTS = {
+    "KINDS": "trinho.search.documents",
+    "Embedder": "trinho.search.vectors",
+    "Hit": "trinho.search.index",
+    "Kind": "trinho.search.documents",
+    "OpenAIEmbedder": "trinho.search.vectors",
+    "Query": "trinho.search.index",
+    "SearchIndex": "trinho.search.index",
+    "Snippet": "trinho.search.lookup",
+    "configured_embedder": "trinho.search.lookup",
+    "memory_get": "trinho.search.lookup",
+    "notify_written": "trinho.search.lookup",
+    "open_index": "trinho.search.index",
+    "search": "trinho.search.lookup",
+}
+"""Public name -> the module that defines it, imported on first use so that importing
+one module of the package loads nothing else."""
 
 __all__ = [
     "KINDS",
@@ -37,90 +55,11 @@ __all__ = [
     "search",
 ]
 
-MAX_GET_LINES = 2_000
 
-
-def configured_embedder(ws: Workspace) -> Embedder | None:
-    """The embedder named in the config's [search] section; None keeps search lexical.
-
-    [search]
-    embedder = "local"          # numpy MiniLM, offline (extra `local` + the weights package)
-    # embedder = "openai"       # any OpenAI-compatible /v1/embeddings endpoint
-    # base_url = "http://127.0.0.1:11434/v1"
-    # model = "nomic-embed-text"
-    # api_key_env = "OPENAI_API_KEY"   # the name of the variable, never the key itself
-    """
-    section = ws.config.section("search")
-    kind = section.get("embedder")
-    if kind is None or kind == "none":
-        return None
-    if kind == "local":
-        from trinho.search.local_embedder import BertEmbedder
-
-        folder = section.get("model_dir")
-        return BertEmbedder(Path(str(folder)).expanduser() if folder else None)
-    if kind == "openai":
-        base_url, model = section.get("base_url"), section.get("model")
-        if not isinstance(base_url, str) or not isinstance(model, str):
-            raise TrinhoError('config [search]: embedder = "openai" needs base_url and model')
-        key_env = section.get("api_key_env")
-        api_key = os.environ.get(str(key_env)) if key_env else None
-        return OpenAIEmbedder(base_url, model, api_key)
-    raise TrinhoError(f"config [search]: embedder must be local, openai or none (got {kind!r})")
-
-
-def search(
-    ws: Workspace,
-    query: str,
-    limit: int = 10,
-    since: date | None = None,
-    until: date | None = None,
-    kinds: Sequence[Kind] = (),
-) -> list[Hit]:
-    """memory_search: the best `limit` hits for `query`, newest files noticed first."""
-    with open_index(ws, embedder=configured_embedder(ws)) as index:
-        return index.search(Query(query, limit, since, until, tuple(kinds)))
-
-
-def notify_written(ws: Workspace, paths: Sequence[str]) -> None:
-    """Update an existing index for files trinho just wrote. Never fails the write itself:
-    the index is derived, and the next search notices anything missed here."""
-    if not (ws.internal / INDEX_FILE).exists():
-        return
-    with contextlib.suppress(sqlite3.Error, OSError, TrinhoError), open_index(ws) as index:
-        index.refresh(paths)
-
-
-@dataclass(frozen=True)
-class Snippet:
-    """Lines `start`..`end` (1-based, inclusive) of a workspace file."""
-
-    path: str
-    start: int
-    end: int
-    total: int
-    text: str
-
-
-def memory_get(ws: Workspace, path: str, from_line: int = 1, lines: int | None = None) -> Snippet:
-    """memory_get: read part of a workspace file; paths never leave the workspace."""
-    if from_line < 1:
-        raise TrinhoError.keyed("error.get.first_line", path=path, line=from_line)
-    if lines is not None and lines < 1:
-        raise TrinhoError.keyed("error.get.no_lines", path=path, lines=lines)
-    resolved = ws.path(path)
-    if resolved.is_dir():
-        raise TrinhoError.keyed("error.get.folder", path=path)
-    if not resolved.is_file():
-        raise TrinhoError.keyed("error.get.no_file", path=path, root=ws.root)
-    all_lines = decode(resolved.read_bytes(), path).split("\n")
-    if all_lines and all_lines[-1] == "":
-        all_lines.pop()
-    if from_line > max(len(all_lines), 1):
-        raise TrinhoError.keyed(
-            "error.get.past_end", path=path, count=len(all_lines), line=from_line
-        )
-    count = min(lines or MAX_GET_LINES, MAX_GET_LINES)
-    chosen = all_lines[from_line - 1 : from_line - 1 + count]
-    end = from_line - 1 + len(chosen)
-    return Snippet(ws.relative(resolved), from_line, end, len(all_lines), "\n".join(chosen))
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
