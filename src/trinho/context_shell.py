@@ -37,9 +37,8 @@ def budgets_from_config(ws: Workspace) -> Budgets:
     for part, key in _BUDGET_KEYS.items():
         value = section.get(key, getattr(defaults, part))
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise TrinhoError(
-                f"{ws.root / CONFIG_PATH}: [context] {key} must be a whole number of tokens "
-                f"(0 or more), not {value!r}"
+            raise TrinhoError.keyed(
+                "error.context.bad_budget", config=ws.root / CONFIG_PATH, name=key, value=value
             )
         values[part] = value
     return Budgets(**values)

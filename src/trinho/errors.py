@@ -14,6 +14,8 @@ class TrinhoError(Exception):
 
     `str(error)` is always English (logs, JSON, tests). An error built with `keyed` also
     carries its catalog key and parameters, so the CLI can say it in the owner's locale.
+    Every error trinho raises is built so (tests/test_errors.py scans for any other); the
+    plain form is for errors from outside, and an error no owner can cause is a ValueError.
     """
 
     exit_code = 1

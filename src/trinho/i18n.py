@@ -530,12 +530,6 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "Lines {first}-{last} not screened: {reason}",
         "vi": "Các dòng {first}-{last} chưa được sàng lọc: {reason}",
     },
-    "condense.kept_changing": {
-        "en": "MEMORY.md kept changing during the run ({tries} tries); nothing was written. "
-        "Run trinho condense again when it is quiet",
-        "vi": "MEMORY.md liên tục thay đổi trong lúc chạy ({tries} lần thử); không ghi gì. "
-        "Hãy chạy lại trinho condense khi không còn ai sửa tệp",
-    },
     "condense.day.used": {
         "en": "  {day}: {notes} notes, {turns} turns",
         "vi": "  {day}: {notes} ghi chú, {turns} lượt hội thoại",

@@ -187,9 +187,7 @@ def _require_sdk() -> None:
     try:
         import mcp  # noqa: F401
     except ImportError:
-        raise TrinhoError(
-            "the MCP server needs the `mcp` extra: pip install 'trinho[mcp]'"
-        ) from None
+        raise TrinhoError.keyed("error.mcp.no_sdk") from None
 
 
 def serve_stdio(ws: Workspace, actor: Actor) -> None:
@@ -214,9 +212,8 @@ def config_token(ws: Workspace) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or len(value) < MIN_TOKEN_CHARS:
-        raise TrinhoError(
-            f"{ws.root / CONFIG_PATH}: [mcp] token must be a string of at least "
-            f"{MIN_TOKEN_CHARS} characters; run `trinho mcp --init-token` to make one"
+        raise TrinhoError.keyed(
+            "error.mcp.bad_token", config=ws.root / CONFIG_PATH, min=MIN_TOKEN_CHARS
         )
     return value
 
@@ -238,9 +235,8 @@ def init_token(ws: Workspace) -> tuple[str, bool]:
         try:
             tomllib.loads(updated)
         except tomllib.TOMLDecodeError as exc:
-            raise TrinhoError(
-                f"{path}: cannot add the token to this config by itself ({exc}); add "
-                f'`token = "{token}"` to its [mcp] table by hand (the file was left untouched)'
+            raise TrinhoError.keyed(
+                "error.mcp.cannot_add_token", path=path, error=str(exc), token=token
             ) from None
         if path.exists():
             path.chmod(0o600)  # first, so the secret is never readable by others, even briefly
@@ -295,10 +291,7 @@ def serve_http(ws: Workspace, actor: Actor, host: str, port: int) -> None:
     _require_sdk()
     token = config_token(ws)
     if token is None:
-        raise TrinhoError(
-            f"`trinho mcp --http` needs a bearer token and {ws.root / CONFIG_PATH} has none: "
-            'run `trinho mcp --init-token`, or add `[mcp]` with `token = "..."` (16+ characters)'
-        )
+        raise TrinhoError.keyed("error.mcp.http_no_token", config=ws.root / CONFIG_PATH)
     import uvicorn
 
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)

@@ -278,22 +278,24 @@ def _applier(kind: str, path: Path) -> Applier:
     if kind not in APPLIERS and kind in APPLIER_MODULES:
         importlib.import_module(APPLIER_MODULES[kind])
     if kind not in APPLIERS:
-        raise TrinhoError(f"{path}: no applier for proposals of kind {kind!r}; nothing was applied")
+        raise TrinhoError.keyed("error.proposal.no_applier", path=path, kind=kind)
     return APPLIERS[kind]
 
 
 def _check_kind(kind: str) -> str:
     if not _KIND_RE.fullmatch(kind):
-        raise TrinhoError(f"invalid proposal kind {kind!r}: use lowercase letters and digits")
+        raise ValueError(f"invalid proposal kind {kind!r}: use lowercase letters and digits")
     return kind
 
 
 def _text(value: str, what: str, limit: int) -> str:
     cleaned = one_line(nfc(value))
     if not cleaned:
-        raise TrinhoError(f"{what} is empty")
+        raise TrinhoError.keyed("error.proposal.empty_text", what=what)
     if len(cleaned) > limit:
-        raise TrinhoError(f"{what} is {len(cleaned)} characters; the limit is {limit}")
+        raise TrinhoError.keyed(
+            "error.proposal.text_too_long", what=what, size=len(cleaned), limit=limit
+        )
     return cleaned
 
 
@@ -307,16 +309,18 @@ def _read(path: Path) -> Proposal:
     try:
         data = json.loads(path.read_bytes().decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise TrinhoError(f"{path}: not a valid proposal file ({exc}); fix or remove it") from None
+        raise TrinhoError.keyed("error.proposal.not_json", path=path, error=str(exc)) from None
     if not isinstance(data, dict):
-        raise TrinhoError(f"{path}: a proposal file holds one JSON object")
+        raise TrinhoError.keyed("error.proposal.not_object", path=path)
 
     def field(name: str, kind: type, optional: bool = False) -> Any:
         value = data.get(name)
         if value is None and optional:
             return None
         if not isinstance(value, kind):
-            raise TrinhoError(f"{path}: field {name!r} must be a {kind.__name__}")
+            raise TrinhoError.keyed(
+                "error.proposal.field_type", path=path, name=name, type=kind.__name__
+            )
         return value
 
     def moment(name: str, optional: bool = False) -> datetime | None:
@@ -326,25 +330,24 @@ def _read(path: Path) -> Proposal:
         try:
             value = datetime.fromisoformat(text)
         except ValueError:
-            raise TrinhoError(f"{path}: field {name!r} is not an ISO 8601 time") from None
+            raise TrinhoError.keyed("error.proposal.field_not_iso", path=path, name=name) from None
         if value.tzinfo is None:
-            raise TrinhoError(f"{path}: field {name!r} has no UTC offset")
+            raise TrinhoError.keyed("error.proposal.field_no_offset", path=path, name=name)
         return value
 
     status = field("status", str)
     if status not in STATUSES:
-        raise TrinhoError(f"{path}: status {status!r} is not one of {', '.join(STATUSES)}")
+        raise TrinhoError.keyed(
+            "error.proposal.bad_status", path=path, status=status, statuses=", ".join(STATUSES)
+        )
     proposal_id = field("id", str)
     if not _ID_RE.fullmatch(proposal_id) or path.stem != proposal_id:
-        raise TrinhoError(f"{path}: id {proposal_id!r} does not match the file name")
+        raise TrinhoError.keyed("error.proposal.id_mismatch", path=path, id=proposal_id)
     created_at = moment("created_at")
     assert created_at is not None
     kind, change = field("kind", str), field("change", dict)
     if content_hash(kind, change) != field("content_hash", str):
-        raise TrinhoError(
-            f"{path}: the change no longer matches its content_hash (edited by hand?); "
-            "restore it or remove the file"
-        )
+        raise TrinhoError.keyed("error.proposal.hash_mismatch", path=path)
     return Proposal(
         id=proposal_id,
         kind=kind,

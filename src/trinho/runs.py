@@ -40,7 +40,9 @@ class RunStore:
         except FileNotFoundError:
             return {}
         except (OSError, UnicodeDecodeError) as exc:
-            raise TrinhoError(f"{self.path}: cannot read the scheduler state ({exc})") from None
+            raise TrinhoError.keyed(
+                "error.schedule.state_unreadable", path=self.path, error=str(exc)
+            ) from None
         try:
             data = json.loads(text)
             jobs = data["jobs"]
@@ -48,9 +50,8 @@ class RunStore:
                 raise TypeError("jobs must be an object")
             return {str(name): JobState.from_dict(value) for name, value in jobs.items()}
         except (ValueError, KeyError, TypeError) as exc:
-            raise TrinhoError(
-                f"{self.path}: not a valid scheduler state ({exc}); fix it, or delete it to "
-                "start the schedule afresh from now"
+            raise TrinhoError.keyed(
+                "error.schedule.state_invalid", path=self.path, error=str(exc)
             ) from None
 
     def save(self, state: Mapping[str, JobState]) -> None:

@@ -97,10 +97,7 @@ def parse_schedule(text: str, where: str) -> Schedule | None:
     parts = value.rsplit(" ", 1)
     match = _TIME_RE.fullmatch(parts[-1]) if len(parts) == 2 else None
     if match is None:
-        raise TrinhoError(
-            f'{where}: {text!r} is not a schedule; write e.g. "daily 02:00", "sun 21:00", '
-            '"mon,wed,fri 02:00" or "off"'
-        )
+        raise TrinhoError.keyed("error.schedule.bad_text", where=where, text=text)
     at = time(int(match.group(1)), int(match.group(2)))
     days_text = parts[0].replace(" ", "")
     if days_text in ("daily", "everyday"):
@@ -112,10 +109,7 @@ def parse_schedule(text: str, where: str) -> Schedule | None:
         elif name in _FULL_NAMES:
             weekdays.add(_FULL_NAMES.index(name))
         else:
-            raise TrinhoError(
-                f"{where}: {name!r} in {text!r} is not a weekday; use mon, tue, wed, thu, fri, "
-                "sat, sun or daily"
-            )
+            raise TrinhoError.keyed("error.schedule.bad_weekday", where=where, name=name, text=text)
     return Schedule(frozenset(weekdays), at)
 
 
@@ -144,9 +138,11 @@ def jobs_from_config(config: ConfigView) -> tuple[JobSpec, ...]:
     section = config.section("schedule")
     unknown = sorted(set(section) - set(BUILTIN_DEFAULTS))
     if unknown:
-        raise TrinhoError(
-            f"{where}: [schedule] {unknown[0]!r} is not a built-in job "
-            f"({', '.join(BUILTIN_DEFAULTS)}); define your own under [[jobs]]"
+        raise TrinhoError.keyed(
+            "error.schedule.not_builtin",
+            where=where,
+            name=unknown[0],
+            builtins=", ".join(BUILTIN_DEFAULTS),
         )
     jobs: list[JobSpec] = []
     for name, (kind, default) in BUILTIN_DEFAULTS.items():
@@ -155,7 +151,7 @@ def jobs_from_config(config: ConfigView) -> tuple[JobSpec, ...]:
             jobs.append(JobSpec(name, kind, schedule))
     raw_jobs = config.raw.get("jobs", [])
     if not isinstance(raw_jobs, list):
-        raise TrinhoError(f"{where}: jobs must be an array of tables ([[jobs]])")
+        raise TrinhoError.keyed("error.jobs.not_array", where=where)
     seen = set(BUILTIN_DEFAULTS)
     for index, raw in enumerate(raw_jobs, start=1):
         jobs.append(_job_entry(raw, f"{where} [[jobs]] #{index}", seen))
@@ -164,22 +160,24 @@ def jobs_from_config(config: ConfigView) -> tuple[JobSpec, ...]:
 
 def _job_entry(raw: Any, where: str, seen: set[str]) -> JobSpec:
     if not isinstance(raw, dict):
-        raise TrinhoError(f"{where}: must be a table with name, schedule, prompt")
+        raise TrinhoError.keyed("error.jobs.not_table", where=where)
     missing = [key for key in ("name", "schedule", "prompt") if key not in raw]
     if missing:
-        raise TrinhoError(f"{where}: missing {', '.join(missing)}")
+        raise TrinhoError.keyed("error.field.missing", where=where, names=", ".join(missing))
     name = validate_slug(str(raw["name"]), f"job name in {where}")
     if name in seen:
-        raise TrinhoError(f"{where}: a job named {name!r} already exists; pick another name")
+        raise TrinhoError.keyed("error.jobs.duplicate", where=where, name=name)
     seen.add(name)
     prompt = raw["prompt"]
     if not isinstance(prompt, str) or not prompt.strip():
-        raise TrinhoError(f"{where} ({name}): prompt must be non-empty text")
+        raise TrinhoError.keyed("error.jobs.empty_prompt", where=where, name=name)
     if len(prompt) > MAX_PROMPT_CHARS:
-        raise TrinhoError(f"{where} ({name}): prompt is over {MAX_PROMPT_CHARS:,} characters")
+        raise TrinhoError.keyed(
+            "error.jobs.prompt_too_long", where=where, name=name, limit=MAX_PROMPT_CHARS
+        )
     schedule = parse_schedule(str(raw["schedule"]), f"{where} ({name}) schedule")
     if schedule is None:
-        raise TrinhoError(f"{where} ({name}): remove the entry to disable it, not 'off'")
+        raise TrinhoError.keyed("error.jobs.off", where=where, name=name)
     return JobSpec(name, "prompt", schedule, prompt.strip())
 
 

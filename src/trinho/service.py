@@ -306,9 +306,7 @@ class McpHttp:
 
         token = mcp_server.config_token(ws)
         if token is None:
-            raise TrinhoError(
-                "[mcp] http = true needs a bearer token: run `trinho mcp --init-token`"
-            )
+            raise TrinhoError.keyed("error.mcp.serve_no_token")
         app = mcp_server.http_app(ws, Actor("chat"), token, host, port)
         self.server = uvicorn.Server(
             uvicorn.Config(app, host=host, port=port, log_level="warning", log_config=None)

@@ -48,7 +48,7 @@ class Actor:
 
     def __post_init__(self) -> None:
         if self.kind not in ("chat", "job"):
-            raise TrinhoError(f"actor kind must be 'chat' or 'job', not {self.kind!r}")
+            raise TrinhoError.keyed("error.tools.bad_actor", kind=self.kind)
         validate_slug(self.agent, "agent name")
         if self.user is not None:
             validate_slug(self.user, "user id")
@@ -475,7 +475,7 @@ def export(fmt: ToolFormat | str) -> list[dict[str, Any]]:
     """The tool definitions in a model API's format: `openai` or `anthropic`."""
     exporter = _EXPORTERS.get(fmt)
     if exporter is None:
-        raise TrinhoError(f"unknown tool format {fmt!r}: use one of {', '.join(FORMATS)}")
+        raise TrinhoError.keyed("error.tools.bad_format", format=fmt, formats=", ".join(FORMATS))
     return [exporter(tool) for tool in TOOLS]
 
 

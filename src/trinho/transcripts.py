@@ -56,24 +56,24 @@ class StoredTurn:
 def make_turn(role: object, text: object, at: object, ref: object, where: str) -> Turn:
     """Validate one turn's fields; `where` names the source in any error."""
     if not isinstance(role, str) or not role.strip() or len(role) > MAX_ROLE_CHARS:
-        raise TrinhoError(f"{where}: 'role' must be a non-empty string of at most 64 characters")
+        raise TrinhoError.keyed("error.turn.bad_role", where=where, limit=MAX_ROLE_CHARS)
     if "\n" in role or "\r" in role:
-        raise TrinhoError(f"{where}: 'role' must be on one line")
+        raise TrinhoError.keyed("error.turn.role_lines", where=where)
     if not isinstance(text, str):
-        raise TrinhoError(f"{where}: 'text' must be a string")
+        raise TrinhoError.keyed("error.turn.text_type", where=where)
     if len(text) > MAX_TURN_CHARS:
-        raise TrinhoError(f"{where}: 'text' is over {MAX_TURN_CHARS:,} characters")
+        raise TrinhoError.keyed("error.turn.text_too_long", where=where, limit=MAX_TURN_CHARS)
     if isinstance(at, datetime):
         moment = at
         if moment.tzinfo is None:
-            raise TrinhoError(f"{where}: 'at' has no UTC offset")
+            raise TrinhoError.keyed("error.turn.at_no_offset", where=where)
         check_instant(moment, f"{where}: 'at'")
     elif isinstance(at, str):
         moment = parse_now(at, f"{where}: 'at'")
     else:
-        raise TrinhoError(f"{where}: 'at' must be an ISO 8601 time with an offset")
+        raise TrinhoError.keyed("error.turn.at_type", where=where)
     if ref is not None and (not isinstance(ref, str | int) or isinstance(ref, bool)):
-        raise TrinhoError(f"{where}: 'ref' must be a string or a whole number")
+        raise TrinhoError.keyed("error.turn.ref_type", where=where)
     require_unicode(role, f"{where}: 'role'")
     require_unicode(text, f"{where}: 'text'")
     if isinstance(ref, str):
@@ -85,12 +85,14 @@ def parse_turn_line(line: str, where: str) -> Turn:
     try:
         record = json.loads(line)
     except json.JSONDecodeError as exc:
-        raise TrinhoError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        raise TrinhoError.keyed(
+            "error.turn.not_json", where=where, error=exc.msg, column=exc.colno
+        ) from None
     if not isinstance(record, dict):
-        raise TrinhoError(f"{where}: expected a JSON object with at, role, text")
+        raise TrinhoError.keyed("error.turn.not_object", where=where)
     missing = [k for k in ("at", "role", "text") if k not in record]
     if missing:
-        raise TrinhoError(f"{where}: missing {', '.join(missing)}")
+        raise TrinhoError.keyed("error.field.missing", where=where, names=", ".join(missing))
     return make_turn(record["role"], record["text"], record["at"], record.get("ref"), where)
 
 
@@ -175,7 +177,7 @@ def read_import_file(path: Path) -> list[Turn]:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise TrinhoError(f"cannot read {path}: {exc.strerror}") from None
+        raise TrinhoError.keyed("error.file.cannot_read", path=path, error=exc.strerror) from None
     text = decode(data, str(path))
     turns = []
     for number, line in enumerate(text.split("\n"), start=1):

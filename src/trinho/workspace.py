@@ -127,11 +127,11 @@ def parse_config(text: str, where: str) -> Config:
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise TrinhoError(f"{where}: not valid TOML ({exc}); fix or delete the file") from None
+        raise TrinhoError.keyed("error.config.not_toml", where=where, error=str(exc)) from None
     owner = raw.get("owner", {})
     paths = raw.get("paths", {})
     if not isinstance(owner, dict) or not isinstance(paths, dict):
-        raise TrinhoError(f"{where}: [owner] and [paths] must be tables")
+        raise TrinhoError.keyed("error.config.not_tables", where=where)
     config = Config(
         timezone=str(owner.get("timezone", "UTC")),
         owner=str(owner.get("user", "owner")),
@@ -330,7 +330,7 @@ def init_workspace(
     if timezone is not None:
         load_zone(timezone, "--tz")
     if locale is not None and locale not in LOCALES:
-        raise TrinhoError(f"--locale must be one of {', '.join(LOCALES)}")
+        raise TrinhoError.keyed("error.workspace.bad_locale", choices=", ".join(LOCALES))
     if owner is not None:
         validate_slug(owner, "--owner")
     clock = clock or clock_from_env()

@@ -10,10 +10,12 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from trinho.errors import TrinhoError
+
 MAX_ID_LENGTH = 200
 
 
-class ChannelError(Exception):
+class ChannelError(TrinhoError):
     """A send that failed (network, server, refused token); the outbox retries it later."""
 
 

@@ -27,7 +27,7 @@ class ConsoleChannel:
             stream.write(console_text(notification, self.locale))
             stream.flush()
         except (OSError, ValueError) as exc:
-            raise ChannelError(f"cannot write to the console: {exc}") from exc
+            raise ChannelError.keyed("error.channel.console", error=str(exc)) from exc
         return SentReceipt(channel=self.name, ref=notification.id)
 
     def close(self) -> None:

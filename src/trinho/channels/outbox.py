@@ -154,14 +154,11 @@ class Outbox:
         except FileNotFoundError:
             return None
         except (OSError, UnicodeDecodeError) as exc:
-            raise TrinhoError(f"{path}: cannot read outbox entry ({exc})") from None
+            raise TrinhoError.keyed("error.outbox.unreadable", path=path, error=str(exc)) from None
         try:
             return OutboxEntry.from_dict(json.loads(text))
         except (ValueError, KeyError, TypeError) as exc:
-            raise TrinhoError(
-                f"{path}: not a valid outbox entry ({exc}); restore it or delete it to drop "
-                "that announcement"
-            ) from None
+            raise TrinhoError.keyed("error.outbox.invalid", path=path, error=str(exc)) from None
 
     def _write(self, entry: OutboxEntry) -> None:
         text = json.dumps(entry.to_dict(), ensure_ascii=False, indent=1) + "\n"

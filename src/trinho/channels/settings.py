@@ -50,19 +50,13 @@ def telegram_settings(
         owner_raw = section.get("owner_id")
         where = "[telegram] owner_id in .trinho/config.toml"
     if owner_raw is None:
-        raise TrinhoError(
-            "a Telegram token is set but not the owner's Telegram user id: set "
-            "[telegram] owner_id in .trinho/config.toml or TRINHO_TELEGRAM_OWNER_ID "
-            "(ask @userinfobot for your id)"
-        )
+        raise TrinhoError.keyed("error.telegram.no_owner")
     try:
         owner_id = int(str(owner_raw).strip())
     except ValueError:
-        raise TrinhoError(
-            f"{where}: {owner_raw!r} is not a Telegram user id (a whole number)"
-        ) from None
+        raise TrinhoError.keyed("error.telegram.bad_owner", where=where, value=owner_raw) from None
     if owner_id <= 0:
-        raise TrinhoError(f"{where}: {owner_id} is not a Telegram user id (it must be positive)")
+        raise TrinhoError.keyed("error.telegram.owner_not_positive", where=where, value=owner_id)
     base_url = env.get("TRINHO_TELEGRAM_BASE_URL") or str(section.get("base_url") or "")
     return TelegramSettings(
         token=token,

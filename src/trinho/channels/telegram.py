@@ -68,9 +68,7 @@ class TelegramChannel:
             )
             from telegram.ext import MessageHandler as TextHandler
         except ImportError as exc:  # pragma: no cover - depends on the install
-            raise TrinhoError(
-                "the Telegram channel needs python-telegram-bot: pip install 'trinho[telegram]'"
-            ) from exc
+            raise TrinhoError.keyed("error.telegram.no_sdk") from exc
         self.settings = settings
         self.locale = locale
         self.lookup = lookup
@@ -110,7 +108,7 @@ class TelegramChannel:
             return future.result(self.timeout * 2 if timeout is None else timeout)
         except concurrent.futures.TimeoutError:
             future.cancel()
-            raise ChannelError("Telegram did not answer in time") from None
+            raise ChannelError.keyed("error.telegram.timeout") from None
 
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
         with self._lock:
@@ -132,7 +130,7 @@ class TelegramChannel:
             try:
                 self._run(self._app.initialize())
             except TelegramError as exc:
-                raise ChannelError(f"Telegram refused or did not answer: {exc}") from exc
+                raise ChannelError.keyed("error.telegram.refused", error=str(exc)) from exc
             self._initialized = True
 
     def start(self, *, poll_timeout: float = 10.0) -> None:
@@ -195,7 +193,7 @@ class TelegramChannel:
         try:
             message = self._run(self._send_summary(notification))
         except TelegramError as exc:
-            raise ChannelError(f"Telegram did not take the message: {exc}") from exc
+            raise ChannelError.keyed("error.telegram.not_taken", error=str(exc)) from exc
         return SentReceipt(channel=self.name, ref=f"{message.chat_id}:{message.message_id}")
 
     async def _send_summary(self, notification: Notification) -> Message:

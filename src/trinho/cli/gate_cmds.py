@@ -32,7 +32,7 @@ def gate_command(
     today = parse_day(today_text, "--today") if today_text else today_default
     since = parse_day(since_text, "--since") if since_text else window(today)[0]
     if since > today:
-        raise TrinhoError(f"--since {since} is after --today {today}; the window would be empty")
+        raise TrinhoError.keyed("error.gate.since_after_today", since=since, today=today)
     result = gate(old_text, new_text, today, since)
     data = {
         "applied": result.applied,
@@ -47,9 +47,9 @@ def _read(path: Path, what: str) -> str:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise TrinhoError(f"{what} file not found: {path}") from None
+        raise TrinhoError.keyed("error.gate.no_file", what=what, path=path) from None
     except IsADirectoryError:
-        raise TrinhoError(f"{what} is a folder, not a file: {path}") from None
+        raise TrinhoError.keyed("error.gate.folder", what=what, path=path) from None
     return decode(data, str(path))
 
 

@@ -105,4 +105,4 @@ def run_jobs(as_json: bool) -> None:
     emit(as_json, data, human)
     failed = [record.run_id for record in result.records if record.status == "failed"]
     if failed:
-        raise TrinhoError(f"{', '.join(failed)} failed; `trinho jobs list` shows why")
+        raise TrinhoError.keyed("error.jobs.failed", runs=", ".join(failed))

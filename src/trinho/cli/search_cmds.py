@@ -39,28 +39,31 @@ def _human_hits(hits: list[Hit], locale: str) -> str:
 def _batch_query(record: Any, where: str) -> Query:
     """One line of a batch file as a Query; every wrong field is named with its line."""
     if not isinstance(record, dict):
-        raise TrinhoError(f'{where}: expected a JSON object with a "query"')
+        raise TrinhoError.keyed("error.batch.not_object", where=where)
     unknown = sorted(set(record) - _BATCH_KEYS)
     if unknown:
-        raise TrinhoError(
-            f"{where}: unknown field {unknown[0]!r}; use {', '.join(sorted(_BATCH_KEYS))}"
+        raise TrinhoError.keyed(
+            "error.batch.unknown_field",
+            where=where,
+            name=unknown[0],
+            fields=", ".join(sorted(_BATCH_KEYS)),
         )
     text = record.get("query")
     if not isinstance(text, str):
-        raise TrinhoError(f'{where}: "query" must be a string')
+        raise TrinhoError.keyed("error.batch.query_type", where=where)
     limit = record.get("limit", 10)
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
-        raise TrinhoError(f'{where}: "limit" must be a positive integer')
+        raise TrinhoError.keyed("error.batch.bad_limit", where=where)
     days: dict[str, date | None] = {}
     for key in ("since", "until"):
         value = record.get(key)
         if value is not None and not isinstance(value, str):
-            raise TrinhoError(f"{where}: {key!r} must be a date string YYYY-MM-DD")
+            raise TrinhoError.keyed("error.batch.bad_day", where=where, name=key)
         days[key] = parse_day(value, f"{where}: {key!r}") if value else None
     raw_kinds = record.get("kinds", record.get("kind", []))
     raw_kinds = [raw_kinds] if isinstance(raw_kinds, str) else raw_kinds
     if not isinstance(raw_kinds, list) or any(k not in KINDS for k in raw_kinds):
-        raise TrinhoError(f'{where}: "kind" must be one or a list of {", ".join(KINDS)}')
+        raise TrinhoError.keyed("error.batch.bad_kind", where=where, kinds=", ".join(KINDS))
     return Query(text, limit, days["since"], days["until"], tuple(raw_kinds))
 
 
@@ -72,12 +75,14 @@ def _read_batch(file: str) -> list[Query]:
         try:
             data = Path(file).read_bytes()
         except OSError as exc:
-            raise TrinhoError(f"cannot read {file}: {exc.strerror}") from None
+            raise TrinhoError.keyed(
+                "error.file.cannot_read", path=file, error=exc.strerror
+            ) from None
         name = file
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise TrinhoError(f"{name}: not UTF-8 text") from None
+        raise TrinhoError.keyed("error.file.not_utf8", path=name) from None
     queries = []
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
@@ -85,7 +90,9 @@ def _read_batch(file: str) -> list[Query]:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise TrinhoError(f"{name}:{number}: not valid JSON ({exc.msg})") from None
+            raise TrinhoError.keyed(
+                "error.batch.not_json", where=f"{name}:{number}", error=exc.msg
+            ) from None
         queries.append(_batch_query(record, f"{name}:{number}"))
     return queries
 
@@ -152,7 +159,7 @@ def get(target: str, as_json: bool) -> None:
     start = int(match.group("start") or 1)
     end = match.group("end")
     if end is not None and int(end) < start:
-        raise TrinhoError(f"{target}: the last line {end} comes before the first {start}")
+        raise TrinhoError.keyed("error.get.line_order", target=target, end=end, start=start)
     lines = None if match.group("start") is None else (int(end) - start + 1 if end else 1)
     snippet = memory_get(ws, match.group("path"), start, lines)
     emit(as_json, asdict(snippet), snippet.text)

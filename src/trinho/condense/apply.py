@@ -30,9 +30,11 @@ def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> propos
     try:
         change = Change.from_dict(proposal.change)
     except (ValueError, KeyError, TypeError) as exc:
-        raise TrinhoError(f"{where}: not a MEMORY.md change ({exc}); nothing was applied") from None
+        raise TrinhoError.keyed(
+            "error.condense.not_memory_change", where=where, error=str(exc)
+        ) from None
     if change.cls == "moved" or not change.held:
-        raise TrinhoError(f"{where}: a {change.cls} change applies by itself; nothing to approve")
+        raise TrinhoError.keyed("error.condense.applies_itself", where=where, cls=change.cls)
     with memory_store.editing(ws) as memory:
         before = memory.text()
         outcome = apply_held(before, change)
@@ -77,9 +79,9 @@ def undo_run(ws: Workspace, run_id: str) -> UndoResult:
     before_path = folder / BEFORE
     journal = read_journal(ws, run_id)
     if journal is None or journal.state not in ("applied", "proposed", "done"):
-        raise TrinhoError(f"run {run_id} did not write MEMORY.md; there is nothing to undo")
+        raise TrinhoError.keyed("error.run.nothing_to_undo", id=run_id)
     if journal.had_memory and not before_path.exists():
-        raise TrinhoError(f"{before_path} is missing: the version before run {run_id} is gone")
+        raise TrinhoError.keyed("error.run.before_missing", path=before_path, id=run_id)
     restored = before_path.read_text(encoding="utf-8") if journal.had_memory else None
     kept: Path | None = None
     with memory_store.editing(ws) as memory:

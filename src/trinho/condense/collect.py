@@ -101,9 +101,8 @@ def context_tokens(ws: Workspace) -> int:
     """`[condense] context_tokens` from the config, or the documented default."""
     value = ws.config.section("condense").get("context_tokens", DEFAULT_CONTEXT_TOKENS)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1000:
-        raise TrinhoError(
-            f"{CONFIG_PATH}: [condense] context_tokens must be a whole number >= 1000 "
-            f"(default {DEFAULT_CONTEXT_TOKENS})"
+        raise TrinhoError.keyed(
+            "error.condense.bad_context_tokens", config=CONFIG_PATH, default=DEFAULT_CONTEXT_TOKENS
         )
     return value
 

@@ -196,8 +196,8 @@ class _Run:
         overhead = overhead_tokens(rewrite_prompt, self.today, self.since, self.locale)
         context = context_tokens(self.ws)
         if material_room(context, overhead, estimate_tokens(old)) < MIN_ROOM_TOKENS:
-            raise TrinhoError(
-                t(self.locale, "condense.no_room", memory=estimate_tokens(old), context=context)
+            raise TrinhoError.keyed(
+                "condense.no_room", memory=estimate_tokens(old), context=context
             )
         rewrite, read, unread, why = self._rewrite(
             old, collected.items, rewrite_prompt, context, overhead
@@ -377,7 +377,7 @@ class _Run:
                     memory.replace(result.applied)
                 self.journal = advance(ws, self.journal, "applied")
             return result, to_propose, restarts
-        raise TrinhoError(t(self.locale, "condense.kept_changing", tries=MAX_RESTARTS + 1))
+        raise TrinhoError.keyed("error.condense.kept_changing", tries=MAX_RESTARTS + 1)
 
     def _before(self) -> str | None:
         """Where the replaced MEMORY.md is kept; None on a dry run, or when there was none."""

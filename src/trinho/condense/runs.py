@@ -118,10 +118,7 @@ def read_journal(ws: Workspace, run_id: str) -> Journal | None:
     try:
         return Journal.from_json(json.loads(path.read_text(encoding="utf-8")))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise TrinhoError(
-            f"{path}: not a valid run journal ({exc}); restore it, or move the folder away to "
-            "forget that run"
-        ) from None
+        raise TrinhoError.keyed("error.run.bad_journal", path=path, error=str(exc)) from None
 
 
 def write_journal(ws: Workspace, journal: Journal) -> Journal:

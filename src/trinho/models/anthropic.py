@@ -88,10 +88,12 @@ class AnthropicModel:
         try:
             import anthropic
         except ModuleNotFoundError:
-            raise ModelError(
+            raise ModelError.failed(
                 settings.name,
                 "not_installed",
-                "the anthropic SDK is missing: pip install 'trinho[anthropic]'",
+                "error.model.no_sdk",
+                sdk="anthropic",
+                package="'trinho[anthropic]'",
             ) from None
         self.settings = settings
         self._sleep = sleep

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, Self, runtime_checkable
 
 from trinho.errors import TrinhoError
 from trinho.i18n import t
@@ -54,6 +54,11 @@ class ModelError(TrinhoError):
         super().__init__(
             f"model {model}: {self.detail}" if model else self.detail, key=key, params=params
         )
+
+    @classmethod
+    def failed(cls, model: str, kind: FailureKind, key: str, /, **params: object) -> Self:
+        """The failure whose detail is catalog entry `key`: English now, any locale later."""
+        return cls(model, kind, t("en", key, **params), key=key, params=params)
 
     def localized(self, locale: str) -> str:
         """The detail in `locale` (when it has a catalog key), the model and attempts around it."""

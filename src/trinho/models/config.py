@@ -13,7 +13,6 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from trinho.errors import TrinhoError
-from trinho.i18n import t
 from trinho.models.base import ModelError
 from trinho.models.retry import RetryPolicy
 from trinho.workspace import CONFIG_PATH, Config
@@ -74,12 +73,8 @@ def parse_model_name(value: str, where: str) -> tuple[str, str]:
     provider, sep, model = value.strip().partition(":")
     if not sep or not model.strip() or provider not in PROVIDERS:
         known = ", ".join(PROVIDERS)
-        raise ModelError(
-            value,
-            "not_configured",
-            t("en", "error.model.bad_name", where=where, value=value, known=known),
-            key="error.model.bad_name",
-            params={"where": where, "value": value, "known": known},
+        raise ModelError.failed(
+            value, "not_configured", "error.model.bad_name", where=where, value=value, known=known
         )
     return provider, model.strip()
 
@@ -107,14 +102,18 @@ def ollama_base_url(host: str | None) -> str:
 def _number(section: Mapping[str, object], key: str, default: float, minimum: float) -> float:
     value = section.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int | float) or value < minimum:
-        raise TrinhoError(f"{CONFIG_PATH}: [model] {key} must be a number >= {minimum}")
+        raise TrinhoError.keyed(
+            "error.model.bad_number", config=CONFIG_PATH, name=key, minimum=minimum
+        )
     return float(value)
 
 
 def _whole(section: Mapping[str, object], key: str, default: int, minimum: int) -> int:
     value = section.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise TrinhoError(f"{CONFIG_PATH}: [model] {key} must be a whole number >= {minimum}")
+        raise TrinhoError.keyed(
+            "error.model.bad_whole", config=CONFIG_PATH, name=key, minimum=minimum
+        )
     return value
 
 
@@ -136,18 +135,14 @@ def resolve_model(config: Config, env: Mapping[str, str]) -> ModelSettings:
     elif isinstance(section.get("name"), str) and str(section["name"]).strip():
         name, where = str(section["name"]), f"{CONFIG_PATH} [model] name"
     else:
-        raise ModelError(
-            "",
-            "not_configured",
-            t("en", "error.model.not_configured", config=CONFIG_PATH),
-            key="error.model.not_configured",
-            params={"config": CONFIG_PATH},
+        raise ModelError.failed(
+            "", "not_configured", "error.model.not_configured", config=CONFIG_PATH
         )
     provider, model = parse_model_name(name, where)
     info = PROVIDERS[provider]
     configured_url = section.get("base_url")
     if configured_url is not None and not isinstance(configured_url, str):
-        raise TrinhoError(f"{CONFIG_PATH}: [model] base_url must be a string")
+        raise TrinhoError.keyed("error.model.bad_base_url", config=CONFIG_PATH)
     if configured_url:
         base_url: str | None = configured_url
     elif provider == "ollama":
@@ -163,13 +158,7 @@ def resolve_model(config: Config, env: Mapping[str, str]) -> ModelSettings:
         key = NO_KEY_NEEDED  # a local or self-hosted OpenAI-compatible server may need none
     else:
         names = " or ".join(info.key_vars)
-        raise ModelError(
-            f"{provider}:{model}",
-            "no_key",
-            t("en", "error.model.no_key", names=names),
-            key="error.model.no_key",
-            params={"names": names},
-        )
+        raise ModelError.failed(f"{provider}:{model}", "no_key", "error.model.no_key", names=names)
     return ModelSettings(
         provider, model, info.api, base_url, key, key_var, retry_policy(config), shown
     )

@@ -82,7 +82,7 @@ def to_openai_request(request: ChatRequest, model: str, provider: str) -> dict[s
 def from_openai_response(data: Any, name: str) -> ChatResponse:
     """A chat-completions response object (SDK model) as our plain value."""
     if not getattr(data, "choices", None):
-        raise ModelError(name, "bad_response", "the answer had no choices")
+        raise ModelError.failed(name, "bad_response", "error.model.no_choices")
     choice = data.choices[0]
     message = choice.message
     calls: list[ToolCall] = []
@@ -113,8 +113,8 @@ class OpenAICompatModel:
         try:
             import openai
         except ModuleNotFoundError:
-            raise ModelError(
-                settings.name, "not_installed", "the openai SDK is missing: pip install openai"
+            raise ModelError.failed(
+                settings.name, "not_installed", "error.model.no_sdk", sdk="openai", package="openai"
             ) from None
         self.settings = settings
         self._sleep = sleep

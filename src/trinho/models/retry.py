@@ -50,9 +50,11 @@ class Failure:
     params: Mapping[str, object] = field(default_factory=dict)
 
     @classmethod
-    def keyed(cls, kind: FailureKind, key: str, /, **params: object) -> Failure:
+    def keyed(
+        cls, kind: FailureKind, key: str, /, *, retry_after: float | None = None, **params: object
+    ) -> Failure:
         """The failure whose detail is catalog entry `key`, in English."""
-        return cls(kind, t("en", key, **params), key=key, params=params)
+        return cls(kind, t("en", key, **params), retry_after, key=key, params=params)
 
     @property
     def retryable(self) -> bool:

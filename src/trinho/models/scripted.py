@@ -50,8 +50,8 @@ class ScriptedModel:
         elif self._queue:
             reply = self._queue.popleft()
         else:
-            raise ModelError(
-                self._name, "exhausted", f"no scripted reply left for call {len(self.requests)}"
+            raise ModelError.failed(
+                self._name, "exhausted", "error.model.script_exhausted", call=len(self.requests)
             )
         response = self._complete(reply, request)
         self.usage = self.usage + response.usage

@@ -30,7 +30,7 @@ def classify(
         if isinstance(exc, sdk.APIStatusError):
             return status_failure(exc.status_code, _message(exc), settings, exc.response.headers)
         if isinstance(exc, base_error):
-            return Failure("bad_response", f"unexpected answer from {url}: {exc}")
+            return Failure.keyed("bad_response", "error.model.unexpected", url=url, error=str(exc))
         return None
 
     return classify_error
@@ -41,22 +41,38 @@ def status_failure(status: int, message: str, settings: ModelSettings, headers: 
     url = settings.shown_url
     said = f": {message}" if message else ""
     if status == 429:
-        return Failure(
-            "rate_limited", f"rate limited by {url} (429){said}", retry_after_seconds(headers)
+        return Failure.keyed(
+            "rate_limited",
+            "error.model.rate_limited",
+            retry_after=retry_after_seconds(headers),
+            url=url,
+            said=said,
         )
     if status >= 500:
-        return Failure(
-            "server_error", f"server error {status} from {url}{said}", retry_after_seconds(headers)
+        return Failure.keyed(
+            "server_error",
+            "error.model.server_error",
+            retry_after=retry_after_seconds(headers),
+            status=status,
+            url=url,
+            said=said,
         )
     if status in (401, 403):
-        hint = f"check {settings.key_var}" if settings.key_var else "check the API key"
-        return Failure("auth", f"{url} refused the credentials ({status}){said}; {hint}")
+        if settings.key_var:
+            return Failure.keyed(
+                "auth",
+                "error.model.auth_var",
+                url=url,
+                status=status,
+                said=said,
+                var=settings.key_var,
+            )
+        return Failure.keyed("auth", "error.model.auth", url=url, status=status, said=said)
     if status == 404:
-        return Failure(
-            "unknown_model",
-            f"unknown model {settings.model!r} at {url} (404){said}",
+        return Failure.keyed(
+            "unknown_model", "error.model.unknown", model=settings.model, url=url, said=said
         )
-    return Failure("bad_request", f"{url} rejected the request ({status}){said}")
+    return Failure.keyed("bad_request", "error.model.rejected", url=url, status=status, said=said)
 
 
 def _message(exc: Any) -> str:

@@ -176,7 +176,7 @@ def budget_limits(config: Config) -> BudgetLimits:
         if value is not None and (
             isinstance(value, bool) or not isinstance(value, int) or value < 0
         ):
-            raise TrinhoError(f"{CONFIG_PATH}: [budget] {key} must be a whole number >= 0")
+            raise TrinhoError.keyed("error.budget.bad_value", config=CONFIG_PATH, name=key)
         values[key] = value
     return BudgetLimits(values["run_tokens"], values["week_tokens"])
 

@@ -117,15 +117,17 @@ class Query:
 def validate_query(query: Query) -> list[str]:
     """The query's terms, or a clear error when there is nothing to search for."""
     if query.limit < 1:
-        raise TrinhoError(f"limit must be at least 1 (got {query.limit})")
+        raise TrinhoError.keyed("error.search.bad_limit", limit=query.limit)
     for kind in query.kinds:
         if kind not in KINDS:
-            raise TrinhoError(f"unknown kind {kind!r}: use one of {', '.join(KINDS)}")
+            raise TrinhoError.keyed("error.search.bad_kind", kind=kind, kinds=", ".join(KINDS))
     if query.since and query.until and query.since > query.until:
-        raise TrinhoError(f"--since {query.since} is after --until {query.until}")
+        raise TrinhoError.keyed(
+            "error.search.since_after_until", since=query.since, until=query.until
+        )
     found = query_terms(query.text)
     if not found:
-        raise TrinhoError("empty query: give some words to search for")
+        raise TrinhoError.keyed("error.search.no_terms")
     return found
 
 

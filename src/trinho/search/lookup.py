@@ -47,11 +47,11 @@ def configured_embedder(ws: Workspace) -> Embedder | None:
     if kind == "openai":
         base_url, model = section.get("base_url"), section.get("model")
         if not isinstance(base_url, str) or not isinstance(model, str):
-            raise TrinhoError('config [search]: embedder = "openai" needs base_url and model')
+            raise TrinhoError.keyed("error.search.openai_needs")
         key_env = section.get("api_key_env")
         api_key = os.environ.get(str(key_env)) if key_env else None
         return OpenAIEmbedder(base_url, model, api_key)
-    raise TrinhoError(f"config [search]: embedder must be local, openai or none (got {kind!r})")
+    raise TrinhoError.keyed("error.search.bad_embedder", kind=kind)
 
 
 def search(

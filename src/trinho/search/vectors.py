@@ -72,11 +72,11 @@ class OpenAIEmbedder:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 payload: Any = json.loads(response.read())
         except urllib.error.HTTPError as exc:
-            raise TrinhoError(f"embeddings at {url} answered HTTP {exc.code}") from None
+            raise TrinhoError.keyed("error.embed.http", url=url, code=exc.code) from None
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            raise TrinhoError(f"cannot reach embeddings at {url}: {exc}") from None
+            raise TrinhoError.keyed("error.embed.unreachable", url=url, error=str(exc)) from None
         except json.JSONDecodeError:
-            raise TrinhoError(f"embeddings at {url} did not answer JSON") from None
+            raise TrinhoError.keyed("error.embed.not_json", url=url) from None
         return _vectors_of(payload, len(batch), url)
 
 
@@ -84,16 +84,16 @@ def _vectors_of(payload: Any, expected: int, url: str) -> list[list[float]]:
     """The vectors of an embeddings answer, in input order, checked."""
     data = payload.get("data") if isinstance(payload, dict) else None
     if not isinstance(data, list) or len(data) != expected:
-        raise TrinhoError(f"embeddings at {url}: expected {expected} vectors in 'data'")
+        raise TrinhoError.keyed("error.embed.count", url=url, expected=expected)
     ordered = sorted(data, key=lambda item: item.get("index", 0) if isinstance(item, dict) else 0)
     vectors = []
     for item in ordered:
         vector = item.get("embedding") if isinstance(item, dict) else None
         if not isinstance(vector, list) or not vector:
-            raise TrinhoError(f"embeddings at {url}: an item has no 'embedding' list")
+            raise TrinhoError.keyed("error.embed.no_vector", url=url)
         vectors.append([float(x) for x in vector])
     if len({len(v) for v in vectors}) != 1:
-        raise TrinhoError(f"embeddings at {url}: vectors of different lengths")
+        raise TrinhoError.keyed("error.embed.ragged", url=url)
     return vectors
 
 
@@ -104,9 +104,7 @@ class VectorStore:
         try:
             import numpy  # noqa: F401
         except ImportError:
-            raise TrinhoError(
-                "semantic search needs numpy: pip install 'trinho[semantic]'"
-            ) from None
+            raise TrinhoError.keyed("error.embed.no_numpy") from None
         self.conn = conn
         self.embedder = embedder
         self._cache: tuple[list[int], Matrix] | None = None
@@ -178,7 +176,7 @@ class VectorStore:
             return []
         query = _unit(np.asarray(self.embedder.embed([text])[0], np.float32))
         if query.shape[0] != matrix.shape[1]:
-            raise TrinhoError("the embedder's vectors changed size: run `trinho index --rebuild`")
+            raise TrinhoError.keyed("error.embed.resized")
         scores = matrix @ query
         order = np.argsort(-scores)
         picked = []
