@@ -362,7 +362,7 @@ def test_a_short_token_is_refused(workspace: Workspace) -> None:
 toml_values = st.one_of(
     st.integers(-(10**6), 10**6),
     st.booleans(),
-    st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=20),
+    st.text(st.characters(exclude_categories=("Cs", "Cc")), max_size=20),
     st.just("[mcp]"),
 )
 tables = st.dictionaries(

@@ -50,12 +50,12 @@ def install() -> None:
     real_connect_ex = socket.socket.connect_ex
     real_getaddrinfo = socket.getaddrinfo
 
-    def connect(self: socket.socket, address: Any) -> None:
+    def connect(self: socket.SocketType, address: Any) -> None:
         if not is_local_address(address):
             raise RuntimeError(f"{MESSAGE}: {address!r}")
         real_connect(self, address)
 
-    def connect_ex(self: socket.socket, address: Any) -> int:
+    def connect_ex(self: socket.SocketType, address: Any) -> int:
         if not is_local_address(address):
             raise RuntimeError(f"{MESSAGE}: {address!r}")
         return real_connect_ex(self, address)
