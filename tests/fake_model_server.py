@@ -40,7 +40,7 @@ class FakeServer:
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
-        self._httpd.block_on_close = False  # type: ignore[attr-defined]
+        self._httpd.block_on_close = False
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )

@@ -19,8 +19,8 @@ from trinho.channels import (
     Outbox,
     SentReceipt,
 )
-from trinho.channels import outbox as outbox_mod
 from trinho.channels.outbox import backoff_delay
+from trinho.durable import inject
 from trinho.errors import TrinhoError
 from trinho.workspace import Workspace, init_workspace
 
@@ -178,29 +178,23 @@ def test_random_crash_points_never_lose_and_never_repeat_after_success(script: l
         channel = ScriptedChannel()
         in_doubt_crashes = 0
         marked = False
-        real_write = outbox_mod.atomic_write_text
         for step in [*script, "ok"]:
             box = Outbox(ws)  # every step is a fresh process
             channel.script = ["ok" if step == "crash_in_mark" else step]
             writes = {"n": 0}
 
-            def write(
-                path: Path, text: str, step: str = step, writes: dict[str, int] = writes
-            ) -> None:
+            def write(path: Path, step: str = step, writes: dict[str, int] = writes) -> None:
                 writes["n"] += 1
                 if step == "crash_in_mark" and writes["n"] == 2:
                     raise Crash  # the send went through; the "sent" mark never lands
-                real_write(path, text)
 
-            outbox_mod.atomic_write_text = write  # type: ignore[assignment]
             try:
-                report = box.deliver(channel)
+                with inject("before_replace", write):
+                    report = box.deliver(channel)
                 marked = marked or bool(report.sent)
             except Crash:
                 if step in ("crash_after", "crash_in_mark") and not marked:
                     in_doubt_crashes += 1
-            finally:
-                outbox_mod.atomic_write_text = real_write
             clock.advance(hours=2)
             if marked:
                 break

@@ -60,7 +60,9 @@ def test_since_narrows_the_window(
     files: tuple[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = run_json(capsys, *files, "--today", "2026-11-29", "--since", "2026-11-26")
-    classes = [(c["class"], c["new"]) for c in data["changes"]]  # type: ignore[index, union-attr]
+    changes = data["changes"]
+    assert isinstance(changes, list)
+    classes = [(c["class"], c["new"]) for c in changes]
     assert ("strange_date", "- 2026-11-24: Có con mèo tên Mướp") in classes
 
 

@@ -143,7 +143,9 @@ def test_openclaw_folder_reads_without_writing(
     before = snapshot(root)
     code, out, _ = run(capsys, "--workspace", str(root), "notes", "--date", "2026-11-28", "--json")
     assert code == 0
-    assert [e["text"] for e in one_json(out)["entries"]] == ["cũ"]  # type: ignore[union-attr]
+    entries = one_json(out)["entries"]
+    assert isinstance(entries, list)
+    assert [e["text"] for e in entries] == ["cũ"]
     assert snapshot(root) == before
 
 

@@ -129,7 +129,8 @@ def test_undo_restores_the_previous_version_and_keeps_the_current(
     assert (workspace.root / result.kept_current).read_text(encoding="utf-8") == rewrite
     assert result.changed_since is False
     again = undo_run(workspace, RUN)
-    assert again.kept_current.endswith("MEMORY.undone.2.md") and again.changed_since is True
+    assert again.kept_current is not None and again.kept_current.endswith("MEMORY.undone.2.md")
+    assert again.changed_since is True
     journal = read_journal(workspace, RUN)
     assert journal is not None and len(journal.undone) == 2
 

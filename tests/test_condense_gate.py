@@ -69,7 +69,7 @@ junk = st.one_of(
         ]
     ),
     st.text(
-        alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"),
+        alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\n"),
         max_size=12,
     ),
 )

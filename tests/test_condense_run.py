@@ -28,6 +28,7 @@ from trinho import proposals
 from trinho.channels import ConsoleChannel, Outbox
 from trinho.condense import RunReport, run_condensation
 from trinho.condense.runs import read_journal, run_dir
+from trinho.durable import FaultPoint, inject
 from trinho.errors import TrinhoError
 from trinho.memory_md import parse
 from trinho.models import ChatRequest, ChatResponse, ModelError, ScriptedModel, Usage, read_ledger
@@ -404,24 +405,21 @@ def test_every_day_of_a_long_week_is_read_in_chunks(
 
 
 def test_a_run_cut_off_before_announcing_announces_once(
-    workspace: Workspace, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+    workspace: Workspace, clock: FixedClock
 ) -> None:
     en_week(workspace, clock)
-    import trinho.condense.pipeline as pipeline
+    outbox = Outbox(workspace).root
 
-    real = pipeline._announce
+    def crash(path: Path) -> None:
+        if path.parent == outbox:
+            raise KeyboardInterrupt  # the process dies after the proposals were made
 
-    def crash(*args: object, **kwargs: object) -> object:
-        raise KeyboardInterrupt  # the process dies after the proposals were made
-
-    monkeypatch.setattr(pipeline, "_announce", crash)
     stream = io.StringIO()
-    with pytest.raises(KeyboardInterrupt):
+    with inject("before_replace", crash), pytest.raises(KeyboardInterrupt):
         run(workspace, two_roles(ENGLISH_BAD), stream)
     journal = read_journal(workspace, RUN)
     assert journal is not None and journal.state == "proposed"
     written = memory(workspace)
-    monkeypatch.setattr(pipeline, "_announce", real)
     resumed = run(workspace, ScriptedModel([]), stream)
     assert resumed.outcome == "resumed" and len(resumed.held) == 6
     assert run(workspace, ScriptedModel([]), stream).outcome == "already_done"
@@ -431,25 +429,22 @@ def test_a_run_cut_off_before_announcing_announces_once(
 
 
 def test_a_run_cut_off_while_proposing_makes_each_proposal_once(
-    workspace: Workspace, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+    workspace: Workspace, clock: FixedClock
 ) -> None:
     en_week(workspace, clock)
-    real = proposals.submit
-    made: list[str] = []
+    made: list[Path] = []
 
-    def flaky(*args: object, **kwargs: object) -> proposals.Submitted:
-        if len(made) == 3:
-            raise KeyboardInterrupt
-        result = real(*args, **kwargs)  # type: ignore[arg-type]
-        made.append(result.proposal.id)
-        return result
+    def flaky(path: Path) -> None:
+        if path.parent == workspace.proposals_root:
+            if len(made) == 3:
+                raise KeyboardInterrupt  # killed while writing the fourth proposal
+            made.append(path)
 
-    monkeypatch.setattr(proposals, "submit", flaky)
-    with pytest.raises(KeyboardInterrupt):
+    with inject("before_replace", flaky), pytest.raises(KeyboardInterrupt):
         run(workspace, two_roles(ENGLISH_BAD))
     journal = read_journal(workspace, RUN)
     assert journal is not None and journal.state == "applied"
-    monkeypatch.setattr(proposals, "submit", real)
+    assert len(memory_proposals(workspace)) == 3
     stream = io.StringIO()
     resumed = run(workspace, ScriptedModel([]), stream)
     assert resumed.outcome == "resumed"
@@ -588,22 +583,16 @@ def test_a_run_loses_no_old_line_whatever_the_model_answers(
 
 @pytest.mark.parametrize("after_replace", [True, False])
 def test_a_run_cut_off_around_the_replace_leaves_old_or_new_and_recovers(
-    workspace: Workspace, clock: FixedClock, monkeypatch: pytest.MonkeyPatch, after_replace: bool
+    workspace: Workspace, clock: FixedClock, after_replace: bool
 ) -> None:
     en_week(workspace, clock)
-    import trinho.memory_store as pipeline
 
-    real = pipeline.atomic_write_text
-
-    def dies(path: Path, text: str) -> None:
+    def dies(path: Path) -> None:
         if path == workspace.memory_file:
-            if after_replace:
-                real(path, text)
             raise KeyboardInterrupt
-        real(path, text)
 
-    monkeypatch.setattr(pipeline, "atomic_write_text", dies)
-    with pytest.raises(KeyboardInterrupt):
+    point: FaultPoint = "after_replace" if after_replace else "before_replace"
+    with inject(point, dies), pytest.raises(KeyboardInterrupt):
         run(workspace, two_roles(ENGLISH_BAD))
     journal = read_journal(workspace, RUN)
     assert journal is not None and journal.state == "applying"
@@ -612,7 +601,6 @@ def test_a_run_cut_off_around_the_replace_leaves_old_or_new_and_recovers(
         assert "- 2026-11-25: Learning Vietnamese, two lessons a week" in written
     else:
         assert written == EN_MEMORY
-    monkeypatch.setattr(pipeline, "atomic_write_text", real)
     stream = io.StringIO()
     again = run(workspace, two_roles(ENGLISH_BAD), stream)
     assert again.outcome == ("resumed" if after_replace else "done")

@@ -51,7 +51,7 @@ def test_pick_slot_once_per_week_and_force(workspace: Workspace, clock: FixedClo
     assert done.run_id == "2026-W48" and done.done is not None
     assert pick_slot(workspace, today, force=True).run_id == "2026-W48.2"
     for state in ("failed", "skipped"):
-        second = Journal("2026-W48.2", state, now, now)  # type: ignore[arg-type]
+        second = Journal("2026-W48.2", state, now, now)
         write_journal(workspace, second)
         assert pick_slot(workspace, today, force=False).run_id == "2026-W48.2"
 

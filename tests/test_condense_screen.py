@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 from datetime import date
+from typing import Literal
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -81,7 +82,7 @@ def test_a_repeated_identical_verdict_counts_once() -> None:
 
 
 reasons = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), max_size=30
+    alphabet=st.characters(exclude_categories=("Cs", "Cc", "Zl", "Zp")), max_size=30
 ).map(lambda s: unicodedata.normalize("NFC", s).strip())
 words = {
     "accept": ["ACCEPT", "Accept", "accept", "NHẬN", "nhận"],
@@ -107,7 +108,7 @@ def answers(draw: st.DrawFn) -> tuple[dict[int, Verdict], str, int]:
         else:
             lines.append(f"{bullet}{n}{sep} {word}")
             expected[n] = Verdict("accept")
-    form = draw(st.sampled_from(["NFC", "NFD"]))
+    form: Literal["NFC", "NFD"] = draw(st.sampled_from(["NFC", "NFD"]))
     return expected, unicodedata.normalize(form, "\n".join(lines)), count
 
 

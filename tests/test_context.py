@@ -19,7 +19,6 @@ from trinho.context import (
     FactLine,
     NoteLine,
     assemble,
-    estimate_tokens,
 )
 from trinho.context_shell import (
     PARTS,
@@ -31,6 +30,7 @@ from trinho.context_shell import (
     warning_text,
 )
 from trinho.errors import TrinhoError
+from trinho.tokens import estimate_tokens
 from trinho.transcripts import record_turn
 from trinho.workspace import CONFIG_PATH, Workspace, read_config
 
@@ -142,7 +142,7 @@ def test_empty_workspace_says_nothing_yet() -> None:
 
 
 entry_text = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=30
+    alphabet=st.characters(exclude_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=30
 ).filter(lambda s: s.strip() == s and s)
 
 
@@ -330,7 +330,8 @@ def test_facts_index_goes_into_the_system_block(workspace: Workspace, clock: Fix
     assert "(2 more facts are not shown here; memory_search finds them.)" in tight.system
     job = tools.Actor("job", "nightly")
     args = {"key": "partner", "value": "Linh", "basis": "inferred"}
-    assert tools.call(workspace, "user_memory_save", args, job).data["outcome"] == "proposed"
+    saved = tools.call(workspace, "user_memory_save", args, job).data
+    assert saved is not None and saved["outcome"] == "proposed"
     assert build_context(workspace).system == ctx.system, "a proposal changes nothing"
 
 

@@ -264,9 +264,9 @@ def test_unaccounted_names_exactly_the_lines_gone(lines: list[str], data: st.Dat
     aside = [line for line in lines if line not in kept and data.draw(st.booleans())]
     missing = unaccounted(before, "\n".join(kept) + "\n", aside)
     expected = {
-        memory_md.parse(line).items[0].key
+        memory_md.parse(line).entries[0].key
         for line in lines
         if line not in kept and line not in aside
     }
-    present = {memory_md.parse(line).items[0].key for line in [*kept, *aside]}
-    assert {memory_md.parse(line).items[0].key for line in missing} == expected - present
+    present = {memory_md.parse(line).entries[0].key for line in [*kept, *aside]}
+    assert {memory_md.parse(line).entries[0].key for line in missing} == expected - present

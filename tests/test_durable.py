@@ -13,6 +13,7 @@ from trinho.durable import (
     atomic_write_bytes,
     atomic_write_text,
     file_lock,
+    inject,
     shared_lock_if_present,
     truncate,
 )
@@ -34,20 +35,49 @@ def test_atomic_write_keeps_the_permissions_of_the_file_it_replaces(tmp_path: Pa
     assert (target.stat().st_mode & 0o777, target.read_bytes()) == (0o600, b"new")
 
 
-def test_a_failed_atomic_write_keeps_the_old_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_failed_atomic_write_keeps_the_old_file(tmp_path: Path) -> None:
+    target = tmp_path / "f.md"
+    target.write_bytes(b"old")
+
+    def disk_full(path: Path) -> None:
+        raise OSError(28, "No space left on device")
+
+    with inject("before_fsync", disk_full), pytest.raises(OSError, match="No space"):
+        atomic_write_bytes(target, b"new")
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["f.md"]
+
+
+def test_a_crash_before_the_rename_keeps_the_old_file_and_after_it_the_new(
+    tmp_path: Path,
 ) -> None:
     target = tmp_path / "f.md"
     target.write_bytes(b"old")
 
-    def disk_full(fd: int) -> None:
-        raise OSError(28, "No space left on device")
+    def killed(path: Path) -> None:
+        raise KeyboardInterrupt
 
-    monkeypatch.setattr(os, "fsync", disk_full)
-    with pytest.raises(OSError, match="No space"):
+    with inject("before_replace", killed), pytest.raises(KeyboardInterrupt):
         atomic_write_bytes(target, b"new")
     assert target.read_bytes() == b"old"
-    assert [p.name for p in tmp_path.iterdir()] == ["f.md"]
+    with inject("after_replace", killed), pytest.raises(KeyboardInterrupt):
+        atomic_write_bytes(target, b"new")
+    assert target.read_bytes() == b"new"
+    atomic_write_bytes(target, b"newer")  # nothing injected any more
+    assert target.read_bytes() == b"newer"
+
+
+def test_an_injected_action_is_given_the_target_and_the_previous_one_comes_back(
+    tmp_path: Path,
+) -> None:
+    seen: list[tuple[str, Path]] = []
+    target = tmp_path / "f.md"
+    with inject("before_replace", lambda path: seen.append(("outer", path))):
+        with inject("before_replace", lambda path: seen.append(("inner", path))):
+            atomic_write_text(target, "a")
+        atomic_write_text(target, "b")
+    atomic_write_text(target, "c")
+    assert seen == [("inner", target), ("outer", target)]
 
 
 def test_append_starts_on_a_line_of_its_own(tmp_path: Path) -> None:

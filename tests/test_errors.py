@@ -73,7 +73,13 @@ def test_a_model_that_cannot_be_reached_is_said_in_vietnamese_with_its_attempts(
         return Failure.keyed("unreachable", "error.model.unreachable", url="http://127.0.0.1:9")
 
     with pytest.raises(ModelError) as caught:
-        call_with_retries("ollama:qwen3:8b", attempt, classify, RetryPolicy(attempts=2), sleep=id)
+        call_with_retries(
+            "ollama:qwen3:8b",
+            attempt,
+            classify,
+            RetryPolicy(attempts=2),
+            sleep=lambda seconds: None,
+        )
     error = caught.value
     assert str(error) == (
         "model ollama:qwen3:8b: cannot reach http://127.0.0.1:9: is the server running? "

@@ -190,7 +190,9 @@ def _ident(v: FactVersion) -> tuple[str, date, datetime]:
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(step, min_size=1, max_size=25))
-def test_random_saves_keep_every_invariant(steps: list[tuple[int, ...]]) -> None:
+def test_random_saves_keep_every_invariant(
+    steps: list[tuple[int, facts.Actor, facts.Basis, str, int | None, int | None]],
+) -> None:
     fact: Fact | None = None
     today, moment = TODAY, NOW
     for days, actor, basis, value, start_off, end_off in steps:

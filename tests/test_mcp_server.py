@@ -28,6 +28,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from trinho import facts, mcp_server
 from trinho.cli import main
+from trinho.durable import inject
 from trinho.errors import TrinhoError
 from trinho.notes import read_notes
 from trinho.tools import Actor
@@ -335,20 +336,16 @@ def test_init_token_keeps_the_config_and_runs_once(
     assert path.read_text(encoding="utf-8") == after
 
 
-def test_the_token_is_never_written_into_a_file_others_can_read(
-    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_token_is_never_written_into_a_file_others_can_read(workspace: Workspace) -> None:
     config = workspace.root / CONFIG_PATH
     config.chmod(0o644)
     modes: list[int] = []
-    real_write = mcp_server.atomic_write_text
 
-    def watching_write(path: Path, text: str) -> None:
+    def watching_write(path: Path) -> None:
         modes.append(path.stat().st_mode & 0o777)
-        real_write(path, text)
 
-    monkeypatch.setattr(mcp_server, "atomic_write_text", watching_write)
-    mcp_server.init_token(workspace)
+    with inject("before_replace", watching_write):
+        mcp_server.init_token(workspace)
     assert modes == [0o600]
     assert config.stat().st_mode & 0o777 == 0o600
 
@@ -365,7 +362,7 @@ def test_a_short_token_is_refused(workspace: Workspace) -> None:
 toml_values = st.one_of(
     st.integers(-(10**6), 10**6),
     st.booleans(),
-    st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=20),
+    st.text(st.characters(exclude_categories=("Cs", "Cc")), max_size=20),
     st.just("[mcp]"),
 )
 tables = st.dictionaries(

@@ -11,7 +11,7 @@ from trinho import memory_md
 from trinho.memory_md import Entry, Heading, Loose
 
 DAY = st.dates(min_value=date(1900, 1, 1), max_value=date(2999, 12, 31))
-WORDS = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"), max_size=12)
+WORDS = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\n"), max_size=12)
 LINE = st.one_of(
     st.builds(lambda d, t: f"- {d.isoformat()}: {t}x", DAY, WORDS),
     st.builds(lambda n, t: "#" * n + " " + t, st.integers(1, 7), WORDS),

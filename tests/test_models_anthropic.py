@@ -36,7 +36,7 @@ def test_text_reply_with_system_prompt_and_usage() -> None:
         model = AnthropicModel(settings_for(srv.url))
         response = model.chat(
             ChatRequest(
-                [system("Bạn là trợ lý."), system("Be brief."), user("Nhớ: họp lúc 9h")],
+                (system("Bạn là trợ lý."), system("Be brief."), user("Nhớ: họp lúc 9h")),
                 max_tokens=50,
                 temperature=0.0,
             )
@@ -66,16 +66,16 @@ def test_tool_use_comes_back_and_tool_results_go_out_in_a_user_turn() -> None:
         Reply(anthropic_reply([{"type": "text", "text": "Done."}])),
     ) as srv:
         model = AnthropicModel(settings_for(srv.url))
-        first = model.chat(ChatRequest([user("Nhớ: mẹ")], tools=[NOTE]))
+        first = model.chat(ChatRequest((user("Nhớ: mẹ"),), tools=(NOTE,)))
         second = model.chat(
             ChatRequest(
-                [
+                (
                     user("Nhớ: mẹ"),
                     first.as_message(),
                     tool_result(first.tool_calls[0], "saved"),
                     user("Thanks"),
-                ],
-                tools=[NOTE],
+                ),
+                tools=(NOTE,),
             )
         )
     assert first.text == "Saving."
@@ -99,7 +99,7 @@ def test_429_then_200_is_retried() -> None:
         Reply(error_body("rate"), status=429),
         Reply(anthropic_reply([{"type": "text", "text": "ok"}])),
     ) as srv:
-        response = AnthropicModel(settings_for(srv.url)).chat(ChatRequest([user("hi")]))
+        response = AnthropicModel(settings_for(srv.url)).chat(ChatRequest((user("hi"),)))
     assert response.text == "ok"
     assert len(srv.requests) == 2
 
@@ -109,7 +109,7 @@ def test_500_five_times_gives_a_clear_error() -> None:
         FakeServer(Reply(error_body("overloaded"), status=500)) as srv,
         pytest.raises(ModelError) as info,
     ):
-        AnthropicModel(settings_for(srv.url)).chat(ChatRequest([user("hi")]))
+        AnthropicModel(settings_for(srv.url)).chat(ChatRequest((user("hi"),)))
     assert len(srv.requests) == 5
     assert info.value.kind == "server_error"
     message = str(info.value)
@@ -122,7 +122,7 @@ def test_a_timeout_gives_a_clear_error() -> None:
     with FakeServer(reply) as srv:
         model = AnthropicModel(settings_for(srv.url, timeout=0.2, attempts=2))
         with pytest.raises(ModelError) as info:
-            model.chat(ChatRequest([user("hi")]))
+            model.chat(ChatRequest((user("hi"),)))
     assert info.value.kind == "timeout"
     assert "no answer from" in str(info.value) and "2 attempts" in str(info.value)
     assert len(srv.requests) == 2
@@ -133,7 +133,7 @@ def test_unknown_model_is_named() -> None:
         FakeServer(Reply(error_body("model: claude-test"), status=404)) as srv,
         pytest.raises(ModelError) as info,
     ):
-        AnthropicModel(settings_for(srv.url)).chat(ChatRequest([user("hi")]))
+        AnthropicModel(settings_for(srv.url)).chat(ChatRequest((user("hi"),)))
     assert info.value.kind == "unknown_model"
     assert "unknown model 'claude-test'" in str(info.value)
     assert len(srv.requests) == 1

@@ -44,7 +44,7 @@ def test_an_unknown_purpose_is_refused(workspace: Workspace) -> None:
 
 
 def test_request_estimates_cover_the_prompt_and_the_answer_limit() -> None:
-    request = ChatRequest([user("x" * 400)], max_tokens=50)
+    request = ChatRequest((user("x" * 400),), max_tokens=50)
     assert request.estimated_tokens() == 150
 
 

@@ -51,7 +51,7 @@ def test_text_reply_and_usage_come_back_and_the_request_is_right() -> None:
         model = model_at(srv)
         response = model.chat(
             ChatRequest(
-                [system("Be brief."), user("Nhớ giúp: mẹ thích hoa lan")],
+                (system("Be brief."), user("Nhớ giúp: mẹ thích hoa lan")),
                 max_tokens=99,
                 temperature=0.2,
             )
@@ -84,15 +84,15 @@ def test_tool_calls_come_back_parsed_and_go_out_in_the_wire_shape() -> None:
     }
     with FakeServer(Reply(openai_reply(None, [call])), Reply(openai_reply("Trời nắng."))) as srv:
         model = model_at(srv)
-        first = model.chat(ChatRequest([user("Thời tiết Đà Nẵng?")], tools=[WEATHER]))
+        first = model.chat(ChatRequest((user("Thời tiết Đà Nẵng?"),), tools=(WEATHER,)))
         second = model.chat(
             ChatRequest(
-                [
+                (
                     user("Thời tiết Đà Nẵng?"),
                     first.as_message(),
                     tool_result(first.tool_calls[0], "nắng, 31°C"),
-                ],
-                tools=[WEATHER],
+                ),
+                tools=(WEATHER,),
             )
         )
     assert first.text == ""
@@ -121,7 +121,7 @@ def test_tool_calls_come_back_parsed_and_go_out_in_the_wire_shape() -> None:
 def test_broken_tool_arguments_become_an_error_on_the_call_not_a_crash() -> None:
     call = {"id": "c", "type": "function", "function": {"name": "weather", "arguments": "{city"}}
     with FakeServer(Reply(openai_reply(None, [call]))) as srv:
-        response = model_at(srv).chat(ChatRequest([user("?")], tools=[WEATHER]))
+        response = model_at(srv).chat(ChatRequest((user("?"),), tools=(WEATHER,)))
     (got,) = response.tool_calls
     assert got.arguments == {}
     assert got.error is not None and "not valid JSON" in got.error
@@ -132,7 +132,7 @@ def test_429_then_200_is_retried() -> None:
         Reply(error_body("slow down"), status=429, headers={"retry-after": "0"}),
         Reply(openai_reply("ok")),
     ) as srv:
-        response = model_at(srv).chat(ChatRequest([user("hi")]))
+        response = model_at(srv).chat(ChatRequest((user("hi"),)))
     assert response.text == "ok"
     assert len(srv.requests) == 2
 
@@ -142,7 +142,7 @@ def test_500_five_times_gives_a_clear_error_after_five_attempts() -> None:
         FakeServer(Reply(error_body("boom"), status=500)) as srv,
         pytest.raises(ModelError) as info,
     ):
-        model_at(srv).chat(ChatRequest([user("hi")]))
+        model_at(srv).chat(ChatRequest((user("hi"),)))
     assert len(srv.requests) == 5
     assert info.value.kind == "server_error"
     message = str(info.value)
@@ -155,7 +155,7 @@ def test_a_timeout_gives_a_clear_error() -> None:
         settings = settings_for(srv.url + "/v1", timeout=0.2)
         settings = replace(settings, policy=replace(settings.policy, attempts=2))
         with pytest.raises(ModelError) as info:
-            OpenAICompatModel(settings).chat(ChatRequest([user("hi")]))
+            OpenAICompatModel(settings).chat(ChatRequest((user("hi"),)))
     assert info.value.kind == "timeout"
     assert "no answer from" in str(info.value) and "0.2 s" in str(info.value)
     assert len(srv.requests) == 2
@@ -168,7 +168,7 @@ def test_a_server_that_is_not_there_is_named_unreachable() -> None:
     settings = settings_for(f"http://127.0.0.1:{port}/v1")
     settings = replace(settings, policy=replace(settings.policy, attempts=2))
     with pytest.raises(ModelError) as info:
-        OpenAICompatModel(settings).chat(ChatRequest([user("hi")]))
+        OpenAICompatModel(settings).chat(ChatRequest((user("hi"),)))
     assert info.value.kind == "unreachable"
     assert f"cannot reach http://127.0.0.1:{port}/v1" in str(info.value)
 
@@ -188,7 +188,7 @@ def test_client_errors_are_not_retried_and_say_what_is_wrong(
         FakeServer(Reply(error_body("nope"), status=status)) as srv,
         pytest.raises(ModelError) as info,
     ):
-        model_at(srv).chat(ChatRequest([user("hi")]))
+        model_at(srv).chat(ChatRequest((user("hi"),)))
     assert len(srv.requests) == 1
     assert info.value.kind == kind
     assert words in str(info.value) and "nope" in str(info.value)
@@ -198,7 +198,7 @@ def test_ollama_follows_ollama_host_and_sends_max_tokens() -> None:
     with FakeServer(Reply(openai_reply("ok"))) as srv:
         host = srv.url.removeprefix("http://")
         settings = resolve_model(Config(), {"TRINHO_MODEL": "ollama:qwen3:8b", "OLLAMA_HOST": host})
-        response = OpenAICompatModel(settings).chat(ChatRequest([user("hi")], max_tokens=5))
+        response = OpenAICompatModel(settings).chat(ChatRequest((user("hi"),), max_tokens=5))
     assert response.text == "ok"
     (seen,) = srv.requests
     assert seen.path == "/v1/chat/completions"
@@ -211,7 +211,7 @@ def test_assistant_text_alongside_tool_calls_is_kept() -> None:
     with FakeServer(Reply(openai_reply("fine"))) as srv:
         call = ToolCall("c1", "weather", {"city": "Huế"})
         model_at(srv).chat(
-            ChatRequest([user("q"), assistant("Let me look.", [call]), tool_result("c1", "mưa")])
+            ChatRequest((user("q"), assistant("Let me look.", [call]), tool_result("c1", "mưa")))
         )
     sent = srv.requests[0].body["messages"]
     assert sent[1]["content"] == "Let me look."

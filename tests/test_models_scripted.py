@@ -5,15 +5,16 @@ from __future__ import annotations
 import pytest
 
 from trinho.models import ChatModel, ChatRequest, ChatResponse, ModelError, ScriptedModel, Usage
-from trinho.models.base import ToolCall, estimate_tokens, user
+from trinho.models.base import ToolCall, user
+from trinho.tokens import estimate_tokens
 
 
 def test_replies_come_in_order_and_usage_adds_up() -> None:
     canned = ChatResponse("", (ToolCall("c1", "memory_save", {"text": "x"}),), Usage(10, 3))
     model = ScriptedModel(["NHẬN", canned], name="scripted:demo")
     assert isinstance(model, ChatModel)
-    first = model.chat(ChatRequest([user("a" * 40)], max_tokens=7))
-    second = model.chat(ChatRequest([user("b")]))
+    first = model.chat(ChatRequest((user("a" * 40),), max_tokens=7))
+    second = model.chat(ChatRequest((user("b"),)))
     assert first.text == "NHẬN"
     assert first.usage == Usage(10, estimate_tokens("NHẬN"))
     assert first.model == "scripted:demo"
@@ -25,9 +26,9 @@ def test_replies_come_in_order_and_usage_adds_up() -> None:
 
 def test_running_out_of_replies_is_a_clear_error() -> None:
     model = ScriptedModel(["only one"])
-    model.chat(ChatRequest([user("1")]))
+    model.chat(ChatRequest((user("1"),)))
     with pytest.raises(ModelError) as info:
-        model.chat(ChatRequest([user("2")]))
+        model.chat(ChatRequest((user("2"),)))
     assert info.value.kind == "exhausted"
     assert "no scripted reply left for call 2" in str(info.value)
 
@@ -38,7 +39,7 @@ def test_replies_chosen_by_a_function_of_the_request() -> None:
         return "ACCEPT" if "mẹ" in line else "REJECT: chatter"
 
     model = ScriptedModel(screen)
-    answers = [model.chat(ChatRequest([user(t)])).text for t in ("sinh nhật mẹ", "as an AI")]
+    answers = [model.chat(ChatRequest((user(t),))).text for t in ("sinh nhật mẹ", "as an AI")]
     assert answers == ["ACCEPT", "REJECT: chatter"]
     assert len(model.requests) == 2
     assert model.usage.total_tokens > 0
@@ -46,6 +47,6 @@ def test_replies_chosen_by_a_function_of_the_request() -> None:
 
 def test_a_request_needs_a_message_and_a_positive_limit() -> None:
     with pytest.raises(ValueError):
-        ChatRequest([])
+        ChatRequest(())
     with pytest.raises(ValueError):
-        ChatRequest([user("x")], max_tokens=0)
+        ChatRequest((user("x"),), max_tokens=0)

@@ -105,8 +105,8 @@ def test_groups_add_up_to_the_total(items: list[UsageRecord], since: datetime | 
 def test_every_call_through_load_model_lands_in_the_ledger(workspace: Workspace) -> None:
     scripted = ScriptedModel([ChatResponse("a", usage=Usage(100, 20)), "b"], name="scripted:x")
     model = load_model(workspace, "rewrite", run="run-1", model=scripted)
-    model.chat(ChatRequest([user("one")]))
-    model.chat(ChatRequest([user("two")]))
+    model.chat(ChatRequest((user("one"),)))
+    model.chat(ChatRequest((user("two"),)))
     lines = (workspace.root / LEDGER_PATH).read_text(encoding="utf-8").splitlines()
     assert len(lines) == 2
     first = json.loads(lines[0])
@@ -127,7 +127,7 @@ def test_every_call_through_load_model_lands_in_the_ledger(workspace: Workspace)
 def test_a_failed_call_records_nothing(workspace: Workspace) -> None:
     model = load_model(workspace, "chat", model=ScriptedModel([]))
     with pytest.raises(TrinhoError):
-        model.chat(ChatRequest([user("x")]))
+        model.chat(ChatRequest((user("x"),)))
     assert not (workspace.root / LEDGER_PATH).exists()
 
 
@@ -135,7 +135,7 @@ def test_a_torn_last_line_is_skipped_and_appending_continues(workspace: Workspac
     path = workspace.root / LEDGER_PATH
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b'{"at": "2026-11-29T10:00:00+07:00", "purp')
-    load_model(workspace, "job", model=ScriptedModel(["ok"])).chat(ChatRequest([user("x")]))
+    load_model(workspace, "job", model=ScriptedModel(["ok"])).chat(ChatRequest((user("x"),)))
     ledger = read_ledger(workspace)
     assert ledger.skipped == 1
     assert [r.purpose for r in ledger.records] == ["job"]

@@ -260,7 +260,7 @@ def test_sigkill_at_random_moments_never_breaks_the_file(workspace: Workspace) -
         with os.fdopen(read_fd, "rb", buffering=0) as pipe:
             first = pipe.read(2)  # wait for the first ack ("0\n"): the writer is in its loop
             time.sleep(rng.uniform(0, 0.01))  # then kill it at a random point of a later save
-            os.kill(proc.pid, signal.SIGKILL)
+            proc.kill()  # SIGKILL
             proc.join()
             count = (first + pipe.read()).count(b"\n")
         assert proc.exitcode == -signal.SIGKILL

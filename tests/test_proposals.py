@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from conftest import FixedClock
 from trinho import facts, proposals
+from trinho.durable import inject
 from trinho.errors import NotFound, TrinhoError
 from trinho.workspace import Workspace
 
@@ -133,20 +135,19 @@ def test_fact_changed_since_the_proposal_makes_it_stale(workspace: Workspace) ->
 
 
 def test_an_approval_that_died_after_saving_the_fact_completes_on_retry(
-    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+    workspace: Workspace,
 ) -> None:
     facts.save_fact(workspace, "home-city", "Hà Nội")
     saved = facts.save_fact(workspace, "home-city", "Huế", actor="job")
     assert saved.proposal is not None
-    real_write = proposals._write
+    decision = proposals.proposal_path(workspace, saved.proposal.id)
 
-    def die_after_applying(ws: Workspace, proposal: proposals.Proposal) -> None:
-        raise KeyboardInterrupt  # the process stops between saving the fact and the decision
+    def die_after_applying(path: Path) -> None:
+        if path == decision:
+            raise KeyboardInterrupt  # the process stops between saving the fact and the decision
 
-    monkeypatch.setattr(proposals, "_write", die_after_applying)
-    with pytest.raises(KeyboardInterrupt):
+    with inject("before_replace", die_after_applying), pytest.raises(KeyboardInterrupt):
         proposals.approve(workspace, saved.proposal.id, "owner")
-    monkeypatch.setattr(proposals, "_write", real_write)
     assert facts.fact_on(workspace, "home-city").value == "Huế"
     assert proposals.get_proposal(workspace, saved.proposal.id).status == "pending"
 

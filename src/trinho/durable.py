@@ -1,4 +1,9 @@
-"""Durable writes: locked fsync'd appends and atomic replaces, so no reader sees half a write."""
+"""Durable writes: locked fsync'd appends and atomic replaces, so no reader sees half a write.
+
+Crash tests stop an atomic replace at a named point through `inject`, instead of patching
+this module's or a store's internals: the points are the places a power cut or a kill can
+fall, so a test names the crash it means.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,41 @@ import fcntl
 import os
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Literal
+
+FaultPoint = Literal["before_fsync", "before_replace", "after_replace"]
+"""Where `atomic_write_bytes` calls an injected action with its target path: before the temp
+file is fsynced (a failure there is cleaned up), before the temp file is renamed over the
+target (the old file stays, the temp file is left behind as a crash leaves it), after the
+rename (the new file is in place, its folder not yet fsynced)."""
+
+_faults: dict[FaultPoint, Callable[[Path], object]] = {}
+
+
+@contextlib.contextmanager
+def inject(point: FaultPoint, action: Callable[[Path], object]) -> Iterator[None]:
+    """Run `action(target)` at `point` of every atomic write in this process, for the block.
+
+    For tests: the action raises to simulate a crash or a failing disk, or just looks. The
+    previous action at that point (none outside tests) comes back when the block ends.
+    """
+    previous = _faults.get(point)
+    _faults[point] = action
+    try:
+        yield
+    finally:
+        if previous is None:
+            del _faults[point]
+        else:
+            _faults[point] = previous
+
+
+def _fault(point: FaultPoint, path: Path) -> None:
+    """The seam itself: one empty-dict test when nothing is injected."""
+    if _faults and point in _faults:
+        _faults[point](path)
 
 
 def fsync_dir(folder: Path) -> None:
@@ -102,6 +140,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         if mode is not None:
             os.fchmod(fd, mode)  # a replaced file keeps its permissions
         _write_all(fd, data)
+        _fault("before_fsync", path)
         os.fsync(fd)
     except BaseException:
         os.close(fd)
@@ -109,7 +148,9 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             tmp.unlink()
         raise
     os.close(fd)
+    _fault("before_replace", path)
     os.replace(tmp, path)
+    _fault("after_replace", path)
     fsync_dir(path.parent)
 
 

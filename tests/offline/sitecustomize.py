@@ -50,14 +50,19 @@ def install() -> None:
     real_connect_ex = socket.socket.connect_ex
     real_getaddrinfo = socket.getaddrinfo
 
-    def connect(self: socket.socket, address: Any) -> None:
+    def refuse_outside(sock: socket.SocketType, address: Any) -> None:
+        """Close the socket first: callers such as socket.create_connection close theirs only
+        on an OSError, so a refused one would otherwise be left open (a ResourceWarning)."""
         if not is_local_address(address):
+            sock.close()
             raise RuntimeError(f"{MESSAGE}: {address!r}")
+
+    def connect(self: socket.SocketType, address: Any) -> None:
+        refuse_outside(self, address)
         real_connect(self, address)
 
-    def connect_ex(self: socket.socket, address: Any) -> int:
-        if not is_local_address(address):
-            raise RuntimeError(f"{MESSAGE}: {address!r}")
+    def connect_ex(self: socket.SocketType, address: Any) -> int:
+        refuse_outside(self, address)
         return real_connect_ex(self, address)
 
     def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
