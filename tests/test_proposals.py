@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from conftest import FixedClock
 from trinho import facts, proposals
+from trinho.appliers import APPLIERS
 from trinho.errors import NotFound, TrinhoError
 from trinho.workspace import Workspace
 
@@ -82,28 +83,27 @@ def test_only_pending_can_be_decided(workspace: Workspace) -> None:
     p = proposals.submit(workspace, "memory", CHANGE, reason="r", origin="o").proposal
     proposals.reject(workspace, p.id, "owner")
     with pytest.raises(TrinhoError, match="already rejected"):
-        proposals.approve(workspace, p.id, "owner")
+        proposals.approve(workspace, p.id, "owner", appliers=APPLIERS)
     with pytest.raises(NotFound, match="no proposal"):
         proposals.reject(workspace, "0123456789", "owner")
     for bad in ["../x", "ABCDEF0123", "", "0123456789/"]:
         with pytest.raises(TrinhoError, match="invalid proposal id"):
-            proposals.approve(workspace, bad, "owner")
+            proposals.approve(workspace, bad, "owner", appliers=APPLIERS)
 
 
-def test_appliers_are_pluggable(workspace: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_appliers_are_what_the_caller_passes(workspace: Workspace) -> None:
     seen: list[dict[str, Any]] = []
 
-    def apply(ws: Workspace, proposal: proposals.Proposal) -> proposals.Applied:
+    def apply(ws: Workspace, proposal: proposals.Proposal) -> proposals.ApplyResult:
         seen.append(proposal.change)
-        return proposals.Applied(True, "done")
+        return proposals.ApplyResult(True, "done")
 
-    monkeypatch.setattr(proposals, "APPLIERS", dict(proposals.APPLIERS))
     p = proposals.submit(workspace, "gadget", CHANGE, reason="r", origin="o").proposal
     with pytest.raises(TrinhoError, match="no applier"):
-        proposals.approve(workspace, p.id, "owner")
+        proposals.approve(workspace, p.id, "owner", appliers=APPLIERS)
     assert proposals.get_proposal(workspace, p.id).status == "pending"
-    proposals.register_applier("gadget", apply)
-    decided, applied = proposals.approve(workspace, p.id, "owner")
+    gadgets = {**APPLIERS, "gadget": apply}
+    decided, applied = proposals.approve(workspace, p.id, "owner", appliers=gadgets)
     assert seen == [CHANGE] and applied.ok
     assert (decided.status, decided.decision_note) == ("approved", "done")
     assert decided.decided_at is not None
@@ -113,7 +113,7 @@ def test_approving_a_fact_saves_it_as_the_owner_word(workspace: Workspace) -> No
     facts.save_fact(workspace, "home-city", "Hà Nội", basis="inferred")
     saved = facts.save_fact(workspace, "home-city", "Huế", basis="inferred", actor="job")
     assert saved.proposal is not None
-    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner")
+    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner", appliers=APPLIERS)
     assert applied.ok and decided.status == "approved"
     head = facts.get_fact(workspace, "home-city").head
     assert head is not None
@@ -126,7 +126,7 @@ def test_fact_changed_since_the_proposal_makes_it_stale(workspace: Workspace) ->
     assert saved.outcome == "proposed" and saved.proposal is not None
     assert saved.proposal.reason.startswith("The assistant inferred")
     facts.save_fact(workspace, "home-city", "Sài Gòn")
-    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner")
+    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner", appliers=APPLIERS)
     assert not applied.ok and decided.status == "stale"
     assert "changed after this proposal" in (decided.decision_note or "")
     assert facts.fact_on(workspace, "home-city").value == "Sài Gòn"
@@ -145,12 +145,12 @@ def test_an_approval_that_died_after_saving_the_fact_completes_on_retry(
 
     monkeypatch.setattr(proposals, "_write", die_after_applying)
     with pytest.raises(KeyboardInterrupt):
-        proposals.approve(workspace, saved.proposal.id, "owner")
+        proposals.approve(workspace, saved.proposal.id, "owner", appliers=APPLIERS)
     monkeypatch.setattr(proposals, "_write", real_write)
     assert facts.fact_on(workspace, "home-city").value == "Huế"
     assert proposals.get_proposal(workspace, saved.proposal.id).status == "pending"
 
-    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner")
+    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner", appliers=APPLIERS)
     assert applied.ok and decided.status == "approved"
     assert applied.message == "home-city = Huế was already saved from this proposal"
     values = [v.value for v in facts.get_fact(workspace, "home-city").versions()]
@@ -168,7 +168,7 @@ def test_the_owner_restating_the_same_value_does_not_make_a_proposal_stale(
     assert again.outcome == "unchanged"
     head = facts.get_fact(workspace, "home-city").head
     assert head is not None and head.confirmed_on == workspace.today()
-    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner")
+    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner", appliers=APPLIERS)
     assert applied.ok and decided.status == "approved"
     assert facts.fact_on(workspace, "home-city").value == "Huế"
 
@@ -177,7 +177,7 @@ def test_conflicting_dates_at_approval_make_it_stale(workspace: Workspace) -> No
     facts.save_fact(workspace, "home-city", "Hà Nội", valid_from=date(2026, 1, 1))
     saved = facts.save_fact(workspace, "home-city", "Huế", actor="job", valid_from=date(2025, 1, 1))
     assert saved.proposal is not None
-    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner")
+    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner", appliers=APPLIERS)
     assert decided.status == "stale" and "cannot start earlier" in applied.message
     assert facts.fact_on(workspace, "home-city").value == "Hà Nội"
 
@@ -196,7 +196,7 @@ def test_broken_or_edited_files_are_reported_not_fatal(workspace: Workspace) -> 
     assert "0000000000.json: not a valid proposal file" in errors[0]
     assert "no longer matches its content_hash" in errors[1]
     with pytest.raises(TrinhoError, match="content_hash"):
-        proposals.approve(workspace, edited.id, "owner")
+        proposals.approve(workspace, edited.id, "owner", appliers=APPLIERS)
 
 
 @settings(max_examples=60, deadline=None)
@@ -217,7 +217,7 @@ def test_a_decision_bound_to_another_content_hash_is_refused(workspace: Workspac
     p = proposals.submit(workspace, "memory", CHANGE, reason="r", origin="o").proposal
     other = proposals.content_hash("memory", {"summary": "something else"})
     with pytest.raises(TrinhoError, match="not the change that was announced"):
-        proposals.approve(workspace, p.id, "owner", content_hash=other)
+        proposals.approve(workspace, p.id, "owner", appliers=APPLIERS, content_hash=other)
     with pytest.raises(TrinhoError, match="not the change that was announced"):
         proposals.reject(workspace, p.id, "owner", content_hash=other)
     assert proposals.get_proposal(workspace, p.id).status == "pending"

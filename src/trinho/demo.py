@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from trinho import facts, memory_md, proposals, tools, transcripts
+from trinho.appliers import APPLIERS
 from trinho.channels import ConsoleChannel, Outbox
 from trinho.condense import RunReport, run_condensation
 from trinho.condense.prompts import load_prompt
@@ -301,7 +302,7 @@ def step_decide(ctx: DemoContext) -> list[str]:
         if held.proposal_id is None or choice is None:
             continue
         if choice:
-            proposal, applied = proposals.approve(ctx.ws, held.proposal_id, by)
+            proposal, applied = proposals.approve(ctx.ws, held.proposal_id, by, appliers=APPLIERS)
             key = "proposal.approved" if applied.ok else "proposal.stale"
             lines.append(f"$ trinho approve {proposal.id}")
             lines.append(ctx.text(key, id=proposal.id, message=applied.message))

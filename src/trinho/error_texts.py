@@ -240,6 +240,27 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "en": "no condensation run {id!r} in {folder}",
         "vi": "không có lần cô đọng {id!r} trong {folder}",
     },
+    # ---- persisted records (trinho.records) ----------------------------------------------------
+    "error.record.not_object": {
+        "en": "{file}: the file holds one JSON object",
+        "vi": "{file}: tệp phải chứa đúng một đối tượng JSON",
+    },
+    "error.record.type": {
+        "en": "{file}: field {field!r} must be a {kind}",
+        "vi": "{file}: trường {field!r} phải có kiểu {kind}",
+    },
+    "error.record.choice": {
+        "en": "{file}: field {field!r} is {value!r}, not one of {allowed}",
+        "vi": "{file}: trường {field!r} là {value!r}, không thuộc {allowed}",
+    },
+    "error.record.not_iso": {
+        "en": "{file}: field {field!r} is not an ISO 8601 time",
+        "vi": "{file}: trường {field!r} không phải thời điểm ISO 8601",
+    },
+    "error.record.no_offset": {
+        "en": "{file}: field {field!r} has no UTC offset",
+        "vi": "{file}: trường {field!r} thiếu độ lệch UTC",
+    },
     # ---- search --------------------------------------------------------------------------------
     "error.search.empty": {
         "en": "empty query: give some words to search for (or --batch FILE)",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from trinho import proposals
 from trinho.condense.gate import Change
-from trinho.condense.held import Applied, apply_held
+from trinho.condense.held import HeldApplied, apply_held
 from trinho.condense.runs import BEFORE, advance, read_journal, require_run
 from trinho.durable import atomic_write_text, fsync_dir
 from trinho.errors import TrinhoError
@@ -36,7 +36,7 @@ def reindex_memory(ws: Workspace) -> None:
     notify_written(ws, [MEMORY_FILE])
 
 
-def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposals.Applied:
+def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposals.ApplyResult:
     """Approving a held change applies it to MEMORY.md as it is now, or says why it cannot."""
     where = proposals.proposal_path(ws, proposal.id)
     try:
@@ -48,16 +48,13 @@ def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> propos
     with ws.lock(ws.memory_file):
         before = current_text(ws)
         outcome = apply_held(before, change)
-        if not isinstance(outcome, Applied):
+        if not isinstance(outcome, HeldApplied):
             why = outcome.why.text(ws.locale)
-            return proposals.Applied(False, t(ws.locale, "condense.stale", reason=why))
+            return proposals.ApplyResult(False, t(ws.locale, "condense.stale", reason=why))
         if outcome.text != before:
             atomic_write_text(ws.memory_file, outcome.text)
     reindex_memory(ws)
-    return proposals.Applied(True, t(ws.locale, f"condense.approved.{change.cls}"))
-
-
-proposals.register_applier("memory", apply_memory_proposal)
+    return proposals.ApplyResult(True, t(ws.locale, f"condense.approved.{change.cls}"))
 
 
 @dataclass(frozen=True)
