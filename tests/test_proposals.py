@@ -223,3 +223,68 @@ def test_a_decision_bound_to_another_content_hash_is_refused(workspace: Workspac
     assert proposals.get_proposal(workspace, p.id).status == "pending"
     decided = proposals.reject(workspace, p.id, "owner", content_hash=p.content_hash)
     assert decided.status == "rejected"
+
+
+PROPOSAL = """\
+{
+  "id": "cf66aa76da",
+  "kind": "memory",
+  "change": {
+    "class": "removed",
+    "action": "held",
+    "old": "- 2026-10-05: Allergic to penicillin",
+    "new": null,
+    "reason": "entry missing from the rewrite; it stays until you approve its removal",
+    "after": null,
+    "snapshot": null,
+    "rewrite": null,
+    "similarity": null,
+    "reason_code": "removed_entry",
+    "reason_params": {}
+  },
+  "reason": "entry missing from the rewrite; it stays until you approve its removal",
+  "origin": "condense:2026-W48",
+  "created_at": "2026-11-29T14:05:00+07:00",
+  "status": "rejected",
+  "decided_at": "2026-11-29T14:05:00+07:00",
+  "decided_by": "owner",
+  "decision_note": "còn dị ứng",
+  "content_hash": "e77f50603267ce545d957ecb427fb39d269ff5a4ff927399257fc75121098f1c"
+}
+"""
+"""A proposal file as trinho writes it: a held MEMORY.md removal the owner rejected."""
+
+
+def test_a_proposal_as_written_reads_back_and_is_written_byte_for_byte(
+    workspace: Workspace,
+) -> None:
+    path = workspace.proposals_root / "cf66aa76da.json"
+    path.write_text(PROPOSAL, encoding="utf-8")
+    proposal = proposals.get_proposal(workspace, "cf66aa76da")
+    assert (proposal.kind, proposal.status, proposal.decided_by) == ("memory", "rejected", "owner")
+    assert proposal.decision_note == "còn dị ứng"
+    path.unlink()
+    proposals._write(workspace, proposal)
+    assert path.read_text(encoding="utf-8") == PROPOSAL
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        ({"status": "maybe"}, r"cf66aa76da\.json: field 'status' is 'maybe', not one of pending"),
+        ({"reason": 3}, r"cf66aa76da\.json: field 'reason' must be a str"),
+        ({"decided_at": "2026-11-29"}, r"field 'decided_at' has no UTC offset"),
+        ({"created_at": "soon"}, r"field 'created_at' is not an ISO 8601 time"),
+        ({"id": "e12a95f735"}, r"id 'e12a95f735' does not match the file name"),
+    ],
+)
+def test_a_proposal_field_that_does_not_read_is_named(
+    workspace: Workspace, edit: dict[str, object], message: str
+) -> None:
+    path = workspace.proposals_root / "cf66aa76da.json"
+    path.write_text(json.dumps({**json.loads(PROPOSAL), **edit}), encoding="utf-8")
+    with pytest.raises(TrinhoError, match=message):
+        proposals.get_proposal(workspace, "cf66aa76da")
+    path.write_text("[]", encoding="utf-8")
+    with pytest.raises(TrinhoError, match="the file holds one JSON object"):
+        proposals.get_proposal(workspace, "cf66aa76da")

@@ -240,6 +240,12 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "en": "no condensation run {id!r} in {folder}",
         "vi": "không có lần cô đọng {id!r} trong {folder}",
     },
+    "error.run.bad_held": {
+        "en": "{where}: not a held MEMORY.md change ({detail}); restore the journal, or move "
+        "the run's folder away to forget that run",
+        "vi": "{where}: không phải một thay đổi MEMORY.md bị giữ lại ({detail}); hãy khôi phục "
+        "nhật ký, hoặc chuyển thư mục của lần chạy đi nơi khác để bỏ qua lần chạy đó",
+    },
     # ---- persisted records (trinho.records) ----------------------------------------------------
     "error.record.not_object": {
         "en": "{file}: the file holds one JSON object",

@@ -43,6 +43,16 @@ def maybe(data: Mapping[str, Any], name: str, kind: type[T], where: Where) -> T 
     return None if data.get(name) is None else typed(data, name, kind, where)
 
 
+def flag(data: Mapping[str, Any], name: str, default: bool, where: Where) -> bool:
+    """A true/false field, `default` when missing."""
+    return default if name not in data else typed(data, name, bool, where)
+
+
+def items(data: Mapping[str, Any], name: str, where: Where) -> list[Any]:
+    """A list field, empty when missing."""
+    return [] if name not in data else typed(data, name, list, where)
+
+
 def choice(data: Mapping[str, Any], name: str, allowed: Collection[str], where: Where) -> str:
     """A field whose value is one of `allowed`."""
     value = data.get(name)

@@ -13,7 +13,7 @@ from pathlib import Path
 from trinho import proposals
 from trinho.condense.gate import Change
 from trinho.condense.held import HeldApplied, apply_held
-from trinho.condense.runs import BEFORE, advance, read_journal, require_run
+from trinho.condense.runs import BEFORE, UndoEntry, advance, read_journal, require_run
 from trinho.durable import atomic_write_text, fsync_dir
 from trinho.errors import TrinhoError
 from trinho.i18n import t
@@ -103,7 +103,7 @@ def undo_run(ws: Workspace, run_id: str) -> UndoResult:
             ws.memory_file.unlink()
             fsync_dir(ws.memory_file.parent)
     reindex_memory(ws)
-    undone = {"at": ws.now().isoformat(), "kept": kept.name if kept else None}
+    undone = UndoEntry(ws.now(), kept.name if kept else None)
     advance(ws, journal, journal.state, undone=(*journal.undone, undone))
     return UndoResult(
         run_id,
