@@ -278,7 +278,7 @@ def step_notify(ctx: DemoContext) -> list[str]:
     """The one announcement of the run, as the console channel printed it."""
     announced = ctx.summary.get("announcement", "")
     entries = Outbox(ctx.ws).entries()
-    ctx.summary["notifications"] = [entry.notification.to_dict() for entry in entries]
+    ctx.summary["notifications"] = [entry.notification.to_json() for entry in entries]
     if not announced:
         return [ctx.text("demo.nothing_announced")]
     return [ctx.text("demo.announced", count=len(entries)), *_quoted(announced)]
