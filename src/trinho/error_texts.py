@@ -255,6 +255,10 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "en": "{file}: field {field!r} must be a {kind}",
         "vi": "{file}: trường {field!r} phải có kiểu {kind}",
     },
+    "error.record.negative": {
+        "en": "{file}: field {field!r} is {value}, below 0",
+        "vi": "{file}: trường {field!r} là {value}, nhỏ hơn 0",
+    },
     "error.record.choice": {
         "en": "{file}: field {field!r} is {value!r}, not one of {allowed}",
         "vi": "{file}: trường {field!r} là {value!r}, không thuộc {allowed}",
