@@ -37,7 +37,7 @@ from trinho.condense.report import render_report
 from trinho.context_shell import build_context
 from trinho.errors import TrinhoError
 from trinho.i18n import t
-from trinho.jobs import JobRunner
+from trinho.jobs import WorkspaceJobRunner
 from trinho.listings import fact_history_text, proposals_text
 from trinho.models import (
     ChatModel,
@@ -242,7 +242,7 @@ def _nightly(ctx: DemoContext, event: dict[str, Any]) -> list[str]:
         return load_model(ctx.ws, "job", run=run.run_id, model=recorded)
 
     before = {p.id for p in proposals.list_proposals(ctx.ws).proposals}
-    done = JobRunner(ctx.ws, model_for)(DueRun(spec, ctx.clock.now))
+    done = WorkspaceJobRunner(ctx.ws, model_for)(DueRun(spec, ctx.clock.now))
     lines = [f"  -> {call['tool']} {_args(call['args'])}" for call in event["calls"] if recorded]
     lines.append("     " + done)
     for p in proposals.list_proposals(ctx.ws).proposals:

@@ -103,9 +103,6 @@ class ApplyResult:
     message: str
 
 
-Applied = ApplyResult
-"""The name docs/python-api.md gave `ApplyResult` before; kept so code written against it runs."""
-
 Applier = Callable[[Workspace, Proposal], ApplyResult]
 """Applies an approved proposal of one kind; runs with the proposal's lock held."""
 

@@ -21,10 +21,6 @@ class HeldApplied:
     text: str
 
 
-Applied = HeldApplied
-"""The name docs/python-api.md gave `HeldApplied` before; kept so code written against it runs."""
-
-
 @dataclass(frozen=True)
 class Stale:
     why: StaleReason

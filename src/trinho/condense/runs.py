@@ -31,8 +31,8 @@ from trinho.errors import NotFound, TrinhoError
 from trinho.proposals import STATUSES, ProposalStatus
 from trinho.workspace import Workspace
 
-State = Literal["running", "applying", "applied", "proposed", "done", "failed", "skipped"]
-STATES: tuple[str, ...] = get_args(State)
+RunState = Literal["running", "applying", "applied", "proposed", "done", "failed", "skipped"]
+RUN_STATES: tuple[str, ...] = get_args(RunState)
 WRITTEN: frozenset[str] = frozenset({"applied", "proposed", "done"})
 RUN_ID_RE = re.compile(r"^(\d{4})-W(\d{2})(?:\.([2-9]|[1-9]\d+))?$")
 JOURNAL = "journal.json"
@@ -114,7 +114,7 @@ class UndoEntry:
 @dataclass(frozen=True)
 class Journal:
     run_id: str
-    state: State
+    state: RunState
     started_at: datetime
     updated_at: datetime
     held: tuple[Change, ...] = ()
@@ -146,7 +146,7 @@ class Journal:
         fields = records.as_object(data, where)
         return cls(
             run_id=validate_run_id(records.typed(fields, "run_id", str, where)),
-            state=cast(State, records.choice(fields, "state", STATES, where)),
+            state=cast(RunState, records.choice(fields, "state", RUN_STATES, where)),
             started_at=records.moment(fields, "started_at", where),
             updated_at=records.moment(fields, "updated_at", where),
             held=tuple(
@@ -196,7 +196,7 @@ def write_journal(ws: Workspace, journal: Journal) -> Journal:
     return journal
 
 
-def advance(ws: Workspace, journal: Journal, state: State, **changes: Any) -> Journal:
+def advance(ws: Workspace, journal: Journal, state: RunState, **changes: Any) -> Journal:
     """Record the next state (and any other field) atomically."""
     return write_journal(ws, replace(journal, state=state, updated_at=ws.now(), **changes))
 

@@ -9,8 +9,8 @@ import pytest
 from conftest import FixedClock
 from trinho.durable import try_file_lock
 from trinho.errors import TrinhoError
-from trinho.runs import LOCK_FILE, RunStore, run_due
 from trinho.scheduler import DueRun, JobSpec, Schedule
+from trinho.scheduler_shell import LOCK_FILE, RunStore, run_due
 from trinho.workspace import Workspace, open_workspace
 
 WEEKLY = JobSpec("condense", "condense", Schedule(frozenset({6}), time(21, 0)))
