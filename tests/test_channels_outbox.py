@@ -205,3 +205,76 @@ def test_random_crash_points_never_lose_and_never_repeat_after_success(script: l
             clock.advance(days=1)
             assert Outbox(ws).deliver(channel).sent == ()
         assert channel.attempts == attempts
+
+
+ENTRY = """\
+{
+ "notification": {
+  "id": "condense:2026-W48",
+  "title": "Weekly memory condensation 2026-W48",
+  "summary": "0 changes were applied by themselves; 3 wait for your approval.",
+  "items": [
+   {
+    "proposal_id": "ba0d44f7af",
+    "content_hash": "0aa7780ab6e10b6bba45a03b02751db24c8f92c75b7fc618a4817ae53a184d60",
+    "kind": "edited",
+    "old": "- 2026-02-11: Sister Anna lives in Lisbon",
+    "new": "- 2026-11-23: Sister Anna lives in Porto",
+    "reason": "text changed (similarity 0.83); the old line stays until decided"
+   },
+   {
+    "proposal_id": "cf66aa76da",
+    "content_hash": "e77f50603267ce545d957ecb427fb39d269ff5a4ff927399257fc75121098f1c",
+    "kind": "removed",
+    "old": "- 2026-10-05: Allergic to penicillin",
+    "new": null,
+    "reason": "entry missing from the rewrite; it stays until you approve its removal"
+   },
+   {
+    "proposal_id": "e12a95f735",
+    "content_hash": "396f1331b79939f32aa7806cac00aeabe08200119d406055b5ae1dfc14744665",
+    "kind": "strange_date",
+    "old": null,
+    "new": "- 2026-12-04: Dentist appointment on Thursday at 9",
+    "reason": "date 2026-12-04 is in the future (today is 2026-11-29)"
+   }
+  ]
+ },
+ "status": "sent",
+ "enqueued_at": "2026-11-29T14:05:00+07:00",
+ "attempts": 1,
+ "next_attempt_at": null,
+ "in_flight": false,
+ "last_error": null,
+ "sent_at": "2026-11-29T14:05:00+07:00",
+ "receipt": {
+  "channel": "console",
+  "ref": "condense:2026-W48"
+ }
+}
+"""
+"""An outbox entry as trinho writes it: a run's announcement, sent to the console."""
+
+
+def test_an_entry_as_written_reads_back_and_is_written_byte_for_byte(workspace: Workspace) -> None:
+    outbox = Outbox(workspace)
+    path = outbox.root / "57cfab71ceb9e942.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(ENTRY, encoding="utf-8")
+    entry = outbox.get("condense:2026-W48")
+    assert entry is not None and entry.status == "sent" and len(entry.notification.items) == 3
+    assert entry.receipt == SentReceipt("console", "condense:2026-W48")
+    path.unlink()
+    outbox._write(entry)
+    assert path.read_text(encoding="utf-8") == ENTRY
+
+
+def test_an_entry_field_that_does_not_read_is_named(workspace: Workspace) -> None:
+    outbox = Outbox(workspace)
+    path = outbox.root / "57cfab71ceb9e942.json"
+    path.parent.mkdir(parents=True)
+    data = json.loads(ENTRY)
+    data["notification"]["items"][1]["kind"] = None
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(TrinhoError, match=r"notification: items\[1\]: field 'kind' must be a str"):
+        outbox.get("condense:2026-W48")

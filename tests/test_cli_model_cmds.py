@@ -9,7 +9,7 @@ import pytest
 
 from fake_model_server import FakeServer, Reply, error_body, openai_reply
 from trinho.cli import main
-from trinho.models.usage import LEDGER_PATH, UsageRecord
+from trinho.models.usage import LEDGER_PATH, UsageRecord, record_line
 from trinho.workspace import open_workspace, parse_now
 
 
@@ -117,7 +117,7 @@ def _seed(home: str) -> None:
         UsageRecord(parse_now("2026-11-28T23:30:00+07:00"), "screen", "openai:a", 300, 10),
         UsageRecord(parse_now("2026-11-29T08:00:00+07:00"), "chat", "ollama:b", 50, 5),
     ]
-    path.write_text("".join(r.to_json() + "\n" for r in rows) + "garbage\n", encoding="utf-8")
+    path.write_text("".join(record_line(r) + "\n" for r in rows) + "garbage\n", encoding="utf-8")
 
 
 def test_usage_sums_the_ledger(ready: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,6 +9,7 @@ import pytest
 from condense_weeks import EN_MEMORY, RUN, VI_MEMORY, en_week, two_roles, vi_week
 from conftest import FixedClock
 from trinho import proposals
+from trinho.appliers import APPLIERS
 from trinho.channels import ConsoleChannel
 from trinho.condense import RunReport, run_condensation, undo_run
 from trinho.condense.gate import Change
@@ -49,19 +50,21 @@ def held(workspace: Workspace, clock: FixedClock) -> RunReport:
 
 
 def test_approving_a_held_removal_removes_the_line(workspace: Workspace, held: RunReport) -> None:
-    decided, applied = proposals.approve(workspace, proposal_for(held, "removed"), "owner")
+    decided, applied = proposals.approve(
+        workspace, proposal_for(held, "removed"), "owner", appliers=APPLIERS
+    )
     assert decided.status == "approved" and applied.ok
     assert applied.message == "The line was removed from MEMORY.md."
     assert memory(workspace) == EN_MEMORY.replace(PENICILLIN + "\n", "")
 
 
 def test_approving_a_held_edit_replaces_the_line(workspace: Workspace, held: RunReport) -> None:
-    proposals.approve(workspace, proposal_for(held, "edited"), "owner")
+    proposals.approve(workspace, proposal_for(held, "edited"), "owner", appliers=APPLIERS)
     assert memory(workspace) == EN_MEMORY.replace(ANNA, PORTO)
 
 
 def test_approving_a_strange_date_inserts_it(workspace: Workspace, held: RunReport) -> None:
-    proposals.approve(workspace, proposal_for(held, "strange_date"), "owner")
+    proposals.approve(workspace, proposal_for(held, "strange_date"), "owner", appliers=APPLIERS)
     assert DENTIST in memory(workspace).splitlines()
 
 
@@ -70,7 +73,7 @@ def test_approving_every_held_change_gives_the_rewrite(
 ) -> None:
     for rc in held.held:
         assert rc.proposal_id is not None
-        proposals.approve(workspace, rc.proposal_id, "owner")
+        proposals.approve(workspace, rc.proposal_id, "owner", appliers=APPLIERS)
     expected = EN_MEMORY.replace(ANNA, PORTO).replace(PENICILLIN + "\n", "") + DENTIST + "\n"
     assert sorted(memory(workspace).splitlines()) == sorted(expected.splitlines())
 
@@ -78,12 +81,16 @@ def test_approving_every_held_change_gives_the_rewrite(
 def test_a_held_change_whose_line_is_gone_is_stale(workspace: Workspace, held: RunReport) -> None:
     workspace.memory_file.write_text(EN_MEMORY.replace(PENICILLIN + "\n", ""), encoding="utf-8")
     before = memory(workspace)
-    decided, applied = proposals.approve(workspace, proposal_for(held, "removed"), "owner")
+    decided, applied = proposals.approve(
+        workspace, proposal_for(held, "removed"), "owner", appliers=APPLIERS
+    )
     assert decided.status == "stale" and not applied.ok
     assert "no longer in MEMORY.md" in applied.message and "penicillin" in applied.message
     assert memory(workspace) == before
     workspace.memory_file.write_text(EN_MEMORY.replace(ANNA, "- 2026-02-11: Anna moved"), "utf-8")
-    decided, applied = proposals.approve(workspace, proposal_for(held, "edited"), "owner")
+    decided, applied = proposals.approve(
+        workspace, proposal_for(held, "edited"), "owner", appliers=APPLIERS
+    )
     assert decided.status == "stale"
 
 
@@ -93,12 +100,14 @@ def test_a_suspicious_rewrite_applies_only_on_the_file_it_was_made_for(
     vi_week(workspace, clock)
     report = condense(workspace, "- 2026-11-29: Chỉ còn một dòng\n")
     pid = proposal_for(report, "suspicious")
-    proposals.approve(workspace, pid, "owner")
+    proposals.approve(workspace, pid, "owner", appliers=APPLIERS)
     assert memory(workspace) == "- 2026-11-29: Chỉ còn một dòng\n"
     second = condense(workspace, "", force=True)
     assert [rc.change.cls for rc in second.held] == ["suspicious"]
     workspace.memory_file.write_text("- 2026-11-29: sửa tay\n", encoding="utf-8")
-    decided, applied = proposals.approve(workspace, proposal_for(second, "suspicious"), "owner")
+    decided, applied = proposals.approve(
+        workspace, proposal_for(second, "suspicious"), "owner", appliers=APPLIERS
+    )
     assert decided.status == "stale" and "changed since" in applied.message
 
 
@@ -108,10 +117,10 @@ def test_a_memory_proposal_that_is_not_a_change_is_refused(workspace: Workspace)
         workspace, "memory", moved.to_dict(), reason="x", origin="test"
     ).proposal.id
     with pytest.raises(TrinhoError, match="applies by itself"):
-        proposals.approve(workspace, pid, "owner")
+        proposals.approve(workspace, pid, "owner", appliers=APPLIERS)
     pid = proposals.submit(workspace, "memory", {"junk": 1}, reason="x", origin="test").proposal.id
     with pytest.raises(TrinhoError, match=r"not a MEMORY\.md change"):
-        proposals.approve(workspace, pid, "owner")
+        proposals.approve(workspace, pid, "owner", appliers=APPLIERS)
     assert proposals.get_proposal(workspace, pid).status == "pending"
 
 
@@ -157,7 +166,7 @@ def test_search_sees_memory_md_after_a_run_an_approval_and_an_undo(
     rewrite = EN_MEMORY.replace(PENICILLIN + "\n", "") + "- 2026-11-25: Learning Vietnamese\n"
     report = condense(workspace, rewrite)
     assert memory_hits("Vietnamese") == ["Learning Vietnamese"]
-    proposals.approve(workspace, proposal_for(report, "removed"), "owner")
+    proposals.approve(workspace, proposal_for(report, "removed"), "owner", appliers=APPLIERS)
     assert memory_hits("penicillin") == []
     undo_run(workspace, RUN)
     assert memory_hits("Vietnamese") == [] and memory_hits("penicillin") != []

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trinho.condense.gate import Change, GateResult, gate
-from trinho.condense.held import Applied, apply_held
+from trinho.condense.held import HeldApplied, apply_held
 from trinho.memory_md import Entry, Loose, parse
 from trinho.textnorm import match_key
 
@@ -415,7 +415,7 @@ def test_applying_then_approving_every_held_change_gives_the_rewrite(
     text = result.applied
     for change in result.held:
         outcome = apply_held(text, change)
-        assert isinstance(outcome, Applied), outcome
+        assert isinstance(outcome, HeldApplied), outcome
         text = outcome.text
     assert _nonblank(text) == _nonblank(new)
 

@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 
 from trinho.condense.gate import Change, gate
-from trinho.condense.held import Applied, Stale, apply_held
+from trinho.condense.held import HeldApplied, Stale, apply_held
 
 TODAY, SINCE = date(2026, 11, 29), date(2026, 11, 23)
 OLD = "# Memory\n- 2026-11-01: Likes green tea\n- 2026-11-02: Lives in Hà Nội\n"
@@ -20,13 +20,13 @@ def held_of(new: str, old: str = OLD) -> Change:
 
 def test_removal_applies_while_the_line_is_there() -> None:
     change = held_of("# Memory\n- 2026-11-02: Lives in Hà Nội\n")
-    assert apply_held(OLD, change) == Applied("# Memory\n- 2026-11-02: Lives in Hà Nội\n")
+    assert apply_held(OLD, change) == HeldApplied("# Memory\n- 2026-11-02: Lives in Hà Nội\n")
 
 
 def test_removal_finds_the_entry_after_a_hand_edit_of_spacing_or_case() -> None:
     change = held_of("# Memory\n- 2026-11-02: Lives in Hà Nội\n")
     current = OLD.replace("Likes green tea", "likes   GREEN tea")
-    assert apply_held(current, change) == Applied("# Memory\n- 2026-11-02: Lives in Hà Nội\n")
+    assert apply_held(current, change) == HeldApplied("# Memory\n- 2026-11-02: Lives in Hà Nội\n")
 
 
 def test_removal_is_stale_once_the_line_is_gone() -> None:
@@ -42,7 +42,7 @@ def test_edit_replaces_the_old_line_in_place() -> None:
     change = held_of("# Memory\n- 2026-11-01: Likes green tea\n- 2026-11-28: Lives in Đà Nẵng\n")
     assert change.cls == "edited"
     current = OLD + "- 2026-11-25: added by hand\n"
-    assert apply_held(current, change) == Applied(
+    assert apply_held(current, change) == HeldApplied(
         "# Memory\n- 2026-11-01: Likes green tea\n- 2026-11-28: Lives in Đà Nẵng\n"
         "- 2026-11-25: added by hand\n"
     )
@@ -57,7 +57,7 @@ def test_edit_is_stale_when_the_old_line_changed_meanwhile() -> None:
 def test_date_fix_applies_while_the_old_line_is_there_and_is_stale_otherwise() -> None:
     change = held_of("# Memory\n- 2026-10-01: Likes green tea\n- 2026-11-02: Lives in Hà Nội\n")
     assert change.cls == "strange_date"
-    assert apply_held(OLD, change) == Applied(OLD.replace("2026-11-01", "2026-10-01"))
+    assert apply_held(OLD, change) == HeldApplied(OLD.replace("2026-11-01", "2026-10-01"))
     assert isinstance(apply_held(OLD.replace("2026-11-01", "2026-11-05"), change), Stale)
 
 
@@ -67,7 +67,7 @@ def test_held_addition_goes_after_the_line_it_followed() -> None:
         "- 2026-11-02: Lives in Hà Nội\n"
     )
     assert change.after == "- 2026-11-01: Likes green tea"
-    assert apply_held(OLD, change) == Applied(
+    assert apply_held(OLD, change) == HeldApplied(
         "# Memory\n- 2026-11-01: Likes green tea\n- 2026-12-24: Giáng sinh\n"
         "- 2026-11-02: Lives in Hà Nội\n"
     )
@@ -76,22 +76,22 @@ def test_held_addition_goes_after_the_line_it_followed() -> None:
 def test_held_addition_goes_at_the_end_when_its_neighbour_is_gone() -> None:
     change = held_of(OLD.replace("# Memory\n", "# Memory\n- 2026-12-24: Giáng sinh\n"))
     assert change.after == "# Memory"
-    assert apply_held("- 2026-11-02: x\n\n", change) == Applied(
+    assert apply_held("- 2026-11-02: x\n\n", change) == HeldApplied(
         "- 2026-11-02: x\n- 2026-12-24: Giáng sinh\n\n"
     )
-    assert apply_held("", change) == Applied("- 2026-12-24: Giáng sinh\n")
+    assert apply_held("", change) == HeldApplied("- 2026-12-24: Giáng sinh\n")
 
 
 def test_malformed_line_is_added_when_approved() -> None:
     change = held_of(OLD + "Note typed by the model\n")
     assert change.cls == "malformed"
-    assert apply_held(OLD, change) == Applied(OLD + "Note typed by the model\n")
+    assert apply_held(OLD, change) == HeldApplied(OLD + "Note typed by the model\n")
 
 
 def test_suspicious_rewrite_replaces_the_file_only_if_it_did_not_change() -> None:
     change = held_of("I cannot do that.")
     assert change.cls == "suspicious"
-    assert apply_held(OLD, change) == Applied("I cannot do that.")
+    assert apply_held(OLD, change) == HeldApplied("I cannot do that.")
     outcome = apply_held(OLD + "- 2026-11-29: new note\n", change)
     assert isinstance(outcome, Stale)
     assert outcome.why.code == "memory_changed"

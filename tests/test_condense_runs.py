@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import date
 
 import pytest
@@ -59,9 +60,129 @@ def test_pick_slot_once_per_week_and_force(workspace: Workspace, clock: FixedClo
 def test_a_damaged_journal_is_named(workspace: Workspace) -> None:
     folder = run_dir(workspace, "2026-W48")
     folder.mkdir(parents=True)
-    (folder / "journal.json").write_text('{"state": "exploded"}', encoding="utf-8")
+    (folder / "journal.json").write_text('{"state": "exp', encoding="utf-8")
     with pytest.raises(TrinhoError, match=r"journal\.json: not a valid run journal"):
         read_journal(workspace, "2026-W48")
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        ({"state": "exploded"}, r"journal\.json: field 'state' is 'exploded', not one of running"),
+        ({"started_at": "yesterday"}, r"journal\.json: field 'started_at' is not an ISO 8601"),
+        ({"held": {}}, r"journal\.json: field 'held' must be a list"),
+        ({"held": [{"class": "deleted"}]}, r"journal\.json: held\[0\]: not a held MEMORY\.md"),
+        ({"proposals": [{"content_hash": "x"}]}, r"proposals\[0\]: field 'status' is None"),
+        ({"undone": [{"at": "2026-11-29T14:05"}]}, r"undone\[0\]: field 'at' has no UTC offset"),
+        ({"had_memory": "yes"}, r"journal\.json: field 'had_memory' must be a bool"),
+    ],
+)
+def test_a_journal_field_that_does_not_read_is_named(
+    workspace: Workspace, edit: dict[str, object], message: str
+) -> None:
+    folder = run_dir(workspace, "2026-W48.2")
+    folder.mkdir(parents=True)
+    (folder / "journal.json").write_text(json.dumps({**json.loads(JOURNAL), **edit}), "utf-8")
+    with pytest.raises(TrinhoError, match=message):
+        read_journal(workspace, "2026-W48.2")
+
+
+JOURNAL = """\
+{
+ "run_id": "2026-W48.2",
+ "state": "done",
+ "started_at": "2026-11-29T14:05:00+07:00",
+ "updated_at": "2026-11-29T14:05:00+07:00",
+ "held": [
+  {
+   "class": "edited",
+   "action": "held",
+   "old": "- 2026-02-11: Sister Anna lives in Lisbon",
+   "new": "- 2026-11-23: Sister Anna lives in Porto",
+   "reason": "text changed (similarity 0.83); the old line stays until decided",
+   "after": null,
+   "snapshot": null,
+   "rewrite": null,
+   "similarity": 0.8302,
+   "reason_code": "edited",
+   "reason_params": {
+    "similarity": 0.8301886792452831
+   }
+  },
+  {
+   "class": "removed",
+   "action": "held",
+   "old": "- 2026-10-05: Allergic to penicillin",
+   "new": null,
+   "reason": "entry missing from the rewrite; it stays until you approve its removal",
+   "after": null,
+   "snapshot": null,
+   "rewrite": null,
+   "similarity": null,
+   "reason_code": "removed_entry",
+   "reason_params": {}
+  },
+  {
+   "class": "strange_date",
+   "action": "held",
+   "old": null,
+   "new": "- 2026-12-04: Dentist appointment on Thursday at 9",
+   "reason": "date 2026-12-04 is in the future (today is 2026-11-29)",
+   "after": "- 2026-11-02: Reads history books before bed",
+   "snapshot": null,
+   "rewrite": null,
+   "similarity": null,
+   "reason_code": "future",
+   "reason_params": {
+    "date": "2026-12-04",
+    "today": "2026-11-29"
+   }
+  }
+ ],
+ "applied_sha": "5f279f630ea2d80d80f549fdc33ccbe6f85bc9ca3ca6ef332639e160ef0fa28a",
+ "proposals": [
+  {
+   "proposal_id": "ba0d44f7af",
+   "content_hash": "0aa7780ab6e10b6bba45a03b02751db24c8f92c75b7fc618a4817ae53a184d60",
+   "status": "pending"
+  },
+  {
+   "proposal_id": null,
+   "content_hash": "e77f50603267ce545d957ecb427fb39d269ff5a4ff927399257fc75121098f1c",
+   "status": "rejected"
+  },
+  {
+   "proposal_id": "e12a95f735",
+   "content_hash": "396f1331b79939f32aa7806cac00aeabe08200119d406055b5ae1dfc14744665",
+   "status": "pending"
+  }
+ ],
+ "error": null,
+ "undone": [
+  {
+   "at": "2026-11-29T14:05:00+07:00",
+   "kept": "MEMORY.undone.md"
+  }
+ ],
+ "had_memory": true
+}
+"""
+"""A journal as trinho writes it: a second run of the week, one held change the owner had
+already rejected (no proposal), undone once."""
+
+
+def test_a_journal_as_written_reads_back_and_is_written_byte_for_byte(workspace: Workspace) -> None:
+    path = run_dir(workspace, "2026-W48.2") / "journal.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(JOURNAL, encoding="utf-8")
+    journal = read_journal(workspace, "2026-W48.2")
+    assert journal is not None
+    assert [c.cls for c in journal.held] == ["edited", "removed", "strange_date"]
+    assert [e.proposal_id for e in journal.proposals] == ["ba0d44f7af", None, "e12a95f735"]
+    assert [e.kept for e in journal.undone] == ["MEMORY.undone.md"]
+    path.unlink()
+    write_journal(workspace, journal)
+    assert path.read_text(encoding="utf-8") == JOURNAL
 
 
 lines = st.lists(

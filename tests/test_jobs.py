@@ -14,11 +14,11 @@ from trinho.condense.gate import gate
 from trinho.decider import QueueDecider
 from trinho.digest import digest_notification, enqueue_digest, proposal_item
 from trinho.facts import load_fact, save_fact
-from trinho.jobs import JobRunner, ScheduledCondensation, conversation_text, slot_condensed
+from trinho.jobs import ScheduledCondensation, WorkspaceJobRunner, conversation_text, slot_condensed
 from trinho.models import ChatModel, ChatResponse, ScriptedModel, ToolCall
 from trinho.notes import save_note
-from trinho.runs import run_due
 from trinho.scheduler import DueRun, jobs_from_config
+from trinho.scheduler_shell import run_due
 from trinho.transcripts import read_turns, record_turn
 from trinho.workspace import Workspace, parse_config
 
@@ -59,7 +59,7 @@ def test_a_jobs_fact_becomes_a_proposal_and_one_digest_announces_it(
             "tidy": ["Không có gì mới."],
         }
     )
-    runner = JobRunner(workspace, models)
+    runner = WorkspaceJobRunner(workspace, models)
     run_due(workspace, jobs, runner)  # first sight at 14:05: nothing owed
     clock.set("2026-11-30T08:00:00+07:00")
     records = run_due(workspace, jobs, runner).records
@@ -140,9 +140,9 @@ def test_the_facts_job_reads_only_the_24_hours_before_its_slot(
 def test_a_day_without_conversation_asks_no_model(workspace: Workspace, clock: FixedClock) -> None:
     jobs = tuple(j for j in jobs_from_config(parse_config(CONFIG, "cfg")) if j.name == "facts")
     models = Models({"facts": []})
-    run_due(workspace, jobs, JobRunner(workspace, models))
+    run_due(workspace, jobs, WorkspaceJobRunner(workspace, models))
     clock.set("2026-12-02T03:00:00+07:00")
-    (record,) = run_due(workspace, jobs, JobRunner(workspace, models)).records
+    (record,) = run_due(workspace, jobs, WorkspaceJobRunner(workspace, models)).records
     assert record.status == "ok"
     assert models.used == {}
 
@@ -156,7 +156,7 @@ def test_the_weekly_condensation_runs_once_per_slot_and_catches_up(
     same = ScriptedModel(lambda request: workspace.memory_file.read_text("utf-8"))
     condense = ScheduledCondensation(model=same, channel=ConsoleChannel("en", io.StringIO()))
     jobs = tuple(j for j in jobs_from_config(parse_config("", "cfg")) if j.name == "condense")
-    runner = JobRunner(workspace, Models({}), condense=condense)
+    runner = WorkspaceJobRunner(workspace, Models({}), condense=condense)
     run_due(workspace, jobs, runner)
     summaries: list[str] = []
     for now in (
@@ -189,7 +189,7 @@ def test_the_condensation_runs_through_its_seam(workspace: Workspace, clock: Fix
         days.append(run.slot.date().isoformat())
         return "nothing held"
 
-    runner = JobRunner(workspace, Models({}), condense=condense)
+    runner = WorkspaceJobRunner(workspace, Models({}), condense=condense)
     run_due(workspace, jobs, runner)
     clock.set("2026-12-09T09:00:00+07:00")
     (record,) = run_due(workspace, jobs, runner).records

@@ -24,6 +24,7 @@ from trinho.models.usage import (
     parse_ledger,
     parse_record,
     read_ledger,
+    record_line,
     summarize,
 )
 from trinho.workspace import Workspace, parse_config
@@ -45,7 +46,7 @@ records = st.builds(
 
 @given(records)
 def test_a_record_survives_its_line(record: UsageRecord) -> None:
-    line = record.to_json()
+    line = record_line(record)
     assert "\n" not in line
     assert parse_record(line) == record
 
@@ -57,7 +58,7 @@ one_line_text = st.text(st.characters(exclude_characters="\n"), max_size=80)
 def test_damaged_lines_are_skipped_and_the_records_kept_in_order(
     good: list[UsageRecord], junk: list[str]
 ) -> None:
-    lines = [r.to_json() for r in good]
+    lines = [record_line(r) for r in good]
     mixed = [x for pair in zip(lines, junk, strict=False) for x in pair]
     mixed += lines[len(junk) :] + junk[len(lines) :]
     ledger = parse_ledger("\n".join(mixed))
@@ -174,3 +175,18 @@ def test_budget_limits_come_from_the_config(workspace: Workspace, tmp_path: Path
         with pytest.raises(TrinhoError) as info:
             budget_limits(parse_config(f"[budget]\n{bad}\n", "cfg"))
         assert bad.split(" ")[0] in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"at": "2026-11-29T14:05:00+07:00", "purpose": "rewrite", "model": "scripted:model", '
+        '"input_tokens": 574, "output_tokens": 91, "run": "2026-W48"}',
+        '{"at": "2026-11-29T14:05:00+07:00", "purpose": "chat", "model": "ollama:qwen3:8b", '
+        '"input_tokens": 1200, "output_tokens": 0}',
+    ],
+)
+def test_a_line_as_written_reads_back_and_is_written_byte_for_byte(line: str) -> None:
+    record = parse_record(line)
+    assert record is not None
+    assert record_line(record) == line

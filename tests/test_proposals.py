@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from conftest import FixedClock
 from trinho import facts, proposals
+from trinho.appliers import APPLIERS
 from trinho.durable import inject
 from trinho.errors import NotFound, TrinhoError
 from trinho.workspace import Workspace
@@ -84,28 +85,27 @@ def test_only_pending_can_be_decided(workspace: Workspace) -> None:
     p = proposals.submit(workspace, "memory", CHANGE, reason="r", origin="o").proposal
     proposals.reject(workspace, p.id, "owner")
     with pytest.raises(TrinhoError, match="already rejected"):
-        proposals.approve(workspace, p.id, "owner")
+        proposals.approve(workspace, p.id, "owner", appliers=APPLIERS)
     with pytest.raises(NotFound, match="no proposal"):
         proposals.reject(workspace, "0123456789", "owner")
     for bad in ["../x", "ABCDEF0123", "", "0123456789/"]:
         with pytest.raises(TrinhoError, match="invalid proposal id"):
-            proposals.approve(workspace, bad, "owner")
+            proposals.approve(workspace, bad, "owner", appliers=APPLIERS)
 
 
-def test_appliers_are_pluggable(workspace: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_appliers_are_what_the_caller_passes(workspace: Workspace) -> None:
     seen: list[dict[str, Any]] = []
 
-    def apply(ws: Workspace, proposal: proposals.Proposal) -> proposals.Applied:
+    def apply(ws: Workspace, proposal: proposals.Proposal) -> proposals.ApplyResult:
         seen.append(proposal.change)
-        return proposals.Applied(True, "done")
+        return proposals.ApplyResult(True, "done")
 
-    monkeypatch.setattr(proposals, "APPLIERS", dict(proposals.APPLIERS))
     p = proposals.submit(workspace, "gadget", CHANGE, reason="r", origin="o").proposal
     with pytest.raises(TrinhoError, match="no applier"):
-        proposals.approve(workspace, p.id, "owner")
+        proposals.approve(workspace, p.id, "owner", appliers=APPLIERS)
     assert proposals.get_proposal(workspace, p.id).status == "pending"
-    proposals.register_applier("gadget", apply)
-    decided, applied = proposals.approve(workspace, p.id, "owner")
+    gadgets = {**APPLIERS, "gadget": apply}
+    decided, applied = proposals.approve(workspace, p.id, "owner", appliers=gadgets)
     assert seen == [CHANGE] and applied.ok
     assert (decided.status, decided.decision_note) == ("approved", "done")
     assert decided.decided_at is not None
@@ -115,7 +115,7 @@ def test_approving_a_fact_saves_it_as_the_owner_word(workspace: Workspace) -> No
     facts.save_fact(workspace, "home-city", "Hà Nội", basis="inferred")
     saved = facts.save_fact(workspace, "home-city", "Huế", basis="inferred", actor="job")
     assert saved.proposal is not None
-    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner")
+    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner", appliers=APPLIERS)
     assert applied.ok and decided.status == "approved"
     head = facts.get_fact(workspace, "home-city").head
     assert head is not None
@@ -128,7 +128,7 @@ def test_fact_changed_since_the_proposal_makes_it_stale(workspace: Workspace) ->
     assert saved.outcome == "proposed" and saved.proposal is not None
     assert saved.proposal.reason.startswith("The assistant inferred")
     facts.save_fact(workspace, "home-city", "Sài Gòn")
-    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner")
+    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner", appliers=APPLIERS)
     assert not applied.ok and decided.status == "stale"
     assert "changed after this proposal" in (decided.decision_note or "")
     assert facts.fact_on(workspace, "home-city").value == "Sài Gòn"
@@ -147,11 +147,11 @@ def test_an_approval_that_died_after_saving_the_fact_completes_on_retry(
             raise KeyboardInterrupt  # the process stops between saving the fact and the decision
 
     with inject("before_replace", die_after_applying), pytest.raises(KeyboardInterrupt):
-        proposals.approve(workspace, saved.proposal.id, "owner")
+        proposals.approve(workspace, saved.proposal.id, "owner", appliers=APPLIERS)
     assert facts.fact_on(workspace, "home-city").value == "Huế"
     assert proposals.get_proposal(workspace, saved.proposal.id).status == "pending"
 
-    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner")
+    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner", appliers=APPLIERS)
     assert applied.ok and decided.status == "approved"
     assert applied.message == "home-city = Huế was already saved from this proposal"
     values = [v.value for v in facts.get_fact(workspace, "home-city").versions()]
@@ -169,7 +169,7 @@ def test_the_owner_restating_the_same_value_does_not_make_a_proposal_stale(
     assert again.outcome == "unchanged"
     head = facts.get_fact(workspace, "home-city").head
     assert head is not None and head.confirmed_on == workspace.today()
-    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner")
+    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner", appliers=APPLIERS)
     assert applied.ok and decided.status == "approved"
     assert facts.fact_on(workspace, "home-city").value == "Huế"
 
@@ -178,7 +178,7 @@ def test_conflicting_dates_at_approval_make_it_stale(workspace: Workspace) -> No
     facts.save_fact(workspace, "home-city", "Hà Nội", valid_from=date(2026, 1, 1))
     saved = facts.save_fact(workspace, "home-city", "Huế", actor="job", valid_from=date(2025, 1, 1))
     assert saved.proposal is not None
-    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner")
+    decided, applied = proposals.approve(workspace, saved.proposal.id, "owner", appliers=APPLIERS)
     assert decided.status == "stale" and "cannot start earlier" in applied.message
     assert facts.fact_on(workspace, "home-city").value == "Hà Nội"
 
@@ -197,7 +197,7 @@ def test_broken_or_edited_files_are_reported_not_fatal(workspace: Workspace) -> 
     assert "0000000000.json: not a valid proposal file" in errors[0]
     assert "no longer matches its content_hash" in errors[1]
     with pytest.raises(TrinhoError, match="content_hash"):
-        proposals.approve(workspace, edited.id, "owner")
+        proposals.approve(workspace, edited.id, "owner", appliers=APPLIERS)
 
 
 @settings(max_examples=60, deadline=None)
@@ -218,9 +218,74 @@ def test_a_decision_bound_to_another_content_hash_is_refused(workspace: Workspac
     p = proposals.submit(workspace, "memory", CHANGE, reason="r", origin="o").proposal
     other = proposals.content_hash("memory", {"summary": "something else"})
     with pytest.raises(TrinhoError, match="not the change that was announced"):
-        proposals.approve(workspace, p.id, "owner", content_hash=other)
+        proposals.approve(workspace, p.id, "owner", appliers=APPLIERS, content_hash=other)
     with pytest.raises(TrinhoError, match="not the change that was announced"):
         proposals.reject(workspace, p.id, "owner", content_hash=other)
     assert proposals.get_proposal(workspace, p.id).status == "pending"
     decided = proposals.reject(workspace, p.id, "owner", content_hash=p.content_hash)
     assert decided.status == "rejected"
+
+
+PROPOSAL = """\
+{
+  "id": "cf66aa76da",
+  "kind": "memory",
+  "change": {
+    "class": "removed",
+    "action": "held",
+    "old": "- 2026-10-05: Allergic to penicillin",
+    "new": null,
+    "reason": "entry missing from the rewrite; it stays until you approve its removal",
+    "after": null,
+    "snapshot": null,
+    "rewrite": null,
+    "similarity": null,
+    "reason_code": "removed_entry",
+    "reason_params": {}
+  },
+  "reason": "entry missing from the rewrite; it stays until you approve its removal",
+  "origin": "condense:2026-W48",
+  "created_at": "2026-11-29T14:05:00+07:00",
+  "status": "rejected",
+  "decided_at": "2026-11-29T14:05:00+07:00",
+  "decided_by": "owner",
+  "decision_note": "còn dị ứng",
+  "content_hash": "e77f50603267ce545d957ecb427fb39d269ff5a4ff927399257fc75121098f1c"
+}
+"""
+"""A proposal file as trinho writes it: a held MEMORY.md removal the owner rejected."""
+
+
+def test_a_proposal_as_written_reads_back_and_is_written_byte_for_byte(
+    workspace: Workspace,
+) -> None:
+    path = workspace.proposals_root / "cf66aa76da.json"
+    path.write_text(PROPOSAL, encoding="utf-8")
+    proposal = proposals.get_proposal(workspace, "cf66aa76da")
+    assert (proposal.kind, proposal.status, proposal.decided_by) == ("memory", "rejected", "owner")
+    assert proposal.decision_note == "còn dị ứng"
+    path.unlink()
+    proposals._write(workspace, proposal)
+    assert path.read_text(encoding="utf-8") == PROPOSAL
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        ({"status": "maybe"}, r"cf66aa76da\.json: field 'status' is 'maybe', not one of pending"),
+        ({"reason": 3}, r"cf66aa76da\.json: field 'reason' must be a str"),
+        ({"decided_at": "2026-11-29"}, r"field 'decided_at' has no UTC offset"),
+        ({"created_at": "soon"}, r"field 'created_at' is not an ISO 8601 time"),
+        ({"id": "e12a95f735"}, r"id 'e12a95f735' does not match the file name"),
+    ],
+)
+def test_a_proposal_field_that_does_not_read_is_named(
+    workspace: Workspace, edit: dict[str, object], message: str
+) -> None:
+    path = workspace.proposals_root / "cf66aa76da.json"
+    path.write_text(json.dumps({**json.loads(PROPOSAL), **edit}), encoding="utf-8")
+    with pytest.raises(TrinhoError, match=message):
+        proposals.get_proposal(workspace, "cf66aa76da")
+    path.write_text("[]", encoding="utf-8")
+    with pytest.raises(TrinhoError, match="the file holds one JSON object"):
+        proposals.get_proposal(workspace, "cf66aa76da")

@@ -23,8 +23,8 @@ from trinho.channels import Notification, Outbox
 from trinho.facts import load_fact, save_fact
 from trinho.models import ChatRequest, ChatResponse, ScriptedModel, ToolCall
 from trinho.notes import read_notes
-from trinho.runs import run_due
 from trinho.scheduler import jobs_from_config
+from trinho.scheduler_shell import run_due
 from trinho.service import Timing, build_service, configure_logging
 from trinho.transcripts import read_day
 from trinho.workspace import Workspace, init_workspace, open_workspace

@@ -248,7 +248,7 @@ def test_actor_names_are_slugs() -> None:
 
 
 @pytest.mark.parametrize("tool", tools.TOOLS, ids=lambda tool: tool.name)
-def test_schemas_are_valid_json_schema_within_the_checked_subset(tool: tools.ToolSpec) -> None:
+def test_schemas_are_valid_json_schema_within_the_checked_subset(tool: tools.MemoryTool) -> None:
     jsonschema.Draft202012Validator.check_schema(dict(tool.parameters))
     assert jsonargs.unknown_keywords(tool.parameters) == set()
     assert tool.parameters["type"] == "object"
@@ -296,7 +296,7 @@ json_values = st.recursive(
 )
 
 
-def argument_dicts(tool: tools.ToolSpec) -> st.SearchStrategy[dict[str, Any]]:
+def argument_dicts(tool: tools.MemoryTool) -> st.SearchStrategy[dict[str, Any]]:
     """Arguments near the schema: its own property names with plausible and implausible values."""
     names = [*tool.parameters["properties"], "extra"]
     plausible = st.sampled_from(
@@ -309,7 +309,7 @@ def argument_dicts(tool: tools.ToolSpec) -> st.SearchStrategy[dict[str, Any]]:
 @pytest.mark.parametrize("tool", tools.TOOLS, ids=lambda tool: tool.name)
 @settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_checker_agrees_with_jsonschema(tool: tools.ToolSpec, data: st.DataObject) -> None:
+def test_checker_agrees_with_jsonschema(tool: tools.MemoryTool, data: st.DataObject) -> None:
     args = data.draw(argument_dicts(tool))
     validator = jsonschema.Draft202012Validator(
         dict(tool.parameters), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER

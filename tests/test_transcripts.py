@@ -197,11 +197,13 @@ def test_hidden_line_breaks_are_escaped_and_read_back(workspace: Workspace) -> N
 
 @given(TURNS)
 def test_a_turn_survives_its_json_line(turn: Turn) -> None:
-    parsed = transcripts.parse_turn_line(turn.to_json(), "x:1")
+    parsed = transcripts.parse_turn_line(transcripts.turn_line(turn), "x:1")
     assert parsed.at.timestamp() == turn.at.timestamp()  # same instant (== is False in a DST fold)
     assert parsed.at.utcoffset() == turn.at.utcoffset()
     assert (parsed.text, parsed.ref) == (nfc(turn.text), turn.ref)
-    assert len((turn.to_json() + "\n").splitlines()) == 1  # one line for any line-based reader
+    assert (
+        len((transcripts.turn_line(turn) + "\n").splitlines()) == 1
+    )  # one line for any line-based reader
 
 
 @given(st.text())

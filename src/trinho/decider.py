@@ -8,6 +8,7 @@ changed since, was already decided, or does not exist. Only channels that verifi
 from __future__ import annotations
 
 from trinho import proposals
+from trinho.appliers import APPLIERS
 from trinho.channels import DecisionOutcome
 from trinho.errors import TrinhoError
 from trinho.i18n import t
@@ -25,7 +26,9 @@ class QueueDecider:
     ) -> DecisionOutcome:
         try:
             if approve:
-                _, applied = proposals.approve(self.ws, proposal_id, by, content_hash=content_hash)
+                _, applied = proposals.approve(
+                    self.ws, proposal_id, by, appliers=APPLIERS, content_hash=content_hash
+                )
                 if not applied.ok:
                     return DecisionOutcome(False, applied.message)
                 return DecisionOutcome(True, applied.message)

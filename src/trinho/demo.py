@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from trinho import facts, memory_md, memory_store, proposals, tools, transcripts
+from trinho.appliers import APPLIERS
 from trinho.channels import ConsoleChannel, Outbox
 from trinho.condense import RunReport, run_condensation
 from trinho.condense.prompts import load_prompt
@@ -36,7 +37,7 @@ from trinho.condense.report import render_report
 from trinho.context_shell import build_context
 from trinho.errors import TrinhoError
 from trinho.i18n import t
-from trinho.jobs import JobRunner
+from trinho.jobs import WorkspaceJobRunner
 from trinho.listings import fact_history_text, proposals_text
 from trinho.models import (
     ChatModel,
@@ -242,7 +243,7 @@ def _nightly(ctx: DemoContext, event: dict[str, Any]) -> list[str]:
         return load_model(ctx.ws, "job", run=run.run_id, model=recorded)
 
     before = {p.id for p in proposals.list_proposals(ctx.ws).proposals}
-    done = JobRunner(ctx.ws, model_for)(DueRun(spec, ctx.clock.now))
+    done = WorkspaceJobRunner(ctx.ws, model_for)(DueRun(spec, ctx.clock.now))
     lines = [f"  -> {call['tool']} {_args(call['args'])}" for call in event["calls"] if recorded]
     lines.append("     " + done)
     for p in proposals.list_proposals(ctx.ws).proposals:
@@ -278,7 +279,7 @@ def step_notify(ctx: DemoContext) -> list[str]:
     """The one announcement of the run, as the console channel printed it."""
     announced = ctx.summary.get("announcement", "")
     entries = Outbox(ctx.ws).entries()
-    ctx.summary["notifications"] = [entry.notification.to_dict() for entry in entries]
+    ctx.summary["notifications"] = [entry.notification.to_json() for entry in entries]
     if not announced:
         return [ctx.text("demo.nothing_announced")]
     return [ctx.text("demo.announced", count=len(entries)), *_quoted(announced)]
@@ -302,7 +303,7 @@ def step_decide(ctx: DemoContext) -> list[str]:
         if held.proposal_id is None or choice is None:
             continue
         if choice:
-            proposal, applied = proposals.approve(ctx.ws, held.proposal_id, by)
+            proposal, applied = proposals.approve(ctx.ws, held.proposal_id, by, appliers=APPLIERS)
             key = "proposal.approved" if applied.ok else "proposal.stale"
             lines.append(f"$ trinho approve {proposal.id}")
             lines.append(ctx.text(key, id=proposal.id, message=applied.message))

@@ -281,26 +281,6 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "en": "{path}: not a valid proposal file ({error}); fix or remove it",
         "vi": "{path}: không phải tệp đề xuất hợp lệ ({error}); hãy sửa hoặc xoá nó",
     },
-    "error.proposal.not_object": {
-        "en": "{path}: a proposal file holds one JSON object",
-        "vi": "{path}: một tệp đề xuất phải chứa đúng một đối tượng JSON",
-    },
-    "error.proposal.field_type": {
-        "en": "{path}: field {name!r} must be a {type}",
-        "vi": "{path}: trường {name!r} phải có kiểu {type}",
-    },
-    "error.proposal.field_not_iso": {
-        "en": "{path}: field {name!r} is not an ISO 8601 time",
-        "vi": "{path}: trường {name!r} không phải thời điểm ISO 8601",
-    },
-    "error.proposal.field_no_offset": {
-        "en": "{path}: field {name!r} has no UTC offset",
-        "vi": "{path}: trường {name!r} thiếu độ lệch UTC",
-    },
-    "error.proposal.bad_status": {
-        "en": "{path}: status {status!r} is not one of {statuses}",
-        "vi": "{path}: trạng thái {status!r} không thuộc {statuses}",
-    },
     "error.proposal.id_mismatch": {
         "en": "{path}: id {id!r} does not match the file name",
         "vi": "{path}: mã {id!r} không khớp với tên tệp",
@@ -490,6 +470,37 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
     "error.run.not_found": {
         "en": "no condensation run {id!r} in {folder}",
         "vi": "không có lần cô đọng {id!r} trong {folder}",
+    },
+    "error.run.bad_held": {
+        "en": "{where}: not a held MEMORY.md change ({detail}); restore the journal, or move "
+        "the run's folder away to forget that run",
+        "vi": "{where}: không phải một thay đổi MEMORY.md bị giữ lại ({detail}); hãy khôi phục "
+        "nhật ký, hoặc chuyển thư mục của lần chạy đi nơi khác để bỏ qua lần chạy đó",
+    },
+    # ---- persisted records (trinho.records) ----------------------------------------------------
+    "error.record.not_object": {
+        "en": "{file}: the file holds one JSON object",
+        "vi": "{file}: tệp phải chứa đúng một đối tượng JSON",
+    },
+    "error.record.type": {
+        "en": "{file}: field {field!r} must be a {kind}",
+        "vi": "{file}: trường {field!r} phải có kiểu {kind}",
+    },
+    "error.record.negative": {
+        "en": "{file}: field {field!r} is {value}, below 0",
+        "vi": "{file}: trường {field!r} là {value}, nhỏ hơn 0",
+    },
+    "error.record.choice": {
+        "en": "{file}: field {field!r} is {value!r}, not one of {allowed}",
+        "vi": "{file}: trường {field!r} là {value!r}, không thuộc {allowed}",
+    },
+    "error.record.not_iso": {
+        "en": "{file}: field {field!r} is not an ISO 8601 time",
+        "vi": "{file}: trường {field!r} không phải thời điểm ISO 8601",
+    },
+    "error.record.no_offset": {
+        "en": "{file}: field {field!r} has no UTC offset",
+        "vi": "{file}: trường {field!r} thiếu độ lệch UTC",
     },
     # ---- search --------------------------------------------------------------------------------
     "error.search.empty": {

@@ -535,7 +535,7 @@ def _change(user: str, incoming: Incoming, current: Fact | None, today: date) ->
     }
 
 
-def apply_fact_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposals.Applied:
+def apply_fact_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposals.ApplyResult:
     """Approving speaks as the owner: save with basis `user`, unless the fact changed since."""
     change = proposal.change
     where = str(proposals.proposal_path(ws, proposal.id))
@@ -555,25 +555,22 @@ def apply_fact_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposal
         current = _read(path, shown_path(ws, path), key) if path.exists() else None
         if current is not None and any(v.source == source for v in current.versions()):
             # applied by an approval that died before it could mark the proposal approved
-            return proposals.Applied(
+            return proposals.ApplyResult(
                 True, t(ws.locale, "fact.already_applied", fact=key, value=value)
             )
         if fact_digest(current) != change.get("base"):
-            return proposals.Applied(False, t(ws.locale, "fact.stale", fact=key))
+            return proposals.ApplyResult(False, t(ws.locale, "fact.stale", fact=key))
         incoming = Incoming(key, value, "user", ws.now(), source, valid_from, valid_to)
         try:
             decision = reconcile(current, incoming, "chat", ws.today())
         except FactConflict as exc:
-            return proposals.Applied(False, str(exc))
+            return proposals.ApplyResult(False, str(exc))
         if decision.after is not None:
             atomic_write_text(path, render_fact(decision.after))
             _reindex(ws, path)
-    return proposals.Applied(
+    return proposals.ApplyResult(
         True, t(ws.locale, f"fact.outcome.{decision.outcome}", fact=key, value=value)
     )
-
-
-proposals.register_applier("fact", apply_fact_proposal)
 
 
 # ---- reading ----------------------------------------------------------------------------------

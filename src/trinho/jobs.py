@@ -98,8 +98,8 @@ def conversation_text(turns: Sequence[StoredTurn], since: datetime, until: datet
 
 
 @dataclass
-class JobRunner:
-    """The scheduler's `JobRunner` for one workspace."""
+class WorkspaceJobRunner:
+    """The scheduler's `JobRunner` for one workspace: each kind of job, run as it says."""
 
     ws: Workspace
     model_for: ModelFactory

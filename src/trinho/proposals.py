@@ -1,29 +1,29 @@
 """The memory_proposals queue: changes that wait for a person, and the decisions on them.
 
-Only a person decides: `approve` and `reject` are called by the CLI (and later the Telegram
-channel); no agent tool reaches them. Approving dispatches by kind to an applier that each kind
-registers, so new kinds plug in without touching this module.
+Only a person decides: `approve` and `reject` are called by the CLI and the channels' decider;
+no agent tool reaches them. Approving dispatches by kind to one of the appliers the caller
+passes (`trinho.appliers.APPLIERS` for the built-in kinds), so this module knows no kind.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, Self, cast
 
+from trinho import records
 from trinho.durable import atomic_write_text, sibling_lock
 from trinho.errors import BrokenFile, NotFound, TrinhoError
 from trinho.textnorm import nfc, one_line
 from trinho.workspace import Workspace
 
-Status = Literal["pending", "approved", "rejected", "stale"]
-STATUSES: tuple[Status, ...] = ("pending", "approved", "rejected", "stale")
+ProposalStatus = Literal["pending", "approved", "rejected", "stale"]
+STATUSES: tuple[ProposalStatus, ...] = ("pending", "approved", "rejected", "stale")
 
 _ID_RE = re.compile(r"^[0-9a-f]{10}$")
 _KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
@@ -41,7 +41,7 @@ class Proposal:
     reason: str
     origin: str
     created_at: datetime
-    status: Status
+    status: ProposalStatus
     content_hash: str
     decided_at: datetime | None = None
     decided_by: str | None = None
@@ -67,27 +67,41 @@ class Proposal:
             "content_hash": self.content_hash,
         }
 
+    @classmethod
+    def from_json(cls, data: object, where: records.Where) -> Self:
+        """A proposal as stored; refused when its change no longer matches its hash."""
+        fields = records.as_object(data, where)
+        status = records.choice(fields, "status", STATUSES, where)
+        kind = records.typed(fields, "kind", str, where)
+        change = records.typed(fields, "change", dict, where)
+        digest = records.typed(fields, "content_hash", str, where)
+        if content_hash(kind, change) != digest:
+            raise TrinhoError.keyed("error.proposal.hash_mismatch", path=where)
+        return cls(
+            id=records.typed(fields, "id", str, where),
+            kind=kind,
+            change=change,
+            reason=records.typed(fields, "reason", str, where),
+            origin=records.typed(fields, "origin", str, where),
+            created_at=records.moment(fields, "created_at", where),
+            status=cast(ProposalStatus, status),
+            content_hash=digest,
+            decided_at=records.maybe_moment(fields, "decided_at", where),
+            decided_by=records.maybe(fields, "decided_by", str, where),
+            decision_note=records.maybe(fields, "decision_note", str, where),
+        )
+
 
 @dataclass(frozen=True)
-class Applied:
+class ApplyResult:
     """What an applier did: `ok` False means the change no longer fits (the proposal is stale)."""
 
     ok: bool
     message: str
 
 
-Applier = Callable[[Workspace, Proposal], Applied]
+Applier = Callable[[Workspace, Proposal], ApplyResult]
 """Applies an approved proposal of one kind; runs with the proposal's lock held."""
-
-APPLIERS: dict[str, Applier] = {}
-
-APPLIER_MODULES: dict[str, str] = {"fact": "trinho.facts", "memory": "trinho.condense.apply"}
-"""Built-in kinds whose module registers its applier when imported."""
-
-
-def register_applier(kind: str, applier: Applier) -> None:
-    """Make `approve` hand proposals of `kind` to `applier`."""
-    APPLIERS[_check_kind(kind)] = applier
 
 
 @dataclass(frozen=True)
@@ -212,10 +226,16 @@ def list_proposals(ws: Workspace, *, include_decided: bool = True) -> ProposalLi
 
 
 def approve(
-    ws: Workspace, proposal_id: str, by: str, *, content_hash: str | None = None
-) -> tuple[Proposal, Applied]:
+    ws: Workspace,
+    proposal_id: str,
+    by: str,
+    *,
+    appliers: Mapping[str, Applier],
+    content_hash: str | None = None,
+) -> tuple[Proposal, ApplyResult]:
     """A person approves: apply the change through its kind's applier, or mark it stale.
 
+    `appliers` maps each kind to its applier (`trinho.appliers.APPLIERS`: the built-in kinds).
     `content_hash`, when given (a button bound to what was announced), must be the proposal's.
     """
     by = _text(by, "decided by", MAX_ORIGIN_CHARS)
@@ -223,7 +243,9 @@ def approve(
     path = proposal_path(ws, proposal_id)
     with sibling_lock(path):
         proposal = _pending(ws, proposal_id, content_hash)
-        applier = _applier(proposal.kind, path)
+        applier = appliers.get(proposal.kind)
+        if applier is None:
+            raise TrinhoError.keyed("error.proposal.no_applier", path=path, kind=proposal.kind)
         result = applier(ws, proposal)
         decided = replace(
             proposal,
@@ -274,14 +296,6 @@ def _pending(ws: Workspace, proposal_id: str, expected_hash: str | None) -> Prop
     return proposal
 
 
-def _applier(kind: str, path: Path) -> Applier:
-    if kind not in APPLIERS and kind in APPLIER_MODULES:
-        importlib.import_module(APPLIER_MODULES[kind])
-    if kind not in APPLIERS:
-        raise TrinhoError.keyed("error.proposal.no_applier", path=path, kind=kind)
-    return APPLIERS[kind]
-
-
 def _check_kind(kind: str) -> str:
     if not _KIND_RE.fullmatch(kind):
         raise ValueError(f"invalid proposal kind {kind!r}: use lowercase letters and digits")
@@ -310,54 +324,7 @@ def _read(path: Path) -> Proposal:
         data = json.loads(path.read_bytes().decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise TrinhoError.keyed("error.proposal.not_json", path=path, error=str(exc)) from None
-    if not isinstance(data, dict):
-        raise TrinhoError.keyed("error.proposal.not_object", path=path)
-
-    def field(name: str, kind: type, optional: bool = False) -> Any:
-        value = data.get(name)
-        if value is None and optional:
-            return None
-        if not isinstance(value, kind):
-            raise TrinhoError.keyed(
-                "error.proposal.field_type", path=path, name=name, type=kind.__name__
-            )
-        return value
-
-    def moment(name: str, optional: bool = False) -> datetime | None:
-        text = field(name, str, optional)
-        if text is None:
-            return None
-        try:
-            value = datetime.fromisoformat(text)
-        except ValueError:
-            raise TrinhoError.keyed("error.proposal.field_not_iso", path=path, name=name) from None
-        if value.tzinfo is None:
-            raise TrinhoError.keyed("error.proposal.field_no_offset", path=path, name=name)
-        return value
-
-    status = field("status", str)
-    if status not in STATUSES:
-        raise TrinhoError.keyed(
-            "error.proposal.bad_status", path=path, status=status, statuses=", ".join(STATUSES)
-        )
-    proposal_id = field("id", str)
-    if not _ID_RE.fullmatch(proposal_id) or path.stem != proposal_id:
-        raise TrinhoError.keyed("error.proposal.id_mismatch", path=path, id=proposal_id)
-    created_at = moment("created_at")
-    assert created_at is not None
-    kind, change = field("kind", str), field("change", dict)
-    if content_hash(kind, change) != field("content_hash", str):
-        raise TrinhoError.keyed("error.proposal.hash_mismatch", path=path)
-    return Proposal(
-        id=proposal_id,
-        kind=kind,
-        change=change,
-        reason=field("reason", str),
-        origin=field("origin", str),
-        created_at=created_at,
-        status=cast(Status, status),
-        content_hash=field("content_hash", str),
-        decided_at=moment("decided_at", optional=True),
-        decided_by=field("decided_by", str, optional=True),
-        decision_note=field("decision_note", str, optional=True),
-    )
+    proposal = Proposal.from_json(data, path)
+    if not _ID_RE.fullmatch(proposal.id) or path.stem != proposal.id:
+        raise TrinhoError.keyed("error.proposal.id_mismatch", path=path, id=proposal.id)
+    return proposal

@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, time, timedelta
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, Self
 
 from trinho.errors import TrinhoError
 from trinho.textnorm import validate_slug
@@ -192,7 +192,7 @@ class JobState:
     last_error: str | None = None
     runs: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "covered_until": self.covered_until.isoformat(),
             "last_slot": _iso(self.last_slot),
@@ -203,17 +203,29 @@ class JobState:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> JobState:
+    def from_json(cls, data: Mapping[str, Any], where: str) -> Self:
+        """A job's state as stored; a bad field is named with `where` (the file and job)."""
         status = data.get("last_status")
         if status not in (None, "ok", "failed"):
-            raise ValueError(f"unknown last_status {status!r}")
+            raise TrinhoError.keyed(
+                "error.record.choice",
+                file=where,
+                field="last_status",
+                value=status,
+                allowed="ok, failed",
+            )
+        runs, last_error = data.get("runs", 0), data.get("last_error")
+        if not isinstance(runs, int) or isinstance(runs, bool):
+            raise TrinhoError.keyed("error.record.type", file=where, field="runs", kind="int")
+        if last_error is not None and not isinstance(last_error, str):
+            raise TrinhoError.keyed("error.record.type", file=where, field="last_error", kind="str")
         return cls(
-            covered_until=_aware(data["covered_until"]),
-            last_slot=_maybe(data.get("last_slot")),
+            covered_until=_aware(data, "covered_until", where),
+            last_slot=_maybe(data, "last_slot", where),
             last_status=status,
-            last_finished_at=_maybe(data.get("last_finished_at")),
-            last_error=None if data.get("last_error") is None else str(data["last_error"]),
-            runs=int(data.get("runs", 0)),
+            last_finished_at=_maybe(data, "last_finished_at", where),
+            last_error=last_error,
+            runs=runs,
         )
 
 
@@ -221,15 +233,21 @@ def _iso(moment: datetime | None) -> str | None:
     return None if moment is None else moment.isoformat()
 
 
-def _aware(value: Any) -> datetime:
-    moment = datetime.fromisoformat(str(value))
+def _aware(data: Mapping[str, Any], name: str, where: str) -> datetime:
+    value = data.get(name)
+    if not isinstance(value, str):
+        raise TrinhoError.keyed("error.record.type", file=where, field=name, kind="str")
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise TrinhoError.keyed("error.record.not_iso", file=where, field=name) from None
     if moment.tzinfo is None:
-        raise ValueError(f"{value!r} has no UTC offset")
+        raise TrinhoError.keyed("error.record.no_offset", file=where, field=name)
     return moment
 
 
-def _maybe(value: Any) -> datetime | None:
-    return None if value is None else _aware(value)
+def _maybe(data: Mapping[str, Any], name: str, where: str) -> datetime | None:
+    return None if data.get(name) is None else _aware(data, name, where)
 
 
 @dataclass(frozen=True)

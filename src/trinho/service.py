@@ -26,11 +26,10 @@ from trinho.channels import Channel, MessageHandler, Outbox, channel_from_config
 from trinho.decider import QueueDecider
 from trinho.errors import in_locale
 from trinho.i18n import t
-from trinho.jobs import CondenseRun, JobRunner, ScheduledCondensation
+from trinho.jobs import CondenseRun, ScheduledCondensation, WorkspaceJobRunner
 from trinho.models import ChatModel, load_model
-from trinho.runs import JobRunner as RunsJobRunner
-from trinho.runs import run_due
 from trinho.scheduler import DueRun, JobSpec, jobs_from_config, next_slot
+from trinho.scheduler_shell import JobRunner, run_due
 from trinho.workspace import Workspace
 
 log = logging.getLogger("trinho.service")
@@ -146,7 +145,7 @@ class Service:
         *,
         channel: Channel,
         jobs: tuple[JobSpec, ...],
-        runner: RunsJobRunner,
+        runner: JobRunner,
         chat: InFlight | None = None,
         background: tuple[Background, ...] = (),
         timing: Timing = Timing(),
@@ -348,7 +347,7 @@ def build_service(
     def model_for(run: DueRun) -> ChatModel:
         return load_model(ws, "job", run=run.run_id, model=model)
 
-    runner = JobRunner(ws, model_for, condense or ScheduledCondensation(model, channel))
+    runner = WorkspaceJobRunner(ws, model_for, condense or ScheduledCondensation(model, channel))
     return Service(
         ws,
         channel=channel,

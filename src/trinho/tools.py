@@ -24,8 +24,7 @@ from trinho.notes import MAX_NOTE_CHARS, save_note
 from trinho.workspace import SLUG_PATTERN, Workspace, parse_day, validate_slug
 
 if TYPE_CHECKING:
-    from trinho.models.base import ToolCall
-    from trinho.models.base import ToolSpec as ModelToolSpec
+    from trinho.models.base import ToolCall, ToolSpec
 
 log = logging.getLogger(__name__)
 
@@ -83,8 +82,9 @@ Handler = Callable[[Workspace, dict[str, Any], Actor], ToolResult]
 
 
 @dataclass(frozen=True)
-class ToolSpec:
-    """One tool: its name, what a model reads about it, its argument schema, hints, handler."""
+class MemoryTool:
+    """One of trinho's tools: its name, what a model reads about it, its argument schema, hints,
+    and the handler that runs it (a model API is told only its `ToolSpec` part)."""
 
     name: str
     title: str
@@ -223,8 +223,8 @@ def _memory_get(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult
     )
 
 
-TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec(
+TOOLS: tuple[MemoryTool, ...] = (
+    MemoryTool(
         name="memory_save",
         title="Save a note",
         description=(
@@ -252,7 +252,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         idempotent=False,
         handler=_memory_save,
     ),
-    ToolSpec(
+    MemoryTool(
         name="user_memory_save",
         title="Write a fact about the owner",
         description=(
@@ -294,7 +294,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         idempotent=True,
         handler=_user_memory_save,
     ),
-    ToolSpec(
+    MemoryTool(
         name="memory_search",
         title="Search memory",
         description=(
@@ -338,7 +338,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         idempotent=True,
         handler=_memory_search,
     ),
-    ToolSpec(
+    MemoryTool(
         name="memory_get",
         title="Read a memory file",
         description=(
@@ -374,7 +374,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         idempotent=True,
         handler=_memory_get,
     ),
-    ToolSpec(
+    MemoryTool(
         name="memory_proposals",
         title="List proposals waiting for the owner",
         description=(
@@ -399,7 +399,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
 )
 
-BY_NAME: dict[str, ToolSpec] = {tool.name: tool for tool in TOOLS}
+BY_NAME: dict[str, MemoryTool] = {tool.name: tool for tool in TOOLS}
 
 
 def _parse_args(raw: object) -> dict[str, Any] | str:
@@ -446,7 +446,7 @@ def call(
         return ToolResult.error(f"{name}: failed unexpectedly ({type(exc).__name__}: {exc})")
 
 
-def _openai(tool: ToolSpec) -> dict[str, Any]:
+def _openai(tool: MemoryTool) -> dict[str, Any]:
     return {
         "type": "function",
         "function": {
@@ -457,7 +457,7 @@ def _openai(tool: ToolSpec) -> dict[str, Any]:
     }
 
 
-def _anthropic(tool: ToolSpec) -> dict[str, Any]:
+def _anthropic(tool: MemoryTool) -> dict[str, Any]:
     return {
         "name": tool.name,
         "description": tool.description,
@@ -465,7 +465,7 @@ def _anthropic(tool: ToolSpec) -> dict[str, Any]:
     }
 
 
-_EXPORTERS: dict[str, Callable[[ToolSpec], dict[str, Any]]] = {
+_EXPORTERS: dict[str, Callable[[MemoryTool], dict[str, Any]]] = {
     "openai": _openai,
     "anthropic": _anthropic,
 }
@@ -479,11 +479,11 @@ def export(fmt: ToolFormat | str) -> list[dict[str, Any]]:
     return [exporter(tool) for tool in TOOLS]
 
 
-def model_specs() -> tuple[ModelToolSpec, ...]:
+def model_specs() -> tuple[ToolSpec, ...]:
     """The tools as `trinho.models` values, for a chat loop over any configured model."""
-    from trinho.models.base import ToolSpec as ModelToolSpec
+    from trinho.models.base import ToolSpec
 
-    return tuple(ModelToolSpec(t.name, t.description, dict(t.parameters)) for t in TOOLS)
+    return tuple(ToolSpec(t.name, t.description, dict(t.parameters)) for t in TOOLS)
 
 
 def call_model_tool(ws: Workspace, tool_call: ToolCall, actor: Actor) -> ToolResult:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
+from typing import Any, Self
 
 from trinho.durable import append_bytes, truncate
 from trinho.errors import TrinhoError
@@ -37,11 +38,27 @@ class Turn:
     text: str
     ref: str | None = None
 
-    def to_json(self) -> str:
-        record: dict[str, str] = {"at": self.at.isoformat(), "role": self.role, "text": self.text}
+    def to_json(self) -> dict[str, Any]:
+        record: dict[str, Any] = {"at": self.at.isoformat(), "role": self.role, "text": self.text}
         if self.ref is not None:
             record["ref"] = self.ref
-        return json.dumps(record, ensure_ascii=False).translate(_LINE_BREAK_ESCAPES)
+        return record
+
+    @classmethod
+    def from_json(cls, data: object, where: str) -> Self:
+        """A turn from its JSON object (a transcript line, an import file's entry), checked."""
+        if not isinstance(data, dict):
+            raise TrinhoError.keyed("error.turn.not_object", where=where)
+        missing = [k for k in ("at", "role", "text") if k not in data]
+        if missing:
+            raise TrinhoError.keyed("error.field.missing", where=where, names=", ".join(missing))
+        turn = make_turn(data["role"], data["text"], data["at"], data.get("ref"), where)
+        return cls(turn.at, turn.role, turn.text, turn.ref)
+
+
+def turn_line(turn: Turn) -> str:
+    """The turn as one transcript line (without its newline), one line for any reader."""
+    return json.dumps(turn.to_json(), ensure_ascii=False).translate(_LINE_BREAK_ESCAPES)
 
 
 @dataclass(frozen=True)
@@ -88,12 +105,7 @@ def parse_turn_line(line: str, where: str) -> Turn:
         raise TrinhoError.keyed(
             "error.turn.not_json", where=where, error=exc.msg, column=exc.colno
         ) from None
-    if not isinstance(record, dict):
-        raise TrinhoError.keyed("error.turn.not_object", where=where)
-    missing = [k for k in ("at", "role", "text") if k not in record]
-    if missing:
-        raise TrinhoError.keyed("error.field.missing", where=where, names=", ".join(missing))
-    return make_turn(record["role"], record["text"], record["at"], record.get("ref"), where)
+    return Turn.from_json(record, where)
 
 
 def record_turn(
@@ -125,7 +137,7 @@ def _split_tail(data: bytes, where: str) -> tuple[str, Turn | None, bool]:
 def _append_turns(workspace: Workspace, day: date, turns: list[Turn]) -> list[StoredTurn]:
     path = workspace.conversation_path(day)
     rel = f"{CONVERSATIONS_DIR}/{day.isoformat()}.jsonl"
-    payload = "".join(turn.to_json() + "\n" for turn in turns).encode("utf-8")
+    payload = "".join(turn_line(turn) + "\n" for turn in turns).encode("utf-8")
     with workspace.lock(path):
         data = path.read_bytes() if path.exists() else b""
         complete, _, torn = _split_tail(data, rel)
@@ -197,10 +209,10 @@ def import_turns(
         by_day[workspace.local_date(turn.at)].append(turn)
     imported = skipped = 0
     for day in sorted(by_day):
-        present = {stored.turn.to_json() for stored in read_day(workspace, day)}
+        present = {turn_line(stored.turn) for stored in read_day(workspace, day)}
         fresh = []
         for turn in by_day[day]:
-            line = turn.to_json()
+            line = turn_line(turn)
             if line in present:
                 skipped += 1
             else:

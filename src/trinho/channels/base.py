@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
+from trinho import records
 from trinho.errors import TrinhoError
 
 MAX_ID_LENGTH = 200
@@ -49,7 +50,7 @@ class NotificationItem:
         _check_id(self.content_hash, "content hash")
         _check_id(self.kind, "change kind")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "proposal_id": self.proposal_id,
             "content_hash": self.content_hash,
@@ -60,14 +61,15 @@ class NotificationItem:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> NotificationItem:
+    def from_json(cls, data: object, where: records.Where) -> Self:
+        fields = records.as_object(data, where)
         return cls(
-            proposal_id=str(data["proposal_id"]),
-            content_hash=str(data["content_hash"]),
-            kind=str(data["kind"]),
-            old=None if data.get("old") is None else str(data["old"]),
-            new=None if data.get("new") is None else str(data["new"]),
-            reason=str(data.get("reason", "")),
+            proposal_id=records.typed(fields, "proposal_id", str, where),
+            content_hash=records.typed(fields, "content_hash", str, where),
+            kind=records.typed(fields, "kind", str, where),
+            old=records.maybe(fields, "old", str, where),
+            new=records.maybe(fields, "new", str, where),
+            reason=records.maybe(fields, "reason", str, where) or "",
         )
 
 
@@ -91,21 +93,25 @@ class Notification:
     def key(self) -> str:
         return notification_key(self.id)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "title": self.title,
             "summary": self.summary,
-            "items": [item.to_dict() for item in self.items],
+            "items": [item.to_json() for item in self.items],
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Notification:
+    def from_json(cls, data: object, where: records.Where) -> Self:
+        fields = records.as_object(data, where)
         return cls(
-            id=str(data["id"]),
-            title=str(data.get("title", "")),
-            summary=str(data.get("summary", "")),
-            items=tuple(NotificationItem.from_dict(item) for item in data.get("items", [])),
+            id=records.typed(fields, "id", str, where),
+            title=records.maybe(fields, "title", str, where) or "",
+            summary=records.maybe(fields, "summary", str, where) or "",
+            items=tuple(
+                NotificationItem.from_json(item, f"{where}: items[{n}]")
+                for n, item in enumerate(records.items(fields, "items", where))
+            ),
         )
 
 

@@ -18,14 +18,16 @@ import json
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self, cast
 
+from trinho import records
 from trinho.channels.base import Channel, Notification, SentReceipt, notification_key
 from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
 from trinho.workspace import Workspace
 
-Status = Literal["pending", "sent"]
+DeliveryStatus = Literal["pending", "sent"]
+DELIVERY_STATUSES: tuple[DeliveryStatus, ...] = ("pending", "sent")
 
 BASE_DELAY = timedelta(seconds=30)
 MAX_DELAY = timedelta(hours=1)
@@ -36,7 +38,7 @@ class OutboxEntry:
     """A notification and where its delivery stands."""
 
     notification: Notification
-    status: Status
+    status: DeliveryStatus
     enqueued_at: datetime
     attempts: int = 0
     next_attempt_at: datetime | None = None
@@ -45,48 +47,46 @@ class OutboxEntry:
     sent_at: datetime | None = None
     receipt: SentReceipt | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {
-            "notification": self.notification.to_dict(),
+            "notification": self.notification.to_json(),
             "status": self.status,
             "enqueued_at": self.enqueued_at.isoformat(),
             "attempts": self.attempts,
-            "next_attempt_at": _iso(self.next_attempt_at),
+            "next_attempt_at": records.iso(self.next_attempt_at),
             "in_flight": self.in_flight,
             "last_error": self.last_error,
-            "sent_at": _iso(self.sent_at),
+            "sent_at": records.iso(self.sent_at),
             "receipt": None
             if self.receipt is None
             else {"channel": self.receipt.channel, "ref": self.receipt.ref},
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> OutboxEntry:
-        status = data["status"]
-        if status not in ("pending", "sent"):
-            raise ValueError(f"unknown status {status!r}")
-        receipt = data.get("receipt")
+    def from_json(cls, data: object, where: records.Where) -> Self:
+        fields = records.as_object(data, where)
+        status = records.choice(fields, "status", DELIVERY_STATUSES, where)
         return cls(
-            notification=Notification.from_dict(data["notification"]),
-            status=status,
-            enqueued_at=datetime.fromisoformat(data["enqueued_at"]),
-            attempts=int(data.get("attempts", 0)),
-            next_attempt_at=_parse_iso(data.get("next_attempt_at")),
-            in_flight=bool(data.get("in_flight", False)),
-            last_error=data.get("last_error"),
-            sent_at=_parse_iso(data.get("sent_at")),
-            receipt=None
-            if receipt is None
-            else SentReceipt(channel=str(receipt["channel"]), ref=str(receipt["ref"])),
+            notification=Notification.from_json(
+                fields.get("notification"), f"{where}: notification"
+            ),
+            status=cast(DeliveryStatus, status),
+            enqueued_at=records.moment(fields, "enqueued_at", where),
+            attempts=records.maybe(fields, "attempts", int, where) or 0,
+            next_attempt_at=records.maybe_moment(fields, "next_attempt_at", where),
+            in_flight=records.flag(fields, "in_flight", False, where),
+            last_error=records.maybe(fields, "last_error", str, where),
+            sent_at=records.maybe_moment(fields, "sent_at", where),
+            receipt=_receipt(fields.get("receipt"), f"{where}: receipt"),
         )
 
 
-def _iso(moment: datetime | None) -> str | None:
-    return None if moment is None else moment.isoformat()
-
-
-def _parse_iso(value: Any) -> datetime | None:
-    return None if value is None else datetime.fromisoformat(str(value))
+def _receipt(data: object, where: str) -> SentReceipt | None:
+    if data is None:
+        return None
+    fields = records.as_object(data, where)
+    channel = records.typed(fields, "channel", str, where)
+    return SentReceipt(channel=channel, ref=records.typed(fields, "ref", str, where))
 
 
 def backoff_delay(
@@ -156,12 +156,12 @@ class Outbox:
         except (OSError, UnicodeDecodeError) as exc:
             raise TrinhoError.keyed("error.outbox.unreadable", path=path, error=str(exc)) from None
         try:
-            return OutboxEntry.from_dict(json.loads(text))
+            return OutboxEntry.from_json(json.loads(text), path)
         except (ValueError, KeyError, TypeError) as exc:
             raise TrinhoError.keyed("error.outbox.invalid", path=path, error=str(exc)) from None
 
     def _write(self, entry: OutboxEntry) -> None:
-        text = json.dumps(entry.to_dict(), ensure_ascii=False, indent=1) + "\n"
+        text = json.dumps(entry.to_json(), ensure_ascii=False, indent=1) + "\n"
         atomic_write_text(self._path(entry.notification.key), text)
 
     def enqueue(self, notification: Notification) -> EnqueueResult:

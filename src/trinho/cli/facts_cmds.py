@@ -10,6 +10,7 @@ import click
 
 from trinho import facts as facts_mod
 from trinho import proposals as proposals_mod
+from trinho.appliers import APPLIERS
 from trinho.cli.app import cli, emit, json_option, state
 from trinho.errors import TrinhoError
 from trinho.i18n import t
@@ -200,7 +201,7 @@ def approve(proposal_id: str, user: str | None, as_json: bool) -> None:
     """Approve proposal ID: its change is applied (a fact is saved as the owner's word)."""
     ws = state().workspace()
     _about(ws, proposal_id, user)
-    decided, applied = proposals_mod.approve(ws, proposal_id, _decider(ws))
+    decided, applied = proposals_mod.approve(ws, proposal_id, _decider(ws), appliers=APPLIERS)
     key = "proposal.approved" if applied.ok else "proposal.stale"
     emit(as_json, decided.to_json(), t(ws.locale, key, id=decided.id, message=applied.message))
 

@@ -16,8 +16,8 @@ def jobs() -> None:
 @json_option
 def list_jobs(as_json: bool) -> None:
     """Each job, its schedule, its next slot and how its last run went."""
-    from trinho.runs import RunStore
     from trinho.scheduler import jobs_from_config, next_slot
+    from trinho.scheduler_shell import RunStore
 
     ws = state().workspace()
     found = jobs_from_config(ws.config)
@@ -67,13 +67,13 @@ def run_jobs(as_json: bool) -> None:
     """
     from trinho.channels import Outbox, channel_from_config
     from trinho.decider import QueueDecider
-    from trinho.jobs import JobRunner
+    from trinho.jobs import WorkspaceJobRunner
     from trinho.models import load_model
-    from trinho.runs import run_due
     from trinho.scheduler import jobs_from_config
+    from trinho.scheduler_shell import run_due
 
     ws = state().workspace()
-    runner = JobRunner(ws, lambda run: load_model(ws, "job", run=run.run_id))
+    runner = WorkspaceJobRunner(ws, lambda run: load_model(ws, "job", run=run.run_id))
     result = run_due(ws, jobs_from_config(ws.config), runner)
     channel = channel_from_config(ws, decider=QueueDecider(ws))
     try:

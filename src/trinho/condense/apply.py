@@ -12,8 +12,8 @@ from pathlib import Path
 
 from trinho import memory_store, proposals
 from trinho.condense.gate import Change
-from trinho.condense.held import Applied, apply_held
-from trinho.condense.runs import BEFORE, advance, read_journal, require_run
+from trinho.condense.held import HeldApplied, apply_held
+from trinho.condense.runs import BEFORE, UndoEntry, advance, read_journal, require_run
 from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
 from trinho.i18n import t
@@ -24,7 +24,7 @@ def sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposals.Applied:
+def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposals.ApplyResult:
     """Approving a held change applies it to MEMORY.md as it is now, or says why it cannot."""
     where = proposals.proposal_path(ws, proposal.id)
     try:
@@ -38,15 +38,12 @@ def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> propos
     with memory_store.editing(ws) as memory:
         before = memory.text()
         outcome = apply_held(before, change)
-        if not isinstance(outcome, Applied):
+        if not isinstance(outcome, HeldApplied):
             why = outcome.why.text(ws.locale)
-            return proposals.Applied(False, t(ws.locale, "condense.stale", reason=why))
+            return proposals.ApplyResult(False, t(ws.locale, "condense.stale", reason=why))
         if outcome.text != before:
             memory.replace(outcome.text)
-    return proposals.Applied(True, t(ws.locale, f"condense.approved.{change.cls}"))
-
-
-proposals.register_applier("memory", apply_memory_proposal)
+    return proposals.ApplyResult(True, t(ws.locale, f"condense.approved.{change.cls}"))
 
 
 @dataclass(frozen=True)
@@ -93,7 +90,7 @@ def undo_run(ws: Workspace, run_id: str) -> UndoResult:
             memory.replace(restored)
         else:
             memory.remove()
-    undone = {"at": ws.now().isoformat(), "kept": kept.name if kept else None}
+    undone = UndoEntry(ws.now(), kept.name if kept else None)
     advance(ws, journal, journal.state, undone=(*journal.undone, undone))
     return UndoResult(
         run_id,

@@ -15,7 +15,9 @@ from trinho.textnorm import match_key
 
 
 @dataclass(frozen=True)
-class Applied:
+class HeldApplied:
+    """The whole MEMORY.md text once the held change is approved."""
+
     text: str
 
 
@@ -24,7 +26,7 @@ class Stale:
     why: StaleReason
 
 
-def apply_held(current_text: str, change: Change) -> Applied | Stale:
+def apply_held(current_text: str, change: Change) -> HeldApplied | Stale:
     """The text after approving `change` on `current_text`, or Stale with the reason."""
     lines = current_text.split("\n")
     if change.cls == "suspicious":
@@ -32,13 +34,13 @@ def apply_held(current_text: str, change: Change) -> Applied | Stale:
             raise ValueError("a suspicious change carries the old file and the rewrite")
         if current_text != change.snapshot:
             return Stale(StaleReason("memory_changed"))
-        return Applied(change.rewrite)
+        return HeldApplied(change.rewrite)
     if change.cls == "moved":
         raise ValueError("moved lines apply with the rewrite; there is nothing to approve")
     if change.old is None:
         if change.new is None:
             raise ValueError(f"a {change.cls} change without a line: {change!r}")
-        return Applied(_insert(lines, change.new, change.after))
+        return HeldApplied(_insert(lines, change.new, change.after))
     at = find_line(lines, change.old)
     if at is None:
         return Stale(StaleReason.of("line_gone", line=change.old.strip()))
@@ -46,7 +48,7 @@ def apply_held(current_text: str, change: Change) -> Applied | Stale:
         del lines[at]
     else:
         lines[at] = change.new
-    return Applied("\n".join(lines))
+    return HeldApplied("\n".join(lines))
 
 
 def find_line(lines: list[str], raw: str) -> int | None:

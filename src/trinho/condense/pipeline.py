@@ -38,6 +38,7 @@ from trinho.condense.runs import (
     REPORT,
     WRITTEN,
     Journal,
+    ProposalEntry,
     advance,
     pick_slot,
     run_dir,
@@ -368,7 +369,7 @@ class _Run:
                     self.journal,
                     "applying",
                     had_memory=had_memory,
-                    held=tuple(c.to_dict() for c in to_propose),
+                    held=to_propose,
                     applied_sha=sha(result.applied),
                 )
                 if memory.text() != base:
@@ -425,38 +426,36 @@ def _propose(
 
     `changes` is every change of the gate, for the report (default: the journal's held ones).
     """
-    held = tuple(Change.from_dict(data) for data in journal.held)
+    held = journal.held
     if journal.state == "applied":
         rejected = {
             substance(p.change)
             for p in proposals.list_proposals(ws).proposals
             if p.kind == KIND and p.status == "rejected"
         }
-        records: list[dict[str, Any]] = []
-        for data in journal.held:
+        entries: list[ProposalEntry] = []
+        for change in held:
+            data = change.to_dict()
             digest = proposals.content_hash(KIND, data)
             if substance(data) in rejected:
-                records.append({"proposal_id": None, "content_hash": digest, "status": "rejected"})
+                entries.append(ProposalEntry(None, digest, "rejected"))
                 continue
             submitted = proposals.submit(
-                ws, KIND, data, reason=str(data["reason"]), origin=f"condense:{journal.run_id}"
+                ws, KIND, data, reason=change.reason, origin=f"condense:{journal.run_id}"
             )
             p = submitted.proposal
-            records.append(
-                {"proposal_id": p.id, "content_hash": p.content_hash, "status": p.status}
-            )
-        journal = advance(ws, journal, "proposed", proposals=tuple(records))
+            entries.append(ProposalEntry(p.id, p.content_hash, p.status))
+        journal = advance(ws, journal, "proposed", proposals=tuple(entries))
     by_change = dict(zip(held, journal.proposals, strict=True))
     report: list[ReportChange] = []
     for change in changes if changes is not None else held:
-        record = by_change.get(change)
-        if record is not None:
-            if record["proposal_id"] is None:
-                report.append(ReportChange(change, None, "rejected_before"))
-            else:
-                report.append(ReportChange(change, str(record["proposal_id"])))
-        else:
+        entry = by_change.get(change)
+        if entry is None:
             report.append(_report_change(change, held))
+        elif entry.proposal_id is None:
+            report.append(ReportChange(change, None, "rejected_before"))
+        else:
+            report.append(ReportChange(change, entry.proposal_id))
     return journal, report
 
 
@@ -467,14 +466,14 @@ def _announce(
     new), then an attempt to deliver it. A run with nothing held announces nothing."""
     items = [
         NotificationItem(
-            str(record["proposal_id"]),
-            str(record["content_hash"]),
-            str(data["class"]),
-            *memory_sides(data, ws.locale),
-            Change.from_dict(data).reason_in(ws.locale),
+            entry.proposal_id,
+            entry.content_hash,
+            change.cls,
+            *memory_sides(change.to_dict(), ws.locale),
+            change.reason_in(ws.locale),
         )
-        for data, record in zip(journal.held, journal.proposals, strict=True)
-        if record.get("proposal_id") and record.get("status") == "pending"
+        for change, entry in zip(journal.held, journal.proposals, strict=True)
+        if entry.proposal_id and entry.status == "pending"
     ]
     notification_id = f"condense:{journal.run_id}"
     if items:

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from trinho.condense.gate import Change
 from trinho.i18n import t
 
-Outcome = Literal["done", "already_done", "skipped", "dry_run", "resumed"]
+RunOutcome = Literal["done", "already_done", "skipped", "dry_run", "resumed"]
 ScreenDecision = Literal["accept", "reject", "unscreened"]
 
 
@@ -104,7 +104,7 @@ class Calls:
 @dataclass(frozen=True)
 class RunReport:
     run_id: str
-    outcome: Outcome
+    outcome: RunOutcome
     today: date
     since: date
     message: str = ""

@@ -19,17 +19,20 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Literal, cast, get_args
+from typing import Any, Literal, Self, cast, get_args
 
+from trinho import records
+from trinho.condense.gate import Change
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import NotFound, TrinhoError
+from trinho.proposals import STATUSES, ProposalStatus
 from trinho.workspace import Workspace
 
-State = Literal["running", "applying", "applied", "proposed", "done", "failed", "skipped"]
-STATES: tuple[str, ...] = get_args(State)
+RunState = Literal["running", "applying", "applied", "proposed", "done", "failed", "skipped"]
+RUN_STATES: tuple[str, ...] = get_args(RunState)
 WRITTEN: frozenset[str] = frozenset({"applied", "proposed", "done"})
 RUN_ID_RE = re.compile(r"^(\d{4})-W(\d{2})(?:\.([2-9]|[1-9]\d+))?$")
 JOURNAL = "journal.json"
@@ -64,18 +67,63 @@ def run_dir(ws: Workspace, run_id: str) -> Path:
 
 
 @dataclass(frozen=True)
+class ProposalEntry:
+    """What became of one held change: its proposal (None: the owner had already rejected the
+    same change, so it was not asked again), the change's content hash, and the status then."""
+
+    proposal_id: str | None
+    content_hash: str
+    status: ProposalStatus
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "proposal_id": self.proposal_id,
+            "content_hash": self.content_hash,
+            "status": self.status,
+        }
+
+    @classmethod
+    def from_json(cls, data: object, where: records.Where) -> Self:
+        fields = records.as_object(data, where)
+        return cls(
+            proposal_id=records.maybe(fields, "proposal_id", str, where),
+            content_hash=records.typed(fields, "content_hash", str, where),
+            status=cast(ProposalStatus, records.choice(fields, "status", STATUSES, where)),
+        )
+
+
+@dataclass(frozen=True)
+class UndoEntry:
+    """One `--undo` of the run: when, and the name the text it replaced is kept under."""
+
+    at: datetime
+    kept: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"at": self.at.isoformat(), "kept": self.kept}
+
+    @classmethod
+    def from_json(cls, data: object, where: records.Where) -> Self:
+        fields = records.as_object(data, where)
+        return cls(
+            at=records.moment(fields, "at", where),
+            kept=records.maybe(fields, "kept", str, where),
+        )
+
+
+@dataclass(frozen=True)
 class Journal:
     run_id: str
-    state: State
+    state: RunState
     started_at: datetime
     updated_at: datetime
-    held: tuple[dict[str, Any], ...] = ()
-    """The held changes (`Change.to_dict()`), saved before MEMORY.md is replaced."""
+    held: tuple[Change, ...] = ()
+    """The held changes, saved before MEMORY.md is replaced."""
     applied_sha: str | None = None
-    proposals: tuple[dict[str, Any], ...] = ()
-    """For each held change, in order: proposal id, content hash, status."""
+    proposals: tuple[ProposalEntry, ...] = ()
+    """For each held change, in order, what became of it in the proposals queue."""
     error: str | None = None
-    undone: tuple[dict[str, Any], ...] = field(default=())
+    undone: tuple[UndoEntry, ...] = ()
     had_memory: bool = True
     """Whether MEMORY.md existed when the run replaced it: an undo removes it when not."""
 
@@ -85,30 +133,45 @@ class Journal:
             "state": self.state,
             "started_at": self.started_at.isoformat(),
             "updated_at": self.updated_at.isoformat(),
-            "held": list(self.held),
+            "held": [change.to_dict() for change in self.held],
             "applied_sha": self.applied_sha,
-            "proposals": list(self.proposals),
+            "proposals": [entry.to_json() for entry in self.proposals],
             "error": self.error,
-            "undone": list(self.undone),
+            "undone": [entry.to_json() for entry in self.undone],
             "had_memory": self.had_memory,
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Journal:
-        if data.get("state") not in STATES:
-            raise ValueError(f"unknown state {data.get('state')!r}")
+    def from_json(cls, data: object, where: records.Where) -> Self:
+        fields = records.as_object(data, where)
         return cls(
-            run_id=validate_run_id(str(data["run_id"])),
-            state=cast(State, data["state"]),
-            started_at=datetime.fromisoformat(str(data["started_at"])),
-            updated_at=datetime.fromisoformat(str(data["updated_at"])),
-            held=tuple(dict(item) for item in data.get("held", [])),
-            applied_sha=data.get("applied_sha"),
-            proposals=tuple(dict(item) for item in data.get("proposals", [])),
-            error=data.get("error"),
-            undone=tuple(dict(item) for item in data.get("undone", [])),
-            had_memory=bool(data.get("had_memory", True)),
+            run_id=validate_run_id(records.typed(fields, "run_id", str, where)),
+            state=cast(RunState, records.choice(fields, "state", RUN_STATES, where)),
+            started_at=records.moment(fields, "started_at", where),
+            updated_at=records.moment(fields, "updated_at", where),
+            held=tuple(
+                _held(item, f"{where}: held[{n}]")
+                for n, item in enumerate(records.items(fields, "held", where))
+            ),
+            applied_sha=records.maybe(fields, "applied_sha", str, where),
+            proposals=tuple(
+                ProposalEntry.from_json(item, f"{where}: proposals[{n}]")
+                for n, item in enumerate(records.items(fields, "proposals", where))
+            ),
+            error=records.maybe(fields, "error", str, where),
+            undone=tuple(
+                UndoEntry.from_json(item, f"{where}: undone[{n}]")
+                for n, item in enumerate(records.items(fields, "undone", where))
+            ),
+            had_memory=records.flag(fields, "had_memory", True, where),
         )
+
+
+def _held(data: object, where: str) -> Change:
+    try:
+        return Change.from_dict(dict(records.as_object(data, where)))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise TrinhoError.keyed("error.run.bad_held", where=where, detail=exc) from None
 
 
 def read_journal(ws: Workspace, run_id: str) -> Journal | None:
@@ -116,9 +179,10 @@ def read_journal(ws: Workspace, run_id: str) -> Journal | None:
     if not path.exists():
         return None
     try:
-        return Journal.from_json(json.loads(path.read_text(encoding="utf-8")))
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
         raise TrinhoError.keyed("error.run.bad_journal", path=path, error=str(exc)) from None
+    return Journal.from_json(data, path)
 
 
 def write_journal(ws: Workspace, journal: Journal) -> Journal:
@@ -129,7 +193,7 @@ def write_journal(ws: Workspace, journal: Journal) -> Journal:
     return journal
 
 
-def advance(ws: Workspace, journal: Journal, state: State, **changes: Any) -> Journal:
+def advance(ws: Workspace, journal: Journal, state: RunState, **changes: Any) -> Journal:
     """Record the next state (and any other field) atomically."""
     return write_journal(ws, replace(journal, state=state, updated_at=ws.now(), **changes))
 

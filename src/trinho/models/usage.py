@@ -8,11 +8,12 @@ over the parsed records.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Literal, get_args
+from typing import Any, Literal, Self, cast, get_args
 
+from trinho import records
 from trinho.durable import append_bytes
 from trinho.errors import TrinhoError
 from trinho.i18n import t
@@ -38,8 +39,9 @@ class UsageRecord:
     def total_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
 
-    def to_json(self) -> str:
-        record: dict[str, object] = {
+    def to_json(self) -> dict[str, Any]:
+        """The ledger line's object; `run` only when the call belonged to a run."""
+        record: dict[str, Any] = {
             "at": self.at.isoformat(),
             "purpose": self.purpose,
             "model": self.model,
@@ -48,29 +50,39 @@ class UsageRecord:
         }
         if self.run is not None:
             record["run"] = self.run
-        return json.dumps(record, ensure_ascii=False)
+        return record
+
+    @classmethod
+    def from_json(cls, data: object, where: records.Where) -> Self:
+        fields = records.as_object(data, where)
+        return cls(
+            at=records.moment(fields, "at", where),
+            purpose=cast(Purpose, records.choice(fields, "purpose", PURPOSES, where)),
+            model=records.typed(fields, "model", str, where),
+            input_tokens=_count(fields, "input_tokens", where),
+            output_tokens=_count(fields, "output_tokens", where),
+            run=records.maybe(fields, "run", str, where),
+        )
 
 
-def _count(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+def _count(fields: Mapping[str, Any], name: str, where: records.Where) -> int:
+    value = records.typed(fields, name, int, where)
+    if value < 0:
+        raise TrinhoError.keyed("error.record.negative", file=str(where), field=name, value=value)
+    return value
+
+
+def record_line(record: UsageRecord) -> str:
+    """The record as one ledger line (without its newline)."""
+    return json.dumps(record.to_json(), ensure_ascii=False)
 
 
 def parse_record(line: str) -> UsageRecord | None:
     """One ledger line, or None when it is not a well-formed record (e.g. a torn last line)."""
     try:
-        data = json.loads(line)
-        at = datetime.fromisoformat(data["at"])
-    except (ValueError, TypeError, KeyError):
+        return UsageRecord.from_json(json.loads(line), LEDGER_PATH)
+    except (ValueError, TrinhoError):
         return None
-    if not isinstance(data, dict) or at.tzinfo is None:
-        return None
-    purpose, model, run = data.get("purpose"), data.get("model"), data.get("run")
-    tokens_in, tokens_out = _count(data.get("input_tokens")), _count(data.get("output_tokens"))
-    if purpose not in PURPOSES or not isinstance(model, str) or tokens_in is None:
-        return None
-    if tokens_out is None or not (run is None or isinstance(run, str)):
-        return None
-    return UsageRecord(at, purpose, model, tokens_in, tokens_out, run)
 
 
 @dataclass(frozen=True)
@@ -106,7 +118,7 @@ def append_usage(ws: Workspace, record: UsageRecord) -> None:
     """Append one record under the ledger's lock, fsync'd."""
     path = ws.root / LEDGER_PATH
     with ws.lock(path):
-        append_bytes(path, (record.to_json() + "\n").encode("utf-8"))
+        append_bytes(path, (record_line(record) + "\n").encode("utf-8"))
 
 
 @dataclass(frozen=True)

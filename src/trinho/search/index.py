@@ -318,7 +318,7 @@ class SearchIndex:
                 f"WHERE path IN ({', '.join('?' * len(wanted_paths))})",
                 wanted_paths,
             ).fetchall()
-        known = {row[0]: (row[1], row[2]) for row in rows}
+        known = {row["path"]: (row["mtime_ns"], row["size"]) for row in rows}
         changed = [rel for rel, st in current.items() if known.get(rel) != (st.mtime_ns, st.size)]
         gone = [rel for rel in known if rel not in current]
         if not changed and not gone:
@@ -383,8 +383,8 @@ class SearchIndex:
                 "ORDER BY r.s",
                 (CONTEXT_WEIGHT, expression, wanted),
             ).fetchall()
-        by_id = {row[0]: row[:7] for row in rows}
-        ranked = rerank([Scored(row[0], row[5], -row[7]) for row in rows], accented)
+        by_id: dict[int, sqlite3.Row] = {row["id"]: row for row in rows}
+        ranked = rerank([Scored(row["id"], row["text"], -row["s"]) for row in rows], accented)
         if self.vectors is None:
             chosen = [(c.doc_id, c.score) for c in ranked[: query.limit]]
         else:
@@ -392,7 +392,7 @@ class SearchIndex:
             allowed = None
             if where:
                 allowed = {
-                    row[0]
+                    row["id"]
                     for row in self.conn.execute(f"SELECT d.id FROM docs d WHERE 1 {where}", params)
                 }
             near = self.vectors.nearest(query.text, wanted, allowed)
@@ -411,26 +411,12 @@ class SearchIndex:
                 chosen.append((doc_id, score))
                 if len(chosen) == query.limit:
                     break
-        hits = []
-        for doc_id, score in chosen:
-            row = by_id[doc_id]
-            hits.append(
-                Hit(
-                    row[1],
-                    row[2],
-                    row[3],
-                    None if row[4] is None else date.fromisoformat(row[4]),
-                    row[5],
-                    score,
-                    tuple(json.loads(row[6])),
-                )
-            )
-        return hits
+        return [_hit(by_id[doc_id], score) for doc_id, score in chosen]
 
     def raw_fts(self, text: str, limit: int) -> list[int]:
         """The same terms sent straight to FTS5 (no join, no re-ranking): a speed baseline."""
         return [
-            row[0]
+            row["rowid"]
             for row in self.conn.execute(
                 "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, 1.0, ?) LIMIT ?",
                 (match_expression(query_terms(text)), CONTEXT_WEIGHT, limit),
@@ -438,7 +424,20 @@ class SearchIndex:
         ]
 
     def count(self) -> int:
-        return int(self.conn.execute("SELECT count(*) FROM docs").fetchone()[0])
+        return int(self.conn.execute("SELECT count(*) AS n FROM docs").fetchone()["n"])
+
+
+def _hit(row: sqlite3.Row, score: float) -> Hit:
+    day = row["day"]
+    return Hit(
+        row["kind"],
+        row["path"],
+        row["line"],
+        None if day is None else date.fromisoformat(day),
+        row["text"],
+        score,
+        tuple(json.loads(row["refs"])),
+    )
 
 
 def _newest(files: dict[str, FileStat], per_folder: int = 2) -> list[str]:
@@ -458,12 +457,13 @@ def _connect(path: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA busy_timeout = 30000")
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.isolation_level = "DEFERRED"
+    conn.row_factory = sqlite3.Row
     return conn
 
 
 def _current_version(conn: sqlite3.Connection) -> str | None:
     row = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-    return None if row is None else str(row[0])
+    return None if row is None else str(row["value"])
 
 
 def _filters(query: Query) -> tuple[str, list[object]]:

@@ -118,7 +118,7 @@ class VectorStore:
         import numpy as np
 
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'vector_model'").fetchone()
-        if row is None or row[0] != self.embedder.name:
+        if row is None or row["value"] != self.embedder.name:
             with self.conn:
                 self.conn.execute("DELETE FROM vectors")
                 self.conn.execute(
@@ -158,9 +158,9 @@ class VectorStore:
 
         if self._cache is None:
             rows = self.conn.execute("SELECT doc_id, vec FROM vectors ORDER BY doc_id").fetchall()
-            ids = [row[0] for row in rows]
+            ids = [row["doc_id"] for row in rows]
             matrix = (
-                np.vstack([np.frombuffer(row[1], np.float32) for row in rows])
+                np.vstack([np.frombuffer(row["vec"], np.float32) for row in rows])
                 if rows
                 else np.zeros((0, 1), np.float32)
             )

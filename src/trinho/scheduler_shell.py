@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from trinho import records
 from trinho.durable import atomic_write_text, try_file_lock
 from trinho.errors import TrinhoError
 from trinho.scheduler import DueRun, JobSpec, JobState, RunStatus, plan, record_run
@@ -48,14 +49,18 @@ class RunStore:
             jobs = data["jobs"]
             if not isinstance(jobs, dict):
                 raise TypeError("jobs must be an object")
-            return {str(name): JobState.from_dict(value) for name, value in jobs.items()}
         except (ValueError, KeyError, TypeError) as exc:
             raise TrinhoError.keyed(
                 "error.schedule.state_invalid", path=self.path, error=str(exc)
             ) from None
+        return {str(name): self._job(name, value) for name, value in jobs.items()}
+
+    def _job(self, name: str, data: object) -> JobState:
+        where = f"{self.path}: jobs.{name}"
+        return JobState.from_json(records.as_object(data, where), where)
 
     def save(self, state: Mapping[str, JobState]) -> None:
-        data = {"jobs": {name: state[name].to_dict() for name in sorted(state)}}
+        data = {"jobs": {name: state[name].to_json() for name in sorted(state)}}
         atomic_write_text(self.path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
 
 

@@ -9,8 +9,8 @@ import pytest
 from conftest import FixedClock
 from trinho.durable import try_file_lock
 from trinho.errors import TrinhoError
-from trinho.runs import LOCK_FILE, RunStore, run_due
 from trinho.scheduler import DueRun, JobSpec, Schedule
+from trinho.scheduler_shell import LOCK_FILE, RunStore, run_due
 from trinho.workspace import Workspace, open_workspace
 
 WEEKLY = JobSpec("condense", "condense", Schedule(frozenset({6}), time(21, 0)))
@@ -117,5 +117,52 @@ def test_a_broken_state_file_is_a_clear_error(workspace: Workspace) -> None:
     store = RunStore(workspace)
     store.path.parent.mkdir(parents=True, exist_ok=True)
     store.path.write_text('{"jobs": {"facts": {"covered_until": "yesterday"}}}', "utf-8")
+    with pytest.raises(TrinhoError, match=r"scheduler.json: jobs.facts: field 'covered_until'"):
+        run_due(workspace, (NIGHTLY,), Recorder())
+    store.path.write_text('{"jobs": [', "utf-8")
     with pytest.raises(TrinhoError, match=r"scheduler.json: not a valid scheduler state"):
         run_due(workspace, (NIGHTLY,), Recorder())
+
+
+STATE = """\
+{
+ "jobs": {
+  "digest": {
+   "covered_until": "2026-11-28T20:00:00+07:00",
+   "last_slot": "2026-11-28T20:00:00+07:00",
+   "last_status": "failed",
+   "last_finished_at": "2026-11-28T20:00:01+07:00",
+   "last_error": "ChannelError: Telegram: 502 Bad Gateway — thử lại sau",
+   "runs": 1
+  },
+  "facts": {
+   "covered_until": "2026-11-29T02:00:00+07:00",
+   "last_slot": "2026-11-29T02:00:00+07:00",
+   "last_status": "ok",
+   "last_finished_at": "2026-11-29T02:03:10.250000+07:00",
+   "last_error": null,
+   "runs": 3
+  },
+  "weekly": {
+   "covered_until": "2026-11-29T03:00:00+07:00",
+   "last_slot": null,
+   "last_status": null,
+   "last_finished_at": null,
+   "last_error": null,
+   "runs": 0
+  }
+ }
+}
+"""
+"""The scheduler state as trinho writes it: a job that ran, one that failed, one never run."""
+
+
+def test_the_state_as_written_loads_and_is_saved_byte_for_byte(workspace: Workspace) -> None:
+    store = RunStore(workspace)
+    store.path.parent.mkdir(parents=True, exist_ok=True)
+    store.path.write_text(STATE, encoding="utf-8")
+    state = store.load()
+    assert (state["facts"].runs, state["digest"].last_status) == (3, "failed")
+    store.path.unlink()
+    store.save(state)
+    assert store.path.read_text(encoding="utf-8") == STATE
