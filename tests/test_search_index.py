@@ -247,6 +247,7 @@ def test_memory_get_reads_lines_and_stays_inside(workspace: Workspace, tmp_path:
 def test_writes_through_trinho_update_the_index_at_once(
     workspace: Workspace, clock: FixedClock
 ) -> None:
+    workspace.on_written = notify_written  # the hook the shell injects
     _note(workspace, clock, "kayak trip", "2026-11-20")
     search(workspace, "kayak")
     _note(workspace, clock, "banjo lesson", "2026-11-20")
@@ -261,6 +262,7 @@ def test_writes_through_trinho_update_the_index_at_once(
 def test_facts_are_searchable_current_and_past_with_validity(
     workspace: Workspace, clock: FixedClock
 ) -> None:
+    workspace.on_written = notify_written  # the hook the shell injects
     clock.set("2026-01-10T10:00:00+07:00")
     save_fact(workspace, "home-city", "Hà Nội")
     search(workspace, "anything at all")  # the index exists: later saves update it at once

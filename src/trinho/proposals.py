@@ -81,7 +81,7 @@ Applier = Callable[[Workspace, Proposal], Applied]
 
 APPLIERS: dict[str, Applier] = {}
 
-APPLIER_MODULES: dict[str, str] = {"fact": "trinho.facts", "memory": "trinho.condense.apply"}
+APPLIER_MODULES: dict[str, str] = {"fact": "trinho.facts.store", "memory": "trinho.condense.apply"}
 """Built-in kinds whose module registers its applier when imported."""
 
 
