@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import date
+from datetime import date, datetime
 
 import pytest
 from hypothesis import given
@@ -14,11 +14,14 @@ from trinho import tools
 from trinho.channels import Notification, Outbox
 from trinho.cli import main
 from trinho.context import (
+    DEFAULT_INDEX_CHARS,
     Budgets,
     ContextInputs,
     FactLine,
     NoteLine,
     assemble,
+    build_index,
+    fact_lines,
 )
 from trinho.context_shell import (
     PARTS,
@@ -30,6 +33,7 @@ from trinho.context_shell import (
     warning_text,
 )
 from trinho.errors import TrinhoError
+from trinho.facts.rules import Fact, FactVersion
 from trinho.tokens import estimate_tokens
 from trinho.transcripts import record_turn
 from trinho.workspace import CONFIG_PATH, Workspace, read_config
@@ -50,7 +54,6 @@ def inputs(**overrides: object) -> ContextInputs:
     base: dict[str, object] = {
         "memory_text": MEMORY,
         "facts": [FactLine("city: Đà Nẵng (user, since 2026-01-05)", date(2026, 1, 5))],
-        "facts_omitted": 0,
         "yesterday": [NoteLine(YESTERDAY, "21:00", "Đi chợ mua rau")],
         "today": [NoteLine(TODAY, "08:15", "Call the dentist\nabout Friday")],
     }
@@ -127,12 +130,6 @@ def test_notes_over_budget_keep_the_latest() -> None:
     assert "note at hour 0\n" not in ctx.preamble
     assert ctx.omitted["notes"] > 0
     assert f"({ctx.omitted['notes']} earlier notes" in ctx.preamble
-
-
-def test_facts_omitted_by_the_index_are_announced() -> None:
-    ctx = assemble(inputs(facts_omitted=3), Budgets(), "en")
-    assert ctx.omitted["facts"] == 3
-    assert "(3 more facts are not shown here; memory_search finds them.)" in ctx.system
 
 
 def test_empty_workspace_says_nothing_yet() -> None:
@@ -335,17 +332,38 @@ def test_facts_index_goes_into_the_system_block(workspace: Workspace, clock: Fix
     assert build_context(workspace).system == ctx.system, "a proposal changes nothing"
 
 
+def test_the_prompt_facts_have_one_limit_the_token_budget() -> None:
+    """The index is capped in characters for `trinho facts` only; the prompt fits it in tokens."""
+    at = datetime.fromisoformat("2026-11-01T09:00:00+07:00")
+    many = [
+        Fact(
+            f"fact-{i:03}", FactVersion(f"giá trị khá dài số {i}", "user", YESTERDAY, None, at, "x")
+        )
+        for i in range(200)
+    ]
+    lines = fact_lines(many, TODAY, "en")
+    assert len(lines) == 200 and sum(len(line.text) + 1 for line in lines) > DEFAULT_INDEX_CHARS
+    assert lines[0] == FactLine(
+        "fact-000: giá trị khá dài số 0 (user, since 2026-11-28)", YESTERDAY
+    )
+    _, capped, omitted = build_index(many, TODAY, "en")
+    assert omitted > 0 and capped == [line.text for line in lines[: len(capped)]]
+    roomy = assemble(inputs(facts=lines), Budgets(facts=100_000), "en")
+    assert roomy.omitted["facts"] == 0
+    assert all(line.text in roomy.system for line in lines)
+    assert fact_lines([Fact("gone", None)], TODAY, "en") == []
+
+
 @given(
     st.lists(st.tuples(entry_text, st.dates(date(2020, 1, 1), TODAY)), max_size=30),
-    st.integers(0, 3),
     st.integers(0, 200),
 )
-def test_no_fact_cut_silently(facts: list[tuple[str, date]], already: int, budget: int) -> None:
+def test_no_fact_cut_silently(facts: list[tuple[str, date]], budget: int) -> None:
     """Every fact is in the system block or counted as omitted, and the notice says how many."""
     lines = [FactLine(f"fact-{i}: {text}", since) for i, (text, since) in enumerate(facts)]
-    ctx = assemble(inputs(facts=lines, facts_omitted=already), Budgets(facts=budget), "en")
+    ctx = assemble(inputs(facts=lines), Budgets(facts=budget), "en")
     shown = [line for line in lines if line.text in ctx.system.split("\n")]
-    assert len(shown) + ctx.omitted["facts"] == len(lines) + already
+    assert len(shown) + ctx.omitted["facts"] == len(lines)
     if ctx.omitted["facts"]:
         assert f"({ctx.omitted['facts']} more facts are not shown here" in ctx.system
     kept_since = [line.since for line in shown]

@@ -262,6 +262,7 @@ def test_writes_through_trinho_update_the_index_at_once(
 def test_facts_are_searchable_current_and_past_with_validity(
     workspace: Workspace, clock: FixedClock
 ) -> None:
+    workspace.on_written = notify_written  # the hook the shell injects
     clock.set("2026-01-10T10:00:00+07:00")
     save_fact(workspace, "home-city", "Hà Nội")
     search(workspace, "anything at all")  # the index exists: later saves update it at once

@@ -14,8 +14,9 @@ from trinho import tools as tools_mod
 from trinho.context import Budgets, Context
 from trinho.context_shell import build_context
 from trinho.errors import TrinhoError
+from trinho.facts.rules import ActorKind
 from trinho.search import notify_written
-from trinho.tools import Actor, ActorKind, ToolFormat, ToolResult
+from trinho.tools import Actor, ToolFormat, ToolResult
 from trinho.workspace import Clock, Workspace, init_workspace, open_workspace
 
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from trinho.condense.apply import apply_memory_proposal
-from trinho.facts import apply_fact_proposal
+from trinho.facts.store import apply_fact_proposal
 from trinho.proposals import Applier
 
 APPLIERS: Mapping[str, Applier] = MappingProxyType(

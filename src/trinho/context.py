@@ -6,7 +6,9 @@
 - Nothing else: older notes, conversations and fact history are reached through memory_search.
 
 When a part is over its token budget the newest entries are kept and the prompt says how many
-were left out and that memory_search finds them. Nothing is cut silently.
+were left out and that memory_search finds them. Nothing is cut silently. The facts index is
+built here too (`fact_lines`), uncapped: its only limit in the prompt is `Budgets.facts`.
+`build_index` is the same index capped in characters, as `trinho facts` shows it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from trinho import memory_md
+from trinho.errors import BrokenFile
+from trinho.facts.rules import Basis, Fact
 from trinho.i18n import t
+from trinho.textnorm import one_line
 from trinho.tokens import estimate_tokens
 
 
@@ -38,6 +43,104 @@ class FactLine:
     since: date
 
 
+# ---- the facts index --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IndexLine:
+    """A fact that holds today, with the version that holds."""
+
+    key: str
+    value: str
+    basis: Basis
+    valid_from: date
+    valid_to: date | None
+
+
+@dataclass(frozen=True)
+class FactsIndex:
+    """The compact facts index; `omitted` facts did not fit in its character cap."""
+
+    entries: tuple[IndexLine, ...]
+    lines: tuple[str, ...]
+    omitted: int
+    broken: tuple[BrokenFile, ...]
+    locale: str
+
+    @property
+    def text(self) -> str:
+        tail = [t(self.locale, "facts.omitted", count=self.omitted)] if self.omitted else []
+        return "\n".join([*self.lines, *tail])
+
+
+DEFAULT_INDEX_CHARS = 4000
+"""The character cap of the index as `trinho facts` and the MCP resource show it."""
+
+
+def index_line(entry: IndexLine, locale: str) -> str:
+    """`key: value (basis, since D)` on one line, or `... from D to E` when it ends."""
+    value = one_line(entry.value)
+    if entry.valid_to:
+        return t(
+            locale,
+            "facts.line_until",
+            fact=entry.key,
+            value=value,
+            basis=entry.basis,
+            since=entry.valid_from,
+            until=entry.valid_to,
+        )
+    return t(
+        locale,
+        "facts.line",
+        fact=entry.key,
+        value=value,
+        basis=entry.basis,
+        since=entry.valid_from,
+    )
+
+
+def current_facts(facts: Sequence[Fact], today: date) -> list[IndexLine]:
+    """The facts that hold today, by key."""
+    current = []
+    for fact in sorted(facts, key=lambda f: f.key):
+        v = fact.value_on(today)
+        if v is not None:
+            current.append(IndexLine(fact.key, v.value, v.basis, v.valid_from, v.valid_to))
+    return current
+
+
+def fact_lines(facts: Sequence[Fact], today: date, locale: str) -> list[FactLine]:
+    """The index for the prompt, uncapped: `assemble` keeps the newest within `Budgets.facts`."""
+    return [
+        FactLine(index_line(entry, locale), entry.valid_from)
+        for entry in current_facts(facts, today)
+    ]
+
+
+def build_index(
+    facts: Sequence[Fact], today: date, locale: str, max_chars: int = DEFAULT_INDEX_CHARS
+) -> tuple[list[IndexLine], list[str], int]:
+    """The current facts by key, as many whole lines as fit in `max_chars` with the notice."""
+    current = current_facts(facts, today)
+    kept: list[IndexLine] = []
+    lines: list[str] = []
+    used = 0
+    for position, entry in enumerate(current):
+        line = index_line(entry, locale)
+        left = len(current) - position - 1
+        tail = len(t(locale, "facts.omitted", count=left)) + 1 if left else 0
+        if used + len(line) + 1 + tail > max_chars:
+            break
+        kept.append(entry)
+        lines.append(line)
+        used += len(line) + 1
+    return kept, lines, len(current) - len(kept)
+
+
+# ---- the parts of the prompt ------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class NoteLine:
     """One daily-note entry as it goes into the preamble; `time` None for a line typed by
@@ -52,7 +155,6 @@ class NoteLine:
 class ContextInputs:
     memory_text: str
     facts: Sequence[FactLine]
-    facts_omitted: int
     yesterday: Sequence[NoteLine]
     today: Sequence[NoteLine]
 
@@ -116,13 +218,11 @@ def _memory_part(text: str, budget: int, locale: str) -> tuple[str, int]:
     return "\n".join(lines), omitted
 
 
-def _facts_part(
-    facts: Sequence[FactLine], already_omitted: int, budget: int, locale: str
-) -> tuple[str, int]:
+def _facts_part(facts: Sequence[FactLine], budget: int, locale: str) -> tuple[str, int]:
     texts = [fact.text for fact in facts]
     order = sorted(range(len(facts)), key=lambda i: (facts[i].since, -i), reverse=True)
     kept = _fit_newest(texts, order, budget)
-    omitted = already_omitted + len(facts) - len(kept)
+    omitted = len(facts) - len(kept)
     lines = [text for i, text in enumerate(texts) if i in kept]
     if omitted:
         lines.append(t(locale, "context.facts_omitted", count=omitted))
@@ -158,9 +258,7 @@ def _notes_part(
 def assemble(inputs: ContextInputs, budgets: Budgets, locale: str) -> Context:
     """Build the system block and the preamble from the workspace's state, in the owner's locale."""
     memory_text, memory_omitted = _memory_part(inputs.memory_text, budgets.memory, locale)
-    facts_text, facts_omitted = _facts_part(
-        inputs.facts, inputs.facts_omitted, budgets.facts, locale
-    )
+    facts_text, facts_omitted = _facts_part(inputs.facts, budgets.facts, locale)
     system_parts = [t(locale, "context.system_intro")]
     system_parts.append(t(locale, "context.memory_heading"))
     system_parts.append(memory_text or t(locale, "context.empty"))

@@ -11,15 +11,15 @@ fits again, a later overflow warns again.
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from trinho import facts, memory_store
-from trinho.context import Budgets, Context, ContextInputs, FactLine, NoteLine, assemble
+from trinho import memory_store
+from trinho.context import Budgets, Context, ContextInputs, FactLine, NoteLine, assemble, fact_lines
 from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
+from trinho.facts.store import facts_index, list_facts
 from trinho.i18n import t
 from trinho.notes import NoteEntry, read_notes
 from trinho.workspace import CONFIG_PATH, Workspace
@@ -44,19 +44,14 @@ def budgets_from_config(ws: Workspace) -> Budgets:
     return Budgets(**values)
 
 
-def facts_lines(ws: Workspace, user: str) -> tuple[list[FactLine], int]:
+def facts_lines(ws: Workspace, user: str) -> list[FactLine]:
     """The current facts for the prompt, uncapped: `assemble` keeps the newest within budget."""
-    index = facts.facts_index(ws, user, max_chars=sys.maxsize)
-    lines = [
-        FactLine(text, entry.valid_from)
-        for entry, text in zip(index.entries, index.lines, strict=True)
-    ]
-    return lines, index.omitted
+    return fact_lines(list_facts(ws, user).facts, ws.today(), ws.locale)
 
 
 def facts_index_text(ws: Workspace, user: str) -> str:
     """The facts index as `trinho facts` shows it (its own size cap)."""
-    return facts.facts_index(ws, user).text
+    return facts_index(ws, user).text
 
 
 def _note_lines(ws: Workspace, day: date) -> list[NoteLine]:
@@ -74,11 +69,9 @@ def read_inputs(ws: Workspace, user: str) -> ContextInputs:
     """Everything the prompt is made of, read from the workspace at its current time."""
     today = ws.today()
     memory_text = memory_store.read_text(ws)
-    facts, facts_omitted = facts_lines(ws, user)
     return ContextInputs(
         memory_text=memory_text,
-        facts=facts,
-        facts_omitted=facts_omitted,
+        facts=facts_lines(ws, user),
         yesterday=_note_lines(ws, today - timedelta(days=1)),
         today=_note_lines(ws, today),
     )

@@ -27,7 +27,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from trinho import facts, memory_md, memory_store, proposals, tools, transcripts
+from trinho import memory_md, memory_store, proposals, tools, transcripts
 from trinho.appliers import APPLIERS
 from trinho.channels import ConsoleChannel, Outbox
 from trinho.condense import RunReport, run_condensation
@@ -36,6 +36,7 @@ from trinho.condense.reasons import proposal_reason
 from trinho.condense.report import render_report
 from trinho.context_shell import build_context
 from trinho.errors import TrinhoError
+from trinho.facts.store import list_facts
 from trinho.i18n import t
 from trinho.jobs import WorkspaceJobRunner
 from trinho.listings import fact_history_text, proposals_text
@@ -361,7 +362,7 @@ def step_facts(ctx: DemoContext) -> list[str]:
     lines: list[str] = []
     shown: list[dict[str, Any]] = []
     today = ctx.ws.today()
-    for fact in facts.list_facts(ctx.ws).facts:
+    for fact in list_facts(ctx.ws).facts:
         now = fact.value_on(today)
         versions = fact.versions()
         lines += [

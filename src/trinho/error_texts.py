@@ -371,6 +371,18 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "Hãy lưu bản tóm tắt, hoặc chia thành nhiều ghi chú",
     },
     # ---- facts ---------------------------------------------------------------------------------
+    "error.fact.bad_basis": {
+        "en": "basis {value!r} must be one of {choices}",
+        "vi": "cơ sở {value!r} phải là một trong: {choices}",
+    },
+    "error.fact.bad_actor": {
+        "en": "actor {value!r} must be one of {choices}",
+        "vi": "người thực hiện {value!r} phải là một trong: {choices}",
+    },
+    "error.fact.source_length": {
+        "en": "fact source must be 1-{limit} characters",
+        "vi": "nguồn của dữ kiện phải dài từ 1 đến {limit} ký tự",
+    },
     "error.fact.not_found": {
         "en": "no fact {key!r} for {user}: see `trinho facts`",
         "vi": "không có dữ kiện {key!r} của {user}: xem `trinho facts`",
@@ -424,6 +436,61 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "({since}..{until}); choose dates outside it",
         "vi": "dữ kiện {key!r}: {start}..{end} trùng với giá trị đã ghi {value!r} "
         "({since}..{until}); hãy chọn ngày nằm ngoài khoảng đó",
+    },
+    # ---- fact files ----------------------------------------------------------------------------
+    "error.fact_file.no_front_matter": {
+        "en": "{where}:{line}: a fact file starts with a '---' front matter line",
+        "vi": "{where}:{line}: tệp dữ kiện phải bắt đầu bằng dòng '---' mở phần front matter",
+    },
+    "error.fact_file.not_closed": {
+        "en": "{where}:{line}: the front matter is not closed by a '---' line",
+        "vi": "{where}:{line}: phần front matter chưa được đóng bằng một dòng '---'",
+    },
+    "error.fact_file.no_key": {
+        "en": "{where}:{line}: the front matter has no 'key:' line",
+        "vi": "{where}:{line}: phần front matter không có dòng 'key:'",
+    },
+    "error.fact_file.key_mismatch": {
+        "en": "{where}:{line}: key {key!r} does not match the file name {expected!r}",
+        "vi": "{where}:{line}: key {key!r} không khớp với tên tệp {expected!r}",
+    },
+    "error.fact_file.unexpected_line": {
+        "en": "{where}:{line}: expected a history item ('- value: ...'), its indented fields, "
+        "a '#' heading or a blank line",
+        "vi": "{where}:{line}: cần một mục lịch sử ('- value: ...'), các trường thụt lề của nó, "
+        "một tiêu đề '#' hoặc một dòng trống",
+    },
+    "error.fact_file.no_valid_to": {
+        "en": "{where}:{line}: a history version needs a valid_to",
+        "vi": "{where}:{line}: một phiên bản trong lịch sử cần có valid_to",
+    },
+    "error.fact_file.bad_field": {
+        "en": "{where}:{line}: expected 'field: value' with a field among {fields}",
+        "vi": "{where}:{line}: cần dạng 'field: value' với một trường trong số {fields}",
+    },
+    "error.fact_file.field_twice": {
+        "en": "{where}:{line}: field {name!r} appears twice",
+        "vi": "{where}:{line}: trường {name!r} xuất hiện hai lần",
+    },
+    "error.fact_file.missing_field": {
+        "en": "{where}:{line}: this version has no {name!r} field",
+        "vi": "{where}:{line}: phiên bản này thiếu trường {name!r}",
+    },
+    "error.fact_file.not_json_string": {
+        "en": '{where}:{line}: {name} must be a "quoted" JSON string',
+        "vi": '{where}:{line}: {name} phải là một chuỗi JSON "trong ngoặc kép"',
+    },
+    "error.fact_file.bad_recorded_at": {
+        "en": "{where}:{line}: recorded_at must be an ISO 8601 time with a UTC offset",
+        "vi": "{where}:{line}: recorded_at phải là thời điểm ISO 8601 có độ lệch UTC",
+    },
+    "error.fact_file.bad_basis": {
+        "en": "{where}:{line}: basis must be one of {choices}",
+        "vi": "{where}:{line}: basis phải là một trong {choices}",
+    },
+    "error.fact_file.dates_order": {
+        "en": "{where}:{line}: valid_to is before valid_from",
+        "vi": "{where}:{line}: valid_to sớm hơn valid_from",
     },
     # ---- proposals -----------------------------------------------------------------------------
     "error.proposal.bad_id": {

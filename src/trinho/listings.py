@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 from trinho.condense.loss import suspicious_sides
 from trinho.condense.reasons import proposal_reason
-from trinho.facts import FactVersion
+from trinho.facts.rules import FactVersion
 from trinho.i18n import CATALOG, t
 from trinho.proposals import Proposal
 

@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from trinho import facts, jsonargs, proposals
+from trinho import jsonargs, proposals
 from trinho.errors import TrinhoError
+from trinho.facts.rules import BASES, ActorKind
+from trinho.facts.store import save_fact
 from trinho.notes import MAX_NOTE_CHARS, save_note
 from trinho.workspace import SLUG_PATTERN, Workspace, parse_day, validate_slug
 
@@ -28,7 +30,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-ActorKind = Literal["chat", "job"]
 ToolFormat = Literal["openai", "anthropic"]
 FORMATS: tuple[ToolFormat, ...] = ("openai", "anthropic")
 
@@ -141,7 +142,7 @@ _OUTCOME_NOTES = {
 
 
 def _user_memory_save(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
-    saved = facts.save_fact(
+    saved = save_fact(
         ws,
         args["key"],
         args["value"],
@@ -281,7 +282,7 @@ TOOLS: tuple[MemoryTool, ...] = (
                 },
                 "basis": {
                     "type": "string",
-                    "enum": list(facts.BASES),
+                    "enum": list(BASES),
                     "description": "'user': the owner said it. 'inferred': you concluded it.",
                 },
                 "valid_from": {**DATE, "description": "First day it holds (default: today)."},

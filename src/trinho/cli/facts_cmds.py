@@ -8,11 +8,14 @@ from typing import Any
 
 import click
 
-from trinho import facts as facts_mod
 from trinho import proposals as proposals_mod
 from trinho.appliers import APPLIERS
 from trinho.cli.app import cli, emit, json_option, state
+from trinho.context import DEFAULT_INDEX_CHARS
 from trinho.errors import TrinhoError
+from trinho.facts.format import check_basis, clean_value
+from trinho.facts.rules import ACTORS, BASES, FactVersion, check_actor
+from trinho.facts.store import fact_on, facts_index, get_fact, save_fact
 from trinho.i18n import t
 from trinho.listings import fact_history_text, fact_version_line, proposals_text
 from trinho.workspace import Workspace, parse_day, validate_slug
@@ -26,7 +29,7 @@ def _day(text: str | None, where: str) -> date | None:
     return parse_day(text, where) if text else None
 
 
-def _version_json(key: str, v: facts_mod.FactVersion) -> dict[str, Any]:
+def _version_json(key: str, v: FactVersion) -> dict[str, Any]:
     return {
         "key": key,
         "value": v.value,
@@ -48,11 +51,11 @@ def fact() -> None:
 @fact.command(name="set")
 @click.argument("key")
 @click.argument("value")
-@click.option("--basis", type=click.Choice(facts_mod.BASES), default="user", show_default=True)
+@click.option("--basis", type=click.Choice(BASES), default="user", show_default=True)
 @click.option(
     "--as",
     "actor",
-    type=click.Choice(facts_mod.ACTORS),
+    type=click.Choice(ACTORS),
     default="chat",
     show_default=True,
     help="chat: the owner is present; job: unattended, every change becomes a proposal.",
@@ -77,13 +80,13 @@ def fact_set(
 ) -> None:
     """Save KEY = VALUE, reconciled with what is recorded."""
     ws = state().workspace()
-    saved = facts_mod.save_fact(
+    saved = save_fact(
         ws,
         key,
         value,
         user=user,
-        basis=facts_mod.check_basis(basis),
-        actor=facts_mod.check_actor(actor),
+        basis=check_basis(basis),
+        actor=check_actor(actor),
         valid_from=_day(valid_from, "--valid-from"),
         valid_to=_day(valid_to, "--valid-to"),
         source=source,
@@ -93,7 +96,7 @@ def fact_set(
     data = {"outcome": saved.outcome, "proposal_id": proposal.id if proposal else None}
 
     def human() -> str:
-        shown = facts_mod.clean_value(value, key)
+        shown = clean_value(value, key)
         if proposal is None:
             return t(ws.locale, f"fact.outcome.{saved.outcome}", fact=key, value=shown)
         if saved.proposal_created:
@@ -115,7 +118,7 @@ def fact_set(
 def fact_get(key: str, on: str | None, user: str | None, as_json: bool) -> None:
     """Print the value of KEY today, or on a given day."""
     ws = state().workspace()
-    version = facts_mod.fact_on(ws, key, _day(on, "--on"), user)
+    version = fact_on(ws, key, _day(on, "--on"), user)
     data = _version_json(key, version)
     emit(as_json, data, lambda: fact_version_line(ws.locale, key, version))
 
@@ -127,7 +130,7 @@ def fact_get(key: str, on: str | None, user: str | None, as_json: bool) -> None:
 def fact_history(key: str, user: str | None, as_json: bool) -> None:
     """Every version of KEY, oldest first, with the days each held."""
     ws = state().workspace()
-    versions = facts_mod.get_fact(ws, key, user).versions()
+    versions = get_fact(ws, key, user).versions()
     data = [
         {k: v for k, v in _version_json(key, version).items() if k != "key"} for version in versions
     ]
@@ -135,13 +138,13 @@ def fact_history(key: str, user: str | None, as_json: bool) -> None:
 
 
 @cli.command(name="facts")
-@click.option("--max-chars", type=click.IntRange(min=1), default=facts_mod.DEFAULT_INDEX_CHARS)
+@click.option("--max-chars", type=click.IntRange(min=1), default=DEFAULT_INDEX_CHARS)
 @user_option
 @json_option
 def facts_cmd(max_chars: int, user: str | None, as_json: bool) -> None:
     """The facts index the prompt gets: current facts by key, capped in size."""
     ws = state().workspace()
-    index = facts_mod.facts_index(ws, user, max_chars=max_chars)
+    index = facts_index(ws, user, max_chars=max_chars)
     for broken in index.broken:
         click.echo(t(ws.locale, "facts.broken", error=broken.error), err=True)
     data = {

@@ -13,7 +13,7 @@ from typing import Literal
 
 from trinho import memory_md
 from trinho.errors import TrinhoError
-from trinho.facts import parse_fact
+from trinho.facts.format import parse_fact
 from trinho.notes import NoteEntry, parse_note_file
 from trinho.search.tokenize import terms
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from trinho.errors import TrinhoError
-from trinho.facts import FACTS_DIR, shown_path
+from trinho.facts.store import FACTS_DIR, shown_path
 from trinho.search.documents import (
     KINDS,
     Doc,

@@ -1,0 +1,325 @@
+"""The facts store: one file per fact under `users/<user>/facts/<key>.md`, and reading them back.
+
+`save_fact` reads the fact under its lock, lets `trinho.facts.rules.reconcile` decide (the
+table of docs/rules.md) and applies the decision durably, so two writers never lose each
+other's update. After writing it tells the workspace (`ws.written`), never the search index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from datetime import date, datetime
+from pathlib import Path
+
+from trinho.context import DEFAULT_INDEX_CHARS, FactsIndex, build_index
+from trinho.durable import atomic_write_text, sibling_lock
+from trinho.errors import BrokenFile, NotFound, TrinhoError
+from trinho.facts.format import check_basis, clean_value, parse_fact, render_fact
+from trinho.facts.rules import (
+    ActorKind,
+    Basis,
+    Fact,
+    FactConflict,
+    FactOutcome,
+    FactVersion,
+    Incoming,
+    check_actor,
+    check_dates,
+    reconcile,
+)
+from trinho.i18n import t
+from trinho.proposals import ApplyResult, Proposal, proposal_path, submit
+from trinho.textnorm import nfc, one_line
+from trinho.workspace import Workspace, parse_day, validate_slug
+
+MAX_SOURCE_CHARS = 200
+FACTS_DIR = "facts"
+
+
+def facts_dir(ws: Workspace, user: str | None = None) -> Path:
+    return ws.user_dir(user or ws.config.owner) / FACTS_DIR
+
+
+def fact_path(ws: Workspace, key: str, user: str | None = None) -> Path:
+    validate_slug(key, "fact key")
+    return facts_dir(ws, user) / f"{key}.md"
+
+
+def shown_path(ws: Workspace, path: Path) -> str:
+    """Workspace-relative when inside it, absolute when users/ lives elsewhere."""
+    try:
+        return ws.relative(path)
+    except ValueError:
+        return str(path)
+
+
+def load_fact(ws: Workspace, key: str, user: str | None = None) -> Fact | None:
+    """The fact, or None when it has no file yet."""
+    path = fact_path(ws, key, user)
+    if not path.exists():
+        return None
+    return _read(path, shown_path(ws, path), key)
+
+
+_PARSED: dict[Path, tuple[tuple[int, int, int], Fact]] = {}
+"""Facts already parsed by this process, keyed by file identity, so building the index every
+turn costs a stat per file. An atomic replace gives a new inode, so no stale entry survives."""
+
+
+def _read_cached(path: Path, where: str, key: str) -> Fact:
+    info = path.stat()
+    stamp = (info.st_ino, info.st_mtime_ns, info.st_size)
+    hit = _PARSED.get(path)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    fact = _read(path, where, key)
+    _PARSED[path] = (stamp, fact)
+    return fact
+
+
+def _read(path: Path, where: str, key: str) -> Fact:
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise TrinhoError.keyed("error.fact.not_utf8", where=where) from None
+    return parse_fact(text, where, expected_key=key)
+
+
+def _write(ws: Workspace, path: Path, fact: Fact) -> None:
+    atomic_write_text(path, render_fact(fact))
+    ws.written([shown_path(ws, path)])
+
+
+@dataclass(frozen=True)
+class Saved:
+    """What a save did: the outcome, the fact as it is now, and the proposal when one was made."""
+
+    outcome: FactOutcome
+    fact: Fact | None
+    proposal: Proposal | None = None
+    proposal_created: bool = False
+
+
+def save_fact(
+    ws: Workspace,
+    key: str,
+    value: str,
+    *,
+    user: str | None = None,
+    basis: Basis = "user",
+    actor: ActorKind = "chat",
+    valid_from: date | None = None,
+    valid_to: date | None = None,
+    source: str | None = None,
+    origin: str | None = None,
+) -> Saved:
+    """user_memory_save: reconcile under the fact's lock and apply the decision durably.
+
+    `origin` names who proposes when the decision is a proposal (e.g. "agent:main",
+    "job:nightly"); it defaults to the actor.
+    """
+    user = user or ws.config.owner
+    validate_slug(user, "user id")
+    path = fact_path(ws, key, user)
+    incoming = Incoming(
+        key=key,
+        value=clean_value(value, key),
+        basis=check_basis(basis),
+        recorded_at=ws.now(),
+        source=_source(source or actor),
+        valid_from=valid_from,
+        valid_to=valid_to,
+    )
+    check_actor(actor)
+    check_dates(key, valid_from, valid_to, ws.today())
+    with sibling_lock(path):
+        current = _read(path, shown_path(ws, path), key) if path.exists() else None
+        decision = reconcile(current, incoming, actor, ws.today())
+        if decision.outcome == "proposed":
+            assert decision.proposal_reason is not None
+            submitted = submit(
+                ws,
+                "fact",
+                _change(user, incoming, current, ws.today()),
+                reason=t(ws.locale, f"fact.reason.{decision.proposal_reason}", fact=key),
+                origin=origin or actor,
+                context=CHANGE_CONTEXT,
+            )
+            return Saved("proposed", current, submitted.proposal, submitted.created)
+        if decision.after is not None:
+            _write(ws, path, decision.after)
+        return Saved(decision.outcome, decision.after or current)
+
+
+def _source(text: str) -> str:
+    cleaned = one_line(nfc(text))
+    if not cleaned or len(cleaned) > MAX_SOURCE_CHARS:
+        raise TrinhoError.keyed("error.fact.source_length", limit=MAX_SOURCE_CHARS)
+    return cleaned
+
+
+def fact_digest(fact: Fact | None) -> str | None:
+    """Identifies the fact's stored state, so an approval can tell that it changed since.
+
+    The owner restating the same value only moves `confirmed_on`: that is not a change that
+    makes a pending proposal stale.
+    """
+    if fact is None:
+        return None
+
+    def plain(v: FactVersion) -> FactVersion:
+        return replace(v, confirmed_on=None)
+
+    state = Fact(fact.key, plain(fact.head) if fact.head else None, tuple(map(plain, fact.history)))
+    return hashlib.sha256(render_fact(state).encode("utf-8")).hexdigest()[:16]
+
+
+CHANGE_CONTEXT = ("current_value", "current_basis", "base")
+"""The keys of a fact proposal that describe the fact when it was proposed, not the change."""
+
+
+def _change(user: str, incoming: Incoming, current: Fact | None, today: date) -> dict[str, object]:
+    live = current.live_head(today) if current else None
+    return {
+        "user": user,
+        "key": incoming.key,
+        "value": incoming.value,
+        "basis": incoming.basis,
+        "valid_from": incoming.valid_from.isoformat() if incoming.valid_from else None,
+        "valid_to": incoming.valid_to.isoformat() if incoming.valid_to else None,
+        "current_value": live.value if live else None,
+        "current_basis": live.basis if live else None,
+        "base": fact_digest(current),
+    }
+
+
+def apply_fact_proposal(ws: Workspace, proposal: Proposal) -> ApplyResult:
+    """Approving speaks as the owner: save with basis `user`, unless the fact changed since."""
+    change = proposal.change
+    where = str(proposal_path(ws, proposal.id))
+    try:
+        user = validate_slug(str(change["user"]), f"{where}: user")
+        key = validate_slug(str(change["key"]), f"{where}: key")
+        value = clean_value(str(change["value"]), key)
+        valid_from, valid_to = (
+            parse_day(str(change[name]), f"{where}: {name}") if change.get(name) else None
+            for name in ("valid_from", "valid_to")
+        )
+    except KeyError as missing:
+        raise TrinhoError.keyed("error.field.missing", where=where, names=str(missing)) from None
+    path = fact_path(ws, key, user)
+    source = f"proposal:{proposal.id}"
+    with sibling_lock(path):
+        current = _read(path, shown_path(ws, path), key) if path.exists() else None
+        if current is not None and any(v.source == source for v in current.versions()):
+            # applied by an approval that died before it could mark the proposal approved
+            return ApplyResult(True, t(ws.locale, "fact.already_applied", fact=key, value=value))
+        if fact_digest(current) != change.get("base"):
+            return ApplyResult(False, t(ws.locale, "fact.stale", fact=key))
+        incoming = Incoming(key, value, "user", ws.now(), source, valid_from, valid_to)
+        try:
+            decision = reconcile(current, incoming, "chat", ws.today())
+        except FactConflict as exc:
+            return ApplyResult(False, str(exc))
+        if decision.after is not None:
+            _write(ws, path, decision.after)
+    return ApplyResult(
+        True, t(ws.locale, f"fact.outcome.{decision.outcome}", fact=key, value=value)
+    )
+
+
+# ---- reading ----------------------------------------------------------------------------------
+
+
+def get_fact(ws: Workspace, key: str, user: str | None = None) -> Fact:
+    fact = load_fact(ws, key, user)
+    if fact is None:
+        raise NotFound.keyed("error.fact.not_found", key=key, user=user or ws.config.owner)
+    return fact
+
+
+def fact_on(
+    ws: Workspace, key: str, day: date | None = None, user: str | None = None
+) -> FactVersion:
+    """The value on `day` (default today); NotFound when nothing held then."""
+    day = day or ws.today()
+    version = get_fact(ws, key, user).value_on(day)
+    if version is None:
+        raise NotFound.keyed("error.fact.no_value_on", key=key, day=day)
+    return version
+
+
+@dataclass(frozen=True)
+class FactListing:
+    facts: list[Fact]
+    broken: list[BrokenFile]
+
+
+def list_facts(ws: Workspace, user: str | None = None) -> FactListing:
+    """Every fact of the user, by key; a broken file is reported and the others still read."""
+    folder = facts_dir(ws, user)
+    facts: list[Fact] = []
+    broken: list[BrokenFile] = []
+    if folder.is_dir():
+        base = shown_path(ws, folder)
+        for path in sorted(folder.glob("*.md")):
+            where = f"{base}/{path.name}"
+            try:
+                key = validate_slug(path.stem, f"{where}: file name")
+                facts.append(_read_cached(path, where, key))
+            except TrinhoError as exc:
+                broken.append(BrokenFile(where, str(exc)))
+    return FactListing(facts, broken)
+
+
+@dataclass(frozen=True)
+class VersionRef:
+    """One version of one fact, with where it is written (for search hits to point at)."""
+
+    key: str
+    value: str
+    basis: Basis
+    valid_from: date
+    valid_to: date | None
+    recorded_at: datetime
+    source: str
+    path: str
+    line: int
+    current: bool
+
+
+def iter_fact_versions(ws: Workspace, user: str | None = None) -> Iterator[VersionRef]:
+    """Every version (history and head) of every readable fact, by key, oldest first."""
+    base = shown_path(ws, facts_dir(ws, user))
+    today = ws.today()
+    for fact in list_facts(ws, user).facts:
+        path = f"{base}/{fact.key}.md"
+        now = fact.value_on(today)
+        for v in fact.versions():
+            yield VersionRef(
+                fact.key,
+                v.value,
+                v.basis,
+                v.valid_from,
+                v.valid_to,
+                v.recorded_at,
+                v.source,
+                path,
+                v.line,
+                v is now,
+            )
+
+
+def facts_index(
+    ws: Workspace, user: str | None = None, max_chars: int = DEFAULT_INDEX_CHARS
+) -> FactsIndex:
+    """The facts index as `trinho facts` shows it: `key: value (basis, since D)`, by key, capped.
+
+    The prompt does not use this cap: `trinho.context.assemble` fits the same lines in its
+    facts token budget.
+    """
+    listing = list_facts(ws, user)
+    entries, lines, omitted = build_index(listing.facts, ws.today(), ws.locale, max_chars)
+    return FactsIndex(tuple(entries), tuple(lines), omitted, tuple(listing.broken), ws.locale)
