@@ -271,8 +271,9 @@ def _read_line(line: str, source: int) -> _Read:
     if m is None:
         return "chatter"
     keyword, rest = m.group("kw").upper(), m.group("rest")
-    if keyword == "NONE":
-        return "none" if not rest or not rest[0].isalnum() else "chatter"
+    if keyword == "NONE":  # "NONE." or "NONE: nothing new", but "None of them" is prose
+        tail = line[m.end("kw") :].lstrip("*_ ")
+        return "none" if not tail or not tail[0].isalnum() else "chatter"
     ref = _REF_RE.match(rest)
     number = None if ref is None else int(ref.group("bracketed") or ref.group("bare"))
     after = rest if ref is None else rest[ref.end() :]
