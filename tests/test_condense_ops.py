@@ -99,7 +99,7 @@ def test_the_view_shows_no_line_after_the_last_newline_and_no_cr_or_bom(
 
 
 _NUMBERED_RE = re.compile(r"^\[([0-9]+)\](?: (.*))?$", re.DOTALL)
-_LINE_CHARS = st.characters(blacklist_categories=("Cs",), blacklist_characters="\n")
+_LINE_CHARS = st.characters(exclude_categories=["Cs"], exclude_characters="\n")
 
 
 @given(st.lists(st.text(alphabet=_LINE_CHARS, max_size=20), max_size=12), st.booleans())
