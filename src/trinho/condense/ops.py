@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,11 +36,14 @@ from trinho.memory_md import BOM, Entry, Heading, parse_line
 from trinho.textnorm import nfc, one_line, unify_breaks
 from trinho.tokens import estimate_tokens
 
-IgnoreWhy = Literal["unreadable", "not_a_line", "no_such_line", "line_taken", "not_an_entry", "cut"]
+IgnoreWhy = Literal[
+    "unreadable", "not_a_line", "no_such_line", "line_taken", "not_an_entry", "cut", "whole_file"
+]
 """Why an operation was not applied: its arguments could not be read; its new line is not an
 entry or a heading; its line number is not in the file; its line already has an EDIT, DATE or
 REMOVE; a DATE names a line that is not a dated entry; it is the last line of an answer cut at
-the output limit, so it may be incomplete."""
+the output limit, so it may be incomplete; another chunk of the run answered with a whole
+MEMORY.md, which is gated instead."""
 
 CHATTER_SAMPLES = 5
 """How many chatter lines a script keeps, for the run report."""
@@ -430,6 +434,45 @@ class _Out:
             return raw
         self.redated.append(n)
         return f"- {op.date_text}{raw[2 + len(item.date_text) :]}"
+
+
+def merge_scripts(scripts: Sequence[Script]) -> Script:
+    """The scripts of a run's chunks as one, every chunk having read the same numbered
+    MEMORY.md: operations in chunk order, a line named by an earlier chunk taken (the later
+    operation ignored). When a chunk answered with a whole MEMORY.md, the last such answer is
+    the rewrite and every operation of the other chunks is reported as ignored."""
+    if not scripts:
+        raise ValueError("no script to merge")
+    line_count = scripts[0].line_count
+    chatter = sum(s.chatter for s in scripts)
+    samples = tuple(x for s in scripts for x in s.samples)[:CHATTER_SAMPLES]
+    ignored = [i for s in scripts for i in s.ignored]
+    whole = [s for s in scripts if s.whole_file is not None]
+    if whole:
+        ignored += [Ignored(op.source, _op_text(op), "whole_file") for s in scripts for op in s.ops]
+        return Script(line_count, (), tuple(ignored), chatter, samples, False, whole[-1].whole_file)
+    ops: list[Op] = []
+    named: set[int] = set()
+    for op in (op for s in scripts for op in s.ops):
+        if not isinstance(op, Add) and op.line in named:
+            ignored.append(Ignored(op.source, _op_text(op), "line_taken"))
+            continue
+        if not isinstance(op, Add):
+            named.add(op.line)
+        ops.append(op)
+    none = all(s.none or not s.ops for s in scripts) and any(s.none for s in scripts)
+    return Script(line_count, tuple(ops), tuple(ignored), chatter, samples, none)
+
+
+def _op_text(op: Op) -> str:
+    """An operation written back in the wire format, for reports."""
+    if isinstance(op, Add):
+        return f"ADD [{op.after}] {op.text}" if op.after is not None else f"ADD {op.text}"
+    if isinstance(op, Edit):
+        return f"EDIT [{op.line}] {op.text}"
+    if isinstance(op, SetDate):
+        return f"DATE [{op.line}] {op.date_text}"
+    return f"REMOVE [{op.line}] {op.reason}".rstrip()
 
 
 # --- budgets -----------------------------------------------------------------------------

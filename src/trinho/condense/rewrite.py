@@ -1,7 +1,11 @@
 """The rewrite step, pure parts: the request for one chunk, and cleaning the model's answer.
 
-The answer is meant to be the whole new MEMORY.md. Only a code fence around all of it is
-removed; any other chatter stays in, so the gate sees it and holds it as malformed.
+Two protocols (`[condense] protocol`). `ops` (the default) shows MEMORY.md numbered and asks
+for an edit script (`trinho.condense.ops`): the request puts what stays the same first (the
+instructions and the numbered file, in the system message) and the week after it, so the
+prefix is byte-identical across a run's chunks and across weeks while MEMORY.md is unchanged.
+`file` asks for the whole new MEMORY.md; only a code fence around all of it is removed, any
+other chatter stays in, so the gate sees it and holds it as malformed.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from collections.abc import Sequence
 from datetime import date
 
 from trinho.condense.collect import Chunk, answer_tokens, render_material
+from trinho.condense.ops import number_lines, script_tokens
 from trinho.condense.prompts import Prompt
 from trinho.i18n import t
 from trinho.models import ChatRequest, estimate_tokens, system, user
@@ -43,6 +48,43 @@ def rewrite_request(
         messages=(system(prompt.fill(today, since)), user("\n".join(parts))),
         max_tokens=answer_tokens(memory_tokens, chunk.tokens),
     )
+
+
+def ops_prefix(
+    prompt: Prompt, memory_text: str, today: date, since: date, locale: str, budget: int
+) -> str:
+    """The system message of every edit-script call of a run: instructions, numbered file."""
+    instructions = prompt.fill(
+        today, since, memory_budget=budget, memory_tokens=estimate_tokens(memory_text)
+    )
+    numbered = number_lines(memory_text)
+    return "\n".join(
+        [instructions, "", t(locale, "condense.prompt.memory"), MEMORY_BEGIN, numbered, MEMORY_END]
+    )
+
+
+def ops_request(
+    prefix: str,
+    chunk: Chunk,
+    chunks: int,
+    today: date,
+    since: date,
+    locale: str,
+    max_output: int,
+) -> ChatRequest:
+    """One edit-script call: the run's stable prefix, then one chunk of the week."""
+    week = t(locale, "condense.prompt.week", since=since, today=today, part=chunk.number, of=chunks)
+    return ChatRequest(
+        messages=(system(prefix), user(week + "\n" + render_material(chunk.items))),
+        max_tokens=min(max_output, script_tokens(chunk.tokens)),
+        cache_prefix=True,
+    )
+
+
+def week_frame_tokens(today: date, since: date, locale: str) -> int:
+    """What an edit-script request's user message costs besides the material."""
+    week = t(locale, "condense.prompt.week", since=since, today=today, part=99, of=99)
+    return estimate_tokens(week) + 16
 
 
 def overhead_tokens(prompt: Prompt, today: date, since: date, locale: str) -> int:

@@ -144,6 +144,8 @@ class ChatRequest:
     tools: tuple[ToolSpec, ...] = ()
     max_tokens: int = 1024
     temperature: float | None = None
+    cache_prefix: bool = False
+    """The system message is a stable prefix worth caching (Anthropic marks it)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "messages", tuple(self.messages))
