@@ -31,13 +31,12 @@ from trinho import facts, memory_md, proposals, tools, transcripts
 from trinho.channels import ConsoleChannel, Outbox
 from trinho.condense import RunReport, run_condensation
 from trinho.condense.prompts import load_prompt
-from trinho.condense.reasons import proposal_reason
 from trinho.condense.report import render_report
 from trinho.context_shell import build_context
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.jobs import JobRunner
-from trinho.listings import fact_history_text, proposals_text
+from trinho.listings import fact_history_text, proposal_reason, proposals_text
 from trinho.models import (
     ChatModel,
     ChatRequest,
