@@ -1,4 +1,4 @@
-"""The gate: one test per row of the DESIGN.md table, hostile rewrites, and the invariants."""
+"""The gate: one test per row of the docs/rules.md table, hostile rewrites, and the invariants."""
 
 from __future__ import annotations
 
@@ -10,9 +10,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trinho.condense.gate import Change, GateResult, gate
+from trinho.condense.gate import (
+    Change,
+    GateResult,
+    addition_verdict,
+    date_verdict,
+    edit_verdict,
+    gate,
+    malformed_verdict,
+    move_verdict,
+    removal_verdict,
+    suspicious_verdict,
+)
 from trinho.condense.held import HeldApplied, apply_held
-from trinho.memory_md import Entry, Loose, parse
+from trinho.condense.match import loose_key
+from trinho.memory_md import Entry, Loose, parse, parse_entry_date
 from trinho.textnorm import match_key
 
 # --- strategies: MEMORY.md texts and rewrites of them ------------------------------------
@@ -359,7 +371,7 @@ def test_removing_exactly_half_is_not_suspicious_but_more_is() -> None:
     assert [c.cls for c in run(old, keep_one).changes] == ["suspicious"]
 
 
-# --- invariants (DESIGN.md section 4) ------------------------------------------------------
+# --- invariants (docs/rules.md, the gate) -------------------------------------------------
 
 
 def _entry_keys(text: str) -> Counter[str]:
@@ -443,3 +455,128 @@ def test_long_entries_alike_at_the_start_are_one_held_edit() -> None:
     result = run(old, new)
     assert [(c.cls, c.action) for c in result.changes] == [("edited", "held")]
     assert result.applied == old
+
+
+# --- the verdict functions agree with the table -------------------------------------------
+
+AUTO_CLASSES = {"added", "date_changed", "moved"}
+day_texts = st.one_of(
+    st.dates(date(2026, 10, 1), date(2027, 1, 31)).map(date.isoformat), st.sampled_from(DATES)
+)
+
+
+def _dated(day_text: str) -> Entry:
+    return Entry(day_text, "tea", f"- {day_text}: tea", 0)
+
+
+def _in_window(day_text: str) -> bool:
+    day = parse_entry_date(day_text)
+    return day is not None and SINCE <= day <= TODAY
+
+
+@given(day_texts)
+def test_addition_verdict_applies_only_a_date_inside_the_window(day_text: str) -> None:
+    verdict = addition_verdict(_dated(day_text), TODAY, SINCE)
+    inside = _in_window(day_text)
+    assert (verdict.cls, verdict.action) == (
+        ("added", "auto") if inside else ("strange_date", "held")
+    )
+
+
+@given(day_texts, day_texts)
+def test_date_verdict_applies_only_a_date_moved_later_inside_the_window(
+    before: str, after: str
+) -> None:
+    verdict = date_verdict(_dated(before), _dated(after), TODAY, SINCE)
+    old, new = parse_entry_date(before), parse_entry_date(after)
+    later = old is not None and new is not None and old <= new and _in_window(after)
+    assert (verdict.cls, verdict.action) == (
+        ("date_changed", "auto") if later else ("strange_date", "held")
+    )
+
+
+@given(st.integers(0, 40), st.integers(0, 40))
+def test_suspicious_verdict_holds_a_rewrite_losing_more_than_half(lost: int, kept: int) -> None:
+    verdict = suspicious_verdict(lost, lost + kept)
+    if lost > kept:
+        assert verdict is not None and (verdict.cls, verdict.action) == ("suspicious", "held")
+    else:
+        assert verdict is None
+
+
+def test_the_other_rows_hold_or_apply_whatever_the_line() -> None:
+    entry, line = _dated("2026-11-25"), Loose("Viết tay", 0)
+    assert [(v.cls, v.action) for v in (removal_verdict(entry), removal_verdict(line))] == [
+        ("removed", "held")
+    ] * 2
+    assert (edit_verdict(0.6).cls, edit_verdict(1.0).action) == ("edited", "held")
+    assert (malformed_verdict().cls, malformed_verdict().action) == ("malformed", "held")
+    for code in ("order_changed", "section_changed", "heading_added", "heading_removed"):
+        assert move_verdict(code)[:2] == ("moved", "auto")
+
+
+def _entries(text: str) -> list[Entry]:
+    return [item for item in parse(text).items if isinstance(item, Entry)]
+
+
+def _hand_keys(text: str) -> Counter[str]:
+    return Counter(
+        loose_key(i.raw) for i in parse(text).items if isinstance(i, Loose) and not i.blank
+    )
+
+
+def _lost(old: str, new: str) -> tuple[Counter[str], Counter[str]]:
+    """What the rewrite loses, per the table: entry texts, and hand-written lines."""
+    return _entry_keys(old) - _entry_keys(new), _hand_keys(old) - _hand_keys(new)
+
+
+@settings(max_examples=300, deadline=None)
+@given(old_new())
+def test_a_random_rewrite_holds_every_loss_and_is_suspicious_past_half(
+    pair: tuple[str, str],
+) -> None:
+    """Checked from the two texts alone, as the table counts: what is lost is held."""
+    old, new = pair
+    result = run(old, new)
+    lost_entries, lost_hand = _lost(old, new)
+    lost = lost_entries.total() + lost_hand.total()
+    if 2 * lost > len(_entries(old)) + _hand_keys(old).total():
+        assert [(c.cls, c.action) for c in result.changes] == [("suspicious", "held")]
+        assert result.applied == old
+        return
+    assert all((c.action == "auto") == (c.cls in AUTO_CLASSES) for c in result.changes)
+    held_lines = [c.old for c in result.held if c.old is not None]
+    assert set(held_lines) <= set(result.applied.split("\n"))  # held old lines stay
+    held_old = "\n".join(held_lines)
+    # the invariant: every old entry and hand-written line is written now or in a held change
+    assert _entry_keys(old) <= _entry_keys(result.applied) + _entry_keys(held_old)
+    assert _hand_keys(old) <= _hand_keys(result.applied) + _hand_keys(held_old)
+    gone = [parse(c.old or "").items[0] for c in result.held if c.cls in ("removed", "edited")]
+    assert Counter(i.key for i in gone if isinstance(i, Entry)) == lost_entries
+    assert Counter(loose_key(i.raw) for i in gone if isinstance(i, Loose)) == lost_hand
+
+
+@settings(max_examples=300, deadline=None)
+@given(old_new())
+def test_a_random_rewrite_applies_only_window_dates_and_never_a_malformed_line(
+    pair: tuple[str, str],
+) -> None:
+    old, new = pair
+    result = run(old, new)
+    if any(c.cls == "suspicious" for c in result.changes):
+        return
+    applied = set(result.applied.split("\n"))
+    old_keys = set(_entry_keys(old))
+    for entry in _entries(new):
+        if entry.key not in old_keys and entry.raw in applied:
+            assert _in_window(entry.date_text), entry  # an addition dated outside is held
+    for change in result.changes:
+        if change.cls == "date_changed":
+            (before,), (after,) = _entries(change.old or ""), _entries(change.new or "")
+            assert before.key == after.key and _in_window(after.date_text)
+            assert before.date is not None and after.date is not None and before.date < after.date
+    old_hand = _hand_keys(old)
+    held_new = {c.new for c in result.held if c.cls == "malformed"}
+    for item in parse(new).items:
+        if isinstance(item, Loose) and not item.blank and loose_key(item.raw) not in old_hand:
+            assert item.raw not in applied and item.raw in held_new

@@ -32,14 +32,13 @@ from trinho.appliers import APPLIERS
 from trinho.channels import ConsoleChannel, Outbox
 from trinho.condense import RunReport, run_condensation
 from trinho.condense.prompts import load_prompt
-from trinho.condense.reasons import proposal_reason
 from trinho.condense.report import render_report
 from trinho.context_shell import build_context
 from trinho.errors import TrinhoError
 from trinho.facts.store import list_facts
 from trinho.i18n import t
 from trinho.jobs import WorkspaceJobRunner
-from trinho.listings import fact_history_text, proposals_text
+from trinho.listings import fact_history_text, proposal_reason, proposals_text
 from trinho.models import (
     ChatModel,
     ChatRequest,

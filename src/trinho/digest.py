@@ -16,8 +16,8 @@ from typing import Any
 from trinho import proposals
 from trinho.channels import Notification, NotificationItem, Outbox
 from trinho.condense.loss import memory_sides
-from trinho.condense.reasons import proposal_reason
 from trinho.i18n import t
+from trinho.listings import proposal_reason
 from trinho.proposals import Proposal
 from trinho.workspace import Workspace
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from trinho.condense.loss import suspicious_sides
-from trinho.condense.reasons import proposal_reason
+from trinho.condense.reasons import stored_reason
 from trinho.facts.rules import FactVersion
 from trinho.i18n import CATALOG, t
 from trinho.proposals import Proposal
@@ -32,6 +32,14 @@ def fact_version_line(locale: str, key: str, v: FactVersion) -> str:
 def fact_history_text(locale: str, key: str, versions: Iterable[FactVersion]) -> str:
     """Every version of a fact, one line each, as they are given (oldest first)."""
     return "\n".join(fact_version_line(locale, key, v) for v in versions)
+
+
+def proposal_reason(proposal: Proposal, locale: str) -> str:
+    """A proposal's reason as the owner reads it: a MEMORY.md change's from its code, in
+    `locale`; any other kind (already written in the owner's locale), as stored."""
+    if proposal.kind != "memory":
+        return proposal.reason
+    return stored_reason(proposal.change, proposal.reason, locale)
 
 
 def proposal_summary(proposal: Proposal, locale: str) -> str:

@@ -1,21 +1,28 @@
 """The gate: code, not a model, decides which parts of a MEMORY.md rewrite apply by themselves.
 
 `gate(old, new, today, since)` is a pure function. It classifies every change per the table of
-DESIGN.md section 4 and returns the text to write now plus every change, auto or held. Held old
-lines stay in the text written now, near where they were; held new lines are left out of it.
+docs/rules.md (section "The gate") and returns the text to write now plus every change, auto or
+held. Held old lines stay in the text written now, near where they were; held new lines are
+left out of it.
+
+The table's rows are the verdict functions below, in its order (the two date rows fall back on
+`strange_date_verdict`). The last row (shared facts) is not the gate's: the condensation never
+writes facts. The rest of the module pairs lines (`trinho.condense.match`),
+asks a verdict function about each change, and places the lines.
 """
 
 from __future__ import annotations
 
 import bisect
 from collections import defaultdict
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, replace
 from datetime import date
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, get_args
 
 from trinho.condense.match import Matching, date_norm, match
 from trinho.condense.reasons import ENGLISH, REASON_CODES, Params, Reason, ReasonCode, reason_or
-from trinho.memory_md import Entry, Heading, Item
+from trinho.memory_md import Entry, Heading, Item, Loose
 
 ChangeClass = Literal[
     "added",
@@ -28,8 +35,96 @@ ChangeClass = Literal[
     "suspicious",
 ]
 Action = Literal["auto", "held"]
+MoveCode = Literal["order_changed", "section_changed", "heading_added", "heading_removed"]
 
 CHANGE_CLASSES: tuple[str, ...] = get_args(ChangeClass)
+
+
+class GateVerdict(NamedTuple):
+    """One row of the table applied to one change: its class, whether it applies, and why."""
+
+    cls: ChangeClass
+    action: Action
+    why: Reason
+
+
+# --- the table, row by row ------------------------------------------------------------------------
+
+
+def addition_verdict(entry: Entry, today: date, since: date) -> GateVerdict:
+    """Row `added`: "added entry, dated inside the window and not in the future"."""
+    day = entry.date
+    if day is None:
+        return strange_date_verdict(Reason.of("not_a_date", date=entry.date_text))
+    if day > today:
+        return strange_date_verdict(Reason.of("future", date=str(day), today=str(today)))
+    if day < since:
+        return strange_date_verdict(_outside(day, today, since))
+    return GateVerdict(
+        "added", "auto", Reason.of("added_in_window", since=str(since), today=str(today))
+    )
+
+
+def date_verdict(old: Entry, new: Entry, today: date, since: date) -> GateVerdict:
+    """Row `date_changed`: "same text, date moved later, new date inside the window"."""
+    before, after = old.date, new.date
+    if after is None:
+        return strange_date_verdict(Reason.of("new_date_not_a_date", date=new.date_text))
+    if before is None:
+        return strange_date_verdict(
+            Reason.of("old_date_not_a_date", old=old.date_text, new=str(after))
+        )
+    if after < before:
+        return strange_date_verdict(
+            Reason.of("moved_earlier", before=str(before), after=str(after))
+        )
+    if after > today:
+        return strange_date_verdict(Reason.of("future", date=str(after), today=str(today)))
+    if after < since:
+        return strange_date_verdict(_outside(after, today, since))
+    why = Reason.of("moved_later", before=str(before), after=str(after))
+    return GateVerdict("date_changed", "auto", why)
+
+
+def move_verdict(code: MoveCode) -> GateVerdict:
+    """Row `moved`: "order or section changed, headings added or removed": applies by itself."""
+    return GateVerdict("moved", "auto", Reason(code))
+
+
+def removal_verdict(old: Entry | Loose) -> GateVerdict:
+    """Row `removed`: "entry (or loose line) removed": held, the old line stays until approved."""
+    return GateVerdict(
+        "removed", "held", Reason("removed_entry" if isinstance(old, Entry) else "removed_line")
+    )
+
+
+def edit_verdict(similarity: float) -> GateVerdict:
+    """Row `edited`: "old text gone, a similar new text in its place": held as one change."""
+    return GateVerdict("edited", "held", Reason.of("edited", similarity=similarity))
+
+
+def strange_date_verdict(why: Reason) -> GateVerdict:
+    """Row `strange_date`: "unparseable, in the future, outside the window, moved earlier": held."""
+    return GateVerdict("strange_date", "held", why)
+
+
+def malformed_verdict() -> GateVerdict:
+    """Row `malformed`: "neither an entry, a heading, a blank line nor an old loose line": held."""
+    return GateVerdict("malformed", "held", Reason("malformed"))
+
+
+def suspicious_verdict(lost: int, total: int) -> GateVerdict | None:
+    """Row `suspicious`: "a rewrite that loses more than half of the old lines": held whole."""
+    if 2 * lost > total:
+        return GateVerdict("suspicious", "held", Reason.of("suspicious", lost=lost, total=total))
+    return None
+
+
+def _outside(day: date, today: date, since: date) -> Reason:
+    return Reason.of("outside_window", date=str(day), since=str(since), today=str(today))
+
+
+# --- changes and the gate -------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -86,6 +181,29 @@ class Change:
             reason_params=why.params,
         )
 
+    @classmethod
+    def judged(
+        cls,
+        verdict: GateVerdict,
+        old: str | None,
+        new: str | None,
+        *,
+        snapshot: str | None = None,
+        rewrite: str | None = None,
+        similarity: float | None = None,
+    ) -> Change:
+        """The change from `old` to `new` as `verdict` classes it."""
+        return cls.because(
+            verdict.cls,
+            verdict.action,
+            old,
+            new,
+            verdict.why,
+            snapshot=snapshot,
+            rewrite=rewrite,
+            similarity=similarity,
+        )
+
     @property
     def held(self) -> bool:
         return self.action == "held"
@@ -124,194 +242,152 @@ class GateResult:
         return tuple(change for change in self.changes if change.held)
 
 
-def addition_verdict(entry: Entry, today: date, since: date) -> tuple[ChangeClass, Action, Reason]:
-    """An entry the old file did not have: auto only when dated inside the window."""
-    day = entry.date
-    if day is None:
-        return "strange_date", "held", Reason.of("not_a_date", date=entry.date_text)
-    if day > today:
-        return "strange_date", "held", Reason.of("future", date=str(day), today=str(today))
-    if day < since:
-        return "strange_date", "held", _outside(day, today, since)
-    return "added", "auto", Reason.of("added_in_window", since=str(since), today=str(today))
-
-
-def date_verdict(
-    old: Entry, new: Entry, today: date, since: date
-) -> tuple[ChangeClass, Action, Reason]:
-    """Same text, another date: auto only when moved later to a day inside the window."""
-    before, after = old.date, new.date
-    if after is None:
-        return "strange_date", "held", Reason.of("new_date_not_a_date", date=new.date_text)
-    if before is None:
-        why = Reason.of("old_date_not_a_date", old=old.date_text, new=str(after))
-        return "strange_date", "held", why
-    if after < before:
-        why = Reason.of("moved_earlier", before=str(before), after=str(after))
-        return "strange_date", "held", why
-    if after > today:
-        return "strange_date", "held", Reason.of("future", date=str(after), today=str(today))
-    if after < since:
-        return "strange_date", "held", _outside(after, today, since)
-    return "date_changed", "auto", Reason.of("moved_later", before=str(before), after=str(after))
-
-
-def _outside(day: date, today: date, since: date) -> Reason:
-    return Reason.of("outside_window", date=str(day), since=str(since), today=str(today))
-
-
 def gate(old_text: str, new_text: str, today: date, since: date) -> GateResult:
     """Classify the rewrite `new_text` of `old_text` and return what to write now."""
     m = match(old_text, new_text)
-    if m.old_lines and 2 * m.lost_lines > m.old_lines:
-        why = Reason.of("suspicious", lost=m.lost_lines, total=m.old_lines)
-        held = Change.because(
-            "suspicious", "held", None, None, why, snapshot=old_text, rewrite=new_text
-        )
-        return GateResult(old_text, (held,))
-    return _Assembly(m, today, since).run()
+    verdict = suspicious_verdict(m.lost_lines, m.old_lines)
+    if verdict is not None:
+        whole = Change.judged(verdict, None, None, snapshot=old_text, rewrite=new_text)
+        return GateResult(old_text, (whole,))
+    return _place(m, _slot_changes(m, today, since), _removals(m))
 
 
-class _Assembly:
-    """Builds the applied text in the rewrite's order, with held old lines near their place."""
+# --- asking the table about each line -------------------------------------------------------------
 
-    def __init__(self, m: Matching, today: date, since: date) -> None:
-        self.m = m
-        self.today = today
-        self.since = since
-        self.out: list[str | None] = [item.raw for item in m.new]
-        self.from_rewrite = [True] * len(m.new)
-        self.slot_change: dict[int, Change] = {}
-        self.held_addition: dict[int, tuple[ChangeClass, Reason]] = {}
-        self.anchor: dict[int, int] = {}
 
-    def run(self) -> GateResult:
-        self._classify_slots()
-        self._classify_moves()
-        return self._assemble()
+def _slot_changes(m: Matching, today: date, since: date) -> dict[int, Change]:
+    """The change at each rewrite line that has one, by its index in the rewrite."""
+    changes: dict[int, Change] = {}
+    for j, o in m.entries.items():
+        old, new = _as_entry(m.old[o]), _as_entry(m.new[j])
+        if date_norm(old) != date_norm(new):
+            changes[j] = Change.judged(date_verdict(old, new, today, since), old.raw, new.raw)
+    for j, (o, ratio) in m.edits.items():
+        verdict = edit_verdict(ratio)
+        changes[j] = Change.judged(verdict, m.old[o].raw, m.new[j].raw, similarity=round(ratio, 4))
+    for j in m.added:
+        verdict = addition_verdict(_as_entry(m.new[j]), today, since)
+        changes[j] = Change.judged(verdict, None, m.new[j].raw)
+    for j in m.malformed:
+        changes[j] = Change.judged(malformed_verdict(), None, m.new[j].raw)
+    for j in m.headings_added:
+        changes[j] = Change.judged(move_verdict("heading_added"), None, m.new[j].raw)
+    changes.update(_moves(m, changes))
+    return changes
 
-    def _classify_slots(self) -> None:
-        m, old, new = self.m, self.m.old, self.m.new
-        for j, o in m.entries.items():
-            self.anchor[o] = j
-            old_e, new_e = _as_entry(old[o]), _as_entry(new[j])
-            if date_norm(old_e) == date_norm(new_e):
-                continue
-            cls, action, why = date_verdict(old_e, new_e, self.today, self.since)
-            self.slot_change[j] = Change.because(cls, action, old_e.raw, new_e.raw, why)
-            if action == "held":
-                self._keep_old(j, old_e.raw)
-        for j, (o, ratio) in m.edits.items():
-            self.anchor[o] = j
-            why = Reason.of("edited", similarity=ratio)
-            self.slot_change[j] = Change.because(
-                "edited", "held", old[o].raw, new[j].raw, why, similarity=round(ratio, 4)
-            )
-            self._keep_old(j, old[o].raw)
-        for j in m.added:
-            cls, action, why = addition_verdict(_as_entry(new[j]), self.today, self.since)
-            if action == "auto":
-                self.slot_change[j] = Change.because(cls, action, None, new[j].raw, why)
+
+def _moves(m: Matching, judged: dict[int, Change]) -> dict[int, Change]:
+    """Kept lines (entries and loose lines with no other change) out of their old relative
+    order, or under another heading."""
+    paired = _kept_pairs(m)
+    slots = sorted(paired)
+    in_order = set(_longest_increasing(slots, [paired[j] for j in slots]))
+    old_section = _sections(m.old)
+    new_section = _sections(m.new)
+    moves: dict[int, Change] = {}
+    for j in slots:
+        if j in judged:
+            continue
+        o = paired[j]
+        code: MoveCode
+        if j not in in_order:
+            code = "order_changed"
+        elif m.headings.get(new_section[j], -1) != old_section[o]:
+            code = "section_changed"
+        else:
+            continue
+        moves[j] = Change.judged(move_verdict(code), m.old[o].raw, m.new[j].raw)
+    return moves
+
+
+def _removals(m: Matching) -> dict[int, Change]:
+    """The change for each old line the rewrite dropped, by its index in the old file."""
+    changes: dict[int, Change] = {}
+    for o in [*m.removed, *m.headings_removed]:
+        item = m.old[o]
+        if isinstance(item, Heading):
+            verdict = move_verdict("heading_removed")
+        else:
+            verdict = removal_verdict(item)
+        changes[o] = Change.judged(verdict, item.raw, None)
+    return changes
+
+
+# --- placing the lines ----------------------------------------------------------------------------
+
+
+def _place(m: Matching, at_slot: dict[int, Change], removed: dict[int, Change]) -> GateResult:
+    """The text to write now, in the rewrite's order, and every change in that order.
+
+    A rewrite line goes in unless its change is held: then its old line, if it has one, takes
+    its place. A dropped old line whose removal is held goes back near where it was.
+    """
+    front, before, after = _removed_places(m, removed)
+    out = _Output()
+    out.old_lines(removed[o] for o in front)
+    for j, item in enumerate(m.new):
+        out.old_lines(removed[o] for o in before[j])
+        out.slot(item.raw, at_slot.get(j))
+        out.old_lines(removed[o] for o in after[j])
+    return GateResult("\n".join(out.lines), tuple(out.changes))
+
+
+class _Output:
+    """The lines written now and the changes, as `_place` goes through the rewrite."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.changes: list[Change] = []
+        self.last_applied: str | None = None  # what a held new line is to be inserted after
+
+    def old_lines(self, changes: Iterable[Change]) -> None:
+        """Dropped old lines: each change is listed, the line kept when its removal is held."""
+        for change in changes:
+            self.changes.append(change)
+            if change.held and change.old is not None:
+                self.lines.append(change.old)
+
+    def slot(self, raw: str, change: Change | None) -> None:
+        """The rewrite line `raw`, unless its change is held: then its old line, if any."""
+        if change is None or not change.held:
+            self.lines.append(raw)
+            if raw.strip():
+                self.last_applied = raw
+        elif change.old is not None:
+            self.lines.append(change.old)
+        else:
+            change = replace(change, after=self.last_applied)
+        if change is not None:
+            self.changes.append(change)
+
+
+def _removed_places(
+    m: Matching, removed: dict[int, Change]
+) -> tuple[list[int], dict[int, list[int]], dict[int, list[int]]]:
+    """Each removed old line goes after its nearest predecessor that survives, else before
+    its nearest survivor, else at the top."""
+    anchor = {o: j for j, o in [*_kept_pairs(m).items(), *m.headings.items()]}
+    before: dict[int, list[int]] = defaultdict(list)
+    after: dict[int, list[int]] = defaultdict(list)
+    pending: list[int] = []
+    last: int | None = None
+    for o in range(len(m.old)):
+        if o in anchor:
+            last = anchor[o]
+            if pending:
+                before[last].extend(pending)
+                pending = []
+        elif o in removed:
+            if last is None:
+                pending.append(o)
             else:
-                self.held_addition[j] = (cls, why)
-                self.out[j] = None
-        for j in m.malformed:
-            self.held_addition[j] = ("malformed", Reason("malformed"))
-            self.out[j] = None
-        for j, o in [*m.loose.items(), *m.headings.items()]:
-            self.anchor[o] = j
-        for j in m.headings_added:
-            why = Reason("heading_added")
-            self.slot_change[j] = Change.because("moved", "auto", None, new[j].raw, why)
+                after[last].append(o)
+    return pending, before, after
 
-    def _keep_old(self, slot: int, raw: str) -> None:
-        self.out[slot] = raw
-        self.from_rewrite[slot] = False
 
-    def _classify_moves(self) -> None:
-        """Entries and loose lines out of their old relative order, or under another heading."""
-        m = self.m
-        slots = sorted([*m.entries, *m.edits, *m.loose])
-        in_order = set(_longest_increasing(slots, [self.anchor_of(j) for j in slots]))
-        old_section = _sections(m.old)
-        new_section = _sections(m.new)
-        for j in slots:
-            if j in self.slot_change:
-                continue
-            o = self.anchor_of(j)
-            code: ReasonCode
-            if j not in in_order:
-                code = "order_changed"
-            elif m.headings.get(new_section[j], -1) != old_section[o]:
-                code = "section_changed"
-            else:
-                continue
-            why = Reason(code)
-            self.slot_change[j] = Change.because("moved", "auto", m.old[o].raw, m.new[j].raw, why)
-
-    def anchor_of(self, slot: int) -> int:
-        m = self.m
-        if slot in m.edits:
-            return m.edits[slot][0]
-        return m.entries[slot] if slot in m.entries else m.loose[slot]
-
-    def _assemble(self) -> GateResult:
-        m = self.m
-        front, before, after = self._place_removed()
-        lines: list[str] = []
-        changes: list[Change] = []
-        last_applied: str | None = None
-
-        def place(o: int) -> None:
-            item = m.old[o]
-            if isinstance(item, Heading):
-                why = Reason("heading_removed")
-                changes.append(Change.because("moved", "auto", item.raw, None, why))
-                return
-            lines.append(item.raw)
-            why = Reason("removed_entry" if isinstance(item, Entry) else "removed_line")
-            changes.append(Change.because("removed", "held", item.raw, None, why))
-
-        for o in front:
-            place(o)
-        for j, raw in enumerate(self.out):
-            for o in before[j]:
-                place(o)
-            if j in self.held_addition:
-                cls, why = self.held_addition[j]
-                changes.append(
-                    Change.because(cls, "held", None, m.new[j].raw, why, after=last_applied)
-                )
-            elif j in self.slot_change:
-                changes.append(self.slot_change[j])
-            if raw is not None:
-                lines.append(raw)
-                if self.from_rewrite[j] and raw.strip():
-                    last_applied = raw
-            for o in after[j]:
-                place(o)
-        return GateResult("\n".join(lines), tuple(changes))
-
-    def _place_removed(self) -> tuple[list[int], dict[int, list[int]], dict[int, list[int]]]:
-        """Each removed old line goes after its nearest predecessor that survives, else before
-        its nearest survivor, else at the top."""
-        gone = set(self.m.removed) | set(self.m.headings_removed)
-        before: dict[int, list[int]] = defaultdict(list)
-        after: dict[int, list[int]] = defaultdict(list)
-        pending: list[int] = []
-        last: int | None = None
-        for o in range(len(self.m.old)):
-            if o in self.anchor:
-                last = self.anchor[o]
-                if pending:
-                    before[last].extend(pending)
-                    pending = []
-            elif o in gone:
-                if last is None:
-                    pending.append(o)
-                else:
-                    after[last].append(o)
-        return pending, before, after
+def _kept_pairs(m: Matching) -> dict[int, int]:
+    """Rewrite line -> old line, for the entries (edited or not) and loose lines paired."""
+    return {**m.entries, **{j: o for j, (o, _) in m.edits.items()}, **m.loose}
 
 
 def _as_entry(item: Item) -> Entry:

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from trinho.i18n import CATALOG, t
-from trinho.proposals import Proposal
 
 Param = str | int | float
 Params = tuple[tuple[str, Param], ...]
@@ -91,14 +90,6 @@ def reason_text(code: str, params: Params | Mapping[str, Any], locale: str) -> s
 
 def stale_text(code: str, params: Params | Mapping[str, Any], locale: str) -> str:
     return t(locale, stale_key(code), **dict(params))
-
-
-def proposal_reason(proposal: Proposal, locale: str) -> str:
-    """A proposal's reason as the owner reads it: a MEMORY.md change's from its code, in
-    `locale`; any other kind (already written in the owner's locale), as stored."""
-    if proposal.kind != "memory":
-        return proposal.reason
-    return stored_reason(proposal.change, proposal.reason, locale)
 
 
 def stored_reason(change: Mapping[str, Any], fallback: str, locale: str) -> str:
