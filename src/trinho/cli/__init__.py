@@ -1,10 +1,10 @@
-"""The `trinho` command. Each command group lives in its own module and registers here."""
+"""The `trinho` command. Each command lives in a module of its own, imported when it runs
+(`trinho.cli.app.COMMANDS`)."""
 
 from __future__ import annotations
 
 import os
 import sys
-from importlib import import_module
 from pathlib import Path
 
 import click
@@ -16,26 +16,6 @@ from trinho.i18n import t
 from trinho.textnorm import one_line
 
 __all__ = ["cli", "main"]
-
-COMMAND_MODULES = (
-    "chat_cmds",
-    "condense_cmds",
-    "context_cmds",
-    "demo_cmds",
-    "facts_cmds",
-    "gate_cmds",
-    "jobs_cmds",
-    "mcp_cmds",
-    "model_cmds",
-    "search_cmds",
-    "serve_cmds",
-    "tools_cmds",
-    "workspace_cmds",
-)
-"""Modules under trinho.cli that register commands on `cli`, one per line."""
-
-for _module in COMMAND_MODULES:
-    import_module(f"trinho.cli.{_module}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from importlib import import_module
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -45,7 +46,48 @@ class State:
         return owner_locale(self.workspace_dir)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+COMMANDS: dict[str, str] = {
+    "approve": "facts_cmds",
+    "chat": "chat_cmds",
+    "condense": "condense_cmds",
+    "context": "context_cmds",
+    "demo": "demo_cmds",
+    "fact": "facts_cmds",
+    "facts": "facts_cmds",
+    "gate": "gate_cmds",
+    "get": "search_cmds",
+    "import": "workspace_cmds",
+    "index": "search_cmds",
+    "init": "workspace_cmds",
+    "jobs": "jobs_cmds",
+    "mcp": "mcp_cmds",
+    "model": "model_cmds",
+    "note": "workspace_cmds",
+    "notes": "workspace_cmds",
+    "proposals": "facts_cmds",
+    "reject": "facts_cmds",
+    "search": "search_cmds",
+    "serve": "serve_cmds",
+    "tools": "tools_cmds",
+    "usage": "model_cmds",
+}
+"""Each command and the module under trinho.cli that defines it (on `cli`, when imported)."""
+
+
+class LazyGroup(click.Group):
+    """The root group: a command's module is imported when that command is asked for, so a
+    run of one command loads only what that command needs."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(self.commands) | set(COMMANDS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            import_module(f"trinho.cli.{COMMANDS[cmd_name]}")
+        return self.commands.get(cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--workspace",
     "workspace_dir",
