@@ -43,7 +43,10 @@ def _pages() -> list[Path]:
 def _commands(group: click.Command, path: str = "trinho") -> Iterator[tuple[str, click.Command]]:
     yield path, group
     if isinstance(group, click.Group):
-        for name, command in sorted(group.commands.items()):
+        ctx = click.Context(group)  # list and get through click: the root group loads lazily
+        for name in group.list_commands(ctx):
+            command = group.get_command(ctx, name)
+            assert command is not None, f"{path} {name}"
             yield from _commands(command, f"{path} {name}")
 
 
