@@ -101,11 +101,17 @@ def is_rewrite(request: ChatRequest) -> bool:
 
 
 def memory_in(request: ChatRequest) -> str:
-    """The MEMORY.md a rewrite request carries."""
+    """The MEMORY.md a rewrite request carries: as it is (protocol `file`, in the user
+    message) or numbered (protocol `ops`, in the system message)."""
     body = request.messages[-1].text
+    if MEMORY_BEGIN + "\n" not in body:
+        body = request.messages[0].text
     start = body.index(MEMORY_BEGIN + "\n") + len(MEMORY_BEGIN) + 1
     end = body.index("\n" + MEMORY_END)
-    return body[start:end] + "\n"
+    shown = body[start:end]
+    if body is request.messages[0].text:
+        shown = "\n".join(re.sub(r"^\[[0-9]+\] ?", "", line) for line in shown.split("\n"))
+    return shown + "\n"
 
 
 def numbered(request: ChatRequest) -> list[str]:

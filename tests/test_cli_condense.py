@@ -33,6 +33,12 @@ def ready(
     return root
 
 
+def whole_file_protocol(root: Path) -> None:
+    """`[condense] protocol = "file"`: the model is asked for the whole MEMORY.md."""
+    config = root / ".trinho" / "config.toml"
+    config.write_text(config.read_text() + '\n[condense]\nprotocol = "file"\n')
+
+
 def serve(monkeypatch: pytest.MonkeyPatch, *answers: str) -> FakeServer:
     server = FakeServer(*(Reply(openai_reply(a, prompt=300, completion=40)) for a in answers))
     monkeypatch.setenv("TRINHO_MODEL", "ollama:qwen3:8b")
@@ -51,7 +57,7 @@ def test_condense_json_then_once_per_week_then_approve_then_undo(
         assert len(srv.requests) == 2
         assert srv.requests[0].body["messages"][0]["content"].startswith("You maintain MEMORY.md")
         # the owner's locale: Vietnamese headings in the prompt
-        assert "## MEMORY.md hiện tại" in srv.requests[0].body["messages"][1]["content"]
+        assert "## MEMORY.md hiện tại" in srv.requests[0].body["messages"][0]["content"]
     assert data["run_id"] == "2026-W48" and data["outcome"] == "done"
     assert data["counts"]["auto"] == 1 and data["counts"]["held"] == 1
     assert data["model"] == {
@@ -90,6 +96,7 @@ def test_condense_json_then_once_per_week_then_approve_then_undo(
 def test_condense_human_report_lists_every_change(
     ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    whole_file_protocol(ready)
     with serve(monkeypatch, "Xin lỗi, tôi không làm được.") as srv:
         monkeypatch.setenv("OLLAMA_HOST", srv.url)
         assert main(["condense", "--dry-run"]) == 0
@@ -106,6 +113,7 @@ def test_a_suspicious_rewrite_shows_the_lines_it_would_remove_and_its_reason_onc
     ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     refusal = "Xin lỗi, tôi không làm được."
+    whole_file_protocol(ready)
     with serve(monkeypatch, refusal) as srv:
         monkeypatch.setenv("OLLAMA_HOST", srv.url)
         assert main(["condense"]) == 0

@@ -102,7 +102,7 @@ def test_a_suspicious_rewrite_applies_only_on_the_file_it_was_made_for(
     pid = proposal_for(report, "suspicious")
     proposals.approve(workspace, pid, "owner", appliers=APPLIERS)
     assert memory(workspace) == "- 2026-11-29: Chỉ còn một dòng\n"
-    second = condense(workspace, "", force=True)
+    second = condense(workspace, "- 2026-11-29: Một dòng khác\n", force=True)
     assert [rc.change.cls for rc in second.held] == ["suspicious"]
     workspace.memory_file.write_text("- 2026-11-29: sửa tay\n", encoding="utf-8")
     decided, applied = proposals.approve(

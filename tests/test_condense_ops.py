@@ -659,9 +659,9 @@ def test_material_for_output_is_the_most_that_fits(max_output: int) -> None:
 # --- the prompt -----------------------------------------------------------------------------
 
 
-def test_the_edit_script_prompt_is_shipped_beside_the_current_one() -> None:
+def test_the_edit_script_prompt_is_the_current_one() -> None:
     prompt = load_prompt("rewrite", 2)
-    assert prompt.version == "rewrite.v2" and VERSIONS["rewrite"] == 1
+    assert prompt.version == "rewrite.v2" and VERSIONS["rewrite"] == 2
     assert prompt.placeholders == {"today", "since", "memory_budget", "memory_tokens"}
     filled = prompt.fill(TODAY, SINCE, memory_budget=4000, memory_tokens=3100)
     assert not re.search(r"\{[a-z_]+\}", filled)
@@ -678,7 +678,7 @@ def test_the_edit_script_prompt_is_shipped_beside_the_current_one() -> None:
         "No commentary",
     ):
         assert rule in filled
-    assert load_prompt("rewrite").placeholders == {"today", "since"}
+    assert load_prompt("rewrite", 1).placeholders == {"today", "since"}
 
 
 def test_the_prompt_example_is_a_script_this_module_reads_whole() -> None:

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from trinho.condense.collect import Chunk, Material
-from trinho.condense.prompts import VERSIONS, load_prompt
+from trinho.condense.prompts import FILE_REWRITE_VERSION, VERSIONS, load_prompt
 from trinho.condense.rewrite import (
     MEMORY_BEGIN,
     MEMORY_END,
@@ -28,7 +28,9 @@ def test_prompts_are_versioned_package_files() -> None:
         f"rewrite.v{VERSIONS['rewrite']}",
         f"screen.v{VERSIONS['screen']}",
     )
-    filled = rewrite.fill(TODAY, SINCE)
+    whole = load_prompt("rewrite", FILE_REWRITE_VERSION)
+    assert whole.version == "rewrite.v1" != rewrite.version
+    filled = whole.fill(TODAY, SINCE)
     assert "{today}" not in filled and "2026-11-23 to 2026-11-29" in filled
     for rule in ("WHOLE new MEMORY.md", "- YYYY-MM-DD: text", "Vietnamese", "No commentary"):
         assert rule in filled

@@ -100,7 +100,7 @@ def test_a_good_vietnamese_week_is_applied_whole(workspace: Workspace, clock: Fi
     journal = read_journal(workspace, RUN)
     assert journal is not None and journal.state == "done"
     saved = json.loads((folder / "report.json").read_text(encoding="utf-8"))
-    assert saved["counts"]["auto"] == 3 and saved["prompts"] == ["rewrite.v1", "screen.v1"]
+    assert saved["counts"]["auto"] == 3 and saved["prompts"] == ["rewrite.v2", "screen.v1"]
     ledger = read_ledger(workspace).records
     assert [(r.purpose, r.run) for r in ledger] == [("rewrite", RUN), ("screen", RUN)]
     assert report.model_calls == 2 and report.tokens == sum(r.total_tokens for r in ledger)
@@ -195,10 +195,29 @@ def test_a_fence_around_the_file_is_removed(workspace: Workspace, clock: FixedCl
         "Tôi xin lỗi, tôi không thể làm việc này.",
     ],
 )
-def test_an_empty_answer_or_a_refusal_is_held_whole(
+def test_an_empty_answer_or_a_refusal_changes_nothing_under_the_edit_script(
     workspace: Workspace, clock: FixedClock, answer: str
 ) -> None:
     vi_week(workspace, clock)
+    report = run(workspace, two_roles(answer))
+    assert memory(workspace) == VI_MEMORY and report.held == () and report.changes == ()
+    assert memory_proposals(workspace) == []
+    assert report.script is not None and report.script["chatter"] == (1 if answer else 0)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "",
+        "I'm sorry, but I can't help with rewriting personal records.",
+        "Tôi xin lỗi, tôi không thể làm việc này.",
+    ],
+)
+def test_an_empty_answer_or_a_refusal_of_the_whole_file_is_held_whole(
+    workspace: Workspace, clock: FixedClock, answer: str
+) -> None:
+    vi_week(workspace, clock)
+    workspace = with_config(workspace, clock, '[condense]\nprotocol = "file"')
     stream = io.StringIO()
     report = run(workspace, two_roles(answer), stream)
     assert memory(workspace) == VI_MEMORY
@@ -304,8 +323,7 @@ def test_a_hand_edit_during_the_run_is_respected(workspace: Workspace, clock: Fi
     for line in VI_ADDED:
         assert line in text
     assert memory_proposals(workspace) == []  # nothing to ask about the owner's own edit
-    [kept] = report.held
-    assert kept.note == "hand_edit" and kept.proposal_id is None
+    assert report.held == ()  # the owner's line is carried into the rewrite, not held
     assert (
         (run_dir(workspace, RUN) / "MEMORY.before.md")
         .read_text(encoding="utf-8")
@@ -376,7 +394,7 @@ def test_a_first_run_with_no_memory_file(workspace: Workspace, clock: FixedClock
 def test_every_day_of_a_long_week_is_read_in_chunks(
     workspace: Workspace, clock: FixedClock
 ) -> None:
-    ws = with_config(workspace, clock, "[condense]\ncontext_tokens = 2000")
+    ws = with_config(workspace, clock, '[condense]\ncontext_tokens = 2000\nprotocol = "file"')
     ws.memory_file.write_text(VI_MEMORY, encoding="utf-8")
     for day in range(23, 30):
         for hour in range(8, 20):
@@ -507,7 +525,9 @@ def test_a_budget_spent_midway_says_which_days_were_not_read(
     workspace: Workspace, clock: FixedClock
 ) -> None:
     ws = with_config(
-        workspace, clock, "[condense]\ncontext_tokens = 2000\n[budget]\nrun_tokens = 25000"
+        workspace,
+        clock,
+        '[condense]\ncontext_tokens = 2000\nprotocol = "file"\n[budget]\nrun_tokens = 25000',
     )
     ws.memory_file.write_text(VI_MEMORY, encoding="utf-8")
     for day in range(23, 30):

@@ -547,6 +547,37 @@ CATALOG: dict[str, dict[str, str]] = {
         "vi": "bạn đã từ chối trước đây: giữ nguyên, không hỏi lại",
     },
     "condense.prompts": {"en": "Prompts: {versions}", "vi": "Lời nhắc: {versions}"},
+    "condense.script": {
+        "en": "Edit script: {ops} operations, {ignored} ignored, {chatter} other lines "
+        "(never applied)",
+        "vi": "Kịch bản sửa: {ops} thao tác, {ignored} bị bỏ qua, {chatter} dòng khác "
+        "(không bao giờ áp dụng)",
+    },
+    "condense.script.whole_file": {
+        "en": "Edit script: the model answered with a whole MEMORY.md, gated as a rewrite "
+        "({ignored} operations of other parts ignored, {chatter} other lines)",
+        "vi": "Kịch bản sửa: mô hình trả lời bằng cả tệp MEMORY.md, được cổng xét như một bản "
+        "viết lại ({ignored} thao tác của các phần khác bị bỏ qua, {chatter} dòng khác)",
+    },
+    "condense.ignored.unreadable": {"en": "unreadable", "vi": "không đọc được"},
+    "condense.ignored.not_a_line": {
+        "en": "not an entry or a heading",
+        "vi": "không phải mục hay tiêu đề",
+    },
+    "condense.ignored.no_such_line": {"en": "no such line", "vi": "không có dòng đó"},
+    "condense.ignored.line_taken": {
+        "en": "second operation on that line",
+        "vi": "thao tác thứ hai trên dòng đó",
+    },
+    "condense.ignored.not_an_entry": {"en": "not a dated entry", "vi": "không phải mục có ngày"},
+    "condense.ignored.cut": {
+        "en": "cut off at the output limit",
+        "vi": "bị cắt ở giới hạn đầu ra",
+    },
+    "condense.ignored.whole_file": {
+        "en": "another part answered with the whole file",
+        "vi": "một phần khác trả lời bằng cả tệp",
+    },
     "condense.screen.accept": {"en": "ACCEPT", "vi": "NHẬN"},
     "condense.screen.reject": {"en": "REJECT", "vi": "BỎ"},
     "condense.screen.unscreened": {"en": "unscreened", "vi": "chưa sàng lọc"},

@@ -107,6 +107,21 @@ def context_tokens(ws: Workspace) -> int:
     return value
 
 
+Protocol = Literal["ops", "file"]
+PROTOCOLS: tuple[Protocol, ...] = ("ops", "file")
+
+
+def condense_protocol(ws: Workspace) -> Protocol:
+    """`[condense] protocol`: "ops" (the default: the model answers with an edit script) or
+    "file" (the model answers with the whole new MEMORY.md, for models that handle it better)."""
+    value = ws.config.section("condense").get("protocol", "ops")
+    if value not in PROTOCOLS:
+        raise TrinhoError.keyed(
+            "error.condense.bad_protocol", config=CONFIG_PATH, choices=", ".join(PROTOCOLS)
+        )
+    return "file" if value == "file" else "ops"
+
+
 def collect(ws: Workspace, today: date) -> Collected:
     """MEMORY.md and every note and turn of the window ending on `today`; reading writes nothing."""
     since, _ = window(today)

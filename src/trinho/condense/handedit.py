@@ -31,6 +31,30 @@ def drop_deleted(seen: str, current: str, rewrite: str) -> str:
     return "\n".join(kept)
 
 
+def carry_added(seen: str, current: str, rewrite: str) -> str:
+    """`rewrite` with the lines the owner added by hand during the run (in `current`, not in
+    `seen`) put back, each after the line that precedes it in `current` when the rewrite has
+    that line, else at the end: the rewrite was asked about `seen`, so it cannot have meant to
+    remove them, and they must not count as lost."""
+    added = Counter(_lines(current)) - Counter(_lines(seen))
+    if not added:
+        return rewrite
+    out = rewrite.split("\n")
+    ending = bool(out) and out[-1] == ""
+    if ending:
+        out.pop()
+    previous: str | None = None
+    for line in current.split("\n"):
+        if added[line] > 0:
+            added[line] -= 1
+            at = len(out) if previous is not None and previous not in out else 0
+            if previous is not None and previous in out:
+                at = out.index(previous) + 1
+            out.insert(at, line)
+        previous = line
+    return "\n".join(out) + ("\n" if ending else "")
+
+
 def added_during_run(change: Change, seen: str) -> bool:
     """A held removal or edit whose old line was not in the file the model read."""
     return (

@@ -498,6 +498,12 @@ def script_tokens(material_tokens: int) -> int:
     return SCRIPT_SLACK_TOKENS + math.ceil(material_tokens * 3 / 4)
 
 
+def material_beside(left: int) -> int:
+    """The most material that fits in `left` tokens of context together with the edit script
+    `script_tokens` reserves for it: m + 256 + 3m/4 <= left."""
+    return max(0, (left - SCRIPT_SLACK_TOKENS) * 4 // 7)
+
+
 def material_for_output(max_output_tokens: int) -> int:
     """The most material one call may carry with `script_tokens` within `max_output_tokens`:
     a chunk room for the model's output limit, beside the one its context gives."""

@@ -21,6 +21,7 @@ from trinho.condense.collect import (
     Collected,
     Material,
     collect,
+    condense_protocol,
     context_tokens,
     material_room,
     plan_chunks,
@@ -28,11 +29,35 @@ from trinho.condense.collect import (
     window,
 )
 from trinho.condense.gate import Change, GateResult, gate
-from trinho.condense.handedit import added_during_run, drop_deleted
+from trinho.condense.handedit import added_during_run, carry_added, drop_deleted
 from trinho.condense.loss import memory_sides
-from trinho.condense.prompts import Prompt, load_prompt
-from trinho.condense.report import Calls, DayUsed, ReportChange, RunReport, ScreenLine
-from trinho.condense.rewrite import clean_answer, overhead_tokens, rewrite_request, screen_request
+from trinho.condense.ops import (
+    Script,
+    apply_ops,
+    material_beside,
+    material_for_output,
+    merge_scripts,
+    parse_ops,
+    view_lines,
+)
+from trinho.condense.prompts import FILE_REWRITE_VERSION, Prompt, load_prompt
+from trinho.condense.report import (
+    Calls,
+    DayUsed,
+    ReportChange,
+    RunReport,
+    ScreenLine,
+    script_summary,
+)
+from trinho.condense.rewrite import (
+    clean_answer,
+    ops_prefix,
+    ops_request,
+    overhead_tokens,
+    rewrite_request,
+    screen_request,
+    week_frame_tokens,
+)
 from trinho.condense.runs import (
     BEFORE,
     REPORT,
@@ -46,6 +71,7 @@ from trinho.condense.runs import (
     write_journal,
 )
 from trinho.condense.screen import Verdict, apply_verdicts, candidates, parse_verdicts
+from trinho.context_shell import budgets_from_config
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import TrinhoError
 from trinho.i18n import t
@@ -58,6 +84,7 @@ from trinho.models import (
     load_budget,
     load_model,
 )
+from trinho.models.config import max_output_tokens
 from trinho.models.usage import Purpose
 from trinho.workspace import Workspace
 
@@ -66,6 +93,8 @@ SCREEN_BATCH = 50
 MAX_RESTARTS = 3
 """How often a run re-reads a MEMORY.md that keeps changing under it before giving up."""
 KIND = "memory"
+CUT_STOP_REASONS = ("length", "max_tokens")
+"""A model's answer stopped at its output limit (OpenAI-compatible, Anthropic)."""
 PURPOSES: tuple[Purpose, ...] = ("rewrite", "screen")
 
 
@@ -160,6 +189,8 @@ class _Run:
     tallies: dict[str, _Tally] = field(default_factory=dict)
     journal: Journal | None = None
     models: dict[Purpose, ChatModel] = field(default_factory=dict)
+    script: Script | None = None
+    """The run's edit scripts merged (protocol `ops`), for the report."""
 
     @property
     def locale(self) -> str:
@@ -191,18 +222,15 @@ class _Run:
             raise
 
     def _execute(self, collected: Collected) -> RunReport:
-        rewrite_prompt, screen_prompt = load_prompt("rewrite"), load_prompt("screen")
+        protocol = condense_protocol(self.ws)
+        version = FILE_REWRITE_VERSION if protocol == "file" else None
+        rewrite_prompt, screen_prompt = load_prompt("rewrite", version), load_prompt("screen")
         prompts = (rewrite_prompt.version, screen_prompt.version)
         old = collected.memory_text
-        overhead = overhead_tokens(rewrite_prompt, self.today, self.since, self.locale)
-        context = context_tokens(self.ws)
-        if material_room(context, overhead, estimate_tokens(old)) < MIN_ROOM_TOKENS:
-            raise TrinhoError.keyed(
-                "condense.no_room", memory=estimate_tokens(old), context=context
-            )
-        rewrite, read, unread, why = self._rewrite(
-            old, collected.items, rewrite_prompt, context, overhead
-        )
+        if protocol == "file":
+            rewrite, read, unread, why = self._rewrite_file(old, collected.items, rewrite_prompt)
+        else:
+            rewrite, read, unread, why = self._rewrite_ops(old, collected.items, rewrite_prompt)
         days = _days(collected, read, unread)
         if not read:
             if self.journal is not None:
@@ -232,6 +260,8 @@ class _Run:
             prompts=prompts,
             days=days,
             chunks=len(read),
+            protocol=protocol,
+            script=script_summary(self.script) if self.script is not None else None,
             changes=tuple(changes),
             screening=lines,
             screening_skipped=tuple(skipped),
@@ -260,13 +290,59 @@ class _Run:
         self.tallies.setdefault(purpose, _Tally()).add(response)
         return response
 
-    def _rewrite(
-        self,
-        old: str,
-        items: tuple[Material, ...],
-        prompt: Prompt,
-        context: int,
-        overhead: int,
+    def _rewrite_ops(
+        self, old: str, items: tuple[Material, ...], prompt: Prompt
+    ) -> tuple[str, tuple[Chunk, ...], tuple[Material, ...], str]:
+        """Feed the week in chunks, every call given the same numbered MEMORY.md (one stable
+        prefix, cached by the provider), and make the rewrite from all their edit scripts.
+
+        A chunk's material is bounded twice: by the context left beside the prefix and the
+        answer, and by what an edit script over it may need within `[model]
+        max_output_tokens`. Returns as `_rewrite_file` does; the scripts' summary is kept
+        for the report.
+        """
+        context = context_tokens(self.ws)
+        max_output = max_output_tokens(self.ws)
+        budget = budgets_from_config(self.ws).memory
+        prefix = ops_prefix(prompt, old, self.today, self.since, self.locale, budget)
+        beside = estimate_tokens(prefix) + week_frame_tokens(self.today, self.since, self.locale)
+        room = min(material_beside(context - beside), material_for_output(max_output))
+        if room < MIN_ROOM_TOKENS:
+            raise TrinhoError.keyed(
+                "condense.no_room", memory=estimate_tokens(old), context=context
+            )
+        line_count = len(view_lines(old))
+        total = len(plan_chunks(items, room))
+        scripts: list[Script] = []
+        read: list[Chunk] = []
+        pending = items
+        why = ""
+        while pending:
+            taken, rest = take_chunk(pending, room)
+            chunk = Chunk(len(read) + 1, taken)
+            request = ops_request(
+                prefix, chunk, total, self.today, self.since, self.locale, max_output
+            )
+            answer = self._call("rewrite", request)
+            if isinstance(answer, str):
+                why = answer
+                break
+            cut = answer.stop_reason in CUT_STOP_REASONS
+            scripts.append(parse_ops(answer.text, line_count, cut=cut))
+            read.append(chunk)
+            pending = rest
+        rewrite = old
+        if scripts:
+            self.script = merge_scripts(scripts)
+            rewrite = apply_ops(old, self.script).text
+        if not pending:
+            return rewrite, tuple(read), (), ""
+        days = ", ".join(sorted({m.day.isoformat() for m in pending}))
+        message = t(self.locale, "condense.rewrite_skipped", days=days, reason=why)
+        return rewrite, tuple(read), pending, message
+
+    def _rewrite_file(
+        self, old: str, items: tuple[Material, ...], prompt: Prompt
     ) -> tuple[str, tuple[Chunk, ...], tuple[Material, ...], str]:
         """Feed the week in chunks, each call given the MEMORY.md the previous one returned.
 
@@ -274,6 +350,12 @@ class _Run:
         MEMORY.md, the chunks read, the material left unread, and why it was left (budget,
         or a MEMORY.md grown too big for the context).
         """
+        overhead = overhead_tokens(prompt, self.today, self.since, self.locale)
+        context = context_tokens(self.ws)
+        if material_room(context, overhead, estimate_tokens(old)) < MIN_ROOM_TOKENS:
+            raise TrinhoError.keyed(
+                "condense.no_room", memory=estimate_tokens(old), context=context
+            )
         partial = old
         read: list[Chunk] = []
         pending = items
@@ -353,7 +435,9 @@ class _Run:
                 if current != base:
                     restarts += 1
                     base = current
-                rewrite = drop_deleted(old, base, screened) if base != old else screened
+                rewrite = screened
+                if base != old:  # edited by hand during the run: keep what the owner did
+                    rewrite = carry_added(old, base, drop_deleted(old, base, screened))
                 result = gate(base, rewrite, self.today, self.since)
                 to_propose = tuple(c for c in result.held if not added_during_run(c, old))
                 if self.journal is None:

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from datetime import date
 from importlib import resources
 
-VERSIONS: dict[str, int] = {"rewrite": 1, "screen": 1}
+VERSIONS: dict[str, int] = {"rewrite": 2, "screen": 1}
+FILE_REWRITE_VERSION = 1
+"""The whole-file rewrite prompt, kept for `[condense] protocol = "file"`."""
 _PLACEHOLDER_RE = re.compile(r"\{([a-z_]+)\}")
 
 

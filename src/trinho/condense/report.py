@@ -11,6 +11,7 @@ from datetime import date
 from typing import Any, Literal
 
 from trinho.condense.gate import Change
+from trinho.condense.ops import Script
 from trinho.i18n import t
 
 RunOutcome = Literal["done", "already_done", "skipped", "dry_run", "resumed"]
@@ -123,6 +124,10 @@ class RunReport:
     the run wrote the first MEMORY.md (`written` tells which)."""
     notification: str | None = None
     delivery: str = ""
+    protocol: str = ""
+    """How the model was asked: "ops" (an edit script) or "file" (the whole file)."""
+    script: dict[str, Any] | None = None
+    """Protocol ops: what the model's answers held (`script_summary`)."""
 
     @property
     def held(self) -> tuple[ReportChange, ...]:
@@ -156,6 +161,8 @@ class RunReport:
             "since": self.since.isoformat(),
             "message": self.message,
             "prompts": list(self.prompts),
+            "protocol": self.protocol,
+            "script": self.script,
             "counts": self.counts(),
             "days": [d.to_dict() for d in self.days],
             "chunks": self.chunks,
@@ -178,6 +185,46 @@ class RunReport:
         }
 
 
+def script_summary(script: Script) -> dict[str, Any]:
+    """The `script` of a run report: operations applied, ignored ones with why, chatter."""
+    return {
+        "operations": len(script.ops),
+        "ignored": [{"line": i.source, "text": i.raw, "why": i.why} for i in script.ignored],
+        "chatter": script.chatter,
+        "chatter_samples": list(script.samples),
+        "none": script.none,
+        "whole_file": script.whole_file is not None,
+    }
+
+
+def _change_lines(rc: ReportChange, locale: str) -> list[str]:
+    c = rc.change
+    action = t(locale, f"gate.action.{c.action}")
+    proposal = f" [{rc.proposal_id}]" if rc.proposal_id else ""
+    if rc.note:
+        proposal = f" ({t(locale, f'condense.note.{rc.note}')})"
+    label = t(locale, f"gate.class.{c.cls}")
+    lines = [f"[{action}] {label}{proposal}: {c.reason_in(locale)}"]
+    if c.old is not None:
+        lines.append(f"    - {c.old}")
+    if c.new is not None:
+        lines.append(f"    + {c.new}")
+    return lines
+
+
+def _script_lines(summary: dict[str, Any], locale: str) -> list[str]:
+    """What the edit scripts held, and the first few operations that were not applied."""
+    key = "condense.script.whole_file" if summary["whole_file"] else "condense.script"
+    ignored: list[dict[str, Any]] = summary["ignored"]
+    lines = [
+        t(locale, key, ops=summary["operations"], ignored=len(ignored), chatter=summary["chatter"])
+    ]
+    for item in ignored[:5]:
+        why = t(locale, f"condense.ignored.{item['why']}")
+        lines.append(f"    {item['line']}: {why}: {item['text']}")
+    return lines
+
+
 def render_report(report: RunReport, locale: str) -> str:
     """The report as the owner reads it at the terminal."""
     lines = [
@@ -198,18 +245,10 @@ def render_report(report: RunReport, locale: str) -> str:
         lines.append(t(locale, key, day=day.day, notes=day.notes, turns=day.turns))
     if report.prompts:
         lines.append(t(locale, "condense.prompts", versions=", ".join(report.prompts)))
+    if report.script is not None:
+        lines.extend(_script_lines(report.script, locale))
     for rc in report.changes:
-        c = rc.change
-        action = t(locale, f"gate.action.{c.action}")
-        proposal = f" [{rc.proposal_id}]" if rc.proposal_id else ""
-        if rc.note:
-            proposal = f" ({t(locale, f'condense.note.{rc.note}')})"
-        label = t(locale, f"gate.class.{c.cls}")
-        lines.append(f"[{action}] {label}{proposal}: {c.reason_in(locale)}")
-        if c.old is not None:
-            lines.append(f"    - {c.old}")
-        if c.new is not None:
-            lines.append(f"    + {c.new}")
+        lines.extend(_change_lines(rc, locale))
     for s in report.screening:
         reason = f": {s.reason}" if s.reason else ""
         decision = t(locale, f"condense.screen.{s.decision}")

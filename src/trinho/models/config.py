@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from trinho.errors import TrinhoError
 from trinho.models.base import ModelError
 from trinho.models.retry import RetryPolicy
-from trinho.workspace import CONFIG_PATH, Config
+from trinho.workspace import CONFIG_PATH, Config, Workspace
 
 Api = Literal["openai", "anthropic"]
 
@@ -162,3 +162,16 @@ def resolve_model(config: Config, env: Mapping[str, str]) -> ModelSettings:
     return ModelSettings(
         provider, model, info.api, base_url, key, key_var, retry_policy(config), shown
     )
+
+
+DEFAULT_MAX_OUTPUT_TOKENS = 4096
+
+
+def max_output_tokens(ws: Workspace) -> int:
+    """`[model] max_output_tokens`: the most any request may ask the model to write."""
+    value = ws.config.section("model").get("max_output_tokens", DEFAULT_MAX_OUTPUT_TOKENS)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 256:
+        raise TrinhoError.keyed(
+            "error.model.bad_max_output", config=CONFIG_PATH, default=DEFAULT_MAX_OUTPUT_TOKENS
+        )
+    return value
