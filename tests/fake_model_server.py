@@ -170,7 +170,7 @@ def anthropic_problem(body: Any) -> str | None:
     system = body.get("system", "")
     if not isinstance(system, str | list):
         return "system: Input should be a string or a list of text blocks"
-    blocks = system if isinstance(system, list) else []
+    blocks = list(system) if isinstance(system, list) else []
     if any(not isinstance(b, dict) or b.get("type") != "text" for b in blocks):
         return "system: only text blocks are allowed"
     messages = body.get("messages")
@@ -254,7 +254,9 @@ def openai_reply(
 
 
 def anthropic_reply(
-    content: list[dict[str, Any]], stop: str = "end_turn", **usage: int | None
+    content: list[dict[str, Any]],
+    stop: str = "end_turn",
+    usage: Mapping[str, int | None] | None = None,
 ) -> dict[str, Any]:
     """A Messages reply; `usage` adds to or overrides its counts (e.g. cache_read_input_tokens)."""
     return {
@@ -265,7 +267,7 @@ def anthropic_reply(
         "content": content,
         "stop_reason": stop,
         "stop_sequence": None,
-        "usage": {"input_tokens": 21, "output_tokens": 5, **usage},
+        "usage": {"input_tokens": 21, "output_tokens": 5, **(usage or {})},
     }
 
 
