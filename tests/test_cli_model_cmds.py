@@ -114,7 +114,14 @@ def _seed(home: str) -> None:
     path = ws.root / LEDGER_PATH
     rows = [
         UsageRecord(parse_now("2026-11-20T09:00:00+07:00"), "rewrite", "openai:a", 1000, 200),
-        UsageRecord(parse_now("2026-11-28T23:30:00+07:00"), "screen", "openai:a", 300, 10),
+        UsageRecord(
+            parse_now("2026-11-28T23:30:00+07:00"),
+            "screen",
+            "openai:a",
+            300,
+            10,
+            cached_input_tokens=120,
+        ),
         UsageRecord(parse_now("2026-11-29T08:00:00+07:00"), "chat", "ollama:b", 50, 5),
     ]
     path.write_text("".join(record_line(r) + "\n" for r in rows) + "garbage\n", encoding="utf-8")
@@ -131,7 +138,9 @@ def test_usage_sums_the_ledger(ready: dict[str, str], capsys: pytest.CaptureFixt
         "input_tokens": 300,
         "output_tokens": 10,
         "total_tokens": 310,
+        "cached_input_tokens": 120,
     }
+    assert data["cached_input_tokens"] == 120
     assert data["by_model"]["ollama:b"]["calls"] == 1
     assert data["skipped_lines"] == 1 and data["since"] is None
     assert main(["usage", "--since", "2026-11-28", "--json"]) == 0
@@ -141,6 +150,9 @@ def test_usage_sums_the_ledger(ready: dict[str, str], capsys: pytest.CaptureFixt
     human = capsys.readouterr().out
     assert human.startswith("2 calls, 365 tokens (350 in, 15 out) since 2026-11-28")
     assert "  screen: 1 calls, 310 tokens" in human
+    assert "\n  of the input, 120 tokens came from a prompt cache\n" in human
+    assert main(["usage", "--since", "2026-11-29"]) == 0
+    assert "prompt cache" not in capsys.readouterr().out
 
 
 def test_usage_empty_and_bad_since(

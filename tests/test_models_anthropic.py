@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
+import anthropic
 import pytest
 
-from fake_model_server import FakeServer, Reply, anthropic_reply, error_body
+from fake_model_server import FakeServer, Reply, anthropic_problem, anthropic_reply, error_body
 from trinho.models import ChatModel, ChatRequest, ModelError, ToolSpec, system, tool_result, user
 from trinho.models.anthropic import AnthropicModel
 from trinho.models.base import ToolCall
@@ -20,8 +22,11 @@ NOTE = ToolSpec(
 )
 
 
-def settings_for(url: str, timeout: float = 5.0, attempts: int = 5) -> ModelSettings:
-    config = Config(raw={"model": {"timeout": timeout, "attempts": attempts, "backoff": 0.01}})
+def settings_for(
+    url: str, timeout: float = 5.0, attempts: int = 5, cap: int = 4096
+) -> ModelSettings:
+    model = {"timeout": timeout, "attempts": attempts, "backoff": 0.01, "max_output_tokens": cap}
+    config = Config(raw={"model": model})
     env = {
         "TRINHO_MODEL": "anthropic:claude-test",
         "ANTHROPIC_API_KEY": "sk-ant-test",
@@ -137,3 +142,92 @@ def test_unknown_model_is_named() -> None:
     assert info.value.kind == "unknown_model"
     assert "unknown model 'claude-test'" in str(info.value)
     assert len(srv.requests) == 1
+
+
+def test_a_cached_prefix_marks_the_system_block_and_nothing_else() -> None:
+    with FakeServer(Reply(anthropic_reply([{"type": "text", "text": "ok"}]))) as srv:
+        model = AnthropicModel(settings_for(srv.url))
+        prompt = (system("Rules."), system("MEMORY.md"), user("The week"))
+        model.chat(ChatRequest(prompt, cache_prefix=True))
+        model.chat(ChatRequest(prompt))
+        model.chat(ChatRequest((user("no system"),), cache_prefix=True))
+    marked, plain, bare = (seen.body for seen in srv.requests)
+    assert marked["system"] == [
+        {"type": "text", "text": "Rules.\n\nMEMORY.md", "cache_control": {"type": "ephemeral"}}
+    ]
+    assert plain["system"] == "Rules.\n\nMEMORY.md"
+    assert "system" not in bare
+    assert {k: v for k, v in marked.items() if k != "system"} == {
+        k: v for k, v in plain.items() if k != "system"
+    }
+    assert "cache_control" not in str(marked["messages"])
+
+
+@pytest.mark.parametrize(
+    ("usage", "expected"),
+    [
+        ({}, (21, 5, 0)),
+        ({"cache_creation_input_tokens": None, "cache_read_input_tokens": None}, (21, 5, 0)),
+        ({"cache_creation_input_tokens": 1500, "cache_read_input_tokens": 0}, (1521, 5, 0)),
+        ({"cache_creation_input_tokens": 0, "cache_read_input_tokens": 1500}, (1521, 5, 1500)),
+        ({"cache_creation_input_tokens": 40, "cache_read_input_tokens": 900}, (961, 5, 900)),
+    ],
+)
+def test_cached_tokens_count_in_the_input_and_reads_are_the_cached_part(
+    usage: dict[str, int | None], expected: tuple[int, int, int]
+) -> None:
+    body = anthropic_reply([{"type": "text", "text": "ok"}], usage=usage)
+    with FakeServer(Reply(body)) as srv:
+        got = AnthropicModel(settings_for(srv.url)).chat(ChatRequest((user("hi"),))).usage
+    assert (got.input_tokens, got.output_tokens, got.cached_input_tokens) == expected
+
+
+def test_max_tokens_never_exceeds_the_configured_cap() -> None:
+    with FakeServer(Reply(anthropic_reply([{"type": "text", "text": "ok"}]))) as srv:
+        model = AnthropicModel(settings_for(srv.url, cap=300))
+        for asked in (50, 300, 301, 100_000):
+            model.chat(ChatRequest((user("hi"),), max_tokens=asked))
+    assert [seen.body["max_tokens"] for seen in srv.requests] == [50, 300, 300, 300]
+
+
+TEXT = {"type": "text", "text": "Rules."}
+USER = [{"role": "user", "content": "hi"}]
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ({"system": [{**TEXT, "cache": True}]}, "text.cache: Extra inputs"),
+        ({"system": [{**TEXT, "cache_control": {"type": "persistent"}}]}, "cache_control"),
+        ({"system": [{**TEXT, "cache_control": {"type": "ephemeral", "ttl": "1d"}}]}, "ttl"),
+        ({"system": [{"type": "image", "source": {}}]}, "only text blocks"),
+        ({"system": [{"type": "text", "text": ""}]}, "non-empty"),
+        ({"system": [{**TEXT, "cache_control": {"type": "ephemeral"}}] * 5}, "maximum of 4"),
+        ({"temperature_": 1}, "temperature_: Extra inputs"),
+        ({"max_tokens": 0}, "max_tokens"),
+        ({"messages": []}, "at least one message"),
+        ({"messages": [{"role": "system", "content": "x"}]}, "invalid message"),
+        ({"messages": [{"role": "user", "content": [{**TEXT, "id": 1}]}]}, "text.id: Extra"),
+    ],
+)
+def test_the_fake_refuses_what_the_messages_api_refuses(body: dict[str, Any], words: str) -> None:
+    base: dict[str, Any] = {"model": "c", "max_tokens": 10, "messages": USER}
+    assert anthropic_problem(base) is None
+    ephemeral = {**TEXT, "cache_control": {"type": "ephemeral", "ttl": "1h"}}
+    assert anthropic_problem({**base, "system": [ephemeral]}) is None
+    problem = anthropic_problem({**base, **body})
+    assert problem is not None and words in problem
+
+
+def test_a_refused_body_is_a_400_through_the_sdk() -> None:
+    blocks: Any = [{"type": "text", "text": "x", "cache": True}]
+    with FakeServer(Reply(anthropic_reply([{"type": "text", "text": "never"}]))) as srv:
+        client = anthropic.Anthropic(base_url=srv.url, api_key="k", max_retries=0)
+        with pytest.raises(anthropic.BadRequestError) as info:
+            client.messages.create(
+                model="c",
+                max_tokens=10,
+                messages=[{"role": "user", "content": "hi"}],
+                system=blocks,
+            )
+    assert "system" in str(srv.requests[0].body) and "Extra inputs" in str(info.value)

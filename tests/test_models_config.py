@@ -6,17 +6,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from trinho import models
 from trinho.errors import TrinhoError
 from trinho.models.base import ModelError
 from trinho.models.config import (
+    MAX_OUTPUT_TOKENS,
     NO_KEY_NEEDED,
     OLLAMA_DEFAULT,
     PROVIDERS,
+    max_output_tokens,
     ollama_base_url,
+    output_cap,
     parse_model_name,
     resolve_model,
 )
-from trinho.workspace import Config, parse_config
+from trinho.workspace import Config, Workspace, parse_config
 
 model_names = st.text(
     st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Zs", "Zl", "Zp")), min_size=1
@@ -114,3 +118,29 @@ def test_bad_retry_settings_name_the_key(line: str) -> None:
     with pytest.raises(TrinhoError) as info:
         resolve_model(config, {"TRINHO_MODEL": "ollama:m"})
     assert line.split(" ")[0] in str(info.value) and "[model]" in str(info.value)
+
+
+def test_the_output_cap_defaults_and_comes_from_the_config(workspace: Workspace) -> None:
+    assert output_cap(Config()) == MAX_OUTPUT_TOKENS == 4096
+    assert max_output_tokens(workspace) == 4096
+    assert models.max_output_tokens is max_output_tokens
+    for value in (256, 100_000):
+        config = parse_config(f"[model]\nmax_output_tokens = {value}\n", "cfg")
+        assert output_cap(config) == value
+        assert resolve_model(config, {"TRINHO_MODEL": "ollama:m"}).max_output_tokens == value
+    assert resolve_model(Config(), {"TRINHO_MODEL": "ollama:m"}).max_output_tokens == 4096
+
+
+@pytest.mark.parametrize("value", ["255", "0", "-1", "1024.0", '"4096"', "true"])
+def test_a_bad_output_cap_is_a_clear_error_in_both_languages(value: str) -> None:
+    config = parse_config(f"[model]\nmax_output_tokens = {value}\n", "cfg")
+    for read in (output_cap, lambda c: resolve_model(c, {"TRINHO_MODEL": "ollama:m"})):
+        with pytest.raises(TrinhoError) as info:
+            read(config)
+        assert info.value.key == "error.model.bad_whole"
+        assert str(info.value) == (
+            ".trinho/config.toml: [model] max_output_tokens must be a whole number >= 256"
+        )
+        assert info.value.localized("vi") == (
+            ".trinho/config.toml: [model] max_output_tokens phải là số nguyên >= 256"
+        )

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import socket
 from dataclasses import replace
+from typing import Any
 
+import openai
 import pytest
 
-from fake_model_server import FakeServer, Reply, error_body, openai_reply
+from fake_model_server import FakeServer, Reply, error_body, openai_problem, openai_reply
 from trinho.models import (
     ChatModel,
     ChatRequest,
@@ -35,10 +37,10 @@ def settings_for(
     name: str = "openai:gpt-test",
     timeout: float = 5.0,
     env: dict[str, str] | None = None,
+    cap: int = 4096,
 ) -> ModelSettings:
-    config = Config(
-        raw={"model": {"base_url": url, "timeout": timeout, "attempts": 5, "backoff": 0.01}}
-    )
+    model = {"base_url": url, "timeout": timeout, "attempts": 5, "backoff": 0.01}
+    config = Config(raw={"model": {**model, "max_output_tokens": cap}})
     return resolve_model(config, {"TRINHO_MODEL": name, "OPENAI_API_KEY": "sk-test", **(env or {})})
 
 
@@ -216,3 +218,87 @@ def test_assistant_text_alongside_tool_calls_is_kept() -> None:
     sent = srv.requests[0].body["messages"]
     assert sent[1]["content"] == "Let me look."
     assert sent[2]["tool_call_id"] == "c1"
+
+
+@pytest.mark.parametrize(
+    ("usage", "cached"),
+    [
+        ({}, 0),
+        ({"prompt_tokens_details": None}, 0),
+        ({"prompt_tokens_details": {}}, 0),
+        ({"prompt_tokens_details": {"cached_tokens": None}}, 0),
+        ({"prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0}}, 0),
+        ({"prompt_tokens_details": {"cached_tokens": 1024}}, 1024),
+    ],
+)
+def test_cached_tokens_are_read_where_the_server_reports_them(
+    usage: dict[str, Any], cached: int
+) -> None:
+    body = openai_reply("ok", prompt=1500, completion=9)
+    body["usage"].update(usage)
+    with FakeServer(Reply(body)) as srv:
+        got = model_at(srv).chat(ChatRequest((user("hi"),))).usage
+    assert (got.input_tokens, got.output_tokens, got.cached_input_tokens) == (1500, 9, cached)
+
+
+def test_max_tokens_never_exceeds_the_configured_cap() -> None:
+    with FakeServer(Reply(openai_reply("ok"))) as srv:
+        hosted = model_at(srv, cap=512)
+        local = model_at(srv, name="vllm:qwen", cap=512)
+        for asked in (100, 512, 513, 10**6):
+            hosted.chat(ChatRequest((user("hi"),), max_tokens=asked))
+            local.chat(ChatRequest((user("hi"),), max_tokens=asked))
+    limits = [s.body.get("max_completion_tokens", s.body.get("max_tokens")) for s in srv.requests]
+    assert limits == [100, 100, 512, 512, 512, 512, 512, 512]
+    assert [("max_tokens" in s.body) for s in srv.requests] == [False, True] * 4
+
+
+def test_a_cached_prefix_changes_nothing_on_the_wire() -> None:
+    with FakeServer(Reply(openai_reply("ok"))) as srv:
+        model = model_at(srv)
+        prompt = (system("Rules."), system("MEMORY.md"), user("The week"))
+        model.chat(ChatRequest(prompt, cache_prefix=True))
+        model.chat(ChatRequest(prompt))
+    marked, plain = srv.requests
+    assert marked.body == plain.body
+
+
+@pytest.mark.parametrize(
+    ("message", "words"),
+    [
+        ({"role": "user", "content": None}, "not null"),
+        ({"role": "assistant", "content": None}, "not null"),
+        ({"role": "system"}, "not null"),
+        ({"role": "tool", "content": "x"}, "tool_call_id"),
+        ({"role": "robot", "content": "x"}, "invalid message"),
+        ({"role": "user", "content": 5}, "invalid content"),
+    ],
+)
+def test_the_fake_refuses_what_a_chat_completions_server_refuses(
+    message: dict[str, Any], words: str
+) -> None:
+    calls = [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}]
+    good: list[dict[str, Any]] = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": None, "tool_calls": calls},
+        {"role": "tool", "tool_call_id": "c", "content": "done"},
+    ]
+    assert openai_problem({"model": "m", "messages": good}) is None
+    problem = openai_problem({"model": "m", "messages": [*good, message]})
+    assert problem is not None and words in problem
+    for body, why in (
+        ({"model": "m", "messages": good, "cache_prefix": True}, "Unrecognized"),
+        ({"model": "m", "messages": good, "max_tokens": 1, "max_completion_tokens": 1}, "both"),
+        ({"model": "m", "messages": []}, "non-empty"),
+    ):
+        assert why in (openai_problem(body) or "")
+
+
+def test_a_refused_body_is_a_400_through_the_sdk() -> None:
+    messages: Any = [{"role": "user", "content": None}]
+    with FakeServer(Reply(openai_reply("never"))) as srv:
+        client = openai.OpenAI(base_url=srv.url + "/v1", api_key="k", max_retries=0)
+        with pytest.raises(openai.BadRequestError) as info:
+            client.chat.completions.create(model="m", messages=messages)
+    assert srv.requests[0].body["messages"] == messages
+    assert "not null" in str(info.value)

@@ -50,3 +50,15 @@ def test_a_request_needs_a_message_and_a_positive_limit() -> None:
         ChatRequest(())
     with pytest.raises(ValueError):
         ChatRequest((user("x"),), max_tokens=0)
+
+
+def test_the_requests_are_kept_as_asked_so_tests_can_check_their_limits() -> None:
+    model = ScriptedModel(["ok", "ok"])
+    model.chat(ChatRequest((user("a"),), max_tokens=300, cache_prefix=True))
+    model.chat(ChatRequest((user("b"),)))
+    assert [(r.max_tokens, r.cache_prefix) for r in model.requests] == [(300, True), (1024, False)]
+
+
+def test_cached_input_tokens_add_up() -> None:
+    assert Usage(10, 2, 4) + Usage(5, 1) + Usage(3, 0, 3) == Usage(18, 3, 7)
+    assert Usage(10, 2, 4).total_tokens == 12

@@ -41,6 +41,7 @@ records = st.builds(
     input_tokens=counts,
     output_tokens=counts,
     run=st.none() | st.text(max_size=20),
+    cached_input_tokens=st.just(0) | counts,
 )
 
 
@@ -49,6 +50,7 @@ def test_a_record_survives_its_line(record: UsageRecord) -> None:
     line = record_line(record)
     assert "\n" not in line
     assert parse_record(line) == record
+    assert ("cached_input_tokens" in json.loads(line)) == (record.cached_input_tokens > 0)
 
 
 one_line_text = st.text(st.characters(exclude_characters="\n"), max_size=80)
@@ -85,6 +87,12 @@ def test_damaged_lines_are_skipped_and_the_records_kept_in_order(
         '{"at": "2026-11-29T10:00:00+07:00", "purpose": "chat", "model": "m", '
         '"input_tokens": 1, "output_tokens": 1, "run": 5}',
         '{"at": 5, "purpose": "chat", "model": "m", "input_tokens": 1, "output_tokens": 1}',
+        '{"at": "2026-11-29T10:00:00+07:00", "purpose": "chat", "model": "m", '
+        '"input_tokens": 1, "output_tokens": 1, "cached_input_tokens": -1}',
+        '{"at": "2026-11-29T10:00:00+07:00", "purpose": "chat", "model": "m", '
+        '"input_tokens": 1, "output_tokens": 1, "cached_input_tokens": null}',
+        '{"at": "2026-11-29T10:00:00+07:00", "purpose": "chat", "model": "m", '
+        '"input_tokens": 1, "output_tokens": 1, "cached_input_tokens": false}',
     ],
 )
 def test_malformed_lines_are_not_records(line: str) -> None:
@@ -101,6 +109,10 @@ def test_groups_add_up_to_the_total(items: list[UsageRecord], since: datetime | 
         assert sum(g.calls for g in groups.values()) == summary.total.calls
         assert sum(g.input_tokens for g in groups.values()) == summary.total.input_tokens
         assert sum(g.output_tokens for g in groups.values()) == summary.total.output_tokens
+        cached = sum(g.cached_input_tokens for g in groups.values())
+        assert (
+            cached == summary.total.cached_input_tokens == sum(r.cached_input_tokens for r in kept)
+        )
 
 
 def test_every_call_through_load_model_lands_in_the_ledger(workspace: Workspace) -> None:
@@ -123,6 +135,21 @@ def test_every_call_through_load_model_lands_in_the_ledger(workspace: Workspace)
     assert ledger.skipped == 0
     assert [r.purpose for r in ledger.records] == ["rewrite", "rewrite"]
     assert model.usage == scripted.usage
+
+
+def test_cached_input_tokens_reach_the_ledger_only_when_there_are_some(
+    workspace: Workspace,
+) -> None:
+    replies = [ChatResponse("a", usage=Usage(1000, 20, 900)), ChatResponse("b", usage=Usage(5, 1))]
+    model = load_model(workspace, "rewrite", model=ScriptedModel(replies))
+    model.chat(ChatRequest((user("one"),)))
+    model.chat(ChatRequest((user("two"),)))
+    first, second = (workspace.root / LEDGER_PATH).read_text(encoding="utf-8").splitlines()
+    assert json.loads(first)["cached_input_tokens"] == 900
+    assert "cached_input_tokens" not in json.loads(second)
+    assert [r.cached_input_tokens for r in read_ledger(workspace).records] == [900, 0]
+    assert model.usage == Usage(1005, 21, 900)
+    assert summarize(read_ledger(workspace).records).total.cached_input_tokens == 900
 
 
 def test_a_failed_call_records_nothing(workspace: Workspace) -> None:
@@ -184,6 +211,9 @@ def test_budget_limits_come_from_the_config(workspace: Workspace, tmp_path: Path
         '"input_tokens": 574, "output_tokens": 91, "run": "2026-W48"}',
         '{"at": "2026-11-29T14:05:00+07:00", "purpose": "chat", "model": "ollama:qwen3:8b", '
         '"input_tokens": 1200, "output_tokens": 0}',
+        '{"at": "2026-11-29T14:05:00+07:00", "purpose": "rewrite", "model": "anthropic:c", '
+        '"input_tokens": 9000, "output_tokens": 310, "cached_input_tokens": 8200, '
+        '"run": "2026-W48"}',
     ],
 )
 def test_a_line_as_written_reads_back_and_is_written_byte_for_byte(line: str) -> None:

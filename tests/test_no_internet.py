@@ -65,6 +65,7 @@ def test_localhost_and_numeric_addresses_resolve() -> None:
 
 def test_loopback_still_works() -> None:
     with FakeServer(Reply(openai_reply("ok"))) as srv:
-        request = urllib.request.Request(srv.url + "/v1/chat/completions", data=b"{}")
+        body = b'{"model": "m", "messages": [{"role": "user", "content": "hi"}]}'
+        request = urllib.request.Request(srv.url + "/v1/chat/completions", data=body)
         with urllib.request.urlopen(request, timeout=5) as answer:
             assert answer.status == 200

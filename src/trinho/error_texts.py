@@ -371,11 +371,6 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "Hãy lưu bản tóm tắt, hoặc chia thành nhiều ghi chú",
     },
     # ---- facts ---------------------------------------------------------------------------------
-    "error.model.bad_max_output": {
-        "en": "{config}: [model] max_output_tokens must be a whole number >= 256 "
-        "(default {default})",
-        "vi": "{config}: [model] max_output_tokens phải là số nguyên >= 256 (mặc định {default})",
-    },
     "error.condense.bad_protocol": {
         "en": "{config}: [condense] protocol must be one of {choices}",
         "vi": "{config}: [condense] protocol phải là một trong: {choices}",

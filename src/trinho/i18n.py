@@ -125,6 +125,10 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "{calls} calls, {total} tokens ({input} in, {output} out){since}",
         "vi": "{calls} lần gọi, {total} token ({input} vào, {output} ra){since}",
     },
+    "usage.cached": {
+        "en": "  of the input, {cached} tokens came from a prompt cache",
+        "vi": "  trong phần vào, {cached} token lấy từ bộ nhớ đệm prompt",
+    },
     "usage.row": {
         "en": "  {label}: {calls} calls, {total} tokens",
         "vi": "  {label}: {calls} lần gọi, {total} token",

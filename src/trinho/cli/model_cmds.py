@@ -101,6 +101,8 @@ def usage(since_text: str | None, as_json: bool) -> None:
                 since=since_part,
             )
         ]
+        if total.cached_input_tokens:
+            lines.append(t(ws.locale, "usage.cached", cached=total.cached_input_tokens))
         for heading, groups in (
             ("usage.by_purpose", summary.by_purpose),
             ("usage.by_model", summary.by_model),

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
         tool_result,
         user,
     )
-    from trinho.models.config import ModelSettings, resolve_model
+    from trinho.models.config import ModelSettings, max_output_tokens, resolve_model
     from trinho.models.loader import build_model, load_model
     from trinho.models.retry import RetryPolicy
     from trinho.models.scripted import ScriptedModel
@@ -59,6 +59,7 @@ _EXPORTS = {
     "estimate_tokens": "trinho.tokens",
     "load_budget": "trinho.models.usage",
     "load_model": "trinho.models.loader",
+    "max_output_tokens": "trinho.models.config",
     "read_ledger": "trinho.models.usage",
     "resolve_model": "trinho.models.config",
     "summarize": "trinho.models.usage",
@@ -91,6 +92,7 @@ __all__ = [
     "estimate_tokens",
     "load_budget",
     "load_model",
+    "max_output_tokens",
     "read_ledger",
     "resolve_model",
     "summarize",

@@ -27,12 +27,21 @@ def _blocks(m: Message) -> list[dict[str, Any]]:
     return blocks
 
 
-def to_anthropic_request(request: ChatRequest, model: str) -> dict[str, Any]:
+def _system(text: str, cache: bool) -> str | list[dict[str, Any]]:
+    """The `system` parameter: one text block marked as a cache breakpoint when asked, so
+    the API caches the prompt up to its end (Anthropic caches only what is marked)."""
+    if not cache:
+        return text
+    return [{"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}]
+
+
+def to_anthropic_request(request: ChatRequest, settings: ModelSettings) -> dict[str, Any]:
     """Keyword arguments for `messages.create`.
 
     System messages become the `system` parameter; tool results travel in user turns; turns of
     the same side next to each other are merged, as the API requires them to alternate.
     `temperature` is not sent: the Messages API of the SDK this targets no longer takes it.
+    `max_tokens` never exceeds `[model] max_output_tokens`.
     """
     system_text = "\n\n".join(m.text for m in request.messages if m.role == "system")
     turns: list[dict[str, Any]] = []
@@ -45,15 +54,28 @@ def to_anthropic_request(request: ChatRequest, model: str) -> dict[str, Any]:
             turns[-1]["content"].extend(blocks)
         else:
             turns.append({"role": side, "content": blocks})
-    params: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens, "messages": turns}
+    params: dict[str, Any] = {
+        "model": settings.model,
+        "max_tokens": min(request.max_tokens, settings.max_output_tokens),
+        "messages": turns,
+    }
     if system_text:
-        params["system"] = system_text
+        params["system"] = _system(system_text, request.cache_prefix)
     if request.tools:
         params["tools"] = [
             {"name": t.name, "description": t.description, "input_schema": dict(t.parameters)}
             for t in request.tools
         ]
     return params
+
+
+def anthropic_usage(usage: Any) -> Usage:
+    """The Messages API's `input_tokens` leaves out the tokens written to the cache
+    (`cache_creation_input_tokens`) and read from it (`cache_read_input_tokens`): the whole
+    prompt is the three added up, and the cached part is what was read."""
+    created = getattr(usage, "cache_creation_input_tokens", 0) or 0
+    read = getattr(usage, "cache_read_input_tokens", 0) or 0
+    return Usage((usage.input_tokens or 0) + created + read, usage.output_tokens or 0, read)
 
 
 def from_anthropic_response(data: Any) -> ChatResponse:
@@ -69,11 +91,10 @@ def from_anthropic_response(data: Any) -> ChatResponse:
                 calls.append(ToolCall(block.id, block.name, arguments))
             else:
                 calls.append(ToolCall(block.id, block.name, {}, "input is not a JSON object"))
-    usage = data.usage
     return ChatResponse(
         text="".join(texts),
         tool_calls=tuple(calls),
-        usage=Usage(usage.input_tokens or 0, usage.output_tokens or 0),
+        usage=anthropic_usage(data.usage),
         model=data.model or "",
         stop_reason=data.stop_reason,
     )
@@ -112,7 +133,7 @@ class AnthropicModel:
         return self.settings.name
 
     def chat(self, request: ChatRequest) -> ChatResponse:
-        params = to_anthropic_request(request, self.settings.model)
+        params = to_anthropic_request(request, self.settings)
 
         def attempt() -> ChatResponse:
             return from_anthropic_response(self._client.messages.create(**params))

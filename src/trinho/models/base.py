@@ -123,8 +123,16 @@ class ToolSpec:
 
 @dataclass(frozen=True)
 class Usage:
+    """Tokens one call (or several, added up) cost.
+
+    `input_tokens` is the whole prompt, cached or not, so budgets count what the model read;
+    `cached_input_tokens` is the part of it the provider served from its prompt cache (0 when
+    it does not say), which is cheaper and faster but still part of `input_tokens`.
+    """
+
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -132,13 +140,21 @@ class Usage:
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
-            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cached_input_tokens + other.cached_input_tokens,
         )
 
 
 @dataclass(frozen=True)
 class ChatRequest:
-    """What one model call sends. A list of messages is accepted and kept as a tuple."""
+    """What one model call sends. A list of messages is accepted and kept as a tuple.
+
+    `max_tokens` is what the caller wants at most; the adapters never ask for more than
+    `[model] max_output_tokens`. `cache_prefix` says the system messages are a stable prefix
+    (the same bytes call after call) worth caching: adapters whose provider must be told so
+    mark it, the others send nothing more, as their servers cache prefixes by themselves.
+    """
 
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...] = ()

@@ -20,6 +20,9 @@ from trinho.workspace import CONFIG_PATH, Config, Workspace
 Api = Literal["openai", "anthropic"]
 
 OLLAMA_DEFAULT = "http://127.0.0.1:11434/v1"
+MAX_OUTPUT_TOKENS = 4096
+"""`[model] max_output_tokens` when unset: the most tokens any one answer may be asked for."""
+MIN_OUTPUT_TOKENS = 256
 NO_KEY_NEEDED = "not-needed"
 """Sent as the API key to local servers, which ignore it (the SDK insists on one)."""
 
@@ -62,6 +65,8 @@ class ModelSettings:
     policy: RetryPolicy
     shown_url: str
     """Where requests go, for messages: the base URL or the SDK's default."""
+    max_output_tokens: int = MAX_OUTPUT_TOKENS
+    """The cap on every request's `max_tokens`, whoever built the request."""
 
     @property
     def name(self) -> str:
@@ -127,6 +132,17 @@ def retry_policy(config: Config) -> RetryPolicy:
     )
 
 
+def output_cap(config: Config) -> int:
+    """`[model] max_output_tokens`: the most tokens one answer may be asked for."""
+    section = config.section("model")
+    return _whole(section, "max_output_tokens", MAX_OUTPUT_TOKENS, MIN_OUTPUT_TOKENS)
+
+
+def max_output_tokens(ws: Workspace) -> int:
+    """The workspace's cap on one answer, for callers sizing their requests to it."""
+    return output_cap(ws.config)
+
+
 def resolve_model(config: Config, env: Mapping[str, str]) -> ModelSettings:
     """The configured model: TRINHO_MODEL wins over `[model] name` in the workspace config."""
     section = config.section("model")
@@ -160,18 +176,13 @@ def resolve_model(config: Config, env: Mapping[str, str]) -> ModelSettings:
         names = " or ".join(info.key_vars)
         raise ModelError.failed(f"{provider}:{model}", "no_key", "error.model.no_key", names=names)
     return ModelSettings(
-        provider, model, info.api, base_url, key, key_var, retry_policy(config), shown
+        provider,
+        model,
+        info.api,
+        base_url,
+        key,
+        key_var,
+        retry_policy(config),
+        shown,
+        output_cap(config),
     )
-
-
-DEFAULT_MAX_OUTPUT_TOKENS = 4096
-
-
-def max_output_tokens(ws: Workspace) -> int:
-    """`[model] max_output_tokens`: the most any request may ask the model to write."""
-    value = ws.config.section("model").get("max_output_tokens", DEFAULT_MAX_OUTPUT_TOKENS)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 256:
-        raise TrinhoError.keyed(
-            "error.model.bad_max_output", config=CONFIG_PATH, default=DEFAULT_MAX_OUTPUT_TOKENS
-        )
-    return value

@@ -54,14 +54,17 @@ def to_openai_messages(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
     return out
 
 
-def to_openai_request(request: ChatRequest, model: str, provider: str) -> dict[str, Any]:
+def to_openai_request(request: ChatRequest, settings: ModelSettings) -> dict[str, Any]:
     """Keyword arguments for `chat.completions.create`.
 
     OpenAI's newer models take `max_completion_tokens`; the local servers know `max_tokens`.
+    Either never exceeds `[model] max_output_tokens`. `cache_prefix` sends nothing: these
+    servers reuse a prompt prefix they have seen by themselves.
     """
-    params: dict[str, Any] = {"model": model, "messages": to_openai_messages(request.messages)}
-    limit_key = "max_completion_tokens" if provider == "openai" else "max_tokens"
-    params[limit_key] = request.max_tokens
+    messages = to_openai_messages(request.messages)
+    params: dict[str, Any] = {"model": settings.model, "messages": messages}
+    limit_key = "max_completion_tokens" if settings.provider == "openai" else "max_tokens"
+    params[limit_key] = min(request.max_tokens, settings.max_output_tokens)
     if request.temperature is not None:
         params["temperature"] = request.temperature
     if request.tools:
@@ -79,6 +82,18 @@ def to_openai_request(request: ChatRequest, model: str, provider: str) -> dict[s
     return params
 
 
+def openai_usage(usage: Any) -> Usage:
+    """`prompt_tokens` counts the cached part too; `prompt_tokens_details.cached_tokens` says
+    how much of it was cached, where the server tells (llama.cpp and ollama may leave the
+    details out or null)."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    return Usage(
+        getattr(usage, "prompt_tokens", 0) or 0,
+        getattr(usage, "completion_tokens", 0) or 0,
+        getattr(details, "cached_tokens", 0) or 0,
+    )
+
+
 def from_openai_response(data: Any, name: str) -> ChatResponse:
     """A chat-completions response object (SDK model) as our plain value."""
     if not getattr(data, "choices", None):
@@ -92,13 +107,10 @@ def from_openai_response(data: Any, name: str) -> ChatResponse:
             continue
         arguments, error = parse_arguments(function.arguments)
         calls.append(ToolCall(call.id, function.name, arguments, error))
-    usage = data.usage
     return ChatResponse(
         text=message.content or "",
         tool_calls=tuple(calls),
-        usage=Usage(
-            getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0
-        ),
+        usage=openai_usage(getattr(data, "usage", None)),
         model=getattr(data, "model", "") or "",
         stop_reason=choice.finish_reason,
     )
@@ -131,7 +143,7 @@ class OpenAICompatModel:
         return self.settings.name
 
     def chat(self, request: ChatRequest) -> ChatResponse:
-        params = to_openai_request(request, self.settings.model, self.settings.provider)
+        params = to_openai_request(request, self.settings)
 
         def attempt() -> ChatResponse:
             return from_openai_response(self._client.chat.completions.create(**params), self.name)

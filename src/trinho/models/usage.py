@@ -34,13 +34,16 @@ class UsageRecord:
     input_tokens: int
     output_tokens: int
     run: str | None = None
+    cached_input_tokens: int = 0
+    """The part of `input_tokens` the provider read from its prompt cache."""
 
     @property
     def total_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
 
     def to_json(self) -> dict[str, Any]:
-        """The ledger line's object; `run` only when the call belonged to a run."""
+        """The ledger line's object; `run` only when the call belonged to a run, cached tokens
+        only when there were some, so lines written before they were counted stay as they are."""
         record: dict[str, Any] = {
             "at": self.at.isoformat(),
             "purpose": self.purpose,
@@ -48,6 +51,8 @@ class UsageRecord:
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
         }
+        if self.cached_input_tokens:
+            record["cached_input_tokens"] = self.cached_input_tokens
         if self.run is not None:
             record["run"] = self.run
         return record
@@ -62,10 +67,16 @@ class UsageRecord:
             input_tokens=_count(fields, "input_tokens", where),
             output_tokens=_count(fields, "output_tokens", where),
             run=records.maybe(fields, "run", str, where),
+            cached_input_tokens=_count(fields, "cached_input_tokens", where, 0),
         )
 
 
-def _count(fields: Mapping[str, Any], name: str, where: records.Where) -> int:
+def _count(
+    fields: Mapping[str, Any], name: str, where: records.Where, default: int | None = None
+) -> int:
+    """A token count; one that may be left out reads as `default`."""
+    if default is not None and name not in fields:
+        return default
     value = records.typed(fields, name, int, where)
     if value < 0:
         raise TrinhoError.keyed("error.record.negative", file=str(where), field=name, value=value)
@@ -126,6 +137,7 @@ class Totals:
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -136,6 +148,7 @@ class Totals:
             self.calls + 1,
             self.input_tokens + record.input_tokens,
             self.output_tokens + record.output_tokens,
+            self.cached_input_tokens + record.cached_input_tokens,
         )
 
     def as_dict(self) -> dict[str, int]:
@@ -144,6 +157,7 @@ class Totals:
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "total_tokens": self.total_tokens,
+            "cached_input_tokens": self.cached_input_tokens,
         }
 
 
@@ -271,6 +285,7 @@ class LedgeredModel:
                 response.usage.input_tokens,
                 response.usage.output_tokens,
                 self.run,
+                response.usage.cached_input_tokens,
             ),
         )
         return response
