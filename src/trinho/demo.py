@@ -33,6 +33,7 @@ from trinho.channels import ConsoleChannel, Outbox
 from trinho.condense import RunReport, run_condensation
 from trinho.condense.prompts import load_prompt
 from trinho.condense.report import render_report
+from trinho.condense.rewrite import MEMORY_BEGIN
 from trinho.context_shell import build_context
 from trinho.errors import TrinhoError
 from trinho.facts.store import list_facts
@@ -83,13 +84,17 @@ class StepClock:
 
 
 def recorded_model() -> ScriptedModel:
-    """The scripted model: the recorded rewrite for rewrite calls, the recorded verdicts for
-    screening calls (told apart by their instructions)."""
-    rewrite, screen = data_text("rewrite.md"), data_text("screen.txt")
+    """The scripted model: the recorded edit script for rewrite calls (the recorded whole file
+    under `[condense] protocol = "file"`), the recorded verdicts for screening calls (told
+    apart by their instructions)."""
+    script, whole = data_text("rewrite.ops.txt"), data_text("rewrite.md")
+    screen = data_text("screen.txt")
     screen_prompt = load_prompt("screen").text
 
     def reply(request: ChatRequest) -> str:
-        return screen if request.messages[0].text == screen_prompt else rewrite
+        if request.messages[0].text == screen_prompt:
+            return screen
+        return whole if MEMORY_BEGIN in request.messages[-1].text else script
 
     return ScriptedModel(reply, name=SCRIPTED_NAME)
 
