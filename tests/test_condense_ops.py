@@ -696,3 +696,10 @@ def test_the_prompt_example_is_a_script_this_module_reads_whole() -> None:
         ("edited", "held"),
         ("removed", "held"),
     ]
+
+
+def test_removing_the_last_line_of_a_file_without_a_final_break_keeps_the_lines_before() -> None:
+    old = "\n- 2026-11-23: likes"
+    applied = apply_ops(old, parse_ops("REMOVE [2] Sure! Here is the file:", 2))
+    assert applied.text == "\n" and view_lines(applied.text) == [""]
+    assert apply_ops("a\nb", parse_ops("REMOVE [2]", 2)).text == "a\n"

@@ -16,8 +16,12 @@ from condense_weeks import (
     EN_MEMORY,
     RUN,
     VI_MEMORY,
+    VI_NOTES,
+    VI_TURNS,
     calls,
     en_week,
+    fill_week,
+    is_rewrite,
     memory_in,
     numbered,
     two_roles,
@@ -27,6 +31,7 @@ from conftest import FixedClock
 from trinho import proposals
 from trinho.channels import ConsoleChannel, Outbox
 from trinho.condense import RunReport, run_condensation
+from trinho.condense.ops import view_lines
 from trinho.condense.runs import read_journal, run_dir
 from trinho.durable import FaultPoint, inject
 from trinho.errors import TrinhoError
@@ -678,3 +683,124 @@ def test_a_rejected_strange_date_is_not_asked_again_next_week(
     [again] = [c for c in second.held if c.change.cls == "strange_date"]
     assert again.change.reason != strange.change.reason
     assert again.proposal_id is None and again.note == "rejected_before"
+
+
+# --- the edit script (protocol ops) -------------------------------------------------------
+
+
+def line_no(text: str, start: str) -> int:
+    """The 1-based number of the first line of `text` starting with `start`."""
+    return next(n for n, line in enumerate(view_lines(text), 1) if line.startswith(start))
+
+
+def test_every_operation_kind_end_to_end(workspace: Workspace, clock: FixedClock) -> None:
+    vi_week(workspace, clock)
+    coffee = line_no(VI_MEMORY, "- 2026-11-01: Thích uống cà phê")
+    running = line_no(VI_MEMORY, "- 2026-10-20: Chạy bộ")
+    shrimp = line_no(VI_MEMORY, "- 2026-09-14: Dị ứng tôm")
+    mai = line_no(VI_MEMORY, "- 2026-05-10: Con gái")
+    script = "\n".join(
+        [
+            "Here are the changes:",
+            f"ADD [{mai}] - 2026-11-24: Mai vào đội bơi của trường",
+            f"EDIT [{coffee}] - 2026-11-26: Thích uống trà sữa đá buổi sáng",
+            f"DATE [{running}] 2026-11-29",
+            f"REMOVE [{shrimp}] không còn đúng",
+            f"DATE [{shrimp}] 2026-11-29",
+            "REMOVE [999]",
+            "```",
+        ]
+    )
+    model = two_roles(script)
+    report = run(workspace, model)
+    text = memory(workspace)
+    assert report.protocol == "ops" and report.script is not None
+    assert report.script["operations"] == 4 and report.script["chatter"] == 2
+    assert sorted(i["why"] for i in report.script["ignored"]) == ["line_taken", "no_such_line"]
+    assert "- 2026-11-24: Mai vào đội bơi của trường" in text  # added, dated in the window
+    assert "- 2026-11-29: Chạy bộ mỗi sáng chủ nhật" in text  # date moved later
+    assert "- 2026-11-01: Thích uống cà phê sữa đá buổi sáng" in text  # the edit is held
+    assert "- 2026-09-14: Dị ứng tôm" in text  # the removal is held
+    assert sorted(rc.change.cls for rc in report.held) == ["edited", "removed"]
+    assert "Here are the changes" not in text and "```" not in text
+    [rewrite] = [r for r in model.requests if is_rewrite(r)]
+    assert rewrite.cache_prefix and f"[{coffee}] - 2026-11-01" in rewrite.messages[0].text
+    assert "Mai được chọn" in rewrite.messages[-1].text and "[1]" not in rewrite.messages[-1].text
+
+
+def test_labels_are_not_trusted_the_gate_judges_the_rewrite(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    vi_week(workspace, clock)
+    mai = line_no(VI_MEMORY, "- 2026-05-10: Con gái")
+    running = line_no(VI_MEMORY, "- 2026-10-20: Chạy bộ")
+    script = "\n".join(
+        [
+            f"ADD [{mai}] - 2026-05-10: Con gái tên Mai, học lớp ba",  # already there
+            f"EDIT [{running}] - 2026-11-28: Chạy bộ mỗi sáng chủ nhật",  # only the date
+            f"DATE [{mai}] 2026-01-01",  # moved earlier
+        ]
+    )
+    report = run(workspace, two_roles(script))
+    classes = sorted((rc.change.cls, rc.change.action) for rc in report.changes)
+    assert ("date_changed", "auto") in classes  # the EDIT that only moved the date
+    assert ("strange_date", "held") in classes  # the DATE moved earlier
+    assert "- 2026-05-10: Con gái tên Mai, học lớp ba" in memory(workspace)
+
+
+def test_every_call_of_a_run_shares_one_prefix_and_stays_within_the_output_cap(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    ws = with_config(workspace, clock, "[model]\nmax_output_tokens = 512")
+    ws.memory_file.write_text(VI_MEMORY, encoding="utf-8")
+    for day in range(23, 30):
+        for hour in range(8, 20):
+            clock.set(f"2026-11-{day}T{hour:02d}:00:00+07:00")
+            save_note(ws, f"Ghi chú ngày {day} lúc {hour} giờ: đi chợ mua rau và trái cây tươi")
+    clock.set("2026-11-29T14:05:00+07:00")
+    model = two_roles("ADD - 2026-11-29: Đi chợ mỗi ngày")
+    report = run(ws, model)
+    rewrites = [r for r in model.requests if is_rewrite(r)]
+    assert len(rewrites) > 1 and report.chunks == len(rewrites)
+    assert len({r.messages[0].text for r in rewrites}) == 1  # byte-identical prefix
+    assert max(r.max_tokens for r in rewrites) <= 512
+    assert all(d.used for d in report.days)
+    # the same line added by every call is written once (the rest pair as unchanged)
+    assert memory(ws).count("Đi chợ mỗi ngày") >= 1
+
+
+def test_a_2000_entry_memory_is_condensed_within_a_small_output_cap(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    ws = with_config(workspace, clock, "[model]\nmax_output_tokens = 1024")
+    big = "# Trí nhớ\n" + "".join(
+        f"- 2025-{1 + i % 12:02d}-{1 + i % 28:02d}: Mục số {i} về chủ nhân\n" for i in range(2000)
+    )
+    fill_week(ws, clock, big, VI_NOTES, VI_TURNS)
+    model = two_roles("ADD [1] - 2026-11-24: Mai được chọn vào đội bơi")
+    report = run(ws, model)
+    assert report.outcome == "done" and report.held == ()
+    rewrites = [r for r in model.requests if is_rewrite(r)]
+    assert all(r.max_tokens <= 1024 for r in rewrites)
+    after = memory(ws)
+    assert after.startswith("# Trí nhớ\n- 2026-11-24: Mai được chọn vào đội bơi\n")
+    assert after.replace("- 2026-11-24: Mai được chọn vào đội bơi\n", "") == big
+
+
+def test_lines_added_by_hand_during_a_run_are_kept_not_held(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    small = "- 2026-10-01: Thích mèo\n- 2026-10-02: Sống ở Huế\n"
+    fill_week(workspace, clock, small, VI_NOTES, [])
+    typed = [f"- 2026-11-29: Viết tay số {i}" for i in range(3)]
+
+    def rewrite(request: ChatRequest) -> str:
+        with workspace.memory_file.open("a", encoding="utf-8") as handle:
+            handle.write("".join(line + "\n" for line in typed))
+        return "ADD - 2026-11-24: Mai vào đội bơi"
+
+    report = run(workspace, two_roles(rewrite))
+    assert report.held == () and memory_proposals(workspace) == []
+    after = memory(workspace)
+    assert all(line in after for line in [*small.splitlines(), *typed])
+    assert "- 2026-11-24: Mai vào đội bơi" in after

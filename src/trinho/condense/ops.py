@@ -373,8 +373,10 @@ def apply_ops(old_text: str, script: Script) -> Applied:
         out.add(adds.get(n, []))
     out.add(adds.get(None, []))
     text = "\n".join(out.lines)
-    if out.lines and (old_text.endswith("\n") or not old_text):
-        text += "\n"
+    last = len(raws)
+    cut_last = isinstance(named.get(last), Remove) and not adds.get(last) and not adds.get(None)
+    if out.lines and (old_text.endswith("\n") or not old_text or cut_last):
+        text += "\n"  # the line before a removed last line keeps the break it had
     if old_text.startswith(BOM) and text:
         text = BOM + text
     return Applied(
