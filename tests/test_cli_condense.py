@@ -27,6 +27,8 @@ def ready(
         monkeypatch.delenv(var, raising=False)
     assert main(["init", "--tz", "Asia/Ho_Chi_Minh", "--locale", "vi"]) == 0
     assert main(["note", "Mai được chọn vào đội bơi của trường"]) == 0
+    # a run reads what was written before its minute: the next commands run a minute later
+    monkeypatch.setenv("TRINHO_NOW", "2026-11-29T14:06:00+07:00")
     root = Path(cli_env["TRINHO_HOME"])
     (root / "MEMORY.md").write_text(VI_MEMORY, encoding="utf-8")
     capsys.readouterr()

@@ -15,6 +15,7 @@ from trinho.condense import RunReport, run_condensation, undo_run
 from trinho.condense.gate import Change
 from trinho.condense.runs import read_journal
 from trinho.errors import NotFound, TrinhoError
+from trinho.notes import save_note
 from trinho.workspace import Workspace
 
 ANNA = "- 2026-02-11: Sister Anna lives in Lisbon"
@@ -102,6 +103,8 @@ def test_a_suspicious_rewrite_applies_only_on_the_file_it_was_made_for(
     pid = proposal_for(report, "suspicious")
     proposals.approve(workspace, pid, "owner", appliers=APPLIERS)
     assert memory(workspace) == "- 2026-11-29: Chỉ còn một dòng\n"
+    save_note(workspace, "Một ghi chú mới")
+    clock.advance(minutes=1)
     second = condense(workspace, "- 2026-11-29: Một dòng khác\n", force=True)
     assert [rc.change.cls for rc in second.held] == ["suspicious"]
     workspace.memory_file.write_text("- 2026-11-29: sửa tay\n", encoding="utf-8")

@@ -13,6 +13,7 @@ from trinho.condense.collect import (
     DEFAULT_CONTEXT_TOKENS,
     MIN_ROOM_TOKENS,
     Material,
+    Span,
     collect,
     context_tokens,
     cut,
@@ -28,6 +29,9 @@ from trinho.transcripts import record_turn
 from trinho.workspace import Workspace, open_workspace
 
 TODAY = date(2026, 11, 29)
+RUN_AT = datetime.fromisoformat("2026-11-29T21:00:00+07:00")
+FIRST = Span(None, RUN_AT)
+"""A first run (no earlier one): the 7 days ending on its day, up to its start."""
 
 
 def test_window_is_the_seven_days_ending_on_the_run_day() -> None:
@@ -48,7 +52,7 @@ def test_collect_reads_notes_and_turns_of_the_window_in_the_owner_zone(
     )
     with workspace.note_path(date(2026, 11, 25)).open("w", encoding="utf-8") as f:
         f.write("typed by hand, not an entry\n\n- 10:00 an entry\n")
-    got = collect(workspace, TODAY)
+    got = collect(workspace, FIRST)
     assert got.memory_text == "- 2026-01-01: Cũ\n"
     assert (got.since, got.today) == (date(2026, 11, 23), TODAY)
     assert [(m.day.day, m.source, m.time, m.who, m.text) for m in got.items] == [
@@ -63,7 +67,7 @@ def test_collect_reads_notes_and_turns_of_the_window_in_the_owner_zone(
 
 
 def test_collect_without_memory_file(workspace: Workspace) -> None:
-    assert collect(workspace, TODAY).memory_text == ""
+    assert collect(workspace, FIRST).memory_text == ""
 
 
 def test_rendered_items_cannot_forge_another_item() -> None:
@@ -162,3 +166,42 @@ def test_an_item_too_big_for_any_chunk_is_cut_into_numbered_parts() -> None:
 def test_room_below_the_minimum_is_refused() -> None:
     with pytest.raises(ValueError, match="below"):
         take_chunk([], MIN_ROOM_TOKENS - 1)
+
+
+def test_a_span_reads_from_the_previous_cutoff_to_its_start_and_no_further(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    for at, text in [
+        ("2026-11-22T20:59:00+07:00", "before the previous run"),
+        ("2026-11-22T21:00:00+07:00", "in the minute the previous run started"),
+        ("2026-11-22T22:30:00+07:00", "after the previous run, on its day"),
+        ("2026-11-29T20:59:00+07:00", "just before this run"),
+        ("2026-11-29T21:00:00+07:00", "in this run's minute"),
+    ]:
+        clock.set(at)
+        save_note(workspace, text)
+    with workspace.note_path(date(2026, 11, 22)).open("a", encoding="utf-8") as f:
+        f.write("typed by hand into that day\n")
+    previous = datetime.fromisoformat("2026-11-22T21:00:00+07:00")
+    got = collect(workspace, Span(previous, RUN_AT))
+    assert got.since == date(2026, 11, 22)
+    assert [m.text for m in got.items] == [
+        "in the minute the previous run started",
+        "after the previous run, on its day",
+        "typed by hand into that day",
+        "just before this run",
+    ]
+    nxt = collect(workspace, Span(RUN_AT, datetime.fromisoformat("2026-12-06T21:00:00+07:00")))
+    assert [m.text for m in nxt.items] == ["in this run's minute"]
+    first = collect(workspace, Span(None, previous))
+    assert [m.text for m in first.items] == ["before the previous run"]
+
+
+def test_a_missed_week_is_read_by_the_next_run(workspace: Workspace, clock: FixedClock) -> None:
+    for day in (10, 17, 24):
+        clock.set(f"2026-11-{day}T09:00:00+07:00")
+        save_note(workspace, f"note of the {day}th")
+    previous = datetime.fromisoformat("2026-11-08T21:00:00+07:00")
+    got = collect(workspace, Span(previous, RUN_AT))
+    assert [m.text for m in got.items] == [f"note of the {d}th" for d in (10, 17, 24)]
+    assert got.since == date(2026, 11, 8)

@@ -343,9 +343,17 @@ def test_once_per_week_then_force_then_next_week(workspace: Workspace, clock: Fi
     again = run(workspace, idle)
     assert again.outcome == "already_done" and again.run_id == RUN
     assert "--force" in again.message
+    # forced, a run reads what came after the last one: nothing yet
+    assert run(workspace, idle, force=True).outcome == "skipped"
+    clock.advance(hours=1)
+    save_note(workspace, "Thêm một ghi chú chiều chủ nhật")
+    clock.advance(minutes=1)
     forced = run(workspace, two_roles(vi_good_rewrite()), force=True)
     assert forced.outcome == "done" and forced.run_id == f"{RUN}.2"
+    assert [d.notes for d in forced.days if d.notes] == [1]  # only the new note
     assert run(workspace, idle).outcome == "already_done"
+    save_note(workspace, "Và một ghi chú nữa")
+    clock.advance(minutes=1)
     assert run(workspace, two_roles(vi_good_rewrite()), force=True).run_id == f"{RUN}.3"
     clock.advance(days=7)
     workspace.note_path(clock.now.date()).parent.mkdir(exist_ok=True)
@@ -405,7 +413,7 @@ def test_every_day_of_a_long_week_is_read_in_chunks(
         for hour in range(8, 20):
             clock.set(f"2026-11-{day}T{hour:02d}:00:00+07:00")
             save_note(ws, f"Ghi chú ngày {day} lúc {hour} giờ: đi chợ mua rau và trái cây tươi")
-    clock.set("2026-11-29T14:05:00+07:00")
+    clock.set("2026-11-29T21:00:00+07:00")
     seen: list[str] = []
 
     def rewrite(request: ChatRequest) -> str:
@@ -508,6 +516,8 @@ def test_a_change_the_owner_rejected_is_not_asked_again(
     [removal] = first.held
     assert removal.proposal_id is not None
     proposals.reject(workspace, removal.proposal_id, "owner")
+    save_note(workspace, "Another note")
+    clock.advance(minutes=1)
     second = run(workspace, two_roles(dropped), force=True)
     [again] = second.held
     assert again.proposal_id is None and again.note == "rejected_before"
@@ -679,6 +689,7 @@ def test_a_rejected_strange_date_is_not_asked_again_next_week(
     proposals.reject(workspace, strange.proposal_id, "owner")
     clock.advance(days=7)
     save_note(workspace, "Quiet week")
+    clock.advance(minutes=1)
     second = run(workspace, two_roles(future))
     [again] = [c for c in second.held if c.change.cls == "strange_date"]
     assert again.change.reason != strange.change.reason

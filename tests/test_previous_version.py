@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from condense_weeks import is_rewrite
+from conftest import FixedClock
 from trinho import memory_store, proposals
 from trinho.appliers import APPLIERS
 from trinho.channels import ConsoleChannel
@@ -36,10 +37,15 @@ NEXT_WEEK = datetime.fromisoformat("2026-12-06T21:00:00+07:00")
 
 
 @pytest.fixture
-def old(tmp_path: Path) -> Workspace:
+def next_week() -> FixedClock:
+    return FixedClock(NEXT_WEEK)
+
+
+@pytest.fixture
+def old(tmp_path: Path, next_week: FixedClock) -> Workspace:
     root = tmp_path / "ws"
     shutil.copytree(DATA, root)
-    return open_workspace(root, clock=lambda: NEXT_WEEK)
+    return open_workspace(root, clock=next_week)
 
 
 def test_every_record_it_wrote_reads_back(old: Workspace) -> None:
@@ -71,9 +77,11 @@ def test_a_pending_proposal_is_decided(old: Workspace) -> None:
     assert raw["status"] == decided.status
 
 
-def test_the_next_week_condenses_over_it(old: Workspace) -> None:
+def test_the_next_week_condenses_over_it(old: Workspace, next_week: FixedClock) -> None:
     before = memory_store.read_text(old)
+    next_week.advance(days=-2)
     save_note(old, "Started learning the đàn bầu on Tuesdays")
+    next_week.advance(days=2)
     line = "- 2026-12-06: Learns the đàn bầu on Tuesdays"
 
     def answer(request: ChatRequest) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Literal
 
 from trinho import memory_store
@@ -122,14 +122,45 @@ def condense_protocol(ws: Workspace) -> Protocol:
     return "file" if value == "file" else "ops"
 
 
-def collect(ws: Workspace, today: date) -> Collected:
-    """MEMORY.md and every note and turn of the window ending on `today`; reading writes nothing."""
-    since, _ = window(today)
+@dataclass(frozen=True)
+class Span:
+    """The material a run reads: recorded at or after `start` (None: the first run, which
+    reads the 7 days ending today) and before `end`, the run's own start. Consecutive runs'
+    spans meet, so every note and turn is read by exactly one run, a missed week included."""
+
+    start: datetime | None
+    end: datetime
+
+    def since(self, ws: Workspace) -> date:
+        """The first day the span touches: the gate's window for additions starts there."""
+        return (
+            window(ws.local_date(self.end))[0] if self.start is None else ws.local_date(self.start)
+        )
+
+    def holds(self, moment: datetime) -> bool:
+        return (self.start is None or self.start <= moment) and moment < self.end
+
+
+def note_moment(ws: Workspace, day: date, hhmm: str) -> datetime:
+    """When a note line counts as recorded: its minute, in the owner's zone; a line typed by
+    hand without a time counts at the end of its day."""
+    if not hhmm:
+        return datetime.combine(day + timedelta(days=1), time(0), ws.tz) - timedelta(seconds=1)
+    hour, minute = (int(part) for part in hhmm.split(":"))
+    return datetime.combine(day, time(hour, minute), ws.tz)
+
+
+def collect(ws: Workspace, span: Span) -> Collected:
+    """MEMORY.md and every note and turn of `span`; reading writes nothing."""
+    today, since = ws.local_date(span.end), span.since(ws)
     items: list[Material] = []
     for day in ws.days_between(since, today):
-        items.extend(note_items(day, read_notes(ws, day).items))
+        found = note_items(day, read_notes(ws, day).items)
+        items.extend(m for m in found if span.holds(note_moment(ws, day, m.time)))
         for stored in read_day(ws, day):
             turn = stored.turn
+            if not span.holds(turn.at):
+                continue
             items.append(
                 Material(
                     day,

@@ -6,6 +6,7 @@ the shell that reads, calls the model, writes and records each step in the run j
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,10 +21,12 @@ from trinho.condense.collect import (
     Chunk,
     Collected,
     Material,
+    Span,
     collect,
     condense_protocol,
     context_tokens,
     material_room,
+    note_moment,
     plan_chunks,
     take_chunk,
     window,
@@ -66,6 +69,7 @@ from trinho.condense.runs import (
     ProposalEntry,
     advance,
     pick_slot,
+    previous_cutoff,
     run_dir,
     runs_root,
     write_journal,
@@ -114,17 +118,19 @@ def run_condensation(
     `channel` is where the one announcement of the run goes (default: the configured one).
     """
     today = ws.today()
-    since, _ = window(today)
     if dry_run:
         slot = pick_slot(ws, today, force)
+        span = run_span(ws, slot.run_id)
         if slot.done is not None:
-            return _already(ws, slot.run_id, today, since)
-        return _Run(ws, slot.run_id, today, since, model, dry_run=True).execute()
+            return _already(ws, slot.run_id, today)
+        return _Run(ws, slot.run_id, today, span, model, dry_run=True).execute()
     ensure_dir(runs_root(ws))
     with ws.lock(runs_root(ws) / "condense.lock"):
         slot = pick_slot(ws, today, force)
+        span = run_span(ws, slot.run_id)
+        since = span.since(ws)
         if slot.done is not None:
-            return _already(ws, slot.run_id, today, since)
+            return _already(ws, slot.run_id, today)
         journal = slot.journal
         if (
             journal is not None
@@ -134,12 +140,23 @@ def run_condensation(
             journal = advance(ws, journal, "applied")  # cut off just after the replace
         if journal is not None and journal.state in WRITTEN:
             return _resume(ws, journal, today, since, channel)
-        return _Run(ws, slot.run_id, today, since, model, dry_run=False, channel=channel).execute()
+        return _Run(ws, slot.run_id, today, span, model, dry_run=False, channel=channel).execute()
 
 
-def _already(ws: Workspace, run_id: str, today: date, since: date) -> RunReport:
-    report = ws.relative(run_dir(ws, run_id) / REPORT)
-    message = t(ws.locale, "condense.already", run=run_id, report=report)
+def run_span(ws: Workspace, run_id: str) -> Span:
+    """What run `run_id` reads: from where the previous run stopped to the start of this
+    minute (a note stamped this minute may still be written: the next run reads it)."""
+    end = ws.now().replace(second=0, microsecond=0)
+    return Span(previous_cutoff(ws, run_id), end)
+
+
+def _already(ws: Workspace, run_id: str, today: date) -> RunReport:
+    """The week is condensed: say so, with the span its run read (from its saved report)."""
+    saved = run_dir(ws, run_id) / REPORT
+    message = t(ws.locale, "condense.already", run=run_id, report=ws.relative(saved))
+    since = window(today)[0]
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        since = date.fromisoformat(json.loads(saved.read_text(encoding="utf-8"))["since"])
     return RunReport(run_id, "already_done", today, since, message=message)
 
 
@@ -182,7 +199,7 @@ class _Run:
     ws: Workspace
     run_id: str
     today: date
-    since: date
+    span: Span
     model: ChatModel | None
     dry_run: bool
     channel: Channel | None = None
@@ -197,11 +214,16 @@ class _Run:
         return self.ws.locale
 
     @property
+    def since(self) -> date:
+        """The first day the run reads: the gate's window for additions starts there."""
+        return self.span.since(self.ws)
+
+    @property
     def ledger_run(self) -> str:
         return f"{self.run_id}.dry-run" if self.dry_run else self.run_id
 
     def execute(self) -> RunReport:
-        collected = collect(self.ws, self.today)
+        collected = collect(self.ws, self.span)
         if not collected.items:
             message = t(self.locale, "condense.no_material", since=self.since, today=self.today)
             return RunReport(self.run_id, "skipped", self.today, self.since, message=message)
@@ -211,7 +233,8 @@ class _Run:
         }  # a missing model configuration fails here, before anything is written
         if not self.dry_run:
             now = self.ws.now()
-            self.journal = write_journal(self.ws, Journal(self.run_id, "running", now, now))
+            journal = Journal(self.run_id, "running", now, now, read_until=self.span.end)
+            self.journal = write_journal(self.ws, journal)
         try:
             return self._execute(collected)
         except BaseException as exc:
@@ -232,6 +255,9 @@ class _Run:
         else:
             rewrite, read, unread, why = self._rewrite_ops(old, collected.items, rewrite_prompt)
         days = _days(collected, read, unread)
+        if unread and self.journal is not None:  # the next run reads what this one could not
+            first = min(note_moment(self.ws, m.day, m.time) for m in unread)
+            self.journal = advance(self.ws, self.journal, "running", read_until=first)
         if not read:
             if self.journal is not None:
                 advance(self.ws, self.journal, "skipped", error=why)

@@ -126,9 +126,17 @@ class Journal:
     undone: tuple[UndoEntry, ...] = ()
     had_memory: bool = True
     """Whether MEMORY.md existed when the run replaced it: an undo removes it when not."""
+    read_until: datetime | None = None
+    """The end of the span the run read (its start, to the minute; earlier when a budget left
+    material unread): the next run reads from there. Journals written before it existed end
+    their span at `started_at`."""
+
+    @property
+    def cutoff(self) -> datetime:
+        return self.read_until or self.started_at
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "run_id": self.run_id,
             "state": self.state,
             "started_at": self.started_at.isoformat(),
@@ -140,6 +148,9 @@ class Journal:
             "undone": [entry.to_json() for entry in self.undone],
             "had_memory": self.had_memory,
         }
+        if self.read_until is not None:
+            data["read_until"] = self.read_until.isoformat()
+        return data
 
     @classmethod
     def from_json(cls, data: object, where: records.Where) -> Self:
@@ -164,6 +175,7 @@ class Journal:
                 for n, item in enumerate(records.items(fields, "undone", where))
             ),
             had_memory=records.flag(fields, "had_memory", True, where),
+            read_until=records.maybe_moment(fields, "read_until", where),
         )
 
 
@@ -236,6 +248,29 @@ def pick_slot(ws: Workspace, today: date, force: bool) -> Slot:
     if not force:
         return Slot(last, done=journal)
     return Slot(f"{week}.{run_sequence(last) + 1}")
+
+
+def previous_cutoff(ws: Workspace, run_id: str) -> datetime | None:
+    """Where the last run before `run_id` that wrote MEMORY.md stopped reading; None when there
+    is none (the first run). Runs that failed or were skipped read nothing that counts, and an
+    undone run's reading is undone with it: the next run reads its span again."""
+    root = runs_root(ws)
+    if not root.is_dir():
+        return None
+    ids = sorted(
+        (c.name for c in root.iterdir() if c.is_dir() and RUN_ID_RE.fullmatch(c.name)),
+        key=_run_order,
+    )
+    earlier = [i for i in ids if _run_order(i) < _run_order(run_id)]
+    for other in reversed(earlier):
+        journal = read_journal(ws, other)
+        if journal is not None and journal.state in WRITTEN and not journal.undone:
+            return journal.cutoff
+    return None
+
+
+def _run_order(run_id: str) -> tuple[str, int]:
+    return run_id.split(".")[0], run_sequence(run_id)
 
 
 def require_run(ws: Workspace, run_id: str) -> Path:
