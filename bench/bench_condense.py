@@ -376,7 +376,8 @@ def _ran(figures: Sequence[Figures], protocol: str) -> list[Figures]:
 
 
 def flat_ratios(figures: Sequence[Figures], protocol: str) -> dict[int, float]:
-    """Per week size: output tokens at the largest MEMORY.md over those at the smallest."""
+    """Per week size: output tokens at the largest MEMORY.md that ran over those at the
+    smallest."""
     runs = _ran(figures, protocol)
     ratios: dict[int, float] = {}
     for notes in sorted({f.notes for f in runs}):
@@ -384,6 +385,17 @@ def flat_ratios(figures: Sequence[Figures], protocol: str) -> dict[int, float]:
         if len(same) >= 2 and same[0].output_tokens:
             ratios[notes] = same[-1].output_tokens / same[0].output_tokens
     return ratios
+
+
+def shown_ratios(figures: Sequence[Figures], protocol: str, digits: int) -> str:
+    """The ratios of `flat_ratios`, each with the sizes it compares."""
+    runs = _ran(figures, protocol)
+    shown = []
+    for notes, ratio in flat_ratios(figures, protocol).items():
+        sizes = sorted(f.entries for f in runs if f.notes == notes)
+        span = f"{sizes[-1]:,} vs {sizes[0]:,} entries"
+        shown.append(f"{notes:,} notes {ratio:.{digits}f} ({span})")
+    return ", ".join(shown) or "n/a"
 
 
 def average_per_change(runs: Sequence[Figures]) -> float:
@@ -394,18 +406,15 @@ def average_per_change(runs: Sequence[Figures]) -> float:
 def goals(figures: Sequence[Figures], max_output: int) -> tuple[list[str], bool]:
     """The goal lines for the edit script, the whole file's figures beside them, and whether
     every goal was met."""
-    entries = sorted({f.entries for f in figures})
-    span = f"{entries[-1]:,} vs {entries[0]:,} entries"
     lines = ["Goals (protocol ops):"]
     met = True
     ops, whole = _ran(figures, "ops"), _ran(figures, "file")
     if ops:
         ratios = flat_ratios(figures, "ops")
         flat = all(r <= FLAT_RATIO for r in ratios.values())
-        shown = ", ".join(f"{n:,} notes {r:.3f}" for n, r in ratios.items()) or "n/a"
         lines.append(
-            f"  output tokens do not grow with MEMORY.md ({span}, same week, <= {FLAT_RATIO}): "
-            f"{shown}: {'yes' if flat else 'NO'}"
+            f"  output tokens do not grow with MEMORY.md (same week, <= {FLAT_RATIO}): "
+            f"{shown_ratios(figures, 'ops', 3)}: {'yes' if flat and ratios else 'NO'}"
         )
         per = average_per_change(ops)
         lines.append(
@@ -418,15 +427,15 @@ def goals(figures: Sequence[Figures], max_output: int) -> tuple[list[str], bool]
             f"  no request above max_output_tokens ({max_output:,}): largest {largest:,}: "
             f"{'yes' if not above else f'NO ({above} requests)'}"
         )
-        met = flat and per <= TOKENS_PER_CHANGE and not above
+        met = flat and bool(ratios) and per <= TOKENS_PER_CHANGE and not above
     else:
         lines.append("  no ops run completed")
         met = False
     if whole:
-        ratios = flat_ratios(figures, "file")
-        shown = ", ".join(f"{n:,} notes {r:.1f}" for n, r in ratios.items()) or "n/a"
         lines.append("Beside them (protocol file):")
-        lines.append(f"  output tokens, {span}: {shown}")
+        lines.append(
+            f"  output tokens, largest vs smallest MEMORY.md: {shown_ratios(figures, 'file', 1)}"
+        )
         lines.append(f"  average output tokens per change: {average_per_change(whole):.1f}")
         above = sum(f.above_cap for f in whole)
         asked = sum(f.calls for f in whole)

@@ -37,7 +37,8 @@ def test_tiny_run_prints_both_protocols_and_the_goals(
     bench = load_bench(monkeypatch)
     assert bench.main(["--memory-sizes", "20,40", "--weeks", "10"]) == 0
     out = capsys.readouterr().out
-    assert "output tokens do not grow with MEMORY.md (40 vs 20 entries" in out
+    assert "output tokens do not grow with MEMORY.md (same week, <= 1.1):" in out
+    assert "10 notes" in out and "(40 vs 20 entries): yes" in out
     assert "average output tokens per change <= 40:" in out
     assert "no request above max_output_tokens (4,096):" in out
     assert "saved by ops, file/ops output tokens" in out
