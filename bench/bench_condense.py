@@ -43,6 +43,7 @@ from trinho.condense.collect import (
     ANSWER_SLACK_TOKENS,
     DEFAULT_CONTEXT_TOKENS,
     Chunk,
+    Span,
     collect,
     window,
 )
@@ -260,7 +261,7 @@ def needed_context(ws: Workspace, protocol: str, max_output: int) -> int:
     its best: whole in one call (file), in chunks bounded only by the output cap (ops)."""
     today = ws.today()
     since, _ = window(today)
-    collected = collect(ws, today)
+    collected = collect(ws, Span(None, ws.now()))
     memory = collected.memory_text
     if protocol == "file":
         prompt = load_prompt("rewrite", FILE_REWRITE_VERSION)
