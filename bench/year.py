@@ -396,6 +396,10 @@ class Adversary:
     faults: Faults = field(default_factory=Faults)
     week: int = 0
     invented: set[str] = field(default_factory=set)
+    injected: Counter[str] = field(default_factory=Counter)
+    """How often each fault was injected."""
+    answers: dict[int, list[str]] = field(default_factory=dict)
+    """The rewrite answers by week, to explain an invariant that failed."""
 
     def model(self) -> ScriptedModel:
         return ScriptedModel(self.reply, name="scripted:adversary")
@@ -417,8 +421,15 @@ class Adversary:
         return "\n".join(verdicts)
 
     def rewrite(self, request: ChatRequest) -> str | ChatResponse:
+        answer = self._rewrite(request)
+        text = answer if isinstance(answer, str) else answer.text
+        self.answers.setdefault(self.week, []).append(text)
+        return answer
+
+    def _rewrite(self, request: ChatRequest) -> str | ChatResponse:
         rng = random.Random(f"{self.seed}:{self.week}:{len(request.messages[-1].text)}")
         if self.week == self.plan.refusal:
+            self.injected["refusal"] += 1
             return REFUSAL
         lines = numbered_memory(request)
         today = _last_day(request.messages[-1].text.split("\n", 1)[0], request)
@@ -426,10 +437,13 @@ class Adversary:
         ops += self._faults(rng, lines, today)
         if rng.random() < self.faults.chatter:
             ops.insert(0, rng.choice(CHATTER))
+            self.injected["chatter"] += 1
         if self.week == self.plan.whole or rng.random() < self.faults.whole:
+            self.injected["whole file"] += 1
             return _whole_file(lines, ops)
         answer = "\n".join(ops) if ops else "NONE"
         if self.week == self.plan.cut or rng.random() < self.faults.cut:
+            self.injected["cut"] += 1
             return _cut(answer, rng, request)
         return answer
 
@@ -445,7 +459,10 @@ class Adversary:
         if label is None or label.kind == "small":
             return []
         if label.kind == "chore":
-            return [f"ADD - {day}: {text}"] if rng.random() < self.faults.chore else []
+            if rng.random() >= self.faults.chore:
+                return []
+            self.injected["chore added"] += 1
+            return [f"ADD - {day}: {text}"]
         if label.kind in ("repeat", "update"):
             found = _line_of(lines, label.target)
             if found is not None and label.kind == "update":
@@ -454,37 +471,48 @@ class Adversary:
                 return [f"DATE [{found}] {day}"]
             if label.kind == "repeat":
                 text = label.target
+                self.injected["repeat added" if found else "forgotten line added again"] += 1
         return self._add(rng, day, text, label)
 
     def _add(self, rng: random.Random, day: str, text: str, label: Label) -> list[str]:
         if label.english and rng.random() < self.faults.translate:
             text = label.english
+            self.injected["translated"] += 1
         when = date.fromisoformat(day)
         roll = rng.random()
         if roll < self.faults.future:
             when += timedelta(days=rng.randint(3, 60))
+            self.injected["future date"] += 1
         elif roll < self.faults.future + self.faults.earlier:
             when -= timedelta(days=rng.randint(10, 90))
+            self.injected["earlier date"] += 1
         op = f"ADD - {when.isoformat()}: {text}"
-        return [op, op] if rng.random() < self.faults.twice else [op]
+        if rng.random() < self.faults.twice:
+            self.injected["same add twice"] += 1
+            return [op, op]
+        return [op]
 
     def _faults(self, rng: random.Random, lines: list[str], today: date) -> list[str]:
         entries = [n for n, line in enumerate(lines, 1) if isinstance(parse_line(line, n), Entry)]
         ops = []
         if entries and rng.random() < self.faults.drop:
             ops.append(f"REMOVE [{rng.choice(entries)}] no longer relevant")
+            self.injected["dropped"] += 1
         if entries and rng.random() < self.faults.reword:
             n = rng.choice(entries)
             entry = parse_line(lines[n - 1], n)
             assert isinstance(entry, Entry)
             before, after = rng.choice(PARAPHRASE)
             ops.append(f"EDIT [{n}] - {entry.date_text}: {before}{entry.text}{after}")
+            self.injected["reworded"] += 1
         if entries and rng.random() < self.faults.earlier:
             n = rng.choice(entries)
             ops.append(f"DATE [{n}] {(today - timedelta(days=400)).isoformat()}")
+            self.injected["date moved earlier"] += 1
         if rng.random() < self.faults.invent:
             invented = rng.choice(INVENTED)
             self.invented.add(match_key(invented))
+            self.injected["invented"] += 1
             ops.append(f"ADD - {today.isoformat()}: {invented}")
         return ops
 
@@ -615,10 +643,13 @@ class Tracker:
 
     def unread(self) -> int:
         """Items written before the last run that no run has read."""
+        return sum(n for _, n in self.unread_days())
+
+    def unread_days(self) -> list[tuple[tuple[date, str], int]]:
         if self.last_run is None:
-            return 0
+            return []
         due = Counter((d, s) for d, s, at in self.written if at < self.last_run)
-        return sum(max(0, n - self.read[k]) for k, n in due.items())
+        return [(k, n - self.read[k]) for k, n in sorted(due.items()) if n > self.read[k]]
 
 
 def play(ws: Workspace, clock: Clock, event: Event, tracker: Tracker) -> None:
@@ -695,13 +726,20 @@ class Week:
 
     report: RunReport | None
     duplicated: int
+    doubled: tuple[str, ...] = ()
+    """The texts of entries the run duplicated."""
 
 
 def condense(ws: Workspace, model: ChatModel | None) -> Week:
     before = memory_store.read_text(ws)
     report = run_condensation(ws, model=model, channel=ConsoleChannel("vi", io.StringIO()))
     after = memory_store.read_text(ws)
-    return Week(report, max(0, duplicates(after) - duplicates(before)))
+    old, new = (
+        Counter(item.key for item in parse(text).items if isinstance(item, Entry))
+        for text in (before, after)
+    )
+    doubled = tuple(key for key, n in new.items() if n > max(1, old[key]))
+    return Week(report, max(0, duplicates(after) - duplicates(before)), doubled)
 
 
 def measure(
@@ -750,6 +788,9 @@ class Year:
     knowledge: list[tuple[str, str, bool]]
     """(fact, current value, found in the top 3 of memory_search)"""
     lost: list[str]
+    incidents: list[str]
+    """Each invariant that failed: when, what, and the model's answer behind it."""
+    injected: Counter[str]
 
 
 def replay(weeks: int, seed: int, budget: int, real_model: bool) -> Year:
@@ -761,7 +802,8 @@ def replay(weeks: int, seed: int, budget: int, real_model: bool) -> Year:
         clock = Clock(datetime.combine(FIRST_MONDAY - timedelta(days=1), time(20, 0), TZ))
         ws = make_workspace(Path(tmp) / "ws", clock, budget)
         tracker = Tracker(line_keys(INITIAL_MEMORY))
-        rows = []
+        rows: list[dict[str, Any]] = []
+        incidents: list[str] = []
         for week in range(1, weeks + 1):
             events = life.week(week)
             at = run_time(week)
@@ -775,6 +817,7 @@ def replay(weeks: int, seed: int, budget: int, real_model: bool) -> Year:
                 if done.report is not None:
                     tracker.took(done.report)
                 tracker.last_run = at
+                incidents += doubled_incidents(week, done, adversary.answers.get(week, []))
             clock.now = at + timedelta(minutes=5)
             decided = owner_decides(ws, owner_rng, tracker)
             extra = {"budget": budget, "invented": adversary.invented}
@@ -786,7 +829,30 @@ def replay(weeks: int, seed: int, budget: int, real_model: bool) -> Year:
             for c in FACT_CHANGES
             if plan.fact_week(c) <= weeks
         ]
-        return Year(rows, knowledge, tracker.lost(ws))
+        incidents += [
+            f"{day} {source}: {n} item(s) written before a run, read by no run"
+            for (day, source), n in tracker.unread_days()
+        ]
+        incidents += [
+            f"week {r['week']}: MEMORY.md {r['memory_tokens']} tokens over the budget "
+            f"{r['budget']}, no archive proposal waiting"
+            for r in rows
+            if r["over_budget"]
+        ]
+        return Year(rows, knowledge, tracker.lost(ws), incidents, adversary.injected)
+
+
+def doubled_incidents(week: int, done: Week, answers: list[str]) -> list[str]:
+    found = []
+    for key in done.doubled:
+        said = [
+            line.strip()
+            for answer in answers
+            for line in answer.split("\n")
+            if key in match_key(line)
+        ]
+        found.append(f"week {week}: the run wrote a second entry {key!r}; the answer said {said}")
+    return found
 
 
 def found_in_top3(ws: Workspace, key: str, value: str) -> bool:
@@ -823,6 +889,8 @@ def summary(year: Year) -> list[str]:
     ]
     for key, value, ok in year.knowledge:
         lines.append(f"memory_search {key!r}: current value {value!r} in top 3: {ok}")
+    faults = ", ".join(f"{name} {n}" for name, n in sorted(year.injected.items()))
+    lines.append(f"faults injected: {faults or 'none (a real model)'}")
     return lines
 
 
@@ -917,11 +985,21 @@ Series = tuple[list[float], Colour, int]
 """Values by week, colour, dash length (0: solid)."""
 
 
+def nice(value: float) -> float:
+    """The scale's top: the first of 2, 4, 6, 10, 20, 40, 60, 100, ... at or above `value`."""
+    step = 1.0
+    while True:
+        for top in (2, 4, 6, 10):
+            if top * step >= value:
+                return top * step
+        step *= 10
+
+
 def panel(canvas: Canvas, top: int, weeks: int, series: Sequence[Series]) -> None:
     """One plot: axes, a grid at half and full scale, the scale's top and the weeks numbered."""
     x0, x1 = LEFT, PANEL_W - RIGHT
     y0, y1 = top + PANEL_H - BOTTOM, top + TOP
-    peak = max([1.0, *(v for values, _, _ in series for v in values)])
+    peak = nice(max([1.0, *(v for values, _, _ in series for v in values)]))
     for share in (0.5, 1.0):
         y = round(y0 - (y0 - y1) * share)
         canvas.line((x0, y), (x1, y), GREY, dash=4)
@@ -990,6 +1068,13 @@ def main(argv: Sequence[str] | None = None) -> Year:
     (args.out / "year.png").write_bytes(chart(year.rows))
     for line in summary(year):
         print(line)
+    (args.out / "year_incidents.txt").write_text(
+        "".join(line + "\n" for line in year.incidents), encoding="utf-8"
+    )
+    for line in year.incidents[:12]:
+        print("  " + line)
+    if len(year.incidents) > 12:
+        print(f"  ... {len(year.incidents) - 12} more in {args.out / 'year_incidents.txt'}")
     print(f"wrote {args.out / 'year.csv'} and {args.out / 'year.png'}", file=sys.stderr)
     return year
 
