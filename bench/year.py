@@ -471,7 +471,7 @@ class Adversary:
                 return [f"DATE [{found}] {day}"]
             if label.kind == "repeat":
                 text = label.target
-                self.injected["repeat added" if found else "forgotten line added again"] += 1
+                self.injected["repeat added" if found else "restated, not in the file: added"] += 1
         return self._add(rng, day, text, label)
 
     def _add(self, rng: random.Random, day: str, text: str, label: Label) -> list[str]:
@@ -867,6 +867,15 @@ def percentile(values: Sequence[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
+def quarters(ran: list[dict[str, Any]]) -> str:
+    """A run's cost early and late, by the median, so a rare whole-file answer does not
+    stand for a whole quarter."""
+    size = max(1, len(ran) // 4)
+    first = statistics.median(r["output_tokens"] for r in ran[:size])
+    last = statistics.median(r["output_tokens"] for r in ran[-size:])
+    return f"{first:g} and {last:g} (ratio {last / max(first, 1):.2f})"
+
+
 def summary(year: Year) -> list[str]:
     rows = year.rows
     last = rows[-1]
@@ -885,6 +894,7 @@ def summary(year: Year) -> list[str]:
         f"MEMORY.md at the end: {last['memory_tokens']} tokens, {last['entries']} entries",
         f"output tokens: week {last['week']} {last['output_tokens']}, week "
         f"{rows[min(3, len(rows) - 1)]['week']} {early}, ratio {last['output_tokens'] / early:.2f}",
+        f"median output tokens per run, first and last quarter: {quarters(ran)}",
         f"invented lines in MEMORY.md at the end: {last['invented_in_memory']}",
     ]
     for key, value, ok in year.knowledge:
