@@ -635,15 +635,21 @@ class Tracker:
         return sorted(k for k in self.owner if k not in found)
 
     def took(self, report: RunReport) -> None:
+        """Count what the run read, day by day: runs read disjoint spans, so a day split
+        between two runs (a Sunday note after the run) adds up across them."""
         for day in report.days:
             if day.used:
-                note, turn = (day.day, "note"), (day.day, "turn")
-                self.read[note] = max(self.read[note], day.notes)
-                self.read[turn] = max(self.read[turn], day.turns)
+                self.read[(day.day, "note")] += day.notes
+                self.read[(day.day, "turn")] += day.turns
 
     def unread(self) -> int:
         """Items written before the last run that no run has read."""
         return sum(n for _, n in self.unread_days())
+
+    def reread(self) -> int:
+        """Items read by more than one run (each should be read by exactly one)."""
+        written = Counter((d, s) for d, s, _ in self.written)
+        return sum(max(0, n - written[k]) for k, n in self.read.items())
 
     def unread_days(self) -> list[tuple[tuple[date, str], int]]:
         if self.last_run is None:
@@ -707,9 +713,10 @@ COLUMNS = [
     "lost",
     "duplicated",
     "unread",
+    "reread",
     "over_budget",
 ]
-INVARIANTS = ("lost", "duplicated", "unread", "over_budget")
+INVARIANTS = ("lost", "duplicated", "unread", "reread", "over_budget")
 
 
 def folded(report: RunReport) -> int:
@@ -775,6 +782,7 @@ def measure(
         "lost": len(tracker.lost(ws)),
         "duplicated": done.duplicated,
         "unread": tracker.unread(),
+        "reread": tracker.reread(),
         "over_budget": int(tokens > budget and not any(is_archive(p) for p in waiting)),
     }
 
@@ -887,6 +895,7 @@ def summary(year: Year) -> list[str]:
         f"owner lines lost (now): {last['lost']} {year.lost[:3] if year.lost else ''}".rstrip(),
         f"duplicates written by runs: {sum(r['duplicated'] for r in rows)}",
         f"notes and turns read by no run: {last['unread']}",
+        f"notes and turns read by more than one run: {last['reread']}",
         f"weeks over budget with no archive proposal: {sum(r['over_budget'] for r in rows)}",
         f"held changes per run: median {statistics.median(held) if held else 0}, "
         f"p90 {percentile(held, 0.9)}",
