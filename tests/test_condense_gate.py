@@ -16,6 +16,7 @@ from trinho.condense.gate import (
     addition_verdict,
     date_verdict,
     edit_verdict,
+    fold_verdict,
     gate,
     malformed_verdict,
     move_verdict,
@@ -142,6 +143,49 @@ def test_row_added_entry_inside_window_applies_by_itself() -> None:
     change = only(result)
     assert (change.cls, change.action, change.old) == ("added", "auto", None)
     assert change.new == "- 2026-11-28: Bắt đầu học piano"
+
+
+def test_row_an_addition_repeating_an_old_entry_folds_whatever_its_date() -> None:
+    new = OLD + "- 2026-11-28: likes GREEN tea\n- 2019-05-01: Lives in Hà Nội\n"
+    result = run(OLD, new)
+    assert result.applied == OLD
+    assert [(c.cls, c.action, c.old, c.reason_code) for c in result.changes] == [
+        ("folded", "auto", None, "duplicate_of_entry")
+    ] * 2
+    kept = [dict(c.reason_params)["kept"] for c in result.changes]
+    assert kept == ["- 2026-11-01: Likes green tea", "- 2026-11-02: Lives in Hà Nội"]
+    assert [c.new for c in result.changes] == new.splitlines()[-2:]
+
+
+def test_row_a_line_added_twice_is_written_once_and_the_repeat_folds() -> None:
+    new = OLD + "- 2026-11-28: Bắt đầu học piano\n- 2026-11-27: bắt đầu  học PIANO\n"
+    result = run(OLD, new)
+    assert result.applied == OLD + "- 2026-11-28: Bắt đầu học piano\n"
+    assert [(c.cls, c.action, c.reason_code) for c in result.changes] == [
+        ("added", "auto", "added_in_window"),
+        ("folded", "auto", "duplicate_addition"),
+    ]
+    assert dict(result.changes[1].reason_params) == {"kept": "- 2026-11-28: Bắt đầu học piano"}
+
+
+def test_row_the_first_of_a_repeated_addition_may_be_held_the_repeat_still_folds() -> None:
+    new = OLD + "- 2026-12-25: Tiệc Giáng sinh\n- 2026-11-28: Tiệc Giáng sinh\n"
+    result = run(OLD, new)
+    assert result.applied == OLD
+    assert [(c.cls, c.action) for c in result.changes] == [
+        ("strange_date", "held"),
+        ("folded", "auto"),
+    ]
+    assert [c.new for c in result.held] == ["- 2026-12-25: Tiệc Giáng sinh"]
+
+
+def test_duplicates_typed_by_hand_stay_as_they_are() -> None:
+    old = "# Memory\n- 2026-11-01: tea\n- 2026-11-01: Tea\n- 2026-11-05: tea\n"
+    assert run(old, old) == GateResult(old, ())
+    new = old + "- 2026-11-28: TEA\n"
+    result = run(old, new)
+    assert result.applied == old
+    assert [(c.cls, c.reason_code) for c in result.changes] == [("folded", "duplicate_of_entry")]
 
 
 def test_row_same_text_date_moved_later_inside_window_applies_by_itself() -> None:
@@ -388,6 +432,11 @@ def _nonblank(text: str) -> Counter[str]:
     return Counter(line for line in text.split("\n") if line.strip())
 
 
+def _folded(result: GateResult) -> Counter[str]:
+    """The rewrite lines folded away as repeats: never written."""
+    return Counter(c.new for c in result.changes if c.cls == "folded" and c.new is not None)
+
+
 @settings(max_examples=300, deadline=None)
 @given(old_new())
 def test_every_old_entry_and_loose_line_is_applied_or_held(pair: tuple[str, str]) -> None:
@@ -413,8 +462,10 @@ def test_only_additions_inside_the_window_apply_whole(
         new_lines.insert(data.draw(st.integers(0, len(new_lines))), line)
     old, new = "\n".join(old_lines) + "\n", "\n".join(new_lines) + "\n"
     result = run(old, new)
-    assert result.applied == new
     assert result.held == ()
+    if not _folded(result):
+        assert result.applied == new
+    assert _nonblank(result.applied) == _nonblank(new) - _folded(result)
 
 
 @settings(max_examples=300, deadline=None)
@@ -429,7 +480,7 @@ def test_applying_then_approving_every_held_change_gives_the_rewrite(
         outcome = apply_held(text, change)
         assert isinstance(outcome, HeldApplied), outcome
         text = outcome.text
-    assert _nonblank(text) == _nonblank(new)
+    assert _nonblank(text) == _nonblank(new) - _folded(result)
 
 
 def test_gate_takes_the_window_it_is_given() -> None:
@@ -459,7 +510,7 @@ def test_long_entries_alike_at_the_start_are_one_held_edit() -> None:
 
 # --- the verdict functions agree with the table -------------------------------------------
 
-AUTO_CLASSES = {"added", "date_changed", "moved"}
+AUTO_CLASSES = {"added", "folded", "date_changed", "moved"}
 day_texts = st.one_of(
     st.dates(date(2026, 10, 1), date(2027, 1, 31)).map(date.isoformat), st.sampled_from(DATES)
 )
@@ -513,6 +564,8 @@ def test_the_other_rows_hold_or_apply_whatever_the_line() -> None:
     assert (malformed_verdict().cls, malformed_verdict().action) == ("malformed", "held")
     for code in ("order_changed", "section_changed", "heading_added", "heading_removed"):
         assert move_verdict(code)[:2] == ("moved", "auto")
+    for in_old_file in (True, False):
+        assert fold_verdict("- 2026-11-01: tea", in_old_file=in_old_file)[:2] == ("folded", "auto")
 
 
 def _entries(text: str) -> list[Entry]:
@@ -580,3 +633,41 @@ def test_a_random_rewrite_applies_only_window_dates_and_never_a_malformed_line(
     for item in parse(new).items:
         if isinstance(item, Loose) and not item.blank and loose_key(item.raw) not in old_hand:
             assert item.raw not in applied and item.raw in held_new
+
+
+@settings(max_examples=300, deadline=None)
+@given(old_new())
+def test_a_random_rewrite_never_writes_an_entry_twice_unless_the_old_file_had_it_twice(
+    pair: tuple[str, str],
+) -> None:
+    old, new = pair
+    result = run(old, new)
+    before, after = _entry_keys(old), _entry_keys(result.applied)
+    for key, count in after.items():
+        assert count <= max(1, before[key]), key
+
+
+@settings(max_examples=300, deadline=None)
+@given(old_new())
+def test_a_folded_change_repeats_a_kept_line_and_never_loses_an_old_one(
+    pair: tuple[str, str],
+) -> None:
+    old, new = pair
+    result = run(old, new)
+    applied = result.applied.split("\n")
+    held_new = [c.new for c in result.held]
+    old_entries = {e.key: e.raw for e in reversed(_entries(old))}
+    for change in result.changes:
+        if change.cls != "folded":
+            continue
+        assert change.old is None and change.new is not None and change.action == "auto"
+        kept = str(dict(change.reason_params)["kept"])
+        [repeat], [original] = _entries(change.new), _entries(kept)
+        assert repeat.key == original.key
+        if change.reason_code == "duplicate_of_entry":
+            assert old_entries[repeat.key] == kept
+        else:
+            assert repeat.key not in old_entries and (kept in applied or kept in held_new)
+    held_old = "\n".join(c.old for c in result.held if c.old is not None)
+    assert _entry_keys(old) <= _entry_keys(result.applied) + _entry_keys(held_old)
+    assert _hand_keys(old) <= _hand_keys(result.applied) + _hand_keys(held_old)

@@ -39,6 +39,7 @@ CATALOG: dict[str, dict[str, str]] = {
     "channel.kind.strange_date": {"en": "strange dates", "vi": "ngày bất thường"},
     "channel.kind.malformed": {"en": "malformed lines", "vi": "dòng sai định dạng"},
     "channel.kind.suspicious": {"en": "suspicious rewrites", "vi": "bản viết lại đáng ngờ"},
+    "channel.kind.archive": {"en": "archive proposals", "vi": "đề xuất lưu trữ"},
     "channel.kind.fact": {"en": "fact changes", "vi": "thay đổi dữ kiện"},
     "channel.kind.other": {"en": "other ({kind})", "vi": "khác ({kind})"},
     "channel.item.header": {
@@ -153,6 +154,8 @@ CATALOG: dict[str, dict[str, str]] = {
     "gate.class.strange_date": {"en": "strange date", "vi": "ngày bất thường"},
     "gate.class.malformed": {"en": "malformed line", "vi": "dòng sai định dạng"},
     "gate.class.suspicious": {"en": "suspicious rewrite", "vi": "bản viết lại đáng ngờ"},
+    "gate.class.folded": {"en": "duplicate folded", "vi": "gộp dòng trùng"},
+    "gate.class.archive": {"en": "archive", "vi": "lưu trữ"},
     "gate.reason.added_in_window": {
         "en": "new entry dated inside the window {since}..{today}",
         "vi": "mục mới, ngày nằm trong tuần này ({since} đến {today})",
@@ -209,6 +212,20 @@ CATALOG: dict[str, dict[str, str]] = {
     "gate.reason.removed_line": {
         "en": "hand-written line missing from the rewrite; it stays until you approve its removal",
         "vi": "dòng viết tay bị xoá khỏi bản viết lại: vẫn giữ, chờ bạn duyệt việc xoá",
+    },
+    "gate.reason.duplicate_of_entry": {
+        "en": "already in MEMORY.md as “{kept}”; not written twice",
+        "vi": "đã có trong MEMORY.md: “{kept}”; không ghi hai lần",
+    },
+    "gate.reason.duplicate_addition": {
+        "en": "the rewrite adds this twice; only the first, “{kept}”, counts",
+        "vi": "bản viết lại thêm dòng này hai lần; chỉ tính dòng đầu: “{kept}”",
+    },
+    "gate.reason.over_budget": {
+        "en": "MEMORY.md is about {tokens} tokens, over its budget of {budget}; "
+        "{count} of the least recently dated entries move to memory/archive.md",
+        "vi": "MEMORY.md khoảng {tokens} token, vượt mức {budget}; "
+        "{count} mục có ngày cũ nhất được chuyển sang memory/archive.md",
     },
     "fact.outcome.created": {
         "en": "Saved {fact}: {value}",

@@ -2,13 +2,14 @@
 
 `gate(old, new, today, since)` is a pure function. It classifies every change per the table of
 docs/rules.md (section "The gate") and returns the text to write now plus every change, auto or
-held. Held old lines stay in the text written now, near where they were; held new lines are
-left out of it.
+held. Held old lines stay in the text written now, near where they were; held new lines, and
+added lines that repeat an entry (folded), are left out of it.
 
 The table's rows are the verdict functions below, in its order (the two date rows fall back on
-`strange_date_verdict`). The last row (shared facts) is not the gate's: the condensation never
-writes facts. The rest of the module pairs lines (`trinho.condense.match`),
-asks a verdict function about each change, and places the lines.
+`strange_date_verdict`). The last rows are not the gate's: the archive proposal is planned by
+`trinho.condense.archive`, and the condensation never writes facts. The rest of the module
+pairs lines (`trinho.condense.match`), asks a verdict function about each change, and places
+the lines.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from trinho.memory_md import Entry, Heading, Item, Loose
 
 ChangeClass = Literal[
     "added",
+    "folded",
     "date_changed",
     "moved",
     "removed",
@@ -33,6 +35,7 @@ ChangeClass = Literal[
     "strange_date",
     "malformed",
     "suspicious",
+    "archive",
 ]
 Action = Literal["auto", "held"]
 MoveCode = Literal["order_changed", "section_changed", "heading_added", "heading_removed"]
@@ -63,6 +66,13 @@ def addition_verdict(entry: Entry, today: date, since: date) -> GateVerdict:
     return GateVerdict(
         "added", "auto", Reason.of("added_in_window", since=str(since), today=str(today))
     )
+
+
+def fold_verdict(kept: str, *, in_old_file: bool) -> GateVerdict:
+    """Row `folded`: "added line equal to an entry already there, or added twice": the line is
+    dropped and reported, never written twice. `kept` is the line it repeats."""
+    code: ReasonCode = "duplicate_of_entry" if in_old_file else "duplicate_addition"
+    return GateVerdict("folded", "auto", Reason.of(code, kept=kept))
 
 
 def date_verdict(old: Entry, new: Entry, today: date, since: date) -> GateVerdict:
@@ -265,8 +275,7 @@ def _slot_changes(m: Matching, today: date, since: date) -> dict[int, Change]:
     for j, (o, ratio) in m.edits.items():
         verdict = edit_verdict(ratio)
         changes[j] = Change.judged(verdict, m.old[o].raw, m.new[j].raw, similarity=round(ratio, 4))
-    for j in m.added:
-        verdict = addition_verdict(_as_entry(m.new[j]), today, since)
+    for j, verdict in _additions(m, today, since):
         changes[j] = Change.judged(verdict, None, m.new[j].raw)
     for j in m.malformed:
         changes[j] = Change.judged(malformed_verdict(), None, m.new[j].raw)
@@ -274,6 +283,23 @@ def _slot_changes(m: Matching, today: date, since: date) -> dict[int, Change]:
         changes[j] = Change.judged(move_verdict("heading_added"), None, m.new[j].raw)
     changes.update(_moves(m, changes))
     return changes
+
+
+def _additions(m: Matching, today: date, since: date) -> Iterable[tuple[int, GateVerdict]]:
+    """The verdict on each added entry: one repeating an old entry, or an earlier addition of
+    the same rewrite, folds; the others are judged by their date."""
+    kept: dict[str, str] = {}
+    for item in reversed(m.old):  # the first old entry of each text wins
+        if isinstance(item, Entry):
+            kept[item.key] = item.raw
+    in_old = set(kept)
+    for j in m.added:
+        entry = _as_entry(m.new[j])
+        if entry.key in kept:
+            yield j, fold_verdict(kept[entry.key], in_old_file=entry.key in in_old)
+        else:
+            kept[entry.key] = entry.raw
+            yield j, addition_verdict(entry, today, since)
 
 
 def _moves(m: Matching, judged: dict[int, Change]) -> dict[int, Change]:
@@ -348,15 +374,17 @@ class _Output:
                 self.lines.append(change.old)
 
     def slot(self, raw: str, change: Change | None) -> None:
-        """The rewrite line `raw`, unless its change is held: then its old line, if any."""
-        if change is None or not change.held:
+        """The rewrite line `raw`, unless its change is held (then its old line, if any) or
+        folded (a repeat: nothing)."""
+        if change is not None and change.held:
+            if change.old is not None:
+                self.lines.append(change.old)
+            else:
+                change = replace(change, after=self.last_applied)
+        elif change is None or change.cls != "folded":
             self.lines.append(raw)
             if raw.strip():
                 self.last_applied = raw
-        elif change.old is not None:
-            self.lines.append(change.old)
-        else:
-            change = replace(change, after=self.last_applied)
         if change is not None:
             self.changes.append(change)
 

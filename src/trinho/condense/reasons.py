@@ -37,6 +37,9 @@ ReasonCode = Literal[
     "section_changed",
     "removed_entry",
     "removed_line",
+    "duplicate_of_entry",
+    "duplicate_addition",
+    "over_budget",
 ]
 REASON_CODES: tuple[str, ...] = get_args(ReasonCode)
 
