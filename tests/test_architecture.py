@@ -24,6 +24,7 @@ CORE = (
     "trinho.condense.match",
     "trinho.condense.reasons",
     "trinho.condense.ops",
+    "trinho.condense.archive",
     "trinho.facts.rules",
     "trinho.context",
     "trinho.memory_md",
