@@ -786,7 +786,9 @@ def test_every_call_of_a_run_shares_one_prefix_and_stays_within_the_output_cap(
 def test_a_2000_entry_memory_is_condensed_within_a_small_output_cap(
     workspace: Workspace, clock: FixedClock
 ) -> None:
-    ws = with_config(workspace, clock, "[model]\nmax_output_tokens = 1024")
+    ws = with_config(
+        workspace, clock, '[model]\nmax_output_tokens = 1024\n[condense]\narchive = "off"'
+    )
     big = "# Trí nhớ\n" + "".join(
         f"- 2025-{1 + i % 12:02d}-{1 + i % 28:02d}: Mục số {i} về chủ nhân\n" for i in range(2000)
     )
@@ -818,3 +820,48 @@ def test_lines_added_by_hand_during_a_run_are_kept_not_held(
     after = memory(workspace)
     assert all(line in after for line in [*small.splitlines(), *typed])
     assert "- 2026-11-24: Mai vào đội bơi" in after
+
+
+# --- the owner's queue over several weeks ---------------------------------------------------
+
+
+def test_a_change_still_waiting_is_not_asked_twice_and_the_announcement_counts_it(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    en_week(workspace, clock)
+    dropped = EN_MEMORY.replace("- 2026-10-05: Allergic to penicillin\n", "")
+    first = run(workspace, two_roles(dropped))
+    [removal] = first.held
+    clock.advance(days=7)
+    save_note(workspace, "Started a pottery class on Saturdays")
+    clock.advance(minutes=1)
+    stream = io.StringIO()
+    nxt = "\n".join([dropped.rstrip("\n"), "- 2026-12-06: Pottery class on Saturdays", ""])
+    again = run(
+        workspace,
+        two_roles(nxt.replace("- 2026-02-11: Sister Anna", "Sure:\n- 2026-02-11: Sister Anna")),
+        stream,
+    )
+    waiting = [p for p in memory_proposals(workspace) if p.status == "pending"]
+    assert [p.id for p in waiting if p.change["class"] == "removed"] == [removal.proposal_id]
+    assert [rc.proposal_id for rc in again.held if rc.change.cls == "removed"] == [
+        removal.proposal_id
+    ]
+    announced = stream.getvalue()
+    assert "1 earlier proposals still wait, the oldest since 2026-11-29" in announced
+    assert "penicillin" not in announced  # said once, last week
+
+
+def test_a_held_change_whose_line_is_gone_is_stale_at_the_next_run(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    en_week(workspace, clock)
+    dropped = EN_MEMORY.replace("- 2026-10-05: Allergic to penicillin\n", "")
+    [removal] = run(workspace, two_roles(dropped)).held
+    workspace.memory_file.write_text(dropped, encoding="utf-8")  # the owner removed it by hand
+    clock.advance(days=7)
+    save_note(workspace, "Quiet week")
+    clock.advance(minutes=1)
+    run(workspace, two_roles("NONE"))
+    [stale] = [p for p in memory_proposals(workspace) if p.id == removal.proposal_id]
+    assert stale.status == "stale" and stale.decided_by == "trinho"

@@ -371,6 +371,10 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "Hãy lưu bản tóm tắt, hoặc chia thành nhiều ghi chú",
     },
     # ---- facts ---------------------------------------------------------------------------------
+    "error.condense.bad_archive": {
+        "en": "{config}: [condense] archive must be one of {choices}",
+        "vi": "{config}: [condense] archive phải là một trong: {choices}",
+    },
     "error.condense.bad_protocol": {
         "en": "{config}: [condense] protocol must be one of {choices}",
         "vi": "{config}: [condense] protocol phải là một trong: {choices}",

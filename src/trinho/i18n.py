@@ -568,6 +568,31 @@ CATALOG: dict[str, dict[str, str]] = {
         "vi": "bạn đã từ chối trước đây: giữ nguyên, không hỏi lại",
     },
     "condense.prompts": {"en": "Prompts: {versions}", "vi": "Lời nhắc: {versions}"},
+    "condense.loss.archived": {
+        "en": "Moves {count} entries, verbatim, to memory/archive.md:",
+        "vi": "Chuyển nguyên văn {count} mục sang memory/archive.md:",
+    },
+    "condense.archive_summary": {
+        "en": "MEMORY.md archive: {count} least recently dated entries -> memory/archive.md",
+        "vi": "Lưu trữ MEMORY.md: {count} mục có ngày cũ nhất -> memory/archive.md",
+    },
+    "condense.notify.waiting": {
+        "en": "{count} earlier proposals still wait, the oldest since {since} "
+        "(`trinho proposals`).",
+        "vi": "{count} đề xuất trước vẫn đang chờ, cũ nhất từ {since} (`trinho proposals`).",
+    },
+    "condense.expired": {
+        "en": "stale: its old lines are no longer in MEMORY.md as they were",
+        "vi": "đã cũ: các dòng cũ của nó không còn nguyên trong MEMORY.md",
+    },
+    "condense.approved.archive": {
+        "en": "Archived: {count} entries moved to memory/archive.md (still searchable)",
+        "vi": "Đã lưu trữ: {count} mục chuyển sang memory/archive.md (vẫn tìm được)",
+    },
+    "condense.archive_stale": {
+        "en": "Not applied: some of these lines are no longer in MEMORY.md as they were",
+        "vi": "Không áp dụng: một số dòng này không còn nguyên trong MEMORY.md",
+    },
     "condense.script": {
         "en": "Edit script: {ops} operations, {ignored} ignored, {chatter} other lines "
         "(never applied)",

@@ -49,6 +49,9 @@ def proposal_summary(proposal: Proposal, locale: str) -> str:
         was = change.get("current_value")
         arrow = f"{was} -> " if was is not None else ""
         return f"{change['key']}: {arrow}{change['value']}"
+    if proposal.kind == "memory" and change.get("class") == "archive":
+        count = len(str(change.get("old") or "").split("\n"))
+        return t(locale, "condense.archive_summary", count=count)
     if proposal.kind == "memory" and "class" in change:
         sides = [str(change[side]) for side in ("old", "new") if change.get(side) is not None]
         key = f"gate.class.{change['class']}"

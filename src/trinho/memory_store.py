@@ -10,10 +10,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from trinho.durable import atomic_write_text, fsync_dir
+from trinho.durable import append_bytes, atomic_write_text, ensure_dir, fsync_dir
 from trinho.memory_md import MemoryDoc, parse, render
 from trinho.textnorm import decode
-from trinho.workspace import MEMORY_FILE, Workspace
+from trinho.workspace import ARCHIVE_FILE, MEMORY_FILE, Workspace
 
 
 def exists(ws: Workspace) -> bool:
@@ -67,6 +67,27 @@ def editing(ws: Workspace, *, lock: bool = True) -> Iterator[Editing]:
     finally:
         if session.wrote:
             ws.written([MEMORY_FILE])
+
+
+def read_archive(ws: Workspace) -> str:
+    """`memory/archive.md`, "" when nothing was archived yet."""
+    path = ws.root / ARCHIVE_FILE
+    return decode(path.read_bytes(), ARCHIVE_FILE) if path.exists() else ""
+
+
+def archive(ws: Workspace, section: str) -> None:
+    """Append one archived section to `memory/archive.md` (locked, fsync'd, one write) and
+    tell the index. Called before MEMORY.md loses those lines, so a crash between the two
+    leaves them in both places, never in neither."""
+    path = ws.root / ARCHIVE_FILE
+    ensure_dir(path.parent)
+    with ws.lock(path):
+        existing = path.read_bytes() if path.exists() else b""
+        gap = b"" if not existing or existing.endswith(b"\n\n") else b"\n"
+        if existing and not existing.endswith(b"\n"):
+            gap = b"\n\n"
+        append_bytes(path, gap + section.encode("utf-8"))
+    ws.written([ARCHIVE_FILE])
 
 
 def write(ws: Workspace, doc: MemoryDoc) -> None:

@@ -280,6 +280,21 @@ def reject(
     return decided
 
 
+def expire(ws: Workspace, proposal_id: str, by: str, note: str) -> Proposal | None:
+    """Mark a pending proposal stale without applying anything: what it would change is no
+    longer there (code finds it, no person decides). None when it was decided meanwhile."""
+    path = proposal_path(ws, proposal_id)
+    with sibling_lock(path):
+        proposal = get_proposal(ws, proposal_id)
+        if proposal.status != "pending":
+            return None
+        decided = replace(
+            proposal, status="stale", decided_at=ws.now(), decided_by=by, decision_note=note
+        )
+        _write(ws, decided)
+    return decided
+
+
 def _pending(ws: Workspace, proposal_id: str, expected_hash: str | None) -> Proposal:
     proposal = get_proposal(ws, proposal_id)
     if expected_hash is not None and expected_hash != proposal.content_hash:

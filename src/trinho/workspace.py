@@ -31,6 +31,9 @@ CONFIG_PATH = f"{INTERNAL_DIR}/config.toml"
 NOTES_DIR = "memory"
 CONVERSATIONS_DIR = "conversations"
 MEMORY_FILE = "MEMORY.md"
+ARCHIVE_FILE = "memory/archive.md"
+"""Entries moved out of MEMORY.md to keep it within its prompt budget, verbatim: searchable,
+never in the prompt."""
 LOCALES = ("en", "vi")
 
 

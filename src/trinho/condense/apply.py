@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from trinho import memory_store, proposals
+from trinho.condense.archive import apply_archive, archive_section
 from trinho.condense.gate import Change
 from trinho.condense.held import HeldApplied, apply_held
 from trinho.condense.runs import BEFORE, UndoEntry, advance, read_journal, require_run
@@ -35,6 +36,8 @@ def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> propos
         ) from None
     if change.cls == "moved" or not change.held:
         raise TrinhoError.keyed("error.condense.applies_itself", where=where, cls=change.cls)
+    if change.cls == "archive":
+        return _apply_archive(ws, proposal, change)
     with memory_store.editing(ws) as memory:
         before = memory.text()
         outcome = apply_held(before, change)
@@ -44,6 +47,22 @@ def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> propos
         if outcome.text != before:
             memory.replace(outcome.text)
     return proposals.ApplyResult(True, t(ws.locale, f"condense.approved.{change.cls}"))
+
+
+def _apply_archive(
+    ws: Workspace, proposal: proposals.Proposal, change: Change
+) -> proposals.ApplyResult:
+    """Move the archive's lines, as they are now in MEMORY.md, to `memory/archive.md`; stale
+    when any of them is no longer there (edited or removed since)."""
+    lines = (change.old or "").split("\n")
+    run = proposal.origin.removeprefix("condense:")
+    with memory_store.editing(ws) as memory:
+        after = apply_archive(memory.text(), lines)
+        if after is None:
+            return proposals.ApplyResult(False, t(ws.locale, "condense.archive_stale"))
+        memory_store.archive(ws, archive_section(run, lines))
+        memory.replace(after)
+    return proposals.ApplyResult(True, t(ws.locale, "condense.approved.archive", count=len(lines)))
 
 
 @dataclass(frozen=True)

@@ -70,5 +70,9 @@ def memory_sides(change: Mapping[str, Any], locale: str) -> tuple[str | None, st
     held whole, the lines it would remove and add (a refusal reads as an added line)."""
     if change.get("class") == "suspicious":
         return suspicious_sides(change, locale)
+    if change.get("class") == "archive":
+        lines = str(change.get("old") or "").split("\n")
+        head = t(locale, "condense.loss.archived", count=len(lines))
+        return _listing(head, lines, locale), None
     old, new = change.get("old"), change.get("new")
     return None if old is None else str(old), None if new is None else str(new)

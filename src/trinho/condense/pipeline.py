@@ -16,6 +16,8 @@ from typing import Any
 from trinho import memory_store, proposals
 from trinho.channels import Channel, Notification, NotificationItem, Outbox, channel_from_config
 from trinho.condense.apply import sha
+from trinho.condense.archive import archive_section
+from trinho.condense.archiving import archive_change
 from trinho.condense.collect import (
     MIN_ROOM_TOKENS,
     Chunk,
@@ -465,6 +467,7 @@ class _Run:
                 if base != old:  # edited by hand during the run: keep what the owner did
                     rewrite = carry_added(old, base, drop_deleted(old, base, screened))
                 result = gate(base, rewrite, self.today, self.since)
+                result, moved = self._archive(result)
                 to_propose = tuple(c for c in result.held if not added_during_run(c, old))
                 if self.journal is None:
                     return result, to_propose, restarts
@@ -484,11 +487,26 @@ class _Run:
                 )
                 if memory.text() != base:
                     continue  # edited outside trinho's lock just now: gate again
+                if moved:  # archived before MEMORY.md loses them: in both, never in neither
+                    memory_store.archive(ws, archive_section(self.run_id, moved))
                 if result.applied != base:
                     memory.replace(result.applied)
                 self.journal = advance(ws, self.journal, "applied")
             return result, to_propose, restarts
         raise TrinhoError.keyed("error.condense.kept_changing", tries=MAX_RESTARTS + 1)
+
+    def _archive(self, result: GateResult) -> tuple[GateResult, tuple[str, ...]]:
+        """The gate's result with the run's archive change, when MEMORY.md would be over its
+        budget; with `[condense] archive = "auto"` its lines leave the text (and are returned,
+        to be appended to the archive), otherwise it is one held change."""
+        found = archive_change(self.ws, result.applied, budgets_from_config(self.ws).memory)
+        if found is None:
+            return result, ()
+        change, plan = found
+        changes = (*result.changes, change)
+        if change.held:
+            return GateResult(result.applied, changes), ()
+        return GateResult(plan.text, changes), plan.raw_lines
 
     def _before(self) -> str | None:
         """Where the replaced MEMORY.md is kept; None on a dry run, or when there was none."""
@@ -538,17 +556,20 @@ def _propose(
     """
     held = journal.held
     if journal.state == "applied":
-        rejected = {
-            substance(p.change)
-            for p in proposals.list_proposals(ws).proposals
-            if p.kind == KIND and p.status == "rejected"
-        }
+        _expire_gone(ws, memory_store.read_text(ws))
+        queue = [p for p in proposals.list_proposals(ws).proposals if p.kind == KIND]
+        rejected = {substance(p.change) for p in queue if p.status == "rejected"}
+        waiting = {substance(p.change): p for p in queue if p.status == "pending"}
         entries: list[ProposalEntry] = []
         for change in held:
             data = change.to_dict()
             digest = proposals.content_hash(KIND, data)
             if substance(data) in rejected:
                 entries.append(ProposalEntry(None, digest, "rejected"))
+                continue
+            earlier = waiting.get(substance(data))
+            if earlier is not None:  # still waiting from an earlier run: not asked twice
+                entries.append(ProposalEntry(earlier.id, earlier.content_hash, "pending"))
                 continue
             submitted = proposals.submit(
                 ws, KIND, data, reason=change.reason, origin=f"condense:{journal.run_id}"
@@ -569,11 +590,33 @@ def _propose(
     return journal, report
 
 
+def _expire_gone(ws: Workspace, text: str) -> None:
+    """An earlier held change whose old lines are no longer in MEMORY.md (edited or removed by
+    hand, or by another approval) can never apply: it becomes stale now, not only when someone
+    tries to approve it. A rewrite held whole waits on the very file it was made for."""
+    present = set(text.split("\n"))
+    for p in proposals.list_proposals(ws, include_decided=False).proposals:
+        if p.kind != KIND:
+            continue
+        change = p.change
+        if change.get("class") == "suspicious":
+            gone = change.get("snapshot") != text
+        else:
+            old = change.get("old")
+            gone = isinstance(old, str) and any(line not in present for line in old.split("\n"))
+        if gone:
+            proposals.expire(ws, p.id, "trinho", t(ws.locale, "condense.expired"))
+
+
 def _announce(
     ws: Workspace, journal: Journal, changes: list[ReportChange], channel: Channel | None
 ) -> tuple[str | None, str]:
     """One notification per run through the outbox (its id makes a retry announce nothing
     new), then an attempt to deliver it. A run with nothing held announces nothing."""
+    origin = f"condense:{journal.run_id}"
+    waiting = proposals.list_proposals(ws, include_decided=False).proposals
+    earlier = [p for p in waiting if p.origin != origin]
+    asked_before = {p.id for p in earlier}
     items = [
         NotificationItem(
             entry.proposal_id,
@@ -583,19 +626,19 @@ def _announce(
             change.reason_in(ws.locale),
         )
         for change, entry in zip(journal.held, journal.proposals, strict=True)
-        if entry.proposal_id and entry.status == "pending"
+        if entry.proposal_id and entry.status == "pending" and entry.proposal_id not in asked_before
     ]
-    notification_id = f"condense:{journal.run_id}"
+    notification_id = origin
     if items:
         auto = sum(not rc.change.held for rc in changes)
-        Outbox(ws).enqueue(
-            Notification(
-                notification_id,
-                t(ws.locale, "condense.notify.title", run=journal.run_id),
-                t(ws.locale, "condense.notify.summary", auto=auto, held=len(items)),
-                tuple(items),
+        summary = t(ws.locale, "condense.notify.summary", auto=auto, held=len(items))
+        if earlier:  # said, not repeated: the owner knows where to find them
+            oldest = ws.local_date(min(p.created_at for p in earlier))
+            summary += " " + t(
+                ws.locale, "condense.notify.waiting", count=len(earlier), since=oldest
             )
-        )
+        title = t(ws.locale, "condense.notify.title", run=journal.run_id)
+        Outbox(ws).enqueue(Notification(notification_id, title, summary, tuple(items)))
     if journal.state != "done":
         advance(ws, journal, "done")
     if not items:

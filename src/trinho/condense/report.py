@@ -11,6 +11,7 @@ from datetime import date
 from typing import Any, Literal
 
 from trinho.condense.gate import Change
+from trinho.condense.loss import memory_sides
 from trinho.condense.ops import Script
 from trinho.i18n import t
 
@@ -205,6 +206,9 @@ def _change_lines(rc: ReportChange, locale: str) -> list[str]:
         proposal = f" ({t(locale, f'condense.note.{rc.note}')})"
     label = t(locale, f"gate.class.{c.cls}")
     lines = [f"[{action}] {label}{proposal}: {c.reason_in(locale)}"]
+    if c.cls == "archive":
+        old, _ = memory_sides(c.to_dict(), locale)
+        return [*lines, *(f"    {line}" for line in (old or "").split("\n"))]
     if c.old is not None:
         lines.append(f"    - {c.old}")
     if c.new is not None:

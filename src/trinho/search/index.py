@@ -41,7 +41,7 @@ from trinho.search.ranking import (
 )
 from trinho.search.tokenize import TOKENIZER_VERSION, accented_words, query_terms
 from trinho.search.vectors import Embedder, VectorStore
-from trinho.workspace import CONVERSATIONS_DIR, MEMORY_FILE, NOTES_DIR, Workspace
+from trinho.workspace import ARCHIVE_FILE, CONVERSATIONS_DIR, MEMORY_FILE, NOTES_DIR, Workspace
 
 INDEX_FILE = "index.sqlite"
 SCHEMA_VERSION = "4"
@@ -134,9 +134,10 @@ def validate_query(query: Query) -> list[str]:
 def scan(ws: Workspace) -> dict[str, FileStat]:
     """Every indexable file with its size and mtime: one stat each, nothing read."""
     found: dict[str, FileStat] = {}
-    with contextlib.suppress(FileNotFoundError):
-        st = os.stat(ws.memory_file)
-        found[MEMORY_FILE] = FileStat("memory", st.st_mtime_ns, st.st_size)
+    for memory in (MEMORY_FILE, ARCHIVE_FILE):
+        with contextlib.suppress(FileNotFoundError):
+            st = os.stat(ws.root / memory)
+            found[memory] = FileStat("memory", st.st_mtime_ns, st.st_size)
     day_folders: tuple[tuple[str, Kind, str], ...] = (
         (NOTES_DIR, "note", "md"),
         (CONVERSATIONS_DIR, "conversation", "jsonl"),
@@ -180,7 +181,7 @@ def file_path(ws: Workspace, rel: str) -> Path:
 
 def kind_of(ws: Workspace, rel: str) -> Kind | None:
     """Which kind of indexed file a path (as `scan` names it) is, if any."""
-    if rel == MEMORY_FILE:
+    if rel in (MEMORY_FILE, ARCHIVE_FILE):
         return "memory"
     path = file_path(ws, rel)
     if path.suffix == ".md" and path.parent.name == FACTS_DIR:

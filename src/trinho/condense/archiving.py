@@ -1,0 +1,64 @@
+"""Keeping MEMORY.md within its prompt budget: when a run leaves it over `[context]
+memory_tokens`, the least recently dated entries move, verbatim, to `memory/archive.md`
+(searchable, out of the prompt). The plan is pure (`trinho.condense.archive`); this module
+decides, from the config and the queue, whether a run asks for it, applies it, or does not.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from trinho import proposals
+from trinho.condense.archive import ArchivePlan, plan_archive
+from trinho.condense.gate import Change, GateVerdict
+from trinho.condense.reasons import Reason
+from trinho.errors import TrinhoError
+from trinho.tokens import estimate_tokens
+from trinho.workspace import CONFIG_PATH, Workspace
+
+ArchiveMode = Literal["ask", "auto", "off"]
+MODES: tuple[ArchiveMode, ...] = ("ask", "auto", "off")
+REASK_SHARE = 10
+"""A rejected archive is asked again once the file has grown by budget / REASK_SHARE tokens."""
+KIND = "memory"
+
+
+def archive_mode(ws: Workspace) -> ArchiveMode:
+    """`[condense] archive`: "ask" (the default: one proposal), "auto" (applies by itself:
+    nothing is lost, it stays searchable) or "off"."""
+    value = ws.config.section("condense").get("archive", "ask")
+    for mode in MODES:
+        if value == mode:
+            return mode
+    raise TrinhoError.keyed(
+        "error.condense.bad_archive", config=CONFIG_PATH, choices="ask, auto, off"
+    )
+
+
+def archive_change(ws: Workspace, text: str, budget: int) -> tuple[Change, ArchivePlan] | None:
+    """The run's archive change for MEMORY.md as it will be written (`text`), or None: within
+    budget, archiving off, an archive already waiting, or one rejected since which the file
+    has not grown by another tenth of the budget."""
+    mode = archive_mode(ws)
+    plan = plan_archive(text, budget) if mode != "off" else None
+    if plan is None or (mode == "ask" and _not_now(ws, text, budget)):
+        return None
+    why = Reason.of(
+        "over_budget", tokens=plan.tokens_before, budget=plan.budget_tokens, count=len(plan.lines)
+    )
+    verdict = GateVerdict("archive", "auto" if mode == "auto" else "held", why)
+    return Change.judged(verdict, "\n".join(plan.raw_lines), None), plan
+
+
+def _not_now(ws: Workspace, text: str, budget: int) -> bool:
+    tokens = estimate_tokens(text)
+    for p in proposals.list_proposals(ws).proposals:
+        if p.kind != KIND or p.change.get("class") != "archive":
+            continue
+        if p.status == "pending":
+            return True
+        if p.status == "rejected":
+            asked_at = dict(p.change.get("reason_params", {})).get("tokens", 0)
+            if isinstance(asked_at, int) and tokens < asked_at + budget // REASK_SHARE:
+                return True
+    return False
