@@ -18,6 +18,7 @@ from trinho.condense.gate import (
     edit_verdict,
     fold_verdict,
     gate,
+    has_control,
     malformed_verdict,
     move_verdict,
     removal_verdict,
@@ -671,3 +672,27 @@ def test_a_folded_change_repeats_a_kept_line_and_never_loses_an_old_one(
     held_old = "\n".join(c.old for c in result.held if c.old is not None)
     assert _entry_keys(old) <= _entry_keys(result.applied) + _entry_keys(held_old)
     assert _hand_keys(old) <= _hand_keys(result.applied) + _hand_keys(held_old)
+
+
+@pytest.mark.parametrize("control", ["\x1b[8m", "\x1b]0;pwned\x07", "\x00", "\x08", "\x9b"])
+def test_a_new_line_with_control_characters_is_held_never_applied(control: str) -> None:
+    old = "- 2026-11-01: Thích trà\n- 2026-11-02: Sống ở Huế\n"
+    new = (
+        f"- 2026-11-01: Thích trà{control}\n- 2026-11-28: Mới {control}x\n"
+        "- 2026-11-27: Sống ở Huế\n"
+    )
+    result = gate(old, new, TODAY, SINCE)
+    assert control not in result.applied
+    held = [c for c in result.changes if c.reason_code == "control_chars"]
+    assert held and all(c.held for c in held)
+    assert "- 2026-11-27: Sống ở Huế" in result.applied  # a clean change still applies
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a", " ", "\x1b", "\x00", "\x07", "- 2026-11-28: ", "\n"])))
+def test_no_control_character_is_ever_applied_by_itself(pieces: list[str]) -> None:
+    old = "# Me\n- 2026-11-01: Thích trà\n"
+    result = gate(old, old + "".join(pieces), TODAY, SINCE)
+    for change in result.changes:
+        if not change.held and change.new is not None and change.cls != "moved":
+            assert not has_control(change.new)

@@ -49,6 +49,7 @@ EXAMPLES: dict[str, str] = {
     "moved_later": OLD.replace("2026-11-01", "2026-11-27"),
     "edited": OLD.replace("Lives in Hà Nội", "Lives in Đà Nẵng"),
     "malformed": OLD + "* 2026-11-28 forgot the format\n",
+    "control_chars": OLD + "- 2026-11-28: hidden \x1b[8mtext\n",
     "suspicious": "# Memory\n",
     "heading_added": OLD + "# Family\n",
     "heading_removed": OLD.replace("# Work\n", ""),

@@ -196,6 +196,12 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "not an entry or a heading; it reaches MEMORY.md only if you approve it",
         "vi": "không phải mục có ngày hay tiêu đề; chỉ vào MEMORY.md nếu bạn duyệt",
     },
+    "gate.reason.control_chars": {
+        "en": "the line holds control characters (a terminal escape, NUL); held, never applied "
+        "by itself",
+        "vi": "dòng chứa ký tự điều khiển (mã thoát terminal, NUL); được giữ lại, không bao giờ "
+        "tự áp dụng",
+    },
     "gate.reason.suspicious": {
         "en": "the rewrite would remove {lost} of {total} lines; held whole, nothing applied",
         "vi": "bản viết lại sẽ xoá {lost} trong số {total} dòng; cả bản chờ bạn duyệt, "

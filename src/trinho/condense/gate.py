@@ -123,6 +123,19 @@ def malformed_verdict() -> GateVerdict:
     return GateVerdict("malformed", "held", Reason("malformed"))
 
 
+def control_verdict(cls: ChangeClass) -> GateVerdict:
+    """Row `control characters`: a new line holding a control character (a terminal escape,
+    NUL, a backspace): held whatever else it is, never applied by itself."""
+    return GateVerdict(cls, "held", Reason("control_chars"))
+
+
+def has_control(text: str) -> bool:
+    """C0 and C1 control characters other than a tab (and the CR of a CRLF line end)."""
+    return any(
+        (ord(c) < 0x20 and c != "\t") or 0x7F <= ord(c) <= 0x9F for c in text.removesuffix("\r")
+    )
+
+
 def suspicious_verdict(lost: int, total: int) -> GateVerdict | None:
     """Row `suspicious`: "a rewrite that loses more than half of the old lines": held whole."""
     if 2 * lost > total:
@@ -282,6 +295,10 @@ def _slot_changes(m: Matching, today: date, since: date) -> dict[int, Change]:
     for j in m.headings_added:
         changes[j] = Change.judged(move_verdict("heading_added"), None, m.new[j].raw)
     changes.update(_moves(m, changes))
+    for j, change in changes.items():
+        brought = change.cls != "moved" and not (change.old and has_control(change.old))
+        if brought and not change.held and change.new is not None and has_control(change.new):
+            changes[j] = Change.judged(control_verdict(change.cls), change.old, change.new)
     return changes
 
 

@@ -30,6 +30,7 @@ ReasonCode = Literal[
     "moved_later",
     "edited",
     "malformed",
+    "control_chars",
     "suspicious",
     "heading_added",
     "heading_removed",
