@@ -88,6 +88,16 @@ def fill_week(
     clock.set(NOW)  # type: ignore[attr-defined]
 
 
+def busy_week(ws: Workspace, clock: object, run_at: str) -> None:
+    """VI_MEMORY and twelve notes a day for the whole week; the clock ends at `run_at`."""
+    ws.memory_file.write_text(VI_MEMORY, encoding="utf-8")
+    for day in range(23, 30):
+        for hour in range(8, 20):
+            clock.set(f"2026-11-{day}T{hour:02d}:00:00+07:00")  # type: ignore[attr-defined]
+            save_note(ws, f"Ghi chú ngày {day} lúc {hour} giờ: đi chợ mua rau và trái cây tươi")
+    clock.set(run_at)  # type: ignore[attr-defined]
+
+
 def vi_week(ws: Workspace, clock: object) -> None:
     fill_week(ws, clock, VI_MEMORY, VI_NOTES, VI_TURNS)
 

@@ -18,6 +18,7 @@ from condense_weeks import (
     VI_MEMORY,
     VI_NOTES,
     VI_TURNS,
+    busy_week,
     calls,
     en_week,
     fill_week,
@@ -408,12 +409,7 @@ def test_every_day_of_a_long_week_is_read_in_chunks(
     workspace: Workspace, clock: FixedClock
 ) -> None:
     ws = with_config(workspace, clock, '[condense]\ncontext_tokens = 2000\nprotocol = "file"')
-    ws.memory_file.write_text(VI_MEMORY, encoding="utf-8")
-    for day in range(23, 30):
-        for hour in range(8, 20):
-            clock.set(f"2026-11-{day}T{hour:02d}:00:00+07:00")
-            save_note(ws, f"Ghi chú ngày {day} lúc {hour} giờ: đi chợ mua rau và trái cây tươi")
-    clock.set("2026-11-29T21:00:00+07:00")
+    busy_week(ws, clock, "2026-11-29T21:00:00+07:00")
     seen: list[str] = []
 
     def rewrite(request: ChatRequest) -> str:
@@ -544,12 +540,7 @@ def test_a_budget_spent_midway_says_which_days_were_not_read(
         clock,
         '[condense]\ncontext_tokens = 2000\nprotocol = "file"\n[budget]\nrun_tokens = 25000',
     )
-    ws.memory_file.write_text(VI_MEMORY, encoding="utf-8")
-    for day in range(23, 30):
-        for hour in range(8, 20):
-            clock.set(f"2026-11-{day}T{hour:02d}:00:00+07:00")
-            save_note(ws, f"Ghi chú ngày {day} lúc {hour} giờ: đi chợ mua rau và trái cây tươi")
-    clock.set("2026-11-29T14:05:00+07:00")
+    busy_week(ws, clock, "2026-11-29T14:05:00+07:00")
 
     def rewrite(request: ChatRequest) -> ChatResponse:
         day = request.messages[-1].text.split("### 2026-11-")[1][:2]
@@ -766,12 +757,7 @@ def test_every_call_of_a_run_shares_one_prefix_and_stays_within_the_output_cap(
     workspace: Workspace, clock: FixedClock
 ) -> None:
     ws = with_config(workspace, clock, "[model]\nmax_output_tokens = 512")
-    ws.memory_file.write_text(VI_MEMORY, encoding="utf-8")
-    for day in range(23, 30):
-        for hour in range(8, 20):
-            clock.set(f"2026-11-{day}T{hour:02d}:00:00+07:00")
-            save_note(ws, f"Ghi chú ngày {day} lúc {hour} giờ: đi chợ mua rau và trái cây tươi")
-    clock.set("2026-11-29T14:05:00+07:00")
+    busy_week(ws, clock, "2026-11-29T14:05:00+07:00")
     model = two_roles("ADD - 2026-11-29: Đi chợ mỗi ngày")
     report = run(ws, model)
     rewrites = [r for r in model.requests if is_rewrite(r)]
