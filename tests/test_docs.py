@@ -601,3 +601,13 @@ def test_every_documented_signature_names_real_parameters() -> None:
                     assert name in real, f"{page.name}: {dotted} has no parameter {name!r}"
             seen += 1
     assert seen >= 15
+
+
+def test_every_dotted_name_in_the_python_api_page_imports() -> None:
+    """`trinho.module.Name` anywhere in docs/python-api.md resolves: a moved module or a
+    renamed value cannot stay documented."""
+    text = _doc("python-api.md")
+    names = sorted(set(re.findall(r"`(trinho(?:\.[A-Za-z_]\w*)+)", text)))
+    assert len(names) >= 20
+    for dotted in names:
+        _resolve(dotted)
