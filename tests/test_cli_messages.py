@@ -46,7 +46,7 @@ VIETNAMESE = [
     (["note", "--jsn", "x"], 2, "Có phải ý bạn là '--json'? (xem `trinho note --help`)"),
     (["note", "   "], 1, "ghi chú trống: hãy cho nội dung cần ghi nhớ"),
     (["note", "x" * 10_001], 1, "ghi chú dài 10,001 ký tự; giới hạn là 10,000."),
-    (["note", "bad \udcff byte"], 1, "note không phải văn bản Unicode hợp lệ (ký tự thứ 5"),
+    (["note", "bad \udcff byte"], 1, "đối số thứ 2 (bad \\xff byte) không phải văn bản Unicode"),
     (["get", "memory/2020-01-01.md"], 1, "không có tệp này trong không gian làm việc"),
     (["search", "x", "--batch", "-"], 1, "hãy cho QUERY hoặc --batch FILE, không cho cả hai"),
     (["search"], 1, "truy vấn trống: hãy cho vài từ cần tìm (hoặc --batch FILE)"),

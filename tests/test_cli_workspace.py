@@ -159,7 +159,7 @@ def test_console_script_end_to_end(cli_env: dict[str, str], tmp_path: Path) -> N
     bad = subprocess.run([trinho, "note", b"caf\xe9", "--json"], env=env, capture_output=True)
     assert bad.returncode == 1
     assert bad.stdout == b""
-    assert bad.stderr.decode().startswith("trinho: error: note is not valid Unicode")
+    assert bad.stderr.decode().startswith("trinho: error: argument 2 (caf\\xe9) is not valid")
     assert bad.stderr.count(b"\n") == 1
     good = subprocess.run([trinho, "note", "a\n- 09:00 b", "--json"], env=env, capture_output=True)
     assert json.loads(good.stdout) == {

@@ -345,6 +345,12 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "vi": "{what} là một thư mục, không phải tệp: {path}",
     },
     # ---- text: notes and files ---------------------------------------------------------------
+    "error.argv.not_unicode": {
+        "en": "argument {number} ({shown}) is not valid Unicode text (character {position} is "
+        "a byte that is not UTF-8); re-type it in UTF-8",
+        "vi": "đối số thứ {number} ({shown}) không phải văn bản Unicode hợp lệ (ký tự thứ "
+        "{position} là một byte không phải UTF-8); hãy gõ lại bằng UTF-8",
+    },
     "error.text.not_unicode": {
         "en": "{what} is not valid Unicode text (character {position} is a lone surrogate, "
         "often a byte that is not UTF-8); re-type it in UTF-8",
@@ -378,6 +384,11 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
     "error.condense.bad_protocol": {
         "en": "{config}: [condense] protocol must be one of {choices}",
         "vi": "{config}: [condense] protocol phải là một trong: {choices}",
+    },
+    "error.path.bad_chars": {
+        "en": "path {path} holds a NUL or a byte that is not UTF-8; give a workspace path",
+        "vi": "đường dẫn {path} chứa NUL hoặc byte không phải UTF-8; hãy đưa đường dẫn trong "
+        "thư mục làm việc",
     },
     "error.fact.bad_basis": {
         "en": "basis {value!r} must be one of {choices}",
@@ -607,8 +618,8 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "vi": "{path}: chỉ có {count} dòng; dòng {line} nằm sau cuối tệp",
     },
     "error.search.bad_limit": {
-        "en": "limit must be at least 1 (got {limit})",
-        "vi": "limit phải ít nhất là 1 (nhận được {limit})",
+        "en": "limit must be from 1 to {most} (got {limit})",
+        "vi": "limit phải từ 1 đến {most} (nhận được {limit})",
     },
     "error.search.bad_kind": {
         "en": "unknown kind {kind!r}: use one of {kinds}",

@@ -100,6 +100,12 @@ def check(value: Any, schema: Mapping[str, Any], where: str = "arguments") -> li
 
 def _check_string(value: str, schema: Mapping[str, Any], where: str) -> list[str]:
     errors: list[str] = []
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate: it could never be stored
+        errors.append(f"{where}: character {exc.start + 1} is a lone surrogate, not text")
+    if "\x00" in value:
+        errors.append(f"{where}: holds a NUL character")
     if len(value) < schema.get("minLength", 0):
         errors.append(
             f"{where}: must not be empty"

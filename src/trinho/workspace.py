@@ -199,6 +199,9 @@ class Workspace:
     def path(self, relative: str | Path, *, base: Path | None = None) -> Path:
         """Resolve `relative` inside the workspace (or `base`), refusing anything that escapes."""
         anchor = (base or self.root).resolve()
+        text = str(relative)
+        if "\x00" in text or text != text.encode("utf-8", "replace").decode("utf-8"):
+            raise TrinhoError.keyed("error.path.bad_chars", path=ascii(text))
         rel = Path(relative)
         if rel.is_absolute() or any(part == ".." for part in rel.parts):
             raise TrinhoError.keyed("error.path.not_relative", path=str(relative), anchor=anchor)

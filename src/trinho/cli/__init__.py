@@ -25,6 +25,11 @@ def main(argv: list[str] | None = None) -> int:
     """
     session = State()
     try:
+        _require_unicode(sys.argv[1:] if argv is None else argv)
+    except TrinhoError as exc:  # before parsing: the workspace's locale comes from the env
+        click.echo(f"trinho: error: {exc.localized(_usage_locale(session, None))}", err=True)
+        return exc.exit_code
+    try:
         cli.main(args=argv, prog_name="trinho", standalone_mode=False, obj=session)
     except TrinhoError as exc:
         click.echo(f"trinho: error: {exc.localized(session.locale())}", err=True)
@@ -54,6 +59,23 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(f"trinho: error:{where}: {exc.strerror or exc}", err=True)
         return 1
     return 0
+
+
+def _require_unicode(args: list[str]) -> None:
+    """Every argument and option, text or not, must be text that can be stored: bytes that
+    are not UTF-8 arrive as lone surrogates, refused here once for every command."""
+    for number, arg in enumerate(args, 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raw = arg.encode("utf-8", "surrogateescape")  # the bytes as they were given
+            shown = raw.decode("utf-8", "backslashreplace")
+            raise TrinhoError.keyed(
+                "error.argv.not_unicode",
+                number=number,
+                shown=one_line(shown)[:60],
+                position=exc.start + 1,
+            ) from None
 
 
 def _usage_locale(session: State, ctx: click.Context | None) -> str:

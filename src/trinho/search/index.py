@@ -114,10 +114,15 @@ class Query:
     kinds: tuple[Kind, ...] = ()
 
 
+MAX_LIMIT = 1000
+"""The most hits one search returns: a bigger number is refused, never handed to SQLite."""
+
+
 def validate_query(query: Query) -> list[str]:
     """The query's terms, or a clear error when there is nothing to search for."""
-    if query.limit < 1:
-        raise TrinhoError.keyed("error.search.bad_limit", limit=query.limit)
+    if not 1 <= query.limit <= MAX_LIMIT:
+        shown = query.limit if query.limit < 10**12 else f"{str(query.limit)[:12]}..."
+        raise TrinhoError.keyed("error.search.bad_limit", limit=shown, most=MAX_LIMIT)
     for kind in query.kinds:
         if kind not in KINDS:
             raise TrinhoError.keyed("error.search.bad_kind", kind=kind, kinds=", ".join(KINDS))

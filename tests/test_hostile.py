@@ -1,0 +1,115 @@
+"""Hostile input refused as a class: every command and option, every tool argument, every
+path; one clear line, no traceback, nothing written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import snapshot
+from trinho import Memory
+from trinho.cli import main
+from trinho.errors import TrinhoError
+from trinho.search import Query, SearchIndex
+from trinho.tools import TOOLS
+from trinho.workspace import Workspace
+
+NOT_UTF8 = b"caf\xe9".decode("utf-8", "surrogateescape")
+"""What Python makes of a command-line byte that is not UTF-8: a lone surrogate."""
+
+COMMANDS = [
+    ["note", NOT_UTF8],
+    ["fact", "set", "k", NOT_UTF8],
+    ["fact", "set", "k", "v", "--source", NOT_UTF8],
+    ["fact", "set", "k", "v", "--as", "job", "--origin", NOT_UTF8],
+    ["reject", "0123456789", "--reason", NOT_UTF8],
+    ["approve", NOT_UTF8],
+    ["search", NOT_UTF8],
+    ["get", NOT_UTF8],
+    ["--workspace", NOT_UTF8, "notes"],
+]
+
+
+@pytest.fixture
+def home(cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]) -> Path:
+    assert main(["init", "--tz", "Asia/Ho_Chi_Minh"]) == 0
+    assert main(["note", "một ghi chú"]) == 0
+    capsys.readouterr()
+    return Path(cli_env["TRINHO_HOME"])
+
+
+@pytest.mark.parametrize(
+    "argv", COMMANDS, ids=lambda a: " ".join(a[:3]).encode("ascii", "replace").decode()
+)
+def test_every_argument_that_is_not_utf8_is_refused_in_one_line(
+    home: Path, argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = snapshot(home)
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "is not valid Unicode text" in err and "(caf\\xe9)" in err
+    assert snapshot(home) == before
+
+
+@pytest.mark.parametrize("limit", ["0", "1001", "99999999999999999999999"])
+def test_a_search_limit_out_of_range_is_refused_not_overflowed(
+    home: Path, limit: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["search", "ghi", "--limit", limit])
+    err = capsys.readouterr().err
+    assert code != 0 and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_a_batch_search_limit_out_of_range_is_refused(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text('{"query": "ghi", "limit": 99999999999999999999}\n', encoding="utf-8")
+    assert main(["search", "--batch", str(batch)]) == 1
+    assert "limit must be from 1 to 1000" in capsys.readouterr().err
+
+
+def test_the_index_refuses_a_limit_it_cannot_hand_to_sqlite(workspace: Workspace) -> None:
+    with SearchIndex(workspace) as index, pytest.raises(TrinhoError, match="from 1 to 1000"):
+        index.search(Query("x", 10**30))
+
+
+def string_arguments() -> list[tuple[str, str]]:
+    """Every (tool, argument) whose schema takes text."""
+    found = []
+    for tool in TOOLS:
+        for name, schema in tool.parameters.get("properties", {}).items():
+            kinds = schema.get("type")
+            if kinds == "string" or (isinstance(kinds, list) and "string" in kinds):
+                found.append((tool.name, name))
+    return found
+
+
+VALID: dict[str, dict[str, Any]] = {
+    "memory_save": {"text": "ok"},
+    "memory_search": {"query": "ok"},
+    "memory_get": {"path": "MEMORY.md"},
+    "user_memory_save": {"key": "k", "value": "v", "basis": "user"},
+    "memory_proposals": {},
+}
+
+
+@pytest.mark.parametrize(("tool", "argument"), string_arguments())
+@pytest.mark.parametrize("bad", ["a\udcffb", "a\x00b"])
+def test_every_text_argument_of_every_tool_refuses_a_surrogate_or_a_nul(
+    workspace: Workspace, tool: str, argument: str, bad: str
+) -> None:
+    memory = Memory(workspace.root)
+    args = {**VALID.get(tool, {}), argument: bad}
+    before = snapshot(workspace.root)
+    result = memory.call(tool, args)
+    assert result.is_error and "unexpectedly" not in result.text
+    assert snapshot(workspace.root) == before
+
+
+def test_a_path_with_a_nul_is_refused_by_every_reader(workspace: Workspace) -> None:
+    with pytest.raises(TrinhoError, match="NUL or a byte that is not UTF-8"):
+        workspace.path("memory/\x002026-11-29.md")
