@@ -113,3 +113,41 @@ def test_every_text_argument_of_every_tool_refuses_a_surrogate_or_a_nul(
 def test_a_path_with_a_nul_is_refused_by_every_reader(workspace: Workspace) -> None:
     with pytest.raises(TrinhoError, match="NUL or a byte that is not UTF-8"):
         workspace.path("memory/\x002026-11-29.md")
+
+
+def test_a_byte_order_mark_hides_no_entry_of_a_daily_note(workspace: Workspace) -> None:
+    from datetime import date
+
+    from trinho.context_shell import build_context
+    from trinho.notes import read_notes, save_note
+    from trinho.search import search
+
+    path = workspace.note_path(workspace.today())
+    path.write_bytes("\ufeff- 09:00 xylophone lesson booked\n".encode())
+    save_note(workspace, "second note")
+    assert [e.text for e in read_notes(workspace, workspace.today()).entries] == [
+        "xylophone lesson booked",
+        "second note",
+    ]
+    assert search(workspace, "xylophone")
+    assert "xylophone lesson booked" in build_context(workspace, "owner").preamble
+    assert path.read_bytes().startswith("\ufeff".encode())  # the file itself is left as it was
+    assert workspace.today() == date(2026, 11, 29)
+
+
+def test_a_fact_file_with_a_byte_order_mark_reads_and_saves(workspace: Workspace) -> None:
+    from trinho.facts.store import fact_path, get_fact, save_fact
+
+    save_fact(workspace, "home-city", "Huế")
+    path = fact_path(workspace, "home-city")
+    path.write_bytes("\ufeff".encode() + path.read_bytes())
+    head = get_fact(workspace, "home-city").head
+    assert head is not None and head.value == "Huế"
+    assert save_fact(workspace, "home-city", "Đà Nẵng").outcome == "superseded"
+
+
+def test_get_with_an_empty_path_says_what_to_give(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["get", ""]) == 1
+    assert "no path given: name a workspace file" in capsys.readouterr().err

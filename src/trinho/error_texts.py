@@ -385,6 +385,11 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "en": "{config}: [condense] protocol must be one of {choices}",
         "vi": "{config}: [condense] protocol phải là một trong: {choices}",
     },
+    "error.get.empty": {
+        "en": "no path given: name a workspace file, e.g. MEMORY.md or memory/2026-11-29.md",
+        "vi": "chưa có đường dẫn: hãy nêu một tệp trong thư mục làm việc, ví dụ MEMORY.md hoặc "
+        "memory/2026-11-29.md",
+    },
     "error.path.bad_chars": {
         "en": "path {path} holds a NUL or a byte that is not UTF-8; give a workspace path",
         "vi": "đường dẫn {path} chứa NUL hoặc byte không phải UTF-8; hãy đưa đường dẫn trong "

@@ -96,7 +96,8 @@ def parse_note_file(text: str) -> NoteFile:
     items: list[NoteItem] = []
     i = 0
     while i < len(raw_lines):
-        match = _ENTRY_RE.match(raw_lines[i])
+        # a byte-order mark (an editor's) is kept in the raw line, not read as text
+        match = _ENTRY_RE.match(raw_lines[i].removeprefix("\ufeff") if i == 0 else raw_lines[i])
         if match is None:
             items.append(LooseLine(raw_lines[i], i + 1))
             i += 1

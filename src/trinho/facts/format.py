@@ -83,7 +83,7 @@ def _version_lines(v: FactVersion, indent: str) -> list[str]:
 
 def parse_fact(text: str, where: str, expected_key: str | None = None) -> Fact:
     """Read a fact file; any problem names the file (`where`) and line and how to fix it."""
-    lines = unify_breaks(text).split("\n")
+    lines = unify_breaks(text.removeprefix("\ufeff")).split("\n")  # an editor's BOM is no text
     close = _front_matter_end(lines, where)
     front: Raw = {}
     for number in range(2, close + 1):

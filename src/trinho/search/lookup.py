@@ -89,6 +89,8 @@ class Snippet:
 
 def memory_get(ws: Workspace, path: str, from_line: int = 1, lines: int | None = None) -> Snippet:
     """memory_get: read part of a workspace file; paths never leave the workspace."""
+    if not path.strip():
+        raise TrinhoError.keyed("error.get.empty")
     if from_line < 1:
         raise TrinhoError.keyed("error.get.first_line", path=path, line=from_line)
     if lines is not None and lines < 1:
