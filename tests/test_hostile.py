@@ -151,3 +151,20 @@ def test_get_with_an_empty_path_says_what_to_give(
 ) -> None:
     assert main(["get", ""]) == 1
     assert "no path given: name a workspace file" in capsys.readouterr().err
+
+
+def test_a_config_created_by_init_token_is_the_whole_default_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from trinho.mcp_server import init_token
+    from trinho.workspace import open_workspace, read_config
+
+    root = tmp_path / "claw"
+    (root / "memory").mkdir(parents=True)
+    (root / "MEMORY.md").write_text("- 2026-11-01: likes tea\n", encoding="utf-8")
+    monkeypatch.setenv("TZ", "Asia/Ho_Chi_Minh")
+    ws = open_workspace(root)
+    token, created = init_token(ws)
+    config = read_config(root)
+    assert created and config is not None
+    assert config.timezone == "Asia/Ho_Chi_Minh" and config.section("mcp")["token"] == token

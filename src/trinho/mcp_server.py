@@ -27,7 +27,7 @@ from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
 from trinho.notes import decode
 from trinho.tools import Actor
-from trinho.workspace import CONFIG_PATH, Workspace, toml_table
+from trinho.workspace import CONFIG_PATH, Workspace, render_config, toml_table
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -229,7 +229,9 @@ def init_token(ws: Workspace) -> tuple[str, bool]:
         return existing, False
     path = ws.root / CONFIG_PATH
     with ws.lock(path):
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        # a folder without a config (an OpenClaw workspace) gets the whole default config, so
+        # its time zone stays the one it was opened with, not UTC
+        text = path.read_text(encoding="utf-8") if path.exists() else render_config(ws.config)
         token = secrets.token_urlsafe(32)
         updated = _with_token(text, token)
         try:
