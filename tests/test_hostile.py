@@ -168,3 +168,21 @@ def test_a_config_created_by_init_token_is_the_whole_default_config(
     config = read_config(root)
     assert created and config is not None
     assert config.timezone == "Asia/Ho_Chi_Minh" and config.section("mcp")["token"] == token
+
+
+def test_parallel_first_searches_all_succeed(workspace: Workspace) -> None:
+    """A model calling tools in parallel right after install (no index yet): no call fails."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from trinho.notes import save_note
+
+    save_note(workspace, "xylophone lesson on Friday")
+    memory = Memory(workspace.root)
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        results = list(
+            pool.map(lambda _: memory.call("memory_search", {"query": "xylophone"}), range(12))
+        )
+    assert [r.is_error for r in results] == [False] * 12
+    assert all("xylophone" in r.text for r in results)
+    leftovers = list((workspace.internal).glob(".index.sqlite.*.tmp"))
+    assert leftovers == []

@@ -12,7 +12,9 @@ import contextlib
 import json
 import os
 import re
+import secrets
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -261,6 +263,18 @@ class SearchIndex:
 
     def _open(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = self._usable()
+        if conn is not None:
+            return conn
+        with self.ws.lock(self.path):  # one first build at a time; the others then use it
+            conn = self._usable()
+            if conn is None:
+                self.rebuild()
+                conn = _connect(self.path)
+        return conn
+
+    def _usable(self) -> sqlite3.Connection | None:
+        """The index as it is, when it opens and is of this version; None to rebuild it."""
         if self.path.exists():
             try:
                 conn = _connect(self.path)
@@ -271,12 +285,12 @@ class SearchIndex:
                     if _current_version(conn) == _version():
                         return conn
                 conn.close()
-        self.rebuild()
-        return _connect(self.path)
+        return None
 
     def rebuild(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Build a fresh index beside the old one, then swap it in. Returns the docs indexed."""
-        tmp = self.path.with_name(f".{INDEX_FILE}.{os.getpid()}.tmp")
+        unique = f"{os.getpid()}.{threading.get_ident()}.{secrets.token_hex(4)}"
+        tmp = self.path.with_name(f".{INDEX_FILE}.{unique}.tmp")  # never shared by two builds
         tmp.unlink(missing_ok=True)
         conn = _connect(tmp)
         try:
