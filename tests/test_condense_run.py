@@ -33,6 +33,7 @@ from trinho import proposals
 from trinho.channels import ConsoleChannel, Outbox
 from trinho.condense import RunReport, run_condensation
 from trinho.condense.ops import view_lines
+from trinho.condense.report import render_report
 from trinho.condense.runs import read_journal, run_dir
 from trinho.durable import FaultPoint, inject
 from trinho.errors import TrinhoError
@@ -635,6 +636,9 @@ def test_a_run_cut_off_around_the_replace_leaves_old_or_new_and_recovers(
     assert before.read_text(encoding="utf-8") == EN_MEMORY  # undo still gives the original
     assert len(memory_proposals(workspace)) == 6
     assert stream.getvalue().count("Weekly memory condensation 2026-W48") == 1
+    # the report of a resumed run counts what applied by itself before the cut, not 0
+    assert again.counts()["auto"] > 0 and again.counts()["held"] == 6
+    assert "Learning Vietnamese" in render_report(again, "en")
 
 
 def test_a_screening_call_that_fails_leaves_its_lines_unscreened(

@@ -165,8 +165,9 @@ def _already(ws: Workspace, run_id: str, today: date) -> RunReport:
 def _resume(
     ws: Workspace, journal: Journal, today: date, since: date, channel: Channel | None
 ) -> RunReport:
-    """Finish a run that wrote MEMORY.md and was cut off: its proposals and announcement."""
-    journal, changes = _propose(ws, journal)
+    """Finish a run that wrote MEMORY.md and was cut off: its proposals and announcement, and
+    a report of every change it made, those that applied by themselves included."""
+    journal, changes = _propose(ws, journal, (*journal.auto, *journal.held))
     notification, delivery = _announce(ws, journal, changes, channel)
     report = RunReport(
         journal.run_id,
@@ -483,6 +484,7 @@ class _Run:
                     "applying",
                     had_memory=had_memory,
                     held=to_propose,
+                    auto=tuple(c for c in result.changes if not c.held),
                     applied_sha=sha(result.applied),
                 )
                 if memory.text() != base:

@@ -126,6 +126,9 @@ class Journal:
     undone: tuple[UndoEntry, ...] = ()
     had_memory: bool = True
     """Whether MEMORY.md existed when the run replaced it: an undo removes it when not."""
+    auto: tuple[Change, ...] = ()
+    """The changes that applied by themselves, saved with the held ones: a run finished after
+    a crash reports them too."""
     read_until: datetime | None = None
     """The end of the span the run read (its start, to the minute; earlier when a budget left
     material unread): the next run reads from there. Journals written before it existed end
@@ -148,6 +151,8 @@ class Journal:
             "undone": [entry.to_json() for entry in self.undone],
             "had_memory": self.had_memory,
         }
+        if self.auto:
+            data["auto"] = [change.to_dict() for change in self.auto]
         if self.read_until is not None:
             data["read_until"] = self.read_until.isoformat()
         return data
@@ -175,6 +180,10 @@ class Journal:
                 for n, item in enumerate(records.items(fields, "undone", where))
             ),
             had_memory=records.flag(fields, "had_memory", True, where),
+            auto=tuple(
+                _held(item, f"{where}: auto[{n}]")
+                for n, item in enumerate(records.items(fields, "auto", where))
+            ),
             read_until=records.maybe_moment(fields, "read_until", where),
         )
 
