@@ -186,3 +186,21 @@ def test_parallel_first_searches_all_succeed(workspace: Workspace) -> None:
     assert all("xylophone" in r.text for r in results)
     leftovers = list((workspace.internal).glob(".index.sqlite.*.tmp"))
     assert leftovers == []
+
+
+def test_a_same_size_edit_that_keeps_the_modification_time_is_reindexed(
+    workspace: Workspace,
+) -> None:
+    import os
+
+    from trinho.notes import save_note
+    from trinho.search import search
+
+    save_note(workspace, "kayak trip on Sunday")
+    path = workspace.note_path(workspace.today())
+    assert search(workspace, "kayak")
+    kept = os.stat(path)
+    path.write_bytes(path.read_bytes().replace(b"kayak", b"hiker"))  # same size
+    os.utime(path, ns=(kept.st_atime_ns, kept.st_mtime_ns))  # as `cp -p` or `rsync -t` leave it
+    assert os.stat(path).st_size == kept.st_size
+    assert search(workspace, "hiker") and not search(workspace, "kayak")

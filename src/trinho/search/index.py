@@ -46,7 +46,7 @@ from trinho.search.vectors import Embedder, VectorStore
 from trinho.workspace import ARCHIVE_FILE, CONVERSATIONS_DIR, MEMORY_FILE, NOTES_DIR, Workspace
 
 INDEX_FILE = "index.sqlite"
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 CONTEXT_WEIGHT = 0.3
 """Weight of the neighbouring turns' words against the turn's own words in BM25."""
 
@@ -65,7 +65,7 @@ _DAY_FILE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.(md|jsonl)$")
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files(path TEXT PRIMARY KEY, kind TEXT NOT NULL, mtime_ns INTEGER NOT NULL,
-                   size INTEGER NOT NULL);
+                   size INTEGER NOT NULL, ctime_ns INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE docs(id INTEGER PRIMARY KEY, path TEXT NOT NULL, kind TEXT NOT NULL,
                   line INTEGER NOT NULL, day TEXT, text TEXT NOT NULL, refs TEXT NOT NULL);
 CREATE INDEX docs_path ON docs(path);
@@ -100,9 +100,21 @@ class Hit:
 
 @dataclass(frozen=True)
 class FileStat:
+    """What says a file changed: its size and times. The change time is there because a copy
+    that keeps the modification time (`cp -p`, `rsync -t`) of a same-size edit moves only it."""
+
     kind: Kind
     mtime_ns: int
     size: int
+    ctime_ns: int = 0
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        return (self.mtime_ns, self.size, self.ctime_ns)
+
+
+def file_stat(kind: Kind, st: os.stat_result) -> FileStat:
+    return FileStat(kind, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
 
 
 @dataclass(frozen=True)
@@ -144,7 +156,7 @@ def scan(ws: Workspace) -> dict[str, FileStat]:
     for memory in (MEMORY_FILE, ARCHIVE_FILE):
         with contextlib.suppress(FileNotFoundError):
             st = os.stat(ws.root / memory)
-            found[memory] = FileStat("memory", st.st_mtime_ns, st.st_size)
+            found[memory] = file_stat("memory", st)
     day_folders: tuple[tuple[str, Kind, str], ...] = (
         (NOTES_DIR, "note", "md"),
         (CONVERSATIONS_DIR, "conversation", "jsonl"),
@@ -160,11 +172,15 @@ def scan(ws: Workspace) -> dict[str, FileStat]:
                     continue
                 with contextlib.suppress(FileNotFoundError):
                     st = entry.stat()
-                    found[f"{folder}/{entry.name}"] = FileStat(kind, st.st_mtime_ns, st.st_size)
+                    found[f"{folder}/{entry.name}"] = FileStat(
+                        kind, st.st_mtime_ns, st.st_size, st.st_ctime_ns
+                    )
     for path in fact_files(ws):
         with contextlib.suppress(FileNotFoundError):
             st = os.stat(path)
-            found[shown_path(ws, path)] = FileStat("fact", st.st_mtime_ns, st.st_size)
+            found[shown_path(ws, path)] = FileStat(
+                "fact", st.st_mtime_ns, st.st_size, st.st_ctime_ns
+            )
     return found
 
 
@@ -215,7 +231,7 @@ def stat_paths(ws: Workspace, paths: Iterable[str]) -> dict[str, FileStat]:
             continue
         with contextlib.suppress(FileNotFoundError, NotADirectoryError):
             st = os.stat(file_path(ws, rel))
-            found[rel] = FileStat(kind, st.st_mtime_ns, st.st_size)
+            found[rel] = file_stat(kind, st)
     return found
 
 
@@ -329,17 +345,17 @@ class SearchIndex:
             self._last_sweep = time.monotonic()
             current = scan(self.ws)
             self._watched = _newest(current)
-            rows = self.conn.execute("SELECT path, mtime_ns, size FROM files").fetchall()
+            rows = self.conn.execute("SELECT path, mtime_ns, size, ctime_ns FROM files").fetchall()
         else:
             current = stat_paths(self.ws, paths)
             wanted_paths = sorted(set(paths))
             rows = self.conn.execute(
-                "SELECT path, mtime_ns, size FROM files "
+                "SELECT path, mtime_ns, size, ctime_ns FROM files "
                 f"WHERE path IN ({', '.join('?' * len(wanted_paths))})",
                 wanted_paths,
             ).fetchall()
-        known = {row["path"]: (row["mtime_ns"], row["size"]) for row in rows}
-        changed = [rel for rel, st in current.items() if known.get(rel) != (st.mtime_ns, st.size)]
+        known = {row["path"]: (row["mtime_ns"], row["size"], row["ctime_ns"]) for row in rows}
+        changed = [rel for rel, st in current.items() if known.get(rel) != st.key]
         gone = [rel for rel in known if rel not in current]
         if not changed and not gone:
             return 0
@@ -534,8 +550,8 @@ def _replace_file(conn: sqlite3.Connection, ws: Workspace, rel: str, stat: FileS
     """Index one file afresh."""
     _forget_file(conn, rel)
     conn.execute(
-        "INSERT INTO files(path, kind, mtime_ns, size) VALUES (?, ?, ?, ?)",
-        (rel, stat.kind, stat.mtime_ns, stat.size),
+        "INSERT INTO files(path, kind, mtime_ns, size, ctime_ns) VALUES (?, ?, ?, ?, ?)",
+        (rel, stat.kind, stat.mtime_ns, stat.size, stat.ctime_ns),
     )
     return _insert_docs(conn, docs_of_file(ws, rel, stat.kind))
 
