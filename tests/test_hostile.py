@@ -40,9 +40,11 @@ def home(cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]) -> Path:
     return Path(cli_env["TRINHO_HOME"])
 
 
-@pytest.mark.parametrize(
-    "argv", COMMANDS, ids=lambda a: " ".join(a[:3]).encode("ascii", "replace").decode()
-)
+def _id(argv: list[str]) -> str:
+    return " ".join(argv[:3]).encode("ascii", "replace").decode()
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=_id)
 def test_every_argument_that_is_not_utf8_is_refused_in_one_line(
     home: Path, argv: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -204,3 +206,31 @@ def test_a_same_size_edit_that_keeps_the_modification_time_is_reindexed(
     os.utime(path, ns=(kept.st_atime_ns, kept.st_mtime_ns))  # as `cp -p` or `rsync -t` leave it
     assert os.stat(path).st_size == kept.st_size
     assert search(workspace, "hiker") and not search(workspace, "kayak")
+
+
+FIFO_COMMANDS = [["notes"], ["search", "real"], ["index", "--rebuild"], ["context"], ["note", "x"]]
+
+
+@pytest.mark.parametrize("argv", FIFO_COMMANDS, ids=_id)
+def test_a_fifo_named_like_a_daily_note_never_blocks_a_command(home: Path, argv: list[str]) -> None:
+    import os
+    import subprocess
+    import sys
+
+    today = home / "memory" / "2026-11-29.md"  # today's note, in the fixture's clock
+    today.unlink()
+    os.mkfifo(today)
+    (home / "memory" / "2026-11-28.md").write_text("- 09:00 real note\n", encoding="utf-8")
+    trinho = Path(sys.executable).with_name("trinho")
+    done = subprocess.run(
+        [str(trinho), *argv], capture_output=True, text=True, timeout=60, env=os.environ.copy()
+    )
+    assert "Traceback" not in done.stderr
+    assert done.returncode == 0 or "is not a regular file" in done.stderr
+
+
+def test_importing_a_device_is_refused_not_read_forever(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["import", "conversations", "/dev/zero"]) == 1
+    assert "is not a regular file" in capsys.readouterr().err

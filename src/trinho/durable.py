@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Literal
 
+from trinho.errors import TrinhoError
+
 FaultPoint = Literal["before_fsync", "before_replace", "after_replace"]
 """Where `atomic_write_bytes` calls an injected action with its target path: before the temp
 file is fsynced (a failure there is cleaned up), before the temp file is renamed over the
@@ -242,3 +244,18 @@ def _write_all(fd: int, data: bytes) -> None:
     while view:
         written = os.write(fd, view)
         view = view[written:]
+
+
+def read_regular(path: Path) -> bytes:
+    """The bytes of a regular file. Anything else named like one (a FIFO, a device, a
+    socket) is refused at once instead of blocking the reader forever or reading without end."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise TrinhoError.keyed("error.file.not_regular", path=str(path))
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)

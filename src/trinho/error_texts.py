@@ -385,6 +385,12 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "en": "{config}: [condense] protocol must be one of {choices}",
         "vi": "{config}: [condense] protocol phải là một trong: {choices}",
     },
+    "error.file.not_regular": {
+        "en": "{path} is not a regular file (a FIFO, a device or a socket?); trinho reads and "
+        "writes plain files only",
+        "vi": "{path} không phải tệp thông thường (FIFO, thiết bị hay socket?); trinho chỉ đọc "
+        "và ghi tệp thông thường",
+    },
     "error.get.empty": {
         "en": "no path given: name a workspace file, e.g. MEMORY.md or memory/2026-11-29.md",
         "vi": "chưa có đường dẫn: hãy nêu một tệp trong thư mục làm việc, ví dụ MEMORY.md hoặc "

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from trinho import memory_store
 from trinho import tools as tools_mod
 from trinho.context_shell import facts_index_text
-from trinho.durable import atomic_write_text
+from trinho.durable import atomic_write_text, read_regular
 from trinho.errors import TrinhoError
 from trinho.notes import decode
 from trinho.tools import Actor
@@ -62,7 +62,7 @@ def _read_facts(ws: Workspace, actor: Actor) -> str:
 
 def _read_today(ws: Workspace, actor: Actor) -> str:
     path = ws.note_path(ws.today())
-    return decode(path.read_bytes(), ws.relative(path)) if path.exists() else ""
+    return decode(read_regular(path), ws.relative(path)) if path.exists() else ""
 
 
 RESOURCES: tuple[ResourceSpec, ...] = (

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from trinho.durable import append_bytes, atomic_write_text, ensure_dir, fsync_dir
+from trinho.durable import append_bytes, atomic_write_text, ensure_dir, fsync_dir, read_regular
 from trinho.memory_md import MemoryDoc, parse, render
 from trinho.textnorm import decode
 from trinho.workspace import ARCHIVE_FILE, MEMORY_FILE, Workspace
@@ -24,7 +24,7 @@ def read_text(ws: Workspace) -> str:
     """MEMORY.md's text, "" when there is none. Reading writes nothing, not even a lock file:
     a replace is atomic, so a reader sees the old file or the new one."""
     path = ws.memory_file
-    return decode(path.read_bytes(), MEMORY_FILE) if path.exists() else ""
+    return decode(read_regular(path), MEMORY_FILE) if path.exists() else ""
 
 
 def read(ws: Workspace) -> MemoryDoc:
@@ -72,7 +72,7 @@ def editing(ws: Workspace, *, lock: bool = True) -> Iterator[Editing]:
 def read_archive(ws: Workspace) -> str:
     """`memory/archive.md`, "" when nothing was archived yet."""
     path = ws.root / ARCHIVE_FILE
-    return decode(path.read_bytes(), ARCHIVE_FILE) if path.exists() else ""
+    return decode(read_regular(path), ARCHIVE_FILE) if path.exists() else ""
 
 
 def archive(ws: Workspace, section: str) -> None:
@@ -82,7 +82,7 @@ def archive(ws: Workspace, section: str) -> None:
     path = ws.root / ARCHIVE_FILE
     ensure_dir(path.parent)
     with ws.lock(path):
-        existing = path.read_bytes() if path.exists() else b""
+        existing = read_regular(path) if path.exists() else b""
         gap = b"" if not existing or existing.endswith(b"\n\n") else b"\n"
         if existing and not existing.endswith(b"\n"):
             gap = b"\n\n"

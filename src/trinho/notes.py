@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from trinho.durable import append_recorded, committed_size
+from trinho.durable import append_recorded, committed_size, read_regular
 from trinho.errors import TrinhoError
 from trinho.textnorm import decode, nfc, unify_breaks
 from trinho.workspace import NOTES_DIR, Workspace
@@ -160,7 +160,7 @@ def save_note(workspace: Workspace, text: str) -> SavedNote:
     path = workspace.note_path(day)
     rel = f"{NOTES_DIR}/{day.isoformat()}.md"
     with workspace.lock(path):
-        existing = path.read_bytes() if path.exists() else b""
+        existing = read_regular(path) if path.exists() else b""
         torn_at = committed_size(path, workspace.intent_path(path))
         current = decode(existing[:torn_at], rel)
         start = (
@@ -179,7 +179,7 @@ def read_notes(workspace: Workspace, day: date) -> NoteFile:
     if not path.exists():
         return NoteFile((), ("",))
     with workspace.read_lock(path):
-        data = path.read_bytes()[: committed_size(path, workspace.intent_path(path))]
+        data = read_regular(path)[: committed_size(path, workspace.intent_path(path))]
     return parse_note_file(decode(data, f"{NOTES_DIR}/{day.isoformat()}.md"))
 
 

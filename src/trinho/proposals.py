@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal, Self, cast
 
 from trinho import records
-from trinho.durable import atomic_write_text, sibling_lock
+from trinho.durable import atomic_write_text, read_regular, sibling_lock
 from trinho.errors import BrokenFile, NotFound, TrinhoError
 from trinho.textnorm import nfc, one_line
 from trinho.workspace import Workspace
@@ -336,7 +336,7 @@ def _write(ws: Workspace, proposal: Proposal) -> None:
 def _read(path: Path) -> Proposal:
     """Parse a proposal file, naming the file and the field when something is wrong."""
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
+        data = json.loads(read_regular(path).decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise TrinhoError.keyed("error.proposal.not_json", path=path, error=str(exc)) from None
     proposal = Proposal.from_json(data, path)

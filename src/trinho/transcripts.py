@@ -18,7 +18,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Self
 
-from trinho.durable import append_bytes, truncate
+from trinho.durable import append_bytes, read_regular, truncate
 from trinho.errors import TrinhoError
 from trinho.notes import require_unicode
 from trinho.textnorm import decode, nfc
@@ -139,7 +139,7 @@ def _append_turns(workspace: Workspace, day: date, turns: list[Turn]) -> list[St
     rel = f"{CONVERSATIONS_DIR}/{day.isoformat()}.jsonl"
     payload = "".join(turn_line(turn) + "\n" for turn in turns).encode("utf-8")
     with workspace.lock(path):
-        data = path.read_bytes() if path.exists() else b""
+        data = read_regular(path) if path.exists() else b""
         complete, _, torn = _split_tail(data, rel)
         if torn:
             data = data[: data.rfind(b"\n") + 1]
@@ -157,7 +157,7 @@ def read_day(workspace: Workspace, day: date) -> list[StoredTurn]:
         return []
     rel = f"{CONVERSATIONS_DIR}/{day.isoformat()}.jsonl"
     with workspace.read_lock(path):
-        data = path.read_bytes()
+        data = read_regular(path)
     complete, tail_turn, _ = _split_tail(data, rel)
     turns = []
     number = 0
@@ -187,7 +187,7 @@ class ImportReport:
 def read_import_file(path: Path) -> list[Turn]:
     """Parse every line of an import file first; any bad line stops the import before writing."""
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError as exc:
         raise TrinhoError.keyed("error.file.cannot_read", path=path, error=exc.strerror) from None
     text = decode(data, str(path))

@@ -10,6 +10,7 @@ import click
 from trinho.cli.app import cli, emit, json_option, state
 from trinho.condense.collect import window
 from trinho.condense.gate import Change, gate
+from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.notes import decode
@@ -45,7 +46,7 @@ def gate_command(
 
 def _read(path: Path, what: str) -> str:
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except FileNotFoundError:
         raise TrinhoError.keyed("error.gate.no_file", what=what, path=path) from None
     except IsADirectoryError:

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from trinho.cli.app import cli, emit, json_option, state
+from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.search import KINDS, Hit, Kind, Query, SearchIndex, configured_embedder, memory_get
@@ -73,7 +74,7 @@ def _read_batch(file: str) -> list[Query]:
         name = "<stdin>"
     else:
         try:
-            data = Path(file).read_bytes()
+            data = read_regular(Path(file))
         except OSError as exc:
             raise TrinhoError.keyed(
                 "error.file.cannot_read", path=file, error=exc.strerror

@@ -14,7 +14,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from trinho.context import DEFAULT_INDEX_CHARS, FactsIndex, build_index
-from trinho.durable import atomic_write_text, sibling_lock
+from trinho.durable import atomic_write_text, read_regular, sibling_lock
 from trinho.errors import BrokenFile, NotFound, TrinhoError
 from trinho.facts.format import check_basis, clean_value, parse_fact, render_fact
 from trinho.facts.rules import (
@@ -81,7 +81,7 @@ def _read_cached(path: Path, where: str, key: str) -> Fact:
 
 def _read(path: Path, where: str, key: str) -> Fact:
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_regular(path).decode("utf-8")
     except UnicodeDecodeError:
         raise TrinhoError.keyed("error.fact.not_utf8", where=where) from None
     return parse_fact(text, where, expected_key=key)

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal, Self, cast, get_args
 
 from trinho import records
-from trinho.durable import append_bytes
+from trinho.durable import append_bytes, read_regular
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.models.base import ChatModel, ChatRequest, ChatResponse, Usage
@@ -122,7 +122,7 @@ def read_ledger(ws: Workspace) -> Ledger:
     path = ws.root / LEDGER_PATH
     if not path.exists():
         return Ledger((), 0)
-    return parse_ledger(path.read_bytes().decode("utf-8", errors="replace"))
+    return parse_ledger(read_regular(path).decode("utf-8", errors="replace"))
 
 
 def append_usage(ws: Workspace, record: UsageRecord) -> None:

@@ -14,6 +14,7 @@ import os
 import re
 import secrets
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -22,6 +23,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.facts.store import FACTS_DIR, shown_path
 from trinho.search.documents import (
@@ -151,12 +153,13 @@ def validate_query(query: Query) -> list[str]:
 
 
 def scan(ws: Workspace) -> dict[str, FileStat]:
-    """Every indexable file with its size and mtime: one stat each, nothing read."""
+    """Every indexable file with its size and times: one stat each, nothing read. Anything
+    that is not a regular file (a FIFO named like a note) is not indexed: reading it would
+    block."""
     found: dict[str, FileStat] = {}
-    for memory in (MEMORY_FILE, ARCHIVE_FILE):
-        with contextlib.suppress(FileNotFoundError):
-            st = os.stat(ws.root / memory)
-            found[memory] = file_stat("memory", st)
+    candidates: list[tuple[str, Kind, Path]] = [
+        (memory, "memory", ws.root / memory) for memory in (MEMORY_FILE, ARCHIVE_FILE)
+    ]
     day_folders: tuple[tuple[str, Kind, str], ...] = (
         (NOTES_DIR, "note", "md"),
         (CONVERSATIONS_DIR, "conversation", "jsonl"),
@@ -168,19 +171,14 @@ def scan(ws: Workspace) -> dict[str, FileStat]:
         ):
             for entry in entries:
                 match = _DAY_FILE_RE.match(entry.name)
-                if match is None or match.group(2) != suffix:
-                    continue
-                with contextlib.suppress(FileNotFoundError):
-                    st = entry.stat()
-                    found[f"{folder}/{entry.name}"] = FileStat(
-                        kind, st.st_mtime_ns, st.st_size, st.st_ctime_ns
-                    )
-    for path in fact_files(ws):
+                if match is not None and match.group(2) == suffix:
+                    candidates.append((f"{folder}/{entry.name}", kind, Path(entry.path)))
+    candidates += [(shown_path(ws, path), "fact", path) for path in fact_files(ws)]
+    for rel, kind, path in candidates:
         with contextlib.suppress(FileNotFoundError):
             st = os.stat(path)
-            found[shown_path(ws, path)] = FileStat(
-                "fact", st.st_mtime_ns, st.st_size, st.st_ctime_ns
-            )
+            if stat.S_ISREG(st.st_mode):
+                found[rel] = file_stat(kind, st)
     return found
 
 
@@ -231,14 +229,15 @@ def stat_paths(ws: Workspace, paths: Iterable[str]) -> dict[str, FileStat]:
             continue
         with contextlib.suppress(FileNotFoundError, NotADirectoryError):
             st = os.stat(file_path(ws, rel))
-            found[rel] = file_stat(kind, st)
+            if stat.S_ISREG(st.st_mode):
+                found[rel] = file_stat(kind, st)
     return found
 
 
 def docs_of_file(ws: Workspace, rel: str, kind: Kind) -> list[Doc]:
     """Read and split one file; a file that is not UTF-8 is indexed with the bad bytes replaced."""
     try:
-        text = file_path(ws, rel).read_bytes().decode("utf-8", errors="replace")
+        text = read_regular(file_path(ws, rel)).decode("utf-8", errors="replace")
     except FileNotFoundError:
         return []
     if kind == "memory":

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.notes import decode
 from trinho.search.documents import Kind
@@ -100,7 +101,7 @@ def memory_get(ws: Workspace, path: str, from_line: int = 1, lines: int | None =
         raise TrinhoError.keyed("error.get.folder", path=path)
     if not resolved.is_file():
         raise TrinhoError.keyed("error.get.no_file", path=path, root=ws.root)
-    all_lines = decode(resolved.read_bytes(), path).split("\n")
+    all_lines = decode(read_regular(resolved), path).split("\n")
     if all_lines and all_lines[-1] == "":
         all_lines.pop()
     if from_line > max(len(all_lines), 1):
