@@ -211,7 +211,7 @@ def parse_ops(answer: str, line_count: int, *, cut: bool = False) -> Script:
     if dropped is not None:
         reader.ignored.append(dropped)
     if reader.wrote_no_operation() and _is_whole_file(lines):
-        return Script(line_count, whole_file=_unfenced(lines))
+        return Script(line_count, whole_file=unfenced(lines))
     return reader.script()
 
 
@@ -321,13 +321,13 @@ def _new_line(text: str, bold: str) -> str | None:
 
 def _is_whole_file(lines: list[str]) -> bool:
     """Mostly entries and headings, with at least one entry: a whole MEMORY.md."""
-    items = [parse_line(line, 2) for line in _unfenced(lines).split("\n") if line.strip()]
+    items = [parse_line(line, 2) for line in unfenced(lines).split("\n") if line.strip()]
     entries = sum(isinstance(item, Entry) for item in items)
     headings = sum(isinstance(item, Heading) for item in items)
     return entries > 0 and 2 * (entries + headings) > len(items)
 
 
-def _unfenced(lines: list[str]) -> str:
+def unfenced(lines: list[str]) -> str:
     """The answer with a code fence around all of it removed, ending with a line break (as
     the whole-file rewrite has always been cleaned)."""
     filled = [i for i, line in enumerate(lines) if line.strip()]

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import date
 
 from trinho.condense.collect import Chunk, answer_tokens, render_material
-from trinho.condense.ops import number_lines, script_tokens
+from trinho.condense.ops import number_lines, script_tokens, unfenced
 from trinho.condense.prompts import Prompt
 from trinho.i18n import t
 from trinho.models import ChatRequest, estimate_tokens, system, user
@@ -103,16 +103,7 @@ def overhead_tokens(prompt: Prompt, today: date, since: date, locale: str) -> in
 
 def clean_answer(text: str) -> str:
     """NFC, one kind of line break, and a code fence around the whole answer removed."""
-    lines = unify_breaks(nfc(text)).split("\n")
-    filled = [i for i, line in enumerate(lines) if line.strip()]
-    if len(filled) >= 2:
-        first, last = filled[0], filled[-1]
-        if lines[first].strip().startswith("```") and lines[last].strip() == "```":
-            lines = lines[first + 1 : last]
-    cleaned = "\n".join(lines)
-    if cleaned.strip() and not cleaned.endswith("\n"):
-        cleaned += "\n"
-    return cleaned
+    return unfenced(unify_breaks(nfc(text)).split("\n"))
 
 
 def screen_request(
