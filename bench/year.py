@@ -45,6 +45,7 @@ from trinho import memory_store, proposals
 from trinho.appliers import APPLIERS
 from trinho.channels import ConsoleChannel
 from trinho.condense import run_condensation
+from trinho.condense.archiving import archive_answered
 from trinho.condense.report import RunReport
 from trinho.condense.rewrite import MEMORY_BEGIN, MEMORY_END
 from trinho.facts.store import save_fact
@@ -613,24 +614,6 @@ def pending(ws: Workspace) -> list[proposals.Proposal]:
     return list(proposals.list_proposals(ws, include_decided=False).proposals)
 
 
-def is_archive(p: proposals.Proposal) -> bool:
-    return "archive" in (p.kind, str(p.change.get("class", "")))
-
-
-def archive_answered(
-    ws: Workspace, waiting: list[proposals.Proposal], tokens: int, budget: int
-) -> bool:
-    """Over budget is fine while an archive proposal waits, or while the owner's rejection of
-    one still stands (it is asked again once the file grows by another tenth of the budget)."""
-    if any(is_archive(p) for p in waiting):
-        return True
-    for p in proposals.list_proposals(ws).proposals:
-        asked = dict(p.change.get("reason_params", {})).get("tokens", 0)
-        if is_archive(p) and p.status == "rejected" and tokens < asked + budget // 10:
-            return True
-    return False
-
-
 @dataclass
 class Tracker:
     """What the invariants are checked against."""
@@ -799,7 +782,7 @@ def measure(
         "duplicated": done.duplicated,
         "unread": tracker.unread(),
         "reread": tracker.reread(),
-        "over_budget": int(tokens > budget and not archive_answered(ws, waiting, tokens, budget)),
+        "over_budget": int(tokens > budget and not archive_answered(ws, tokens, budget)),
     }
 
 

@@ -155,3 +155,13 @@ def test_the_least_recently_dated_move_first(text: str, budget: int) -> None:
 
 def _lines(entries: list[Entry]) -> set[int]:
     return {e.line for e in entries}
+
+
+def test_an_archive_is_not_asked_while_one_waits_or_a_rejection_stands() -> None:
+    from trinho.condense.archive import archive_waits_or_was_refused as answered
+
+    assert answered(1000, 500, waiting=True, rejected_at=[])
+    assert not answered(1000, 500, waiting=False, rejected_at=[])
+    assert answered(1049, 500, waiting=False, rejected_at=[1000])  # grown by less than 50
+    assert not answered(1050, 500, waiting=False, rejected_at=[1000])
+    assert answered(1300, 500, waiting=False, rejected_at=[1000, 1290])

@@ -769,8 +769,9 @@ def test_every_call_of_a_run_shares_one_prefix_and_stays_within_the_output_cap(
     assert len({r.messages[0].text for r in rewrites}) == 1  # byte-identical prefix
     assert max(r.max_tokens for r in rewrites) <= 512
     assert all(d.used for d in report.days)
-    # the same line added by every call is written once (the rest pair as unchanged)
-    assert memory(ws).count("Đi chợ mỗi ngày") >= 1
+    # the same line added by every call is written once: the other calls' copies are folded
+    assert memory(ws).count("Đi chợ mỗi ngày") == 1
+    assert [rc.change.cls for rc in report.changes].count("folded") == len(rewrites) - 1
 
 
 def test_a_2000_entry_memory_is_condensed_within_a_small_output_cap(

@@ -10,7 +10,7 @@ date (the gate holds those already).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from trinho.memory_md import BOM, Entry, parse
@@ -113,3 +113,16 @@ def _within_target(size: int, budget_tokens: int) -> bool:
     tokens = -(-max(size, 0) // 4)
     numerator, denominator = TARGET_SHARE
     return tokens * denominator <= budget_tokens * numerator
+
+
+REASK_SHARE = 10
+"""A rejected archive is asked again once the file has grown by budget / REASK_SHARE tokens."""
+
+
+def archive_waits_or_was_refused(
+    tokens: int, budget: int, *, waiting: bool, rejected_at: Sequence[int]
+) -> bool:
+    """Row "MEMORY.md over its prompt budget", its limits: no second archive proposal while
+    one waits, and none after the owner rejected one (made when the file had `rejected_at`
+    tokens) until the file has grown by another tenth of the budget."""
+    return waiting or any(tokens < asked + budget // REASK_SHARE for asked in rejected_at)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Literal
 
 from trinho import proposals
-from trinho.condense.archive import ArchivePlan, plan_archive
+from trinho.condense.archive import ArchivePlan, archive_waits_or_was_refused, plan_archive
 from trinho.condense.gate import Change, GateVerdict
 from trinho.condense.reasons import Reason
 from trinho.errors import TrinhoError
@@ -18,8 +18,6 @@ from trinho.workspace import CONFIG_PATH, Workspace
 
 ArchiveMode = Literal["ask", "auto", "off"]
 MODES: tuple[ArchiveMode, ...] = ("ask", "auto", "off")
-REASK_SHARE = 10
-"""A rejected archive is asked again once the file has grown by budget / REASK_SHARE tokens."""
 KIND = "memory"
 
 
@@ -41,7 +39,7 @@ def archive_change(ws: Workspace, text: str, budget: int) -> tuple[Change, Archi
     has not grown by another tenth of the budget."""
     mode = archive_mode(ws)
     plan = plan_archive(text, budget) if mode != "off" else None
-    if plan is None or (mode == "ask" and _not_now(ws, text, budget)):
+    if plan is None or (mode == "ask" and archive_answered(ws, estimate_tokens(text), budget)):
         return None
     why = Reason.of(
         "over_budget", tokens=plan.tokens_before, budget=plan.budget_tokens, count=len(plan.lines)
@@ -50,15 +48,19 @@ def archive_change(ws: Workspace, text: str, budget: int) -> tuple[Change, Archi
     return Change.judged(verdict, "\n".join(plan.raw_lines), None), plan
 
 
-def _not_now(ws: Workspace, text: str, budget: int) -> bool:
-    tokens = estimate_tokens(text)
-    for p in proposals.list_proposals(ws).proposals:
-        if p.kind != KIND or p.change.get("class") != "archive":
-            continue
-        if p.status == "pending":
-            return True
-        if p.status == "rejected":
-            asked_at = dict(p.change.get("reason_params", {})).get("tokens", 0)
-            if isinstance(asked_at, int) and tokens < asked_at + budget // REASK_SHARE:
-                return True
-    return False
+def archive_answered(ws: Workspace, tokens: int, budget: int) -> bool:
+    """Whether the queue already answers an over-budget MEMORY.md of `tokens`: an archive
+    proposal waits, or the owner's rejection of one still stands (`archive.py` decides)."""
+    archives = [
+        p
+        for p in proposals.list_proposals(ws).proposals
+        if p.kind == KIND and p.change.get("class") == "archive"
+    ]
+    rejected_at = [
+        asked
+        for p in archives
+        if p.status == "rejected"
+        and isinstance(asked := dict(p.change.get("reason_params", {})).get("tokens"), int)
+    ]
+    waiting = any(p.status == "pending" for p in archives)
+    return archive_waits_or_was_refused(tokens, budget, waiting=waiting, rejected_at=rejected_at)
