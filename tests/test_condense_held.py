@@ -110,3 +110,17 @@ def test_change_round_trips_through_a_dict() -> None:
 def test_moved_changes_have_nothing_to_approve() -> None:
     with pytest.raises(ValueError):
         apply_held(OLD, Change("moved", "auto", None, "# X", "heading added"))
+
+
+def test_a_held_change_can_still_apply_only_while_its_old_lines_are_there() -> None:
+    from trinho.condense.held import can_still_apply
+
+    text = "# Me\n- 2026-11-01: likes tea\n- 2026-11-02: lives in Huế\n"
+    assert can_still_apply({"class": "removed", "old": "- 2026-11-01: likes tea"}, text)
+    assert not can_still_apply({"class": "removed", "old": "- 2026-11-01: likes coffee"}, text)
+    archive = {"class": "archive", "old": "- 2026-11-01: likes tea\n- 2026-11-02: lives in Huế"}
+    assert can_still_apply(archive, text)
+    assert not can_still_apply(archive, text.replace("Huế", "Hà Nội"))
+    assert can_still_apply({"class": "added", "old": None, "new": "- 2026-11-28: x"}, text)
+    assert can_still_apply({"class": "suspicious", "snapshot": text}, text)
+    assert not can_still_apply({"class": "suspicious", "snapshot": text}, text + "more\n")

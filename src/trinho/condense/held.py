@@ -6,7 +6,9 @@ names the line it acts on and is applied only if that line is still there.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from trinho.condense.gate import Change
 from trinho.condense.reasons import StaleReason
@@ -82,3 +84,14 @@ def _insert(lines: list[str], new: str, after: str | None) -> str:
             return new + "\n"
     lines.insert(at + 1, new)
     return "\n".join(lines)
+
+
+def can_still_apply(change: Mapping[str, Any], text: str) -> bool:
+    """Whether a stored held change may still apply to MEMORY.md's `text`: its old lines are
+    all still there (a rewrite held whole: the file is still the one it was made for). One
+    that cannot becomes stale at the next run, not only when someone tries to approve it."""
+    if change.get("class") == "suspicious":
+        return change.get("snapshot") == text
+    old = change.get("old")
+    present = set(text.split("\n"))
+    return not isinstance(old, str) or all(line in present for line in old.split("\n"))

@@ -35,6 +35,7 @@ from trinho.condense.collect import (
 )
 from trinho.condense.gate import Change, GateResult, gate
 from trinho.condense.handedit import added_during_run, carry_added, drop_deleted
+from trinho.condense.held import can_still_apply
 from trinho.condense.loss import memory_sides
 from trinho.condense.ops import (
     Script,
@@ -558,8 +559,8 @@ def _propose(
     """
     held = journal.held
     if journal.state == "applied":
-        _expire_gone(ws, memory_store.read_text(ws))
         queue = [p for p in proposals.list_proposals(ws).proposals if p.kind == KIND]
+        queue = _expire_gone(ws, memory_store.read_text(ws), queue)
         rejected = {substance(p.change) for p in queue if p.status == "rejected"}
         waiting = {substance(p.change): p for p in queue if p.status == "pending"}
         entries: list[ProposalEntry] = []
@@ -592,22 +593,17 @@ def _propose(
     return journal, report
 
 
-def _expire_gone(ws: Workspace, text: str) -> None:
-    """An earlier held change whose old lines are no longer in MEMORY.md (edited or removed by
-    hand, or by another approval) can never apply: it becomes stale now, not only when someone
-    tries to approve it. A rewrite held whole waits on the very file it was made for."""
-    present = set(text.split("\n"))
-    for p in proposals.list_proposals(ws, include_decided=False).proposals:
-        if p.kind != KIND:
-            continue
-        change = p.change
-        if change.get("class") == "suspicious":
-            gone = change.get("snapshot") != text
-        else:
-            old = change.get("old")
-            gone = isinstance(old, str) and any(line not in present for line in old.split("\n"))
-        if gone:
-            proposals.expire(ws, p.id, "trinho", t(ws.locale, "condense.expired"))
+def _expire_gone(
+    ws: Workspace, text: str, queue: list[proposals.Proposal]
+) -> list[proposals.Proposal]:
+    """The queue with every pending change that can no longer apply to `text` made stale."""
+    updated = []
+    for p in queue:
+        if p.status == "pending" and not can_still_apply(p.change, text):
+            note = t(ws.locale, "condense.expired")
+            p = proposals.expire(ws, p.id, "trinho", note) or proposals.get_proposal(ws, p.id)
+        updated.append(p)
+    return updated
 
 
 def _announce(
