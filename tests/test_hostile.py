@@ -234,3 +234,15 @@ def test_importing_a_device_is_refused_not_read_forever(
 ) -> None:
     assert main(["import", "conversations", "/dev/zero"]) == 1
     assert "is not a regular file" in capsys.readouterr().err
+
+
+def test_a_fifo_in_place_of_the_config_is_refused_not_waited_on(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    config = home / ".trinho" / "config.toml"
+    config.unlink()
+    os.mkfifo(config)
+    assert main(["notes"]) == 1
+    assert "is not a regular file" in capsys.readouterr().err

@@ -231,7 +231,7 @@ def init_token(ws: Workspace) -> tuple[str, bool]:
     with ws.lock(path):
         # a folder without a config (an OpenClaw workspace) gets the whole default config, so
         # its time zone stays the one it was opened with, not UTC
-        text = path.read_text(encoding="utf-8") if path.exists() else render_config(ws.config)
+        text = read_regular(path).decode("utf-8") if path.exists() else render_config(ws.config)
         token = secrets.token_urlsafe(32)
         updated = _with_token(text, token)
         try:

@@ -14,7 +14,13 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from trinho.durable import atomic_write_text, ensure_dir, file_lock, shared_lock_if_present
+from trinho.durable import (
+    atomic_write_text,
+    ensure_dir,
+    file_lock,
+    read_regular,
+    shared_lock_if_present,
+)
 from trinho.errors import TrinhoError
 from trinho.textnorm import SLUG_PATTERN as SLUG_PATTERN
 from trinho.textnorm import validate_slug as validate_slug
@@ -278,7 +284,7 @@ def read_config(root: Path) -> Config | None:
     if not path.exists():
         return None
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path).decode("utf-8")  # a FIFO here would block every command
     except UnicodeDecodeError:
         raise TrinhoError.keyed("error.config.not_utf8", path=path) from None
     return parse_config(text, str(path))
@@ -356,7 +362,7 @@ def init_workspace(
     created: list[str] = []
     if existing is None or config != existing:
         if existing is not None:
-            text = (path / CONFIG_PATH).read_text(encoding="utf-8")
+            text = read_regular(path / CONFIG_PATH).decode("utf-8")
             text = _update_owner_values(text, config)
         else:
             text = render_config(config)
@@ -365,7 +371,7 @@ def init_workspace(
         created.append(CONFIG_PATH)
     workspace = Workspace(
         path,
-        parse_config((path / CONFIG_PATH).read_text(encoding="utf-8"), str(path / CONFIG_PATH)),
+        parse_config(read_regular(path / CONFIG_PATH).decode("utf-8"), str(path / CONFIG_PATH)),
         clock,
         on_written,
     )
