@@ -98,6 +98,26 @@ def busy_week(ws: Workspace, clock: object, run_at: str) -> None:
     clock.set(run_at)  # type: ignore[attr-defined]
 
 
+VI_ADDED = [
+    "- 2026-11-24: Mai được chọn vào đội bơi của trường",
+    "- 2026-11-28: Hẹn ngân hàng thứ Ba 2026-12-01 bàn khoản vay mua nhà",
+]
+
+
+def vi_good_rewrite() -> str:
+    text = VI_MEMORY.replace(
+        "- 2026-10-20: Chạy bộ mỗi sáng chủ nhật", "- 2026-11-29: Chạy bộ mỗi sáng chủ nhật"
+    )
+    return (
+        text.replace(
+            "- 2026-05-10: Con gái tên Mai, học lớp ba\n",
+            "- 2026-05-10: Con gái tên Mai, học lớp ba\n" + VI_ADDED[0] + "\n",
+        )
+        + VI_ADDED[1]
+        + "\n"
+    )
+
+
 def vi_week(ws: Workspace, clock: object) -> None:
     fill_week(ws, clock, VI_MEMORY, VI_NOTES, VI_TURNS)
 

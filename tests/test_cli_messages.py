@@ -54,7 +54,11 @@ VIETNAMESE = [
     (["fact", "get", "home"], 1, "không có dữ kiện 'home' của owner: xem `trinho facts`"),
     (["approve", "0123456789"], 1, "không có đề xuất '0123456789' trong"),
     (["approve", "xyz"], 1, "mã đề xuất 'xyz' không hợp lệ: mã gồm 10 chữ số hex"),
-    (["get", "../outside.md"], 1, "đường dẫn '../outside.md' phải là tương đối và nằm trong"),
+    (
+        ["get", "../outside.md"],
+        1,
+        "đường dẫn '../outside.md' phải là tương đối với thư mục làm việc",
+    ),
     (["notes", "--date", "2026-02-30"], 1, "'2026-02-30' không phải ngày hợp lệ (YYYY-MM-DD)"),
     (["model", "check"], 1, "chưa cấu hình mô hình: hãy đặt TRINHO_MODEL=PROVIDER:MODEL"),
 ]

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from condense_weeks import (
     EN_MEMORY,
     RUN,
+    VI_ADDED,
     VI_MEMORY,
     VI_NOTES,
     VI_TURNS,
@@ -26,6 +27,7 @@ from condense_weeks import (
     memory_in,
     numbered,
     two_roles,
+    vi_good_rewrite,
     vi_week,
 )
 from conftest import FixedClock
@@ -41,11 +43,6 @@ from trinho.memory_md import parse
 from trinho.models import ChatRequest, ChatResponse, ModelError, ScriptedModel, Usage, read_ledger
 from trinho.notes import save_note
 from trinho.workspace import Workspace, init_workspace, open_workspace
-
-VI_ADDED = [
-    "- 2026-11-24: Mai được chọn vào đội bơi của trường",
-    "- 2026-11-28: Hẹn ngân hàng thứ Ba 2026-12-01 bàn khoản vay mua nhà",
-]
 
 
 def memory(ws: Workspace) -> str:
@@ -72,20 +69,6 @@ def held_classes(report: RunReport) -> list[str]:
 
 def memory_proposals(ws: Workspace) -> list[proposals.Proposal]:
     return [p for p in proposals.list_proposals(ws).proposals if p.kind == "memory"]
-
-
-def vi_good_rewrite() -> str:
-    text = VI_MEMORY.replace(
-        "- 2026-10-20: Chạy bộ mỗi sáng chủ nhật", "- 2026-11-29: Chạy bộ mỗi sáng chủ nhật"
-    )
-    return (
-        text.replace(
-            "- 2026-05-10: Con gái tên Mai, học lớp ba\n",
-            "- 2026-05-10: Con gái tên Mai, học lớp ba\n" + VI_ADDED[0] + "\n",
-        )
-        + VI_ADDED[1]
-        + "\n"
-    )
 
 
 def test_a_good_vietnamese_week_is_applied_whole(workspace: Workspace, clock: FixedClock) -> None:

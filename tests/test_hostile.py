@@ -3,6 +3,8 @@ path; one clear line, no traceback, nothing written."""
 
 from __future__ import annotations
 
+import io
+import json
 from pathlib import Path
 from typing import Any
 
@@ -246,3 +248,251 @@ def test_a_fifo_in_place_of_the_config_is_refused_not_waited_on(
     os.mkfifo(config)
     assert main(["notes"]) == 1
     assert "is not a regular file" in capsys.readouterr().err
+
+
+# ---- symbolic links: every file kind, every command and tool -------------------------------
+
+SECRET = "zebrasecret"
+"""What a planted file holds: if trinho followed the link, some command would print it."""
+
+
+def _plant_note(home: Path) -> None:
+    assert main(["note", f"{SECRET} ghi chú"]) == 0
+
+
+def _plant_conversation(home: Path) -> None:
+    turns = home.parent / "turns.jsonl"
+    turns.write_text(
+        json.dumps({"at": "2026-11-29T10:00:00+07:00", "role": "user", "text": SECRET}) + "\n",
+        encoding="utf-8",
+    )
+    assert main(["import", "conversations", str(turns)]) == 0
+
+
+def _plant_memory(home: Path) -> None:
+    (home / "MEMORY.md").write_text(f"# Memory\n\n- {SECRET} (2026-11-01)\n", encoding="utf-8")
+
+
+def _plant_archive(home: Path) -> None:
+    (home / "memory" / "archive.md").write_text(f"## Archived\n\n- {SECRET}\n", encoding="utf-8")
+
+
+def _plant_fact(home: Path) -> None:
+    assert main(["fact", "set", "k", SECRET]) == 0
+
+
+def _plant_proposal(home: Path) -> None:
+    from trinho import proposals, workspace
+
+    ws = workspace.open_workspace(home)
+    proposals.submit(ws, "fact", {"key": "k", "value": "v"}, reason=SECRET, origin="chat")
+
+
+def _proposal_file(home: Path) -> str:
+    (found,) = (home / "memory_proposals").glob("*.json")
+    return f"memory_proposals/{found.name}"
+
+
+# kind: (how trinho writes the file, the linked path, the file under it memory_get is asked)
+LINKED: dict[str, tuple[Any, str, str]] = {
+    "daily note": (_plant_note, "memory/2026-11-29.md", "memory/2026-11-29.md"),
+    "notes folder": (_plant_note, "memory", "memory/2026-11-29.md"),
+    "conversation": (
+        _plant_conversation,
+        "conversations/2026-11-29.jsonl",
+        "conversations/2026-11-29.jsonl",
+    ),
+    "conversations folder": (
+        _plant_conversation,
+        "conversations",
+        "conversations/2026-11-29.jsonl",
+    ),
+    "MEMORY.md": (_plant_memory, "MEMORY.md", "MEMORY.md"),
+    "archive": (_plant_archive, "memory/archive.md", "memory/archive.md"),
+    "fact": (_plant_fact, "users/owner/facts/k.md", "users/owner/facts/k.md"),
+    "user folder": (_plant_fact, "users/owner", "users/owner/facts/k.md"),
+    "proposal": (_plant_proposal, "", ""),
+    "proposals folder": (_plant_proposal, "memory_proposals", ""),
+}
+
+LINK_COMMANDS = [
+    ["notes"],
+    ["notes", "--json"],
+    ["search", SECRET],
+    ["search", SECRET, "--json"],
+    ["index", "--rebuild"],
+    ["search", SECRET],
+    ["context"],
+    ["facts"],
+    ["fact", "get", "k"],
+    ["fact", "history", "k"],
+    ["proposals", "--all"],
+    ["proposals", "--all", "--json"],
+    ["note", "x"],
+    ["fact", "set", "k", "another"],
+]
+
+LINK_TOOLS: list[tuple[str, dict[str, Any]]] = [
+    ("memory_search", {"query": SECRET}),
+    ("memory_proposals", {"include_decided": True}),
+    ("memory_save", {"text": "x"}),
+    ("user_memory_save", {"key": "k", "value": "another", "basis": "user"}),
+]
+
+
+def _move_and_link(home: Path, rel: str, into: Path) -> Path:
+    """Move `rel` to `into` and leave a relative symbolic link in its place, as `ln -s` would."""
+    import os
+
+    target = into / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    (home / rel).rename(target)
+    (home / rel).symlink_to(os.path.relpath(target, (home / rel).parent))
+    return target
+
+
+@pytest.mark.parametrize("into", ["outside", ".trinho"])
+@pytest.mark.parametrize("kind", list(LINKED))
+def test_a_link_out_of_the_workspace_or_into_trinho_is_never_followed(
+    home: Path, kind: str, into: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each file kind and folder, linked out or into `.trinho/`: no command, tool or resource
+    prints what is behind the link, writes through it, or fails with a traceback."""
+    from trinho.mcp_server import RESOURCES
+    from trinho.tools import Actor
+    from trinho.workspace import open_workspace
+
+    plant, rel, get_path = LINKED[kind]
+    plant(home)
+    capsys.readouterr()
+    if kind.startswith("proposal"):
+        get_path = _proposal_file(home)
+        rel = rel or get_path
+    root = home.parent / "outside" if into == "outside" else home / ".trinho" / "planted"
+    _move_and_link(home, rel, root)
+    behind = snapshot(root)
+    assert any(SECRET.encode() in data for data in behind.values() if data)
+    for argv in [*LINK_COMMANDS, ["get", get_path]]:
+        code = main(argv)
+        out, err = capsys.readouterr()
+        assert code in (0, 1) and "Traceback" not in err, (argv, err)
+        assert SECRET not in out + err, (argv, out, err)
+    memory = Memory(home)
+    for name, args in [*LINK_TOOLS, ("memory_get", {"path": get_path})]:
+        result = memory.call(name, args)
+        assert SECRET not in result.text, (name, result.text)
+        assert "Traceback" not in result.text and "unexpectedly" not in result.text
+    ws = open_workspace(home)
+    for spec in RESOURCES:
+        try:
+            text = spec.read(ws, Actor("chat", "main"))
+        except TrinhoError as exc:
+            text = str(exc)
+        assert SECRET not in text
+    assert snapshot(root) == behind
+    assert (home / rel).is_symlink()
+
+
+def test_a_link_is_refused_in_one_line_that_names_it_relative(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _plant_note(home)
+    _move_and_link(home, "memory/2026-11-29.md", home.parent / "outside")
+    capsys.readouterr()
+    assert main(["note", "x"]) == 1
+    err = capsys.readouterr().err
+    assert err == (
+        "trinho: error: memory/2026-11-29.md leads outside the workspace through a symbolic "
+        "link; trinho reads and writes only inside it (replace the link by the file, or link "
+        "to a file inside)\n"
+    )
+    assert str(home) not in err
+
+
+def test_a_link_inside_the_workspace_is_read_and_written_through_and_stays_a_link(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A note linked to another file of the workspace works; the write lands in its target."""
+    note = home / "memory" / "2026-11-29.md"
+    kept = home / "kept" / "today.md"
+    kept.parent.mkdir()
+    note.rename(kept)
+    note.symlink_to("../kept/today.md")
+    assert main(["note", "hai"]) == 0
+    assert note.is_symlink() and kept.read_text(encoding="utf-8").count("\n") == 2
+    capsys.readouterr()
+    assert main(["search", "hai"]) == 0
+    assert "memory/2026-11-29.md" in capsys.readouterr().out
+
+
+def test_a_condensation_writes_a_linked_memory_file_through_its_link(
+    workspace: Workspace, clock: Any
+) -> None:
+    """MEMORY.md linked to a file inside the workspace: the run rewrites that file, the undo
+    puts it back, and MEMORY.md stays a link throughout."""
+    from condense_weeks import two_roles, vi_good_rewrite, vi_week
+    from trinho.channels import ConsoleChannel
+    from trinho.condense import run_condensation, undo_run
+
+    vi_week(workspace, clock)
+    real = workspace.root / "notes" / "MEMORY.real.md"
+    real.parent.mkdir()
+    before = workspace.memory_file.read_bytes()
+    (workspace.root / "MEMORY.md").rename(real)
+    (workspace.root / "MEMORY.md").symlink_to("notes/MEMORY.real.md")
+    channel = ConsoleChannel(workspace.locale, io.StringIO())
+    report = run_condensation(workspace, model=two_roles(vi_good_rewrite()), channel=channel)
+    assert report.outcome == "done"
+    assert (workspace.root / "MEMORY.md").is_symlink()
+    assert real.read_text(encoding="utf-8") == vi_good_rewrite()
+    undo_run(workspace, report.run_id)
+    assert (workspace.root / "MEMORY.md").is_symlink() and real.read_bytes() == before
+
+
+def test_a_hit_from_a_users_folder_elsewhere_opens_with_memory_get(tmp_path: Path) -> None:
+    """[paths] users outside the workspace: a fact's hit carries its absolute path, and
+    memory_get takes it back; no other absolute path is read."""
+    from trinho.workspace import init_workspace
+
+    ws = init_workspace(tmp_path / "ws", timezone="UTC").workspace
+    shared = tmp_path / "shared-users"
+    config = ws.root / ".trinho" / "config.toml"
+    text = config.read_text(encoding="utf-8").replace('users = "users"', f'users = "{shared}"')
+    config.write_text(text, encoding="utf-8")
+    memory = Memory(ws.root)
+    assert not memory.call("user_memory_save", {"key": "home-city", "value": "Hà Nội", "basis": "user"}).is_error
+    found = memory.call("memory_search", {"query": "Hà Nội"}).data
+    assert found is not None
+    (hit,) = found["hits"]
+    assert Path(hit["path"]).is_absolute() and hit["path"].startswith(str(shared))
+    got = memory.call("memory_get", {"path": hit["path"]})
+    assert not got.is_error and "Hà Nội" in got.text
+    for elsewhere in [str(ws.root / "MEMORY.md"), f"{shared}/../ws/.trinho/config.toml", "/etc"]:
+        refused = memory.call("memory_get", {"path": elsewhere})
+        assert refused.is_error and "must be relative to the workspace" in refused.text
+
+
+BAD_TOOL_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("memory_get", {"path": "../outside.md"}),
+    ("memory_get", {"path": "/etc/passwd"}),
+    ("memory_get", {"path": "missing.md"}),
+    ("memory_get", {"path": "memory"}),
+    ("memory_get", {"path": "memory/linked.md"}),
+    ("memory_get", {"path": ".trinho/config.toml"}),
+    ("memory_get", {"path": "MEMORY.md", "from_line": 99}),
+    ("memory_search", {"query": "***"}),
+    ("memory_save", {"text": ""}),
+    ("user_memory_save", {"key": "Bad Key", "value": "v"}),
+]
+
+
+@pytest.mark.parametrize(("tool", "args"), BAD_TOOL_CALLS, ids=lambda v: str(v)[:30])
+def test_no_tool_error_names_where_the_workspace_is(
+    workspace: Workspace, tool: str, args: dict[str, Any]
+) -> None:
+    """A model learns what was wrong with its call, never the owner's folders."""
+    (workspace.root / "memory" / "linked.md").symlink_to("/etc/hostname")
+    workspace.memory_file.write_text("# Memory\n", encoding="utf-8")
+    result = Memory(workspace.root).call(tool, args)
+    assert result.is_error
+    assert str(workspace.root) not in result.text and str(workspace.root.parent) not in result.text

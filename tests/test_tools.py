@@ -187,9 +187,9 @@ def test_memory_search_and_get(workspace: Workspace, clock: FixedClock) -> None:
     ("path", "expected"),
     [
         (".trinho/config.toml", "is internal state, not memory"),
-        ("memory/../.trinho/config.toml", "must be relative and stay inside"),
-        ("../outside.md", "must be relative and stay inside"),
-        ("/etc/passwd", "must be relative and stay inside"),
+        ("memory/../.trinho/config.toml", "must be relative to the workspace and stay inside it"),
+        ("../outside.md", "must be relative to the workspace and stay inside it"),
+        ("/etc/passwd", "must be relative to the workspace and stay inside it"),
         ("memory/1999-01-01.md", "no such file"),
     ],
 )
@@ -202,7 +202,7 @@ def test_memory_get_reads_memory_only(workspace: Workspace, path: str, expected:
 def test_memory_get_refuses_a_link_into_internal_state(workspace: Workspace) -> None:
     (workspace.root / "memory" / "link.md").symlink_to(workspace.root / ".trinho" / "config.toml")
     result = call(workspace, "memory_get", {"path": "memory/link.md"}, CHAT)
-    assert result.is_error and "internal state" in result.text
+    assert result.is_error and "a link into .trinho/" in result.text
 
 
 def test_dates_are_checked_as_calendar_dates(workspace: Workspace) -> None:

@@ -106,12 +106,20 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "bắt đầu bằng chữ hoặc số",
     },
     "error.path.not_relative": {
-        "en": "path {path!r} must be relative and stay inside {anchor}",
-        "vi": "đường dẫn {path!r} phải là tương đối và nằm trong {anchor}",
+        "en": "path {path!r} must be relative to the workspace and stay inside it",
+        "vi": "đường dẫn {path!r} phải là tương đối với thư mục làm việc và nằm trong đó",
     },
-    "error.path.through_link": {
-        "en": "path {path!r} leads outside {anchor} (through a link)",
-        "vi": "đường dẫn {path!r} dẫn ra ngoài {anchor} (qua một liên kết)",
+    "error.path.outside": {
+        "en": "{path} leads outside the workspace through a symbolic link; trinho reads and "
+        "writes only inside it (replace the link by the file, or link to a file inside)",
+        "vi": "{path} dẫn ra ngoài thư mục làm việc qua một liên kết tượng trưng; trinho chỉ đọc "
+        "và ghi bên trong (hãy thay liên kết bằng tệp, hoặc liên kết tới một tệp bên trong)",
+    },
+    "error.path.into_internal": {
+        "en": "{path} is a link into .trinho/, where trinho keeps its tokens and state; it is "
+        "never read as memory (replace the link by a file of its own)",
+        "vi": "{path} là liên kết vào .trinho/, nơi trinho giữ token và trạng thái; nó không bao "
+        "giờ được đọc như bộ nhớ (hãy thay liên kết bằng một tệp riêng)",
     },
     # ---- the config file and its sections ----------------------------------------------------
     "error.config.not_toml": {
@@ -621,8 +629,8 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "vi": "{path}: là một thư mục; hãy cho một tệp trong đó, ví dụ {path}/...",
     },
     "error.get.no_file": {
-        "en": "{path}: no such file in the workspace {root}",
-        "vi": "{path}: không có tệp này trong không gian làm việc {root}",
+        "en": "{path}: no such file in the workspace",
+        "vi": "{path}: không có tệp này trong không gian làm việc",
     },
     "error.get.past_end": {
         "en": "{path}: has {count} lines; line {line} is past its end",

@@ -71,7 +71,7 @@ def editing(ws: Workspace, *, lock: bool = True) -> Iterator[Editing]:
 
 def read_archive(ws: Workspace) -> str:
     """`memory/archive.md`, "" when nothing was archived yet."""
-    path = ws.root / ARCHIVE_FILE
+    path = ws.archive_file
     return decode(read_regular(path), ARCHIVE_FILE) if path.exists() else ""
 
 
@@ -79,7 +79,7 @@ def archive(ws: Workspace, section: str) -> None:
     """Append one archived section to `memory/archive.md` (locked, fsync'd, one write) and
     tell the index. Called before MEMORY.md loses those lines, so a crash between the two
     leaves them in both places, never in neither."""
-    path = ws.root / ARCHIVE_FILE
+    path = ws.archive_file
     ensure_dir(path.parent)
     with ws.lock(path):
         existing = read_regular(path) if path.exists() else b""

@@ -185,7 +185,7 @@ def read_notes(workspace: Workspace, day: date) -> NoteFile:
 
 def note_days(workspace: Workspace) -> list[date]:
     """The days that have a note file, oldest first (files not named YYYY-MM-DD.md are ignored)."""
-    folder = workspace.root / NOTES_DIR
+    folder = workspace.notes_dir
     if not folder.is_dir():
         return []
     days = []

@@ -142,7 +142,7 @@ def validate_id(value: str) -> str:
 
 
 def proposal_path(ws: Workspace, proposal_id: str) -> Path:
-    return ws.proposals_root / f"{validate_id(proposal_id)}.json"
+    return ws.confine(ws.proposals_root / f"{validate_id(proposal_id)}.json")
 
 
 def submit(
@@ -215,7 +215,7 @@ def list_proposals(ws: Workspace, *, include_decided: bool = True) -> ProposalLi
             if path.name.startswith("."):
                 continue
             try:
-                proposal = _read(path)
+                proposal = _read(ws.confine(path))
             except TrinhoError as exc:
                 broken.append(BrokenFile(str(path), str(exc)))
                 continue

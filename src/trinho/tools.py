@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from trinho import jsonargs, proposals
@@ -203,8 +204,8 @@ def _memory_search(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolRes
 def _memory_get(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
     from trinho import search
 
-    resolved = ws.relative(ws.path(args["path"]))
-    if any(part.startswith(".") for part in resolved.split("/")):
+    resolved = ws.shown(ws.path(args["path"]))  # absolute only for a users/ folder elsewhere
+    if not Path(resolved).is_absolute() and any(p.startswith(".") for p in resolved.split("/")):
         return ToolResult.error(
             f"memory_get: {args['path']!r} is internal state, not memory; read MEMORY.md, "
             "memory/, conversations/ or the paths memory_search gives"

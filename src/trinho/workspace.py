@@ -202,52 +202,121 @@ class Workspace:
         """The owner's calendar day of an instant."""
         return moment.astimezone(self.tz).date()
 
-    def path(self, relative: str | Path, *, base: Path | None = None) -> Path:
-        """Resolve `relative` inside the workspace (or `base`), refusing anything that escapes."""
-        anchor = (base or self.root).resolve()
+    def path(self, relative: str | Path) -> Path:
+        """Resolve `relative` inside the workspace, refusing anything that escapes it.
+
+        Errors name the path as given, never the workspace's absolute place: they may go to
+        a model, which has no business knowing the owner's home folder.
+        """
         text = str(relative)
         if "\x00" in text or text != text.encode("utf-8", "replace").decode("utf-8"):
             raise TrinhoError.keyed("error.path.bad_chars", path=ascii(text))
         rel = Path(relative)
-        if rel.is_absolute() or any(part == ".." for part in rel.parts):
-            raise TrinhoError.keyed("error.path.not_relative", path=str(relative), anchor=anchor)
-        resolved = (anchor / rel).resolve()
-        if resolved != anchor and anchor not in resolved.parents:
-            raise TrinhoError.keyed("error.path.through_link", path=str(relative), anchor=anchor)
-        return resolved
+        if any(part == ".." for part in rel.parts) or (
+            rel.is_absolute() and not self._in_shared_users(rel)
+        ):
+            raise TrinhoError.keyed("error.path.not_relative", path=text)
+        return self.confine(self.root / rel)
+
+    def _in_shared_users(self, path: Path) -> bool:
+        """Whether an absolute path is under a users/ folder the config places outside the
+        workspace: search hits name such facts by their absolute path, and `get` must take a
+        hit's path back."""
+        users = Path(self.config.users_dir).expanduser()
+        return users.is_absolute() and (path == users or users in path.parents)
 
     def relative(self, path: Path) -> str:
         """The workspace-relative POSIX form of a path inside it."""
         return path.resolve().relative_to(self.root.resolve()).as_posix()
 
+    def shown(self, path: Path) -> str:
+        """How a path is named to the owner or a model: relative to the workspace when it is
+        inside it (a model never needs the owner's home folder), absolute otherwise."""
+        try:
+            return Path(os.path.normpath(path)).relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
+
+    def _roots(self) -> list[Path]:
+        """Where trinho may read and write: the workspace, and a users/ or proposals folder
+        the config names by an absolute path (a folder shared by several agents). A relative
+        one is part of the workspace, so a link there must not lead out of it."""
+        roots = [self.root]
+        for configured in (self.config.users_dir, self.config.proposals_dir):
+            folder = Path(configured).expanduser()
+            if folder.is_absolute():
+                roots.append(folder.resolve())
+        return roots
+
+    def inside(self, path: Path) -> bool:
+        """Whether `path`, after every link, stays where `confine` allows."""
+        try:
+            self.confine(path)
+        except TrinhoError:
+            return False
+        return True
+
+    def confine(self, path: Path) -> Path:
+        """The file or folder `path` really is, after every symbolic link, or a refusal.
+
+        Every store reads and writes the resolved path, so a link inside the workspace keeps
+        working (and stays a link: MEMORY.md is never replaced by a plain file), while a link
+        that leads out of the workspace, or from a memory file into `.trinho/` (the tokens),
+        is refused before anything is read or written.
+        """
+        real = path.resolve()
+        if not any(real == root or root in real.parents for root in self._roots()):
+            raise TrinhoError.keyed("error.path.outside", path=self.shown(path))
+        internal = self.root / INTERNAL_DIR
+        named = Path(os.path.normpath(path.absolute()))
+        real_internal = internal.resolve()
+        if (real == real_internal or real_internal in real.parents) and not (
+            named == internal or internal in named.parents
+        ):
+            raise TrinhoError.keyed("error.path.into_internal", path=self.shown(path))
+        return real
+
     @property
     def internal(self) -> Path:
-        return self.root / INTERNAL_DIR
+        return self.confine(self.root / INTERNAL_DIR)
 
     @property
     def memory_file(self) -> Path:
-        return self.root / MEMORY_FILE
+        return self.confine(self.root / MEMORY_FILE)
+
+    @property
+    def archive_file(self) -> Path:
+        return self.confine(self.root / ARCHIVE_FILE)
+
+    @property
+    def notes_dir(self) -> Path:
+        return self.confine(self.root / NOTES_DIR)
+
+    @property
+    def conversations_dir(self) -> Path:
+        return self.confine(self.root / CONVERSATIONS_DIR)
 
     def note_path(self, day: date) -> Path:
-        return self.root / NOTES_DIR / f"{day.isoformat()}.md"
+        return self.confine(self.root / NOTES_DIR / f"{day.isoformat()}.md")
 
     def conversation_path(self, day: date) -> Path:
-        return self.root / CONVERSATIONS_DIR / f"{day.isoformat()}.jsonl"
+        return self.confine(self.root / CONVERSATIONS_DIR / f"{day.isoformat()}.jsonl")
 
     @property
     def users_root(self) -> Path:
-        """The users/ folder; the config may point it at a folder shared by several agents."""
+        """The users/ folder as configured (not resolved): it may point at a folder shared by
+        several agents. Files under it go through `confine` like every other."""
         configured = Path(self.config.users_dir).expanduser()
         return configured if configured.is_absolute() else self.root / configured
 
     def user_dir(self, user: str) -> Path:
         validate_slug(user, "user id")
-        return self.users_root / user
+        return self.confine(self.users_root / user)
 
     @property
     def proposals_root(self) -> Path:
         configured = Path(self.config.proposals_dir).expanduser()
-        return configured if configured.is_absolute() else self.root / configured
+        return self.confine(configured if configured.is_absolute() else self.root / configured)
 
     def _lock_path(self, target: Path) -> Path:
         digest = hashlib.sha256(str(target.resolve()).encode()).hexdigest()[:24]

@@ -62,7 +62,6 @@ if TYPE_CHECKING:
         list_facts,
         load_fact,
         save_fact,
-        shown_path,
     )
 
 __all__ = [
@@ -107,7 +106,6 @@ __all__ = [
     "reconcile",
     "render_fact",
     "save_fact",
-    "shown_path",
 ]
 
 _RULES = "trinho.facts.rules"
@@ -151,7 +149,6 @@ _MODULE_OF: dict[str, str] = {
     "list_facts": _STORE,
     "load_fact": _STORE,
     "save_fact": _STORE,
-    "shown_path": _STORE,
     "DEFAULT_INDEX_CHARS": _CONTEXT,
     "FactsIndex": _CONTEXT,
     "IndexLine": _CONTEXT,

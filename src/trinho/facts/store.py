@@ -44,15 +44,7 @@ def facts_dir(ws: Workspace, user: str | None = None) -> Path:
 
 def fact_path(ws: Workspace, key: str, user: str | None = None) -> Path:
     validate_slug(key, "fact key")
-    return facts_dir(ws, user) / f"{key}.md"
-
-
-def shown_path(ws: Workspace, path: Path) -> str:
-    """Workspace-relative when inside it, absolute when users/ lives elsewhere."""
-    try:
-        return ws.relative(path)
-    except ValueError:
-        return str(path)
+    return ws.confine(facts_dir(ws, user) / f"{key}.md")
 
 
 def load_fact(ws: Workspace, key: str, user: str | None = None) -> Fact | None:
@@ -60,7 +52,7 @@ def load_fact(ws: Workspace, key: str, user: str | None = None) -> Fact | None:
     path = fact_path(ws, key, user)
     if not path.exists():
         return None
-    return _read(path, shown_path(ws, path), key)
+    return _read(path, ws.shown(path), key)
 
 
 _PARSED: dict[Path, tuple[tuple[int, int, int], Fact]] = {}
@@ -89,7 +81,7 @@ def _read(path: Path, where: str, key: str) -> Fact:
 
 def _write(ws: Workspace, path: Path, fact: Fact) -> None:
     atomic_write_text(path, render_fact(fact))
-    ws.written([shown_path(ws, path)])
+    ws.written([ws.shown(path)])
 
 
 @dataclass(frozen=True)
@@ -135,7 +127,7 @@ def save_fact(
     check_actor(actor)
     check_dates(key, valid_from, valid_to, ws.today())
     with sibling_lock(path):
-        current = _read(path, shown_path(ws, path), key) if path.exists() else None
+        current = _read(path, ws.shown(path), key) if path.exists() else None
         decision = reconcile(current, incoming, actor, ws.today())
         if decision.outcome == "proposed":
             assert decision.proposal_reason is not None
@@ -212,7 +204,7 @@ def apply_fact_proposal(ws: Workspace, proposal: Proposal) -> ApplyResult:
     path = fact_path(ws, key, user)
     source = f"proposal:{proposal.id}"
     with sibling_lock(path):
-        current = _read(path, shown_path(ws, path), key) if path.exists() else None
+        current = _read(path, ws.shown(path), key) if path.exists() else None
         if current is not None and any(v.source == source for v in current.versions()):
             # applied by an approval that died before it could mark the proposal approved
             return ApplyResult(True, t(ws.locale, "fact.already_applied", fact=key, value=value))
@@ -263,12 +255,12 @@ def list_facts(ws: Workspace, user: str | None = None) -> FactListing:
     facts: list[Fact] = []
     broken: list[BrokenFile] = []
     if folder.is_dir():
-        base = shown_path(ws, folder)
+        base = ws.shown(folder)
         for path in sorted(folder.glob("*.md")):
             where = f"{base}/{path.name}"
             try:
                 key = validate_slug(path.stem, f"{where}: file name")
-                facts.append(_read_cached(path, where, key))
+                facts.append(_read_cached(ws.confine(path), where, key))
             except TrinhoError as exc:
                 broken.append(BrokenFile(where, str(exc)))
     return FactListing(facts, broken)
@@ -292,7 +284,7 @@ class VersionRef:
 
 def iter_fact_versions(ws: Workspace, user: str | None = None) -> Iterator[VersionRef]:
     """Every version (history and head) of every readable fact, by key, oldest first."""
-    base = shown_path(ws, facts_dir(ws, user))
+    base = ws.shown(facts_dir(ws, user))
     today = ws.today()
     for fact in list_facts(ws, user).facts:
         path = f"{base}/{fact.key}.md"

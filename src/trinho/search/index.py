@@ -25,7 +25,7 @@ from typing import Any
 
 from trinho.durable import read_regular
 from trinho.errors import TrinhoError
-from trinho.facts.store import FACTS_DIR, shown_path
+from trinho.facts.store import FACTS_DIR
 from trinho.search.documents import (
     KINDS,
     Doc,
@@ -173,11 +173,11 @@ def scan(ws: Workspace) -> dict[str, FileStat]:
                 match = _DAY_FILE_RE.match(entry.name)
                 if match is not None and match.group(2) == suffix:
                     candidates.append((f"{folder}/{entry.name}", kind, Path(entry.path)))
-    candidates += [(shown_path(ws, path), "fact", path) for path in fact_files(ws)]
+    candidates += [(ws.shown(path), "fact", path) for path in fact_files(ws)]
     for rel, kind, path in candidates:
         with contextlib.suppress(FileNotFoundError):
             st = os.stat(path)
-            if stat.S_ISREG(st.st_mode):
+            if stat.S_ISREG(st.st_mode) and ws.inside(path):
                 found[rel] = file_stat(kind, st)
     return found
 
@@ -227,18 +227,20 @@ def stat_paths(ws: Workspace, paths: Iterable[str]) -> dict[str, FileStat]:
         kind = kind_of(ws, rel)
         if kind is None:
             continue
+        path = file_path(ws, rel)
         with contextlib.suppress(FileNotFoundError, NotADirectoryError):
-            st = os.stat(file_path(ws, rel))
-            if stat.S_ISREG(st.st_mode):
+            st = os.stat(path)
+            if stat.S_ISREG(st.st_mode) and ws.inside(path):
                 found[rel] = file_stat(kind, st)
     return found
 
 
 def docs_of_file(ws: Workspace, rel: str, kind: Kind) -> list[Doc]:
-    """Read and split one file; a file that is not UTF-8 is indexed with the bad bytes replaced."""
+    """Read and split one file; a file that is not UTF-8 is indexed with the bad bytes replaced.
+    A file that became a link out of the workspace since it was stat'ed gives nothing."""
     try:
-        text = read_regular(file_path(ws, rel)).decode("utf-8", errors="replace")
-    except FileNotFoundError:
+        text = read_regular(ws.confine(file_path(ws, rel))).decode("utf-8", errors="replace")
+    except (FileNotFoundError, TrinhoError):
         return []
     if kind == "memory":
         return memory_docs(rel, text)

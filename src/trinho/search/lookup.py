@@ -100,7 +100,7 @@ def memory_get(ws: Workspace, path: str, from_line: int = 1, lines: int | None =
     if resolved.is_dir():
         raise TrinhoError.keyed("error.get.folder", path=path)
     if not resolved.is_file():
-        raise TrinhoError.keyed("error.get.no_file", path=path, root=ws.root)
+        raise TrinhoError.keyed("error.get.no_file", path=path)
     all_lines = decode(read_regular(resolved), path).split("\n")
     if all_lines and all_lines[-1] == "":
         all_lines.pop()
@@ -111,4 +111,4 @@ def memory_get(ws: Workspace, path: str, from_line: int = 1, lines: int | None =
     count = min(lines or MAX_GET_LINES, MAX_GET_LINES)
     chosen = all_lines[from_line - 1 : from_line - 1 + count]
     end = from_line - 1 + len(chosen)
-    return Snippet(ws.relative(resolved), from_line, end, len(all_lines), "\n".join(chosen))
+    return Snippet(ws.shown(resolved), from_line, end, len(all_lines), "\n".join(chosen))
