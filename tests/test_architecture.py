@@ -184,3 +184,52 @@ def test_every_lazily_exported_name_resolves(package: str) -> None:
     module = __import__(package, fromlist=["__all__"])
     for name in getattr(module, "__all__", ()):
         assert getattr(module, name) is not None, f"{package}.{name}"
+
+
+PRINTERS = {"echo", "secho", "print"}
+"""Calls that put text on a terminal. Only `trinho.cli.app.say` and `emit` may make them (or
+write to sys.stdout/stderr), because they neutralise control characters in stored text."""
+
+
+def _printing_calls(tree: ast.AST) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        stream = (
+            isinstance(func, ast.Attribute)
+            and func.attr == "write"
+            and isinstance(func.value, ast.Attribute)
+            and func.value.attr in ("stdout", "stderr")
+        )
+        if name in PRINTERS or stream:
+            found.append((node.lineno, ast.unparse(func)))
+    return found
+
+
+def test_only_say_and_emit_print() -> None:
+    """The next command that prints stored text cannot bypass the neutralisation."""
+    allowed = {("trinho.cli.app", name) for name in ("say", "emit")}
+    offenders = []
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        allowed_lines = {
+            node.lineno
+            for fn in ast.walk(tree)
+            if isinstance(fn, ast.FunctionDef) and (module, fn.name) in allowed
+            for node in ast.walk(fn)
+            if isinstance(node, ast.Call)
+        }
+        offenders += [
+            f"{module}:{line} {call}"
+            for line, call in _printing_calls(tree)
+            if line not in allowed_lines
+        ]
+    assert offenders == []
+
+
+def test_the_printing_check_sees_a_print() -> None:
+    tree = ast.parse("import sys\nprint(x)\nsys.stderr.write(y)\nclick.echo(z)\n")
+    assert [line for line, _ in _printing_calls(tree)] == [2, 3, 4]

@@ -460,7 +460,9 @@ def test_a_hit_from_a_users_folder_elsewhere_opens_with_memory_get(tmp_path: Pat
     text = config.read_text(encoding="utf-8").replace('users = "users"', f'users = "{shared}"')
     config.write_text(text, encoding="utf-8")
     memory = Memory(ws.root)
-    assert not memory.call("user_memory_save", {"key": "home-city", "value": "Hà Nội", "basis": "user"}).is_error
+    assert not memory.call(
+        "user_memory_save", {"key": "home-city", "value": "Hà Nội", "basis": "user"}
+    ).is_error
     found = memory.call("memory_search", {"query": "Hà Nội"}).data
     assert found is not None
     (hit,) = found["hits"]
@@ -496,3 +498,118 @@ def test_no_tool_error_names_where_the_workspace_is(
     result = Memory(workspace.root).call(tool, args)
     assert result.is_error
     assert str(workspace.root) not in result.text and str(workspace.root.parent) not in result.text
+
+
+# ---- control characters: stored as written, printed neutralised everywhere -----------------
+
+EVIL = "x\x1b]0;pwned\x07\x1b[8m hidden\x9b2J\u202eabc\b\r\x00\x7f y"
+"""An OSC title change, a conceal, a C1 escape, a bidi override, backspace, CR, NUL, DEL."""
+
+
+def acts_on_terminal(text: str) -> list[str]:
+    """The characters of `text` a terminal or chat client would act on (this test's own list,
+    not the product's)."""
+    bidi = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+    return [
+        c
+        for c in text
+        if (ord(c) < 0x20 and c not in "\n\t") or 0x7F <= ord(c) <= 0x9F or c in bidi
+    ]
+
+
+def _plant_evil(home: Path) -> str:
+    """Control characters in every kind of stored text trinho prints; returns a proposal id."""
+    from trinho import proposals
+    from trinho.workspace import open_workspace
+
+    with (home / "memory" / "2026-11-29.md").open("a", encoding="utf-8") as note:
+        note.write(f"- 10:00 kayak {EVIL}\n")
+    (home / "MEMORY.md").write_text(f"# Memory\n\n- 2026-11-01: kayak {EVIL}\n", "utf-8")
+    (home / "memory" / "archive.md").write_text(f"## Old\n\n- kayak {EVIL}\n", "utf-8")
+    turns = home.parent / "turns.jsonl"
+    line = {"at": "2026-11-29T10:00:00+07:00", "role": "user", "text": f"kayak {EVIL}"}
+    turns.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    assert main(["import", "conversations", str(turns)]) == 0
+    assert main(["note", f"kayak {EVIL.replace(chr(0), '')}"]) == 0
+    ws = open_workspace(home)
+    change = {"key": "k", "value": "v"}
+    done = proposals.submit(ws, "fact", change, reason=f"kayak {EVIL}", origin=f"chat {EVIL}")
+    return done.proposal.id
+
+
+def test_control_characters_in_stored_text_never_reach_a_terminal(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every command, human and --json, over every kind of stored text: what is printed holds
+    no character a terminal acts on, and the JSON still parses to the stored text."""
+    pid = _plant_evil(home)
+    capsys.readouterr()
+    new = home.parent / "new.md"
+    new.write_text(f"# Memory\n\n- 2026-11-29: kayak {EVIL} again\n", encoding="utf-8")
+    commands = [
+        ["notes"],
+        ["search", "kayak"],
+        ["get", "memory/2026-11-29.md"],
+        ["get", "MEMORY.md"],
+        ["get", "memory/archive.md"],
+        ["get", "conversations/2026-11-29.jsonl"],
+        ["context"],
+        ["proposals", "--all"],
+        ["gate", str(home / "MEMORY.md"), str(new)],
+        ["approve", pid + "ff"],
+        ["get", f"memory/{EVIL}.md"],
+        ["note", EVIL * 300],
+    ]
+    seen_json = False
+    for argv in commands:
+        for extra in ([], ["--json"]):
+            code = main([*argv, *extra])
+            out, err = capsys.readouterr()
+            assert acts_on_terminal(out + err) == [], (argv, extra, out, err)
+            if extra and code == 0:
+                json.loads(out)
+                seen_json = seen_json or "kayak" in out
+            assert code in (0, 1, 2), (argv, extra, err)
+    assert seen_json
+    assert main(["search", "kayak", "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert any(EVIL in hit["text"] for hit in hits)  # stored as written, escaped in JSON only
+
+
+def test_control_characters_never_reach_a_tool_result_or_a_log(home: Path) -> None:
+    """Tool results go to a model and to clients that print them; logs go to terminals. (The
+    MCP server's own texts: tests/test_mcp_server.py.)"""
+    import logging
+
+    from trinho.logs import JsonFormatter
+
+    _plant_evil(home)
+    memory = Memory(home)
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("memory_search", {"query": "kayak"}),
+        ("memory_get", {"path": "memory/2026-11-29.md"}),
+        ("memory_get", {"path": "MEMORY.md"}),
+        ("memory_proposals", {"include_decided": True}),
+        ("memory_get", {"path": f"memory/{EVIL}.md"}),
+        ("user_memory_save", {"key": "k", "value": EVIL, "basis": "user"}),
+    ]
+    for name, args in calls:
+        result = memory.call(name, args)
+        assert acts_on_terminal(result.text) == [], (name, result.text)
+    record = logging.LogRecord("trinho.x", logging.WARNING, __file__, 1, EVIL, (), None)
+    assert acts_on_terminal(JsonFormatter().format(record)) == []
+
+
+def test_control_characters_never_reach_an_announcement(home: Path) -> None:
+    from trinho.channels import ConsoleChannel
+    from trinho.channels.base import Notification, NotificationItem
+    from trinho.channels.render import item_text, split_text, summary_text
+
+    item = NotificationItem("0123456789", "0" * 64, "edited", f"old {EVIL}", f"new {EVIL}", EVIL)
+    notice = Notification("condense:2026-W48", f"Title {EVIL}", f"Summary {EVIL}", (item,))
+    stream = io.StringIO()
+    ConsoleChannel("vi", stream).send(notice)
+    texts = [stream.getvalue(), summary_text(notice, "en"), item_text(notice, 0, "vi")]
+    texts += split_text(f"reply {EVIL}" * 500)
+    for text in texts:
+        assert acts_on_terminal(text) == [] and "x\\x1b]0;pwned" in text

@@ -145,6 +145,33 @@ def send(proc: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
     proc.stdin.flush()
 
 
+def test_resources_and_tool_texts_show_control_characters_without_acting_on_them(
+    workspace: Workspace,
+) -> None:
+    """An MCP client may print a resource or a tool result on a terminal."""
+    evil = "x\x1b]0;pwned\x07\x9b2J\u202e y"
+    workspace.memory_file.write_text(f"# MEMORY\n- 2026-11-22: {evil}\n", encoding="utf-8")
+    workspace.note_path(workspace.today()).write_text(f"- 08:00 {evil}\n", encoding="utf-8")
+
+    async def body(client: Client) -> list[str]:
+        texts = []
+        for resource in (await client.list_resources()).resources:
+            content = (await client.read_resource(resource.uri)).contents[0]
+            assert isinstance(content, types.TextResourceContents)
+            texts.append(content.text)
+        for args in ({"path": "MEMORY.md"}, {"path": f"memory/{evil}.md"}):
+            result = await client.call_tool("memory_get", args)
+            block = result.content[0]
+            assert isinstance(block, types.TextContent)
+            texts.append(block.text)
+        return texts
+
+    texts = run_client(workspace, Actor(), body)
+    unsafe = set("\x1b\x07\x9b\u202e")
+    assert [set(text) & unsafe for text in texts] == [set()] * len(texts)
+    assert "x\\x1b]0;pwned" in texts[0]
+
+
 def test_stdio_subprocess_initialize_list_and_call(cli_env: dict[str, str]) -> None:
     assert main(["init", "--tz", "Asia/Ho_Chi_Minh"]) == 0
     proc = subprocess.Popen(

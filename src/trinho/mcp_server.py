@@ -14,7 +14,6 @@ from __future__ import annotations
 import hmac
 import logging
 import secrets
-import sys
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,7 +24,9 @@ from trinho import tools as tools_mod
 from trinho.context_shell import facts_index_text
 from trinho.durable import atomic_write_text, read_regular
 from trinho.errors import TrinhoError
+from trinho.logs import configure_logging
 from trinho.notes import decode
+from trinho.textnorm import printable
 from trinho.tools import Actor
 from trinho.workspace import CONFIG_PATH, Workspace, render_config, toml_table
 
@@ -154,9 +155,12 @@ def build_server(ws: Workspace, actor: Actor) -> Server[Any]:
         try:
             text = await anyio.to_thread.run_sync(spec.read, ws, actor)
         except TrinhoError as exc:
-            raise MCPError(types.INTERNAL_ERROR, str(exc)) from None
+            raise MCPError(types.INTERNAL_ERROR, printable(str(exc))) from None
+        shown = printable(text)  # a client may print it on a terminal
         return types.ReadResourceResult(
-            contents=[types.TextResourceContents(uri=spec.uri, mime_type=spec.mime_type, text=text)]
+            contents=[
+                types.TextResourceContents(uri=spec.uri, mime_type=spec.mime_type, text=shown)
+            ]
         )
 
     return Server(
@@ -196,7 +200,7 @@ def serve_stdio(ws: Workspace, actor: Actor) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    configure_logging(logging.INFO)
     server = build_server(ws, actor)
 
     async def run() -> None:
@@ -296,7 +300,7 @@ def serve_http(ws: Workspace, actor: Actor, host: str, port: int) -> None:
         raise TrinhoError.keyed("error.mcp.http_no_token", config=ws.root / CONFIG_PATH)
     import uvicorn
 
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    configure_logging(logging.INFO)
     app = http_app(ws, actor, token, host, port)
-    log.warning("trinho MCP server on http://%s:%d%s", host, port, HTTP_PATH)
+    log.info("trinho MCP server on http://%s:%d%s", host, port, HTTP_PATH)
     uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -8,7 +8,6 @@ fsync'd appends), the channel closes, and the outbox, durable on disk, waits for
 
 from __future__ import annotations
 
-import json
 import logging
 import signal
 import sys
@@ -27,40 +26,13 @@ from trinho.decider import QueueDecider
 from trinho.errors import in_locale
 from trinho.i18n import t
 from trinho.jobs import CondenseRun, ScheduledCondensation, WorkspaceJobRunner
+from trinho.logs import configure_logging as configure_logging
 from trinho.models import ChatModel, load_model
 from trinho.scheduler import DueRun, JobSpec, jobs_from_config, next_slot
 from trinho.scheduler_shell import JobRunner, run_due
 from trinho.workspace import Workspace
 
 log = logging.getLogger("trinho.service")
-
-
-class JsonFormatter(logging.Formatter):
-    """One JSON object per line: time, level, logger, message, and the record's `fields`."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        data: dict[str, Any] = {
-            "ts": datetime.fromtimestamp(record.created).astimezone().isoformat(),
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "msg": record.getMessage(),
-        }
-        fields = getattr(record, "fields", None)
-        if isinstance(fields, Mapping):
-            data.update(fields)
-        if record.exc_info:
-            data["error"] = self.formatException(record.exc_info)
-        return json.dumps(data, ensure_ascii=False, default=str)
-
-
-def configure_logging(level: int = logging.INFO, stream: Any = None) -> None:
-    """JSON lines on stderr for trinho and the libraries it runs (PTB, httpx: warnings only)."""
-    handler = logging.StreamHandler(stream or sys.stderr)
-    handler.setFormatter(JsonFormatter())
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(logging.WARNING)
-    logging.getLogger("trinho").setLevel(level)
 
 
 def event(name: str, message: str, level: int = logging.INFO, **fields: Any) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 
@@ -24,6 +25,33 @@ def unify_breaks(text: str) -> str:
 def one_line(text: str) -> str:
     """Collapse all white space, line breaks included, into single spaces."""
     return _SPACE_RE.sub(" ", text).strip()
+
+
+_UNSAFE_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+"""What a terminal or a chat client acts on instead of showing: every C0 control but line feed
+and tab (ESC starts an escape sequence, CR and backspace overwrite, BEL rings), DEL, the C1
+controls (U+009B is a one-character escape on many terminals), and the bidirectional
+overrides and isolates that make text display in another order than it is stored."""
+
+
+def has_unsafe(text: str) -> bool:
+    return _UNSAFE_RE.search(text) is not None
+
+
+def printable(text: str) -> str:
+    """`text` safe to print or send: each character of `_UNSAFE_RE` shown as its escape
+    (ESC as `\\x1b`), so the owner sees what is stored and no terminal acts on it. Stored
+    text is never changed; only what trinho prints is. Idempotent."""
+    return _UNSAFE_RE.sub(lambda m: ascii(m.group())[1:-1], text)
+
+
+def json_text(data: object, *, indent: int | None = None) -> str:
+    """JSON as trinho prints it: UTF-8 kept readable (Vietnamese stays Vietnamese), and every
+    character of `_UNSAFE_RE` written as a `\\u` escape. `json.dumps` escapes the C0 controls
+    but leaves DEL, the C1 controls and the bidi controls raw; the value parsed back is the
+    same either way."""
+    text = json.dumps(data, ensure_ascii=False, indent=indent, default=str)
+    return _UNSAFE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def match_key(text: str) -> str:

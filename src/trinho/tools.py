@@ -24,6 +24,7 @@ from trinho.errors import TrinhoError
 from trinho.facts.rules import BASES, ActorKind
 from trinho.facts.store import save_fact
 from trinho.notes import MAX_NOTE_CHARS, save_note
+from trinho.textnorm import json_text, printable
 from trinho.workspace import SLUG_PATTERN, Workspace, parse_day, validate_slug
 
 if TYPE_CHECKING:
@@ -73,11 +74,11 @@ class ToolResult:
 
     @classmethod
     def ok(cls, data: dict[str, Any]) -> ToolResult:
-        return cls(json.dumps(data, ensure_ascii=False), False, data)
+        return cls(json_text(data), False, data)
 
     @classmethod
     def error(cls, message: str) -> ToolResult:
-        return cls(message, True, None)
+        return cls(printable(message), True, None)
 
 
 Handler = Callable[[Workspace, dict[str, Any], Actor], ToolResult]

@@ -7,6 +7,7 @@ from typing import TextIO
 
 from trinho.channels.base import ChannelError, Notification, SentReceipt
 from trinho.channels.render import console_text
+from trinho.textnorm import printable
 
 
 class ConsoleChannel:
@@ -24,7 +25,7 @@ class ConsoleChannel:
     def send(self, notification: Notification) -> SentReceipt:
         stream = self.stream if self.stream is not None else sys.stderr
         try:
-            stream.write(console_text(notification, self.locale))
+            stream.write(printable(console_text(notification, self.locale)))
             stream.flush()
         except (OSError, ValueError) as exc:
             raise ChannelError.keyed("error.channel.console", error=str(exc)) from exc

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from trinho.channels.base import Notification, NotificationItem
 from trinho.i18n import CATALOG, t
+from trinho.textnorm import printable
 
 TELEGRAM_LIMIT = 4096
 KIND_ORDER = ("suspicious", "removed", "edited", "strange_date", "malformed", "fact")
@@ -23,7 +24,10 @@ def text_length(text: str) -> int:
 
 
 def clip(text: str, limit: int, locale: str) -> str:
-    """`text` cut to at most `limit` UTF-16 units, with a marker saying it was cut."""
+    """`text` made printable (`textnorm.printable`: stored text is shown, never acted on by the
+    client), then cut to at most `limit` UTF-16 units, with a marker saying it was cut. Every
+    announcement and review screen is built from clipped parts."""
+    text = printable(text)
     if text_length(text) <= limit:
         return text
     marker = " " + t(locale, "channel.clipped")
@@ -122,7 +126,9 @@ def console_text(notification: Notification, locale: str) -> str:
 
 
 def split_text(text: str, limit: int = TELEGRAM_LIMIT) -> list[str]:
-    """Split a long reply into messages that fit, at line breaks where possible."""
+    """Split a long reply (made printable first) into messages that fit, at line breaks where
+    possible."""
+    text = printable(text)
     chunks: list[str] = []
     current = ""
     for line in text.split("\n"):

@@ -31,6 +31,7 @@ from trinho.channels.render import item_text, split_text, summary_text
 from trinho.channels.settings import TelegramSettings
 from trinho.errors import TrinhoError
 from trinho.i18n import t
+from trinho.textnorm import printable
 
 if TYPE_CHECKING:
     from telegram import (
@@ -261,7 +262,7 @@ class TelegramChannel:
         from telegram.error import TelegramError
 
         try:
-            await query.answer(text=text[:200])
+            await query.answer(text=printable(text)[:200])
         except TelegramError as exc:
             log.warning("telegram: could not answer a button press: %s", exc)
 

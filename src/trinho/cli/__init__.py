@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from trinho.cli.app import State, cli
+from trinho.cli.app import State, cli, say
 from trinho.cli.messages import usage_text, with_help
 from trinho.errors import TrinhoError
 from trinho.i18n import t
@@ -27,15 +27,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         _require_unicode(sys.argv[1:] if argv is None else argv)
     except TrinhoError as exc:  # before parsing: the workspace's locale comes from the env
-        click.echo(f"trinho: error: {exc.localized(_usage_locale(session, None))}", err=True)
+        say(f"trinho: error: {exc.localized(_usage_locale(session, None))}", err=True)
         return exc.exit_code
     try:
         cli.main(args=argv, prog_name="trinho", standalone_mode=False, obj=session)
     except TrinhoError as exc:
-        click.echo(f"trinho: error: {exc.localized(session.locale())}", err=True)
+        say(f"trinho: error: {exc.localized(session.locale())}", err=True)
         return exc.exit_code
     except click.exceptions.Abort:
-        click.echo(t(session.locale(), "error.aborted"), err=True)
+        say(t(session.locale(), "error.aborted"), err=True)
         return 130
     except click.exceptions.Exit as exc:
         return exc.exit_code
@@ -46,17 +46,17 @@ def main(argv: list[str] | None = None) -> int:
         where = exc.ctx.command_path if exc.ctx is not None else "trinho"
         locale = _usage_locale(session, exc.ctx)
         message = usage_text(one_line(exc.format_message()), locale)
-        click.echo(f"trinho: error: {with_help(message, where, locale)}", err=True)
+        say(f"trinho: error: {with_help(message, where, locale)}", err=True)
         return exc.exit_code
     except click.ClickException as exc:
         message = usage_text(one_line(exc.format_message()), session.locale())
-        click.echo(f"trinho: error: {message}", err=True)
+        say(f"trinho: error: {message}", err=True)
         return exc.exit_code
     except BrokenPipeError:
         return 1
     except OSError as exc:
         where = f" {exc.filename}" if exc.filename else ""
-        click.echo(f"trinho: error:{where}: {exc.strerror or exc}", err=True)
+        say(f"trinho: error:{where}: {exc.strerror or exc}", err=True)
         return 1
     return 0
 

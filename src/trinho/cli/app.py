@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from importlib import import_module
@@ -11,6 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
+from trinho.textnorm import json_text, printable
 from trinho.workspace import Workspace, default_home, open_workspace, owner_locale
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -118,9 +118,23 @@ def state() -> State:
     return obj
 
 
-def emit(as_json: bool, data: object, human: str | Callable[[], str]) -> None:
-    """Print `data` as JSON, or the human text, on stdout."""
+def say(text: str, *, err: bool = False) -> None:
+    """Print a line for the owner. Everything the CLI prints goes through here or `emit`, so
+    stored text holding a terminal escape is shown, never acted on (`textnorm.printable`)."""
+    click.echo(printable(text), err=err)
+
+
+def emit(
+    as_json: bool, data: object, human: str | Callable[[], str], *, styled: bool = False
+) -> None:
+    """Print `data` as JSON, or the human text, on stdout. `styled`: the human text was made
+    printable line by line and then coloured by trinho itself (click drops the colours when
+    the output is piped), so it is printed as it is."""
     if as_json:
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=None, default=str) + "\n")
+        sys.stdout.write(json_text(data) + "\n")
+        return
+    text = human() if callable(human) else human
+    if styled:
+        click.echo(text)
     else:
-        click.echo(human() if callable(human) else human)
+        say(text)

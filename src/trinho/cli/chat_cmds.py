@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from trinho.cli.app import cli, emit, json_option, state
+from trinho.cli.app import cli, emit, json_option, say, state
 from trinho.i18n import t
 
 
@@ -37,7 +37,7 @@ def chat(messages: tuple[str, ...], as_json: bool) -> None:
             )
         emit(as_json, {"turns": turns}, "\n".join(replies))
         return
-    click.echo(t(ws.locale, "chat.intro"), err=True)
+    say(t(ws.locale, "chat.intro"), err=True)
     while True:
         try:
             text = click.prompt(">", prompt_suffix=" ", default="", show_default=False)
@@ -45,4 +45,4 @@ def chat(messages: tuple[str, ...], as_json: bool) -> None:
             break
         if not text.strip():
             break
-        click.echo(session.ask(text).reply)
+        say(session.ask(text).reply)

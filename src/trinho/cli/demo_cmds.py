@@ -9,6 +9,7 @@ import click
 from trinho.cli.app import cli, emit, json_option
 from trinho.demo import DemoRun, render_demo, run_demo
 from trinho.i18n import t
+from trinho.textnorm import printable
 
 
 @cli.command()
@@ -27,7 +28,7 @@ def demo(locale: str, keep: Path | None, as_json: bool) -> None:
     Uses the model named by TRINHO_MODEL, or a scripted one with recorded replies.
     """
     run = run_demo(locale, keep=keep)
-    emit(as_json, run.summary, lambda: styled(run, locale))
+    emit(as_json, run.summary, lambda: styled(run, locale), styled=True)
 
 
 def styled(run: DemoRun, locale: str) -> str:
@@ -35,7 +36,8 @@ def styled(run: DemoRun, locale: str) -> str:
     held = f"[{t(locale, 'gate.action.held')}]"
     auto = f"[{t(locale, 'gate.action.auto')}]"
     lines = []
-    for line in render_demo(run).split("\n"):
+    for shown in render_demo(run).split("\n"):
+        line = printable(shown)  # the week's text is stored text; only the colours are ours
         bare = line.strip()
         if line[:1].isdigit() and ". " in line[:4]:
             line = click.style(line, bold=True, fg="cyan")

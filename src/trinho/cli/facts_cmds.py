@@ -10,7 +10,7 @@ import click
 
 from trinho import proposals as proposals_mod
 from trinho.appliers import APPLIERS
-from trinho.cli.app import cli, emit, json_option, state
+from trinho.cli.app import cli, emit, json_option, say, state
 from trinho.context import DEFAULT_INDEX_CHARS
 from trinho.errors import TrinhoError
 from trinho.facts.format import check_basis, clean_value
@@ -146,7 +146,7 @@ def facts_cmd(max_chars: int, user: str | None, as_json: bool) -> None:
     ws = state().workspace()
     index = facts_index(ws, user, max_chars=max_chars)
     for broken in index.broken:
-        click.echo(t(ws.locale, "facts.broken", error=broken.error), err=True)
+        say(t(ws.locale, "facts.broken", error=broken.error), err=True)
     data = {
         "user": user or ws.config.owner,
         "facts": [
@@ -189,7 +189,7 @@ def proposals_cmd(show_all: bool, user: str | None, as_json: bool) -> None:
         validate_slug(user, "user id")
     listing = proposals_mod.list_proposals(ws, include_decided=show_all)
     for broken in listing.broken:
-        click.echo(t(ws.locale, "proposals.broken", error=broken.error), err=True)
+        say(t(ws.locale, "proposals.broken", error=broken.error), err=True)
     shown = [p for p in listing.proposals if user is None or p.user_or(ws.config.owner) == user]
     data = [p.to_json() for p in shown]
 

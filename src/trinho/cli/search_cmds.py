@@ -137,8 +137,7 @@ def search(
             index.refresh()
             for item in queries:
                 hits = index.search(item, fresh=False)
-                sys.stdout.write(json.dumps([h.to_json() for h in hits], ensure_ascii=False))
-                sys.stdout.write("\n")
+                emit(True, [h.to_json() for h in hits], "")
         return
     if query is None:
         raise TrinhoError.keyed("error.search.empty")

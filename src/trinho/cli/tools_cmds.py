@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import sys
-
 import click
 
 from trinho import tools as tools_mod
-from trinho.cli.app import cli
+from trinho.cli.app import cli, say
+from trinho.textnorm import json_text
 
 
 @cli.command()
@@ -22,4 +20,4 @@ from trinho.cli.app import cli
 )
 def tools(fmt: tools_mod.ToolFormat) -> None:
     """Print the agent tools (memory_save, user_memory_save, ...) as one JSON list."""
-    sys.stdout.write(json.dumps(tools_mod.export(fmt), ensure_ascii=False, indent=2) + "\n")
+    say(json_text(tools_mod.export(fmt), indent=2))
