@@ -613,3 +613,28 @@ def test_control_characters_never_reach_an_announcement(home: Path) -> None:
     texts += split_text(f"reply {EVIL}" * 500)
     for text in texts:
         assert acts_on_terminal(text) == [] and "x\\x1b]0;pwned" in text
+
+
+@pytest.mark.parametrize("argv", [["notes"], ["note", "x"], ["get", "memory/2026-11-29.md"]])
+def test_a_daily_note_too_large_to_be_memory_is_refused_in_one_line(
+    home: Path, argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from trinho.durable import MAX_READ_BYTES
+
+    with (home / "memory" / "2026-11-29.md").open("r+b") as note:
+        note.truncate(MAX_READ_BYTES + 1)  # sparse: no disk used
+    before = snapshot(home)
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "trinho reads files up to 64 MB" in err
+    assert snapshot(home) == before
+
+
+def test_the_read_bound_is_exact(tmp_path: Path) -> None:
+    from trinho.durable import read_regular
+
+    path = tmp_path / "f"
+    path.write_bytes(b"x" * 3000)
+    assert read_regular(path, limit=3000) == b"x" * 3000
+    with pytest.raises(TrinhoError, match="is over 0 MB"):
+        read_regular(path, limit=2999)

@@ -275,7 +275,9 @@ def http_server(cli_env: dict[str, str]) -> Iterator[tuple[int, str]]:
         proc.stderr.close()
 
 
-def post_initialize(port: int, token: str | None) -> tuple[int, str]:
+def post_initialize(
+    port: int, token: str | None, extra: dict[str, str] | None = None
+) -> tuple[int, str]:
     body = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -289,6 +291,7 @@ def post_initialize(port: int, token: str | None) -> tuple[int, str]:
     headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
     if token is not None:
         headers["authorization"] = f"Bearer {token}"
+    headers.update(extra or {})
     request = urllib.request.Request(
         f"http://127.0.0.1:{port}/mcp", json.dumps(body).encode(), headers, method="POST"
     )
@@ -309,6 +312,26 @@ def test_http_refuses_requests_without_the_token(http_server: tuple[int, str]) -
     status, body = post_initialize(port, token)
     assert status == 200
     assert '"serverInfo"' in body and '"trinho"' in body
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"Host": "evil.example"},
+        {"Host": "evil.example:8765"},
+        {"Origin": "http://evil.example"},
+        {"Origin": "null"},
+    ],
+)
+def test_http_refuses_a_foreign_host_or_origin_even_with_the_token(
+    http_server: tuple[int, str], extra: dict[str, str]
+) -> None:
+    """A web page the owner visits cannot reach the server by DNS rebinding or a cross-site
+    request: the token alone is not enough."""
+    port, token = http_server
+    status, _ = post_initialize(port, token, extra)
+    assert status in (403, 421)
+    assert post_initialize(port, token, {"Origin": f"http://127.0.0.1:{port}"})[0] == 200
 
 
 def test_http_serves_the_sdk_client_with_the_token(

@@ -246,16 +246,33 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def read_regular(path: Path) -> bytes:
-    """The bytes of a regular file. Anything else named like one (a FIFO, a device, a
-    socket) is refused at once instead of blocking the reader forever or reading without end."""
+MAX_READ_BYTES = 64 << 20
+"""The largest file trinho reads whole. A year of daily notes is a few megabytes; a file
+larger than this is not memory (a log, a disk image dropped in the folder) and reading it
+would take the machine's memory with it."""
+
+
+def read_regular(path: Path, limit: int = MAX_READ_BYTES) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes. Anything else named like one (a
+    FIFO, a device, a socket) is refused at once instead of blocking the reader forever or
+    reading without end, and so is a larger file (checked again while reading: it may grow)."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise TrinhoError.keyed("error.file.not_regular", path=str(path))
         chunks = []
-        while chunk := os.read(fd, 1 << 20):
+        size = info.st_size
+        read = 0
+        while size <= limit and (chunk := os.read(fd, 1 << 20)):
             chunks.append(chunk)
+            read += len(chunk)
+            size = max(size, read)
+        if size > limit:
+            mb = (size + (1 << 20) - 1) >> 20
+            raise TrinhoError.keyed(
+                "error.file.too_large", path=str(path), size=mb, limit=limit >> 20
+            )
         return b"".join(chunks)
     finally:
         os.close(fd)

@@ -393,6 +393,12 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "en": "{config}: [condense] protocol must be one of {choices}",
         "vi": "{config}: [condense] protocol phải là một trong: {choices}",
     },
+    "error.file.too_large": {
+        "en": "{path} is over {limit} MB ({size} MB); trinho reads files up to {limit} MB: "
+        "split it, or move it out of the workspace",
+        "vi": "{path} lớn hơn {limit} MB ({size} MB); trinho chỉ đọc tệp tới {limit} MB: "
+        "hãy chia nhỏ, hoặc chuyển nó ra khỏi thư mục làm việc",
+    },
     "error.file.not_regular": {
         "en": "{path} is not a regular file (a FIFO, a device or a socket?); trinho reads and "
         "writes plain files only",
