@@ -638,3 +638,21 @@ def test_the_read_bound_is_exact(tmp_path: Path) -> None:
     assert read_regular(path, limit=3000) == b"x" * 3000
     with pytest.raises(TrinhoError, match="is over 0 MB"):
         read_regular(path, limit=2999)
+
+
+@pytest.mark.parametrize("rel", ["MEMORY.md", "memory/2026-11-29.md", "memory", "conversations"])
+def test_a_condensation_refuses_a_link_out_and_writes_nothing_through_it(
+    workspace: Workspace, clock: Any, rel: str
+) -> None:
+    from condense_weeks import two_roles, vi_good_rewrite, vi_week
+    from trinho.channels import ConsoleChannel
+    from trinho.condense import run_condensation
+
+    vi_week(workspace, clock)
+    outside = workspace.root.parent / "outside"
+    _move_and_link(workspace.root, rel, outside)
+    behind = snapshot(outside)
+    channel = ConsoleChannel(workspace.locale, io.StringIO())
+    with pytest.raises(TrinhoError, match="leads outside the workspace"):
+        run_condensation(workspace, model=two_roles(vi_good_rewrite()), channel=channel)
+    assert snapshot(outside) == behind and (workspace.root / rel).is_symlink()
