@@ -1,20 +1,37 @@
 """A small HTTP server on 127.0.0.1 that answers like a model API, for adapter tests.
 
 It plays a script of replies in order (the last one repeats) and keeps every request it got,
-so tests see exactly what the real SDKs sent and how often they retried. Like the real APIs,
-it refuses with a 400 a body the API would refuse (an unknown field, a null content, a bad
-cache mark), whatever reply was scripted: see `openai_problem` and `anthropic_problem`.
+so tests see exactly what the real SDKs sent and how often they retried. Like the strictest
+real servers, it refuses a body they would refuse, whatever reply was scripted (see
+`openai_refusal` and `anthropic_problem`):
+
+- a `content` that is not a string (a list of text parts, for a user message): a null one with
+  HTTP 500 and a multi-line pydantic dump, as llama.cpp's server does; an unknown role, a
+  malformed tool call, a `tool` message answering no earlier call, a tool call left
+  unanswered, an unknown field: HTTP 400 with a pydantic dump or OpenAI's words;
+- a prompt that with `max_tokens` does not fit `context_tokens`: HTTP 400 in vLLM's words
+  ("This model's maximum context length is N tokens...");
+- a tool schema whose `pattern` holds an escape llama.cpp's grammar cannot parse (`\\d`):
+  HTTP 500 "unknown escape at ...".
+
+`GET .../models` lists `models`; without them the endpoint is missing (404). With `models`, a
+chat naming another model is refused with a 404 as vLLM does, unless `any_model` (llama.cpp
+answers with its one model whatever name is asked).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
+
+DEFAULT_CONTEXT_TOKENS = 32768
+"""The context size the fake serves by default: `[condense] context_tokens`' default."""
 
 
 @dataclass(frozen=True)
@@ -34,11 +51,22 @@ class Seen:
 
 
 class FakeServer:
-    def __init__(self, *replies: Reply) -> None:
+    def __init__(
+        self,
+        *replies: Reply,
+        models: Sequence[str] | None = None,
+        any_model: bool = False,
+        context_tokens: int = DEFAULT_CONTEXT_TOKENS,
+    ) -> None:
         if not replies:
             raise ValueError("give the fake server at least one reply")
         self.replies = list(replies)
+        self.models = tuple(models) if models is not None else None
+        self.any_model = any_model
+        self.context_tokens = context_tokens
         self.requests: list[Seen] = []
+        """Every request, listings (GET) included."""
+        self._posts = 0
         self._release = threading.Event()
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -53,13 +81,34 @@ class FakeServer:
         host, port = self._httpd.server_address[:2]
         return f"http://{host!s}:{port}"
 
+    @property
+    def posts(self) -> list[Seen]:
+        """The requests that asked for an answer (listings left out)."""
+        return [seen for seen in self.requests if seen.method == "POST"]
+
     def _next(self, seen: Seen) -> Reply:
         with self._lock:
             self.requests.append(seen)
-            index = min(len(self.requests), len(self.replies)) - 1
-            scripted = self.replies[index]
-        problem = body_problem(seen.path, seen.body)
-        return scripted if problem is None else Reply(error_body(problem), status=400)
+            self._posts += 1
+            scripted = self.replies[min(self._posts, len(self.replies)) - 1]
+        refused = refusal_for(seen.path, seen.body, self.context_tokens)
+        if refused is not None:
+            return refused
+        wanted = seen.body.get("model") if isinstance(seen.body, dict) else None
+        if self.models is not None and not self.any_model and wanted not in self.models:
+            return vllm_error(f"The model `{wanted}` does not exist.", 404, "NotFoundError")
+        return scripted
+
+    def _listing(self, seen: Seen) -> Reply:
+        with self._lock:
+            self.requests.append(seen)
+        if self.models is None or not seen.path.endswith("/models"):
+            return Reply(error_body("File Not Found"), status=404)
+        data = [
+            {"id": m, "object": "model", "created": 1764400000, "owned_by": "fake"}
+            for m in self.models
+        ]
+        return Reply({"object": "list", "data": data})
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -69,8 +118,15 @@ class FakeServer:
                 length = int(self.headers.get("content-length", "0"))
                 raw = self.rfile.read(length)
                 body = json.loads(raw) if raw else None
-                headers = {k.lower(): v for k, v in self.headers.items()}
-                reply = server._next(Seen("POST", self.path, headers, body))
+                self._answer(server._next(Seen("POST", self.path, self._headers(), body)))
+
+            def do_GET(self) -> None:
+                self._answer(server._listing(Seen("GET", self.path, self._headers(), None)))
+
+            def _headers(self) -> dict[str, str]:
+                return {k.lower(): v for k, v in self.headers.items()}
+
+            def _answer(self, reply: Reply) -> None:
                 if reply.delay:
                     server._release.wait(reply.delay)
                 payload = json.dumps(reply.body).encode()
@@ -105,6 +161,8 @@ class FakeServer:
         self._httpd.server_close()
 
 
+# ---- chat completions: what llama.cpp, vLLM and OpenAI refuse -------------------------------
+
 OPENAI_FIELDS = frozenset(
     {
         "model", "messages", "max_tokens", "max_completion_tokens", "temperature", "top_p",
@@ -112,36 +170,232 @@ OPENAI_FIELDS = frozenset(
         "seed", "n", "response_format", "user", "metadata", "store", "reasoning_effort",
     }
 )  # fmt: skip
-OPENAI_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
+OPENAI_ROLES = ("system", "developer", "user", "assistant", "tool")
+GRAMMAR_ESCAPES = frozenset('xuUtrn\\"-^$.[]()|{}*+?')
+"""What may follow a backslash in a pattern llama.cpp turns into a grammar: its converter
+unescapes the regex metacharacters and its grammar parser knows a few escapes more; a class
+escape (`\\d`, `\\w`, `\\s`) is none of them."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a server refuses a body: the HTTP status and its words (maybe several lines)."""
+
+    status: int
+    message: str
+
+
+def pydantic(loc: str, message: str, kind: str, value: object) -> str:
+    """A validation error as pydantic prints it, the way vLLM and llama.cpp pass it on."""
+    return (
+        "1 validation error for ChatCompletionRequest\n"
+        f"{loc}\n"
+        f"  {message} [type={kind}, input_value={value!r}, input_type={type(value).__name__}]\n"
+        f"    For further information visit https://errors.pydantic.dev/2.11/v/{kind}"
+    )
+
+
+def openai_refusal(body: Any, context_tokens: int = DEFAULT_CONTEXT_TOKENS) -> Refusal | None:
+    """Why a chat-completions server would refuse `body`, or None."""
+    if not isinstance(body, dict):
+        return Refusal(400, "the body is not a JSON object")
+    unknown = sorted(set(body) - OPENAI_FIELDS)
+    if unknown:
+        return Refusal(400, f"Unrecognized request argument supplied: {', '.join(unknown)}")
+    if "max_tokens" in body and "max_completion_tokens" in body:
+        return Refusal(400, "max_tokens and max_completion_tokens cannot both be set")
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return Refusal(400, "messages must be a non-empty array")
+    return (
+        _messages_refusal(messages)
+        or _tools_refusal(body.get("tools"))
+        or _context_refusal(body, context_tokens)
+    )
 
 
 def openai_problem(body: Any) -> str | None:
-    """Why a chat-completions server would refuse `body`, or None."""
-    if not isinstance(body, dict):
-        return "the body is not a JSON object"
-    unknown = sorted(set(body) - OPENAI_FIELDS)
-    if unknown:
-        return f"Unrecognized request argument supplied: {', '.join(unknown)}"
-    if "max_tokens" in body and "max_completion_tokens" in body:
-        return "max_tokens and max_completion_tokens cannot both be set"
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        return "messages must be a non-empty array"
-    return next((p for p in map(_openai_message_problem, messages) if p), None)
+    """The words of `openai_refusal`, or None."""
+    refused = openai_refusal(body)
+    return None if refused is None else refused.message
 
 
-def _openai_message_problem(message: Any) -> str | None:
-    if not isinstance(message, dict) or message.get("role") not in OPENAI_ROLES:
-        return f"invalid message: {message!r}"
+def _messages_refusal(messages: list[Any]) -> Refusal | None:
+    unanswered: list[str] = []
+    for index, message in enumerate(messages):
+        where = f"messages.{index}"
+        refused = _message_refusal(where, message)
+        if refused is not None:
+            return refused
+        if message["role"] == "tool":
+            if message["tool_call_id"] not in unanswered:
+                return Refusal(
+                    400,
+                    "Invalid parameter: messages with role 'tool' must be a response to a "
+                    f"preceding message with 'tool_calls' ({where}.tool_call_id)",
+                )
+            unanswered.remove(message["tool_call_id"])
+            continue
+        if unanswered:
+            return _unanswered(unanswered)
+        unanswered = [call["id"] for call in message.get("tool_calls") or ()]
+    return _unanswered(unanswered) if unanswered else None
+
+
+def _unanswered(ids: list[str]) -> Refusal:
+    return Refusal(
+        400,
+        "An assistant message with 'tool_calls' must be followed by tool messages responding "
+        "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+        + ", ".join(ids),
+    )
+
+
+def _message_refusal(where: str, message: Any) -> Refusal | None:
+    if not isinstance(message, dict):
+        return Refusal(400, pydantic(where, "Input should be an object", "dict_type", message))
+    role = message.get("role")
+    if role not in OPENAI_ROLES:
+        allowed = ", ".join(repr(r) for r in OPENAI_ROLES)
+        return Refusal(
+            400, pydantic(f"{where}.role", f"Input should be {allowed}", "literal_error", role)
+        )
     content = message.get("content")
-    if content is None and not (message["role"] == "assistant" and message.get("tool_calls")):
-        return f"messages with role {message['role']!r} must have a content that is not null"
-    if content is not None and not isinstance(content, str | list):
-        return f"invalid content: {content!r}"
-    if message["role"] == "tool" and not isinstance(message.get("tool_call_id"), str):
-        return "tool messages need a tool_call_id"
+    if content is None:
+        return Refusal(
+            500, pydantic(f"{where}.content", "Input should be a valid string", "string_type", None)
+        )
+    if not isinstance(content, str) and not (role == "user" and _text_parts(content)):
+        return Refusal(
+            400,
+            pydantic(f"{where}.content", "Input should be a valid string", "string_type", content),
+        )
+    if role == "tool" and not (isinstance(message.get("tool_call_id"), str)):
+        value = message.get("tool_call_id")
+        return Refusal(
+            400,
+            pydantic(f"{where}.tool_call_id", "Field required", "missing", value),
+        )
+    if "tool_calls" in message:
+        return _tool_calls_refusal(where, role, message["tool_calls"])
     return None
 
+
+def _text_parts(content: object) -> bool:
+    return isinstance(content, list) and all(
+        isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
+        for part in content
+    )
+
+
+def _tool_calls_refusal(where: str, role: str, calls: object) -> Refusal | None:
+    if role != "assistant" or not isinstance(calls, list) or not calls:
+        return Refusal(
+            400,
+            pydantic(f"{where}.tool_calls", "List should have at least 1 item", "too_short", calls),
+        )
+    for number, call in enumerate(calls):
+        at = f"{where}.tool_calls.{number}"
+        function = call.get("function") if isinstance(call, dict) else None
+        problems = (
+            (f"{at}.id", isinstance(call, dict) and _filled(call.get("id"))),
+            (f"{at}.type", isinstance(call, dict) and call.get("type") == "function"),
+            (f"{at}.function.name", isinstance(function, dict) and _filled(function.get("name"))),
+            (f"{at}.function.arguments", isinstance(function, dict) and _json_object(function)),
+        )
+        bad = next((loc for loc, fine in problems if not fine), None)
+        if bad is not None:
+            return Refusal(400, pydantic(bad, "Input should be valid", "value_error", call))
+    return None
+
+
+def _filled(value: object) -> bool:
+    return isinstance(value, str) and bool(value)
+
+
+def _json_object(function: Mapping[str, Any]) -> bool:
+    """Arguments travel as a JSON string holding an object."""
+    raw = function.get("arguments")
+    if not isinstance(raw, str):
+        return False
+    try:
+        return isinstance(json.loads(raw), dict)
+    except json.JSONDecodeError:
+        return False
+
+
+def _tools_refusal(tools: object) -> Refusal | None:
+    if tools is None:
+        return None
+    if not isinstance(tools, list):
+        return Refusal(400, pydantic("tools", "Input should be a valid list", "list_type", tools))
+    for number, tool in enumerate(tools):
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if not (isinstance(function, dict) and tool.get("type") == "function"):
+            return Refusal(
+                400, pydantic(f"tools.{number}", "Input should be valid", "value_error", tool)
+            )
+        if not _filled(function.get("name")):
+            return Refusal(
+                400, pydantic(f"tools.{number}.function.name", "Field required", "missing", None)
+            )
+        escape = next(filter(None, map(_bad_escape, _patterns(function.get("parameters")))), None)
+        if escape is not None:
+            return Refusal(500, f"JSON schema conversion failed:\nunknown escape at {escape}")
+    return None
+
+
+def _patterns(schema: object) -> list[str]:
+    """Every `pattern` string anywhere in a JSON schema."""
+    if isinstance(schema, dict):
+        found = [schema["pattern"]] if isinstance(schema.get("pattern"), str) else []
+        return found + [p for value in schema.values() for p in _patterns(value)]
+    if isinstance(schema, list):
+        return [p for value in schema for p in _patterns(value)]
+    return []
+
+
+def _bad_escape(pattern: str) -> str | None:
+    """The rest of `pattern` from its first escape a llama.cpp grammar cannot parse."""
+    index = 0
+    while index < len(pattern):
+        if pattern[index] == "\\":
+            if pattern[index + 1 : index + 2] not in GRAMMAR_ESCAPES:
+                return pattern[index:]
+            index += 1
+        index += 1
+    return None
+
+
+def prompt_tokens(body: Mapping[str, Any]) -> int:
+    """A tokenizer-free prompt size: 4 UTF-8 bytes a token over the texts, tool calls and tool
+    schemas, and 4 tokens a message for the chat template around it."""
+    parts: list[str] = []
+    for message in body.get("messages") or ():
+        content = message.get("content")
+        parts.append(
+            content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+        )
+        parts += [json.dumps(call, ensure_ascii=False) for call in message.get("tool_calls") or ()]
+    parts += [json.dumps(tool, ensure_ascii=False) for tool in body.get("tools") or ()]
+    size = sum(len(part.encode("utf-8")) for part in parts)
+    return math.ceil(size / 4) + 4 * len(body.get("messages") or ())
+
+
+def _context_refusal(body: Mapping[str, Any], context_tokens: int) -> Refusal | None:
+    prompt = prompt_tokens(body)
+    completion = body.get("max_tokens") or body.get("max_completion_tokens") or 0
+    if prompt + completion <= context_tokens:
+        return None
+    return Refusal(
+        400,
+        f"This model's maximum context length is {context_tokens} tokens. However, you "
+        f"requested {prompt + completion} tokens ({prompt} in the messages, {completion} in "
+        "the completion). Please reduce the length of the messages or completion.",
+    )
+
+
+# ---- Anthropic's Messages API ---------------------------------------------------------------
 
 ANTHROPIC_FIELDS = frozenset(
     {
@@ -216,15 +470,43 @@ def _is_cache_mark(mark: Any) -> bool:
     )
 
 
-CHECKS: Mapping[str, Callable[[Any], str | None]] = {
-    "/chat/completions": openai_problem,
-    "/v1/messages": anthropic_problem,
+def _anthropic_refusal(body: Any, context_tokens: int) -> Refusal | None:
+    problem = anthropic_problem(body)
+    return None if problem is None else Refusal(400, problem)
+
+
+CHECKS: Mapping[str, Callable[[Any, int], Refusal | None]] = {
+    "/chat/completions": openai_refusal,
+    "/v1/messages": _anthropic_refusal,
 }
 
 
-def body_problem(path: str, body: Any) -> str | None:
-    """What the API at `path` would refuse in `body` (None for paths it does not check)."""
-    return next((check(body) for end, check in CHECKS.items() if path.endswith(end)), None)
+def refusal_for(path: str, body: Any, context_tokens: int) -> Reply | None:
+    """The reply refusing `body` at `path`, in the shape of the server that would refuse it:
+    llama.cpp's `{"error": {...}}` for a 5xx, vLLM's top-level `message` for a chat 400."""
+    for end, check in CHECKS.items():
+        if path.endswith(end):
+            refused = check(body, context_tokens)
+            if refused is None:
+                return None
+            if refused.status >= 500:
+                return llamacpp_error(refused.message, refused.status)
+            if end == "/chat/completions":
+                return vllm_error(refused.message, refused.status)
+            return Reply(error_body(refused.message), status=refused.status)
+    return None
+
+
+def llamacpp_error(message: str, status: int = 500) -> Reply:
+    """An error as llama.cpp's server sends it."""
+    kind = "server_error" if status >= 500 else "invalid_request_error"
+    return Reply({"error": {"code": status, "message": message, "type": kind}}, status=status)
+
+
+def vllm_error(message: str, status: int = 400, kind: str = "BadRequestError") -> Reply:
+    """An error as vLLM's OpenAI server sends it: the message at the top level."""
+    body = {"object": "error", "message": message, "type": kind, "param": None, "code": status}
+    return Reply(body, status=status)
 
 
 def openai_reply(

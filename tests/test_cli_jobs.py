@@ -150,3 +150,58 @@ def test_chat_without_a_model_is_one_line_error(
     err = capsys.readouterr().err
     assert "no model configured" in err
     assert len(err.splitlines()) == 1
+
+
+def test_a_chat_of_several_messages_with_a_tool_call_between_is_accepted_by_a_strict_server(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    save = {
+        "id": "call_9",
+        "type": "function",
+        "function": {"name": "memory_save", "arguments": '{"text": "Mua hoa cho mẹ"}'},
+    }
+    replies = [
+        openai_reply("Chào anh."),
+        openai_reply(None, [save]),
+        openai_reply("Đã nhớ."),
+        openai_reply("Dạ."),
+    ]
+    with FakeServer(*(Reply(r) for r in replies), models=["qwen3"], any_model=True) as srv:
+        monkeypatch.setenv("TRINHO_MODEL", "llamacpp:qwen3")
+        monkeypatch.setenv("TRINHO_BASE_URL", f"{srv.url}/v1")
+        code, data = run_json(capsys, "chat", "-m", "chào", "-m", "nhớ mua hoa", "-m", "cảm ơn")
+    assert code == 0
+    assert data == {
+        "turns": [
+            {"message": "chào", "reply": "Chào anh.", "tools": []},
+            {
+                "message": "nhớ mua hoa",
+                "reply": "Đã nhớ.",
+                "tools": [{"name": "memory_save", "error": False}],
+            },
+            {"message": "cảm ơn", "reply": "Dạ.", "tools": []},
+        ]
+    }
+    assert all(seen.path == "/v1/chat/completions" for seen in srv.requests)
+    sent = [seen.body["messages"] for seen in srv.requests]
+    assert len(sent) == 4
+    assert [m["role"] for m in sent[2]] == [
+        "system",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "tool",
+    ]
+    calling, answer = sent[2][-2:]
+    assert calling["content"] == "" and calling["tool_calls"][0]["id"] == "call_9"
+    assert answer["tool_call_id"] == "call_9" and '"saved"' in answer["content"]
+    assert [(m["role"], m["content"]) for m in sent[3][1:5]] == [
+        ("user", "chào"),
+        ("assistant", "Chào anh."),
+        ("user", "nhớ mua hoa"),
+        ("assistant", "Đã nhớ."),
+    ]
+    assert sent[3][-1]["role"] == "user" and sent[3][-1]["content"].endswith("cảm ơn")
+    again = open_workspace(ws.root)
+    assert [e.text for e in read_notes(again, again.today()).entries] == ["Mua hoa cho mẹ"]

@@ -404,7 +404,14 @@ def replay(
     what `tests/regen_docs.py` writes back into the docs). The environment is changed only
     through `setenv` / `delenv`, so the caller decides how it is restored."""
     chdir(folder)
-    for name in ("TRINHO_HOME", "TRINHO_NOW", "TZ", "TRINHO_MODEL", "OLLAMA_HOST"):
+    for name in (
+        "TRINHO_HOME",
+        "TRINHO_NOW",
+        "TZ",
+        "TRINHO_MODEL",
+        "TRINHO_BASE_URL",
+        "OLLAMA_HOST",
+    ):
         delenv(name, raising=False)
     setenv("XDG_DATA_HOME", str(folder / "xdg"))  # no default workspace of the machine
     for name, content in session.files.items():

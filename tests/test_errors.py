@@ -70,7 +70,12 @@ def test_a_model_that_cannot_be_reached_is_said_in_vietnamese_with_its_attempts(
         raise ConnectionError("refused")
 
     def classify(exc: Exception) -> Failure:
-        return Failure.keyed("unreachable", "error.model.unreachable", url="http://127.0.0.1:9")
+        return Failure.keyed(
+            "unreachable",
+            "error.model.unreachable",
+            url="http://127.0.0.1:9",
+            setting="OLLAMA_HOST",
+        )
 
     with pytest.raises(ModelError) as caught:
         call_with_retries(
@@ -83,12 +88,12 @@ def test_a_model_that_cannot_be_reached_is_said_in_vietnamese_with_its_attempts(
     error = caught.value
     assert str(error) == (
         "model ollama:qwen3:8b: cannot reach http://127.0.0.1:9: is the server running? "
-        "(after 2 attempts)"
+        "(OLLAMA_HOST names this address) (after 2 attempts)"
     )
     assert error.detail.endswith("(after 2 attempts)") and error.kind == "unreachable"
     assert error.localized("vi") == (
         "mô hình ollama:qwen3:8b: không kết nối được http://127.0.0.1:9: "
-        "máy chủ có đang chạy không? (sau 2 lần thử)"
+        "máy chủ có đang chạy không? (OLLAMA_HOST đặt địa chỉ này) (sau 2 lần thử)"
     )
 
 

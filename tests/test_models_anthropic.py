@@ -25,6 +25,8 @@ NOTE = ToolSpec(
 def settings_for(
     url: str, timeout: float = 5.0, attempts: int = 5, cap: int = 4096
 ) -> ModelSettings:
+    """Settings for the fake at `url`, with the hosted API's policy (the fake being on
+    loopback would otherwise give it a local server's)."""
     model = {"timeout": timeout, "attempts": attempts, "backoff": 0.01, "max_output_tokens": cap}
     config = Config(raw={"model": model})
     env = {
@@ -33,7 +35,8 @@ def settings_for(
         "ANTHROPIC_BASE_URL": url,
     }
     settings = resolve_model(config, env)
-    return replace(settings, base_url=url)
+    assert not settings.policy.retry_timeouts
+    return replace(settings, base_url=url, policy=replace(settings.policy, retry_timeouts=True))
 
 
 def test_text_reply_with_system_prompt_and_usage() -> None:

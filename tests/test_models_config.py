@@ -8,12 +8,15 @@ from hypothesis import strategies as st
 
 from trinho import models
 from trinho.errors import TrinhoError
-from trinho.models.base import ModelError
+from trinho.models.base import FailureKind, ModelError
 from trinho.models.config import (
+    HOSTED_POLICY,
+    LOCAL_POLICY,
     MAX_OUTPUT_TOKENS,
     NO_KEY_NEEDED,
     OLLAMA_DEFAULT,
     PROVIDERS,
+    is_loopback,
     max_output_tokens,
     ollama_base_url,
     output_cap,
@@ -108,6 +111,85 @@ def test_retry_settings_come_from_the_config() -> None:
     config = parse_config("[model]\ntimeout = 2.5\nattempts = 3\nbackoff = 0\n", "cfg")
     policy = resolve_model(config, {"TRINHO_MODEL": "ollama:m"}).policy
     assert (policy.timeout, policy.attempts, policy.backoff) == (2.5, 3, 0.0)
+    assert not policy.retry_timeouts  # a local server's, whatever the numbers say
+    hosted = resolve_model(config, {"TRINHO_MODEL": "openai:m", "OPENAI_API_KEY": "k"}).policy
+    assert (hosted.timeout, hosted.attempts, hosted.retry_timeouts) == (2.5, 3, True)
+
+
+@pytest.mark.parametrize(
+    ("env", "local"),
+    [
+        ({"TRINHO_MODEL": "ollama:qwen3:8b"}, True),
+        ({"TRINHO_MODEL": "llamacpp:m"}, True),
+        ({"TRINHO_MODEL": "vllm:m", "TRINHO_BASE_URL": "http://gpu-box:8000/v1"}, True),
+        ({"TRINHO_MODEL": "lmstudio:m"}, True),
+        ({"TRINHO_MODEL": "openai:m", "OPENAI_API_KEY": "k"}, False),
+        ({"TRINHO_MODEL": "openai:m", "OPENAI_BASE_URL": "http://localhost:8080/v1"}, True),
+        ({"TRINHO_MODEL": "openai:m", "TRINHO_BASE_URL": "http://[::1]:8080/v1"}, True),
+        ({"TRINHO_MODEL": "openai:m", "TRINHO_BASE_URL": "http://gpu-box:8080/v1"}, False),
+        ({"TRINHO_MODEL": "anthropic:c", "ANTHROPIC_API_KEY": "k"}, False),
+        (
+            {
+                "TRINHO_MODEL": "anthropic:c",
+                "ANTHROPIC_BASE_URL": "http://127.0.0.2:4000",
+                "ANTHROPIC_API_KEY": "k",
+            },
+            True,
+        ),
+    ],
+)
+def test_local_servers_wait_long_and_never_resend_a_request_that_timed_out(
+    env: dict[str, str], local: bool
+) -> None:
+    policy = resolve_model(Config(), env).policy
+    assert policy == (LOCAL_POLICY if local else HOSTED_POLICY)
+    assert (policy.timeout, policy.attempts, policy.backoff) == (
+        (600.0, 5, 1.0) if local else (120.0, 5, 0.5)
+    )
+    assert policy.retries("timeout") is not local
+    retried: tuple[FailureKind, ...] = ("unreachable", "rate_limited", "server_error")
+    final: tuple[FailureKind, ...] = ("context_exceeded", "bad_request", "auth", "unknown_model")
+    assert all(policy.retries(kind) for kind in retried)
+    assert not any(policy.retries(kind) for kind in final)
+    assert policy.connect_timeout == 10.0
+
+
+@pytest.mark.parametrize(
+    ("url", "loopback"),
+    [
+        ("http://127.0.0.1:8080/v1", True),
+        ("http://127.9.9.9/v1", True),
+        ("http://localhost:11434/v1", True),
+        ("http://llm.localhost/v1", True),
+        ("http://[::1]:8000/v1", True),
+        ("http://0.0.0.0:8080", True),
+        ("https://api.openai.com/v1", False),
+        ("http://gpu-box:8000/v1", False),
+        ("http://128.0.0.1/v1", False),
+        ("http://[::2]/v1", False),
+        ("not a url", False),
+        ("http://[::1/v1", False),
+    ],
+)
+def test_loopback_addresses(url: str, loopback: bool) -> None:
+    assert is_loopback(url) is loopback
+
+
+def test_trinho_base_url_wins_over_the_config_and_the_provider_default() -> None:
+    config = parse_config('[model]\nbase_url = "http://127.0.0.1:8081/v1"\n', "cfg")
+    env = {"TRINHO_MODEL": "llamacpp:m", "OLLAMA_HOST": "127.0.0.1:1"}
+    assert resolve_model(Config(), env).base_url == "http://127.0.0.1:8080/v1"
+    assert resolve_model(Config(), env).url_setting is None
+    assert resolve_model(config, env).base_url == "http://127.0.0.1:8081/v1"
+    assert resolve_model(config, env).url_setting == "[model] base_url (.trinho/config.toml)"
+    chosen = resolve_model(config, {**env, "TRINHO_BASE_URL": " http://127.0.0.1:9090/v1 "})
+    assert (chosen.base_url, chosen.shown_url) == ("http://127.0.0.1:9090/v1",) * 2
+    assert chosen.url_setting == "TRINHO_BASE_URL"
+    ollama = {"TRINHO_MODEL": "ollama:m", "OLLAMA_HOST": "127.0.0.1:1", "TRINHO_BASE_URL": "  "}
+    assert resolve_model(Config(), ollama).base_url == "http://127.0.0.1:1/v1"
+    assert resolve_model(Config(), ollama).url_setting == "OLLAMA_HOST"
+    hosted = {"TRINHO_MODEL": "openai:m", "TRINHO_BASE_URL": "http://127.0.0.1:9/v1"}
+    assert resolve_model(Config(), hosted).api_key == NO_KEY_NEEDED
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trinho.models.base import ModelError
+from trinho.models.base import FailureKind, ModelError
 from trinho.models.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds
 
 
@@ -84,3 +84,30 @@ def test_retry_after_header() -> None:
     assert retry_after_seconds({"retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"}) is None
     assert retry_after_seconds({}) is None
     assert retry_after_seconds(None) is None
+
+
+@pytest.mark.parametrize(
+    ("retry_timeouts", "kind", "tries"),
+    [
+        (False, "timeout", 1),
+        (True, "timeout", 4),
+        (False, "unreachable", 4),
+        (False, "rate_limited", 4),
+        (False, "server_error", 4),
+        (True, "context_exceeded", 1),
+        (True, "bad_request", 1),
+    ],
+)
+def test_a_timeout_is_retried_only_where_the_policy_says(
+    retry_timeouts: bool, kind: FailureKind, tries: int
+) -> None:
+    calls: list[int] = []
+
+    def attempt() -> str:
+        calls.append(1)
+        raise Flaky
+
+    policy = RetryPolicy(attempts=4, backoff=0, retry_timeouts=retry_timeouts)
+    with pytest.raises(ModelError) as info:
+        call_with_retries("p:m", attempt, lambda e: Failure(kind, "x"), policy, lambda s: None)
+    assert len(calls) == tries == info.value.attempts

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import get_args
 
 import pytest
 from hypothesis import given
@@ -12,6 +14,7 @@ from hypothesis import strategies as st
 
 from trinho.errors import TrinhoError
 from trinho.models import ChatRequest, ChatResponse, ScriptedModel, Usage, load_model, user
+from trinho.models.base import FailureKind
 from trinho.models.usage import (
     LEDGER_PATH,
     PURPOSES,
@@ -42,6 +45,7 @@ records = st.builds(
     output_tokens=counts,
     run=st.none() | st.text(max_size=20),
     cached_input_tokens=st.just(0) | counts,
+    failure=st.none() | st.sampled_from(get_args(FailureKind)) | st.text(max_size=20),
 )
 
 
@@ -51,6 +55,19 @@ def test_a_record_survives_its_line(record: UsageRecord) -> None:
     assert "\n" not in line
     assert parse_record(line) == record
     assert ("cached_input_tokens" in json.loads(line)) == (record.cached_input_tokens > 0)
+    assert ("failure" in json.loads(line)) == (record.failure is not None)
+
+
+def test_a_line_written_before_failures_were_recorded_reads_as_an_answered_call() -> None:
+    old = (
+        '{"at": "2026-11-29T10:00:00+07:00", "purpose": "chat", "model": "ollama:m", '
+        '"input_tokens": 30, "output_tokens": 4}'
+    )
+    record = parse_record(old)
+    assert record is not None and record.failure is None and record.total_tokens == 34
+    assert record_line(record) == old
+    newer = old.replace('"output_tokens": 4}', '"output_tokens": 0, "failure": "overheated"}')
+    assert parse_record(newer) == replace(record, output_tokens=0, failure="overheated")
 
 
 one_line_text = st.text(st.characters(exclude_characters="\n"), max_size=80)
@@ -93,6 +110,8 @@ def test_damaged_lines_are_skipped_and_the_records_kept_in_order(
         '"input_tokens": 1, "output_tokens": 1, "cached_input_tokens": null}',
         '{"at": "2026-11-29T10:00:00+07:00", "purpose": "chat", "model": "m", '
         '"input_tokens": 1, "output_tokens": 1, "cached_input_tokens": false}',
+        '{"at": "2026-11-29T10:00:00+07:00", "purpose": "chat", "model": "m", '
+        '"input_tokens": 1, "output_tokens": 1, "failure": 5}',
     ],
 )
 def test_malformed_lines_are_not_records(line: str) -> None:
@@ -113,6 +132,10 @@ def test_groups_add_up_to_the_total(items: list[UsageRecord], since: datetime | 
         assert (
             cached == summary.total.cached_input_tokens == sum(r.cached_input_tokens for r in kept)
         )
+        assert sum(g.failed_calls for g in groups.values()) == summary.total.failed_calls
+    failed = [r for r in kept if r.failure is not None]
+    assert summary.total.failed_calls == len(failed) == sum(summary.by_failure.values())
+    assert set(summary.by_failure) == {r.failure for r in failed}
 
 
 def test_every_call_through_load_model_lands_in_the_ledger(workspace: Workspace) -> None:
@@ -152,10 +175,23 @@ def test_cached_input_tokens_reach_the_ledger_only_when_there_are_some(
     assert summarize(read_ledger(workspace).records).total.cached_input_tokens == 900
 
 
-def test_a_failed_call_records_nothing(workspace: Workspace) -> None:
+def test_a_failed_call_is_recorded_with_its_failure_and_no_tokens(workspace: Workspace) -> None:
     model = load_model(workspace, "chat", model=ScriptedModel([]))
     with pytest.raises(TrinhoError):
         model.chat(ChatRequest((user("x"),)))
+    (record,) = read_ledger(workspace).records
+    assert (record.failure, record.purpose, record.total_tokens) == ("exhausted", "chat", 0)
+    assert model.usage == Usage()
+    line = json.loads((workspace.root / LEDGER_PATH).read_text("utf-8"))
+    assert line["failure"] == "exhausted" and line["input_tokens"] == 0
+
+
+def test_an_exception_that_is_no_model_failure_records_nothing(workspace: Workspace) -> None:
+    def broken(request: ChatRequest) -> str:
+        raise RuntimeError("a bug, not a call")
+
+    with pytest.raises(RuntimeError):
+        load_model(workspace, "chat", model=ScriptedModel(broken)).chat(ChatRequest((user("x"),)))
     assert not (workspace.root / LEDGER_PATH).exists()
 
 

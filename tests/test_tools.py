@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import jsonschema
@@ -17,8 +18,9 @@ from trinho.cli import cli
 from trinho.errors import TrinhoError
 from trinho.models.base import ToolCall
 from trinho.notes import read_notes
+from trinho.textnorm import SLUG_PATTERN
 from trinho.tools import Actor, call
-from trinho.workspace import Workspace
+from trinho.workspace import Workspace, parse_day
 
 CHAT = Actor("chat", "main")
 JOB = Actor("job", "nightly")
@@ -285,6 +287,66 @@ def test_cli_prints_the_tools(fmt: str) -> None:
     result = CliRunner().invoke(cli, ["tools", "--format", fmt])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output) == tools.export(fmt)
+
+
+def patterns_in(schema: object, where: str = "") -> list[tuple[str, str]]:
+    """Every `pattern` string in a JSON schema, with where it is."""
+    if isinstance(schema, dict):
+        here = [(where, schema["pattern"])] if isinstance(schema.get("pattern"), str) else []
+        return here + [p for k, v in schema.items() for p in patterns_in(v, f"{where}/{k}")]
+    if isinstance(schema, list):
+        return [p for i, v in enumerate(schema) for p in patterns_in(v, f"{where}/{i}")]
+    return []
+
+
+def exported_patterns() -> list[tuple[str, str]]:
+    """The patterns of every tool as `trinho tools --format F` prints it, for every format."""
+    found: list[tuple[str, str]] = []
+    for fmt in tools.FORMATS:
+        result = CliRunner().invoke(cli, ["tools", "--format", fmt])
+        assert result.exit_code == 0, result.output
+        found += patterns_in(json.loads(result.output), fmt)
+    specs = [dict(spec.parameters) for spec in tools.model_specs()]
+    return found + patterns_in(specs, "model_specs")
+
+
+def test_no_exported_pattern_holds_a_backslash_escape() -> None:
+    """llama.cpp turns tool schemas into a grammar whose parser knows no class escape: `\\d`
+    fails ("unknown escape at \\d") and a forced tool call crashes the server. Spell classes
+    out (`[0-9]`, `[.]`); with no backslash at all, no server's converter can trip."""
+    found = exported_patterns()
+    assert {pattern for _, pattern in found} == set(PATTERNS_BEFORE)
+    for where, pattern in found:
+        assert "\\" not in pattern, f"{where}: {pattern!r} has a backslash escape"
+
+
+PATTERNS_BEFORE = {
+    "^[0-9]{4}-[0-9]{2}-[0-9]{2}$": r"^\d{4}-\d{2}-\d{2}$",
+    SLUG_PATTERN: SLUG_PATTERN,
+}
+"""Each exported pattern, and the one it replaced: JSON Schema reads `\\d` as ASCII digits."""
+
+near_patterns = st.text(st.sampled_from("0123456789-_az\n ٣１"), max_size=14)
+
+
+@pytest.mark.parametrize(("pattern", "before"), sorted(PATTERNS_BEFORE.items()))
+@given(data=st.data())
+def test_each_pattern_matches_and_refuses_what_it_did(
+    pattern: str, before: str, data: st.DataObject
+) -> None:
+    text = data.draw(near_patterns | st.from_regex(before) | st.text(max_size=10))
+    assert bool(re.search(pattern, text)) == bool(re.search(before, text, flags=re.ASCII))
+    schema = {"type": "string", "pattern": pattern}
+    assert (jsonargs.check(text, schema) == []) == bool(re.search(pattern, text))
+
+
+def test_dates_with_other_digits_are_refused_by_the_schema_as_by_parse_day() -> None:
+    date = "\u0662\u0660\u0662\u0666-11-29"  # Arabic-Indic digits: Python's \d takes them
+    assert re.search(r"^\d{4}-\d{2}-\d{2}$", date)
+    assert not re.search(tools.DATE["pattern"], date)
+    assert re.search(tools.DATE["pattern"], "2026-11-29")
+    with pytest.raises(TrinhoError, match="not a calendar date"):
+        parse_day(date, "date")
 
 
 json_values = st.recursive(

@@ -759,12 +759,12 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "vi": "chưa có khoá API: hãy đặt {names}",
     },
     "error.model.unreachable": {
-        "en": "cannot reach {url}: is the server running?",
-        "vi": "không kết nối được {url}: máy chủ có đang chạy không?",
+        "en": "cannot reach {url}: is the server running? ({setting} names this address)",
+        "vi": "không kết nối được {url}: máy chủ có đang chạy không? ({setting} đặt địa chỉ này)",
     },
     "error.model.timeout": {
-        "en": "no answer from {url} within {seconds:g} s",
-        "vi": "{url} không trả lời trong {seconds:g} giây",
+        "en": "no answer from {url} within {seconds:g} s: raise [model] timeout in {config}",
+        "vi": "{url} không trả lời trong {seconds:g} giây: hãy tăng [model] timeout trong {config}",
     },
     "error.model.no_sdk": {
         "en": "the {sdk} SDK is missing: pip install {package}",
@@ -799,12 +799,43 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "vi": "{url} từ chối thông tin xác thực ({status}){said}; hãy kiểm tra khoá API",
     },
     "error.model.unknown": {
-        "en": "unknown model {model!r} at {url} (404){said}",
-        "vi": "không có mô hình {model!r} tại {url} (404){said}",
+        "en": "unknown model {model!r} at {url} (404){said}; check TRINHO_MODEL or [model] name",
+        "vi": "không có mô hình {model!r} tại {url} (404){said}; "
+        "hãy kiểm tra TRINHO_MODEL hoặc [model] name",
     },
     "error.model.rejected": {
         "en": "{url} rejected the request ({status}){said}",
         "vi": "{url} từ chối yêu cầu ({status}){said}",
+    },
+    "error.model.unreachable_default": {
+        "en": "cannot reach {url}: is the server running? (the {provider} default; "
+        "TRINHO_BASE_URL or [model] base_url in {config} names another)",
+        "vi": "không kết nối được {url}: máy chủ có đang chạy không? (mặc định của {provider}; "
+        "TRINHO_BASE_URL hoặc [model] base_url trong {config} đặt địa chỉ khác)",
+    },
+    "error.model.context_exceeded": {
+        "en": "{url} refused a request longer than the model's context ({status}){said}; "
+        "lower [condense] context_tokens or [model] max_output_tokens in {config}, "
+        "or start the server with a longer context",
+        "vi": "{url} từ chối một yêu cầu dài hơn ngữ cảnh của mô hình ({status}){said}; "
+        "hãy giảm [condense] context_tokens hoặc [model] max_output_tokens trong {config}, "
+        "hoặc chạy máy chủ với ngữ cảnh dài hơn",
+    },
+    "error.model.unknown_listed": {
+        "en": "unknown model {model!r} at {url} (404){said}; it serves {served}: "
+        "name one in TRINHO_MODEL or [model] name",
+        "vi": "không có mô hình {model!r} tại {url} (404){said}; máy chủ có {served}: "
+        "hãy đặt một tên trong TRINHO_MODEL hoặc [model] name",
+    },
+    "error.model.check_empty": {
+        "en": "the model answered nothing (no text, {tokens} tokens out, stop reason {stop})",
+        "vi": "mô hình không trả lời gì (không có chữ, {tokens} token ra, lý do dừng {stop})",
+    },
+    "error.model.check_cut": {
+        "en": "the model answered nothing within the check's {limit} tokens "
+        "(a thinking model may spend them all on its thoughts)",
+        "vi": "mô hình không trả lời gì trong {limit} token của lần kiểm tra "
+        "(một mô hình suy luận có thể dùng hết chúng để suy nghĩ)",
     },
     # ---- channels, the MCP server, the tools, the demo ----------------------------------------
     "error.channel.console": {

@@ -136,6 +136,25 @@ CATALOG: dict[str, dict[str, str]] = {
     },
     "usage.by_purpose": {"en": "By purpose:", "vi": "Theo mục đích:"},
     "usage.by_model": {"en": "By model:", "vi": "Theo mô hình:"},
+    "usage.failed": {
+        "en": "  {failed} of them failed: {kinds}",
+        "vi": "  trong đó {failed} lần thất bại: {kinds}",
+    },
+    "usage.row_failed": {
+        "en": "  {label}: {calls} calls ({failed} failed), {total} tokens",
+        "vi": "  {label}: {calls} lần gọi ({failed} thất bại), {total} token",
+    },
+    "model.warn_one_model": {
+        "en": "warning: {url} serves one model, {served}, whatever name is asked: the answer "
+        "came from it, not from {model} (name it in TRINHO_MODEL or [model] name)",
+        "vi": "cảnh báo: {url} chỉ phục vụ một mô hình, {served}, dù hỏi tên nào: câu trả lời "
+        "đến từ nó, không phải từ {model} (hãy đặt tên này trong TRINHO_MODEL hoặc [model] name)",
+    },
+    "model.warn_unlisted": {
+        "en": "warning: {url} does not list {model} among its models ({served}), yet it answered",
+        "vi": "cảnh báo: {url} không liệt kê {model} trong các mô hình của nó ({served}), "
+        "nhưng vẫn trả lời",
+    },
     "gate.none": {
         "en": "No changes",
         "vi": "Không có thay đổi nào",

@@ -99,7 +99,10 @@ class MemoryTool:
     handler: Handler
 
 
-DATE = {"type": "string", "format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
+DATE = {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}
+"""Patterns spell classes out (`[0-9]`, never `\\d`): llama.cpp turns a schema into a grammar
+whose parser knows no class escape ("unknown escape at \\d"), and a forced tool call then
+crashes its server. `[0-9]` is also what JSON Schema's `\\d` means, ASCII digits only."""
 MAX_FACT_VALUE_CHARS = 2000
 MAX_QUERY_CHARS = 2000
 MAX_SEARCH_LIMIT = 50

@@ -124,8 +124,12 @@ class AnthropicModel:
             keys["auth_token"] = settings.api_key
         else:
             keys["api_key"] = settings.api_key
+        policy = settings.policy
         self._client = anthropic.Anthropic(
-            base_url=settings.base_url, timeout=settings.policy.timeout, max_retries=0, **keys
+            base_url=settings.base_url,
+            timeout=anthropic.Timeout(policy.timeout, connect=policy.connect_timeout),
+            max_retries=0,
+            **keys,
         )
 
     @property

@@ -28,6 +28,7 @@ FailureKind = Literal[
     "server_error",
     "unknown_model",
     "bad_request",
+    "context_exceeded",
     "bad_response",
     "exhausted",
 ]
@@ -199,6 +200,15 @@ class ChatResponse:
 
 
 @runtime_checkable
+class ListsModels(Protocol):
+    """An adapter that can ask its server which models it serves (`trinho model check`)."""
+
+    def served_models(self) -> tuple[str, ...]:
+        """The model ids the server lists; raises `ModelError` when it cannot tell."""
+        ...
+
+
+@runtime_checkable
 class ChatModel(Protocol):
     """Anything that answers a chat request: the SDK adapters, the scripted model, the ledger."""
 
@@ -210,10 +220,17 @@ class ChatModel(Protocol):
     def chat(self, request: ChatRequest) -> ChatResponse: ...
 
 
-def parse_arguments(raw: str | None) -> tuple[dict[str, Any], str | None]:
-    """Tool-call arguments as a JSON object; a model's broken JSON becomes an error, not a crash."""
-    if raw is None or not raw.strip():
+def parse_arguments(raw: object) -> tuple[dict[str, Any], str | None]:
+    """Tool-call arguments as a JSON object; a model's broken JSON becomes an error, not a crash.
+
+    The wire carries a JSON string; a server that sends the object itself is taken at its word.
+    """
+    if isinstance(raw, dict):
+        return dict(raw), None
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
         return {}, None
+    if not isinstance(raw, str):
+        return {}, f"arguments are not a JSON object: {str(raw)[:200]!r}"
     try:
         value = json.loads(raw)
     except json.JSONDecodeError as exc:

@@ -7,8 +7,9 @@ ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL) are read by the SDKs as usual.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 from urllib.parse import urlsplit
 
@@ -33,16 +34,27 @@ class Provider:
     default_base_url: str | None
     key_vars: tuple[str, ...]
     """Environment variables holding the key; empty when the server needs none."""
+    local: bool = False
+    """A server of the owner's own, wherever it runs: it computes one answer at a time."""
 
 
 PROVIDERS: dict[str, Provider] = {
     "openai": Provider("openai", None, ("OPENAI_API_KEY",)),
-    "ollama": Provider("openai", OLLAMA_DEFAULT, ()),
-    "llamacpp": Provider("openai", "http://127.0.0.1:8080/v1", ()),
-    "vllm": Provider("openai", "http://127.0.0.1:8000/v1", ()),
-    "lmstudio": Provider("openai", "http://127.0.0.1:1234/v1", ()),
+    "ollama": Provider("openai", OLLAMA_DEFAULT, (), local=True),
+    "llamacpp": Provider("openai", "http://127.0.0.1:8080/v1", (), local=True),
+    "vllm": Provider("openai", "http://127.0.0.1:8000/v1", (), local=True),
+    "lmstudio": Provider("openai", "http://127.0.0.1:1234/v1", (), local=True),
     "anthropic": Provider("anthropic", None, ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")),
 }
+
+LOCAL_POLICY = RetryPolicy(timeout=600.0, attempts=5, backoff=1.0, retry_timeouts=False)
+"""A local server: a CPU model may take minutes for one answer, and one that did not answer in
+time is still computing it, so a timeout is not retried (a retry would queue a second full
+computation behind the first). A refused connection, a 429 or a 5xx (a server starting up or
+still loading its model) are retried, with waits of 1, 2, 4 and 8 s."""
+HOSTED_POLICY = RetryPolicy(timeout=120.0, attempts=5, backoff=0.5, retry_timeouts=True)
+"""A hosted API: answers come fast (a 4096-token answer in about a minute), and a request that
+timed out is most often lost in transit, so it is sent again."""
 
 SDK_BASE_VARS: dict[Api, str] = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 SDK_DEFAULT_URLS: dict[Api, str] = {
@@ -67,6 +79,9 @@ class ModelSettings:
     """Where requests go, for messages: the base URL or the SDK's default."""
     max_output_tokens: int = MAX_OUTPUT_TOKENS
     """The cap on every request's `max_tokens`, whoever built the request."""
+    url_setting: str | None = None
+    """What chose `shown_url` (`TRINHO_BASE_URL`, `[model] base_url`, ...), for the error that
+    says where to change it; None when it is the provider's default."""
 
     @property
     def name(self) -> str:
@@ -122,13 +137,37 @@ def _whole(section: Mapping[str, object], key: str, default: int, minimum: int) 
     return value
 
 
-def retry_policy(config: Config) -> RetryPolicy:
-    """`[model] timeout` (seconds per request), `attempts` (in all), `backoff` (seconds)."""
+def is_loopback(url: str) -> bool:
+    """Whether `url` names this machine (`localhost`, 127.0.0.0/8, ::1, or 0.0.0.0 / ::)."""
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return False
+    if host is None:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_unspecified
+
+
+def default_policy(provider: str, url: str) -> RetryPolicy:
+    """`LOCAL_POLICY` for the local providers and any server on loopback, else `HOSTED_POLICY`."""
+    return LOCAL_POLICY if PROVIDERS[provider].local or is_loopback(url) else HOSTED_POLICY
+
+
+def retry_policy(config: Config, defaults: RetryPolicy = HOSTED_POLICY) -> RetryPolicy:
+    """`[model] timeout` (seconds per request), `attempts` (in all), `backoff` (seconds), each
+    over the provider's default in `defaults`."""
     section = config.section("model")
-    return RetryPolicy(
-        timeout=_number(section, "timeout", 60.0, 0.001),
-        attempts=_whole(section, "attempts", 5, 1),
-        backoff=_number(section, "backoff", 0.5, 0.0),
+    return replace(
+        defaults,
+        timeout=_number(section, "timeout", defaults.timeout, 0.001),
+        attempts=_whole(section, "attempts", defaults.attempts, 1),
+        backoff=_number(section, "backoff", defaults.backoff, 0.0),
     )
 
 
@@ -143,8 +182,28 @@ def max_output_tokens(ws: Workspace) -> int:
     return output_cap(ws.config)
 
 
+def base_url_for(
+    provider: str, section: Mapping[str, object], env: Mapping[str, str]
+) -> tuple[str | None, str | None]:
+    """Where requests go, and the setting that said so: TRINHO_BASE_URL, then `[model]
+    base_url`, then OLLAMA_HOST (for `ollama:`), then the provider's default (None: the
+    SDK's own, which reads its variable)."""
+    configured = section.get("base_url")
+    if configured is not None and not isinstance(configured, str):
+        raise TrinhoError.keyed("error.model.bad_base_url", config=CONFIG_PATH)
+    if env.get("TRINHO_BASE_URL", "").strip():
+        return env["TRINHO_BASE_URL"].strip(), "TRINHO_BASE_URL"
+    if configured and configured.strip():
+        return configured.strip(), f"[model] base_url ({CONFIG_PATH})"
+    if provider == "ollama":
+        host = env.get("OLLAMA_HOST", "")
+        return ollama_base_url(host), "OLLAMA_HOST" if host.strip() else None
+    return PROVIDERS[provider].default_base_url, None
+
+
 def resolve_model(config: Config, env: Mapping[str, str]) -> ModelSettings:
-    """The configured model: TRINHO_MODEL wins over `[model] name` in the workspace config."""
+    """The configured model: TRINHO_MODEL wins over `[model] name` in the workspace config,
+    TRINHO_BASE_URL over `[model] base_url`."""
     section = config.section("model")
     if env.get("TRINHO_MODEL", "").strip():
         name, where = env["TRINHO_MODEL"], "TRINHO_MODEL"
@@ -156,16 +215,11 @@ def resolve_model(config: Config, env: Mapping[str, str]) -> ModelSettings:
         )
     provider, model = parse_model_name(name, where)
     info = PROVIDERS[provider]
-    configured_url = section.get("base_url")
-    if configured_url is not None and not isinstance(configured_url, str):
-        raise TrinhoError.keyed("error.model.bad_base_url", config=CONFIG_PATH)
-    if configured_url:
-        base_url: str | None = configured_url
-    elif provider == "ollama":
-        base_url = ollama_base_url(env.get("OLLAMA_HOST"))
-    else:
-        base_url = info.default_base_url
-    sdk_url = env.get(SDK_BASE_VARS[info.api]) if base_url is None else None
+    base_url, url_setting = base_url_for(provider, section, env)
+    sdk_var = SDK_BASE_VARS[info.api]
+    sdk_url = env.get(sdk_var) if base_url is None else None
+    if sdk_url:
+        url_setting = sdk_var
     shown = base_url or sdk_url or SDK_DEFAULT_URLS[info.api]
     key_var = next((var for var in info.key_vars if env.get(var)), None)
     if key_var is not None:
@@ -182,7 +236,8 @@ def resolve_model(config: Config, env: Mapping[str, str]) -> ModelSettings:
         base_url,
         key,
         key_var,
-        retry_policy(config),
+        retry_policy(config, default_policy(provider, shown)),
         shown,
         output_cap(config),
+        url_setting,
     )

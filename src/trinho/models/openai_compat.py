@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from trinho.models.base import (
@@ -26,7 +27,11 @@ from trinho.models.sdk_errors import classify
 
 
 def to_openai_messages(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
-    """Our messages in the chat-completions wire shape."""
+    """Our messages in the chat-completions wire shape.
+
+    Every `content` is a string, "" when there is no text: OpenAI allows null beside tool
+    calls, but llama.cpp's server refuses it (HTTP 500, "Input should be a valid string").
+    """
     out: list[dict[str, Any]] = []
     for m in messages:
         if m.role == "tool":
@@ -35,7 +40,7 @@ def to_openai_messages(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
             out.append(
                 {
                     "role": "assistant",
-                    "content": m.text or None,
+                    "content": m.text,
                     "tool_calls": [
                         {
                             "id": c.id,
@@ -101,12 +106,13 @@ def from_openai_response(data: Any, name: str) -> ChatResponse:
     choice = data.choices[0]
     message = choice.message
     calls: list[ToolCall] = []
-    for call in message.tool_calls or ():
+    for number, call in enumerate(message.tool_calls or (), start=1):
         function = getattr(call, "function", None)
         if function is None:
             continue
         arguments, error = parse_arguments(function.arguments)
-        calls.append(ToolCall(call.id, function.name, arguments, error))
+        # A call must be answered by its id; a server that gives none still gets one back.
+        calls.append(ToolCall(call.id or f"call_{number}", function.name, arguments, error))
     return ChatResponse(
         text=message.content or "",
         tool_calls=tuple(calls),
@@ -131,10 +137,11 @@ class OpenAICompatModel:
         self.settings = settings
         self._sleep = sleep
         self._classify = classify(openai, openai.OpenAIError, settings)
+        policy = settings.policy
         self._client = openai.OpenAI(
             api_key=settings.api_key,
             base_url=settings.base_url,
-            timeout=settings.policy.timeout,
+            timeout=openai.Timeout(policy.timeout, connect=policy.connect_timeout),
             max_retries=0,
         )
 
@@ -151,3 +158,12 @@ class OpenAICompatModel:
         return call_with_retries(
             self.name, attempt, self._classify, self.settings.policy, self._sleep
         )
+
+    def served_models(self) -> tuple[str, ...]:
+        """The ids `GET {base_url}/models` lists (one attempt: it only informs a check)."""
+
+        def attempt() -> tuple[str, ...]:
+            return tuple(str(m.id) for m in self._client.models.list())
+
+        once = replace(self.settings.policy, attempts=1)
+        return call_with_retries(self.name, attempt, self._classify, once, self._sleep)

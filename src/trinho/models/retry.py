@@ -19,16 +19,35 @@ T = TypeVar("T")
 RETRYABLE: frozenset[FailureKind] = frozenset(
     {"unreachable", "timeout", "rate_limited", "server_error"}
 )
+CONNECT_TIMEOUT = 10.0
+"""Seconds to open a connection, whatever `timeout` allows for the answer: a host that is down
+is known in seconds, and a connection that never opened asked the model nothing."""
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How long one request may take and how often a transient failure is tried again."""
+    """How long one request may take and how often a transient failure is tried again.
 
-    timeout: float = 60.0
+    `retry_timeouts` False: a request that got no answer in time is not sent again. A local
+    server that did not answer is still computing the first answer; a second request would
+    only queue behind it and double the wait.
+    """
+
+    timeout: float = 120.0
     attempts: int = 5
     backoff: float = 0.5
     max_backoff: float = 8.0
+    retry_timeouts: bool = True
+
+    @property
+    def connect_timeout(self) -> float:
+        return min(self.timeout, CONNECT_TIMEOUT)
+
+    def retries(self, kind: FailureKind) -> bool:
+        """Whether a failure of `kind` is worth another attempt under this policy."""
+        if kind == "timeout":
+            return self.retry_timeouts
+        return kind in RETRYABLE
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait after failed attempt number `attempt` (1-based): doubling, capped."""
@@ -56,10 +75,6 @@ class Failure:
         """The failure whose detail is catalog entry `key`, in English."""
         return cls(kind, t("en", key, **params), retry_after, key=key, params=params)
 
-    @property
-    def retryable(self) -> bool:
-        return self.kind in RETRYABLE
-
 
 def call_with_retries(
     model: str,
@@ -82,7 +97,7 @@ def call_with_retries(
             failure = classify(exc)
             if failure is None:
                 raise
-            if not failure.retryable or number >= policy.attempts:
+            if not policy.retries(failure.kind) or number >= policy.attempts:
                 raise ModelError(
                     model,
                     failure.kind,

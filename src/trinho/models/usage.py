@@ -1,8 +1,9 @@
 """The usage ledger `.trinho/usage.jsonl` and token budgets.
 
 Every model call appends one JSON line (locked, fsync'd): when, what for, which model, how many
-tokens, and the condensation run it belonged to. Sums and budget decisions are pure functions
-over the parsed records.
+tokens, the condensation run it belonged to, and for a call that failed, how (its failure kind,
+with the tokens it is known to have cost: none, as a failed call reports none). Sums and budget
+decisions are pure functions over the parsed records.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from trinho import records
 from trinho.durable import append_bytes, read_regular
 from trinho.errors import TrinhoError
 from trinho.i18n import t
-from trinho.models.base import ChatModel, ChatRequest, ChatResponse, Usage
+from trinho.models.base import ChatModel, ChatRequest, ChatResponse, ModelError, Usage
 from trinho.workspace import CONFIG_PATH, INTERNAL_DIR, Config, Workspace
 
 Purpose = Literal["rewrite", "screen", "chat", "job", "check"]
@@ -36,6 +37,9 @@ class UsageRecord:
     run: str | None = None
     cached_input_tokens: int = 0
     """The part of `input_tokens` the provider read from its prompt cache."""
+    failure: str | None = None
+    """How the call failed (a `FailureKind`: `timeout`, `context_exceeded`, ...); None when it
+    was answered. Read as any string, so a ledger written by a newer trinho still reads."""
 
     @property
     def total_tokens(self) -> int:
@@ -43,7 +47,8 @@ class UsageRecord:
 
     def to_json(self) -> dict[str, Any]:
         """The ledger line's object; `run` only when the call belonged to a run, cached tokens
-        only when there were some, so lines written before they were counted stay as they are."""
+        only when there were some, `failure` only for a failed call, so lines written before
+        they were recorded stay as they are."""
         record: dict[str, Any] = {
             "at": self.at.isoformat(),
             "purpose": self.purpose,
@@ -55,6 +60,8 @@ class UsageRecord:
             record["cached_input_tokens"] = self.cached_input_tokens
         if self.run is not None:
             record["run"] = self.run
+        if self.failure is not None:
+            record["failure"] = self.failure
         return record
 
     @classmethod
@@ -68,6 +75,7 @@ class UsageRecord:
             output_tokens=_count(fields, "output_tokens", where),
             run=records.maybe(fields, "run", str, where),
             cached_input_tokens=_count(fields, "cached_input_tokens", where, 0),
+            failure=records.maybe(fields, "failure", str, where),
         )
 
 
@@ -135,9 +143,11 @@ def append_usage(ws: Workspace, record: UsageRecord) -> None:
 @dataclass(frozen=True)
 class Totals:
     calls: int = 0
+    """Every call, failed ones included."""
     input_tokens: int = 0
     output_tokens: int = 0
     cached_input_tokens: int = 0
+    failed_calls: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -149,6 +159,7 @@ class Totals:
             self.input_tokens + record.input_tokens,
             self.output_tokens + record.output_tokens,
             self.cached_input_tokens + record.cached_input_tokens,
+            self.failed_calls + (record.failure is not None),
         )
 
     def as_dict(self) -> dict[str, int]:
@@ -158,6 +169,7 @@ class Totals:
             "output_tokens": self.output_tokens,
             "total_tokens": self.total_tokens,
             "cached_input_tokens": self.cached_input_tokens,
+            "failed_calls": self.failed_calls,
         }
 
 
@@ -166,6 +178,8 @@ class UsageSummary:
     total: Totals = Totals()
     by_purpose: dict[str, Totals] = field(default_factory=dict)
     by_model: dict[str, Totals] = field(default_factory=dict)
+    by_failure: dict[str, int] = field(default_factory=dict)
+    """Failed calls by failure kind."""
 
 
 def summarize(
@@ -175,6 +189,7 @@ def summarize(
     total = Totals()
     by_purpose: dict[str, Totals] = {}
     by_model: dict[str, Totals] = {}
+    by_failure: dict[str, int] = {}
     for record in records:
         if since is not None and record.at < since:
             continue
@@ -183,7 +198,14 @@ def summarize(
         total = total.add(record)
         by_purpose[record.purpose] = by_purpose.get(record.purpose, Totals()).add(record)
         by_model[record.model] = by_model.get(record.model, Totals()).add(record)
-    return UsageSummary(total, dict(sorted(by_purpose.items())), dict(sorted(by_model.items())))
+        if record.failure is not None:
+            by_failure[record.failure] = by_failure.get(record.failure, 0) + 1
+    return UsageSummary(
+        total,
+        dict(sorted(by_purpose.items())),
+        dict(sorted(by_model.items())),
+        dict(sorted(by_failure.items())),
+    )
 
 
 @dataclass(frozen=True)
@@ -256,7 +278,8 @@ def load_budget(ws: Workspace, run: str | None = None) -> Budget:
 
 
 class LedgeredModel:
-    """Wraps any `ChatModel` so every answered call is appended to the usage ledger."""
+    """Wraps any `ChatModel` so every call is appended to the usage ledger: an answered one
+    with its tokens, a failed one with its failure kind (and no tokens: none were reported)."""
 
     def __init__(
         self, inner: ChatModel, ws: Workspace, purpose: Purpose, run: str | None = None
@@ -274,18 +297,26 @@ class LedgeredModel:
         return self.inner.name
 
     def chat(self, request: ChatRequest) -> ChatResponse:
-        response = self.inner.chat(request)
+        try:
+            response = self.inner.chat(request)
+        except ModelError as exc:
+            self._record(Usage(), exc.kind)
+            raise
         self.usage = self.usage + response.usage
+        self._record(response.usage, None)
+        return response
+
+    def _record(self, usage: Usage, failure: str | None) -> None:
         append_usage(
             self.ws,
             UsageRecord(
                 self.ws.now(),
                 self.purpose,
                 self.inner.name,
-                response.usage.input_tokens,
-                response.usage.output_tokens,
+                usage.input_tokens,
+                usage.output_tokens,
                 self.run,
-                response.usage.cached_input_tokens,
+                usage.cached_input_tokens,
+                failure,
             ),
         )
-        return response
