@@ -144,6 +144,34 @@ def test_a_suspicious_rewrite_shows_the_lines_it_would_remove_and_its_reason_onc
     ]
 
 
+def test_undo_withdraws_the_held_rewrite_and_approving_it_is_refused_in_one_line(
+    ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = (ready / "MEMORY.md").read_bytes()
+    whole_file_protocol(ready)
+    with serve(monkeypatch, "Xin lỗi, tôi không làm được.") as srv:
+        monkeypatch.setenv("OLLAMA_HOST", srv.url)
+        assert main(["condense"]) == 0
+    capsys.readouterr()
+    ws = open_workspace(ready)
+    [held] = proposals.list_proposals(ws).proposals
+    assert held.change["class"] == "suspicious" and held.status == "pending"
+
+    assert main(["condense", "--undo", "2026-W48"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == (
+        "Đã rút lại 1 đề xuất đang chờ của lần chạy 2026-W48; không thể duyệt chúng nữa"
+    )
+    assert main(["approve", held.id]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith(f"trinho: error: đề xuất {held.id} đã được quyết định rồi")
+    assert "trinho condense --undo 2026-W48" in err
+    assert (ready / "MEMORY.md").read_bytes() == before
+    assert main(["proposals", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+
+
 def test_a_run_that_writes_the_first_memory_md_says_so_and_its_undo_removes_it(
     ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -167,6 +195,7 @@ def test_a_run_that_writes_the_first_memory_md_says_so_and_its_undo_removes_it(
         "restored_from": None,
         "kept_current": ".trinho/runs/2026-W48/MEMORY.undone.md",
         "changed_since": False,
+        "withdrawn": [],
     }
     assert not (ready / "MEMORY.md").exists()
     assert (folder / "MEMORY.undone.md").read_text(encoding="utf-8") == ADDED + "\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +14,8 @@ from trinho.appliers import APPLIERS
 from trinho.channels import ConsoleChannel
 from trinho.condense import RunReport, run_condensation, undo_run
 from trinho.condense.gate import Change
-from trinho.condense.runs import read_journal
+from trinho.condense.runs import UndoEntry, advance, read_journal
+from trinho.durable import inject
 from trinho.errors import NotFound, TrinhoError
 from trinho.notes import save_note
 from trinho.workspace import Workspace
@@ -173,3 +175,176 @@ def test_search_sees_memory_md_after_a_run_an_approval_and_an_undo(
     assert memory_hits("penicillin") == []
     undo_run(workspace, RUN)
     assert memory_hits("Vietnamese") == [] and memory_hits("penicillin") != []
+
+
+# --- an undo withdraws the run's proposals ---------------------------------------------------
+
+LEARNING = "- 2026-11-25: Learning Vietnamese"
+
+
+@pytest.fixture
+def undone_week(workspace: Workspace, clock: FixedClock) -> tuple[RunReport, bytes]:
+    """A run that writes MEMORY.md (an addition) and holds a removal and an edit; returns its
+    report and MEMORY.md's bytes before it."""
+    en_week(workspace, clock)
+    before = workspace.memory_file.read_bytes()
+    rewrite = EN_MEMORY.replace(ANNA, PORTO).replace(PENICILLIN + "\n", "") + LEARNING + "\n"
+    report = condense(workspace, rewrite)
+    assert LEARNING in memory(workspace)
+    assert sorted(rc.change.cls for rc in report.held) == ["edited", "removed"]
+    return report, before
+
+
+def test_undo_withdraws_the_runs_pending_proposals_and_approving_one_is_refused(
+    workspace: Workspace, undone_week: tuple[RunReport, bytes]
+) -> None:
+    report, before = undone_week
+    rejected = proposal_for(report, "edited")
+    proposals.reject(workspace, rejected, "owner")  # decided before the undo: left as it is
+    result = undo_run(workspace, RUN)
+    assert workspace.memory_file.read_bytes() == before
+    removal = proposal_for(report, "removed")
+    assert result.withdrawn == (removal,) and result.to_dict()["withdrawn"] == [removal]
+    withdrawn = proposals.get_proposal(workspace, removal)
+    assert withdrawn.status == "stale"
+    assert withdrawn.decided_by == f"trinho condense --undo {RUN}"
+    assert (
+        withdrawn.decision_note == f"withdrawn: run {RUN} was undone (trinho condense --undo {RUN})"
+    )
+    assert proposals.get_proposal(workspace, rejected).status == "rejected"
+    with pytest.raises(TrinhoError, match=f"already stale \\(by trinho condense --undo {RUN}\\)"):
+        proposals.approve(workspace, removal, "owner", appliers=APPLIERS)
+    assert workspace.memory_file.read_bytes() == before
+    journal = read_journal(workspace, RUN)
+    assert journal is not None and journal.state == "done" and len(journal.undone) == 1
+    assert undo_run(workspace, RUN).withdrawn == ()  # nothing left to withdraw
+
+
+def test_a_suspicious_rewrite_of_an_undone_run_never_reaches_memory_md(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    vi_week(workspace, clock)
+    before = workspace.memory_file.read_bytes()
+    report = condense(workspace, "- 2026-11-29: Chỉ còn một dòng\n")
+    pid = proposal_for(report, "suspicious")
+    assert undo_run(workspace, RUN).withdrawn == (pid,)
+    with pytest.raises(TrinhoError, match="already stale"):
+        proposals.approve(workspace, pid, "owner", appliers=APPLIERS)
+    assert workspace.memory_file.read_bytes() == before
+
+
+@pytest.mark.parametrize("crash_at", ["proposal", "memory"])
+def test_an_undo_cut_off_leaves_nothing_approvable_and_running_it_again_finishes_it(
+    workspace: Workspace, undone_week: tuple[RunReport, bytes], crash_at: str
+) -> None:
+    """Cut off while withdrawing (MEMORY.md already put back), or even before MEMORY.md was put
+    back (the undo is recorded first): no proposal of the run can be approved."""
+    report, before = undone_week
+    target = workspace.proposals_root if crash_at == "proposal" else workspace.root
+
+    def dies(path: Path) -> None:
+        if path.parent == target and path.suffix in (".json", ".md"):
+            raise KeyboardInterrupt
+
+    with inject("before_replace", dies), pytest.raises(KeyboardInterrupt):
+        undo_run(workspace, RUN)
+    journal = read_journal(workspace, RUN)
+    assert journal is not None and journal.undone  # recorded before anything else
+    pending = [rc.proposal_id for rc in report.held]
+    assert all(proposals.get_proposal(workspace, p).status == "pending" for p in pending if p)
+    written = workspace.memory_file.read_bytes()
+    assert (written == before) == (crash_at == "proposal")
+    for pid in pending:
+        assert pid is not None
+        with pytest.raises(TrinhoError, match=f"made by run {RUN}, which was undone"):
+            proposals.approve(workspace, pid, "owner", appliers=APPLIERS)
+        assert proposals.get_proposal(workspace, pid).status == "pending"
+    assert workspace.memory_file.read_bytes() == written  # nothing applied
+    again = undo_run(workspace, RUN)
+    assert sorted(again.withdrawn) == sorted(p for p in pending if p)
+    assert workspace.memory_file.read_bytes() == before
+
+
+def test_the_next_run_withdraws_what_a_cut_off_undo_left_pending(
+    workspace: Workspace, clock: FixedClock, undone_week: tuple[RunReport, bytes]
+) -> None:
+    report, _ = undone_week
+
+    def dies(path: Path) -> None:
+        if path.parent == workspace.proposals_root:
+            raise KeyboardInterrupt
+
+    with inject("before_replace", dies), pytest.raises(KeyboardInterrupt):
+        undo_run(workspace, RUN)
+    clock.advance(days=7)
+    save_note(workspace, "Quiet week")
+    clock.advance(minutes=1)
+    condense(workspace, "NONE")
+    for rc in report.held:
+        assert rc.proposal_id is not None
+        left = proposals.get_proposal(workspace, rc.proposal_id)
+        assert (left.status, left.decided_by) == ("stale", f"trinho condense --undo {RUN}")
+
+
+def test_an_undo_that_cannot_put_memory_md_back_is_not_recorded(
+    workspace: Workspace, undone_week: tuple[RunReport, bytes]
+) -> None:
+    """A write that fails (not a crash) undoes the record: the run and its proposals stand."""
+    report, _ = undone_week
+
+    def disk_full(path: Path) -> None:
+        if path == workspace.memory_file:
+            raise OSError(28, "No space left on device")
+
+    with inject("before_replace", disk_full), pytest.raises(OSError):
+        undo_run(workspace, RUN)
+    journal = read_journal(workspace, RUN)
+    assert journal is not None and journal.undone == () and journal.state == "done"
+    decided, applied = proposals.approve(
+        workspace, proposal_for(report, "removed"), "owner", appliers=APPLIERS
+    )
+    assert decided.status == "approved" and applied.ok
+
+
+def test_an_undone_run_cut_off_before_proposing_is_never_resumed(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    en_week(workspace, clock)
+    rewrite = EN_MEMORY.replace(PENICILLIN + "\n", "") + LEARNING + "\n"
+
+    def dies(path: Path) -> None:
+        if path.parent == workspace.proposals_root:
+            raise KeyboardInterrupt  # killed while proposing, after MEMORY.md was written
+
+    with inject("before_replace", dies), pytest.raises(KeyboardInterrupt):
+        condense(workspace, rewrite)
+    journal = read_journal(workspace, RUN)
+    assert journal is not None and journal.state == "applied"
+    undo_run(workspace, RUN)
+    again = condense(workspace, rewrite)
+    assert again.outcome == "already_done"
+    assert proposals.list_proposals(workspace, include_decided=False).proposals == []
+    assert memory(workspace) == EN_MEMORY
+
+
+def test_a_run_left_unfinished_by_an_earlier_undo_is_ended_not_resumed(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    """A journal undone while cut off before proposing, and left in `applied` (as an undo
+    that did not end the run left it), proposes and announces nothing when the week runs."""
+    en_week(workspace, clock)
+    rewrite = EN_MEMORY.replace(PENICILLIN + "\n", "") + LEARNING + "\n"
+
+    def dies(path: Path) -> None:
+        if path.parent == workspace.proposals_root:
+            raise KeyboardInterrupt
+
+    with inject("before_replace", dies), pytest.raises(KeyboardInterrupt):
+        condense(workspace, rewrite)
+    journal = read_journal(workspace, RUN)
+    assert journal is not None and journal.state == "applied"
+    advance(workspace, journal, "applied", undone=(UndoEntry(clock.now, None),))
+    assert condense(workspace, rewrite).outcome == "already_done"
+    journal = read_journal(workspace, RUN)
+    assert journal is not None and journal.state == "done" and journal.proposals == ()
+    assert proposals.list_proposals(workspace).proposals == []

@@ -23,9 +23,11 @@ from trinho.condense.gate import (
     move_verdict,
     removal_verdict,
     suspicious_verdict,
+    unread_verdict,
 )
 from trinho.condense.held import HeldApplied, apply_held
 from trinho.condense.match import loose_key
+from trinho.condense.reasons import Reason
 from trinho.memory_md import Entry, Loose, parse, parse_entry_date
 from trinho.textnorm import match_key
 
@@ -696,3 +698,33 @@ def test_no_control_character_is_ever_applied_by_itself(pieces: list[str]) -> No
     for change in result.changes:
         if not change.held and change.new is not None and change.cls != "moved":
             assert not has_control(change.new)
+
+
+def test_row_a_new_line_whose_screening_could_not_be_read_is_held() -> None:
+    old = "# Me\n- 2026-11-01: Thích trà\n- 2026-11-02: Sống ở Huế\n"
+    unread = Reason("screen_unreadable")
+    new = old.replace("2026-11-01", "2026-11-27") + "- 2026-11-28: Nuôi mèo\n"
+    new += "- 2026-11-28: Học piano\n- 2026-12-25: Đi Đà Lạt\n"
+    hold = {
+        "- 2026-11-28: Nuôi mèo": unread,
+        "- 2026-12-25: Đi Đà Lạt": unread,  # held already: keeps its own reason
+        "- 2026-11-27: Thích trà": unread,  # re-dated, not new: held all the same
+    }
+    result = gate(old, new, TODAY, SINCE, hold=hold)
+    assert result.applied == old + "- 2026-11-28: Học piano\n"
+    held = {c.new: (c.cls, c.reason_code) for c in result.held}
+    assert held == {
+        "- 2026-11-27: Thích trà": ("date_changed", "screen_unreadable"),
+        "- 2026-11-28: Nuôi mèo": ("added", "screen_unreadable"),
+        "- 2026-12-25: Đi Đà Lạt": ("strange_date", "future"),
+    }
+    assert unread_verdict("added", unread) == ("added", "held", unread)
+    assert gate(old, new, TODAY, SINCE).applied != result.applied  # without hold: applied
+
+
+def test_holding_an_unread_repeat_or_a_moved_line_changes_nothing() -> None:
+    old = "# Me\n- 2026-11-01: Thích trà\n# Work\n- 2026-11-02: Sống ở Huế\n"
+    new = "# Me\n- 2026-11-02: Sống ở Huế\n- 2026-11-01: Thích trà\n- 2026-11-28: thích TRÀ\n"
+    new += "# Work\n"
+    hold = dict.fromkeys(new.split("\n"), Reason("screen_unreadable"))
+    assert gate(old, new, TODAY, SINCE, hold=hold) == gate(old, new, TODAY, SINCE)

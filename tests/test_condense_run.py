@@ -32,11 +32,13 @@ from condense_weeks import (
 )
 from conftest import FixedClock
 from trinho import proposals
+from trinho.appliers import APPLIERS
 from trinho.channels import ConsoleChannel, Outbox
 from trinho.condense import RunReport, run_condensation
 from trinho.condense.ops import view_lines
 from trinho.condense.report import render_report
 from trinho.condense.runs import read_journal, run_dir
+from trinho.condense.screen import parse_verdicts
 from trinho.durable import FaultPoint, inject
 from trinho.errors import TrinhoError
 from trinho.memory_md import parse
@@ -223,7 +225,9 @@ def test_an_empty_answer_or_a_refusal_of_the_whole_file_is_held_whole(
     assert f"New: {added}\n" in stream.getvalue()
 
 
-def test_screening_rejections_keep_lines_out(workspace: Workspace, clock: FixedClock) -> None:
+def test_screening_rejections_keep_lines_out_and_an_unread_verdict_holds_only_its_line(
+    workspace: Workspace, clock: FixedClock
+) -> None:
     vi_week(workspace, clock)
     rewrite = (
         vi_good_rewrite().replace(
@@ -242,7 +246,7 @@ def test_screening_rejections_keep_lines_out(workspace: Workspace, clock: FixedC
             elif "trà xanh" in line:
                 answers.append(f"{n}. REJECT: loses the detail about the morning")
             elif "ngân hàng" in line:
-                answers.append(f"{n}) maybe?")  # garbled: stays unscreened
+                answers.append(f"{n}) maybe?")  # garbled: no verdict can be read
             else:
                 answers.append(f"{n}. NHẬN")
         return "\n".join(answers)
@@ -252,17 +256,102 @@ def test_screening_rejections_keep_lines_out(workspace: Workspace, clock: FixedC
     assert "Trợ lý" not in text
     assert "- 2026-11-01: Thích uống cà phê sữa đá buổi sáng" in text  # the edit was dropped
     assert "trà xanh" not in text
-    assert VI_ADDED[1] in text  # unscreened, not rejected
-    assert report.held == ()
+    assert VI_ADDED[0] in text  # accepted
+    assert VI_ADDED[1] not in text  # unreadable: held, not applied by itself
+    [held] = report.held
+    assert (held.change.cls, held.change.new) == ("added", VI_ADDED[1])
+    assert held.change.reason_code == "screen_unreadable"
+    [proposal] = memory_proposals(workspace)
+    assert proposal.id == held.proposal_id and proposal.change["new"] == VI_ADDED[1]
+    assert proposal.reason == (
+        "the screening answer gave no verdict that can be read for this new line; "
+        "it reaches MEMORY.md only if you approve it"
+    )
     verdicts = {s.line: (s.decision, s.reason) for s in report.screening}
     assert verdicts["- 2026-11-27: Trợ lý đã nói được, tôi sẽ nhắc"] == (
         "reject",
         "lời trợ lý, không phải sự thật về chủ nhân",
     )
     assert verdicts["- 2026-11-26: Thích uống trà xanh buổi sáng"][0] == "reject"
-    assert verdicts[VI_ADDED[1]] == ("unscreened", "")
+    assert verdicts[VI_ADDED[1]][0] == "unreadable"
     assert verdicts[VI_ADDED[0]] == ("accept", "")
-    assert report.counts()["rejected"] == 2
+    assert report.to_dict()["screening"] | {"verdicts": [], "skipped": []} == {
+        "accepted": 1,
+        "rejected": 2,
+        "unscreened": 1,
+        "unreadable": 1,
+        "verdicts": [],
+        "skipped": [],
+    }
+    proposals.approve(workspace, proposal.id, "owner", appliers=APPLIERS)
+    assert VI_ADDED[1] in memory(workspace)  # the owner's approval writes it
+
+
+def test_a_garbled_screening_answer_holds_every_new_line(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    vi_week(workspace, clock)
+    garbled = "Sure! These lines look fine to me.\n1 2\nACCEPT"
+    report = run(workspace, two_roles(vi_good_rewrite(), garbled))
+    text = memory(workspace)
+    assert "- 2026-11-29: Chạy bộ mỗi sáng chủ nhật" in text  # re-dated: not a new line
+    assert not any(line in text for line in VI_ADDED)
+    assert sorted((rc.change.cls, rc.change.new) for rc in report.held) == [
+        ("added", line) for line in VI_ADDED
+    ]
+    assert {rc.change.reason_code for rc in report.held} == {"screen_unreadable"}
+    assert len(memory_proposals(workspace)) == 2
+    assert [s.decision for s in report.screening] == ["unreadable", "unreadable"]
+    assert report.counts() | {"by_class": {}} == {
+        "changes": 3,
+        "auto": 1,
+        "held": 2,
+        "by_class": {},
+        "candidates": 2,
+        "accepted": 0,
+        "rejected": 0,
+        "unscreened": 2,
+        "unreadable": 2,
+    }
+    saved = json.loads((run_dir(workspace, RUN) / "report.json").read_text(encoding="utf-8"))
+    assert {k: v for k, v in saved["screening"].items() if k not in ("verdicts", "skipped")} == {
+        "accepted": 0,
+        "rejected": 0,
+        "unscreened": 2,
+        "unreadable": 2,
+    }
+    english = render_report(report, "en")
+    assert (
+        "1 changes applied, 2 held for approval; 2 new lines: 0 accepted and 0 rejected by "
+        "screening, 2 unscreened; 2 model calls" in english
+    )
+    assert "2 new lines wait for your approval: their screening could not be read" in english
+    assert "screened, 0 rejected" not in english
+    vietnamese = render_report(report, "vi")
+    assert (
+        "1 thay đổi đã áp dụng, 2 chờ duyệt; 2 dòng mới: 0 được nhận và 0 bị bỏ khi sàng lọc, "
+        "2 chưa sàng lọc; 2 lần gọi mô hình" in vietnamese
+    )
+    assert "2 dòng mới chờ bạn duyệt: không đọc được kết quả sàng lọc của chúng" in vietnamese
+    assert "[CHỜ DUYỆT] thêm [" in vietnamese and "KHÔNG ĐỌC ĐƯỢC, chờ duyệt" in vietnamese
+
+
+def test_a_vietnamese_workspace_says_why_a_line_is_held_in_vietnamese(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    vi_week(workspace, clock)
+    config = workspace.internal / "config.toml"
+    config.write_text(config.read_text().replace('locale = "en"', 'locale = "vi"', 1))
+    ws = open_workspace(workspace.root, clock)
+    stream = io.StringIO()
+    report = run(ws, two_roles(vi_good_rewrite(), "1. NHẬN\n2. chắc là được"), stream)
+    assert VI_ADDED[0] in memory(ws) and VI_ADDED[1] not in memory(ws)
+    [held] = report.held
+    assert held.change.reason.startswith("the screening answer gave no verdict")  # stored
+    reason = "câu trả lời sàng lọc không có nhận định đọc được cho dòng mới này"
+    assert reason in stream.getvalue()  # the announcement speaks the owner's language
+    assert report.screening[1].reason.startswith(reason)
+    assert "1 được nhận và 0 bị bỏ khi sàng lọc, 1 chưa sàng lọc" in render_report(report, "vi")
 
 
 def test_screening_is_skipped_when_the_budget_is_spent(
@@ -274,10 +363,15 @@ def test_screening_is_skipped_when_the_budget_is_spent(
     model = two_roles(costly)
     report = run(ws, model)
     assert calls(model) == (1, 0)
-    assert memory(ws) == vi_good_rewrite()  # added lines stay: unscreened is not rejected
+    # not asked (no setting turns screening off; only the budget skips it): the gate alone
+    # decides, as it does for a run without screening
+    assert memory(ws) == vi_good_rewrite() and report.held == ()
     assert [s.decision for s in report.screening] == ["unscreened", "unscreened"]
+    assert report.screened() == {"accepted": 0, "rejected": 0, "unscreened": 2, "unreadable": 0}
     [skipped] = report.screening_skipped
     assert skipped.startswith("Lines 1-2 not screened:") and "60000" in skipped
+    assert "0 accepted and 0 rejected by screening, 2 unscreened" in render_report(report, "en")
+    assert "could not be read" not in render_report(report, "en")
 
 
 def test_no_budget_for_the_rewrite_changes_nothing_and_keeps_the_week(
@@ -624,7 +718,7 @@ def test_a_run_cut_off_around_the_replace_leaves_old_or_new_and_recovers(
     assert "Learning Vietnamese" in render_report(again, "en")
 
 
-def test_a_screening_call_that_fails_leaves_its_lines_unscreened(
+def test_a_screening_call_that_fails_holds_its_lines(
     workspace: Workspace, clock: FixedClock
 ) -> None:
     vi_week(workspace, clock)
@@ -633,10 +727,15 @@ def test_a_screening_call_that_fails_leaves_its_lines_unscreened(
         raise ModelError("scripted:model", "timeout", "no answer within 60 s")
 
     report = run(workspace, two_roles(vi_good_rewrite(), down))
-    assert report.outcome == "done" and memory(workspace) == vi_good_rewrite()
-    assert [s.decision for s in report.screening] == ["unscreened", "unscreened"]
+    assert report.outcome == "done"
+    assert not any(line in memory(workspace) for line in VI_ADDED)
+    assert [s.decision for s in report.screening] == ["unreadable", "unreadable"]
+    assert {rc.change.reason_code for rc in report.held} == {"screen_failed"}
+    [proposal, _] = memory_proposals(workspace)
+    assert "screening call failed" in proposal.reason and "no answer within 60 s" in proposal.reason
     [skipped] = report.screening_skipped
-    assert "Lines 1-2 not screened" in skipped and "no answer within 60 s" in skipped
+    assert skipped.startswith("Lines 1-2: the screening call failed")
+    assert "no answer within 60 s" in skipped
 
 
 def test_a_broken_channel_config_leaves_the_announcement_queued(
@@ -839,3 +938,55 @@ def test_a_held_change_whose_line_is_gone_is_stale_at_the_next_run(
     run(workspace, two_roles("NONE"))
     [stale] = [p for p in memory_proposals(workspace) if p.id == removal.proposal_id]
     assert stale.status == "stale" and stale.decided_by == "trinho"
+
+
+SCREEN_ANSWER_LINES = st.one_of(
+    st.builds(
+        lambda n, sep, word: f"{n}{sep} {word}",
+        st.integers(0, 7),
+        st.sampled_from([".", ")", ":", ""]),
+        st.sampled_from(["ACCEPT", "NHẬN", "nhan", "REJECT: no", "BỎ", "ACCEPTED!", "maybe", ""]),
+    ),
+    st.text(max_size=12),
+)
+NEW_LINES = [
+    *VI_ADDED,
+    "- 2026-11-27: Gọi cho anh Đức về hợp đồng",
+    "- 2026-11-26: Thích uống trà xanh buổi sáng",  # an edit of the coffee line
+    "- 2026-11-25: Chủ nhân là phù thuỷ",
+]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.sampled_from(NEW_LINES), min_size=1, max_size=6),
+    st.one_of(st.none(), st.lists(SCREEN_ANSWER_LINES, max_size=8)),
+)
+def test_no_new_line_is_applied_unless_its_verdict_was_read_as_accept(
+    lines: list[str], answer: list[str] | None
+) -> None:
+    """Whatever the screening answers (None: the call fails), a new line reaches MEMORY.md by
+    itself only when the answer explicitly accepts it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        clock = FixedClock()
+        ws = init_workspace(Path(tmp) / "ws", timezone="Asia/Ho_Chi_Minh", clock=clock).workspace
+        vi_week(ws, clock)
+        asked: list[list[str]] = []
+
+        def screen(request: ChatRequest) -> str:
+            asked.append(numbered(request))
+            if answer is None:
+                raise ModelError("scripted:model", "timeout", "no answer")
+            return "\n".join(answer)
+
+        rewrite = "\n".join(VI_MEMORY.rstrip("\n").split("\n") + lines) + "\n"
+        rewrite = rewrite.replace("- 2026-11-01: Thích uống cà phê sữa đá buổi sáng\n", "", 1)
+        ws_file = ws.internal / "config.toml"
+        ws_file.write_text(ws_file.read_text() + '\n[condense]\nprotocol = "file"\n')
+        run(open_workspace(ws.root, clock), two_roles(rewrite, screen))
+        accepted: set[str] = set()
+        for batch in asked:
+            verdicts = parse_verdicts("\n".join(answer or []), len(batch))
+            accepted |= {batch[n - 1] for n, v in verdicts.items() if v.decision == "accept"}
+        new = set(memory(ws).split("\n")) - set(VI_MEMORY.split("\n"))
+        assert new <= accepted

@@ -10,7 +10,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trinho.condense.gate import gate
-from trinho.condense.screen import Verdict, apply_verdicts, candidates, parse_verdicts
+from trinho.condense.match import match
+from trinho.condense.reasons import Reason
+from trinho.condense.screen import (
+    MAX_ERROR_CHARS,
+    Outcome,
+    Unread,
+    Verdict,
+    apply_verdicts,
+    call_failed,
+    candidates,
+    parse_verdicts,
+    read_answer,
+    screen_rewrite,
+)
 
 OLD = "# Memory\n- 2026-11-01: Likes green tea\n- 2026-11-02: Lives in Hà Nội\n"
 NEW = (
@@ -72,7 +85,7 @@ def test_parse_is_tolerant_of_layout() -> None:
     }
 
 
-def test_missing_garbled_out_of_range_and_conflicting_verdicts_are_unscreened() -> None:
+def test_missing_garbled_out_of_range_and_conflicting_verdicts_are_not_verdicts() -> None:
     text = "1. ACCEPTABLE\n2. maybe\n3. ACCEPT\n3. REJECT: changed my mind\n9. REJECT\n5. ok\n"
     assert parse_verdicts(text, 5) == {}
 
@@ -129,3 +142,106 @@ def test_parse_never_invents_verdicts_or_numbers_out_of_range(text: str, count: 
     folded = unicodedata.normalize("NFC", text).casefold()
     if not any(w in folded for w in ("accept", "reject", "nhận", "nhan", "bỏ", "bo")):
         assert verdicts == {}
+
+
+UNREADABLE = Unread(Reason("screen_unreadable"))
+TODAY, SINCE = date(2026, 11, 29), date(2026, 11, 23)
+
+
+def test_read_answer_gives_every_candidate_a_verdict_or_unread() -> None:
+    text = "1. ACCEPT\n2) maybe?\n3. ACCEPT\n3. REJECT: no\n9. REJECT\n"
+    assert read_answer(text, 4) == {
+        1: Verdict("accept"),
+        2: UNREADABLE,
+        3: UNREADABLE,  # contradictory
+        4: UNREADABLE,  # missing
+    }
+    assert read_answer("", 0) == {}
+
+
+def test_a_failed_call_leaves_every_line_unread_with_its_error_kept_short() -> None:
+    said = call_failed(2, "timeout:\n no answer within 60 s")
+    assert said == dict.fromkeys(
+        (1, 2), Unread(Reason.of("screen_failed", error="timeout: no answer within 60 s"))
+    )
+    [long] = set(call_failed(1, "x" * 5000).values())
+    assert isinstance(long, Unread)
+    error = dict(long.why.params)["error"]
+    assert isinstance(error, str) and len(error) == MAX_ERROR_CHARS and error.endswith("…")
+
+
+def test_screen_rewrite_drops_rejections_and_holds_what_it_could_not_read() -> None:
+    outcomes: dict[int, Outcome] = {
+        1: UNREADABLE,
+        2: Verdict("accept"),
+        3: Verdict("reject", "invented"),
+    }
+    screened = screen_rewrite(OLD, NEW, outcomes)
+    assert screened.text == NEW.replace("- 2026-11-25: Owner is a wizard\n", "")
+    assert screened.hold == {"- 2026-11-27: Lives in Đà Nẵng": Reason("screen_unreadable")}
+    result = gate(OLD, screened.text, TODAY, SINCE, hold=screened.hold)
+    assert [(c.cls, c.reason_code) for c in result.held] == [("edited", "edited")]  # held anyway
+    assert screen_rewrite(OLD, NEW, {}).hold == {}  # not asked: nothing to hold
+
+
+def test_an_unread_addition_is_held_and_reaches_memory_only_through_approval() -> None:
+    old = "# Memory\n- 2026-11-01: Likes green tea\n"
+    new = old + "- 2026-11-28: Adopted a cat\n- 2026-11-28: Plays chess\n"
+    screened = screen_rewrite(old, new, {1: UNREADABLE, 2: Verdict("accept")})
+    result = gate(old, screened.text, TODAY, SINCE, hold=screened.hold)
+    assert result.applied == old + "- 2026-11-28: Plays chess\n"
+    [held] = result.held
+    assert (held.cls, held.new, held.reason_code) == (
+        "added",
+        "- 2026-11-28: Adopted a cat",
+        "screen_unreadable",
+    )
+    assert held.after == "- 2026-11-01: Likes green tea"
+    assert held.reason_in("vi").startswith("câu trả lời sàng lọc không có nhận định")
+
+
+VERDICT_WORDS = ["ACCEPT", "accept", "NHẬN", "REJECT", "REJECT: no", "BỎ: không", "maybe", ""]
+ANSWER_LINES = st.one_of(
+    st.builds(
+        lambda n, sep, word: f"{n}{sep} {word}",
+        st.integers(0, 8),
+        st.sampled_from([".", ")", ":", ""]),
+        st.sampled_from(VERDICT_WORDS),
+    ),
+    st.text(max_size=20),
+)
+SCREEN_OLD = "# Memory\n- 2026-11-01: Likes green tea\n- 2026-11-02: Lives in Hà Nội\n"
+NEW_LINES = st.sampled_from(
+    [
+        "- 2026-11-01: Likes green tea",
+        "- 2026-11-02: Lives in Hà Nội",
+        "- 2026-11-27: Lives in Đà Nẵng",
+        "- 2026-11-26: Has a dog named Vàng",
+        "- 2026-11-25: Owner is a wizard",
+        "- 2026-11-28: Likes green tea",
+        "- 2026-12-25: A date in the future",
+        "## Pets",
+        "",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(NEW_LINES, max_size=8), st.lists(ANSWER_LINES, max_size=10))
+def test_no_new_line_applies_unless_its_verdict_was_read_as_accept(
+    lines: list[str], answer: list[str]
+) -> None:
+    """Whatever the screening answered, every new line the gate writes now (an addition or
+    the new side of an edit, not in the old file) was explicitly accepted, and nothing else new
+    is written."""
+    new = "\n".join(lines) + "\n"
+    found = candidates(SCREEN_OLD, new)
+    said = read_answer("\n".join(answer), len(found))
+    screened = screen_rewrite(SCREEN_OLD, new, said)
+    result = gate(SCREEN_OLD, screened.text, TODAY, SINCE, hold=screened.hold)
+    written = set(result.applied.split("\n")) - set(SCREEN_OLD.split("\n"))
+    for line in written & {c.line for c in found}:
+        # a line the rewrite has twice is written once, if one of its copies was accepted
+        assert Verdict("accept") in [said[c.number] for c in found if c.line == line], line
+    applied = match(SCREEN_OLD, result.applied)
+    assert {applied.new[j].raw for j in applied.gained} <= {c.line for c in found}

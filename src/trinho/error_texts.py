@@ -340,6 +340,12 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "en": "{path} is missing: the version before run {id} is gone",
         "vi": "thiếu {path}: phiên bản trước lần chạy {id} không còn nữa",
     },
+    "error.condense.run_undone": {
+        "en": "proposal {id} was made by run {run}, which was undone: it cannot be approved "
+        "(nothing was applied)",
+        "vi": "đề xuất {id} do lần chạy {run} tạo ra, mà lần chạy đó đã được hoàn tác: không "
+        "thể duyệt nó (chưa áp dụng gì)",
+    },
     "error.gate.since_after_today": {
         "en": "--since {since} is after --today {today}; the window would be empty",
         "vi": "--since {since} sau --today {today}; khoảng thời gian sẽ trống",

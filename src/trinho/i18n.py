@@ -653,12 +653,12 @@ CATALOG: dict[str, dict[str, str]] = {
     "condense.screen.reject": {"en": "REJECT", "vi": "BỎ"},
     "condense.screen.unscreened": {"en": "unscreened", "vi": "chưa sàng lọc"},
     "condense.summary": {
-        "en": "{auto} changes applied, {held} held for approval; {candidates} new lines "
-        "screened, {rejected} rejected; {calls} model calls, {tokens} tokens; "
-        "{restarts} restarts after a hand edit",
-        "vi": "{auto} thay đổi đã áp dụng, {held} chờ duyệt; {candidates} dòng mới được sàng "
-        "lọc, {rejected} bị bỏ; {calls} lần gọi mô hình, {tokens} token; "
-        "{restarts} lần làm lại do sửa tay",
+        "en": "{auto} changes applied, {held} held for approval; {candidates} new lines: "
+        "{accepted} accepted and {rejected} rejected by screening, {unscreened} unscreened; "
+        "{calls} model calls, {tokens} tokens; {restarts} restarts after a hand edit",
+        "vi": "{auto} thay đổi đã áp dụng, {held} chờ duyệt; {candidates} dòng mới: "
+        "{accepted} được nhận và {rejected} bị bỏ khi sàng lọc, {unscreened} chưa sàng lọc; "
+        "{calls} lần gọi mô hình, {tokens} token; {restarts} lần làm lại do sửa tay",
     },
     "condense.undo_hint": {
         "en": "The previous MEMORY.md is kept at {path}: trinho condense --undo {run}",
@@ -687,6 +687,36 @@ CATALOG: dict[str, dict[str, str]] = {
         "those changes are in {kept}",
         "vi": "Lưu ý: MEMORY.md đã thay đổi sau lần chạy (duyệt hoặc sửa tay); "
         "các thay đổi đó nằm trong {kept}",
+    },
+    # Screening that could not be read, and the proposals an undo withdraws.
+    "gate.reason.screen_unreadable": {
+        "en": "the screening answer gave no verdict that can be read for this new line; "
+        "it reaches MEMORY.md only if you approve it",
+        "vi": "câu trả lời sàng lọc không có nhận định đọc được cho dòng mới này; "
+        "dòng chỉ vào MEMORY.md nếu bạn duyệt",
+    },
+    "gate.reason.screen_failed": {
+        "en": "the screening call failed ({error}); this new line reaches MEMORY.md only if "
+        "you approve it",
+        "vi": "lần gọi sàng lọc thất bại ({error}); dòng mới này chỉ vào MEMORY.md nếu bạn duyệt",
+    },
+    "condense.screen.unreadable": {"en": "UNREADABLE, held", "vi": "KHÔNG ĐỌC ĐƯỢC, chờ duyệt"},
+    "condense.screen_failed": {
+        "en": "Lines {first}-{last}: the screening call failed ({reason}); they wait for your "
+        "approval",
+        "vi": "Các dòng {first}-{last}: lần gọi sàng lọc thất bại ({reason}); chúng chờ bạn duyệt",
+    },
+    "condense.summary.unreadable": {
+        "en": "{count} new lines wait for your approval: their screening could not be read",
+        "vi": "{count} dòng mới chờ bạn duyệt: không đọc được kết quả sàng lọc của chúng",
+    },
+    "condense.withdrawn": {
+        "en": "withdrawn: run {run} was undone (trinho condense --undo {run})",
+        "vi": "đã rút lại: lần chạy {run} đã được hoàn tác (trinho condense --undo {run})",
+    },
+    "condense.undone_withdrawn": {
+        "en": "Withdrawn: {count} pending proposals of run {run}; they can no longer be approved",
+        "vi": "Đã rút lại {count} đề xuất đang chờ của lần chạy {run}; không thể duyệt chúng nữa",
     },
     "context.system_intro": {
         "en": "What you remember about your owner. Dated lines say when each was learned or last "

@@ -282,7 +282,8 @@ def reject(
 
 def expire(ws: Workspace, proposal_id: str, by: str, note: str) -> Proposal | None:
     """Mark a pending proposal stale without applying anything: what it would change is no
-    longer there (code finds it, no person decides). None when it was decided meanwhile."""
+    longer there (code finds it, no person decides), or the run that made it was undone (it is
+    withdrawn). None when it was decided meanwhile."""
     path = proposal_path(ws, proposal_id)
     with sibling_lock(path):
         proposal = get_proposal(ws, proposal_id)

@@ -16,7 +16,10 @@ from trinho.i18n import t
 @click.option("--dry-run", is_flag=True, help="Call the model and show the report; write nothing.")
 @click.option("--force", is_flag=True, help="Run again in a week already condensed.")
 @click.option(
-    "--undo", "undo_id", metavar="RUN_ID", help="Restore the MEMORY.md run RUN_ID replaced."
+    "--undo",
+    "undo_id",
+    metavar="RUN_ID",
+    help="Restore the MEMORY.md run RUN_ID replaced; withdraw its pending proposals.",
 )
 @json_option
 def condense(dry_run: bool, force: bool, undo_id: str | None, as_json: bool) -> None:
@@ -49,6 +52,8 @@ def condense(dry_run: bool, force: bool, undo_id: str | None, as_json: bool) -> 
             ]
             if undone.changed_since and undone.kept_current is not None:
                 lines.append(t(ws.locale, "condense.undone_changed", kept=undone.kept_current))
+            count = len(undone.withdrawn)
+            lines.append(t(ws.locale, "condense.undone_withdrawn", count=count, run=undone.run_id))
             return "\n".join(lines)
 
         emit(as_json, undone.to_dict(), human_undo)

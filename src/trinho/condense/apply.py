@@ -1,7 +1,9 @@
 """Writing MEMORY.md: a condensation run's text, an approved held change, an undo.
 
 Every write replaces the file atomically under its lock, and a run keeps the text it replaced
-so `trinho condense --undo RUN_ID` can put it back (keeping the text it undoes, too).
+so `trinho condense --undo RUN_ID` can put it back (keeping the text it undoes, too). An undo
+withdraws the run's pending proposals: its journal records the undo before MEMORY.md is put
+back, and a proposal from an undone run is refused even when a crash left it pending.
 """
 
 from __future__ import annotations
@@ -14,7 +16,16 @@ from trinho import memory_store, proposals
 from trinho.condense.archive import apply_archive, archive_section
 from trinho.condense.gate import Change
 from trinho.condense.held import HeldApplied, apply_held
-from trinho.condense.runs import BEFORE, UndoEntry, advance, read_journal, require_run
+from trinho.condense.runs import (
+    BEFORE,
+    UndoEntry,
+    advance,
+    origin_of,
+    read_journal,
+    require_run,
+    undone_origin,
+    write_journal,
+)
 from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
 from trinho.i18n import t
@@ -36,6 +47,9 @@ def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> propos
         ) from None
     if change.cls == "moved" or not change.held:
         raise TrinhoError.keyed("error.condense.applies_itself", where=where, cls=change.cls)
+    undone = undone_origin(ws, proposal.origin)
+    if undone is not None:  # an undo cut off before withdrawing it: still never applied
+        raise TrinhoError.keyed("error.condense.run_undone", id=proposal.id, run=undone)
     if change.cls == "archive":
         return _apply_archive(ws, proposal, change)
     with memory_store.editing(ws) as memory:
@@ -76,6 +90,8 @@ class UndoResult:
     MEMORY.md to keep (removed since a run that created it)."""
     changed_since: bool
     """MEMORY.md had changed since the run wrote it (approvals, hand edits): kept all the same."""
+    withdrawn: tuple[str, ...] = ()
+    """The ids of the run's pending proposals the undo withdrew (made stale)."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -83,13 +99,17 @@ class UndoResult:
             "restored_from": self.restored_from,
             "kept_current": self.kept_current,
             "changed_since": self.changed_since,
+            "withdrawn": list(self.withdrawn),
         }
 
 
 def undo_run(ws: Workspace, run_id: str) -> UndoResult:
-    """Put back the MEMORY.md that run `run_id` replaced, keeping the current one as a version.
+    """Put back the MEMORY.md that run `run_id` replaced, keeping the current one as a version,
+    and withdraw every proposal of the run still pending.
 
-    When there was no MEMORY.md before the run, putting it back means removing the file.
+    When there was no MEMORY.md before the run, putting it back means removing the file. The
+    journal records the undo first (and ends the run: it is never resumed), so a crash at any
+    later point leaves nothing of the run approvable; running the undo again finishes it.
     """
     folder = require_run(ws, run_id)
     before_path = folder / BEFORE
@@ -105,18 +125,38 @@ def undo_run(ws: Workspace, run_id: str) -> UndoResult:
         if restored is not None or memory.exists():
             kept = _free_name(folder, "MEMORY.undone", ".md")
             atomic_write_text(kept, current)
-        if restored is not None:
-            memory.replace(restored)
-        else:
-            memory.remove()
-    undone = UndoEntry(ws.now(), kept.name if kept else None)
-    advance(ws, journal, journal.state, undone=(*journal.undone, undone))
+        undone = UndoEntry(ws.now(), kept.name if kept else None)
+        advance(ws, journal, "done", undone=(*journal.undone, undone))
+        try:
+            if restored is not None:
+                memory.replace(restored)
+            else:
+                memory.remove()
+        except Exception:
+            write_journal(ws, journal)  # not undone after all: the run's proposals stand
+            raise
     return UndoResult(
         run_id,
         ws.relative(before_path) if restored is not None else None,
         ws.relative(kept) if kept else None,
         changed_since=journal.applied_sha is not None and sha(current) != journal.applied_sha,
+        withdrawn=withdraw_run(ws, run_id),
     )
+
+
+def withdraw_run(ws: Workspace, run_id: str) -> tuple[str, ...]:
+    """Withdraw every pending proposal run `run_id` made; the ids of those withdrawn."""
+    origin = origin_of(run_id)
+    waiting = proposals.list_proposals(ws, include_decided=False).proposals
+    return tuple(p.id for p in waiting if p.origin == origin and withdraw(ws, p.id, run_id))
+
+
+def withdraw(ws: Workspace, proposal_id: str, run_id: str) -> bool:
+    """Make one pending proposal of the undone run `run_id` stale, saying so; False when it was
+    decided meanwhile."""
+    note = t(ws.locale, "condense.withdrawn", run=run_id)
+    by = f"trinho condense --undo {run_id}"
+    return proposals.expire(ws, proposal_id, by, note) is not None
 
 
 def _free_name(folder: Path, stem: str, suffix: str) -> Path:

@@ -1,9 +1,10 @@
 """The gate: code, not a model, decides which parts of a MEMORY.md rewrite apply by themselves.
 
-`gate(old, new, today, since)` is a pure function. It classifies every change per the table of
-docs/rules.md (section "The gate") and returns the text to write now plus every change, auto or
-held. Held old lines stay in the text written now, near where they were; held new lines, and
-added lines that repeat an entry (folded), are left out of it.
+`gate(old, new, today, since, hold=...)` is a pure function. It classifies every change per the
+table of docs/rules.md (section "The gate") and returns the text to write now plus every change,
+auto or held; `hold` names the new lines whose screening could not be read. Held old lines stay
+in the text written now, near where they were; held new lines, and added lines that repeat an
+entry (folded), are left out of it.
 
 The table's rows are the verdict functions below, in its order (the two date rows fall back on
 `strange_date_verdict`). The last rows are not the gate's: the archive proposal is planned by
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from datetime import date
 from typing import Any, Literal, NamedTuple, get_args
@@ -127,6 +128,13 @@ def control_verdict(cls: ChangeClass) -> GateVerdict:
     """Row `control characters`: a new line holding a control character (a terminal escape,
     NUL, a backspace): held whatever else it is, never applied by itself."""
     return GateVerdict(cls, "held", Reason("control_chars"))
+
+
+def unread_verdict(cls: ChangeClass, why: Reason) -> GateVerdict:
+    """Row `screening unreadable`: a new line the screening was asked about and gave no
+    verdict that can be read for (`why`: `screen_unreadable` or `screen_failed`): held
+    whatever else it is. Only a verdict read as accept lets a screened line apply by itself."""
+    return GateVerdict(cls, "held", why)
 
 
 def has_control(text: str) -> bool:
@@ -265,14 +273,27 @@ class GateResult:
         return tuple(change for change in self.changes if change.held)
 
 
-def gate(old_text: str, new_text: str, today: date, since: date) -> GateResult:
-    """Classify the rewrite `new_text` of `old_text` and return what to write now."""
+def gate(
+    old_text: str,
+    new_text: str,
+    today: date,
+    since: date,
+    *,
+    hold: Mapping[str, Reason] | None = None,
+) -> GateResult:
+    """Classify the rewrite `new_text` of `old_text` and return what to write now.
+
+    `hold` maps new lines (their text) whose screening could not be read to the reason: such a
+    line does not apply by itself (`unread_verdict`)."""
     m = match(old_text, new_text)
     verdict = suspicious_verdict(m.lost_lines, m.old_lines)
     if verdict is not None:
         whole = Change.judged(verdict, None, None, snapshot=old_text, rewrite=new_text)
         return GateResult(old_text, (whole,))
-    return _place(m, _slot_changes(m, today, since), _removals(m))
+    changes = _slot_changes(m, today, since)
+    if hold:
+        changes = _hold_unread(changes, hold)
+    return _place(m, changes, _removals(m))
 
 
 # --- asking the table about each line -------------------------------------------------------------
@@ -300,6 +321,18 @@ def _slot_changes(m: Matching, today: date, since: date) -> dict[int, Change]:
         if brought and not change.held and change.new is not None and has_control(change.new):
             changes[j] = Change.judged(control_verdict(change.cls), change.old, change.new)
     return changes
+
+
+def _hold_unread(changes: dict[int, Change], hold: Mapping[str, Reason]) -> dict[int, Change]:
+    """`changes` with every new line of `hold` held, unless it is held already (it keeps that
+    reason), merely moved, or folded (a repeat, written nowhere)."""
+    result = dict(changes)
+    for j, change in changes.items():
+        why = hold.get(change.new) if change.new is not None else None
+        if why is None or change.held or change.cls in ("moved", "folded"):
+            continue
+        result[j] = Change.judged(unread_verdict(change.cls, why), change.old, change.new)
+    return result
 
 
 def _additions(m: Matching, today: date, since: date) -> Iterable[tuple[int, GateVerdict]]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from trinho import memory_store, proposals
 from trinho.channels import Channel, Notification, NotificationItem, Outbox, channel_from_config
-from trinho.condense.apply import sha
+from trinho.condense.apply import sha, withdraw
 from trinho.condense.archive import archive_section
 from trinho.condense.archiving import archive_change
 from trinho.condense.collect import (
@@ -75,9 +75,19 @@ from trinho.condense.runs import (
     previous_cutoff,
     run_dir,
     runs_root,
+    undone_origin,
     write_journal,
 )
-from trinho.condense.screen import Verdict, apply_verdicts, candidates, parse_verdicts
+from trinho.condense.screen import (
+    Candidate,
+    Outcome,
+    Screened,
+    Unread,
+    call_failed,
+    candidates,
+    read_answer,
+    screen_rewrite,
+)
 from trinho.context_shell import budgets_from_config
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import TrinhoError
@@ -167,7 +177,11 @@ def _resume(
     ws: Workspace, journal: Journal, today: date, since: date, channel: Channel | None
 ) -> RunReport:
     """Finish a run that wrote MEMORY.md and was cut off: its proposals and announcement, and
-    a report of every change it made, those that applied by themselves included."""
+    a report of every change it made, those that applied by themselves included. A run
+    undone meanwhile (by a version that left it unfinished) proposes nothing: it is ended."""
+    if journal.undone:
+        advance(ws, journal, "done")
+        return _already(ws, journal.run_id, today)
     journal, changes = _propose(ws, journal, (*journal.auto, *journal.held))
     notification, delivery = _announce(ws, journal, changes, channel)
     report = RunReport(
@@ -417,10 +431,12 @@ class _Run:
 
     def _screen(
         self, old: str, rewrite: str, prompt: Prompt
-    ) -> tuple[str, tuple[ScreenLine, ...], list[str]]:
-        """Judge the new lines in batches; an unanswered batch leaves its lines unscreened."""
+    ) -> tuple[Screened, tuple[ScreenLine, ...], list[str]]:
+        """Judge the new lines in batches. A batch the budget does not allow is not asked: its
+        lines are left unscreened, for the gate alone. A batch asked whose answer gives no
+        readable verdict for a line (or whose call fails) leaves that line unread: held."""
         found = candidates(old, rewrite)
-        verdicts: dict[int, Verdict] = {}
+        outcomes: dict[int, Outcome] = {}
         skipped: list[str] = []
         for start in range(0, len(found), SCREEN_BATCH):
             batch = found[start : start + SCREEN_BATCH]
@@ -429,30 +445,25 @@ class _Run:
             try:
                 answer = self._call("screen", request)
             except ModelError as exc:
-                answer = str(exc)
-            if isinstance(answer, str):
-                skipped.append(
-                    t(self.locale, "condense.screen_skipped", first=first, last=last, reason=answer)
-                )
-                continue
-            for number, verdict in parse_verdicts(answer.text, len(batch)).items():
-                verdicts[batch[number - 1].number] = verdict
-        lines = tuple(
-            ScreenLine(
-                c.number,
-                c.line,
-                c.old,
-                verdicts[c.number].decision if c.number in verdicts else "unscreened",
-                verdicts[c.number].reason if c.number in verdicts else "",
-            )
-            for c in found
-        )
-        return apply_verdicts(old, rewrite, verdicts), lines, skipped
+                said = call_failed(len(batch), str(exc))
+                key = "condense.screen_failed"
+                skipped.append(t(self.locale, key, first=first, last=last, reason=str(exc)))
+            else:
+                if isinstance(answer, str):
+                    key = "condense.screen_skipped"
+                    skipped.append(t(self.locale, key, first=first, last=last, reason=answer))
+                    continue
+                said = read_answer(answer.text, len(batch))
+            for number, outcome in said.items():
+                outcomes[batch[number - 1].number] = outcome
+        lines = tuple(_screen_line(c, outcomes.get(c.number), self.locale) for c in found)
+        return screen_rewrite(old, rewrite, outcomes), lines, skipped
 
-    def _apply(self, old: str, screened: str) -> tuple[GateResult, tuple[Change, ...], int]:
-        """Gate against MEMORY.md as it is now, then replace it atomically, keeping the text it
-        replaces. A hand edit made during the run is respected (see `handedit`): the gate runs
-        again against the edited file, at most `MAX_RESTARTS` times.
+    def _apply(self, old: str, screened: Screened) -> tuple[GateResult, tuple[Change, ...], int]:
+        """Gate the screened rewrite (its unread lines held) against MEMORY.md as it is now,
+        then replace it atomically, keeping the text it replaces. A hand edit made during the
+        run is respected (see `handedit`): the gate runs again against the edited file, at most
+        `MAX_RESTARTS` times.
 
         Returns the gate's result, the held changes to propose, and the number of restarts.
         """
@@ -465,10 +476,10 @@ class _Run:
                 if current != base:
                     restarts += 1
                     base = current
-                rewrite = screened
+                rewrite = screened.text
                 if base != old:  # edited by hand during the run: keep what the owner did
-                    rewrite = carry_added(old, base, drop_deleted(old, base, screened))
-                result = gate(base, rewrite, self.today, self.since)
+                    rewrite = carry_added(old, base, drop_deleted(old, base, screened.text))
+                result = gate(base, rewrite, self.today, self.since, hold=screened.hold)
                 result, moved = self._archive(result)
                 to_propose = tuple(c for c in result.held if not added_during_run(c, old))
                 if self.journal is None:
@@ -534,6 +545,17 @@ def _days(
     return tuple(result)
 
 
+def _screen_line(candidate: Candidate, outcome: Outcome | None, locale: str) -> ScreenLine:
+    """One candidate as the report lists it: accepted, rejected (with the model's reason),
+    unread (with why, in the owner's locale: it is held), or not asked."""
+    c = candidate
+    if outcome is None:
+        return ScreenLine(c.number, c.line, c.old, "unscreened")
+    if isinstance(outcome, Unread):
+        return ScreenLine(c.number, c.line, c.old, "unreadable", outcome.why.text(locale))
+    return ScreenLine(c.number, c.line, c.old, outcome.decision, outcome.reason)
+
+
 def _report_change(change: Change, to_propose: tuple[Change, ...]) -> ReportChange:
     if change.held and change not in to_propose:
         return ReportChange(change, note="hand_edit")
@@ -596,14 +618,29 @@ def _propose(
 def _expire_gone(
     ws: Workspace, text: str, queue: list[proposals.Proposal]
 ) -> list[proposals.Proposal]:
-    """The queue with every pending change that can no longer apply to `text` made stale."""
+    """The queue with every pending change that can no longer apply to `text` made stale, and
+    every one an undo cut off left pending withdrawn."""
     updated = []
     for p in queue:
-        if p.status == "pending" and not can_still_apply(p.change, text):
-            note = t(ws.locale, "condense.expired")
-            p = proposals.expire(ws, p.id, "trinho", note) or proposals.get_proposal(ws, p.id)
+        if p.status == "pending":
+            undone = _undone_run(ws, p.origin)
+            if undone is not None:
+                withdraw(ws, p.id, undone)
+                p = proposals.get_proposal(ws, p.id)
+            elif not can_still_apply(p.change, text):
+                note = t(ws.locale, "condense.expired")
+                p = proposals.expire(ws, p.id, "trinho", note) or proposals.get_proposal(ws, p.id)
         updated.append(p)
     return updated
+
+
+def _undone_run(ws: Workspace, origin: str) -> str | None:
+    """`undone_origin`, with an unreadable journal of another run taken as not undone: it must
+    not stop this run (approving its proposals says what is wrong with it)."""
+    try:
+        return undone_origin(ws, origin)
+    except TrinhoError:
+        return None
 
 
 def _announce(

@@ -31,6 +31,8 @@ ReasonCode = Literal[
     "edited",
     "malformed",
     "control_chars",
+    "screen_unreadable",
+    "screen_failed",
     "suspicious",
     "heading_added",
     "heading_removed",

@@ -16,7 +16,9 @@ from trinho.condense.ops import Script
 from trinho.i18n import t
 
 RunOutcome = Literal["done", "already_done", "skipped", "dry_run", "resumed"]
-ScreenDecision = Literal["accept", "reject", "unscreened"]
+ScreenDecision = Literal["accept", "reject", "unreadable", "unscreened"]
+"""A screened line's verdict as read; `unreadable`: asked, no verdict could be read (the line
+is held); `unscreened`: not asked (the run's budget did not allow the call)."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,9 @@ class DayUsed:
 
 @dataclass(frozen=True)
 class ScreenLine:
+    """One new line the screening was to judge, and what became of it (`reason`: the model's
+    for a rejection, trinho's for an unreadable verdict)."""
+
     number: int
     line: str
     old: str | None
@@ -142,16 +147,31 @@ class RunReport:
     def tokens(self) -> int:
         return sum(c.input_tokens + c.output_tokens for c in self.calls)
 
+    def screened(self) -> dict[str, int]:
+        """The new lines by what their screening gave: `accepted` and `rejected` (a verdict was
+        read), `unscreened` (none: not asked, or unreadable), and `unreadable`, those of the
+        unscreened whose screening was asked but could not be read, held for the owner."""
+        decisions = Counter(s.decision for s in self.screening)
+        return {
+            "accepted": decisions["accept"],
+            "rejected": decisions["reject"],
+            "unscreened": decisions["unscreened"] + decisions["unreadable"],
+            "unreadable": decisions["unreadable"],
+        }
+
     def counts(self) -> dict[str, Any]:
         held = len(self.held)
+        screened = self.screened()
         return {
             "changes": len(self.changes),
             "auto": len(self.changes) - held,
             "held": held,
             "by_class": dict(sorted(Counter(rc.change.cls for rc in self.changes).items())),
             "candidates": len(self.screening),
-            "rejected": sum(s.decision == "reject" for s in self.screening),
-            "unscreened": sum(s.decision == "unscreened" for s in self.screening),
+            "accepted": screened["accepted"],
+            "rejected": screened["rejected"],
+            "unscreened": screened["unscreened"],
+            "unreadable": screened["unreadable"],
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -169,6 +189,7 @@ class RunReport:
             "chunks": self.chunks,
             "changes": [rc.to_dict() for rc in self.changes],
             "screening": {
+                **self.screened(),
                 "verdicts": [s.to_dict() for s in self.screening],
                 "skipped": list(self.screening_skipped),
             },
@@ -266,12 +287,16 @@ def render_report(report: RunReport, locale: str) -> str:
             auto=counts["auto"],
             held=counts["held"],
             candidates=counts["candidates"],
+            accepted=counts["accepted"],
             rejected=counts["rejected"],
+            unscreened=counts["unscreened"],
             calls=report.model_calls,
             tokens=report.tokens,
             restarts=report.restarts,
         )
     )
+    if counts["unreadable"]:
+        lines.append(t(locale, "condense.summary.unreadable", count=counts["unreadable"]))
     if report.before:
         lines.append(t(locale, "condense.undo_hint", path=report.before, run=report.run_id))
     elif report.written:

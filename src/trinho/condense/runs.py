@@ -12,7 +12,9 @@ records as `had_memory: false`), and its report. The states, in order:
 - `failed` / `skipped`: ended before writing; the week may run again
 
 A run cut off before `applied` starts over under the same id; one cut off after it finishes
-its proposals and announcement from the journal, so nothing is done twice.
+its proposals and announcement from the journal, so nothing is done twice. An undo is recorded
+(`undone`, and the state `done`) before MEMORY.md is put back: from then on nothing the run
+proposed can be approved, and the run is never resumed.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ RunState = Literal["running", "applying", "applied", "proposed", "done", "failed
 RUN_STATES: tuple[str, ...] = get_args(RunState)
 WRITTEN: frozenset[str] = frozenset({"applied", "proposed", "done"})
 RUN_ID_RE = re.compile(r"^(\d{4})-W(\d{2})(?:\.([2-9]|[1-9]\d+))?$")
+ORIGIN = "condense:"
+"""A proposal's `origin` is this and the id of the run that made it."""
 JOURNAL = "journal.json"
 BEFORE = "MEMORY.before.md"
 REPORT = "report.json"
@@ -280,6 +284,20 @@ def previous_cutoff(ws: Workspace, run_id: str) -> datetime | None:
 
 def _run_order(run_id: str) -> tuple[str, int]:
     return run_id.split(".")[0], run_sequence(run_id)
+
+
+def origin_of(run_id: str) -> str:
+    return ORIGIN + run_id
+
+
+def undone_origin(ws: Workspace, origin: str) -> str | None:
+    """The run id when `origin` names a condensation run that was undone, else None (another
+    origin, a run id that is not one, a run with no journal left)."""
+    run_id = origin.removeprefix(ORIGIN)
+    if run_id == origin or not RUN_ID_RE.fullmatch(run_id):
+        return None
+    journal = read_journal(ws, run_id)
+    return run_id if journal is not None and journal.undone else None
 
 
 def require_run(ws: Workspace, run_id: str) -> Path:

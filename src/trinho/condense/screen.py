@@ -2,19 +2,23 @@
 and applying them to the rewrite before it reaches the gate.
 
 The model answers one line per candidate: `N. ACCEPT` or `N. REJECT: reason` (Vietnamese
-`N. NHẬN` / `N. BỎ: lý do`). A missing or garbled verdict leaves the line unscreened: only an
-explicit rejection removes anything from the rewrite.
+`N. NHẬN` / `N. BỎ: lý do`). Only an explicit rejection removes anything from the rewrite, and
+only an explicit acceptance lets a new line through to the gate as it is: a line the screening
+was asked about but whose verdict cannot be read (missing, garbled, contradictory, or the call
+failed) is `Unread`, and the gate holds it for the owner whatever else it is.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Literal
 
 from trinho.condense.match import match
-from trinho.textnorm import nfc
+from trinho.condense.reasons import Reason
+from trinho.textnorm import nfc, one_line
 
 Decision = Literal["accept", "reject"]
 
@@ -47,6 +51,23 @@ class Verdict:
         return self.decision == "reject"
 
 
+MAX_ERROR_CHARS = 200
+"""A failed call's error is kept this short in the reason of each line it leaves unread: the
+reason travels into a proposal, whose reason has a size limit."""
+
+
+@dataclass(frozen=True)
+class Unread:
+    """The screening was asked about the line and no verdict can be read for it: `why` is the
+    gate's reason for holding it (`screen_unreadable`, or `screen_failed` with the error)."""
+
+    why: Reason
+
+
+Outcome = Verdict | Unread
+"""What one screening answer says of one candidate line."""
+
+
 @dataclass(frozen=True)
 class Candidate:
     """A new line to screen. `number` is what the model answers to (1-based); `index` is the
@@ -60,7 +81,7 @@ class Candidate:
 
 def parse_verdicts(text: str, count: int) -> dict[int, Verdict]:
     """Verdicts by candidate number (1..count). Unreadable lines, numbers out of range and
-    numbers answered twice with different decisions are left out: those lines stay unscreened."""
+    numbers answered twice with different decisions are left out: no verdict for those."""
     found: dict[int, Verdict] = {}
     conflicted: set[int] = set()
     for raw in nfc(text).splitlines():
@@ -91,6 +112,23 @@ def _parse_line(raw: str) -> tuple[int, Verdict] | None:
     return int(m.group("num")), Verdict(decision, reason)
 
 
+def read_answer(text: str, count: int) -> dict[int, Outcome]:
+    """What a screening answer says of each of its `count` candidates: the verdict read, or
+    `Unread` for a number with no readable verdict (missing, garbled or contradictory)."""
+    verdicts = parse_verdicts(text, count)
+    unread = Unread(Reason("screen_unreadable"))
+    return {n: verdicts.get(n, unread) for n in range(1, count + 1)}
+
+
+def call_failed(count: int, error: str) -> dict[int, Outcome]:
+    """Every candidate of a screening call that failed (no answer at all): unread, with why."""
+    detail = one_line(error)
+    if len(detail) > MAX_ERROR_CHARS:
+        detail = detail[: MAX_ERROR_CHARS - 1] + "…"
+    unread = Unread(Reason.of("screen_failed", error=detail))
+    return dict.fromkeys(range(1, count + 1), unread)
+
+
 def candidates(old_text: str, new_text: str) -> tuple[Candidate, ...]:
     """New lines of the rewrite to screen: added entries and the new side of edits."""
     m = match(old_text, new_text)
@@ -101,7 +139,7 @@ def candidates(old_text: str, new_text: str) -> tuple[Candidate, ...]:
     )
 
 
-def apply_verdicts(old_text: str, new_text: str, verdicts: dict[int, Verdict]) -> str:
+def apply_verdicts(old_text: str, new_text: str, verdicts: Mapping[int, Verdict]) -> str:
     """The screened rewrite: a rejected addition is not added; a rejected edit is dropped and
     the old line stays in its place. Accepted and unscreened lines are left as they are."""
     lines = new_text.split("\n")
@@ -115,3 +153,25 @@ def apply_verdicts(old_text: str, new_text: str, verdicts: dict[int, Verdict]) -
         else:
             lines[candidate.index] = candidate.old
     return "\n".join(line for i, line in enumerate(lines) if i not in drop)
+
+
+@dataclass(frozen=True)
+class Screened:
+    """The screened rewrite, and the new lines the gate must hold because their screening
+    could not be read (by their text, with the reason: the gate may see the rewrite moved by
+    a hand edit, so positions would not do)."""
+
+    text: str
+    hold: Mapping[str, Reason] = field(default_factory=dict)
+
+
+def screen_rewrite(old_text: str, new_text: str, outcomes: Mapping[int, Outcome]) -> Screened:
+    """The rewrite with its rejected lines dropped, and every unread line to hold. A candidate
+    missing from `outcomes` was not asked about (no budget for the call): it is neither."""
+    verdicts = {n: o for n, o in outcomes.items() if isinstance(o, Verdict)}
+    hold: dict[str, Reason] = {}
+    for candidate in candidates(old_text, new_text):
+        outcome = outcomes.get(candidate.number)
+        if isinstance(outcome, Unread):
+            hold.setdefault(candidate.line, outcome.why)
+    return Screened(apply_verdicts(old_text, new_text, verdicts), hold)
