@@ -1,5 +1,6 @@
 """`trinho demo`: the week end to end through the installed command, its key outcomes, and
-nothing left behind."""
+nothing left behind; the same week played by a model served over HTTP, each step saying what
+that model did."""
 
 from __future__ import annotations
 
@@ -14,13 +15,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import snapshot
 from fake_model_server import FakeServer, Reply, openai_reply
 from trinho import memory_md
 from trinho.cli import main
-from trinho.demo import STEPS, data_text, render_demo, run_demo, unaccounted
-from trinho.workspace import open_workspace
+from trinho.demo import STEPS, data_text, load_week, render_demo, run_demo, unaccounted
+from trinho.workspace import init_workspace, open_workspace
 
 TRINHO = Path(sys.executable).parent / "trinho"
+
+
+@pytest.fixture(autouse=True)
+def no_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No model configured: neither TRINHO_MODEL nor an owner's workspace with `[model] name`
+    (the demo reads the config of the workspace the CLI would open)."""
+    monkeypatch.setenv("TRINHO_HOME", str(tmp_path / "no-workspace"))
 
 
 def run_piped(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
@@ -52,7 +61,13 @@ def test_piped_output_is_plain_and_says_the_model_is_scripted(
     for number in range(1, len(STEPS) + 1):
         assert f"\n{number}. " in "\n" + out
     assert "scripted model answering with recorded replies" in out
-    assert summary["model"] == {"name": "scripted:recorded", "scripted": True}
+    assert summary["model"] == {"name": "scripted:recorded", "scripted": True, "source": None}
+    assert summary["played_by"] == {
+        "before": "recorded",
+        "chat": "scripted:recorded",
+        "job": "scripted:recorded",
+        "condensation": "scripted:recorded",
+    }
     assert "it has been removed" in out and "trinho demo --keep DIR" in out
     assert summary["workspace"] is None and "trinho-demo-" not in out
 
@@ -97,6 +112,9 @@ def test_the_owner_approves_the_edit_and_nothing_is_lost(
         elif isinstance(item, memory_md.Loose) and not item.blank:
             assert item.raw in after.split("\n")
     assert summary["lost"] == []
+    decide = summary["steps"][5]["lines"]
+    assert decide[-1] == "Nothing from this run waits for a decision any more."
+    assert summary["waiting"] == []
 
 
 def test_the_inference_and_the_jobs_proposal_wait(week: tuple[str, dict[str, Any], Path]) -> None:
@@ -129,10 +147,8 @@ def test_facts_history_search_and_the_next_turn(week: tuple[str, dict[str, Any],
 def test_runs_are_deterministic_and_speak_vietnamese(
     week: tuple[str, dict[str, Any], Path],
     capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     out, _, _ = week
-    monkeypatch.delenv("TRINHO_MODEL", raising=False)
     assert main(["demo"]) == 0
     assert capsys.readouterr().out == out
     assert main(["demo", "--json", "--locale", "vi"]) == 0
@@ -142,9 +158,8 @@ def test_runs_are_deterministic_and_speak_vietnamese(
 
 
 def test_keep_leaves_a_workspace_to_explore(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.delenv("TRINHO_MODEL", raising=False)
     kept = tmp_path / "week"
     assert main(["demo", "--keep", str(kept)]) == 0
     out = capsys.readouterr().out
@@ -177,11 +192,9 @@ def test_the_facts_step_prints_what_its_commands_print(
     locale: str,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Each command the facts step names, run in the kept workspace, prints the very lines the
     demo showed under it."""
-    monkeypatch.delenv("TRINHO_MODEL", raising=False)
     kept = tmp_path / "week"
     assert main(["demo", "--json", "--locale", locale, "--keep", str(kept)]) == 0
     steps = json.loads(capsys.readouterr().out)["steps"]
@@ -200,9 +213,8 @@ def test_the_facts_step_prints_what_its_commands_print(
 
 
 def test_a_vietnamese_run_lists_proposals_in_vietnamese(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.delenv("TRINHO_MODEL", raising=False)
     assert main(["demo", "--json", "--locale", "vi"]) == 0
     summary = json.loads(capsys.readouterr().out)
     steps = summary["steps"]
@@ -222,26 +234,168 @@ def test_a_vietnamese_run_lists_proposals_in_vietnamese(
         ("removed", "rejected"),
     ]
     assert "duyệt bản sửa, từ chối việc xoá" in steps[5]["title"]
+    assert steps[5]["lines"][-1] == "Không còn gì của lần chạy này chờ quyết định."
+    assert summary["waiting"] == []
 
 
-def test_trinho_model_runs_the_week_with_that_model(
+def _said(text: str | None = None, calls: tuple[tuple[str, dict[str, Any]], ...] = ()) -> Reply:
+    """One chat-completions answer: words, or tool calls."""
+    shaped = [
+        {
+            "id": f"c{n}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(args)},
+        }
+        for n, (name, args) in enumerate(calls, 1)
+    ]
+    return Reply(openai_reply(text, shaped or None))
+
+
+RECORDED_REPLIES = [e["reply"] for e in load_week()["events"] if "reply" in e]
+RECORDED_NOTES = [
+    c["args"]["text"]
+    for e in load_week()["events"]
+    for c in e["calls"]
+    if c["tool"] == "memory_save"
+]
+WORDS = [
+    "(model) reply 1",
+    "(model) reply 2",
+    "(model) reply 3",
+    "(model) reply 4",
+    "(model) reply 5",
+    "(model) reply 7",
+]
+NOTE = "Mẹ đi nha sĩ thứ Sáu, 9 giờ"
+
+
+def test_a_configured_model_plays_the_chat_and_every_step_says_what_it_did(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A model that finds nothing at night and keeps MEMORY.md as it is: nothing proposed by
-    the job, nothing held, nothing announced or decided."""
-    unchanged = data_text("MEMORY.md")
-    with FakeServer(Reply(openai_reply("Nothing lasting.")), Reply(openai_reply(unchanged))) as srv:
+    """TRINHO_MODEL's model answers the owner: one tool call that works, then two odd ones
+    (an unknown tool, a fact without its basis), then words only; at night it finds nothing and
+    on Sunday it keeps MEMORY.md as it is. What the demo shows and records is that, not the
+    recorded week."""
+    replies = [
+        _said(calls=(("memory_save", {"text": NOTE}),)),
+        _said(WORDS[0]),
+        _said(
+            calls=(
+                ("remember", {"x": 1}),
+                ("user_memory_save", {"key": "home_city", "value": "Đà Nẵng"}),
+            )
+        ),
+        _said(WORDS[1]),
+        *[_said(words) for words in WORDS[2:5]],
+        _said("Nothing lasting."),
+        _said(WORDS[5]),
+        _said(data_text("MEMORY.md")),
+    ]
+    with FakeServer(*replies) as srv:
         monkeypatch.setenv("TRINHO_MODEL", "ollama:qwen3:8b")
         monkeypatch.setenv("OLLAMA_HOST", srv.url.removeprefix("http://"))
-        assert main(["demo"]) == 0
-    out = capsys.readouterr().out
-    assert "model: ollama:qwen3:8b (from TRINHO_MODEL)" in out
-    assert "recorded replies" not in out
-    assert [seen.body["model"] for seen in srv.requests] == ["qwen3:8b"] * 2
-    assert "Anh Đức báo đám cưới" in json.dumps(srv.requests[0].body, ensure_ascii=False)
-    assert "0 tool calls (0 failed), 0 new proposals" in out
-    assert "Nothing was held, so nothing was announced." in out
-    assert "nothing lost" in out
+        assert main(["demo", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    steps = [s["lines"] for s in summary["steps"]]
+    out = "\n".join(line for lines in steps for line in lines)
+    name = "ollama:qwen3:8b"
+    assert summary["model"] == {"name": name, "scripted": False, "source": "TRINHO_MODEL"}
+    assert summary["played_by"] == {
+        "before": "recorded",
+        "chat": name,
+        "job": name,
+        "condensation": name,
+    }
+    assert steps[0][1].startswith(f"  model: {name} (from TRINHO_MODEL); it plays the assistant")
+    assert steps[1][0].startswith(f"Set up by the demo from its recorded data, not by {name}")
+    # The conversation is the model's: its calls, what they answered, its words.
+    assert [(t["tools"], t["reply"], t["by"]) for t in summary["turns"]] == [
+        (["memory_save"], WORDS[0], name),
+        (["remember", "user_memory_save"], WORDS[1], name),
+        *[([], words, name) for words in WORDS[2:]],
+    ]
+    assert f'  -> memory_save {{"text": "{NOTE}"}}' in steps[2]
+    assert "     saved at memory/2026-11-23.md:1" in steps[2]
+    assert '  -> remember {"x": 1}' in steps[2]
+    assert sum("refused: " in line for line in steps[2]) == 2
+    assert steps[2].count("  (no memory tool called)") == 4
+    assert [f"  assistant: {words}" for words in WORDS] == [
+        line for line in steps[2] if line.startswith("  assistant: ")
+    ]
+    for recorded in RECORDED_REPLIES + RECORDED_NOTES:
+        assert recorded not in out
+    assert [c["by"] for c in summary["tool_calls"]] == ["recorded"] * 3 + [name] * 3
+    # Each turn went through the agent loop: context, tools offered, results sent back.
+    bodies = [seen.body for seen in srv.requests]
+    assert len(bodies) == 10 and {b["model"] for b in bodies} == {"qwen3:8b"}
+    assert "Thứ Sáu này mẹ hẹn nha sĩ" in bodies[0]["messages"][-1]["content"]
+    assert {t["function"]["name"] for t in bodies[0]["tools"]} >= {
+        "memory_save",
+        "user_memory_save",
+    }
+    assert bodies[1]["messages"][-1]["role"] == "tool"
+    assert '"saved"' in bodies[1]["messages"][-1]["content"]
+    assert WORDS[0] in json.dumps(bodies[2]["messages"], ensure_ascii=False)  # history kept
+    # Later steps follow what the model did: its replies are in the conversations condensed,
+    # the move it did not save leaves home_city as it was, nothing was held or decided.
+    condensed = json.dumps(bodies[-1], ensure_ascii=False)
+    assert WORDS[1] in condensed and RECORDED_REPLIES[1] not in condensed
+    assert summary["jobs"] == [
+        {
+            "at": "2026-11-28T02:00:00+07:00",
+            "job": "facts",
+            "by": name,
+            "calls": [],
+            "done": "0 tool calls (0 failed), 0 new proposals",
+            "proposals": [],
+        }
+    ]
+    home = next(f for f in summary["facts"] if f["key"] == "home_city")
+    assert [v["value"] for v in home["versions"]] == ["Hà Nội"]
+    assert steps[4] == ["Nothing was held, so nothing was announced."]
+    assert steps[5] == ["The gate held nothing in this run: there is nothing to decide."]
+    assert summary["decisions"] == [] and summary["waiting"] == []
+    assert summary["lost"] == []
+
+
+SUSPICIOUS = "\n".join(f"REMOVE [{n}] gone" for n in (2, 3, 4, 5, 8, 9))
+WAITS = {
+    "en": "Proposal {id} (suspicious rewrite) waits for the owner: the rewrite would remove",
+    "vi": "Đề xuất {id} (bản viết lại đáng ngờ) đang chờ chủ nhân: bản viết lại sẽ xoá",
+}
+
+
+@pytest.mark.parametrize("locale", ["en", "vi"])
+def test_what_the_run_held_and_nobody_decided_is_said_to_wait(
+    locale: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A model named by `[model] name` in the owner's workspace config rewrites MEMORY.md
+    away: the gate holds it whole, the owner answers only edits and removals, so step 6 says
+    the proposal waits (and never that nothing does); the owner's workspace is only read."""
+    owner = init_workspace(tmp_path / "owner").workspace
+    config = owner.path(".trinho/config.toml")
+    with config.open("a", encoding="utf-8") as file:
+        file.write('\n[model]\nname = "ollama:qwen3:8b"\n')
+    replies = [_said("Ừ.")] * 7 + [_said(SUSPICIOUS)]
+    with FakeServer(*replies) as srv:
+        with config.open("a", encoding="utf-8") as file:
+            file.write(f'base_url = "{srv.url}/v1"\n')
+        before = snapshot(owner.root)
+        argv = ["--workspace", str(owner.root), "demo", "--json", "--locale", locale]
+        assert main(argv) == 0
+    assert snapshot(owner.root) == before
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["model"]["source"] == f"[model] name, {owner.root / '.trinho/config.toml'}"
+    assert len(srv.requests) == 8
+    held = [c for c in summary["condensation"]["changes"] if c["action"] == "held"]
+    assert [c["class"] for c in held] == ["suspicious"]
+    waiting = held[0]["proposal"]
+    assert summary["decisions"] == []
+    assert summary["waiting"] == [{"proposal": waiting, "class": "suspicious"}]
+    assert next(p for p in summary["proposals"] if p["id"] == waiting)["status"] == "pending"
+    decide = summary["steps"][5]["lines"]
+    assert len(decide) == 1 and decide[0].startswith(WAITS[locale].format(id=waiting))
+    assert len(summary["notifications"]) == 1
 
 
 def test_steps_can_be_chosen() -> None:
@@ -270,3 +424,37 @@ def test_unaccounted_names_exactly_the_lines_gone(lines: list[str], data: st.Dat
     }
     present = {memory_md.parse(line).entries[0].key for line in [*kept, *aside]}
     assert {memory_md.parse(line).entries[0].key for line in missing} == expected - present
+
+
+def test_a_model_name_that_cannot_work_stops_the_demo_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The owner's `[model] name` is read before anything runs: a wrong one is said at once,
+    with where it came from, and no demo is shown."""
+    owner = init_workspace(tmp_path / "owner").workspace
+    with owner.path(".trinho/config.toml").open("a", encoding="utf-8") as file:
+        file.write('\n[model]\nname = "qwen3"\n')
+    assert main(["--workspace", str(owner.root), "demo"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert "[model] name" in err and "qwen3" in err
+
+
+def test_a_removal_the_model_made_is_rejected_without_the_recorded_reason(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The owner's recorded reason answers the removal of one line (the Japanese class); the
+    model removing another line gets a plain rejection, and then nothing of the run waits."""
+    with FakeServer(*[_said("Ừ.")] * 7, _said("REMOVE [2] not mentioned this week")) as srv:
+        monkeypatch.setenv("TRINHO_MODEL", "ollama:qwen3:8b")
+        monkeypatch.setenv("OLLAMA_HOST", srv.url.removeprefix("http://"))
+        assert main(["demo", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    [decision] = summary["decisions"]
+    assert (decision["class"], decision["status"]) == ("removed", "rejected")
+    assert summary["steps"][5]["lines"] == [
+        f"$ trinho reject {decision['proposal']}",
+        f"Rejected {decision['proposal']}",
+        "Nothing from this run waits for a decision any more.",
+    ]
+    assert "- 2026-03-12: Sinh nhật mẹ" in summary["memory_after"]

@@ -1,12 +1,15 @@
 """`trinho demo`: one week of an owner's life replayed through the real parts, in a throwaway
 workspace.
 
-The week is package data (`demo_data/week.json`): what the owner said, in Vietnamese and
-English, and the memory tools the assistant called, through `trinho.tools.call` as the chat
-agent or as a nightly job. Then the real weekly condensation runs, with the model named by
-TRINHO_MODEL or, without it, a scripted model answering with replies recorded in
-`demo_data/` (a rewrite and a screening answer). The owner decides what the gate held; the
-demo ends with MEMORY.md, the facts and their history, a search and the next turn's context.
+The week is package data (`demo_data/week.json`): the facts and MEMORY.md trinho starts
+from, what the owner says in the week, in Vietnamese and English, and the replies and tool
+calls recorded for the assistant and a nightly job. Each message of the owner goes through the
+real agent loop (`trinho.agent.ChatSession` with the memory tools), the nightly job through the
+real job runner, then the real weekly condensation runs. All three are played by the
+configured model (TRINHO_MODEL, or `[model] name` in the owner's workspace config) when there
+is one, else by a scripted model answering with the recorded replies. The owner decides what
+the gate held; the demo ends with MEMORY.md, the facts and their history, a search and the
+next turn's context. Every step says what happened in this run, whoever played it.
 
 The walkthrough is a list of steps (`STEPS`); each step gets the shared `DemoContext` and
 returns the lines it shows. A feature adds a step by appending to the list.
@@ -19,7 +22,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -27,10 +30,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from trinho import memory_md, memory_store, proposals, tools, transcripts
+from trinho import memory_md, memory_store, proposals, tools
+from trinho.agent import ChatSession, ToolUse
 from trinho.appliers import APPLIERS
 from trinho.channels import ConsoleChannel, Outbox
 from trinho.condense import RunReport, run_condensation
+from trinho.condense.gate import Change
 from trinho.condense.prompts import load_prompt
 from trinho.condense.report import render_report
 from trinho.condense.rewrite import MEMORY_BEGIN
@@ -46,18 +51,22 @@ from trinho.models import (
     ChatResponse,
     ScriptedModel,
     ToolCall,
+    build_model,
     load_model,
+    resolve_model,
 )
 from trinho.scheduler import DueRun, jobs_from_config
 from trinho.search import notify_written
 from trinho.textnorm import match_key
-from trinho.workspace import Workspace, init_workspace
+from trinho.workspace import CONFIG_PATH, Config, Workspace, init_workspace, read_config
 
 ZONE = "Asia/Ho_Chi_Minh"
 START = "2026-09-15T08:00:00+07:00"
 DATA = "demo_data"
 SCRIPTED_NAME = "scripted:recorded"
 MODEL_ENV = "TRINHO_MODEL"
+RECORDED = "recorded"
+"""Who made step 2's calls, whatever the model: they set the scene before the week."""
 
 
 def data_text(name: str) -> str:
@@ -99,15 +108,84 @@ def recorded_model() -> ScriptedModel:
     return ScriptedModel(reply, name=SCRIPTED_NAME)
 
 
+def _recorded_calls(event: dict[str, Any]) -> ChatResponse:
+    return ChatResponse(
+        tool_calls=tuple(
+            ToolCall(f"call_{n}", call["tool"], call["args"])
+            for n, call in enumerate(event["calls"], 1)
+        )
+    )
+
+
+def recorded_chat(week: dict[str, Any]) -> ScriptedModel:
+    """The scripted assistant of the week's chat: for each message of the owner, in order, the
+    recorded tool calls (when there are any), then the recorded reply."""
+    replies: list[ChatResponse | str] = []
+    for event in week["events"]:
+        if "owner" not in event:
+            continue
+        if event["calls"]:
+            replies.append(_recorded_calls(event))
+        replies.append(event.get("reply", ""))
+    return ScriptedModel(replies, name=SCRIPTED_NAME)
+
+
+def recorded_job(event: dict[str, Any]) -> ScriptedModel:
+    """The scripted model of one nightly job: its recorded tool calls, then its answer."""
+    return ScriptedModel(
+        [_recorded_calls(event), ChatResponse(text=event["answer"])], name=SCRIPTED_NAME
+    )
+
+
+@dataclass(frozen=True)
+class Player:
+    """Who plays the week's chat, the nightly job and the condensation: a configured model, or
+    (`model` None) the scripted one with the recorded replies."""
+
+    model: ChatModel | None
+    name: str
+    source: str | None = None
+    """Where the model was named (TRINHO_MODEL, a config's `[model] name`); None: recorded."""
+
+    @property
+    def scripted(self) -> bool:
+        return self.model is None
+
+
+SCRIPTED = Player(None, SCRIPTED_NAME)
+
+
+class Witness:
+    """A model seen through: every answer is kept, so the demo can show the tool calls a turn
+    made with their arguments (the agent loop reports only what each call answered)."""
+
+    def __init__(self, inner: ChatModel) -> None:
+        self.inner = inner
+        self.answers: list[ChatResponse] = []
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def chat(self, request: ChatRequest) -> ChatResponse:
+        answer = self.inner.chat(request)
+        self.answers.append(answer)
+        return answer
+
+    def ran(self) -> list[ToolCall]:
+        """The calls the agent loop ran since `answers` was last cleared: those of every answer
+        but the last, the one it stopped at without running any."""
+        return [call for answer in self.answers[:-1] for call in answer.tool_calls]
+
+
 @dataclass
 class DemoContext:
-    """What the steps share: the folder, the clock, the workspace once made, the model, and the
-    summary that `--json` prints."""
+    """What the steps share: the folder, the clock, the workspace once made, who plays the
+    model, and the summary that `--json` prints."""
 
     root: Path
     locale: str
-    model: ChatModel | None
-    model_name: str
+    player: Player
     week: dict[str, Any] = field(default_factory=load_week)
     clock: StepClock = field(default_factory=lambda: StepClock(START))
     workspace: Workspace | None = None
@@ -121,7 +199,15 @@ class DemoContext:
 
     @property
     def scripted(self) -> bool:
-        return self.model is not None
+        return self.player.scripted
+
+    @property
+    def model_name(self) -> str:
+        return self.player.name
+
+    def played(self, recorded: Callable[[], ChatModel]) -> ChatModel:
+        """The model that plays a part: the configured one, else the part's recorded replies."""
+        return self.player.model if self.player.model is not None else recorded()
 
     def text(self, key: str, **params: object) -> str:
         return t(self.locale, key, **params)
@@ -152,17 +238,48 @@ def step_init(ctx: DemoContext) -> list[str]:
         ctx.root, timezone=ZONE, locale=ctx.locale, clock=ctx.clock, on_written=notify_written
     )
     ctx.workspace = result.workspace
-    model_key = "demo.model.scripted" if ctx.scripted else "demo.model.configured"
-    ctx.summary["model"] = {"name": ctx.model_name, "scripted": ctx.scripted}
-    return [
-        ctx.text("demo.created", created=", ".join(result.created)),
-        ctx.text(model_key, name=ctx.model_name, env=MODEL_ENV, data=f"trinho/{DATA}/"),
-    ]
+    player = ctx.player
+    ctx.summary["model"] = {
+        "name": player.name,
+        "scripted": player.scripted,
+        "source": player.source,
+    }
+    ctx.summary["played_by"] = {
+        "before": RECORDED,
+        "chat": player.name,
+        "job": player.name,
+        "condensation": player.name,
+    }
+    if player.scripted:
+        said = ctx.text(
+            "demo.model.scripted", name=player.name, env=MODEL_ENV, data=f"trinho/{DATA}/"
+        )
+    else:
+        said = ctx.text("demo.model.configured", name=player.name, source=player.source)
+    return [ctx.text("demo.created", created=", ".join(result.created)), said]
+
+
+def _parsed(use: ToolUse) -> tools.ToolResult:
+    """A tool call's result as the agent loop reported it (its text is the data, as JSON)."""
+    if use.is_error:
+        return tools.ToolResult(use.result, True)
+    return tools.ToolResult(use.result, False, json.loads(use.result))
 
 
 def _call(ctx: DemoContext, name: str, args: dict[str, Any], actor: tools.Actor) -> list[str]:
-    """One tool call, as the assistant (or a job) makes it, and what it answered."""
-    result = tools.call(ctx.ws, name, args, actor)
+    """One tool call made by the demo itself (step 2, the scene before the week)."""
+    return _shown_call(ctx, name, args, tools.call(ctx.ws, name, args, actor), actor, RECORDED)
+
+
+def _shown_call(
+    ctx: DemoContext,
+    name: str,
+    args: dict[str, Any],
+    result: tools.ToolResult,
+    actor: tools.Actor,
+    by: str,
+) -> list[str]:
+    """One tool call, as the assistant (or the demo) made it, and what it answered."""
     ctx.summary.setdefault("tool_calls", []).append(
         {
             "at": ctx.ws.now().isoformat(),
@@ -170,29 +287,42 @@ def _call(ctx: DemoContext, name: str, args: dict[str, Any], actor: tools.Actor)
             "actor": actor.origin,
             "args": args,
             "result": result.data if result.data is not None else result.text,
+            "by": by,
         }
     )
     lines = [f"  -> {name} {_args(args)}"]
-    data = result.data
-    if result.is_error or data is None:
+    if result.is_error or result.data is None:
         return [*lines, "     " + ctx.text("demo.tool.error", error=result.text)]
+    return lines + ["     " + line for line in _answered(ctx, name, args, result.data)]
+
+
+def _answered(ctx: DemoContext, name: str, args: dict[str, Any], data: dict[str, Any]) -> list[str]:
+    """What a tool that worked answered, in a line or two."""
     if name == "memory_save":
-        return [*lines, "     " + ctx.text("demo.tool.saved", path=data["path"], line=data["line"])]
-    outcome = str(data["outcome"])
-    if outcome == "proposed":
-        said = ctx.text(
-            "fact.outcome.proposed", id=data["proposal_id"], fact=args["key"], value=args["value"]
-        )
-        reason = proposal_reason(proposals.get_proposal(ctx.ws, data["proposal_id"]), ctx.locale)
-        return [*lines, "     " + said, "     " + ctx.text("demo.tool.why", reason=reason)]
-    said = ctx.text(f"fact.outcome.{outcome}", fact=args["key"], value=args["value"])
-    return [*lines, "     " + said]
+        return [ctx.text("demo.tool.saved", path=data["path"], line=data["line"])]
+    if name == "memory_search":
+        return [ctx.text("demo.tool.found", count=data["count"])]
+    if name == "memory_get":
+        return [
+            ctx.text(
+                "demo.tool.read", path=data["path"], start=data["from_line"], end=data["to_line"]
+            )
+        ]
+    if name == "memory_proposals":
+        return [ctx.text("demo.tool.listed", count=data["count"])]
+    outcome, fact, value = str(data["outcome"]), data["key"], args.get("value")
+    if outcome != "proposed":
+        return [ctx.text(f"fact.outcome.{outcome}", fact=fact, value=value)]
+    said = ctx.text("fact.outcome.proposed", id=data["proposal_id"], fact=fact, value=value)
+    reason = proposal_reason(proposals.get_proposal(ctx.ws, data["proposal_id"]), ctx.locale)
+    return [said, ctx.text("demo.tool.why", reason=reason)]
 
 
 def step_before(ctx: DemoContext) -> list[str]:
-    """What trinho already knew: facts the owner stated in the autumn, and a MEMORY.md."""
+    """What trinho already knew: facts the owner stated in the autumn, and a MEMORY.md. Set up
+    by the demo itself, the same whoever plays the week."""
     owner = tools.Actor("chat")
-    lines = []
+    lines = [] if ctx.scripted else [ctx.text("demo.before.recorded", name=ctx.model_name)]
     for said in ctx.week["before"]:
         ctx.clock.set(said["at"])
         args = {"key": said["key"], "value": said["value"], "basis": "user"}
@@ -207,8 +337,11 @@ def step_before(ctx: DemoContext) -> list[str]:
 
 
 def step_week(ctx: DemoContext) -> list[str]:
-    """Monday to Sunday: the owner talks, the assistant calls the memory tools; one night a
-    job does too, and what a job finds waits for the owner."""
+    """Monday to Sunday: each message of the owner goes through the agent loop, which answers
+    with the memory tools at hand; one night a job runs, and what it finds waits for the
+    owner."""
+    seen = Witness(ctx.played(lambda: recorded_chat(ctx.week)))
+    session = ChatSession(ctx.ws, load_model(ctx.ws, "chat", model=seen))
     lines: list[str] = []
     for event in ctx.week["events"]:
         ctx.clock.set(event["at"])
@@ -216,50 +349,75 @@ def step_week(ctx: DemoContext) -> list[str]:
         if "job" in event:
             lines.append(f"{stamp}  " + ctx.text("demo.job", job=event["job"]))
             lines += _nightly(ctx, event)
-            continue
-        actor = tools.Actor("chat")
-        transcripts.record_turn(ctx.ws, "user", event["owner"])
-        lines.append(f"{stamp}  " + ctx.text("demo.owner_said", text=event["owner"]))
-        for call in event["calls"]:
-            lines += _call(ctx, call["tool"], call["args"], actor)
-        if "reply" in event:
-            transcripts.record_turn(ctx.ws, "assistant", event["reply"])
-            lines.append("  " + ctx.text("demo.assistant_said", text=event["reply"]))
+        else:
+            lines.append(f"{stamp}  " + ctx.text("demo.owner_said", text=event["owner"]))
+            lines += _chat_turn(ctx, session, seen, event["owner"])
+    return lines
+
+
+def _chat_turn(ctx: DemoContext, session: ChatSession, seen: Witness, text: str) -> list[str]:
+    """One message of the owner through the agent loop: the calls its model made, what each
+    answered, and the reply."""
+    seen.answers.clear()
+    turn = session.ask(text)
+    lines: list[str] = []
+    calls = seen.ran()
+    for call, use in zip(calls, turn.tool_uses, strict=True):
+        args = dict(call.arguments)
+        lines += _shown_call(ctx, call.name, args, _parsed(use), session.actor, seen.name)
+    if not calls:
+        lines.append("  " + ctx.text("demo.no_tool"))
+    if turn.reply:
+        reply = ctx.text("demo.assistant_said", text=turn.reply)
+        lines += ["  " + line for line in reply.split("\n")]
+    else:
+        lines.append("  " + ctx.text("demo.no_reply"))
+    ctx.summary.setdefault("turns", []).append(
+        {
+            "at": ctx.ws.now().isoformat(),
+            "owner": text,
+            "by": seen.name,
+            "tools": [call.name for call in calls],
+            "reply": turn.reply,
+            "model_calls": turn.model_calls,
+        }
+    )
     return lines
 
 
 def _nightly(ctx: DemoContext, event: dict[str, Any]) -> list[str]:
     """The built-in nightly job, run as the scheduler runs it: the model reads the last day's
     conversations with the memory tools, as actor `job`, so what it saves becomes a proposal.
-    The scripted model makes the recorded tool calls; TRINHO_MODEL's model decides for itself."""
+    The scripted model makes the recorded tool calls; a configured model decides for itself."""
     spec = next(job for job in jobs_from_config(ctx.ws.config) if job.name == event["job"])
-    recorded = None
-    if ctx.scripted:
-        calls = tuple(
-            ToolCall(f"call_{n}", call["tool"], call["args"])
-            for n, call in enumerate(event["calls"], 1)
-        )
-        recorded = ScriptedModel(
-            [ChatResponse(tool_calls=calls), ChatResponse(text=event["answer"])],
-            name=SCRIPTED_NAME,
-        )
+    seen = Witness(ctx.played(lambda: recorded_job(event)))
 
     def model_for(run: DueRun) -> ChatModel:
-        return load_model(ctx.ws, "job", run=run.run_id, model=recorded)
+        return load_model(ctx.ws, "job", run=run.run_id, model=seen)
 
     before = {p.id for p in proposals.list_proposals(ctx.ws).proposals}
     done = WorkspaceJobRunner(ctx.ws, model_for)(DueRun(spec, ctx.clock.now))
-    lines = [f"  -> {call['tool']} {_args(call['args'])}" for call in event["calls"] if recorded]
+    calls = seen.ran()
+    lines = [f"  -> {call.name} {_args(dict(call.arguments))}" for call in calls]
     lines.append("     " + done)
-    for p in proposals.list_proposals(ctx.ws).proposals:
-        if p.id in before:
-            continue
+    made = [p for p in proposals.list_proposals(ctx.ws).proposals if p.id not in before]
+    for p in made:
         ctx.summary.setdefault("job_proposals", []).append(p.id)
         said = ctx.text(
             "fact.outcome.proposed", id=p.id, fact=p.change.get("key"), value=p.change.get("value")
         )
         why = ctx.text("demo.tool.why", reason=proposal_reason(p, ctx.locale))
         lines += ["     " + said, "     " + why]
+    ctx.summary.setdefault("jobs", []).append(
+        {
+            "at": ctx.ws.now().isoformat(),
+            "job": spec.name,
+            "by": seen.name,
+            "calls": [{"tool": call.name, "args": dict(call.arguments)} for call in calls],
+            "done": done,
+            "proposals": [p.id for p in made],
+        }
+    )
     return lines
 
 
@@ -268,7 +426,9 @@ def step_condense(ctx: DemoContext) -> list[str]:
     ctx.clock.set(ctx.week["condense_at"])
     announced = io.StringIO()
     report = run_condensation(
-        ctx.ws, model=ctx.model, channel=ConsoleChannel(ctx.locale, announced)
+        ctx.ws,
+        model=ctx.played(recorded_model),
+        channel=ConsoleChannel(ctx.locale, announced),
     )
     ctx.report = report
     ctx.summary["condensation"] = report.to_dict()
@@ -280,49 +440,89 @@ def step_condense(ctx: DemoContext) -> list[str]:
     ]
 
 
+def _report(ctx: DemoContext) -> RunReport:
+    assert ctx.report is not None, "the condensation step runs first"
+    return ctx.report
+
+
 def step_notify(ctx: DemoContext) -> list[str]:
-    """The one announcement of the run, as the console channel printed it."""
+    """The one announcement of the run, as the console channel printed it; when there is none,
+    why, from the run's report."""
     announced = ctx.summary.get("announcement", "")
     entries = Outbox(ctx.ws).entries()
     ctx.summary["notifications"] = [entry.notification.to_json() for entry in entries]
-    if not announced:
-        return [ctx.text("demo.nothing_announced")]
-    return [ctx.text("demo.announced", count=len(entries)), *_quoted(announced)]
+    if announced:
+        return [ctx.text("demo.announced", count=len(entries)), *_quoted(announced)]
+    if _report(ctx).held:
+        return [ctx.text("demo.nothing_new_announced")]
+    return [ctx.text("demo.nothing_announced")]
 
 
 DECISIONS: dict[str, bool] = {"edited": True, "removed": False}
-"""What the owner answers per class of held change: yes to the edit (the week showed the
-change), no to the removal (the owner still does it). Other held changes are left waiting."""
+"""What the owner answers per class of held change: yes to an edit (the week showed the
+change), no to a removal (the owner still does it). Other held changes are left waiting."""
 
 
 def step_decide(ctx: DemoContext) -> list[str]:
-    """The owner answers: only a person decides, through the proposals queue."""
+    """The owner answers: only a person decides, through the proposals queue. What the run
+    held and the owner leaves is said to wait, from the queue itself."""
     ctx.clock.set(ctx.week["decide_at"])
-    report = ctx.report
-    assert report is not None, "the condensation step runs first"
-    by = f"{ctx.ws.config.owner} (cli)"
+    report = _report(ctx)
+    asked = [(held.proposal_id, held.change) for held in report.held if held.proposal_id]
     lines: list[str] = []
     decided: list[dict[str, Any]] = []
-    for held in report.held:
-        choice = DECISIONS.get(held.change.cls)
-        if held.proposal_id is None or choice is None:
-            continue
-        if choice:
-            proposal, applied = proposals.approve(ctx.ws, held.proposal_id, by, appliers=APPLIERS)
-            key = "proposal.approved" if applied.ok else "proposal.stale"
-            lines.append(f"$ trinho approve {proposal.id}")
-            lines.append(ctx.text(key, id=proposal.id, message=applied.message))
-        else:
-            reason = ctx.week["reject_reason"] if held.change.cls == "removed" else None
-            proposal = proposals.reject(ctx.ws, held.proposal_id, by, reason)
-            shown = f' --reason "{reason}"' if reason else ""
-            lines.append(f"$ trinho reject {proposal.id}{shown}")
-            lines.append(ctx.text("proposal.rejected", id=proposal.id))
-        decided.append(
-            {"proposal": proposal.id, "class": held.change.cls, "status": proposal.status}
-        )
+    for proposal_id, change in asked:
+        choice = DECISIONS.get(change.cls)
+        if choice is not None:
+            said, done = _decide(ctx, proposal_id, change, choice)
+            lines += said
+            decided.append(done)
     ctx.summary["decisions"] = decided
-    return lines or [ctx.text("demo.nothing_to_decide")]
+    waiting = [
+        proposal
+        for proposal in (proposals.get_proposal(ctx.ws, proposal_id) for proposal_id, _ in asked)
+        if proposal.status == "pending"
+    ]
+    ctx.summary["waiting"] = [{"proposal": p.id, "class": p.change.get("class")} for p in waiting]
+    for p in waiting:
+        lines.append(
+            ctx.text(
+                "demo.waits",
+                id=p.id,
+                cls=ctx.text(f"gate.class.{p.change.get('class')}"),
+                reason=proposal_reason(p, ctx.locale),
+            )
+        )
+    if not report.held:
+        return [ctx.text("demo.nothing_held")]
+    if not asked:
+        return [ctx.text("demo.none_asked")]
+    return lines if waiting else [*lines, ctx.text("demo.nothing_to_decide")]
+
+
+def _decide(
+    ctx: DemoContext, proposal_id: str, change: Change, approve: bool
+) -> tuple[list[str], dict[str, Any]]:
+    """The owner's answer to one held change, as `trinho approve` / `trinho reject` give it;
+    the recorded reason goes only with the removal of the line it answers."""
+    by = f"{ctx.ws.config.owner} (cli)"
+    if approve:
+        proposal, applied = proposals.approve(ctx.ws, proposal_id, by, appliers=APPLIERS)
+        key = "proposal.approved" if applied.ok else "proposal.stale"
+        lines = [
+            f"$ trinho approve {proposal.id}",
+            ctx.text(key, id=proposal.id, message=applied.message),
+        ]
+    else:
+        recorded = ctx.week["reject"]
+        reason = recorded["reason"] if change.old == recorded["old"] else None
+        proposal = proposals.reject(ctx.ws, proposal_id, by, reason)
+        shown = f' --reason "{reason}"' if reason else ""
+        lines = [
+            f"$ trinho reject {proposal.id}{shown}",
+            ctx.text("proposal.rejected", id=proposal.id),
+        ]
+    return lines, {"proposal": proposal.id, "class": change.cls, "status": proposal.status}
 
 
 def unaccounted(before: str, after: str, kept_aside: list[str]) -> list[str]:
@@ -454,13 +654,23 @@ class DemoRun:
     closing: str
 
 
-def pick_model(env: dict[str, str] | None = None) -> tuple[ChatModel | None, str]:
-    """The configured model when TRINHO_MODEL is set (None: the pipeline loads it), else the
-    scripted one with the recorded replies."""
-    named = (os.environ if env is None else env).get(MODEL_ENV, "").strip()
-    if named:
-        return None, named
-    return recorded_model(), SCRIPTED_NAME
+def pick_player(env: Mapping[str, str] | None = None, owner: Path | None = None) -> Player:
+    """The configured model, when TRINHO_MODEL or the `[model] name` of the config of the
+    owner's workspace at `owner` (read, never written) names one; else the recorded replies.
+
+    The model is built as `trinho model check` builds it there (its `[model]` settings), so
+    a name that cannot work fails here, before anything is shown."""
+    env = os.environ if env is None else env
+    config = (read_config(owner) if owner is not None else None) or Config()
+    configured = config.section("model").get("name")
+    if env.get(MODEL_ENV, "").strip():
+        source = MODEL_ENV
+    elif isinstance(configured, str) and configured.strip() and owner is not None:
+        source = f"[model] name, {owner / CONFIG_PATH}"
+    else:
+        return SCRIPTED
+    settings = resolve_model(config, env)
+    return Player(build_model(settings), settings.name, source)
 
 
 @contextmanager
@@ -486,16 +696,15 @@ def run_demo(
     steps: list[Step] | None = None,
     *,
     keep: Path | None = None,
-    model: ChatModel | None = None,
+    player: Player | None = None,
 ) -> DemoRun:
     """Run the steps in a temporary workspace (or in `keep`, which is then left in place).
 
-    `model` replaces the choice made from TRINHO_MODEL (tests).
+    `player` plays the model's parts (default: `pick_player()`, from TRINHO_MODEL).
     """
-    chosen, name = (model, model.name) if model is not None else pick_model()
     shown = []
     with _folder(keep) as root:
-        ctx = DemoContext(root, locale, chosen, name)
+        ctx = DemoContext(root, locale, player or pick_player())
         for number, step in enumerate(STEPS if steps is None else steps, start=1):
             title = f"{number}. {t(locale, step.title_key)}"
             shown.append(ShownStep(title, step.run(ctx)))

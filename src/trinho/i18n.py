@@ -361,8 +361,10 @@ CATALOG: dict[str, dict[str, str]] = {
         "vi": "Những gì trinho đã biết: các dữ kiện chủ nhân đã nói, và MEMORY.md",
     },
     "demo.step.week": {
-        "en": "One week, Monday to Sunday: the owner talks, the assistant calls the memory tools",
-        "vi": "Một tuần, thứ Hai đến Chủ nhật: chủ nhân trò chuyện, trợ lý gọi công cụ bộ nhớ",
+        "en": "One week, Monday to Sunday: the owner talks to the assistant, which has the "
+        "memory tools",
+        "vi": "Một tuần, thứ Hai đến Chủ nhật: chủ nhân trò chuyện với trợ lý, trợ lý có các "
+        "công cụ bộ nhớ",
     },
     "demo.step.condense": {
         "en": "Sunday evening: the weekly condensation; code, not the model, decides what applies",
@@ -374,8 +376,10 @@ CATALOG: dict[str, dict[str, str]] = {
         "vi": "Thông báo duy nhất của lần chạy",
     },
     "demo.step.decide": {
-        "en": "The owner decides what the gate held: approves the edit, rejects the removal",
-        "vi": "Chủ nhân quyết định những gì đang chờ duyệt: duyệt bản sửa, từ chối việc xoá",
+        "en": "The owner decides what the gate held: approves an edit, rejects a removal, "
+        "leaves the rest waiting",
+        "vi": "Chủ nhân quyết định những gì đang chờ duyệt: duyệt bản sửa, từ chối việc xoá, "
+        "để phần còn lại chờ",
     },
     "demo.step.memory": {
         "en": "MEMORY.md at the end of the week",
@@ -401,8 +405,10 @@ CATALOG: dict[str, dict[str, str]] = {
         "đặt {env} (ví dụ ollama:qwen3:8b) để chạy tuần này với mô hình thật",
     },
     "demo.model.configured": {
-        "en": "  model: {name} (from {env}); its answers decide what the week adds",
-        "vi": "  mô hình: {name} (từ {env}); câu trả lời của nó quyết định tuần này thêm gì",
+        "en": "  model: {name} (from {source}); it plays the assistant in the chat, the nightly "
+        "job and the condensation, and its answers decide what the week adds",
+        "vi": "  mô hình: {name} (từ {source}); nó đóng vai trợ lý trong trò chuyện, tác vụ đêm "
+        "và việc cô đọng, câu trả lời của nó quyết định tuần này thêm gì",
     },
     "demo.model.used": {"en": "model: {name}", "vi": "mô hình: {name}"},
     "demo.owner_stated": {
@@ -427,8 +433,8 @@ CATALOG: dict[str, dict[str, str]] = {
         "vi": "Không có gì phải chờ duyệt nên không có thông báo nào.",
     },
     "demo.nothing_to_decide": {
-        "en": "Nothing waits for a decision from this run.",
-        "vi": "Lần chạy này không có gì chờ quyết định.",
+        "en": "Nothing from this run waits for a decision any more.",
+        "vi": "Không còn gì của lần chạy này chờ quyết định.",
     },
     "demo.nothing_lost": {
         "en": "Every line of the old MEMORY.md is in this file or in a proposal: nothing lost.",
@@ -460,6 +466,43 @@ CATALOG: dict[str, dict[str, str]] = {
         'trinho facts, trinho proposals, trinho search "Đà Nẵng"',
         "vi": "Không gian làm việc được giữ ở {path}. Xem thử: export TRINHO_HOME={path}, rồi "
         'trinho facts, trinho proposals, trinho search "Đà Nẵng"',
+    },
+    "demo.before.recorded": {
+        "en": "Set up by the demo from its recorded data, not by {name}; {name} plays from "
+        "step 3 on.",
+        "vi": "Bản demo dựng sẵn phần này từ dữ liệu ghi sẵn, không phải {name}; {name} bắt "
+        "đầu từ bước 3.",
+    },
+    "demo.no_tool": {
+        "en": "(no memory tool called)",
+        "vi": "(không gọi công cụ bộ nhớ nào)",
+    },
+    "demo.no_reply": {
+        "en": "(no reply in words)",
+        "vi": "(không có câu trả lời bằng lời)",
+    },
+    "demo.tool.found": {"en": "{count} hits", "vi": "{count} kết quả"},
+    "demo.tool.read": {"en": "read {path}:{start}-{end}", "vi": "đã đọc {path}:{start}-{end}"},
+    "demo.tool.listed": {
+        "en": "{count} proposals waiting",
+        "vi": "{count} đề xuất đang chờ",
+    },
+    "demo.nothing_new_announced": {
+        "en": "The gate held changes, but none is a new proposal, so nothing was announced.",
+        "vi": "Cổng đã giữ lại thay đổi, nhưng không có đề xuất mới nào nên không có thông báo.",
+    },
+    "demo.waits": {
+        "en": "Proposal {id} ({cls}) waits for the owner: {reason}",
+        "vi": "Đề xuất {id} ({cls}) đang chờ chủ nhân: {reason}",
+    },
+    "demo.nothing_held": {
+        "en": "The gate held nothing in this run: there is nothing to decide.",
+        "vi": "Lần chạy này cổng không giữ lại gì: không có gì để quyết định.",
+    },
+    "demo.none_asked": {
+        "en": "What the gate held was not proposed again (see step 4): there is nothing to decide.",
+        "vi": "Những gì cổng giữ lại không được đề xuất lại (xem bước 4): không có gì để quyết "
+        "định.",
     },
     "search.none": {
         "en": "No matches",

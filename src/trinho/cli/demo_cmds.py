@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from trinho.cli.app import cli, emit, json_option
-from trinho.demo import DemoRun, render_demo, run_demo
+from trinho.cli.app import cli, emit, json_option, state
+from trinho.demo import DemoRun, pick_player, render_demo, run_demo
 from trinho.i18n import t
 from trinho.textnorm import printable
 
@@ -25,9 +25,11 @@ from trinho.textnorm import printable
 def demo(locale: str, keep: Path | None, as_json: bool) -> None:
     """Replay one week of an owner's life through trinho, in a temporary workspace.
 
-    Uses the model named by TRINHO_MODEL, or a scripted one with recorded replies.
+    The model named by TRINHO_MODEL, or by [model] name in the workspace's config (only
+    read), plays the assistant in the chat, the nightly job and the condensation; without
+    one, a scripted model answers with recorded replies.
     """
-    run = run_demo(locale, keep=keep)
+    run = run_demo(locale, keep=keep, player=pick_player(owner=state().workspace_dir))
     emit(as_json, run.summary, lambda: styled(run, locale), styled=True)
 
 
