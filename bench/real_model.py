@@ -179,6 +179,62 @@ def condensation(env: dict[str, str], home: Path, checks: Checks) -> list[Step]:
     return steps
 
 
+FORCED = {
+    "memory_search": "Find what I planned with the bank.",
+    "memory_save": "Remember: iced milk coffee is my favourite drink.",
+    "user_memory_save": "My home city is Hà Nội; save it as a fact.",
+    "memory_get": "Show me MEMORY.md.",
+    "memory_proposals": "What waits for my decision?",
+}
+
+
+def forced_tools(home: Path, base_url: str, model: str, checks: Checks) -> Step:
+    """Each tool, forced by `tool_choice` (the server builds a grammar from trinho's schema),
+    run by trinho's dispatcher, and its result sent back through trinho's own adapter: the
+    round trip a model that does call tools makes, whatever this model would choose."""
+    import openai
+
+    from trinho import tools
+    from trinho.models import load_model
+    from trinho.models.base import ChatRequest, ToolCall, assistant, tool_result, user
+    from trinho.workspace import open_workspace
+
+    start = time.monotonic()
+    client = openai.OpenAI(base_url=base_url, api_key="not-needed", timeout=600, max_retries=0)
+    specs = tools.export("openai")
+    env = {"TRINHO_MODEL": f"llamacpp:{model}", "TRINHO_BASE_URL": base_url}
+    ws = open_workspace(home)
+    adapter = load_model(ws, "chat", env=env)
+    errors = answered = 0
+    for name, text in FORCED.items():
+        forced = client.chat.completions.create(
+            model=model,
+            messages=[{"role": "user", "content": text}],
+            tools=specs,  # type: ignore[arg-type]
+            tool_choice={"type": "function", "function": {"name": name}},
+            max_tokens=200,
+        )
+        calls = forced.choices[0].message.tool_calls or []
+        checks.require(bool(calls), f"forced {name}: the server built a grammar and answered")
+        if not calls:
+            continue
+        wire = calls[0]
+        arguments = wire.function.arguments  # type: ignore[union-attr]
+        result = tools.call(ws, name, arguments, tools.Actor("chat", "bench"))
+        errors += result.is_error
+        call = ToolCall(wire.id or "call_1", name, {})
+        request = ChatRequest(
+            (user(text), assistant("", [call]), tool_result(call, result.text)),
+            tools=tools.model_specs(),
+            max_tokens=64,
+        )
+        adapter.chat(request)  # raises on any refusal: the follow-up is what broke before
+        answered += 1
+    checks.require(answered == len(FORCED), f"forced tools: every result sent back ({answered})")
+    print(f"  forced tools: {answered} round trips, {errors} tool calls refused by trinho")
+    return Step("forced tools", 0, time.monotonic() - start, "", "", answered * 2, 0)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--base-url", required=True)
@@ -207,13 +263,14 @@ def main() -> int:
         steps += condensation(env, home, checks)
         chat = step("chat", env, home, checks, "chat", *(f"-m{m}" for m in CHAT), "--json")
         steps.append(chat)
+        steps.append(forced_tools(home, args.base_url, args.model, checks))
         checks.require(chat.code == 0, "chat: exit 0")
         turns = json.loads(chat.out)["turns"] if chat.code == 0 else []
         checks.require(len(turns) == len(CHAT), f"chat: every message answered ({len(turns)})")
         tools = sum(len(t["tools"]) for t in turns)
         print(f"  chat: {tools} tool calls across {len(turns)} turns")
         records = ledger(home)
-        failed = [r for r in records if r.get("outcome", "ok") != "ok"]
+        failed = [r for r in records if "failure" in r]
         print(f"  ledger: {len(records)} calls, {len(failed)} failed, {tokens_of(records)} tokens")
     print("\nstep          exit   seconds  calls   tokens")
     for s in steps:
