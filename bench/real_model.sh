@@ -57,7 +57,8 @@ fi
 
 log="$dir/server.log"
 "$dir/venv/bin/python" -m llama_cpp.server --model "$gguf" --model_alias smollm2-135m \
-    --host 127.0.0.1 --port "$port" --n_ctx 8192 --n_threads "$(nproc)" >"$log" 2>&1 &
+    --chat_format chatml-function-calling --host 127.0.0.1 --port "$port" --n_ctx 8192 \
+    --n_threads "$(nproc)" >"$log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null || true' EXIT
 for _ in $(seq 1 120); do
@@ -67,4 +68,4 @@ for _ in $(seq 1 120); do
 done
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -m), llama-cpp-python $llama_version, SmolLM2-135M-Instruct Q4_1" >&2
-"$trinho_python" "$here/bench/real_model.py" --base-url "http://127.0.0.1:$port/v1" --model smollm2-135m "$@"
+"$trinho_python" -u "$here/bench/real_model.py" --base-url "http://127.0.0.1:$port/v1" --model smollm2-135m "$@"

@@ -12,7 +12,9 @@ real servers, it refuses a body they would refuse, whatever reply was scripted (
 - a prompt that with `max_tokens` does not fit `context_tokens`: HTTP 400 in vLLM's words
   ("This model's maximum context length is N tokens...");
 - a tool schema whose `pattern` holds an escape llama.cpp's grammar cannot parse (`\\d`):
-  HTTP 500 "unknown escape at ...".
+  HTTP 500 "unknown escape at ..."; one with a `maxLength` over `GRAMMAR_MAX_LENGTH`: HTTP 500
+  "failed to parse grammar" (llama.cpp writes one nested optional per character allowed, and
+  its parser fails, then the server crashes, between 1,000 and 2,000).
 
 `GET .../models` lists `models`; without them the endpoint is missing (404). With `models`, a
 chat naming another model is refused with a 404 as vLLM does, unless `any_model` (llama.cpp
@@ -342,7 +344,24 @@ def _tools_refusal(tools: object) -> Refusal | None:
         escape = next(filter(None, map(_bad_escape, _patterns(function.get("parameters")))), None)
         if escape is not None:
             return Refusal(500, f"JSON schema conversion failed:\nunknown escape at {escape}")
+        if max(_lengths(function.get("parameters")), default=0) > GRAMMAR_MAX_LENGTH:
+            return Refusal(500, "parse: error parsing grammar\nfailed to parse grammar")
     return None
+
+
+GRAMMAR_MAX_LENGTH = 1000
+"""The longest `maxLength` llama.cpp's grammar builder was seen to survive (1,000 worked, 2,000
+crashed llama-cpp-python 0.3.36's server)."""
+
+
+def _lengths(schema: object) -> list[int]:
+    """Every `maxLength` anywhere in a JSON schema."""
+    if isinstance(schema, dict):
+        found = [schema["maxLength"]] if isinstance(schema.get("maxLength"), int) else []
+        return found + [n for value in schema.values() for n in _lengths(value)]
+    if isinstance(schema, list):
+        return [n for value in schema for n in _lengths(value)]
+    return []
 
 
 def _patterns(schema: object) -> list[str]:

@@ -382,10 +382,35 @@ def test_checker_agrees_with_jsonschema(tool: tools.MemoryTool, data: st.DataObj
 def test_bridge_to_the_model_backends(workspace: Workspace) -> None:
     specs = tools.model_specs()
     assert [spec.name for spec in specs] == [tool.name for tool in tools.TOOLS]
-    assert specs[0].parameters == tools.TOOLS[0].parameters
+    assert specs[0].parameters == tools.sent_schema(tools.TOOLS[0].parameters)
     good = ToolCall("c1", "memory_save", {"text": "từ mô hình"})
     assert not tools.call_model_tool(workspace, good, CHAT).is_error
     broken = ToolCall("c2", "memory_save", {}, error="arguments are not valid JSON")
     result = tools.call_model_tool(workspace, broken, CHAT)
     assert result.is_error and result.text == "memory_save: arguments are not valid JSON"
     assert len(read_notes(workspace, workspace.today()).entries) == 1
+
+
+def test_no_schema_sent_to_a_model_bounds_a_string_beyond_what_a_grammar_survives() -> None:
+    """llama.cpp turns `maxLength` into one nested optional per character; 2,000 crashed its
+    server when a tool was forced. The dispatcher still enforces the declared bound."""
+
+    def lengths(schema: object) -> list[int]:
+        if isinstance(schema, dict):
+            here = [schema["maxLength"]] if "maxLength" in schema else []
+            return here + [n for v in schema.values() for n in lengths(v)]
+        if isinstance(schema, list):
+            return [n for v in schema for n in lengths(v)]
+        return []
+
+    sent = [tools.export(fmt) for fmt in ("openai", "anthropic")]
+    sent.append([spec.parameters for spec in tools.model_specs()])
+    assert max(lengths(sent)) <= tools.SENT_MAX_LENGTH
+    assert "At most 10,000 characters." in json.dumps(sent[0])
+
+
+def test_the_dispatcher_keeps_the_bound_the_sent_schema_only_describes(
+    workspace: Workspace,
+) -> None:
+    result = call(workspace, "memory_save", {"text": "x" * 10_001}, CHAT)
+    assert result.is_error and "the limit is 10,000" in result.text

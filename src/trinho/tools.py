@@ -452,13 +452,39 @@ def call(
         return ToolResult.error(f"{name}: failed unexpectedly ({type(exc).__name__}: {exc})")
 
 
+SENT_MAX_LENGTH = 500
+"""The longest `maxLength` a schema sent to a model keeps. Local servers turn a schema into a
+grammar with one nested optional per character allowed: llama.cpp's parser fails on a few
+thousand, and its server then crashes. A longer bound is said in the description instead; the
+dispatcher enforces it either way."""
+
+
+def sent_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """`schema` as models get it: each `maxLength` over `SENT_MAX_LENGTH` left out and said in
+    the property's description. Pure; the dispatcher keeps checking the declared schema."""
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if isinstance(value, Mapping):
+            out[key] = sent_schema(value)
+        elif isinstance(value, list):
+            out[key] = [sent_schema(v) if isinstance(v, Mapping) else v for v in value]
+        else:
+            out[key] = value
+    limit = out.get("maxLength")
+    if isinstance(limit, int) and limit > SENT_MAX_LENGTH:
+        del out["maxLength"]
+        said = f"At most {limit:,} characters."
+        out["description"] = f"{out['description']} {said}" if "description" in out else said
+    return out
+
+
 def _openai(tool: MemoryTool) -> dict[str, Any]:
     return {
         "type": "function",
         "function": {
             "name": tool.name,
             "description": tool.description,
-            "parameters": dict(tool.parameters),
+            "parameters": sent_schema(tool.parameters),
         },
     }
 
@@ -467,7 +493,7 @@ def _anthropic(tool: MemoryTool) -> dict[str, Any]:
     return {
         "name": tool.name,
         "description": tool.description,
-        "input_schema": dict(tool.parameters),
+        "input_schema": sent_schema(tool.parameters),
     }
 
 
@@ -489,7 +515,7 @@ def model_specs() -> tuple[ToolSpec, ...]:
     """The tools as `trinho.models` values, for a chat loop over any configured model."""
     from trinho.models.base import ToolSpec
 
-    return tuple(ToolSpec(t.name, t.description, dict(t.parameters)) for t in TOOLS)
+    return tuple(ToolSpec(t.name, t.description, sent_schema(t.parameters)) for t in TOOLS)
 
 
 def call_model_tool(ws: Workspace, tool_call: ToolCall, actor: Actor) -> ToolResult:
