@@ -168,6 +168,12 @@ def condensation(env: dict[str, str], home: Path, checks: Checks) -> list[Step]:
     held = report.get("counts", {}).get("held", "?")
     auto = report.get("counts", {}).get("auto", "?")
     print(f"  report: {auto} applied by themselves, {held} held, {len(waiting)} proposals wait")
+    script = report.get("script") or {}
+    print(
+        f"  the model's answer: {script.get('operations', 0)} edit operations read, "
+        f"{len(script.get('ignored', []))} lines ignored, chatter {script.get('chatter', 0)}"
+    )
+    print(f"  message: {' '.join(str(report.get('message', '')).split())[:300]}")
     run_id = report.get("run_id")
     if run_id:
         steps.append(step("undo", env, home, checks, "condense", "--undo", run_id, "--json"))
