@@ -120,6 +120,30 @@ def _object(properties: dict[str, Any], required: Sequence[str] = ()) -> dict[st
     }
 
 
+def _result(properties: dict[str, Any], required: Sequence[str]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(required)}
+
+
+STRING: dict[str, Any] = {"type": "string"}
+INTEGER: dict[str, Any] = {"type": "integer"}
+RECORDS: dict[str, Any] = {"type": "array", "items": {"type": "object"}}
+HITS: dict[str, Any] = {
+    "type": "array",
+    "items": _result(
+        {
+            "kind": STRING,
+            "path": STRING,
+            "line": INTEGER,
+            "date": {"type": ["string", "null"]},
+            "text": STRING,
+            "score": {"type": "number"},
+            "refs": {"type": "array"},
+        },
+        ["kind", "path", "line", "date", "text", "score", "refs"],
+    ),
+}
+
+
 def _memory_save(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
     saved = save_note(ws, args["text"])
     return ToolResult.ok(
@@ -259,6 +283,10 @@ TOOLS: tuple[MemoryTool, ...] = (
         destructive=False,
         idempotent=False,
         handler=_memory_save,
+        result=_result(
+            {"saved": STRING, "path": STRING, "line": INTEGER, "date": STRING, "time": STRING},
+            ["saved", "path", "line", "date", "time"],
+        ),
     ),
     MemoryTool(
         name="user_memory_save",
@@ -301,6 +329,17 @@ TOOLS: tuple[MemoryTool, ...] = (
         destructive=False,
         idempotent=True,
         handler=_user_memory_save,
+        result=_result(
+            {
+                "outcome": {"type": "string", "enum": list(_OUTCOME_NOTES)},
+                "key": STRING,
+                "current_value": {"type": ["string", "null"]},
+                "note": STRING,
+                "proposal_id": STRING,
+                "reason": STRING,
+            },
+            ["outcome", "key", "current_value", "note"],
+        ),
     ),
     MemoryTool(
         name="memory_search",
@@ -345,6 +384,7 @@ TOOLS: tuple[MemoryTool, ...] = (
         destructive=False,
         idempotent=True,
         handler=_memory_search,
+        result=_result({"hits": HITS, "count": INTEGER, "note": STRING}, ["hits", "count"]),
     ),
     MemoryTool(
         name="memory_get",
@@ -381,6 +421,16 @@ TOOLS: tuple[MemoryTool, ...] = (
         destructive=False,
         idempotent=True,
         handler=_memory_get,
+        result=_result(
+            {
+                "path": STRING,
+                "from_line": INTEGER,
+                "to_line": INTEGER,
+                "total_lines": INTEGER,
+                "text": STRING,
+            },
+            ["path", "from_line", "to_line", "total_lines", "text"],
+        ),
     ),
     MemoryTool(
         name="memory_proposals",
@@ -404,6 +454,10 @@ TOOLS: tuple[MemoryTool, ...] = (
         destructive=False,
         idempotent=True,
         handler=_memory_proposals,
+        result=_result(
+            {"proposals": RECORDS, "count": INTEGER, "unreadable": INTEGER},
+            ["proposals", "count"],
+        ),
     ),
 )
 
