@@ -14,7 +14,11 @@ real servers, it refuses a body they would refuse, whatever reply was scripted (
 - a tool schema whose `pattern` holds an escape llama.cpp's grammar cannot parse (`\\d`):
   HTTP 500 "unknown escape at ..."; one with a `maxLength` over `GRAMMAR_MAX_LENGTH`: HTTP 500
   "failed to parse grammar" (llama.cpp writes one nested optional per character allowed, and
-  its parser fails, then the server crashes, between 1,000 and 2,000).
+  its parser fails, then the server crashes, between 1,000 and 2,000);
+- a `strict` tool whose schema is outside the strict subset (a property left out of
+  `required`, a keyword such as `minLength`): HTTP 400 in OpenAI's words ("Invalid schema for
+  function ..."), on Chat Completions and the Responses API alike; for Anthropic, a strict
+  tool with a keyword `anthropic.transform_schema` would not keep.
 
 `GET .../models` lists `models`; without them the endpoint is missing (404). With `models`, a
 chat naming another model is refused with a 404 as vLLM does, unless `any_model` (llama.cpp
@@ -341,11 +345,64 @@ def _tools_refusal(tools: object) -> Refusal | None:
             return Refusal(
                 400, pydantic(f"tools.{number}.function.name", "Field required", "missing", None)
             )
-        escape = next(filter(None, map(_bad_escape, _patterns(function.get("parameters")))), None)
-        if escape is not None:
-            return Refusal(500, f"JSON schema conversion failed:\nunknown escape at {escape}")
-        if max(_lengths(function.get("parameters")), default=0) > GRAMMAR_MAX_LENGTH:
-            return Refusal(500, "parse: error parsing grammar\nfailed to parse grammar")
+        refused = _schema_refusal(function)
+        if refused is not None:
+            return refused
+    return None
+
+
+def _schema_refusal(function: Mapping[str, Any]) -> Refusal | None:
+    """A function tool's schema refused: a grammar-breaking escape, or strict mode broken."""
+    parameters = function.get("parameters")
+    escape = next(filter(None, map(_bad_escape, _patterns(parameters))), None)
+    if escape is not None:
+        return Refusal(500, f"JSON schema conversion failed:\nunknown escape at {escape}")
+    if max(_lengths(parameters), default=0) > GRAMMAR_MAX_LENGTH:
+        return Refusal(500, "parse: error parsing grammar\nfailed to parse grammar")
+    if function.get("strict") is True:
+        problem = strict_problem(parameters)
+        if problem is not None:
+            return Refusal(400, f"Invalid schema for function '{function.get('name')}': {problem}")
+    return None
+
+
+OPENAI_STRICT_KEYWORDS = frozenset(
+    {
+        "type", "description", "properties", "required", "additionalProperties", "enum",
+        "const", "anyOf", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
+        "exclusiveMaximum", "multipleOf", "items", "minItems", "maxItems", "$defs", "$ref",
+    }
+)  # fmt: skip
+"""The keywords OpenAI's structured outputs accept in a strict schema."""
+
+
+def strict_problem(schema: object, context: tuple[str, ...] = ()) -> str | None:
+    """Why OpenAI's strict mode refuses `schema`, in its words, or None."""
+    if not isinstance(schema, dict):
+        return f"In context={context}, schema must be a JSON Schema object."
+    for keyword in schema:
+        if keyword not in OPENAI_STRICT_KEYWORDS:
+            return f"In context={context}, '{keyword}' is not permitted."
+    kinds = schema.get("type")
+    if kinds == "object" or (isinstance(kinds, list) and "object" in kinds):
+        properties = schema.get("properties", {})
+        if schema.get("additionalProperties") is not False:
+            return (
+                f"In context={context}, 'additionalProperties' is required to be supplied "
+                "and to be false."
+            )
+        missing = [name for name in properties if name not in schema.get("required", [])]
+        if missing:
+            return (
+                f"In context={context}, 'required' is required to be supplied and to be an "
+                f"array including every key in properties. Missing '{missing[0]}'."
+            )
+        for name, sub in properties.items():
+            problem = strict_problem(sub, (*context, "properties", name))
+            if problem is not None:
+                return problem
+    if "items" in schema:
+        return strict_problem(schema["items"], (*context, "items"))
     return None
 
 
@@ -414,6 +471,83 @@ def _context_refusal(body: Mapping[str, Any], context_tokens: int) -> Refusal | 
     )
 
 
+# ---- OpenAI's Responses API ----------------------------------------------------------------
+
+RESPONSES_FIELDS = frozenset(
+    {
+        "model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls",
+        "previous_response_id", "max_output_tokens", "temperature", "top_p", "store", "stream",
+        "metadata", "reasoning", "text", "truncation", "include", "user",
+    }
+)  # fmt: skip
+RESPONSES_TOOL_FIELDS = frozenset({"type", "name", "description", "parameters", "strict"})
+
+
+def responses_problem(body: Any) -> str | None:
+    """Why the Responses API would refuse `body`, or None: Chat Completions-shaped tools
+    (`function` nested) included, and strict schemas outside the strict subset."""
+    if not isinstance(body, dict):
+        return "the body is not a JSON object"
+    unknown = sorted(set(body) - RESPONSES_FIELDS)
+    if unknown:
+        return f"Unknown parameter: '{unknown[0]}'."
+    if not isinstance(body.get("input"), str | list) or not body.get("model"):
+        return "Missing required parameter: 'input' and 'model'."
+    for number, tool in enumerate(body.get("tools") or ()):
+        if not isinstance(tool, dict) or tool.get("type") != "function":
+            return f"Invalid value for 'tools[{number}].type'."
+        extra = sorted(set(tool) - RESPONSES_TOOL_FIELDS)
+        if extra:
+            return f"Unknown parameter: 'tools[{number}].{extra[0]}'."
+        if not _filled(tool.get("name")):
+            return f"Missing required parameter: 'tools[{number}].name'."
+        refused = _schema_refusal(tool)
+        if refused is not None:
+            return refused.message
+    return _outputs_problem(body["input"]) if isinstance(body["input"], list) else None
+
+
+def _outputs_problem(items: list[Any]) -> str | None:
+    """A `function_call_output` answering no earlier `function_call`, or not a string."""
+    calls: set[object] = set()
+    for item in items:
+        kind = item.get("type") if isinstance(item, dict) else None
+        if kind == "function_call":
+            calls.add(item.get("call_id"))
+        elif kind == "function_call_output" and (
+            item.get("call_id") not in calls or not isinstance(item.get("output"), str)
+        ):
+            return f"No tool call found for function call output with call_id {item['call_id']}."
+    return None
+
+
+def _responses_refusal(body: Any, context_tokens: int) -> Refusal | None:
+    problem = responses_problem(body)
+    return None if problem is None else Refusal(400, problem)
+
+
+def responses_reply(output: list[dict[str, Any]]) -> dict[str, Any]:
+    """A Responses API reply with these output items (messages, function calls)."""
+    return {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1764400000,
+        "model": "served-model",
+        "status": "completed",
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": 11,
+            "output_tokens": 7,
+            "total_tokens": 18,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
+    }
+
+
 # ---- Anthropic's Messages API ---------------------------------------------------------------
 
 ANTHROPIC_FIELDS = frozenset(
@@ -456,7 +590,45 @@ def anthropic_problem(body: Any) -> str | None:
         if not isinstance(content, str | list):
             return f"messages: invalid content {content!r}"
         blocks += content if isinstance(content, list) else []
-    return _blocks_problem(blocks)
+    return _blocks_problem(blocks) or _anthropic_tools_problem(body.get("tools"))
+
+
+ANTHROPIC_TOOL_FIELDS = frozenset(
+    {"name", "description", "input_schema", "strict", "cache_control"}
+)
+ANTHROPIC_STRICT_KEYWORDS = frozenset(
+    {
+        "type", "description", "properties", "required", "additionalProperties", "enum",
+        "const", "anyOf", "allOf", "format", "items", "minItems", "title", "$defs", "$ref",
+    }
+)  # fmt: skip
+"""What Anthropic's strict tool use keeps of a schema, as `anthropic.transform_schema` does."""
+
+
+def _anthropic_tools_problem(tools: object) -> str | None:
+    for number, tool in enumerate(tools if isinstance(tools, list) else ()):
+        if not isinstance(tool, dict) or not _filled(tool.get("name")):
+            return f"tools.{number}.name: Field required"
+        extra = sorted(set(tool) - ANTHROPIC_TOOL_FIELDS)
+        if extra:
+            return f"tools.{number}.{extra[0]}: Extra inputs are not permitted"
+        schema = tool.get("input_schema")
+        if not isinstance(schema, dict) or schema.get("type") != "object":
+            return f"tools.{number}.input_schema: type must be object"
+        if tool.get("strict") is True:
+            outside = sorted(_keywords(schema) - ANTHROPIC_STRICT_KEYWORDS)
+            if outside:
+                return f"tools.{number}: strict tool schemas do not support '{outside[0]}'"
+    return None
+
+
+def _keywords(schema: object) -> set[str]:
+    if not isinstance(schema, dict):
+        return set()
+    found = set(schema)
+    for sub in (schema.get("properties") or {}).values():
+        found |= _keywords(sub)
+    return found | _keywords(schema.get("items"))
 
 
 def _blocks_problem(blocks: list[Any]) -> str | None:
@@ -497,6 +669,7 @@ def _anthropic_refusal(body: Any, context_tokens: int) -> Refusal | None:
 CHECKS: Mapping[str, Callable[[Any, int], Refusal | None]] = {
     "/chat/completions": openai_refusal,
     "/v1/messages": _anthropic_refusal,
+    "/responses": _responses_refusal,
 }
 
 
@@ -510,7 +683,7 @@ def refusal_for(path: str, body: Any, context_tokens: int) -> Reply | None:
                 return None
             if refused.status >= 500:
                 return llamacpp_error(refused.message, refused.status)
-            if end == "/chat/completions":
+            if end in ("/chat/completions", "/responses"):
                 return vllm_error(refused.message, refused.status)
             return Reply(error_body(refused.message), status=refused.status)
     return None

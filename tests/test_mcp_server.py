@@ -490,3 +490,64 @@ def test_without_the_extra_the_command_says_what_to_install(
     assert capsys.readouterr().err == (
         "trinho: error: the MCP server needs the `mcp` extra: pip install 'trinho[mcp]'\n"
     )
+
+
+def test_conformance_with_the_official_client(workspace: Workspace, clock: Any) -> None:
+    """List and call everything: tools (results against their output schemas), resources,
+    templates and prompts."""
+    import jsonschema
+
+    facts.save_fact(workspace, "home_city", "Đà Nẵng", valid_from=date(2026, 1, 5))
+    facts.save_fact(workspace, "home_city", "Hà Nội", valid_from=date(2026, 11, 1))
+    calls = {
+        "memory_save": {"text": "Khám răng thứ Sáu"},
+        "user_memory_save": {"key": "home_city", "value": "Huế", "basis": "inferred"},
+        "memory_search": {"query": "kham rang"},
+        "memory_get": {"path": "memory/2026-11-29.md"},
+        "memory_proposals": {},
+    }
+
+    async def body(client: Client) -> dict[str, Any]:
+        tools = (await client.list_tools()).tools
+        results = {t.name: await client.call_tool(t.name, calls[t.name]) for t in tools}
+        templates = (await client.list_resource_templates()).resource_templates
+        day = await client.read_resource("trinho://notes/2026-11-29")
+        history = await client.read_resource("trinho://facts/home_city/history")
+        with pytest.raises(MCPError, match="no fact"):
+            await client.read_resource("trinho://facts/nothing/history")
+        prompts = (await client.list_prompts()).prompts
+        texts = {}
+        for prompt in prompts:
+            got = await client.get_prompt(prompt.name)
+            content = got.messages[0].content
+            assert isinstance(content, types.TextContent)
+            texts[prompt.name] = content.text
+        return {
+            "tools": tools,
+            "results": results,
+            "templates": [t.uri_template for t in templates],
+            "day": day.contents[0],
+            "history": history.contents[0],
+            "prompts": texts,
+        }
+
+    got = run_client(workspace, Actor(), body)
+    for tool in got["tools"]:
+        assert tool.output_schema is not None, tool.name
+        result = got["results"][tool.name]
+        assert not result.is_error, result.content
+        jsonschema.Draft202012Validator.check_schema(tool.output_schema)
+        jsonschema.validate(result.structured_content, tool.output_schema)
+    assert got["templates"] == ["trinho://notes/{date}", "trinho://facts/{key}/history"]
+    assert isinstance(got["day"], types.TextResourceContents)
+    assert got["day"].text == "- 14:05 Khám răng thứ Sáu\n"
+    assert isinstance(got["history"], types.TextResourceContents)
+    assert got["history"].text.splitlines() == [
+        "2026-01-05 to 2026-11-01: Đà Nẵng (user, from chat)",
+        "2026-11-01 to now: Hà Nội (user, from chat)",
+    ]
+    prompts = got["prompts"]
+    assert list(prompts) == ["next_turn_context", "waiting_for_owner", "week_in_review"]
+    assert "Hà Nội" in prompts["next_turn_context"]
+    assert "Huế" in prompts["waiting_for_owner"]
+    assert "## 2026-11-29\n- 14:05 Khám răng thứ Sáu" in prompts["week_in_review"]

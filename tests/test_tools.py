@@ -6,13 +6,30 @@ import json
 import re
 from typing import Any
 
+import anthropic
+import httpx2
 import jsonschema
+import mcp_types
+import openai
+import pydantic
 import pytest
+from anthropic.types import ToolParam
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from openai.types.responses.function_tool_param import FunctionToolParam
+from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
 
 from conftest import FixedClock
+from fake_model_server import (
+    FakeServer,
+    Reply,
+    anthropic_reply,
+    openai_reply,
+    responses_problem,
+    responses_reply,
+    strict_problem,
+)
 from trinho import facts, jsonargs, proposals, tools
 from trinho.cli import cli
 from trinho.errors import TrinhoError
@@ -277,7 +294,8 @@ def test_export_formats() -> None:
     assert all(set(t["function"]) == {"name", "description", "parameters"} for t in openai)
     assert [t["name"] for t in anthropic] == names
     assert all(set(t) == {"name", "description", "input_schema"} for t in anthropic)
-    assert openai[0]["function"]["parameters"] == anthropic[0]["input_schema"]
+    assert openai[0]["function"]["parameters"] == tools.sent_schema(tools.TOOLS[0].parameters)
+    assert anthropic[0]["input_schema"]["required"] == ["text"]
     with pytest.raises(TrinhoError, match="unknown tool format"):
         tools.export("gemini")
 
@@ -403,8 +421,8 @@ def test_no_schema_sent_to_a_model_bounds_a_string_beyond_what_a_grammar_survive
             return [n for v in schema for n in lengths(v)]
         return []
 
-    sent = [tools.export(fmt) for fmt in ("openai", "anthropic")]
-    sent.append([spec.parameters for spec in tools.model_specs()])
+    sent: list[object] = [tools.export(fmt) for fmt in tools.FORMATS]
+    sent.append([dict(spec.parameters) for spec in tools.model_specs()])
     assert max(lengths(sent)) <= tools.SENT_MAX_LENGTH
     assert "At most 10,000 characters." in json.dumps(sent[0])
 
@@ -414,3 +432,347 @@ def test_the_dispatcher_keeps_the_bound_the_sent_schema_only_describes(
 ) -> None:
     result = call(workspace, "memory_save", {"text": "x" * 10_001}, CHAT)
     assert result.is_error and "the limit is 10,000" in result.text
+
+
+# ---- the formats, checked with the SDKs' own types, offline ---------------------------------
+
+STRICT_FORMATS = ("openai-strict", "responses")
+
+
+def strict_parameters(fmt: str) -> list[dict[str, Any]]:
+    exported = tools.export(fmt)
+    return [
+        t["function"]["parameters"] if fmt == "openai-strict" else t["parameters"] for t in exported
+    ]
+
+
+@pytest.mark.parametrize("fmt", STRICT_FORMATS)
+def test_strict_exports_keep_to_the_strict_subset(fmt: str) -> None:
+    for schema, tool in zip(strict_parameters(fmt), tools.TOOLS, strict=True):
+        assert strict_problem(schema) is None, tool.name
+        jsonschema.Draft202012Validator.check_schema(schema)
+        nulls = {name: None for name in schema["properties"]}
+        everything_left_out = {**nulls, **VALID_ARGS[tool.name]}
+        assert jsonschema.Draft202012Validator(schema).is_valid(everything_left_out)
+    problems = [strict_problem(t["function"]["parameters"]) for t in tools.export("openai")]
+    assert "Missing 'valid_from'" in str(problems[1]), "the check would see a non-strict schema"
+    assert "'minLength' is not permitted" in str(problems[0])
+
+
+def test_strict_descriptions_say_what_the_dispatcher_still_checks() -> None:
+    text = tools.export("openai-strict")[0]["function"]["parameters"]["properties"]["text"]
+    assert text == {
+        "type": "string",
+        "description": "What to remember, e.g. 'Mẹ hẹn khám răng thứ Sáu 9 giờ'. "
+        "(1 to 10,000 characters)",
+    }
+    checked = jsonargs.check({"text": "x" * 10_001}, tools.BY_NAME["memory_save"].parameters)
+    assert checked == ["text: is 10,001 characters; the limit is 10,000"]
+
+
+def recording_transport(reply: dict[str, Any], seen: list[dict[str, Any]]) -> httpx2.MockTransport:
+    def handle(request: httpx2.Request) -> httpx2.Response:
+        seen.append(json.loads(request.content))
+        return httpx2.Response(200, json=reply)
+
+    return httpx2.MockTransport(handle)
+
+
+def test_chat_completions_parse_accepts_the_strict_export() -> None:
+    seen: list[dict[str, Any]] = []
+    arguments = json.dumps(
+        {**{n: None for n in ("limit", "since", "until", "kinds")}, "query": "x"}
+    )
+    reply = openai_reply(
+        None,
+        [
+            {
+                "id": "c1",
+                "type": "function",
+                "function": {"name": "memory_search", "arguments": arguments},
+            }
+        ],
+    )
+    client = openai.OpenAI(
+        api_key="k",
+        base_url="http://model.invalid/v1",
+        http_client=httpx2.Client(transport=recording_transport(reply, seen)),
+    )
+    exported = tools.export("openai-strict")
+    parsed = client.chat.completions.parse(
+        model="m",
+        messages=[{"role": "user", "content": "hi"}],
+        tools=exported,  # type: ignore[arg-type]
+    )
+    calls = parsed.choices[0].message.tool_calls
+    assert calls is not None and calls[0].type == "function"
+    assert calls[0].function.parsed_arguments == json.loads(arguments)
+    assert seen[0]["tools"] == exported
+    with pytest.raises(ValueError, match="memory_save` is not strict"):
+        client.chat.completions.parse(
+            model="m",
+            messages=[{"role": "user", "content": "hi"}],
+            tools=tools.export("openai"),  # type: ignore[arg-type]
+        )
+
+
+def test_responses_request_bodies_validate_against_the_sdk_types() -> None:
+    exported = tools.export("responses")
+    for tool in exported:
+        pydantic.TypeAdapter(FunctionToolParam).validate_python(tool, strict=True)
+    body = {"model": "m", "input": "hi", "tools": exported}
+    pydantic.TypeAdapter(ResponseCreateParamsNonStreaming).validate_python(body)
+    seen: list[dict[str, Any]] = []
+    output = [
+        {
+            "type": "function_call",
+            "id": "fc_1",
+            "call_id": "call_1",
+            "name": "memory_save",
+            "arguments": '{"text": "x"}',
+            "status": "completed",
+        }
+    ]
+    client = openai.OpenAI(
+        api_key="k",
+        base_url="http://model.invalid/v1",
+        http_client=httpx2.Client(transport=recording_transport(responses_reply(output), seen)),
+    )
+    response = client.responses.create(model="m", input="hi", tools=exported)  # type: ignore[arg-type]
+    assert seen[0]["tools"] == exported
+    assert responses_problem(seen[0]) is None
+    assert response.output[0].type == "function_call"
+    chat_shaped = {**body, "tools": tools.export("openai")}
+    assert responses_problem(chat_shaped) == "Unknown parameter: 'tools[0].function'."
+
+
+def without_type_beside_enum(schema: Any) -> Any:
+    """`transform_schema` keeps an enum and drops the `type` beside it, which says nothing more."""
+    if isinstance(schema, dict):
+        return {
+            k: without_type_beside_enum(v)
+            for k, v in schema.items()
+            if not (k == "type" and "enum" in schema)
+        }
+    return schema
+
+
+@pytest.mark.parametrize("tool", tools.export("anthropic"), ids=lambda tool: tool["name"])
+def test_anthropic_transform_schema_leaves_every_constraint_in_place(tool: dict[str, Any]) -> None:
+    schema = tool["input_schema"]
+    assert anthropic.transform_schema(schema) == without_type_beside_enum(schema)
+    pydantic.TypeAdapter(ToolParam).validate_python({**tool, "strict": True})
+
+
+def test_anthropic_export_says_the_constraints_strict_mode_drops() -> None:
+    save = tools.export("anthropic")[1]["input_schema"]["properties"]
+    assert save["key"]["description"].endswith("(matching ^[a-z0-9][a-z0-9_-]{0,63}$)")
+    assert "pattern" not in save["key"]
+    assert set(save["valid_to"]) == {"type", "format", "description"}
+
+
+def test_mcp_export_is_what_tools_list_gives() -> None:
+    listed = [mcp_types.Tool.model_validate(tool) for tool in tools.export("mcp")]
+    assert [tool.name for tool in listed] == [tool.name for tool in tools.TOOLS]
+    assert all(
+        tool.input_schema == tools.sent_schema(t.parameters) for tool, t in zip(listed, tools.TOOLS, strict=True)
+    )
+    assert listed[2].annotations is not None and listed[2].annotations.read_only_hint is True
+
+
+def test_an_invalid_call_tells_the_model_how_to_call(workspace: Workspace) -> None:
+    result = call(workspace, "memory_search", {"query": "", "limit": 99, "kinds": "note"}, CHAT)
+    assert result.text == (
+        "memory_search: invalid arguments: query: must not be empty; limit: must be from 1 to 50, "
+        "got 99; kinds: must be a list, got 'note'. Fix them and call memory_search again; it "
+        "takes query (required, text, 1 to 2,000 characters); limit (optional, integer, from 1 "
+        "to 50); since (optional, date YYYY-MM-DD); until (optional, date YYYY-MM-DD); kinds "
+        "(optional, list of 'note', 'memory', 'fact', 'conversation', at most 4 items, no item "
+        "twice); an optional one may be left out or null."
+    )
+    bare = call(workspace, "memory_proposals", {"all": True}, CHAT)
+    assert bare.text.endswith(
+        "it takes include_decided (optional, true or false); an optional "
+        "one may be left out or null."
+    )
+
+
+VALID_ARGS: dict[str, dict[str, Any]] = {
+    "memory_save": {"text": "Mẹ hẹn khám răng thứ Sáu"},
+    "user_memory_save": {"key": "home_city", "value": "Đà Nẵng", "basis": "user"},
+    "memory_search": {"query": "khám răng"},
+    "memory_get": {"path": "memory/2026-11-29.md"},  # the note memory_save wrote
+    "memory_proposals": {},
+}
+INVALID_ARGS: dict[str, dict[str, Any]] = {
+    "memory_save": {"text": ""},
+    "user_memory_save": {"key": "Home City", "value": "x", "basis": "guess"},
+    "memory_search": {"query": "x", "limit": 0},
+    "memory_get": {"path": "MEMORY.md", "lines": 0},
+    "memory_proposals": {"include_decided": "yes"},
+}
+
+
+def every_call() -> list[tuple[str, str, dict[str, Any]]]:
+    """(call id, tool, arguments): each tool with valid arguments, with every optional one
+    null, and with invalid ones."""
+    calls = []
+    for tool in tools.TOOLS:
+        optional = set(tool.parameters["properties"]) - set(tool.parameters["required"])
+        nulls = {**VALID_ARGS[tool.name], **dict.fromkeys(sorted(optional))}
+        for kind, args in (("valid", VALID_ARGS[tool.name]), ("null", nulls)):
+            calls.append((f"{tool.name}-{kind}", tool.name, args))
+        calls.append((f"{tool.name}-invalid", tool.name, INVALID_ARGS[tool.name]))
+    return calls
+
+
+def check_results(results: dict[str, tools.ToolResult]) -> None:
+    for call_id, result in results.items():
+        if call_id.endswith("-invalid"):
+            assert result.is_error, call_id
+            assert "Fix them and call" in result.text, call_id
+        else:
+            assert not result.is_error, (call_id, result.text)
+
+
+def chat_tools(fmt: str) -> list[dict[str, Any]]:
+    """The export as Chat Completions tools; MCP tools converted the way MCP bridges do."""
+    if fmt != "mcp":
+        return tools.export(fmt)
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": t["name"],
+                "description": t["description"],
+                "parameters": t["inputSchema"],
+            },
+        }
+        for t in tools.export("mcp")
+    ]
+
+
+def chat_round_trip(ws: Workspace, fmt: str) -> tuple[dict[str, tools.ToolResult], list[Any]]:
+    calls = [
+        {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+        for i, n, a in every_call()
+    ]
+    replies = (Reply(openai_reply(None, calls)), Reply(openai_reply("Đã ghi.")))
+    with FakeServer(*replies) as server:
+        client = openai.OpenAI(api_key="k", base_url=f"{server.url}/v1", max_retries=0)
+        messages: list[Any] = [{"role": "user", "content": "Nhớ giúp mình lịch khám răng"}]
+        exported: Any = chat_tools(fmt)
+        first = client.chat.completions.create(model="m", messages=messages, tools=exported)
+        message = first.choices[0].message
+        # llama.cpp refuses a null content beside tool calls, so it goes as ""
+        messages.append({**message.model_dump(exclude_none=True), "content": ""})
+        results = {}
+        for tool_call in message.tool_calls or ():
+            assert tool_call.type == "function"
+            result = call(ws, tool_call.function.name, tool_call.function.arguments, CHAT)
+            results[tool_call.id] = result
+            messages.append({"role": "tool", "tool_call_id": tool_call.id, "content": result.text})
+        final = client.chat.completions.create(model="m", messages=messages, tools=exported)
+        assert final.choices[0].message.content == "Đã ghi."
+        return results, [seen.body for seen in server.posts]
+
+
+def responses_round_trip(ws: Workspace) -> tuple[dict[str, tools.ToolResult], list[Any]]:
+    output = [
+        {
+            "type": "function_call",
+            "id": f"fc_{i}",
+            "call_id": i,
+            "name": n,
+            "arguments": json.dumps(a),
+        }
+        for i, n, a in every_call()
+    ]
+    done = [
+        {
+            "type": "message",
+            "id": "msg_1",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "Đã ghi.", "annotations": []}],
+        }
+    ]
+    with FakeServer(Reply(responses_reply(output)), Reply(responses_reply(done))) as server:
+        client = openai.OpenAI(api_key="k", base_url=f"{server.url}/v1", max_retries=0)
+        exported = tools.export("responses")
+        items: list[Any] = [{"role": "user", "content": "Nhớ giúp mình lịch khám răng"}]
+        first = client.responses.create(model="m", input=items, tools=exported)  # type: ignore[arg-type]
+        results = {}
+        for item in first.output:
+            assert item.type == "function_call"
+            items.append(
+                {
+                    "type": "function_call",
+                    "call_id": item.call_id,
+                    "name": item.name,
+                    "arguments": item.arguments,
+                }
+            )
+            result = call(ws, item.name, item.arguments, CHAT)
+            results[item.call_id] = result
+            items.append(
+                {"type": "function_call_output", "call_id": item.call_id, "output": result.text}
+            )
+        final = client.responses.create(model="m", input=items, tools=exported)  # type: ignore[arg-type]
+        assert final.output_text == "Đã ghi."
+        return results, [seen.body for seen in server.posts]
+
+
+def anthropic_round_trip(ws: Workspace) -> tuple[dict[str, tools.ToolResult], list[Any]]:
+    uses = [{"type": "tool_use", "id": i, "name": n, "input": a} for i, n, a in every_call()]
+    replies = (
+        Reply(anthropic_reply(uses, stop="tool_use")),
+        Reply(anthropic_reply([{"type": "text", "text": "Đã ghi."}])),
+    )
+    with FakeServer(*replies) as server:
+        client = anthropic.Anthropic(api_key="k", base_url=server.url, max_retries=0)
+        exported = [{**tool, "strict": True} for tool in tools.export("anthropic")]
+        messages: list[Any] = [{"role": "user", "content": "Nhớ giúp mình lịch khám răng"}]
+        first = client.messages.create(model="m", max_tokens=100, messages=messages, tools=exported)  # type: ignore[arg-type]
+        messages.append(
+            {
+                "role": "assistant",
+                "content": [b.model_dump(exclude_none=True) for b in first.content],
+            }
+        )
+        results = {}
+        answers = []
+        for block in first.content:
+            assert block.type == "tool_use"
+            result = call(ws, block.name, block.input, CHAT)
+            results[block.id] = result
+            answers.append(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": block.id,
+                    "content": result.text,
+                    "is_error": result.is_error,
+                }
+            )
+        messages.append({"role": "user", "content": answers})
+        final = client.messages.create(model="m", max_tokens=100, messages=messages, tools=exported)  # type: ignore[arg-type]
+        assert final.content[0].type == "text" and final.content[0].text == "Đã ghi."
+        return results, [seen.body for seen in server.posts]
+
+
+@pytest.mark.parametrize("fmt", tools.FORMATS)
+def test_round_trip_through_a_fake_server_with_every_tool(workspace: Workspace, fmt: str) -> None:
+    """Valid, null and invalid arguments for every tool, through the SDK and a server that
+    refuses what the real one would (strict schemas outside the subset included)."""
+    if fmt == "responses":
+        results, bodies = responses_round_trip(workspace)
+    elif fmt == "anthropic":
+        results, bodies = anthropic_round_trip(workspace)
+    else:
+        results, bodies = chat_round_trip(workspace, fmt)
+    assert len(bodies) == 2
+    assert list(results) == [call_id for call_id, _, _ in every_call()]
+    check_results(results)
+    saved = [e.text for e in read_notes(workspace, workspace.today()).entries]
+    assert saved == ["Mẹ hẹn khám răng thứ Sáu"] * 2
+    assert facts.get_fact(workspace, "home_city").head is not None

@@ -52,7 +52,8 @@ class Memory:
         return build_context(self.workspace, user or self.actor.user, budgets)
 
     def tools(self, format: ToolFormat = "openai") -> list[dict[str, Any]]:
-        """The tool definitions for a model API: `openai` or `anthropic`."""
+        """The tool definitions for a model API: `openai`, `openai-strict`, `responses`,
+        `anthropic` or `mcp` (see `trinho.tools.export`)."""
         return tools_mod.export(format)
 
     def call(

@@ -2,7 +2,9 @@
 
 Built on the official `mcp` SDK (v2, the `mcp` extra), imported only when a server is made.
 The tools are exactly `trinho.tools` (same schemas, same dispatcher, same actor rules) with
-read-only / destructive hints. Resources: MEMORY.md, the facts index, today's notes.
+read-only / destructive hints and an output schema each. Resources: MEMORY.md, the facts index,
+today's notes; templates for a day's notes and a fact's history; prompts for the next turn's
+context, what waits for the owner and a week in review.
 
 Over HTTP the server binds 127.0.0.1 unless told otherwise and refuses any request without the
 bearer token from the config (`[mcp] token`). In stdio mode stdout carries only the protocol:
@@ -13,22 +15,32 @@ from __future__ import annotations
 
 import hmac
 import logging
+import re
 import secrets
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from trinho import memory_store
 from trinho import tools as tools_mod
-from trinho.context_shell import facts_index_text
+from trinho.context_shell import build_context, facts_index_text
 from trinho.durable import atomic_write_text, read_regular
 from trinho.errors import TrinhoError
+from trinho.facts.store import get_fact
 from trinho.logs import configure_logging
 from trinho.notes import decode
 from trinho.textnorm import printable
 from trinho.tools import Actor
-from trinho.workspace import CONFIG_PATH, Workspace, render_config, toml_table
+from trinho.workspace import (
+    CONFIG_PATH,
+    Workspace,
+    parse_day,
+    render_config,
+    toml_table,
+    validate_slug,
+)
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -91,6 +103,126 @@ RESOURCES: tuple[ResourceSpec, ...] = (
 )
 
 
+def _read_day(ws: Workspace, day: str) -> str:
+    path = ws.note_path(parse_day(day, "date"))
+    return decode(read_regular(path), ws.relative(path)) if path.exists() else ""
+
+
+def _read_history(ws: Workspace, key: str, actor: Actor) -> str:
+    fact = get_fact(ws, validate_slug(key, "fact key"), actor.user_of(ws))
+    return "\n".join(
+        f"{v.valid_from.isoformat()} to {v.valid_to.isoformat() if v.valid_to else 'now'}: "
+        f"{v.value} ({v.basis}, from {v.source})"
+        for v in fact.versions()
+    )
+
+
+@dataclass(frozen=True)
+class TemplateSpec:
+    """A family of resources: `pattern` reads the URI's parts that `read` takes."""
+
+    uri_template: str
+    pattern: re.Pattern[str]
+    name: str
+    description: str
+    mime_type: str
+    read: Callable[[Workspace, str, Actor], str]
+
+
+TEMPLATES: tuple[TemplateSpec, ...] = (
+    TemplateSpec(
+        "trinho://notes/{date}",
+        re.compile(r"trinho://notes/([0-9]{4}-[0-9]{2}-[0-9]{2})"),
+        "A day's notes",
+        "The daily note of one day (YYYY-MM-DD): timestamped lines saved by memory_save.",
+        "text/markdown",
+        lambda ws, day, actor: _read_day(ws, day),
+    ),
+    TemplateSpec(
+        "trinho://facts/{key}/history",
+        re.compile(r"trinho://facts/([^/]+)/history"),
+        "A fact's history",
+        "Every value a fact of the owner had, each with the days it held and its basis.",
+        "text/plain",
+        _read_history,
+    ),
+)
+
+
+@dataclass(frozen=True)
+class PromptSpec:
+    name: str
+    title: str
+    description: str
+    text: Callable[[Workspace, Actor], str]
+
+
+def _next_turn(ws: Workspace, actor: Actor) -> str:
+    context = build_context(ws, actor.user)
+    return (
+        "This is what you know of the owner before their next message: keep to it, and look up "
+        "anything older with memory_search.\n\n"
+        f"{context.system}\n\n{context.preamble}"
+    ).rstrip()
+
+
+def _waiting(ws: Workspace, actor: Actor) -> str:
+    listed = tools_mod.call(ws, "memory_proposals", {}, actor)
+    return (
+        "Tell the owner, briefly and in their language, what waits for their decision; you "
+        "cannot approve or reject anything yourself. The waiting proposals:\n\n" + listed.text
+    )
+
+
+def _week(ws: Workspace, actor: Actor) -> str:
+    today = ws.today()
+    days = [today - timedelta(days=back) for back in range(6, -1, -1)]
+    notes = "\n\n".join(
+        f"## {day.isoformat()}\n{text}"
+        for day in days
+        if (text := _read_day(ws, day.isoformat()).strip())
+    )
+    return (
+        "Review the owner's week with them: what happened, what is still open, what may be "
+        "worth keeping as a fact (ask before saving one). The week's notes:\n\n"
+        + (notes or "(no notes this week)")
+    )
+
+
+PROMPTS: tuple[PromptSpec, ...] = (
+    PromptSpec(
+        "next_turn_context",
+        "Context of the next turn",
+        "What the assistant knows before the owner's next message: memory, facts, recent notes.",
+        _next_turn,
+    ),
+    PromptSpec(
+        "waiting_for_owner",
+        "What waits for the owner",
+        "The proposals that wait for the owner's decision, to tell them about.",
+        _waiting,
+    ),
+    PromptSpec(
+        "week_in_review",
+        "A week in review",
+        "The last seven days of notes, to review with the owner.",
+        _week,
+    ),
+)
+
+
+def _read_uri(ws: Workspace, actor: Actor, uri: str) -> tuple[str, str] | None:
+    """The text and MIME type at `uri`, or None when no resource or template names it."""
+    for spec in RESOURCES:
+        if spec.uri == uri:
+            return spec.read(ws, actor), spec.mime_type
+    for template in TEMPLATES:
+        match = template.pattern.fullmatch(uri)
+        if match is not None:
+            return template.read(ws, match.group(1), actor), template.mime_type
+    return None
+
+
 def build_server(ws: Workspace, actor: Actor) -> Server[Any]:
     """A low-level MCP server whose tools and resources act on `ws` as `actor`."""
     import anyio
@@ -99,29 +231,27 @@ def build_server(ws: Workspace, actor: Actor) -> Server[Any]:
     from mcp.server.context import ServerRequestContext
     from mcp.shared.exceptions import MCPError
 
-    tool_list = [
-        types.Tool(
-            name=tool.name,
-            title=tool.title,
-            description=tool.description,
-            input_schema=dict(tool.parameters),
-            annotations=types.ToolAnnotations(
-                title=tool.title,
-                read_only_hint=tool.read_only,
-                destructive_hint=tool.destructive,
-                idempotent_hint=tool.idempotent,
-                open_world_hint=False,
-            ),
-        )
-        for tool in tools_mod.TOOLS
-    ]
+    tool_list = [types.Tool.model_validate(tool) for tool in tools_mod.export("mcp")]
     resource_list = [
         types.Resource(
             uri=spec.uri, name=spec.name, description=spec.description, mime_type=spec.mime_type
         )
         for spec in RESOURCES
     ]
-    by_uri = {spec.uri: spec for spec in RESOURCES}
+    template_list = [
+        types.ResourceTemplate(
+            uri_template=t.uri_template,
+            name=t.name,
+            description=t.description,
+            mime_type=t.mime_type,
+        )
+        for t in TEMPLATES
+    ]
+    prompt_list = [
+        types.Prompt(name=p.name, title=p.title, description=p.description, arguments=[])
+        for p in PROMPTS
+    ]
+    by_prompt = {p.name: p for p in PROMPTS}
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -148,20 +278,43 @@ def build_server(ws: Workspace, actor: Actor) -> Server[Any]:
     async def read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        spec = by_uri.get(str(params.uri))
-        if spec is None:
-            known = ", ".join(by_uri)
-            raise MCPError(types.INVALID_PARAMS, f"unknown resource {params.uri}; known: {known}")
+        uri = str(params.uri)
         try:
-            text = await anyio.to_thread.run_sync(spec.read, ws, actor)
+            found = await anyio.to_thread.run_sync(_read_uri, ws, actor, uri)
         except TrinhoError as exc:
             raise MCPError(types.INTERNAL_ERROR, printable(str(exc))) from None
+        if found is None:
+            known = ", ".join([s.uri for s in RESOURCES] + [t.uri_template for t in TEMPLATES])
+            raise MCPError(types.INVALID_PARAMS, f"unknown resource {uri}; known: {known}")
+        text, mime_type = found
         shown = printable(text)  # a client may print it on a terminal
         return types.ReadResourceResult(
-            contents=[
-                types.TextResourceContents(uri=spec.uri, mime_type=spec.mime_type, text=shown)
-            ]
+            contents=[types.TextResourceContents(uri=uri, mime_type=mime_type, text=shown)]
         )
+
+    async def list_templates(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=template_list)
+
+    async def list_prompts(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=prompt_list)
+
+    async def get_prompt(
+        ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        spec = by_prompt.get(params.name)
+        if spec is None:
+            known = ", ".join(by_prompt)
+            raise MCPError(types.INVALID_PARAMS, f"unknown prompt {params.name}; known: {known}")
+        try:
+            text = await anyio.to_thread.run_sync(spec.text, ws, actor)
+        except TrinhoError as exc:
+            raise MCPError(types.INTERNAL_ERROR, printable(str(exc))) from None
+        message = types.PromptMessage(role="user", content=types.TextContent(text=printable(text)))
+        return types.GetPromptResult(description=spec.description, messages=[message])
 
     return Server(
         SERVER_NAME,
@@ -175,6 +328,9 @@ def build_server(ws: Workspace, actor: Actor) -> Server[Any]:
         on_call_tool=call_tool,
         on_list_resources=list_resources,
         on_read_resource=read_resource,
+        on_list_resource_templates=list_templates,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
     )
 
 

@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-ToolFormat = Literal["openai", "anthropic"]
-FORMATS: tuple[ToolFormat, ...] = ("openai", "anthropic")
+ToolFormat = Literal["openai", "openai-strict", "responses", "anthropic", "mcp"]
+FORMATS: tuple[ToolFormat, ...] = ("openai", "openai-strict", "responses", "anthropic", "mcp")
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,8 @@ class MemoryTool:
     destructive: bool
     idempotent: bool
     handler: Handler
+    result: Mapping[str, Any] | None = None
+    """The JSON schema of a successful result's data (MCP's `outputSchema`)."""
 
 
 DATE = {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}
@@ -116,6 +118,30 @@ def _object(properties: dict[str, Any], required: Sequence[str] = ()) -> dict[st
         "required": list(required),
         "additionalProperties": False,
     }
+
+
+def _result(properties: dict[str, Any], required: Sequence[str]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(required)}
+
+
+STRING: dict[str, Any] = {"type": "string"}
+INTEGER: dict[str, Any] = {"type": "integer"}
+RECORDS: dict[str, Any] = {"type": "array", "items": {"type": "object"}}
+HITS: dict[str, Any] = {
+    "type": "array",
+    "items": _result(
+        {
+            "kind": STRING,
+            "path": STRING,
+            "line": INTEGER,
+            "date": {"type": ["string", "null"]},
+            "text": STRING,
+            "score": {"type": "number"},
+            "refs": {"type": "array"},
+        },
+        ["kind", "path", "line", "date", "text", "score", "refs"],
+    ),
+}
 
 
 def _memory_save(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
@@ -257,6 +283,10 @@ TOOLS: tuple[MemoryTool, ...] = (
         destructive=False,
         idempotent=False,
         handler=_memory_save,
+        result=_result(
+            {"saved": STRING, "path": STRING, "line": INTEGER, "date": STRING, "time": STRING},
+            ["saved", "path", "line", "date", "time"],
+        ),
     ),
     MemoryTool(
         name="user_memory_save",
@@ -299,6 +329,17 @@ TOOLS: tuple[MemoryTool, ...] = (
         destructive=False,
         idempotent=True,
         handler=_user_memory_save,
+        result=_result(
+            {
+                "outcome": {"type": "string", "enum": list(_OUTCOME_NOTES)},
+                "key": STRING,
+                "current_value": {"type": ["string", "null"]},
+                "note": STRING,
+                "proposal_id": STRING,
+                "reason": STRING,
+            },
+            ["outcome", "key", "current_value", "note"],
+        ),
     ),
     MemoryTool(
         name="memory_search",
@@ -343,6 +384,7 @@ TOOLS: tuple[MemoryTool, ...] = (
         destructive=False,
         idempotent=True,
         handler=_memory_search,
+        result=_result({"hits": HITS, "count": INTEGER, "note": STRING}, ["hits", "count"]),
     ),
     MemoryTool(
         name="memory_get",
@@ -379,6 +421,16 @@ TOOLS: tuple[MemoryTool, ...] = (
         destructive=False,
         idempotent=True,
         handler=_memory_get,
+        result=_result(
+            {
+                "path": STRING,
+                "from_line": INTEGER,
+                "to_line": INTEGER,
+                "total_lines": INTEGER,
+                "text": STRING,
+            },
+            ["path", "from_line", "to_line", "total_lines", "text"],
+        ),
     ),
     MemoryTool(
         name="memory_proposals",
@@ -402,6 +454,10 @@ TOOLS: tuple[MemoryTool, ...] = (
         destructive=False,
         idempotent=True,
         handler=_memory_proposals,
+        result=_result(
+            {"proposals": RECORDS, "count": INTEGER, "unreadable": INTEGER},
+            ["proposals", "count"],
+        ),
     ),
 )
 
@@ -427,6 +483,37 @@ def _parse_args(raw: object) -> dict[str, Any] | str:
     return dict(raw)
 
 
+_KIND_WORDS = {"string": "text", "integer": "integer", "boolean": "true or false", "array": "list"}
+
+
+def _argument_words(name: str, prop: Mapping[str, Any], required: bool) -> str:
+    if "enum" in prop:
+        kind = "one of " + ", ".join(repr(v) for v in prop["enum"])
+    elif prop.get("format") == "date":
+        kind = "date YYYY-MM-DD"
+    elif prop["type"] == "array" and "enum" in prop.get("items", {}):
+        kind = "list of " + ", ".join(repr(v) for v in prop["items"]["enum"])
+    else:
+        kind = _KIND_WORDS[prop["type"]]
+    words = _constraint_words(prop, frozenset())
+    return (
+        f"{name} ({'required' if required else 'optional'}, {kind}{', ' + words if words else ''})"
+    )
+
+
+def usage(tool: MemoryTool) -> str:
+    """The tool's arguments in a line a model can fix its call by."""
+    required = tool.parameters.get("required", ())
+    properties: Mapping[str, Any] = tool.parameters["properties"]
+    if not properties:
+        return "no arguments"
+    shown = "; ".join(_argument_words(n, p, n in required) for n, p in properties.items())
+    optional = (
+        "; an optional one may be left out or null" if set(properties) - set(required) else ""
+    )
+    return f"{shown}{optional}."
+
+
 def call(
     ws: Workspace, name: str, args: Mapping[str, Any] | str | None, actor: Actor
 ) -> ToolResult:
@@ -442,7 +529,10 @@ def call(
     parsed = {k: v for k, v in parsed.items() if v is not None or k in required}
     problems = jsonargs.check(parsed, spec.parameters)
     if problems:
-        return ToolResult.error(f"{name}: invalid arguments: " + "; ".join(problems))
+        return ToolResult.error(
+            f"{name}: invalid arguments: {'; '.join(problems)}. Fix them and call {name} "
+            f"again; it takes {usage(spec)}"
+        )
     try:
         return spec.handler(ws, parsed, actor)
     except TrinhoError as exc:
@@ -489,22 +579,143 @@ def _openai(tool: MemoryTool) -> dict[str, Any]:
     }
 
 
+def _openai_strict(tool: MemoryTool) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": strict_schema(tool.parameters),
+            "strict": True,
+        },
+    }
+
+
+def _responses(tool: MemoryTool) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": strict_schema(tool.parameters),
+        "strict": True,
+    }
+
+
 def _anthropic(tool: MemoryTool) -> dict[str, Any]:
     return {
         "name": tool.name,
         "description": tool.description,
-        "input_schema": sent_schema(tool.parameters),
+        "input_schema": subset_schema(tool.parameters, ANTHROPIC_STRICT_KEYWORDS),
     }
+
+
+def _mcp(tool: MemoryTool) -> dict[str, Any]:
+    """The tool as MCP's `tools/list` names it (camelCase), output schema included."""
+    listed: dict[str, Any] = {
+        "name": tool.name,
+        "title": tool.title,
+        "description": tool.description,
+        "inputSchema": sent_schema(tool.parameters),
+        "annotations": {
+            "title": tool.title,
+            "readOnlyHint": tool.read_only,
+            "destructiveHint": tool.destructive,
+            "idempotentHint": tool.idempotent,
+            "openWorldHint": False,
+        },
+    }
+    if tool.result is not None:
+        listed["outputSchema"] = dict(tool.result)
+    return listed
+
+
+OPENAI_STRICT_KEYWORDS = frozenset(
+    {
+        "type", "description", "properties", "required", "additionalProperties", "enum",
+        "pattern", "format", "minimum", "maximum", "items", "maxItems",
+    }
+)  # fmt: skip
+"""What OpenAI's strict mode (Chat Completions and Responses) accepts of the tools' keywords:
+not minLength, maxLength or uniqueItems. The dispatcher checks those anyway."""
+
+ANTHROPIC_STRICT_KEYWORDS = frozenset(
+    {
+        "type", "description", "properties", "required", "additionalProperties", "enum",
+        "format", "items",
+    }
+)  # fmt: skip
+"""What Anthropic's strict tool use keeps (`anthropic.transform_schema` moves the rest, lengths,
+patterns and bounds, into descriptions); the dispatcher checks the rest anyway."""
+
+
+def _constraint_words(schema: Mapping[str, Any], kept: frozenset[str]) -> str:
+    """The constraints of `schema` a subset drops, in words for the model to read."""
+    words: list[str] = []
+    low, high = schema.get("minLength"), schema.get("maxLength")
+    if "minLength" not in kept and "maxLength" not in kept and (low or high):
+        words.append(
+            f"{low or 0:,} to {high:,} characters" if high else f"at least {low} characters"
+        )
+    if "pattern" in schema and "pattern" not in kept and "format" not in schema:
+        words.append(f"matching {schema['pattern']}")
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if "minimum" not in kept and (low is not None or high is not None):
+        words.append(f"from {low} to {high}" if high is not None else f"at least {low}")
+    if "maxItems" in schema and "maxItems" not in kept:
+        words.append(f"at most {schema['maxItems']} items")
+    if schema.get("uniqueItems") and "uniqueItems" not in kept:
+        words.append("no item twice")
+    return ", ".join(words)
+
+
+def subset_schema(
+    schema: Mapping[str, Any], kept: frozenset[str], nullable: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """`schema` with only the `kept` keywords, what it drops said in its description; the
+    properties named in `nullable` also take null (strict mode's way of leaving one out)."""
+    out = {key: value for key, value in schema.items() if key in kept}
+    words = _constraint_words(schema, kept)
+    if words:
+        out["description"] = f"{schema.get('description', '')} ({words})".lstrip()
+    if "items" in out:
+        out["items"] = subset_schema(out["items"], kept)
+    if "properties" in out:
+        out["properties"] = {
+            name: _nullable(subset_schema(prop, kept))
+            if name in nullable
+            else subset_schema(prop, kept)
+            for name, prop in out["properties"].items()
+        }
+    return out
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    return {**schema, "type": [schema["type"], "null"]}
+
+
+def strict_schema(parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments' schema for OpenAI's strict mode: every property required, the optional
+    ones nullable (the dispatcher reads null as not given), only the keywords strict allows."""
+    properties: Mapping[str, Any] = parameters["properties"]
+    optional = frozenset(properties) - frozenset(parameters.get("required", ()))
+    out = subset_schema(parameters, OPENAI_STRICT_KEYWORDS, optional)
+    out["required"] = list(properties)
+    return out
 
 
 _EXPORTERS: dict[str, Callable[[MemoryTool], dict[str, Any]]] = {
     "openai": _openai,
+    "openai-strict": _openai_strict,
+    "responses": _responses,
     "anthropic": _anthropic,
+    "mcp": _mcp,
 }
 
 
 def export(fmt: ToolFormat | str) -> list[dict[str, Any]]:
-    """The tool definitions in a model API's format: `openai` or `anthropic`."""
+    """The tool definitions in a model API's format: `openai` (Chat Completions), `openai-strict`
+    (the same with `strict: true`), `responses` (OpenAI's Responses API, strict), `anthropic`
+    (Messages, within strict tool use's subset) or `mcp` (as `tools/list` gives them)."""
     exporter = _EXPORTERS.get(fmt)
     if exporter is None:
         raise TrinhoError.keyed("error.tools.bad_format", format=fmt, formats=", ".join(FORMATS))
