@@ -15,7 +15,7 @@ import urllib.request
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import anyio
 import httpx2
@@ -238,6 +238,11 @@ def free_port() -> int:
         return port
 
 
+def server_log(cli_env: dict[str, str]) -> Path:
+    """Where the `http_server` fixture's server writes its stderr (its JSON log lines)."""
+    return Path(cli_env["TRINHO_HOME"]).parent / "mcp-stderr.log"
+
+
 @pytest.fixture
 def http_server(cli_env: dict[str, str]) -> Iterator[tuple[int, str]]:
     """`trinho mcp --http` on a free loopback port with a fresh token; stopped afterwards."""
@@ -245,13 +250,14 @@ def http_server(cli_env: dict[str, str]) -> Iterator[tuple[int, str]]:
     token, created = mcp_server.init_token(open_workspace(cli_env["TRINHO_HOME"]))
     assert created
     port = free_port()
-    proc = subprocess.Popen(
-        [TRINHO, "mcp", "--http", "--port", str(port)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env={**os.environ, **cli_env},
-    )
+    with server_log(cli_env).open("wb") as errors:
+        proc = subprocess.Popen(
+            [TRINHO, "mcp", "--http", "--port", str(port)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+            env={**os.environ, **cli_env},
+        )
     try:
         deadline = time.monotonic() + TIMEOUT
         while True:
@@ -260,8 +266,7 @@ def http_server(cli_env: dict[str, str]) -> Iterator[tuple[int, str]]:
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    assert proc.stderr is not None
-                    raise AssertionError(proc.stderr.read().decode()) from None
+                    raise AssertionError(server_log(cli_env).read_text()) from None
                 time.sleep(0.1)
         yield port, token
     finally:
@@ -271,8 +276,6 @@ def http_server(cli_env: dict[str, str]) -> Iterator[tuple[int, str]]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        assert proc.stderr is not None
-        proc.stderr.close()
 
 
 def post_initialize(
@@ -302,16 +305,31 @@ def post_initialize(
         return exc.code, exc.read().decode()
 
 
-def test_http_refuses_requests_without_the_token(http_server: tuple[int, str]) -> None:
+def test_http_refuses_requests_without_the_token(
+    http_server: tuple[int, str], cli_env: dict[str, str]
+) -> None:
     port, token = http_server
     status, body = post_initialize(port, None)
     assert status == 401
     assert "invalid_token" in body
-    status, _ = post_initialize(port, token[:-1] + ("x" if token[-1] != "x" else "y"))
+    wrong = token[:-1] + ("x" if token[-1] != "x" else "y")
+    status, _ = post_initialize(port, wrong)
     assert status == 401
     status, body = post_initialize(port, token)
     assert status == 200
     assert '"serverInfo"' in body and '"trinho"' in body
+    lines = [json.loads(line) for line in server_log(cli_env).read_text().splitlines()]
+    refused = [line for line in lines if line["msg"].startswith("mcp: refused")]
+    assert [line["msg"] for line in refused] == [
+        "mcp: refused POST /mcp from 127.0.0.1: HTTP 401"
+    ] * 2
+    assert all(line["level"] == "info" for line in refused)
+    started = [line for line in lines if line["msg"].startswith("trinho MCP server on")]
+    assert [line["level"] for line in started] == ["info"]
+    assert (
+        token not in server_log(cli_env).read_text()
+        and wrong not in server_log(cli_env).read_text()
+    )
 
 
 @pytest.mark.parametrize(
@@ -551,3 +569,45 @@ def test_conformance_with_the_official_client(workspace: Workspace, clock: Any) 
     assert "Hà Nội" in prompts["next_turn_context"]
     assert "Huế" in prompts["waiting_for_owner"]
     assert "## 2026-11-29\n- 14:05 Khám răng thứ Sáu" in prompts["week_in_review"]
+
+
+def test_a_missing_workspace_fails_initialize_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the official client over stdio: the reason, not "Connection closed"."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    missing = tmp_path / "nowhere"
+    params = StdioServerParameters(
+        command=TRINHO, args=["mcp"], env={**os.environ, "TRINHO_HOME": str(missing)}
+    )
+
+    async def go(errlog: TextIO) -> str:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            with pytest.raises(MCPError) as caught:
+                await session.initialize()
+            return str(caught.value)
+
+    with (tmp_path / "stderr").open("w") as errlog:
+        message = anyio.run(go, errlog)
+    assert f"no workspace at {missing}" in message
+
+
+def test_a_refusal_answers_requests_and_ignores_the_rest() -> None:
+    request = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {}})
+    answer = mcp_server.refusal(request, "no workspace at /x\x1b[2J")
+    assert answer is not None
+    assert json.loads(answer) == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "error": {
+            "code": mcp_server.WORKSPACE_UNAVAILABLE,
+            "message": "no workspace at /x\\x1b[2J",
+        },
+    }
+    assert mcp_server.refusal('{"jsonrpc": "2.0", "method": "notifications/x"}', "r") is None
+    assert mcp_server.refusal("not json", "r") is None

@@ -575,7 +575,8 @@ def test_mcp_export_is_what_tools_list_gives() -> None:
     listed = [mcp_types.Tool.model_validate(tool) for tool in tools.export("mcp")]
     assert [tool.name for tool in listed] == [tool.name for tool in tools.TOOLS]
     assert all(
-        tool.input_schema == tools.sent_schema(t.parameters) for tool, t in zip(listed, tools.TOOLS, strict=True)
+        tool.input_schema == tools.sent_schema(t.parameters)
+        for tool, t in zip(listed, tools.TOOLS, strict=True)
     )
     assert listed[2].annotations is not None and listed[2].annotations.read_only_hint is True
 

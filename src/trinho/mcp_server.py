@@ -14,9 +14,11 @@ logging goes to stderr, and the SDK points fd 1 at stderr while it serves.
 from __future__ import annotations
 
 import hmac
+import json
 import logging
 import re
 import secrets
+import sys
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,7 +33,7 @@ from trinho.errors import TrinhoError
 from trinho.facts.store import get_fact
 from trinho.logs import configure_logging
 from trinho.notes import decode
-from trinho.textnorm import printable
+from trinho.textnorm import json_text, printable
 from trinho.tools import Actor
 from trinho.workspace import (
     CONFIG_PATH,
@@ -350,6 +352,32 @@ def _require_sdk() -> None:
         raise TrinhoError.keyed("error.mcp.no_sdk") from None
 
 
+WORKSPACE_UNAVAILABLE = -32002
+"""The JSON-RPC error code of every request refused because the workspace cannot be opened."""
+
+
+def refusal(line: str, reason: str) -> str | None:
+    """The JSON-RPC answer to one line a client sent when no workspace can be served: an error
+    carrying `reason` for a request, nothing for a notification or a line that is not JSON."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or "id" not in message or "method" not in message:
+        return None
+    error = {"code": WORKSPACE_UNAVAILABLE, "message": printable(reason)}
+    return json_text({"jsonrpc": "2.0", "id": message["id"], "error": error})
+
+
+def refuse_stdio(reason: str) -> None:
+    """Answer every request on stdin with `reason` until the client closes it."""
+    for line in sys.stdin:
+        answer = refusal(line, reason)
+        if answer is not None:
+            sys.stdout.write(answer + "\n")
+            sys.stdout.flush()
+
+
 def serve_stdio(ws: Workspace, actor: Actor) -> None:
     """Serve MCP on stdin/stdout until the client closes stdin. Logs go to stderr only."""
     _require_sdk()
@@ -440,12 +468,44 @@ def http_app(ws: Workspace, actor: Actor, token: str, host: str, port: int) -> S
     server = build_server(ws, actor)
     shown = f"[{host}]" if ":" in host else host
     auth = AuthSettings(issuer_url=AnyHttpUrl(f"http://{shown}:{port}"), resource_server_url=None)
-    return server.streamable_http_app(
+    app = server.streamable_http_app(
         streamable_http_path=HTTP_PATH,
         host=host,
         auth=auth,
         token_verifier=StaticTokenVerifier(token),
     )
+    app.add_middleware(RefusalLog)
+    return app
+
+
+REFUSED = frozenset({400, 401, 403, 404, 405, 421})
+
+
+class RefusalLog:
+    """One INFO line per HTTP request the server refuses: who, what and why, never a header
+    (the bearer token is one)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def watch(message: Any) -> None:
+            if message.get("type") == "http.response.start" and message["status"] in REFUSED:
+                client = scope.get("client") or ("?", 0)
+                log.info(
+                    "mcp: refused %s %s from %s: HTTP %d",
+                    scope.get("method"),
+                    printable(str(scope.get("path"))),
+                    client[0],
+                    message["status"],
+                )
+            await send(message)
+
+        await self.app(scope, receive, watch)
 
 
 def serve_http(ws: Workspace, actor: Actor, host: str, port: int) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from trinho import mcp_server
-from trinho.cli.app import cli, emit, json_option, state
+from trinho.cli.app import cli, emit, json_option, say, state
+from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.tools import Actor
 from trinho.workspace import CONFIG_PATH
@@ -48,7 +49,16 @@ def mcp(
     Over HTTP every request must carry `Authorization: Bearer TOKEN`, TOKEN being `[mcp] token`
     in the workspace config; `trinho mcp --init-token` creates one.
     """
-    ws = state().workspace()
+    try:
+        ws = state().workspace()
+    except TrinhoError as exc:
+        if init_token or use_http:
+            raise
+        # A client started us over stdio and shows only what comes back on stdout: answer its
+        # requests with the reason, instead of a connection that closes with no word.
+        say(f"trinho: error: {exc}", err=True)
+        mcp_server.refuse_stdio(str(exc))
+        raise SystemExit(1) from None
     if init_token:
         token, created = mcp_server.init_token(ws)
         path = ws.root / CONFIG_PATH
