@@ -298,7 +298,7 @@ def test_owner_messages_reach_the_hook_and_others_do_not(
 ) -> None:
     heard: list[str] = []
 
-    def on_message(text: str) -> str:
+    def on_message(text: str, ref: str | None = None) -> str:
         heard.append(text)
         return "Đã nhớ: " + text + "\n" + "x" * 5000
 
