@@ -42,7 +42,8 @@ class FakeBotApi:
         self.failures: dict[str, list[int]] = {}
         self.confirmed = 0
         """Every update below this offset was confirmed and dropped."""
-        self.before: Callable[[str, dict[str, Any]], None] | None = None
+        self.before: Callable[[str, dict[str, Any]], bool] | None = None
+        """Called with each call before it is answered; True drops the call unanswered."""
         self._polls = 0
         self._cond = threading.Condition()
         self._ids = itertools.count(1)
@@ -141,8 +142,11 @@ class FakeBotApi:
     # -- the server ------------------------------------------------------------------------
 
     def _handle(self, method: str, params: dict[str, Any]) -> tuple[int, Any]:
-        if self.before is not None:
-            self.before(method, params)
+        if self.before is not None and self.before(method, params):
+            with self._cond:
+                self.calls.append(Call(method, params, 0))
+                self._cond.notify_all()
+            return 502, {"ok": False, "error_code": 502, "description": "Bad Gateway"}
         with self._cond:
             pending = self.failures.get(method)
             if pending:
