@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import tempfile
 from datetime import timedelta
 from pathlib import Path
@@ -19,7 +20,7 @@ from trinho.channels import (
     Outbox,
     SentReceipt,
 )
-from trinho.channels.outbox import backoff_delay
+from trinho.channels.outbox import DeliveryReport, backoff_delay
 from trinho.durable import inject
 from trinho.errors import TrinhoError
 from trinho.workspace import Workspace, init_workspace
@@ -129,17 +130,25 @@ def test_backoff_doubles_and_is_capped() -> None:
     assert delays == sorted(delays)
 
 
-def test_a_corrupt_entry_is_reported_and_does_not_block_the_others(workspace: Workspace) -> None:
+def test_a_broken_entry_is_set_aside_with_one_log_line_and_the_others_are_sent(
+    workspace: Workspace, caplog: pytest.LogCaptureFixture
+) -> None:
     box = Outbox(workspace)
     box.enqueue(make_notification("digest:2026-11-29"))
     bad = box.root / ("0" * 16 + ".json")
     bad.write_text("{not json", encoding="utf-8")
     channel = ScriptedChannel()
-    report = box.deliver(channel)
+    with caplog.at_level(logging.ERROR, logger="trinho.channels.outbox"):
+        report = box.deliver(channel)
+        assert box.next_due() is None
+        assert box.deliver(channel) == DeliveryReport()
     assert report.sent == ("digest:2026-11-29",)
-    assert [name for name, _ in report.failed] == [bad.name]
-    with pytest.raises(TrinhoError, match=str(bad)):
-        box.entries()
+    assert report.failed == ()
+    assert not bad.exists()
+    assert (box.root / "broken" / bad.name).read_text(encoding="utf-8") == "{not json"
+    (line,) = caplog.records
+    assert line.getMessage() == "outbox entry set aside" and str(bad.name) in str(line.fields)
+    assert [e.notification.id for e in box.entries()] == ["digest:2026-11-29"]
 
 
 def test_find_returns_a_notification_by_key_and_refuses_odd_keys(workspace: Workspace) -> None:

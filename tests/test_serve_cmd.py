@@ -6,6 +6,7 @@ the model saved is on disk, and an announcement that could not be sent yet is st
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -183,6 +184,10 @@ def assert_answered_once_in_order(api: FakeBotApi, root: Path, count: int) -> No
     ]
 
 
+def ended_or_answered(proc: subprocess.Popen[str], api: FakeBotApi, count: int) -> bool:
+    return proc.poll() is not None or len(answers(api)) >= count
+
+
 def run_until_answered(api: FakeBotApi, root: Path, model: EchoModel, count: int) -> int:
     """Start `serve` again after each kill until `count` answers arrived; the restarts made."""
     restarts = 0
@@ -190,7 +195,7 @@ def run_until_answered(api: FakeBotApi, root: Path, model: EchoModel, count: int
         proc = serve(root)
         model.victim = proc
         try:
-            api.wait_for(lambda p=proc: p.poll() is not None or len(answers(api)) >= count, 60)
+            api.wait_for(functools.partial(ended_or_answered, proc, api, count), 60)
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
                 proc.communicate(timeout=30)

@@ -15,6 +15,8 @@ the queue refuses a second decision. Once "sent" is recorded, the entry is never
 from __future__ import annotations
 
 import json
+import logging
+import os
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -22,12 +24,14 @@ from typing import Any, Literal, Self, cast
 
 from trinho import records
 from trinho.channels.base import Channel, Notification, SentReceipt, notification_key
-from trinho.durable import atomic_write_text
+from trinho.durable import atomic_write_text, ensure_dir, fsync_dir
 from trinho.errors import TrinhoError
 from trinho.workspace import Workspace
 
 DeliveryStatus = Literal["pending", "sent"]
 DELIVERY_STATUSES: tuple[DeliveryStatus, ...] = ("pending", "sent")
+
+log = logging.getLogger("trinho.channels.outbox")
 
 BASE_DELAY = timedelta(seconds=30)
 MAX_DELAY = timedelta(hours=1)
@@ -188,11 +192,32 @@ class Outbox:
         entry = self._read(self._path(key))
         return None if entry is None else entry.notification
 
+    def _read_or_set_aside(self, path: Path) -> OutboxEntry | None:
+        """The entry, or None when the file is broken: it is moved to `broken/` with one log
+        line, so one bad file neither stops the others nor is reported again."""
+        try:
+            return self._read(path)
+        except TrinhoError as exc:
+            aside = self.root / "broken" / path.name
+            ensure_dir(aside.parent)
+            try:
+                os.replace(path, aside)
+            except FileNotFoundError:
+                return None
+            fsync_dir(self.root)
+            log.error(
+                "outbox entry set aside",
+                extra={
+                    "fields": {"event": "outbox.set_aside", "path": str(aside), "error": str(exc)}
+                },
+            )
+            return None
+
     def entries(self) -> list[OutboxEntry]:
-        """Every entry, oldest first."""
+        """Every readable entry, oldest first (a broken file is set aside)."""
         if not self.root.is_dir():
             return []
-        found = [self._read(path) for path in sorted(self.root.glob("*.json"))]
+        found = [self._read_or_set_aside(path) for path in sorted(self.root.glob("*.json"))]
         return sorted(
             (entry for entry in found if entry is not None),
             key=lambda e: (e.enqueued_at, e.notification.id),
@@ -220,11 +245,7 @@ class Outbox:
             return DeliveryReport()
         for path in sorted(self.root.glob("*.json")):
             with self.ws.lock(path):
-                try:
-                    entry = self._read(path)
-                except TrinhoError as exc:
-                    failed.append((path.name, str(exc)))
-                    continue
+                entry = self._read_or_set_aside(path)
                 if entry is None or entry.status == "sent":
                     continue
                 nid = entry.notification.id
