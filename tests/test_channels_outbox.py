@@ -48,6 +48,7 @@ class ScriptedChannel:
     def __init__(self, script: list[str] | None = None) -> None:
         self.script = list(script or [])
         self.delivered: list[str] = []
+        self.titles: list[str] = []
         self.attempts = 0
 
     @property
@@ -62,6 +63,7 @@ class ScriptedChannel:
         if step == "crash_before":
             raise Crash
         self.delivered.append(notification.id)
+        self.titles.append(notification.title)
         if step == "crash_after":
             raise Crash
         return SentReceipt(self.name, f"msg-{len(self.delivered)}")
@@ -116,6 +118,26 @@ def test_a_failed_send_waits_for_its_backoff_then_retries(
     assert box.deliver(channel).sent == ("condense:2026-W48",)
     assert channel.delivered == ["condense:2026-W48"]
     assert channel.attempts == 3
+
+
+def test_a_resend_after_a_cut_off_attempt_is_marked_as_a_possible_repeat(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    channel = ScriptedChannel(["crash_after"])
+    box = Outbox(workspace)
+    note = make_notification()
+    box.enqueue(note)
+    with pytest.raises(Crash):
+        box.deliver(channel)
+    clock.advance(seconds=30)
+    report = box.deliver(channel)
+    assert report.sent == report.in_doubt == (note.id,)
+    assert channel.titles == [
+        note.title,
+        f"(Sent again: an earlier send may have arrived.) {note.title}",
+    ]
+    entry = box.get(note.id)
+    assert entry is not None and entry.notification == note  # the stored one is unchanged
 
 
 def test_backoff_doubles_and_is_capped() -> None:

@@ -9,7 +9,8 @@ After the send, the result is recorded. A restart that finds `in_flight` still s
 know whether the owner got the message; it sends it again when the retry is due. We choose
 a rare duplicate over a lost announcement: an unseen held change would wait forever, while a
 repeated message is harmless because every button is bound to a proposal's content hash and
-the queue refuses a second decision. Once "sent" is recorded, the entry is never sent again.
+the queue refuses a second decision; a resend that may be a repeat says so in its title (the
+buttons are the same). Once "sent" is recorded, the entry is never sent again.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from trinho import records
 from trinho.channels.base import Channel, Notification, SentReceipt, notification_key
 from trinho.durable import atomic_write_text, ensure_dir, fsync_dir
 from trinho.errors import TrinhoError
+from trinho.i18n import t
 from trinho.workspace import Workspace
 
 DeliveryStatus = Literal["pending", "sent"]
@@ -263,8 +265,12 @@ class Outbox:
                     next_attempt_at=now + backoff_delay(attempts, self.base_delay, self.max_delay),
                 )
                 self._write(entry)
+                shown = entry.notification
+                if nid in in_doubt:
+                    title = t(self.ws.locale, "channel.maybe_repeat", title=shown.title)
+                    shown = replace(shown, title=title)
                 try:
-                    receipt = channel.send(entry.notification)
+                    receipt = channel.send(shown)
                 except Exception as exc:
                     error = f"{type(exc).__name__}: {exc}"
                     self._write(replace(entry, in_flight=False, last_error=error))
