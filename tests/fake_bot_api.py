@@ -3,6 +3,11 @@
 It answers the methods PTB calls (getMe, sendMessage, editMessageText, answerCallbackQuery,
 getUpdates, deleteWebhook...), records every call, serves updates a test injects, and can
 fail a method with a 5xx a given number of times.
+
+Updates are confirmed as Telegram confirms them: once getUpdates asks for an offset, every
+update below it is gone for good. A getUpdates while another one is still waiting is answered
+409 Conflict, as Telegram answers two pollers of one bot. `before` lets a test act inside a
+call before it is answered (kill the client there, or change what the call returns).
 """
 
 from __future__ import annotations
@@ -35,6 +40,11 @@ class FakeBotApi:
         self.calls: list[Call] = []
         self.updates: list[dict[str, Any]] = []
         self.failures: dict[str, list[int]] = {}
+        self.confirmed = 0
+        """Every update below this offset was confirmed and dropped."""
+        self.before: Callable[[str, dict[str, Any]], bool] | None = None
+        """Called with each call before it is answered; True drops the call unanswered."""
+        self._polls = 0
         self._cond = threading.Condition()
         self._ids = itertools.count(1)
         self._update_ids = itertools.count(1)
@@ -132,6 +142,11 @@ class FakeBotApi:
     # -- the server ------------------------------------------------------------------------
 
     def _handle(self, method: str, params: dict[str, Any]) -> tuple[int, Any]:
+        if self.before is not None and self.before(method, params):
+            with self._cond:
+                self.calls.append(Call(method, params, 0))
+                self._cond.notify_all()
+            return 502, {"ok": False, "error_code": 502, "description": "Bad Gateway"}
         with self._cond:
             pending = self.failures.get(method)
             if pending:
@@ -140,7 +155,14 @@ class FakeBotApi:
                 self._cond.notify_all()
                 return status, {"ok": False, "error_code": status, "description": "Bad Gateway"}
         if method == "getUpdates":
-            result: Any = self._get_updates(params)
+            got = self._get_updates(params)
+            if got is None:
+                with self._cond:
+                    self.calls.append(Call(method, params, 409))
+                    self._cond.notify_all()
+                conflict = "Conflict: terminated by other getUpdates request"
+                return 409, {"ok": False, "error_code": 409, "description": conflict}
+            result: Any = got
         elif method == "getMe":
             result = BOT_USER
         elif method in ("sendMessage", "editMessageText"):
@@ -158,17 +180,27 @@ class FakeBotApi:
             self._cond.notify_all()
         return 200, {"ok": True, "result": result}
 
-    def _get_updates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+    def _get_updates(self, params: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """The updates from `offset` on (None: another poll is waiting, a 409)."""
         offset = int(params.get("offset") or 0)
         wait = min(float(params.get("timeout") or 0), LONG_POLL_CAP)
         deadline = time.monotonic() + wait
         with self._cond:
-            while True:
-                ready = [u for u in self.updates if u["update_id"] >= offset]
-                left = deadline - time.monotonic()
-                if ready or left <= 0:
-                    return ready
-                self._cond.wait(left)
+            if self._polls:
+                return None
+            if offset > self.confirmed:
+                self.confirmed = offset
+                self.updates = [u for u in self.updates if u["update_id"] >= offset]
+            self._polls += 1
+            try:
+                while True:
+                    ready = list(self.updates)
+                    left = deadline - time.monotonic()
+                    if ready or left <= 0:
+                        return ready
+                    self._cond.wait(left)
+            finally:
+                self._polls -= 1
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         api = self

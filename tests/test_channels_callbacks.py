@@ -53,3 +53,20 @@ def test_arbitrary_data_is_refused(data: str) -> None:
 def test_short_hash_keeps_safe_characters_only() -> None:
     assert short_hash("sha256:0123456789abcdef") == "sha2560123"
     assert short_hash("ab|cd") == "abcd"
+
+
+@given(data=st.text(max_size=80))
+def test_decode_never_raises_on_any_text(data: str) -> None:
+    assert decode(SECRET, data) is None or data.isascii()
+
+
+def test_non_ascii_digits_and_letters_in_button_data_are_refused() -> None:
+    data = encode(SECRET, CallbackAction("y", "0123456789abcdef", 1, "abc"))
+    op, key, index, hashed, mac = data.split("|")
+    for odd in (
+        f"{op}|{key}|١|{hashed}|{mac}",  # an Arabic-Indic digit passes \\d
+        f"{op}|{key}|{index}|{hashed}|{mac[:-1]}é",  # a letter passes \\w
+        f"{op}|{key}|{index}|{hashed}|{'ß' * 11}",
+    ):
+        assert decode(SECRET, odd) is None
+    assert decode(SECRET, data) == CallbackAction("y", "0123456789abcdef", 1, "abc")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import tempfile
 from datetime import timedelta
 from pathlib import Path
@@ -19,7 +20,7 @@ from trinho.channels import (
     Outbox,
     SentReceipt,
 )
-from trinho.channels.outbox import backoff_delay
+from trinho.channels.outbox import DeliveryReport, backoff_delay
 from trinho.durable import inject
 from trinho.errors import TrinhoError
 from trinho.workspace import Workspace, init_workspace
@@ -47,6 +48,7 @@ class ScriptedChannel:
     def __init__(self, script: list[str] | None = None) -> None:
         self.script = list(script or [])
         self.delivered: list[str] = []
+        self.titles: list[str] = []
         self.attempts = 0
 
     @property
@@ -61,6 +63,7 @@ class ScriptedChannel:
         if step == "crash_before":
             raise Crash
         self.delivered.append(notification.id)
+        self.titles.append(notification.title)
         if step == "crash_after":
             raise Crash
         return SentReceipt(self.name, f"msg-{len(self.delivered)}")
@@ -117,6 +120,26 @@ def test_a_failed_send_waits_for_its_backoff_then_retries(
     assert channel.attempts == 3
 
 
+def test_a_resend_after_a_cut_off_attempt_is_marked_as_a_possible_repeat(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    channel = ScriptedChannel(["crash_after"])
+    box = Outbox(workspace)
+    note = make_notification()
+    box.enqueue(note)
+    with pytest.raises(Crash):
+        box.deliver(channel)
+    clock.advance(seconds=30)
+    report = box.deliver(channel)
+    assert report.sent == report.in_doubt == (note.id,)
+    assert channel.titles == [
+        note.title,
+        f"(Sent again: an earlier send may have arrived.) {note.title}",
+    ]
+    entry = box.get(note.id)
+    assert entry is not None and entry.notification == note  # the stored one is unchanged
+
+
 def test_backoff_doubles_and_is_capped() -> None:
     delays = [backoff_delay(n) for n in range(0, 12)]
     assert delays[:4] == [
@@ -129,17 +152,26 @@ def test_backoff_doubles_and_is_capped() -> None:
     assert delays == sorted(delays)
 
 
-def test_a_corrupt_entry_is_reported_and_does_not_block_the_others(workspace: Workspace) -> None:
+def test_a_broken_entry_is_set_aside_with_one_log_line_and_the_others_are_sent(
+    workspace: Workspace, caplog: pytest.LogCaptureFixture
+) -> None:
     box = Outbox(workspace)
     box.enqueue(make_notification("digest:2026-11-29"))
     bad = box.root / ("0" * 16 + ".json")
     bad.write_text("{not json", encoding="utf-8")
     channel = ScriptedChannel()
-    report = box.deliver(channel)
+    with caplog.at_level(logging.ERROR, logger="trinho.channels.outbox"):
+        report = box.deliver(channel)
+        assert box.next_due() is None
+        assert box.deliver(channel) == DeliveryReport()
     assert report.sent == ("digest:2026-11-29",)
-    assert [name for name, _ in report.failed] == [bad.name]
-    with pytest.raises(TrinhoError, match=str(bad)):
-        box.entries()
+    assert report.failed == ()
+    assert not bad.exists()
+    assert (box.root / "broken" / bad.name).read_text(encoding="utf-8") == "{not json"
+    (line,) = caplog.records
+    assert line.getMessage() == "outbox entry set aside"
+    assert bad.name in str(line.__dict__["fields"]["path"])
+    assert [e.notification.id for e in box.entries()] == ["digest:2026-11-29"]
 
 
 def test_find_returns_a_notification_by_key_and_refuses_odd_keys(workspace: Workspace) -> None:

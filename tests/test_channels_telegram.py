@@ -238,6 +238,8 @@ def test_a_press_from_another_user_or_chat_is_refused_and_logged(
         "approve p-1",
         "",
         "y|" + "f" * 16 + "|0|sha2560|" + "x" * 11,
+        "A|0000000000000000|٠||AAAAAAAAAAA",  # a non-ASCII digit
+        "A|0000000000000000|0||ÀAAAAAAAAAA",  # a non-ASCII letter in the MAC
     ],
 )
 def test_a_forged_button_does_nothing_and_says_so(
@@ -298,7 +300,7 @@ def test_owner_messages_reach_the_hook_and_others_do_not(
 ) -> None:
     heard: list[str] = []
 
-    def on_message(text: str) -> str:
+    def on_message(text: str, ref: str | None = None) -> str:
         heard.append(text)
         return "Đã nhớ: " + text + "\n" + "x" * 5000
 

@@ -6,23 +6,27 @@ the model saved is on disk, and an announcement that could not be sent yet is st
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conftest import START, TZ
 from fake_bot_api import FakeBotApi
-from fake_model_server import FakeServer, Reply, openai_reply
+from fake_model_server import FakeServer, Reply, Seen, openai_reply
 from trinho.channels import Notification, Outbox
 from trinho.notes import read_notes
 from trinho.transcripts import read_day
-from trinho.workspace import init_workspace, open_workspace
+from trinho.workspace import Workspace, init_workspace, open_workspace
 
 OWNER = 77
 SERVE = "import sys; from trinho.cli import main; sys.exit(main())"
@@ -105,3 +109,172 @@ def test_serve_answers_the_owner_and_stops_cleanly_on_sigterm(
     (entry,) = Outbox(ws).entries()
     assert (entry.status, entry.attempts, entry.in_flight) == ("pending", 1, False)
     assert len(model.requests) == 2
+
+
+# -- faults: SIGKILL and SIGTERM with owner messages queued ------------------------------------
+
+MSG = re.compile(r"msg-(\d+)")
+
+
+class EchoModel(FakeServer):
+    """Answers `msg-N` with `re: msg-N`; `kill_at` kills the service at that model request,
+    after the turn's user line is recorded and before its reply exists."""
+
+    def __init__(self) -> None:
+        super().__init__(Reply(openai_reply("unused")))
+        self.kill_at: set[int] = set()
+        self.victim: subprocess.Popen[str] | None = None
+        self.count = 0
+
+    def _next(self, seen: Seen) -> Reply:
+        with self._lock:
+            self.requests.append(seen)
+            self.count += 1
+            kill = self.count in self.kill_at
+        if kill and self.victim is not None:
+            self.victim.kill()
+            self.victim.wait()
+            return Reply(openai_reply("never read"))
+        last = seen.body["messages"][-1]["content"]
+        (number,) = MSG.findall(str(last))[-1:]
+        return Reply(openai_reply(f"re: msg-{number}"))
+
+
+def configure(root: Path, model_url: str, api: FakeBotApi) -> Workspace:
+    ws = init_workspace(root, timezone=TZ).workspace
+    config = root / ".trinho" / "config.toml"
+    config.write_text(
+        config.read_text("utf-8")
+        + f'\n[model]\nname = "ollama:test"\nbase_url = "{model_url}/v1"\n'
+        + f'\n[telegram]\ntoken = "123456:TEST-token"\nowner_id = {OWNER}\n'
+        + f'base_url = "{api.base_url}"\n',
+        "utf-8",
+    )
+    return ws
+
+
+def serve(root: Path) -> subprocess.Popen[str]:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("TRINHO_", "OPENAI_", "ANTHROPIC_", "OLLAMA_"))
+    }
+    env.update({"TRINHO_HOME": str(root), "TRINHO_NOW": START.isoformat()})
+    return subprocess.Popen(
+        [sys.executable, "-c", SERVE, "serve"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def answers(api: FakeBotApi) -> list[str]:
+    return [str(c.params["text"]) for c in api.ok_calls("sendMessage")]
+
+
+def assert_answered_once_in_order(api: FakeBotApi, root: Path, count: int) -> None:
+    expected = [f"re: msg-{n}" for n in range(1, count + 1)]
+    assert answers(api) == expected
+    turns = [(s.turn.role, s.turn.text) for s in read_day(open_workspace(root), START.date())]
+    assert turns == [
+        pair
+        for n in range(1, count + 1)
+        for pair in (("user", f"msg-{n}"), ("assistant", f"re: msg-{n}"))
+    ]
+
+
+def ended_or_answered(proc: subprocess.Popen[str], api: FakeBotApi, count: int) -> bool:
+    return proc.poll() is not None or len(answers(api)) >= count
+
+
+def run_until_answered(api: FakeBotApi, root: Path, model: EchoModel, count: int) -> int:
+    """Start `serve` again after each kill until `count` answers arrived; the restarts made."""
+    restarts = 0
+    while True:
+        proc = serve(root)
+        model.victim = proc
+        try:
+            api.wait_for(functools.partial(ended_or_answered, proc, api, count), 60)
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                proc.communicate(timeout=30)
+                assert proc.returncode == 0
+                return restarts
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.communicate()
+        assert proc.returncode == -signal.SIGKILL
+        restarts += 1
+
+
+def test_sigkill_with_ten_messages_queued_loses_none(api: FakeBotApi, tmp_path: Path) -> None:
+    model = EchoModel()
+    root = tmp_path / "ws"
+    with model:
+        configure(root, model.url, api)
+        for n in range(1, 11):
+            api.say(f"msg-{n}", user_id=OWNER, chat_id=OWNER)
+        model.kill_at = {2}
+        assert run_until_answered(api, root, model, 10) == 1
+    assert api.updates == []  # all confirmed: Telegram has forgotten them
+    assert_answered_once_in_order(api, root, 10)
+
+
+def test_repeated_sigkills_during_a_burst_lose_nothing_and_answer_once(
+    api: FakeBotApi, tmp_path: Path
+) -> None:
+    model = EchoModel()
+    root = tmp_path / "ws"
+    sends = itertools.count(1)
+    kill_sends = {3, 9, 15}
+    victim: list[subprocess.Popen[str]] = []
+
+    def before(method: str, params: dict[str, Any]) -> bool:
+        """Kill the service when a reply reaches Telegram, before Telegram takes it."""
+        if method != "sendMessage" or next(sends) not in kill_sends or model.victim is None:
+            return False
+        model.victim.kill()
+        model.victim.wait()
+        victim.append(model.victim)
+        return True
+
+    with model:
+        configure(root, model.url, api)
+        for n in range(1, 31):
+            api.say(f"msg-{n}", user_id=OWNER, chat_id=OWNER)
+        model.kill_at = {5, 12, 20}
+        api.before = before
+        assert run_until_answered(api, root, model, 30) == 6
+    assert len(victim) == 3
+    assert_answered_once_in_order(api, root, 30)
+
+
+def test_sigterm_with_a_long_queue_exits_0_and_keeps_the_queue(
+    api: FakeBotApi, tmp_path: Path
+) -> None:
+    model = EchoModel()
+    root = tmp_path / "ws"
+    with model:
+        configure(root, model.url, api)
+        for n in range(1, 21):
+            api.say(f"msg-{n}", user_id=OWNER, chat_id=OWNER)
+        proc = serve(root)
+        try:
+            api.wait_for(lambda: len(answers(api)) >= 2, 60)
+            proc.send_signal(signal.SIGTERM)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        assert proc.returncode == 0, err
+        assert out == ""
+        names = [json.loads(line)["event"] for line in err.splitlines()]
+        assert names[-1] == "serve.stopped"
+        done = len(answers(api))
+        assert done < 20
+        model.kill_at = set()
+        assert run_until_answered(api, root, model, 20) == 0
+    assert_answered_once_in_order(api, root, 20)

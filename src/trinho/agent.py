@@ -11,13 +11,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 
 from trinho import tools
 from trinho.context_shell import build_context
 from trinho.models import ChatModel, ChatRequest, Message, assistant, system, user
 from trinho.models import tool_result as tool_message
 from trinho.tools import Actor
-from trinho.transcripts import record_turn
+from trinho.transcripts import Turn, read_turns, record_turn
 from trinho.workspace import Workspace
 
 MAX_TOOL_ROUNDS = 8
@@ -89,6 +90,13 @@ def run_turn(
     return TurnResult(reply, tuple(uses), calls)
 
 
+def replay_state(turns: Sequence[Turn], ref: str) -> tuple[bool, str | None]:
+    """Whether the message `ref` is in the transcript, and the reply recorded for it."""
+    asked = any(turn.ref == ref and turn.role == "user" for turn in turns)
+    answers = [turn.text for turn in turns if turn.ref == ref and turn.role == "assistant"]
+    return asked, (answers[-1] if answers else None)
+
+
 class ChatSession:
     """A conversation with the owner: recent turns are kept as history for the next turn.
 
@@ -111,13 +119,33 @@ class ChatSession:
         self.history: list[Message] = []
         self._lock = threading.Lock()
 
-    def ask(self, text: str) -> TurnResult:
+    def ask(self, text: str, ref: str | None = None) -> TurnResult:
+        """Answer `text`. With a `ref` (a message replayed after a crash carries the same one),
+        a turn already in the transcript is not recorded or asked again."""
         with self._lock:
-            result = run_turn(self.ws, self.model, text, actor=self.actor, history=self.history)
+            if ref is None:
+                result = run_turn(self.ws, self.model, text, actor=self.actor, history=self.history)
+            else:
+                result = self._replayable_turn(text, ref)
             self.history += [user(text), assistant(result.reply)]
             del self.history[: max(0, len(self.history) - self.max_history)]
             return result
 
-    def __call__(self, text: str) -> str | None:
+    def _replayable_turn(self, text: str, ref: str) -> TurnResult:
+        today = self.ws.today()
+        turns = [s.turn for s in read_turns(self.ws, today - timedelta(days=1), today)]
+        asked, answer = replay_state(turns, ref)
+        if answer is not None:
+            return TurnResult(answer, (), 0)
+        if not asked:
+            record_turn(self.ws, "user", text, ref=ref)
+        result = run_turn(
+            self.ws, self.model, text, actor=self.actor, history=self.history, record=False
+        )
+        if result.reply:
+            record_turn(self.ws, "assistant", result.reply, ref=ref)
+        return result
+
+    def __call__(self, text: str, ref: str | None = None) -> str | None:
         """The channel's `MessageHandler`: the reply text, or None when there is none."""
-        return self.ask(text).reply or None
+        return self.ask(text, ref).reply or None

@@ -880,6 +880,12 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "en": "{where}: {value} is not a Telegram user id (it must be positive)",
         "vi": "{where}: {value} không phải mã người dùng Telegram (mã phải là số dương)",
     },
+    "error.telegram.inbox_busy": {
+        "en": "another `trinho serve` answers this workspace's Telegram messages; "
+        "this one waits until it stops",
+        "vi": "một `trinho serve` khác đang trả lời tin nhắn Telegram của không gian làm việc "
+        "này; tiến trình này chờ đến khi nó dừng",
+    },
     "error.mcp.no_sdk": {
         "en": "the MCP server needs the `mcp` extra: pip install 'trinho[mcp]'",
         "vi": "máy chủ MCP cần gói bổ sung `mcp`: pip install 'trinho[mcp]'",

@@ -98,6 +98,14 @@ CATALOG: dict[str, dict[str, str]] = {
     },
     "channel.review.done": {"en": "Review finished.", "vi": "Đã xem xong."},
     "channel.clipped": {"en": "… (cut)", "vi": "… (đã cắt)"},
+    "channel.maybe_repeat": {
+        "en": "(Sent again: an earlier send may have arrived.) {title}",
+        "vi": "(Gửi lại: lần gửi trước có thể đã đến.) {title}",
+    },
+    "channel.empty_reply": {
+        "en": "(The model gave no answer. Please try again or rephrase.)",
+        "vi": "(Mô hình không trả lời. Hãy thử lại hoặc hỏi cách khác.)",
+    },
     "budget.over_run": {
         "en": "Skipped: about {need} more tokens would pass this run's budget "
         "({spent} of {limit} used)",

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from types import FrameType
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from trinho.agent import ChatSession
 from trinho.channels import Channel, MessageHandler, Outbox, channel_from_config
@@ -47,11 +47,11 @@ class InFlight:
         self.count = 0
         self._cond = threading.Condition()
 
-    def __call__(self, text: str) -> str | None:
+    def __call__(self, text: str, ref: str | None = None) -> str | None:
         with self._cond:
             self.count += 1
         try:
-            return self.handler(text)
+            return self.handler(text, ref)
         finally:
             with self._cond:
                 self.count -= 1
@@ -72,7 +72,7 @@ class LazyChat:
         self._session: ChatSession | None = None
         self._lock = threading.Lock()
 
-    def __call__(self, text: str) -> str | None:
+    def __call__(self, text: str, ref: str | None = None) -> str | None:
         with self._lock:
             if self._session is None:
                 try:
@@ -82,12 +82,20 @@ class LazyChat:
                     return t(self.ws.locale, "serve.no_model", error=in_locale(exc, self.ws.locale))
                 self._session = ChatSession(self.ws, model)
             session = self._session
-        event("chat.turn", "chat message", chars=len(text))
+        event("chat.turn", "chat message", chars=len(text), ref=ref)
         try:
-            return session(text)
+            reply = session(text, ref)
         except Exception as exc:
             event("chat.failed", "chat turn failed", logging.ERROR, error=str(exc))
             return t(self.ws.locale, "serve.chat_failed", error=in_locale(exc, self.ws.locale))
+        return reply or t(self.ws.locale, "channel.empty_reply")
+
+
+@runtime_checkable
+class Graceful(Protocol):
+    """A channel whose close waits for work in progress at most `grace` seconds."""
+
+    def close_within(self, grace: float) -> None: ...
 
 
 class Background(Protocol):
@@ -201,15 +209,16 @@ class Service:
 
     def _outbox_loop(self) -> None:
         while not self.stopping.is_set():
+            wait = self.timing.outbox_poll
             try:
                 report = self.outbox.deliver(self.channel)
                 for nid in report.sent:
                     event("outbox.sent", "announcement sent", id=nid)
                 for nid, error in report.failed:
                     event("outbox.failed", "send failed", logging.WARNING, id=nid, error=error)
+                wait = self._until(self.outbox.next_due(), "outbox")
             except Exception as exc:
                 event("outbox.error", "outbox pass failed", logging.ERROR, error=str(exc))
-            wait = self._until(self.outbox.next_due(), "outbox")
             self._wake_outbox.wait(wait)
             self._wake_outbox.clear()
 
@@ -220,21 +229,33 @@ class Service:
         return min(cap, max(0.05, (moment - self.ws.now()).total_seconds()))
 
     def stop(self) -> None:
-        """Stop taking work; let a run and chat turns in progress finish; close the channel."""
+        """Stop taking work; let a run and the chat turn in progress finish within the grace;
+        close the channel. Whatever is left (queued messages, unsent announcements) is on disk
+        for the next start. Never raises: a stop always ends with `serve.stopped`."""
         if self.stopping.is_set():
             return
         event("serve.stopping", "service stopping")
         self.stopping.set()
         self._wake_outbox.set()
+        deadline = time.monotonic() + self.timing.grace
         for part in self.background:
             part.stop()
-        deadline = time.monotonic() + self.timing.grace
-        if self.chat is not None and not self.chat.wait_idle(self.timing.grace):
+        try:
+            if isinstance(self.channel, Graceful):
+                self.channel.close_within(self.timing.grace)
+            else:
+                self.channel.close()
+        except Exception as exc:
+            event("serve.close_failed", "channel did not close", logging.WARNING, error=str(exc))
+        if self.chat is not None and not self.chat.wait_idle(deadline - time.monotonic()):
             event("serve.chat_cut", "chat turns still running at stop", logging.WARNING)
         for thread in self._threads:
             thread.join(max(0.0, deadline - time.monotonic()))
-        self.channel.close()
-        left = [entry.notification.id for entry in self.outbox.pending()]
+        try:
+            left = [entry.notification.id for entry in self.outbox.pending()]
+        except Exception as exc:
+            left = []
+            event("outbox.error", "outbox unreadable at stop", logging.ERROR, error=str(exc))
         event("serve.stopped", "service stopped", pending_announcements=left)
 
     @contextmanager

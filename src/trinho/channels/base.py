@@ -158,9 +158,12 @@ class Decider(Protocol):
 
 
 class MessageHandler(Protocol):
-    """Answers a text message from the owner (a chat agent); None sends no reply."""
+    """Answers a text message from the owner (a chat agent); None sends no reply.
 
-    def __call__(self, text: str) -> str | None: ...
+    `ref` names the message (its inbox entry): a message replayed after a crash carries the
+    same ref, so the handler can tell a turn it already recorded."""
+
+    def __call__(self, text: str, ref: str | None = None) -> str | None: ...
 
 
 class NotificationLookup(Protocol):

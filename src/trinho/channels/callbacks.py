@@ -23,7 +23,10 @@ OPS: dict[str, Op] = {"A": "A", "R": "R", "V": "V", "y": "y", "n": "n"}
 MAX_DATA_BYTES = 64
 HASH_CHARS = 10
 MAC_CHARS = 11
-_DATA_RE = re.compile(r"^([ARVyn])\|([0-9a-f]{16})\|(\d{1,6})\|([0-9A-Za-z_-]{0,10})\|([\w-]{11})$")
+_DATA_RE = re.compile(
+    r"^([ARVyn])\|([0-9a-f]{16})\|([0-9]{1,6})\|([0-9A-Za-z_-]{0,10})\|([0-9A-Za-z_-]{11})$"
+)
+"""ASCII only: Unicode digits or letters would pass `\\d` and `\\w`, then break the MAC check."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,7 @@ def encode(secret: bytes, action: CallbackAction) -> str:
 
 def decode(secret: bytes, data: str | None) -> CallbackAction | None:
     """The action a button carries, or None when it is malformed or its MAC is wrong."""
-    if data is None:
+    if data is None or not data.isascii():
         return None
     match = _DATA_RE.fullmatch(data)
     if match is None:

@@ -21,12 +21,19 @@ def channel_from_config(
     stream: TextIO | None = None,
 ) -> Channel:
     """The configured channel. A Telegram channel finds announced notifications in the
-    workspace's outbox; it handles buttons and messages only once started (`start()`)."""
+    workspace's outbox, keeps the owner's messages in its inbox, and handles buttons and
+    messages only once started (`start()`)."""
     settings = telegram_settings(ws, env)
     if settings is None:
         return ConsoleChannel(ws.locale, stream)
+    from trinho.channels.inbox import Inbox
     from trinho.channels.telegram import TelegramChannel
 
     return TelegramChannel(
-        settings, locale=ws.locale, lookup=Outbox(ws), decider=decider, on_message=on_message
+        settings,
+        locale=ws.locale,
+        lookup=Outbox(ws),
+        decider=decider,
+        on_message=on_message,
+        inbox=Inbox(ws),
     )

@@ -9,12 +9,15 @@ After the send, the result is recorded. A restart that finds `in_flight` still s
 know whether the owner got the message; it sends it again when the retry is due. We choose
 a rare duplicate over a lost announcement: an unseen held change would wait forever, while a
 repeated message is harmless because every button is bound to a proposal's content hash and
-the queue refuses a second decision. Once "sent" is recorded, the entry is never sent again.
+the queue refuses a second decision; a resend that may be a repeat says so in its title (the
+buttons are the same). Once "sent" is recorded, the entry is never sent again.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import os
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -22,12 +25,15 @@ from typing import Any, Literal, Self, cast
 
 from trinho import records
 from trinho.channels.base import Channel, Notification, SentReceipt, notification_key
-from trinho.durable import atomic_write_text
+from trinho.durable import atomic_write_text, ensure_dir, fsync_dir
 from trinho.errors import TrinhoError
+from trinho.i18n import t
 from trinho.workspace import Workspace
 
 DeliveryStatus = Literal["pending", "sent"]
 DELIVERY_STATUSES: tuple[DeliveryStatus, ...] = ("pending", "sent")
+
+log = logging.getLogger("trinho.channels.outbox")
 
 BASE_DELAY = timedelta(seconds=30)
 MAX_DELAY = timedelta(hours=1)
@@ -188,11 +194,32 @@ class Outbox:
         entry = self._read(self._path(key))
         return None if entry is None else entry.notification
 
+    def _read_or_set_aside(self, path: Path) -> OutboxEntry | None:
+        """The entry, or None when the file is broken: it is moved to `broken/` with one log
+        line, so one bad file neither stops the others nor is reported again."""
+        try:
+            return self._read(path)
+        except TrinhoError as exc:
+            aside = self.root / "broken" / path.name
+            ensure_dir(aside.parent)
+            try:
+                os.replace(path, aside)
+            except FileNotFoundError:
+                return None
+            fsync_dir(self.root)
+            log.error(
+                "outbox entry set aside",
+                extra={
+                    "fields": {"event": "outbox.set_aside", "path": str(aside), "error": str(exc)}
+                },
+            )
+            return None
+
     def entries(self) -> list[OutboxEntry]:
-        """Every entry, oldest first."""
+        """Every readable entry, oldest first (a broken file is set aside)."""
         if not self.root.is_dir():
             return []
-        found = [self._read(path) for path in sorted(self.root.glob("*.json"))]
+        found = [self._read_or_set_aside(path) for path in sorted(self.root.glob("*.json"))]
         return sorted(
             (entry for entry in found if entry is not None),
             key=lambda e: (e.enqueued_at, e.notification.id),
@@ -220,11 +247,7 @@ class Outbox:
             return DeliveryReport()
         for path in sorted(self.root.glob("*.json")):
             with self.ws.lock(path):
-                try:
-                    entry = self._read(path)
-                except TrinhoError as exc:
-                    failed.append((path.name, str(exc)))
-                    continue
+                entry = self._read_or_set_aside(path)
                 if entry is None or entry.status == "sent":
                     continue
                 nid = entry.notification.id
@@ -242,8 +265,12 @@ class Outbox:
                     next_attempt_at=now + backoff_delay(attempts, self.base_delay, self.max_delay),
                 )
                 self._write(entry)
+                shown = entry.notification
+                if nid in in_doubt:
+                    title = t(self.ws.locale, "channel.maybe_repeat", title=shown.title)
+                    shown = replace(shown, title=title)
                 try:
-                    receipt = channel.send(entry.notification)
+                    receipt = channel.send(shown)
                 except Exception as exc:
                     error = f"{type(exc).__name__}: {exc}"
                     self._write(replace(entry, in_flight=False, last_error=error))

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import threading
 from collections.abc import Coroutine
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from trinho.channels import callbacks
@@ -27,6 +29,7 @@ from trinho.channels.base import (
     SentReceipt,
 )
 from trinho.channels.callbacks import CallbackAction
+from trinho.channels.inbox import InboxItem, MemoryInbox, next_item
 from trinho.channels.render import item_text, split_text, summary_text
 from trinho.channels.settings import TelegramSettings
 from trinho.errors import TrinhoError
@@ -41,7 +44,7 @@ if TYPE_CHECKING:
         Message,
         Update,
     )
-    from telegram.ext import Application, ContextTypes
+    from telegram.ext import Application
 
 log = logging.getLogger("trinho.channels.telegram")
 
@@ -59,15 +62,11 @@ class TelegramChannel:
         lookup: NotificationLookup | None = None,
         decider: Decider | None = None,
         on_message: MessageHandler | None = None,
+        inbox: MemoryInbox | None = None,
         timeout: float = 30.0,
     ) -> None:
         try:
-            from telegram.ext import (
-                ApplicationBuilder,
-                CallbackQueryHandler,
-                filters,
-            )
-            from telegram.ext import MessageHandler as TextHandler
+            from telegram.ext import ApplicationBuilder
         except ImportError as exc:  # pragma: no cover - depends on the install
             raise TrinhoError.keyed("error.telegram.no_sdk") from exc
         self.settings = settings
@@ -76,6 +75,7 @@ class TelegramChannel:
         self.decider = decider
         self.on_message = on_message
         self.timeout = timeout
+        self.inbox = inbox or MemoryInbox(lambda: datetime.now(UTC))
         self.owner_chat = settings.owner_id
         self._secret = callbacks.callback_secret(settings.token)
         self._app: Application[Any, Any, Any, Any, Any, Any] = (
@@ -87,14 +87,17 @@ class TelegramChannel:
             .write_timeout(timeout)
             .build()
         )
-        self._app.add_handler(CallbackQueryHandler(self._on_callback))
-        self._app.add_handler(TextHandler(filters.TEXT, self._on_text))
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._initialized = False
         self._polling = False
         self._lock = threading.Lock()
         self._init_lock = threading.Lock()
+        self._halt = threading.Event()
+        self._wake = threading.Event()
+        self._worker: threading.Thread | None = None
+        self._poll_future: concurrent.futures.Future[None] | None = None
+        self._hold: contextlib.ExitStack | None = None
 
     @property
     def name(self) -> str:
@@ -135,46 +138,116 @@ class TelegramChannel:
             self._initialized = True
 
     def start(self, *, poll_timeout: float = 10.0) -> None:
-        """Connect and start polling for button presses and messages (for `trinho serve`)."""
+        """Connect, then poll for button presses and messages and answer them (`trinho serve`).
+
+        Polling is trinho's own loop, not PTB's updater: PTB confirms a fetched batch while its
+        handlers still run, so a crash lost the messages queued behind the first. Here a batch
+        is in the inbox, fsync'd, before the next offset confirms it to Telegram.
+        """
         self._ensure_initialized()
         if self._polling:
             return
-        self._run(self._start_polling(poll_timeout))
+        hold = contextlib.ExitStack()
+        if not hold.enter_context(self.inbox.hold()):
+            hold.close()
+            raise ChannelError.keyed("error.telegram.inbox_busy")
+        self._hold = hold
+        self._halt.clear()
+        self._poll_future = asyncio.run_coroutine_threadsafe(
+            self._poll(poll_timeout), self._ensure_loop()
+        )
+        self._worker = threading.Thread(target=self._work, name="trinho-inbox", daemon=True)
+        self._worker.start()
         self._polling = True
 
-    async def _start_polling(self, poll_timeout: float) -> None:
-        await self._app.start()
-        updater = self._app.updater
-        assert updater is not None
-        await updater.start_polling(
-            timeout=int(max(1, poll_timeout)),
-            allowed_updates=["message", "callback_query"],
-            error_callback=lambda exc: log.warning("telegram: polling failed: %s", exc),
-        )
+    async def _poll(self, poll_timeout: float) -> None:
+        from telegram.error import Conflict, RetryAfter, TelegramError
+
+        offset = await asyncio.to_thread(lambda: self.inbox.state().next_offset)
+        failures = 0
+        while not self._halt.is_set():
+            try:
+                updates = await self._app.bot.get_updates(
+                    offset=offset,
+                    timeout=int(max(1, poll_timeout)),
+                    allowed_updates=["message", "callback_query"],
+                )
+            except (Conflict, RetryAfter, TelegramError) as exc:
+                failures += 1
+                log.warning("telegram: polling failed: %s", exc)
+                await asyncio.sleep(min(30.0, 0.25 * 2.0 ** min(failures, 7)))
+                continue
+            failures = 0
+            if updates:
+                await asyncio.to_thread(self._accept, updates)
+                offset = updates[-1].update_id + 1
+
+    def _accept(self, updates: tuple[Update, ...]) -> None:
+        """Record a fetched batch (one fsync'd append), then hand presses to the loop."""
+        self.inbox.add([(update.update_id, self._owner_text(update)) for update in updates])
+        self._wake.set()
+        loop = self._loop
+        for update in updates:
+            if update.callback_query is not None and loop is not None:
+                asyncio.run_coroutine_threadsafe(self._on_callback(update), loop)
+
+    def _owner_text(self, update: Update) -> str | None:
+        """The owner's text in a new message; None for anything trinho does not answer."""
+        message = update.message
+        if message is None:
+            if update.edited_message is not None:
+                log.info("telegram: an edited message is not answered again")
+            return None
+        user_id = message.from_user.id if message.from_user else None
+        if not self._is_owner(user_id, message.chat.id):
+            log.warning(
+                "telegram: ignored a message from user %s in chat %s", user_id, message.chat.id
+            )
+            return None
+        if message.text is None or self.on_message is None:
+            return None
+        return message.text
 
     def close(self) -> None:
-        """Stop polling, close connections, stop the thread. Safe to call twice."""
+        """`close_within` the channel's own timeout."""
+        self.close_within(self.timeout * 2)
+
+    def close_within(self, grace: float) -> None:
+        """Stop polling, let the turn in progress finish (up to `grace` seconds; what is left
+        stays in the inbox for the next start), close connections. Safe to call twice; never
+        raises: a channel that cannot say goodbye to Telegram is logged and dropped."""
         loop = self._loop
         if loop is None:
             return
+        self._halt.set()
+        self._wake.set()
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.join(grace)
+            if worker.is_alive():
+                log.warning("telegram: a turn was still running at stop; it is replayed")
+        if self._poll_future is not None:
+            self._poll_future.cancel()
+            self._poll_future = None
         try:
-            self._run(self._stop(), timeout=self.timeout * 2)
+            self._run(self._stop(), timeout=self.timeout)
+        except Exception as exc:
+            log.warning("telegram: closing the connection failed: %s", exc)
         finally:
             loop.call_soon_threadsafe(loop.stop)
             if self._thread is not None:
                 self._thread.join(timeout=self.timeout)
-            loop.close()
+            if not loop.is_running():
+                loop.close()
             self._loop = None
             self._thread = None
             self._initialized = False
             self._polling = False
+            if self._hold is not None:
+                self._hold.close()
+                self._hold = None
 
     async def _stop(self) -> None:
-        updater = self._app.updater
-        if updater is not None and updater.running:
-            await updater.stop()
-        if self._app.running:
-            await self._app.stop()
         if self._initialized:
             await self._app.shutdown()
 
@@ -246,7 +319,7 @@ class TelegramChannel:
     def _is_owner(self, user_id: int | None, chat_id: int | None) -> bool:
         return user_id == self.settings.owner_id and chat_id == self.owner_chat
 
-    async def _on_callback(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    async def _on_callback(self, update: Update) -> None:
         query = update.callback_query
         if query is None:
             return
@@ -337,6 +410,10 @@ class TelegramChannel:
     async def _decide_one(
         self, query: CallbackQuery, notification: Notification, action: CallbackAction, by: str
     ) -> str:
+        """Apply one decision and show the next change; the decision stands even when the
+        next screen cannot be sent (the owner is told what was decided, not that it failed)."""
+        from telegram.error import TelegramError
+
         item = notification.items[action.index]
         approve = action.op == "y"
         outcome = await self._decide(item.proposal_id, item.content_hash, approve, by)
@@ -346,13 +423,19 @@ class TelegramChannel:
             result = t(self.locale, "channel.cb.refused", message=outcome.message)
         screen = item_text(notification, action.index, self.locale, limit=3800)
         await self._edit(query, f"{screen}\n\n→ {result}")
-        if action.index + 1 < len(notification.items):
-            await self._send_item(notification, action.index + 1)
+        try:
+            await self._next_screen(notification, action.index + 1)
+        except TelegramError as exc:
+            log.warning("telegram: the next review screen was not sent: %s", exc)
+        return result
+
+    async def _next_screen(self, notification: Notification, index: int) -> None:
+        if index < len(notification.items):
+            await self._send_item(notification, index)
         else:
             await self._app.bot.send_message(
                 chat_id=self.owner_chat, text=t(self.locale, "channel.review.done")
             )
-        return result
 
     async def _send_item(self, notification: Notification, index: int) -> None:
         await self._app.bot.send_message(
@@ -370,25 +453,56 @@ class TelegramChannel:
         except TelegramError as exc:
             log.warning("telegram: could not update the message: %s", exc)
 
-    async def _on_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        message = update.effective_message
-        user = update.effective_user
-        chat = update.effective_chat
-        if message is None or message.text is None:
-            return
-        user_id = user.id if user else None
-        chat_id = chat.id if chat else None
-        if not self._is_owner(user_id, chat_id):
-            log.warning("telegram: ignored a message from user %s in chat %s", user_id, chat_id)
-            return
-        if self.on_message is None:
-            return
+    # -- the inbox worker --------------------------------------------------------------------
+
+    def _work(self) -> None:
+        """Answer the inbox, one message at a time, oldest first, until the channel closes."""
+        while not self._halt.is_set():
+            try:
+                item, due = next_item(self.inbox.state().items, self.inbox.now())
+            except Exception:
+                log.exception("telegram: reading the inbox failed")
+                item, due = None, None
+            if item is None:
+                wait = 30.0 if due is None else (due - self.inbox.now()).total_seconds()
+                self._wake.wait(min(30.0, max(0.05, wait)))
+                self._wake.clear()
+                continue
+            try:
+                self._serve_item(item)
+            except Exception:
+                log.exception("telegram: answering update %s failed", item.update_id)
+                self._halt.wait(1.0)
+
+    def _serve_item(self, item: InboxItem) -> None:
+        reply = item.reply
+        if reply is None:
+            reply = self._reply_text(item)
+            self.inbox.record_reply(item, reply)
+        self._send_reply(item, reply)
+
+    def _reply_text(self, item: InboxItem) -> str:
+        assert self.on_message is not None
         try:
-            reply = await asyncio.to_thread(self.on_message, message.text)
+            reply = self.on_message(item.text, item.ref)
         except Exception:
             log.exception("telegram: the message handler failed")
             reply = t(self.locale, "channel.cb.failed")
-        if not reply:
-            return
-        for chunk in split_text(reply):
-            await self._app.bot.send_message(chat_id=self.owner_chat, text=chunk)
+        return reply or ""
+
+    def _send_reply(self, item: InboxItem, reply: str) -> None:
+        """Send the parts not sent yet; a failure is recorded and retried with backoff."""
+        from telegram.error import RetryAfter, TelegramError
+
+        parts = split_text(reply) if reply.strip() else []
+        for part in parts[len(item.sent) :]:
+            try:
+                message = self._run(self._app.bot.send_message(chat_id=self.owner_chat, text=part))
+            except (TelegramError, ChannelError) as exc:
+                wait = exc.retry_after if isinstance(exc, RetryAfter) else None
+                seconds = wait.total_seconds() if isinstance(wait, timedelta) else wait
+                self.inbox.record_failed(item, f"{type(exc).__name__}: {exc}", seconds)
+                log.warning("telegram: a reply was not sent, retried later: %s", exc)
+                return
+            self.inbox.record_sent(item, message.message_id)
+        self.inbox.record_done(item)
