@@ -206,6 +206,7 @@ def forced_tools(home: Path, base_url: str, model: str, checks: Checks) -> Step:
     from trinho.workspace import open_workspace
 
     start = time.monotonic()
+    ledgered = len(ledger(home))
     client = openai.OpenAI(base_url=base_url, api_key="not-needed", timeout=600, max_retries=0)
     specs = tools.export("openai")
     env = {"TRINHO_MODEL": f"llamacpp:{model}", "TRINHO_BASE_URL": base_url}
@@ -238,7 +239,9 @@ def forced_tools(home: Path, base_url: str, model: str, checks: Checks) -> Step:
         answered += 1
     checks.require(answered == len(FORCED), f"forced tools: every result sent back ({answered})")
     print(f"  forced tools: {answered} round trips, {errors} tool calls refused by trinho")
-    return Step("forced tools", 0, time.monotonic() - start, "", "", answered * 2, 0)
+    records = ledger(home)[ledgered:]
+    seconds = time.monotonic() - start
+    return Step("forced tools", 0, seconds, "", "", len(FORCED) + len(records), tokens_of(records))
 
 
 def main() -> int:
@@ -269,12 +272,12 @@ def main() -> int:
         steps += condensation(env, home, checks)
         chat = step("chat", env, home, checks, "chat", *(f"-m{m}" for m in CHAT), "--json")
         steps.append(chat)
-        steps.append(forced_tools(home, args.base_url, args.model, checks))
         checks.require(chat.code == 0, "chat: exit 0")
         turns = json.loads(chat.out)["turns"] if chat.code == 0 else []
         checks.require(len(turns) == len(CHAT), f"chat: every message answered ({len(turns)})")
         tools = sum(len(t["tools"]) for t in turns)
         print(f"  chat: {tools} tool calls across {len(turns)} turns")
+        steps.append(forced_tools(home, args.base_url, args.model, checks))
         records = ledger(home)
         failed = [r for r in records if "failure" in r]
         print(f"  ledger: {len(records)} calls, {len(failed)} failed, {tokens_of(records)} tokens")

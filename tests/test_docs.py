@@ -618,3 +618,49 @@ def test_every_dotted_name_in_the_python_api_page_imports() -> None:
     assert len(names) >= 20
     for dotted in names:
         _resolve(dotted)
+
+
+def _fenced(page: str, lang: str) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", _doc(page), flags=re.S)
+
+
+def _check_server_command(command: str, args: list[str]) -> None:
+    """A client's way of starting trinho is a command line `trinho mcp` accepts."""
+    assert command == "trinho" and args[:1] == ["mcp"], (command, args)
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main([*args, "--help"]) == 0, args
+
+
+def test_every_client_snippet_parses_and_starts_a_real_command() -> None:
+    import tomllib
+
+    entries: list[dict[str, object]] = []
+    for block in _fenced("clients.md", "json"):
+        data = json.loads(block)
+        entries += list((data.get("mcpServers") or data["servers"]).values())
+    for block in _fenced("clients.md", "toml"):
+        entries += list(tomllib.loads(block)["mcp_servers"].values())
+    started = [e for e in entries if "command" in e]
+    for entry in started:
+        _check_server_command(str(entry["command"]), list(entry["args"]))  # type: ignore[call-overload]
+        assert "TRINHO_HOME" in entry["env"]  # type: ignore[operator]
+    for entry in (e for e in entries if "url" in e):
+        assert entry["url"] == "http://127.0.0.1:8765/mcp"
+    shell = [line for block in _fenced("clients.md", "sh") for line in block.splitlines()]
+    for line in shell:
+        words = shlex.split(line)
+        if "--" in words:
+            _check_server_command(words[words.index("--") + 1], words[words.index("--") + 2 :])
+        else:
+            assert "http://127.0.0.1:8765/mcp" in words
+    assert len(started) >= 4 and len(shell) == 2
+
+
+def test_every_client_python_snippet_compiles_and_starts_trinho_mcp() -> None:
+    blocks = _fenced("clients.md", "python")
+    assert len(blocks) == 2
+    for block in blocks:
+        tree = ast.parse(block)
+        compile(tree, "clients.md", "exec")
+        text = ast.unparse(tree)
+        assert "MCPServerStdio" in text and "'trinho'" in text and "['mcp']" in text
