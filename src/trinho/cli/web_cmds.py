@@ -29,4 +29,4 @@ def web(host: str, port: int) -> None:
     guard = Guard(ws.now)
     app = web_app.web_app(ws, guard, host, port, token)
     say(t(ws.locale, "web.login_link", url=web_app.login_url(host, port, guard)))
-    web_app.serve(ws, host, port, app)
+    web_app.serve(host, port, app)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -47,6 +48,8 @@ from trinho.web.auth import (
 )
 from trinho.web.html import Html
 from trinho.workspace import CONFIG_PATH, Workspace, validate_slug
+
+log = logging.getLogger("trinho.web")
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8766
@@ -341,8 +344,39 @@ def _file_lines(ws: Workspace, path: str) -> list[str]:
     return memory_get(ws, path).text.split("\n")
 
 
-def serve(ws: Workspace, host: str, port: int, app: ASGIApp) -> None:
+def serve(host: str, port: int, app: ASGIApp) -> None:
     """Serve `app` until interrupted."""
     import uvicorn
 
     uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+class WebHttp:
+    """The review page inside `trinho serve` (`[web] enabled = true`), stoppable from another
+    thread; its login link goes to the log, since the service's stdout is the console channel."""
+
+    def __init__(self, ws: Workspace, host: str, port: int) -> None:
+        import uvicorn
+
+        guard = Guard(ws.now)
+        app = web_app(ws, guard, host, port, required_token(ws, host))
+        self.url = login_url(host, port, guard)
+        self.server = uvicorn.Server(
+            uvicorn.Config(app, host=host, port=port, log_level="warning", log_config=None)
+        )
+
+    def run(self) -> None:
+        log.info("%s", self.url)
+        self.server.run()
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+
+
+def web_parts(ws: Workspace) -> tuple[WebHttp, ...]:
+    """The review page as a part of the service, when `[web] enabled = true`."""
+    section = ws.config.section("web")
+    if section.get("enabled") is not True:
+        return ()
+    host = str(section.get("host", DEFAULT_HOST))
+    return (WebHttp(ws, host, int(section.get("port", DEFAULT_PORT))),)
