@@ -928,4 +928,17 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "en": "--keep {folder}: this folder exists and is not empty; give a new folder",
         "vi": "--keep {folder}: thư mục này đã có và không trống; hãy cho một thư mục mới",
     },
+    # ---- trinho web ------------------------------------------------------------------------
+    "error.web.needs_token": {
+        "en": "--host {host} serves beyond this machine: set `[web] token` in {config} first",
+        "vi": "--host {host} phục vụ ra ngoài máy này: hãy đặt `[web] token` trong {config} trước",
+    },
+    "error.web.bad_token": {
+        "en": "[web] token in {config} must be text of at least {min} characters",
+        "vi": "[web] token trong {config} phải là chuỗi dài ít nhất {min} ký tự",
+    },
+    "error.web.no_starlette": {
+        "en": "trinho web needs starlette and uvicorn: pip install 'trinho[web]'",
+        "vi": "trinho web cần starlette và uvicorn: pip install 'trinho[web]'",
+    },
 }

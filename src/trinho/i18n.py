@@ -941,6 +941,68 @@ CATALOG: dict[str, dict[str, str]] = {
         "vi": "Đã hoàn tác {run}: trước lần chạy chưa có MEMORY.md, và giờ cũng không có; "
         "không đổi gì",
     },
+    # ---- trinho web: the review page ------------------------------------------------------
+    "web.login_link": {
+        "en": "Open the review page (the link works once, for 10 minutes): {url}",
+        "vi": "Mở trang duyệt (liên kết dùng được một lần, trong 10 phút): {url}",
+    },
+    "web.title": {"en": "trinho: review", "vi": "trinho: duyệt"},
+    "web.nav.queue": {"en": "Waiting", "vi": "Đang chờ"},
+    "web.nav.runs": {"en": "Runs", "vi": "Các lần chạy"},
+    "web.nav.memory": {"en": "MEMORY.md", "vi": "MEMORY.md"},
+    "web.nav.archive": {"en": "Archive", "vi": "Lưu trữ"},
+    "web.nav.facts": {"en": "Facts", "vi": "Dữ kiện"},
+    "web.search": {"en": "Search", "vi": "Tìm"},
+    "web.queue.none": {"en": "Nothing waits for you.", "vi": "Không có gì đang chờ bạn."},
+    "web.queue.run": {"en": "Run {run}", "vi": "Lần chạy {run}"},
+    "web.queue.origin": {"en": "From {origin}", "vi": "Từ {origin}"},
+    "web.approve": {"en": "Approve", "vi": "Duyệt"},
+    "web.reject": {"en": "Reject", "vi": "Từ chối"},
+    "web.reason": {"en": "Why (optional)", "vi": "Lý do (không bắt buộc)"},
+    "web.approve_all": {
+        "en": "Approve all {count} of this run",
+        "vi": "Duyệt cả {count} thay đổi của lần chạy này",
+    },
+    "web.fact.change": {"en": "Fact {key} (user {user})", "vi": "Dữ kiện {key} (người {user})"},
+    "web.fact.basis": {"en": "basis: {basis}", "vi": "căn cứ: {basis}"},
+    "web.fact.valid": {"en": "valid {since} to {until}", "vi": "hiệu lực {since} đến {until}"},
+    "web.fact.none": {"en": "(none)", "vi": "(chưa có)"},
+    "web.archive.lines": {
+        "en": "Move these {count} lines to memory/archive.md:",
+        "vi": "Chuyển {count} dòng này sang memory/archive.md:",
+    },
+    "web.side.before": {"en": "Now", "vi": "Hiện tại"},
+    "web.side.after": {"en": "Proposed", "vi": "Đề xuất"},
+    "web.runs.none": {"en": "No condensation has run yet.", "vi": "Chưa có lần rút gọn nào."},
+    "web.run.no_report": {"en": "This run left no report.", "vi": "Lần chạy này không có báo cáo."},
+    "web.run.days": {"en": "Days read", "vi": "Các ngày đã đọc"},
+    "web.run.changes": {"en": "Changes", "vi": "Thay đổi"},
+    "web.run.auto": {"en": "applied by itself", "vi": "tự áp dụng"},
+    "web.run.held": {"en": "held for you", "vi": "chờ bạn duyệt"},
+    "web.run.screening": {"en": "Screening", "vi": "Sàng lọc"},
+    "web.run.model": {
+        "en": "Model: {calls} calls, {input} tokens in, {output} tokens out",
+        "vi": "Mô hình: {calls} lần gọi, {input} token vào, {output} token ra",
+    },
+    "web.run.undo": {"en": "Undo this run…", "vi": "Hoàn tác lần chạy này…"},
+    "web.run.undo_confirm": {
+        "en": "Undo run {run}? MEMORY.md goes back to what it was before the run (the current "
+        "text is kept in the run's folder) and its waiting changes are withdrawn.",
+        "vi": "Hoàn tác lần chạy {run}? MEMORY.md trở lại như trước lần chạy (nội dung hiện tại "
+        "được giữ trong thư mục của lần chạy) và các thay đổi đang chờ của nó bị rút lại.",
+    },
+    "web.run.undo_yes": {"en": "Yes, undo {run}", "vi": "Đồng ý, hoàn tác {run}"},
+    "web.run.undone": {
+        "en": "Run {run} undone; {count} waiting changes withdrawn.",
+        "vi": "Đã hoàn tác {run}; rút lại {count} thay đổi đang chờ.",
+    },
+    "web.file.empty": {"en": "{path} is empty or absent.", "vi": "{path} trống hoặc chưa có."},
+    "web.facts.none": {"en": "No facts yet.", "vi": "Chưa có dữ kiện nào."},
+    "web.search.none": {"en": "No hits for {query}.", "vi": "Không tìm thấy gì cho {query}."},
+    "web.login.token": {"en": "Access token", "vi": "Mã truy cập"},
+    "web.login.go": {"en": "Log in", "vi": "Đăng nhập"},
+    "web.refused": {"en": "Refused.", "vi": "Bị từ chối."},
+    "web.back": {"en": "Back", "vi": "Quay lại"},
 }
 
 CATALOG.update(ERROR_TEXTS)

@@ -314,12 +314,15 @@ class McpHttp:
 
 
 def mcp_parts(ws: Workspace) -> tuple[Background, ...]:
+    """The MCP HTTP server when `[mcp] http = true`, and the review page (`[web]`)."""
+    from trinho.web.app import web_parts
+
     section = ws.config.section("mcp")
     if section.get("http") is not True:
-        return ()
+        return web_parts(ws)
     host = str(section.get("host", "127.0.0.1"))
     port = int(section.get("port", 8765))
-    return (McpHttp(ws, host, port),)
+    return (McpHttp(ws, host, port), *web_parts(ws))
 
 
 def build_service(

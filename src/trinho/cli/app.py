@@ -70,6 +70,7 @@ COMMANDS: dict[str, str] = {
     "serve": "serve_cmds",
     "tools": "tools_cmds",
     "usage": "model_cmds",
+    "web": "web_cmds",
 }
 """Each command and the module under trinho.cli that defines it (on `cli`, when imported)."""
 

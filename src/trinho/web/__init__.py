@@ -1,0 +1,1 @@
+"""The review page in the browser: `trinho web`."""

@@ -1,0 +1,94 @@
+"""HTML built from escaped pieces: stored text never reaches a page as markup.
+
+`Html` marks text that is already markup; `esc` escapes everything else (after showing control
+characters as escapes with `printable`), and `html` fills a template escaping every parameter
+that is not `Html` itself. That is the whole autoescape: no template engine is needed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import html as stdlib_html
+from collections.abc import Iterable
+
+from trinho.textnorm import printable
+
+
+class Html(str):
+    """Markup that is already safe to send."""
+
+    __slots__ = ()
+
+
+def esc(value: object) -> Html:
+    """`value` as text in a page: `Html` kept, anything else shown escaped and printable."""
+    if isinstance(value, Html):
+        return value
+    return Html(stdlib_html.escape(printable(str(value)), quote=True))
+
+
+def html(template: str, /, **params: object) -> Html:
+    """`template` (trusted markup) with each `{name}` filled by its escaped parameter."""
+    return Html(template.format(**{name: esc(value) for name, value in params.items()}))
+
+
+def join(parts: Iterable[object], sep: str = "") -> Html:
+    return Html(sep.join(esc(part) for part in parts))
+
+
+def _marked(words: list[str], tag: str) -> Html:
+    return html(f"<{tag}>{{text}}</{tag}>", text="".join(words)) if words else Html("")
+
+
+def word_diff(old: str, new: str) -> tuple[Html, Html]:
+    """Both sides of a changed line, the words that differ wrapped in <del> and <ins>."""
+    a, b = old.split(" "), new.split(" ")
+    left: list[Html] = []
+    right: list[Html] = []
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            left.append(esc(" ".join(a[i1:i2])))
+            right.append(esc(" ".join(b[j1:j2])))
+            continue
+        left.append(_marked([" ".join(a[i1:i2])] if i2 > i1 else [], "del"))
+        right.append(_marked([" ".join(b[j1:j2])] if j2 > j1 else [], "ins"))
+    return join((p for p in left if p), " "), join((p for p in right if p), " ")
+
+
+def _row(left: object, right: object, left_class: str, right_class: str) -> Html:
+    return html(
+        '<tr><td class="{lc}">{left}</td><td class="{rc}">{right}</td></tr>',
+        lc=left_class,
+        rc=right_class,
+        left=left,
+        right=right,
+    )
+
+
+def side_by_side(old: str, new: str) -> Html:
+    """A two-column table of `old` against `new`, line by line, words marked in changed lines."""
+    a, b = old.split("\n") if old else [], new.split("\n") if new else []
+    rows: list[Html] = []
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            rows.extend(_row(line, line, "same", "same") for line in a[i1:i2])
+            continue
+        olds, news = a[i1:i2], b[j1:j2]
+        for k in range(max(len(olds), len(news))):
+            left = olds[k] if k < len(olds) else None
+            right = news[k] if k < len(news) else None
+            if left is not None and right is not None:
+                marked_left, marked_right = word_diff(left, right)
+                rows.append(_row(marked_left, marked_right, "old", "new"))
+            else:
+                rows.append(
+                    _row(
+                        "" if left is None else left,
+                        "" if right is None else right,
+                        "old" if left is not None else "none",
+                        "new" if right is not None else "none",
+                    )
+                )
+    return html('<table class="diff">{rows}</table>', rows=join(rows))
