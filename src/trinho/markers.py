@@ -15,6 +15,7 @@ byte, are never search hits, and are never material for the weekly rewrite. Day 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from datetime import date
 from typing import Literal
@@ -117,14 +118,17 @@ def reattach_markers(old: str, new: str) -> str:
     kept = [line for line, role in zip(new_lines, new_roles, strict=True) if role != "marker"]
     if "marker" not in old_roles:
         return "\n".join(kept)
-    anchors: list[tuple[list[str], list[str]]] = []  # (marker lines, text lines after them)
+    texts = [(x, r) for x, r in zip(old_lines, old_roles, strict=True) if r != "marker"]
+    anchors: list[tuple[list[str], list[tuple[str, int]]]] = []  # markers, what follows them
     pending: list[str] = []
-    for i, (line, role) in enumerate(zip(old_lines, old_roles, strict=True)):
+    seen: Counter[str] = Counter()
+    for line, role in zip(old_lines, old_roles, strict=True):
         if role == "marker":
             pending.append(line)
-        elif pending and line.strip():
-            after = [x for x, r in zip(old_lines[i:], old_roles[i:], strict=True) if r != "marker"]
-            anchors.append((pending, [x for x in after if x.strip()]))
+            continue
+        seen[line] += 1
+        if pending and line.strip():
+            anchors.append((pending, _following(texts, line, seen[line])))
             pending = []
     tail = pending
     taken: set[int] = set()
@@ -144,12 +148,30 @@ def reattach_markers(old: str, new: str) -> str:
     return "\n".join(out)
 
 
-def _place(kept: list[str], after: list[str], taken: set[int]) -> int:
-    """Where in `kept` a marker goes: before its entry, else before what followed it."""
-    for n, wanted in enumerate(after):
-        for index, line in enumerate(kept):
-            if line == wanted and index not in taken:
-                if n == 0:
-                    taken.add(index)
-                return index
+def _following(
+    texts: list[tuple[str, int]] | list[tuple[str, Role]], line: str, nth: int
+) -> list[tuple[str, int]]:
+    """The non-blank lines from the `nth` `line` of `texts` on, each with its occurrence."""
+    count: Counter[str] = Counter()
+    out: list[tuple[str, int]] = []
+    started = False
+    for text, _ in texts:
+        count[text] += 1
+        if not started and text == line and count[text] == nth:
+            started = True
+        if started and text.strip():
+            out.append((text, count[text]))
+    return out
+
+
+def _place(kept: list[str], after: list[tuple[str, int]], taken: set[int]) -> int:
+    """Where in `kept` a marker goes: before the same occurrence of its entry (or the last one
+    there is), else before what followed it."""
+    for n, (wanted, nth) in enumerate(after):
+        found = [i for i, line in enumerate(kept) if line == wanted]
+        if found:
+            index = found[min(nth, len(found)) - 1]
+            if n == 0:
+                taken.add(index)
+            return index
     return len(kept)
