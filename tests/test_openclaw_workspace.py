@@ -4,6 +4,7 @@ README names) opens as it is: everything OpenClaw writes is read, and nothing is
 from __future__ import annotations
 
 import hashlib
+import io
 import shutil
 from datetime import date
 from pathlib import Path
@@ -11,12 +12,15 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from condense_weeks import two_roles
 from conftest import FixedClock
+from trinho.channels import ConsoleChannel
+from trinho.condense import run_condensation
 from trinho.cli.app import cli
 from trinho.condense.collect import Span, collect
 from trinho.context_shell import build_context
 from trinho.search import search
-from trinho.workspace import Workspace, open_workspace
+from trinho.workspace import Workspace, init_workspace, open_workspace
 
 FIXTURE = Path(__file__).parent / "data" / "openclaw"
 NOW = "2026-04-21T20:00:00+07:00"
@@ -113,3 +117,26 @@ def test_notes_shows_a_prose_only_openclaw_day(openclaw: Workspace) -> None:
     assert result.exit_code == 0
     assert "## 14:00 - Xylophone lesson booking" in result.output
     assert "too salty" in result.output and "Candidate" not in result.output
+
+
+def test_markers_survive_a_condensation_next_to_their_entries(
+    openclaw: Workspace, clock: FixedClock
+) -> None:
+    init_workspace(openclaw.root, timezone="Asia/Ho_Chi_Minh", clock=clock)
+    ws = open_workspace(openclaw.root, clock)
+    old = ws.memory_file.read_text(encoding="utf-8")
+    lines = old.split("\n")
+    promoted = [line for line in lines if line.startswith("- Minh ")]
+    # The model moves the promoted entries under People and drops the markers.
+    moved = "\n".join(
+        [*lines[:5], *promoted, "", "## Promoted From Short-Term Memory (2026-04-21)", ""]
+    )
+    report = run_condensation(
+        ws, model=two_roles(moved + "\n"), channel=ConsoleChannel("en", io.StringIO())
+    )
+    assert report.held == ()
+    after = ws.memory_file.read_text(encoding="utf-8").split("\n")
+    for marker, entry in zip(lines[8:12:2], lines[9:13:2], strict=True):
+        assert marker.startswith("<!-- openclaw-memory-promotion:")
+        assert after[after.index(entry) - 1] == marker
+    assert after.index(lines[9]) < after.index("## Promoted From Short-Term Memory (2026-04-21)")
