@@ -15,8 +15,8 @@ from click.testing import CliRunner
 from condense_weeks import two_roles
 from conftest import FixedClock
 from trinho.channels import ConsoleChannel
-from trinho.condense import run_condensation
 from trinho.cli.app import cli
+from trinho.condense import run_condensation
 from trinho.condense.collect import Span, collect
 from trinho.context_shell import build_context
 from trinho.search import search

@@ -148,9 +148,7 @@ def reattach_markers(old: str, new: str) -> str:
     return "\n".join(out)
 
 
-def _following(
-    texts: list[tuple[str, int]] | list[tuple[str, Role]], line: str, nth: int
-) -> list[tuple[str, int]]:
+def _following(texts: Sequence[tuple[str, str]], line: str, nth: int) -> list[tuple[str, int]]:
     """The non-blank lines from the `nth` `line` of `texts` on, each with its occurrence."""
     count: Counter[str] = Counter()
     out: list[tuple[str, int]] = []
