@@ -194,7 +194,7 @@ def test_prose_typed_into_a_note_reaches_the_preamble(workspace: Workspace) -> N
     )
     ctx = build_context(workspace)
     assert ctx.preamble.endswith(
-        "## Notes from today (2026-11-29)\n"
+        "## Notes from today (2026-11-29)\n# 2026-11-29\n"
         "- Hẹn nha sĩ thứ Sáu\nMẹ gọi lúc trưa.\n- 14:05 mua hoa\n"
     )
     assert "# 2026-11-29\n" not in ctx.preamble

@@ -47,7 +47,7 @@ def note_docs(path: str, day: date, text: str) -> list[Doc]:
     docs = []
     for item in parse_note_file(text).items:
         shown = item.text if isinstance(item, NoteEntry) else item.shown
-        if not shown:
+        if not shown and not isinstance(item, NoteEntry):
             continue
         refs = (f"{path}:{item.line}",)
         docs.append(Doc("note", path, item.line, day, shown, refs, " ".join(terms(shown))))
