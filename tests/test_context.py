@@ -200,7 +200,7 @@ def test_prose_typed_into_a_note_reaches_the_preamble(workspace: Workspace) -> N
     assert "\n# 2026-11-29\n- Hẹn" in ctx.preamble  # the note's heading is kept with its lines
     small = build_context(workspace, budgets=Budgets(notes=6))
     assert "mua hoa" in small.preamble and "nha sĩ" not in small.preamble
-    assert small.omitted["notes"] == 2
+    assert small.omitted["notes"] == 3  # the heading, the bullet and the sentence
 
 
 def test_system_block_unchanged_after_memory_save(workspace: Workspace, clock: FixedClock) -> None:
