@@ -194,13 +194,13 @@ def test_prose_typed_into_a_note_reaches_the_preamble(workspace: Workspace) -> N
     )
     ctx = build_context(workspace)
     assert ctx.preamble.endswith(
-        "## Notes from today (2026-11-29)\n"
+        "## Notes from today (2026-11-29)\n# 2026-11-29\n"
         "- Hẹn nha sĩ thứ Sáu\nMẹ gọi lúc trưa.\n- 14:05 mua hoa\n"
     )
-    assert "# 2026-11-29\n" not in ctx.preamble
+    assert "\n# 2026-11-29\n- Hẹn" in ctx.preamble  # the note's heading is kept with its lines
     small = build_context(workspace, budgets=Budgets(notes=6))
     assert "mua hoa" in small.preamble and "nha sĩ" not in small.preamble
-    assert small.omitted["notes"] == 2
+    assert small.omitted["notes"] == 3  # the heading, the bullet and the sentence
 
 
 def test_system_block_unchanged_after_memory_save(workspace: Workspace, clock: FixedClock) -> None:

@@ -55,13 +55,16 @@ def facts_index_text(ws: Workspace, user: str) -> str:
 
 
 def _note_lines(ws: Workspace, day: date) -> list[NoteLine]:
-    """The day's entries and any prose typed into the note by hand, in file order."""
+    """The day's entries, any prose typed into the note by hand and its headings (an OpenClaw
+    note's `## 14:00 - Topic` says what the lines under it are about), in file order; OpenClaw's
+    markers and managed dreaming blocks are left out."""
     lines = []
     for item in read_notes(ws, day).items:
         if isinstance(item, NoteEntry):
             lines.append(NoteLine(day, item.time, item.text))
-        elif item.prose:
-            lines.append(NoteLine(day, None, item.prose))
+        elif item.shown:
+            text = item.raw.lstrip("\ufeff").strip() if item.heading else item.shown
+            lines.append(NoteLine(day, None, text))
     return lines
 
 

@@ -13,6 +13,7 @@ from datetime import date
 
 from trinho.durable import append_recorded, committed_size, read_regular
 from trinho.errors import TrinhoError
+from trinho.markers import Role, day_of_name, line_roles
 from trinho.textnorm import decode, nfc, unify_breaks
 from trinho.workspace import NOTES_DIR, Workspace
 
@@ -22,11 +23,13 @@ __all__ = [
     "NoteEntry",
     "NoteFile",
     "SavedNote",
+    "day_files",
     "decode",
     "format_entry",
     "normalize_note_text",
     "note_days",
     "parse_note_file",
+    "read_note_file",
     "read_notes",
     "render_note_file",
     "require_unicode",
@@ -53,17 +56,32 @@ class NoteEntry:
 
 @dataclass(frozen=True)
 class LooseLine:
-    """A line that is not part of an entry, kept verbatim."""
+    """A line that is not part of an entry, kept verbatim; `role` says whether it is memory
+    (`text`) or one of OpenClaw's machine lines (see `trinho.markers`)."""
 
     raw: str
     line: int
+    role: Role = "text"
 
     @property
     def prose(self) -> str:
         """The line's text when it is something typed by hand (an untimed bullet, a sentence);
-        empty for a blank line or a heading, which are structure."""
+        empty for a blank line, a heading (structure) or a machine line."""
+        text = self.shown
+        return "" if self.heading else text
+
+    @property
+    def heading(self) -> bool:
+        return self.role == "text" and self.raw.lstrip("\ufeff").strip().startswith("#")
+
+    @property
+    def shown(self) -> str:
+        """The line as memory: its prose, or a heading's title (`## 14:00 - Lesson` gives
+        `14:00 - Lesson`); empty for a blank line or a machine line, which say nothing."""
+        if self.role != "text":
+            return ""
         text = self.raw.lstrip("\ufeff").strip()
-        return "" if text.startswith("#") else text
+        return text.lstrip("#").strip() if text.startswith("#") else text
 
 
 NoteItem = NoteEntry | LooseLine
@@ -93,9 +111,14 @@ def format_entry(hhmm: str, text: str) -> str:
 def parse_note_file(text: str) -> NoteFile:
     """Parse a daily note file. `render_note_file` gives back the same text, byte for byte."""
     raw_lines = text.split("\n")
+    roles = line_roles(raw_lines)
     items: list[NoteItem] = []
     i = 0
     while i < len(raw_lines):
+        if roles[i] != "text":
+            items.append(LooseLine(raw_lines[i], i + 1, roles[i]))
+            i += 1
+            continue
         # a byte-order mark (an editor's) is kept in the raw line, not read as text
         match = _ENTRY_RE.match(raw_lines[i].removeprefix("\ufeff") if i == 0 else raw_lines[i])
         if match is None:
@@ -104,7 +127,7 @@ def parse_note_file(text: str) -> NoteFile:
             continue
         parts = [match.group(3) or ""]
         j = i + 1
-        while j < len(raw_lines) and raw_lines[j].startswith(CONTINUATION):
+        while j < len(raw_lines) and raw_lines[j].startswith(CONTINUATION) and roles[j] == "text":
             parts.append(raw_lines[j][len(CONTINUATION) :])
             j += 1
         items.append(
@@ -175,24 +198,42 @@ def save_note(workspace: Workspace, text: str) -> SavedNote:
 
 def read_notes(workspace: Workspace, day: date) -> NoteFile:
     """One day's note file as parsed (empty when there is none); reading writes nothing."""
-    path = workspace.note_path(day)
+    return read_note_file(workspace, f"{NOTES_DIR}/{day.isoformat()}.md")
+
+
+def read_note_file(workspace: Workspace, rel: str) -> NoteFile:
+    """A day file (canonical or slugged) as parsed, empty when there is none. A name that is
+    a link out of the workspace is refused by `Workspace.confine`."""
+    path = workspace.path(rel)
     if not path.exists():
         return NoteFile((), ("",))
     with workspace.read_lock(path):
         data = read_regular(path)[: committed_size(path, workspace.intent_path(path))]
-    return parse_note_file(decode(data, f"{NOTES_DIR}/{day.isoformat()}.md"))
+    return parse_note_file(decode(data, rel))
 
 
-def note_days(workspace: Workspace) -> list[date]:
-    """The days that have a note file, oldest first (files not named YYYY-MM-DD.md are ignored)."""
+def _day_names(workspace: Workspace) -> list[tuple[date, str, str]]:
     folder = workspace.notes_dir
     if not folder.is_dir():
         return []
-    days = []
+    found = []
     for child in folder.iterdir():
-        if child.suffix == ".md":
-            try:
-                days.append(date.fromisoformat(child.stem))
-            except ValueError:
-                continue
-    return sorted(days)
+        parsed = day_of_name(child.name)
+        if parsed is not None and child.is_file() and workspace.inside(child):
+            found.append((parsed[0], parsed[1], child.name))
+    return sorted(found)
+
+
+def day_files(workspace: Workspace, day: date) -> list[str]:
+    """The day's files, workspace-relative: `memory/DAY.md` first (where trinho writes), then
+    OpenClaw's slugged `memory/DAY-slug.md` session files in name order."""
+    canonical = f"{NOTES_DIR}/{day.isoformat()}.md"
+    names = _day_names(workspace)
+    slugged = [f"{NOTES_DIR}/{name}" for found, slug, name in names if found == day and slug]
+    return [canonical, *slugged]
+
+
+def note_days(workspace: Workspace) -> list[date]:
+    """The days that have a day file (`YYYY-MM-DD.md` or OpenClaw's `YYYY-MM-DD-slug.md`),
+    oldest first; other files are not day files."""
+    return sorted({found for found, _, _ in _day_names(workspace)})

@@ -60,20 +60,29 @@ def note(text: str, as_json: bool) -> None:
 @click.option("--date", "day_text", help="Day to show (YYYY-MM-DD); default today.")
 @json_option
 def notes(day_text: str | None, as_json: bool) -> None:
-    """Show the entries of one day's note."""
+    """Show the entries of one day's note, and the lines typed into it without a time."""
     ws = state().workspace()
     day = parse_day(day_text, "--date") if day_text else ws.today()
-    entries = notes_mod.read_notes(ws, day).entries
+    items = notes_mod.read_notes(ws, day).items
+    entries = [item for item in items if isinstance(item, notes_mod.NoteEntry)]
+    prose = [item for item in items if isinstance(item, notes_mod.LooseLine) and item.shown]
     data = {
         "date": day.isoformat(),
         "path": f"memory/{day.isoformat()}.md",
         "entries": [asdict(entry) for entry in entries],
+        "lines": [{"line": item.line, "text": item.raw.strip()} for item in prose],
     }
 
     def human() -> str:
-        if not entries:
+        if not entries and not prose:
             return t(ws.locale, "notes.none", date=day.isoformat())
-        return "\n".join(notes_mod.format_entry(e.time, e.text) for e in entries)
+        return "\n".join(
+            notes_mod.format_entry(item.time, item.text)
+            if isinstance(item, notes_mod.NoteEntry)
+            else item.raw.strip()
+            for item in items
+            if isinstance(item, notes_mod.NoteEntry) or item.shown
+        )
 
     emit(as_json, data, human)
 

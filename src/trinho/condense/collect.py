@@ -1,5 +1,8 @@
 """What the weekly rewrite reads: MEMORY.md and the week's notes and conversation turns.
 
+A day's notes are its `memory/DAY.md` and OpenClaw's `memory/DAY-slug.md` session files; the
+rest of `memory/` (dreaming reports, digests) is searched but is never rewrite material.
+
 Reading is the thin shell (`collect`); splitting the material into chunks that fit the model's
 context (`plan_chunks`) is a pure function, by day first and within a day only when one day
 alone does not fit. Nothing is ever left out: an item too large for any chunk is cut into
@@ -17,7 +20,7 @@ from typing import Literal
 from trinho import memory_store
 from trinho.errors import TrinhoError
 from trinho.models import estimate_tokens
-from trinho.notes import LooseLine, NoteEntry, read_notes
+from trinho.notes import LooseLine, NoteEntry, day_files, read_note_file
 from trinho.transcripts import read_day
 from trinho.workspace import CONFIG_PATH, NOTES_DIR, Workspace
 
@@ -155,7 +158,11 @@ def collect(ws: Workspace, span: Span) -> Collected:
     today, since = ws.local_date(span.end), span.since(ws)
     items: list[Material] = []
     for day in ws.days_between(since, today):
-        found = note_items(day, read_notes(ws, day).items)
+        found = [
+            item
+            for rel in day_files(ws, day)
+            for item in note_items(day, read_note_file(ws, rel).items, rel)
+        ]
         items.extend(m for m in found if span.holds(note_moment(ws, day, m.time)))
         for stored in read_day(ws, day):
             turn = stored.turn
@@ -174,16 +181,20 @@ def collect(ws: Workspace, span: Span) -> Collected:
     return Collected(memory_store.read_text(ws), today, since, tuple(items))
 
 
-def note_items(day: date, parsed: Iterable[NoteEntry | LooseLine]) -> list[Material]:
-    """Entries of a note file, and its non-blank hand-typed lines: nothing in it is skipped."""
-    where = f"{NOTES_DIR}/{day.isoformat()}.md"
+def note_items(
+    day: date, parsed: Iterable[NoteEntry | LooseLine], where: str | None = None
+) -> list[Material]:
+    """Entries of a day file, and its non-blank hand-typed lines: nothing typed is skipped.
+    OpenClaw's machine lines (markers, managed dreaming blocks) are not material: nobody said
+    them, and OpenClaw itself never promotes from them."""
+    where = where or f"{NOTES_DIR}/{day.isoformat()}.md"
     found: list[Material] = []
     for item in parsed:
         if isinstance(item, NoteEntry):
             found.append(
                 Material(day, "note", item.time, "note", item.text, f"{where}:{item.line}")
             )
-        elif item.raw.strip():
+        elif item.role == "text" and item.raw.strip():
             found.append(
                 Material(day, "note", "", "note", item.raw.strip(), f"{where}:{item.line}")
             )

@@ -92,6 +92,7 @@ from trinho.context_shell import budgets_from_config
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import TrinhoError
 from trinho.i18n import t
+from trinho.markers import reattach_markers
 from trinho.models import (
     ChatModel,
     ChatRequest,
@@ -479,7 +480,9 @@ class _Run:
                 rewrite = screened.text
                 if base != old:  # edited by hand during the run: keep what the owner did
                     rewrite = carry_added(old, base, drop_deleted(old, base, screened.text))
+                rewrite = reattach_markers(base, rewrite)
                 result = gate(base, rewrite, self.today, self.since, hold=screened.hold)
+                result = GateResult(reattach_markers(base, result.applied), result.changes)
                 result, moved = self._archive(result)
                 to_propose = tuple(c for c in result.held if not added_during_run(c, old))
                 if self.journal is None:

@@ -14,6 +14,7 @@ from typing import Literal
 from trinho import memory_md
 from trinho.errors import TrinhoError
 from trinho.facts.format import parse_fact
+from trinho.markers import line_roles
 from trinho.notes import NoteEntry, parse_note_file
 from trinho.search.tokenize import terms
 
@@ -40,16 +41,13 @@ class Doc:
 
 
 def note_docs(path: str, day: date, text: str) -> list[Doc]:
-    """Every `- HH:MM text` entry of a daily note and every other line of prose typed into
-    it (an OpenClaw-style note has untimed bullets and paragraphs), dated with the note's day.
-    Headings and blank lines are structure."""
+    """Every `- HH:MM text` entry of a day file, every other line of prose typed into it and
+    every heading (OpenClaw's notes say `## 14:00 - Lesson booking`), dated with the file's
+    day. Blank lines and OpenClaw's machine lines (markers, managed blocks) are not memory."""
     docs = []
     for item in parse_note_file(text).items:
-        if isinstance(item, NoteEntry):
-            shown = item.text
-        elif item.prose:
-            shown = item.prose
-        else:
+        shown = item.text if isinstance(item, NoteEntry) else item.shown
+        if not shown and not isinstance(item, NoteEntry):
             continue
         refs = (f"{path}:{item.line}",)
         docs.append(Doc("note", path, item.line, day, shown, refs, " ".join(terms(shown))))
@@ -59,9 +57,12 @@ def note_docs(path: str, day: date, text: str) -> list[Doc]:
 def memory_docs(path: str, text: str) -> list[Doc]:
     """Every MEMORY.md entry and every loose line of prose (undated), so a MEMORY.md written
     by hand or by another tool is searchable too; an entry with an impossible date is kept,
-    undated. Headings and blank lines are structure, not memory."""
+    undated. Headings, blank lines and OpenClaw's markers are structure, not memory."""
     docs = []
+    roles = line_roles(text.split("\n"))
     for item in memory_md.parse(text).items:
+        if roles[item.line - 1] != "text":
+            continue
         if isinstance(item, memory_md.Entry):
             shown, day = item.text, item.date
         elif isinstance(item, memory_md.Loose) and not item.blank:

@@ -26,6 +26,7 @@ from typing import Any
 from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.facts.store import FACTS_DIR
+from trinho.markers import day_of_name
 from trinho.search.documents import (
     KINDS,
     Doc,
@@ -48,7 +49,7 @@ from trinho.search.vectors import Embedder, VectorStore
 from trinho.workspace import ARCHIVE_FILE, CONVERSATIONS_DIR, MEMORY_FILE, NOTES_DIR, Workspace
 
 INDEX_FILE = "index.sqlite"
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 CONTEXT_WEIGHT = 0.3
 """Weight of the neighbouring turns' words against the turn's own words in BM25."""
 
@@ -63,6 +64,8 @@ day files. A fresh `SearchIndex` (each CLI run) always starts with a full sweep.
 
 _DOC_COLUMNS = "d.id, d.kind, d.path, d.line, d.day, d.text, d.refs"
 _DAY_FILE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.(md|jsonl)$")
+LOWER_MEMORY_FILE = "memory.md"
+"""OpenClaw also loads a lower-case `memory.md` at the root: searched like MEMORY.md."""
 
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -160,25 +163,49 @@ def scan(ws: Workspace) -> dict[str, FileStat]:
     candidates: list[tuple[str, Kind, Path]] = [
         (memory, "memory", ws.root / memory) for memory in (MEMORY_FILE, ARCHIVE_FILE)
     ]
-    day_folders: tuple[tuple[str, Kind, str], ...] = (
-        (NOTES_DIR, "note", "md"),
-        (CONVERSATIONS_DIR, "conversation", "jsonl"),
-    )
-    for folder, kind, suffix in day_folders:
-        with (
-            contextlib.suppress(FileNotFoundError, NotADirectoryError),
-            os.scandir(ws.root / folder) as entries,
-        ):
-            for entry in entries:
-                match = _DAY_FILE_RE.match(entry.name)
-                if match is not None and match.group(2) == suffix:
-                    candidates.append((f"{folder}/{entry.name}", kind, Path(entry.path)))
+    if _distinct_lower_memory(ws):
+        candidates.append((LOWER_MEMORY_FILE, "memory", ws.root / LOWER_MEMORY_FILE))
+    for rel in memory_files(ws):
+        kind = kind_of(ws, rel)
+        if kind is not None and rel != ARCHIVE_FILE:
+            candidates.append((rel, kind, ws.root / rel))
+    with (
+        contextlib.suppress(FileNotFoundError, NotADirectoryError),
+        os.scandir(ws.root / CONVERSATIONS_DIR) as entries,
+    ):
+        for entry in entries:
+            match = _DAY_FILE_RE.match(entry.name)
+            if match is not None and match.group(2) == "jsonl":
+                rel = f"{CONVERSATIONS_DIR}/{entry.name}"
+                candidates.append((rel, "conversation", Path(entry.path)))
     candidates += [(ws.shown(path), "fact", path) for path in fact_files(ws)]
     for rel, kind, path in candidates:
         with contextlib.suppress(FileNotFoundError):
             st = os.stat(path)
             if stat.S_ISREG(st.st_mode) and ws.inside(path):
                 found[rel] = file_stat(kind, st)
+    return found
+
+
+def _distinct_lower_memory(ws: Workspace) -> bool:
+    """Whether `memory.md` is a file of its own (on a case-insensitive disk it is MEMORY.md)."""
+    lower, upper = ws.root / LOWER_MEMORY_FILE, ws.root / MEMORY_FILE
+    try:
+        return not (upper.exists() and os.path.samefile(lower, upper))
+    except OSError:
+        return False
+
+
+def memory_files(ws: Workspace) -> list[str]:
+    """Every `*.md` under `memory/`, at any depth, as OpenClaw indexes them; hidden folders
+    (OpenClaw's own `memory/.dreams/` state) are not memory, and links to folders are not
+    followed."""
+    found: list[str] = []
+    root = ws.root / NOTES_DIR
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        rel_folder = Path(folder).relative_to(ws.root).as_posix()
+        found.extend(f"{rel_folder}/{name}" for name in sorted(files) if name.endswith(".md"))
     return found
 
 
@@ -202,7 +229,7 @@ def file_path(ws: Workspace, rel: str) -> Path:
 
 def kind_of(ws: Workspace, rel: str) -> Kind | None:
     """Which kind of indexed file a path (as `scan` names it) is, if any."""
-    if rel in (MEMORY_FILE, ARCHIVE_FILE):
+    if rel in (MEMORY_FILE, ARCHIVE_FILE, LOWER_MEMORY_FILE):
         return "memory"
     path = file_path(ws, rel)
     if path.suffix == ".md" and path.parent.name == FACTS_DIR:
@@ -210,12 +237,13 @@ def kind_of(ws: Workspace, rel: str) -> Kind | None:
             if path.parent.parent.parent.resolve() == ws.users_root.resolve():
                 return "fact"
     folder, _, name = rel.rpartition("/")
+    parts = rel.split("/")
+    if parts[0] == NOTES_DIR and len(parts) > 1 and name.endswith(".md"):
+        if any(part.startswith(".") for part in parts[1:-1]):
+            return None  # OpenClaw's own state (memory/.dreams/): not memory
+        return "note" if day_of_name(name) is not None else "memory"
     match = _DAY_FILE_RE.match(name)
-    if match is None:
-        return None
-    if folder == NOTES_DIR and match.group(2) == "md":
-        return "note"
-    if folder == CONVERSATIONS_DIR and match.group(2) == "jsonl":
+    if folder == CONVERSATIONS_DIR and match is not None and match.group(2) == "jsonl":
         return "conversation"
     return None
 
@@ -246,12 +274,14 @@ def docs_of_file(ws: Workspace, rel: str, kind: Kind) -> list[Doc]:
         return memory_docs(rel, text)
     if kind == "fact":
         return fact_docs(rel, Path(rel).stem, text)
+    name = rel.rsplit("/", 1)[1]
+    if kind == "note":
+        parsed = day_of_name(name)
+        return [] if parsed is None else note_docs(rel, parsed[0], text)
     try:
-        day = date.fromisoformat(rel.rsplit("/", 1)[1].split(".", 1)[0])
+        day = date.fromisoformat(name.split(".", 1)[0])
     except ValueError:
         return []  # named like a day file but not a real day (2026-02-30.md): not a day file
-    if kind == "note":
-        return note_docs(rel, day, text)
     return conversation_docs(rel, day, text)
 
 

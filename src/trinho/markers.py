@@ -1,0 +1,175 @@
+"""OpenClaw's machine lines in markdown: HTML comment markers and managed blocks (pure).
+
+OpenClaw (read at openclaw/openclaw 00e7cfd9, `extensions/memory-core/src/dreaming-markdown.ts`
+and 8011aeb6, `packages/memory-host-sdk/src/host/daily-paths.ts`) writes three kinds of line
+that nobody typed: promotion markers in MEMORY.md (`<!-- openclaw-memory-promotion:KEY -->`,
+each on the line before the entry it tags), other comments (`<!-- trigger: ... -->`), and
+managed dreaming blocks in day files: a heading (`## Light Sleep`, `## REM Sleep`), then
+`<!-- openclaw:dreaming:light:start -->`, the phase's scratch, `<!-- ...:end -->`.
+
+One parser says which lines those are, so every reader agrees: such lines are kept byte for
+byte, are never search hits, and are never material for the weekly rewrite. Day files are named
+`YYYY-MM-DD.md` or `YYYY-MM-DD-slug.md` (OpenClaw's session summaries) and dated by the prefix.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from datetime import date
+from typing import Literal
+
+__all__ = ["Role", "day_of_name", "line_roles", "reattach_markers"]
+
+Role = Literal["text", "marker", "managed"]
+"""`text`: written by a person or a model as memory; `marker`: an HTML comment line;
+`managed`: inside a managed block (its markers, its heading and its body)."""
+
+_DAY_NAME_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:-([a-z0-9][a-z0-9._-]*))?\.md$", re.IGNORECASE)
+_START_RE = re.compile(r"^<!--\s*([\w.-]+(?::[\w.-]+)*):start\s*-->$")
+_HEADING_RE = re.compile(r"^#{1,6}(?:[ \t]|$)")
+
+
+def day_of_name(name: str) -> tuple[date, str] | None:
+    """The day and slug ("" for the canonical file) of a day file's name, or None when the name
+    is not one or its prefix is not a real calendar day."""
+    match = _DAY_NAME_RE.match(name)
+    if match is None:
+        return None
+    try:
+        return date.fromisoformat(match.group(1)), match.group(2) or ""
+    except ValueError:
+        return None
+
+
+def _bare(raw: str, first: bool) -> str:
+    text = raw.removeprefix("\ufeff") if first else raw
+    return text.strip()
+
+
+def _block_end(bare: list[str], start: int, name: str) -> int | None:
+    """Index of the end marker closing the block opened at `start`, if there is one."""
+    end_re = re.compile(rf"^<!--\s*{re.escape(name)}:end\s*-->$")
+    for j in range(start + 1, len(bare)):
+        if end_re.match(bare[j]):
+            return j
+    return None
+
+
+def _comment_end(bare: list[str], start: int) -> int:
+    """Index of the line that closes the comment opened at `start` (itself when one line);
+    an unclosed comment is that one line only, so no typed text after it is hidden."""
+    if "-->" in bare[start][4:]:
+        return start
+    for j in range(start + 1, len(bare)):
+        if "-->" in bare[j]:
+            return j
+    return start
+
+
+def _heading_before(bare: list[str], roles: list[Role], start: int) -> int | None:
+    j = start - 1
+    while j >= 0 and not bare[j]:
+        j -= 1
+    if j >= 0 and roles[j] == "text" and _HEADING_RE.match(bare[j]):
+        return j
+    return None
+
+
+def line_roles(lines: Sequence[str]) -> tuple[Role, ...]:
+    """The role of each line. Only whole-line comments count: a comment inside a sentence is
+    part of the sentence. A block whose end marker is missing is not a block (its start is a
+    marker), so an unfinished write never hides what follows it."""
+    bare = [_bare(raw, i == 0) for i, raw in enumerate(lines)]
+    roles: list[Role] = ["text"] * len(lines)
+    i = 0
+    while i < len(bare):
+        if not bare[i].startswith("<!--"):
+            i += 1
+            continue
+        start = _START_RE.match(bare[i])
+        end = None if start is None else _block_end(bare, i, start.group(1))
+        if end is not None:
+            heading = _heading_before(bare, roles, i)
+            first = i if heading is None else heading
+            roles[first : end + 1] = ["managed"] * (end + 1 - first)
+            i = end + 1
+            continue
+        close = _comment_end(bare, i)
+        roles[i : close + 1] = ["marker"] * (close + 1 - i)
+        i = close + 1
+    return tuple(roles)
+
+
+def reattach_markers(old: str, new: str) -> str:
+    """`new` with every marker line of `old` back right before the line it tagged.
+
+    A marker tags the next text line after it in `old`. In `new` (a rewrite), marker lines are
+    taken out (one the rewrite invented is dropped: markers are OpenClaw's, not the model's),
+    then each marker of `old` goes back, byte for byte, before the first line of `new` equal to
+    its entry; when that entry is gone, before the next surviving line that followed it in
+    `old`, else at the end. Lines that are not markers keep their order.
+    """
+    old_lines = old.split("\n")
+    old_roles = line_roles(old_lines)
+    new_lines = new.split("\n")
+    new_roles = line_roles(new_lines)
+    kept = [line for line, role in zip(new_lines, new_roles, strict=True) if role != "marker"]
+    if "marker" not in old_roles:
+        return "\n".join(kept)
+    texts = [(x, r) for x, r in zip(old_lines, old_roles, strict=True) if r != "marker"]
+    anchors: list[tuple[list[str], list[tuple[str, int]]]] = []  # markers, what follows them
+    pending: list[str] = []
+    seen: Counter[str] = Counter()
+    for line, role in zip(old_lines, old_roles, strict=True):
+        if role == "marker":
+            pending.append(line)
+            continue
+        seen[line] += 1
+        if pending and line.strip():
+            anchors.append((pending, _following(texts, line, seen[line])))
+            pending = []
+    tail = pending
+    taken: set[int] = set()
+    before: dict[int, list[str]] = {}
+    end = len(kept) - 1 if kept and kept[-1] == "" else len(kept)
+    for markers, after in anchors:
+        at = min(_place(kept, after, taken), end)
+        before.setdefault(at, []).extend(markers)
+    out: list[str] = []
+    for index, line in enumerate(kept):
+        out.extend(before.get(index, []))
+        out.append(line)
+    out.extend(before.get(len(kept), []))
+    if tail:
+        at = len(out) - 1 if out and out[-1] == "" else len(out)
+        out[at:at] = tail
+    return "\n".join(out)
+
+
+def _following(texts: Sequence[tuple[str, str]], line: str, nth: int) -> list[tuple[str, int]]:
+    """The non-blank lines from the `nth` `line` of `texts` on, each with its occurrence."""
+    count: Counter[str] = Counter()
+    out: list[tuple[str, int]] = []
+    started = False
+    for text, _ in texts:
+        count[text] += 1
+        if not started and text == line and count[text] == nth:
+            started = True
+        if started and text.strip():
+            out.append((text, count[text]))
+    return out
+
+
+def _place(kept: list[str], after: list[tuple[str, int]], taken: set[int]) -> int:
+    """Where in `kept` a marker goes: before the same occurrence of its entry (or the last one
+    there is), else before what followed it."""
+    for n, (wanted, nth) in enumerate(after):
+        found = [i for i, line in enumerate(kept) if line == wanted]
+        if found:
+            index = found[min(nth, len(found)) - 1]
+            if n == 0:
+                taken.add(index)
+            return index
+    return len(kept)
