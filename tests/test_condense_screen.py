@@ -245,3 +245,14 @@ def test_no_new_line_applies_unless_its_verdict_was_read_as_accept(
         assert Verdict("accept") in [said[c.number] for c in found if c.line == line], line
     applied = match(SCREEN_OLD, result.applied)
     assert {applied.new[j].raw for j in applied.gained} <= {c.line for c in found}
+
+
+def test_a_rejected_line_the_rewrite_writes_twice_is_dropped_with_every_copy() -> None:
+    """Found by the property test above: two copies fold into one candidate, screened once."""
+    line = "- 2026-11-28: Likes green tea"
+    new = f"{line}\n{line}\n"
+    (candidate,) = candidates(SCREEN_OLD, new)
+    said = read_answer("1. REJECT: not said by the owner", 1)
+    screened = screen_rewrite(SCREEN_OLD, new, said)
+    assert line not in screened.text
+    assert line not in gate(SCREEN_OLD, screened.text, TODAY, SINCE, hold=screened.hold).applied

@@ -18,7 +18,7 @@ from typing import Literal
 
 from trinho.condense.match import match
 from trinho.condense.reasons import Reason
-from trinho.textnorm import nfc, one_line
+from trinho.textnorm import match_key, nfc, one_line
 
 Decision = Literal["accept", "reject"]
 
@@ -141,17 +141,23 @@ def candidates(old_text: str, new_text: str) -> tuple[Candidate, ...]:
 
 def apply_verdicts(old_text: str, new_text: str, verdicts: Mapping[int, Verdict]) -> str:
     """The screened rewrite: a rejected addition is not added; a rejected edit is dropped and
-    the old line stays in its place. Accepted and unscreened lines are left as they are."""
+    the old line stays in its place. Accepted and unscreened lines are left as they are. A
+    rejected line the rewrite writes more than once (screened once: the copies fold into one
+    candidate) goes with every copy not already in the old file."""
     lines = new_text.split("\n")
     drop: set[int] = set()
+    rejected: set[str] = set()
     for candidate in candidates(old_text, new_text):
         verdict = verdicts.get(candidate.number)
         if verdict is None or not verdict.rejected:
             continue
+        rejected.add(match_key(candidate.line))
         if candidate.old is None:
             drop.add(candidate.index)
         else:
             lines[candidate.index] = candidate.old
+    rejected -= {match_key(line) for line in old_text.split("\n")}
+    drop |= {i for i, line in enumerate(lines) if match_key(line) in rejected}
     return "\n".join(line for i, line in enumerate(lines) if i not in drop)
 
 
