@@ -9,7 +9,6 @@ fsync'd appends), the channel closes, and the outbox, durable on disk, waits for
 from __future__ import annotations
 
 import logging
-import signal
 import sys
 import threading
 import time
@@ -17,7 +16,6 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from types import FrameType
 from typing import Any, Protocol, runtime_checkable
 
 from trinho.agent import ChatSession
@@ -30,6 +28,7 @@ from trinho.logs import configure_logging as configure_logging
 from trinho.models import ChatModel, load_model
 from trinho.scheduler import DueRun, JobSpec, jobs_from_config, next_slot
 from trinho.scheduler_shell import JobRunner, run_due
+from trinho.signals import StopRequest
 from trinho.workspace import Workspace
 
 log = logging.getLogger("trinho.service")
@@ -297,23 +296,19 @@ class Service:
             self.stop()
 
 
-def serve_forever(service: Service) -> None:
-    """Run until SIGTERM or SIGINT, then stop cleanly."""
-    done = threading.Event()
-
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        event("serve.signal", "signal received", signal=signal.Signals(signum).name)
-        done.set()
-
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+def serve_forever(service: Service, stop: StopRequest | None = None) -> None:
+    """Run until SIGTERM or SIGINT, then stop cleanly. `stop`, installed earlier by the caller,
+    may already be set: a stop asked for during start-up stops before starting anything."""
+    stop = stop or StopRequest().install()
     try:
-        service.start()
-        while not done.wait(3600):
+        if not stop.event.is_set():
+            service.start()
+        while not stop.event.wait(3600):
             pass
+        event("serve.signal", "signal received", signal=stop.signal)
     finally:
         service.stop()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        stop.restore()
 
 
 class McpHttp:
