@@ -156,6 +156,10 @@ class TelegramChannel:
             hold.close()
             raise ChannelError.keyed("error.telegram.inbox_busy")
         self._hold = hold
+        try:
+            self.inbox.compact()
+        except OSError as exc:
+            log.warning("telegram: the inbox could not be compacted: %s", exc)
         self._halt.clear()
         self._poll_future = asyncio.run_coroutine_threadsafe(
             self._poll(poll_timeout), self._ensure_loop()
