@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -11,12 +12,21 @@ from hypothesis import strategies as st
 from conftest import FixedClock
 from fake_bot_api import FakeBotApi
 from trinho.channels import TelegramSettings
-from trinho.channels.inbox import Inbox, InboxItem, fold, next_item, retry_at
+from trinho.channels.inbox import (
+    COMPACT_AFTER,
+    Inbox,
+    InboxItem,
+    compacted,
+    fold,
+    next_item,
+    retry_at,
+)
 from trinho.channels.telegram import TelegramChannel
 from trinho.workspace import Workspace
 
 NOW = datetime.fromisoformat("2026-11-29T10:00:00+07:00")
 OWNER = 77
+NOW_ISO = NOW.isoformat()
 
 
 def test_fold_follows_an_item_from_update_to_done() -> None:
@@ -87,3 +97,79 @@ def test_a_failed_reply_is_kept_and_sent_again(workspace: Workspace, clock: Fixe
             api.wait_for(lambda: inbox.state().items[0].done)
     assert asked == ["nhớ giùm"]  # the reply was kept, the model not asked again
     assert [c.params["text"] for c in api.ok_calls("sendMessage")] == ["Đã nhớ."]
+
+
+def _long_log(open_ids: set[int], total: int) -> list[dict[str, Any]]:
+    """`total` updates, each answered and done except `open_ids` (one of them with its reply
+    kept from a failed send)."""
+    events: list[dict[str, Any]] = []
+    for uid in range(1, total + 1):
+        events.append({"kind": "update", "update_id": uid, "text": f"msg-{uid}", "at": NOW_ISO})
+        if uid in open_ids and uid == min(open_ids):
+            events.append({"kind": "reply", "update_id": uid, "text": f"re: msg-{uid}"})
+            events.append(
+                {
+                    "kind": "failed",
+                    "update_id": uid,
+                    "attempts": 1,
+                    "next_at": NOW_ISO,
+                    "error": "x",
+                }
+            )
+        elif uid not in open_ids:
+            events.append({"kind": "reply", "update_id": uid, "text": f"re: msg-{uid}"})
+            events.append({"kind": "sent", "update_id": uid, "message_id": uid})
+            events.append({"kind": "done", "update_id": uid})
+    events.append({"kind": "seen", "update_id": total + 3})
+    return events
+
+
+@given(
+    total=st.integers(COMPACT_AFTER, COMPACT_AFTER + 40),
+    open_ids=st.sets(st.integers(1, COMPACT_AFTER), max_size=5),
+)
+def test_compaction_keeps_every_open_item_and_the_offset(total: int, open_ids: set[int]) -> None:
+    events = _long_log(open_ids, total)
+    kept = compacted(events)
+    done = total - len(open_ids)
+    if done < COMPACT_AFTER:
+        assert kept is None
+        return
+    assert kept is not None and len(kept) <= 1 + 3 * len(open_ids)
+    before, after = fold(events), fold(kept)
+    assert after.next_offset == before.next_offset == total + 4
+    assert after.items == tuple(item for item in before.items if not item.done)
+
+
+def test_the_channel_compacts_a_long_inbox_at_start_and_answers_what_is_open(
+    workspace: Workspace,
+) -> None:
+    inbox = Inbox(workspace)
+    inbox.path.parent.mkdir(parents=True, exist_ok=True)
+    total = COMPACT_AFTER + 20
+    lines = [json.dumps(e) + "\n" for e in _long_log({7, 300}, total)]
+    inbox.path.write_text("".join(lines), "utf-8")
+    asked: list[str] = []
+
+    def on_message(text: str, ref: str | None = None) -> str:
+        asked.append(text)
+        return f"re: {text}"
+
+    with FakeBotApi() as api:
+        settings = TelegramSettings(
+            token="123456:TEST-token", owner_id=OWNER, base_url=api.base_url
+        )
+        channel = TelegramChannel(settings, on_message=on_message, inbox=inbox, timeout=10)
+        with channel:
+            channel.start(poll_timeout=1)
+            api.wait_for(lambda: all(item.done for item in inbox.state().items))
+            api.wait_for(
+                lambda: any(
+                    str(c.params.get("offset")) == str(total + 4)
+                    for c in api.calls
+                    if c.method == "getUpdates"
+                )
+            )
+    assert asked == ["msg-300"]  # msg-7's reply was kept: sent, the model not asked again
+    assert [c.params["text"] for c in api.ok_calls("sendMessage")] == ["re: msg-7", "re: msg-300"]
+    assert len(inbox.path.read_text("utf-8").splitlines()) < 20

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -329,3 +330,31 @@ def test_vietnamese_owner_gets_vietnamese_buttons(
         "❌ Từ chối tất cả",
         "🔍 Xem từng mục",
     ]
+
+
+def test_a_press_is_answered_while_a_chat_turn_is_in_progress(
+    api: FakeBotApi, workspace: Workspace, decider: RecordingDecider
+) -> None:
+    """The turn cannot finish before the press is answered (it waits for that answer), so the
+    order of the two on the wire shows the press did not queue behind the turn."""
+    turn_started, press_answered = threading.Event(), threading.Event()
+
+    def slow_turn(text: str, ref: str | None = None) -> str:
+        turn_started.set()
+        press_answered.wait(60)
+        return "xong" if press_answered.is_set() else "the press waited"
+
+    box = Outbox(workspace)
+    box.enqueue(NOTE)
+    with make_channel(api, workspace, decider, on_message=slow_turn) as channel:
+        assert box.deliver(channel).sent == (NOTE.id,)
+        channel.start(poll_timeout=1)
+        api.say("một câu hỏi dài", user_id=OWNER, chat_id=OWNER)
+        assert turn_started.wait(15)
+        answer = press_and_wait(api, summary_buttons(api)["✅ Approve all"])
+        press_answered.set()
+        api.wait_for(lambda: len(api.ok_calls("sendMessage")) == 2)
+    assert answer == "Approved 3 of 3."
+    order = [c.method for c in api.calls if c.method in ("answerCallbackQuery", "sendMessage")]
+    assert order == ["sendMessage", "answerCallbackQuery", "sendMessage"]
+    assert api.ok_calls("sendMessage")[1].params["text"] == "xong"

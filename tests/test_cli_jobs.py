@@ -85,6 +85,7 @@ def test_jobs_run_for_cron_catches_up_once(
         "busy": False,
         "runs": [],
         "delivery": {"sent": [], "failed": [], "waiting": [], "in_doubt": []},
+        "clock_back": [],
     }
     monkeypatch.setenv("TRINHO_NOW", "2026-12-03T08:00:00+07:00")
     code, data = run_json(capsys, "jobs", "run")
@@ -96,6 +97,63 @@ def test_jobs_run_for_cron_catches_up_once(
     ]
     code, data = run_json(capsys, "jobs", "run")
     assert isinstance(data, dict) and data["runs"] == []
+
+
+def test_jobs_run_after_the_clock_came_back_from_the_future_resumes_from_now(
+    ws: Workspace,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    add_config(ws, '[schedule]\ncondense = "off"\n')
+
+    def run_at(now: str) -> dict[str, object]:
+        monkeypatch.setenv("TRINHO_NOW", now)
+        code, data = run_json(capsys, "jobs", "run")
+        assert code == 0 and isinstance(data, dict)
+        return data
+
+    def run_ids(data: dict[str, object]) -> list[object]:
+        runs = data["runs"]
+        assert isinstance(runs, list)
+        return [run["run_id"] for run in runs]
+
+    run_at("2026-12-10T12:00:00+07:00")
+    ahead = run_at("2027-06-01T09:00:00+07:00")
+    assert run_ids(ahead) == ["facts:2027-06-01T02:00", "digest:2027-06-01T07:00"]
+    back = run_at("2026-12-13T22:00:00+07:00")
+    assert back["runs"] == []
+    assert back["clock_back"] == [
+        {
+            "job": "digest",
+            "covered_until": "2027-06-01T07:00:00+07:00",
+            "now": "2026-12-13T22:00:00+07:00",
+        },
+        {
+            "job": "facts",
+            "covered_until": "2027-06-01T02:00:00+07:00",
+            "now": "2026-12-13T22:00:00+07:00",
+        },
+    ]
+    again = run_at("2026-12-13T22:15:00+07:00")
+    assert again["runs"] == [] and again["clock_back"] == []
+    assert run_ids(run_at("2026-12-14T08:00:00+07:00")) == [
+        "facts:2026-12-14T02:00",
+        "digest:2026-12-14T07:00",
+    ]
+    assert run_ids(run_at("2027-01-04T08:00:00+07:00")) == [
+        "facts:2027-01-04T02:00",
+        "digest:2027-01-04T07:00",
+    ]
+    monkeypatch.setenv("TRINHO_NOW", "2026-12-13T22:00:00+07:00")
+    main(["jobs", "run"])
+    human = capsys.readouterr()
+    assert "The clock moved back: digest was covered until 2027-01-04T07:00:00+07:00" in human.out
+    logged = [getattr(r, "fields", {}) for r in caplog.records if r.message == "clock moved back"]
+    assert [(f["event"], f["job"]) for f in logged[-2:]] == [
+        ("scheduler.clock_back", "digest"),
+        ("scheduler.clock_back", "facts"),
+    ]
 
 
 def test_jobs_run_exits_1_when_a_run_failed(

@@ -194,3 +194,90 @@ def test_frequent_ticks_fire_every_slot_exactly_once(
             state = record_run(result.state, run, "ok", now)
             ran.append(run.slot)
     assert ran == schedule.slots_between(start, now)
+
+
+def test_a_clock_back_from_the_future_rewinds_to_the_present() -> None:
+    """A pass at a clock a year ahead covers every job far in the future; back in the present,
+    the jump is reported, nothing before now is owed, and the next slots fire again."""
+    state = plan([WEEKLY, NIGHTLY], {}, at("2026-12-01T09:00")).state
+    ahead = plan([WEEKLY, NIGHTLY], state, at("2027-06-01T09:00"))
+    state = ahead.state
+    for run in ahead.due:
+        state = record_run(state, run, "ok", at("2027-06-01T09:00"))
+    back = plan([WEEKLY, NIGHTLY], state, at("2026-12-13T22:00"))
+    assert back.due == ()
+    assert [(r.job, r.covered_until, r.now) for r in back.rewound] == [
+        ("condense", at("2027-05-30T21:00"), at("2026-12-13T22:00")),
+        ("facts", at("2027-06-01T02:00"), at("2026-12-13T22:00")),
+    ]
+    assert plan([WEEKLY, NIGHTLY], back.state, at("2026-12-13T22:05")).rewound == ()
+    later = plan([WEEKLY, NIGHTLY], back.state, at("2026-12-14T02:30"))
+    assert later.due == (DueRun(NIGHTLY, at("2026-12-14T02:00")),)
+
+
+def test_a_clock_back_to_a_slot_owes_that_slot() -> None:
+    state = {"condense": JobState(covered_until=at("2026-12-20T21:00"))}
+    result = plan([WEEKLY], state, at("2026-12-13T21:00"))
+    assert result.due == (DueRun(WEEKLY, at("2026-12-13T21:00")),)
+
+
+MINUTE_JUMPS = st.one_of(
+    st.integers(-120, 120),
+    st.integers(-60 * 24 * 40, 60 * 24 * 40),
+    st.integers(-60 * 24 * 400, 60 * 24 * 400),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    schedule=SCHEDULES,
+    jumps=st.lists(MINUTE_JUMPS, min_size=1, max_size=20),
+    start_minutes=st.integers(0, 60 * 24 * 14),
+)
+def test_any_clock_jumps_resume_every_slot_from_the_latest_reading(
+    schedule: Schedule, jumps: list[int], start_minutes: int
+) -> None:
+    """Clock readings moving forward and back by minutes to a year: a slot runs a second time
+    only after the clock went back to it or before it; after the last reading, no job is
+    covered past it, every slot from then on runs exactly once as the clock moves forward,
+    and a slot at a reading the clock went back to runs at that reading."""
+    jobs = [WEEKLY, NIGHTLY, JobSpec("j", "prompt", schedule, "p")]
+    readings = [at("2026-01-01T00:00") + timedelta(minutes=start_minutes)]
+    for jump in jumps:
+        readings.append(readings[-1] + timedelta(minutes=jump))
+    state: dict[str, JobState] = {}
+    ran: list[tuple[int, str, datetime]] = []
+    for index, now in enumerate(readings):
+        result = plan(jobs, state, now)
+        state = result.state
+        for run in result.due:
+            state = record_run(state, run, "ok", now)
+            ran.append((index, run.job.name, run.slot))
+        assert plan(jobs, state, now).due == ()
+    for first, (i, name, slot) in enumerate(ran):
+        for k, other, again in ran[first + 1 :]:
+            if (other, again) == (name, slot):
+                went_back = (
+                    readings[m] <= slot and readings[m] < max(readings[i:m])
+                    for m in range(i + 1, k + 1)
+                )
+                assert any(went_back)
+    last = readings[-1]
+    assert all(job_state.covered_until <= last for job_state in state.values())
+    if len(readings) > 1 and last < max(readings[:-1]):
+        at_last = {(name, slot) for i, name, slot in ran if i == len(readings) - 1}
+        for job in jobs:
+            if job.schedule.latest_slot(last) == last:
+                assert (job.name, last) in at_last
+    ahead = last + timedelta(days=8)
+    owed = sorted(
+        (slot, job.name) for job in jobs for slot in job.schedule.slots_between(last, ahead)
+    )
+    fired: list[tuple[datetime, str]] = []
+    for slot, _ in owed:
+        result = plan(jobs, state, slot)
+        state = result.state
+        for run in result.due:
+            state = record_run(state, run, "ok", slot)
+            fired.append((run.slot, run.job.name))
+    assert sorted(fired) == owed

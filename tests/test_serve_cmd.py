@@ -111,6 +111,24 @@ def test_serve_answers_the_owner_and_stops_cleanly_on_sigterm(
     assert len(model.requests) == 2
 
 
+def test_sigterm_while_starting_exits_0_with_json_lines(api: FakeBotApi, tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    configure(root, "http://127.0.0.1:9", api)
+    proc = serve(root, EARLY_SIGTERM)
+    try:
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert out == ""
+    events = [json.loads(line) for line in err.splitlines()]
+    assert [e["event"] for e in events] == ["serve.signal", "serve.stopping", "serve.stopped"]
+    assert events[0]["signal"] == "SIGTERM"
+    assert api.calls == []
+
+
 # -- faults: SIGKILL and SIGTERM with owner messages queued ------------------------------------
 
 MSG = re.compile(r"msg-(\d+)")
@@ -153,7 +171,24 @@ def configure(root: Path, model_url: str, api: FakeBotApi) -> Workspace:
     return ws
 
 
-def serve(root: Path) -> subprocess.Popen[str]:
+EARLY_SIGTERM = """
+import os, signal, sys
+import trinho.service
+
+build = trinho.service.build_service
+
+def sigterm_while_starting(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGTERM)
+    return build(*args, **kwargs)
+
+trinho.service.build_service = sigterm_while_starting
+from trinho.cli import main
+sys.exit(main())
+"""
+"""`trinho serve` receiving SIGTERM as it builds its parts, before anything runs."""
+
+
+def serve(root: Path, code: str = SERVE) -> subprocess.Popen[str]:
     env = {
         key: value
         for key, value in os.environ.items()
@@ -161,7 +196,7 @@ def serve(root: Path) -> subprocess.Popen[str]:
     }
     env.update({"TRINHO_HOME": str(root), "TRINHO_NOW": START.isoformat()})
     return subprocess.Popen(
-        [sys.executable, "-c", SERVE, "serve"],
+        [sys.executable, "-c", code, "serve"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

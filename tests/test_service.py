@@ -8,6 +8,7 @@ import io
 import json
 import logging
 import socket
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -20,12 +21,14 @@ from conftest import FixedClock
 from fake_bot_api import FakeBotApi
 from trinho import proposals
 from trinho.channels import Notification, Outbox
+from trinho.channels.inbox import Inbox
+from trinho.errors import TrinhoError
 from trinho.facts import load_fact, save_fact
 from trinho.models import ChatRequest, ChatResponse, ScriptedModel, ToolCall
 from trinho.notes import read_notes
 from trinho.scheduler import jobs_from_config
 from trinho.scheduler_shell import run_due
-from trinho.service import Timing, build_service, configure_logging
+from trinho.service import Timing, build_service, configure_logging, stop_grace
 from trinho.transcripts import read_day
 from trinho.workspace import Workspace, init_workspace, open_workspace
 
@@ -216,3 +219,56 @@ def test_polling_starts_once_telegram_answers(
     events = [getattr(r, "fields", {}).get("event") for r in caplog.records]
     assert events.count("channel.unreachable") == 2
     assert events.count("channel.polling") == 1
+
+
+@pytest.mark.parametrize(
+    ("value", "grace"), [(None, 60.0), (5, 5.0), (0.5, 0.5), (3600, 3600.0), (75.5, 75.5)]
+)
+def test_stop_grace_is_seconds_up_to_an_hour(value: object, grace: float) -> None:
+    assert stop_grace(value, "cfg: [service] stop_grace") == grace
+
+
+@pytest.mark.parametrize("value", [0, -1, 3601, "60", True, [], float("nan"), float("inf")])
+def test_a_bad_stop_grace_is_an_error_naming_the_setting(value: object) -> None:
+    with pytest.raises(TrinhoError) as caught:
+        stop_grace(value, "cfg: [service] stop_grace")
+    assert caught.value.key == "error.service.bad_stop_grace"
+    assert str(caught.value).startswith("cfg: [service] stop_grace: ")
+
+
+def test_the_service_takes_its_stop_grace_from_the_config(workspace: Workspace) -> None:
+    assert build_service(workspace, env={}).timing.grace == 60.0
+    path = workspace.internal / "config.toml"
+    path.write_text(path.read_text("utf-8") + "\n[service]\nstop_grace = 7\n", "utf-8")
+    assert build_service(open_workspace(workspace.root), env={}).timing.grace == 7.0
+
+
+def test_a_turn_longer_than_the_grace_is_cut_and_left_in_the_inbox(
+    api: FakeBotApi, workspace: Workspace, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The stop does not wait for a turn beyond the grace: it logs the cut and stops; the
+    message stays undone in the inbox, to be answered at the next start."""
+    asked, release = threading.Event(), threading.Event()
+
+    def stuck(request: ChatRequest) -> str:
+        asked.set()
+        release.wait(60)
+        return "late"
+
+    timing = Timing(scheduler_poll=0.1, outbox_poll=0.1, grace=0.5)
+    service = build_service(workspace, env=env_for(api), model=ScriptedModel(stuck), timing=timing)
+    try:
+        with caplog.at_level(logging.INFO, logger="trinho"), service.running():
+            api.say("một câu hỏi dài", user_id=OWNER, chat_id=OWNER)
+            assert asked.wait(15)
+        events = [getattr(r, "fields", {}).get("event") for r in caplog.records]
+        assert events[-2:] == ["serve.chat_cut", "serve.stopped"]
+        assert any("still running at stop" in r.getMessage() for r in caplog.records)
+        assert api.ok_calls("sendMessage") == []
+        (item,) = Inbox(workspace).state().items
+        assert item.text == "một câu hỏi dài" and not item.done
+    finally:
+        release.set()
+        for thread in threading.enumerate():
+            if thread.name == "trinho-inbox":
+                thread.join(15)

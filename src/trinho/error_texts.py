@@ -886,6 +886,10 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "vi": "một `trinho serve` khác đang trả lời tin nhắn Telegram của không gian làm việc "
         "này; tiến trình này chờ đến khi nó dừng",
     },
+    "error.service.bad_stop_grace": {
+        "en": "{where}: {value!r} is not a number of seconds between 0 and 3600",
+        "vi": "{where}: {value!r} không phải số giây trong khoảng 0 đến 3600",
+    },
     "error.mcp.no_sdk": {
         "en": "the MCP server needs the `mcp` extra: pip install 'trinho[mcp]'",
         "vi": "máy chủ MCP cần gói bổ sung `mcp`: pip install 'trinho[mcp]'",

@@ -918,6 +918,10 @@ CATALOG: dict[str, dict[str, str]] = {
     },
     "jobs.nothing_due": {"en": "Nothing is due", "vi": "Không có việc nào đến hạn"},
     "jobs.ran": {"en": "{run}: {status} {detail}", "vi": "{run}: {status} {detail}"},
+    "jobs.clock_back": {
+        "en": "The clock moved back: {job} was covered until {until}; it resumes from now",
+        "vi": "Đồng hồ đã lùi lại: {job} đã được tính đến {until}; lịch tiếp tục từ bây giờ",
+    },
     # A suspicious rewrite as the owner reviews it, and a run over a workspace without MEMORY.md.
     "condense.loss.removed": {
         "en": "would remove {count} of {total} lines:",

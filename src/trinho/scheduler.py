@@ -4,7 +4,9 @@ The core is pure: given the jobs (from the config), what each job has already co
 `now`, it says which runs are due. A job owes at most ONE run at any moment, for its latest
 slot that has passed: runs missed while the service was down collapse into one catch-up run,
 and a slot once covered is never run again. A job seen for the first time owes nothing for
-slots before that moment, so installing the service does not fire a week of old runs.
+slots before that moment, so installing the service does not fire a week of old runs. A clock
+that moved backwards (a job covered past `now`) rewinds that job to the present, so the future
+it remembers does not hold its schedule back.
 
 Schedules are written `daily HH:MM`, `sun 21:00` or `mon,wed,fri 02:00`, in the owner's zone;
 `off` disables a built-in job.
@@ -264,15 +266,47 @@ class DueRun:
 
 
 @dataclass(frozen=True)
+class Rewind:
+    """A job found covered past `now`: the clock moved backwards since it was covered."""
+
+    job: str
+    covered_until: datetime
+    now: datetime
+
+
+@dataclass(frozen=True)
 class Plan:
     due: tuple[DueRun, ...]
     state: dict[str, JobState]
-    """The state with a baseline for every job seen for the first time."""
+    """The state with a baseline for every job seen for the first time, and every rewind."""
+    rewound: tuple[Rewind, ...] = ()
+
+
+_INSTANT = timedelta(microseconds=1)
+
+
+def rewind(
+    state: Mapping[str, JobState], now: datetime
+) -> tuple[dict[str, JobState], list[Rewind]]:
+    """Each job covered past `now` covered only until just before `now`.
+
+    Coverage past `now` can only come from a clock that read later than it reads now (a run
+    or a baseline is never recorded past the clock of its pass). That future says nothing
+    about the real present, so the schedule resumes from the present: a slot at `now` or
+    later is owed again, a slot before `now` is not (as for a job seen the first time).
+    """
+    new_state = dict(state)
+    found: list[Rewind] = []
+    for name, current in state.items():
+        if current.covered_until > now:
+            new_state[name] = replace(current, covered_until=now - _INSTANT)
+            found.append(Rewind(name, current.covered_until, now))
+    return new_state, found
 
 
 def plan(jobs: Sequence[JobSpec], state: Mapping[str, JobState], now: datetime) -> Plan:
     """Which runs are due at `now`, oldest slot first; new jobs get `now` as their baseline."""
-    new_state = dict(state)
+    new_state, rewound = rewind(state, now)
     due: list[DueRun] = []
     for job in jobs:
         current = new_state.get(job.name)
@@ -283,7 +317,7 @@ def plan(jobs: Sequence[JobSpec], state: Mapping[str, JobState], now: datetime) 
         if slot > current.covered_until:
             due.append(DueRun(job, slot))
     due.sort(key=lambda run: run.slot)
-    return Plan(tuple(due), new_state)
+    return Plan(tuple(due), new_state, tuple(rewound))
 
 
 def record_run(

@@ -3,7 +3,8 @@
 A pass holds `.trinho/locks/scheduler.lock` without waiting for it: when another process (a
 second `trinho serve`, a manual `trinho jobs run`) holds it, this pass does nothing, so two
 runs never overlap. A run's slot is marked covered only when the run has finished, so a run
-cut off by a crash is run again once at the next start, never lost.
+cut off by a crash is run again once at the next start, never lost. A clock found to have
+moved backwards is logged (`scheduler.clock_back`, one line per job) and the rewound state saved.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any, Protocol
 from trinho import records
 from trinho.durable import atomic_write_text, try_file_lock
 from trinho.errors import TrinhoError
-from trinho.scheduler import DueRun, JobSpec, JobState, RunStatus, plan, record_run
+from trinho.scheduler import DueRun, JobSpec, JobState, Rewind, RunStatus, plan, record_run
 from trinho.workspace import Workspace
 
 log = logging.getLogger("trinho.scheduler")
@@ -94,10 +95,12 @@ class RunRecord:
 
 @dataclass(frozen=True)
 class RunPass:
-    """One pass: the runs made, or `busy` when another process held the scheduler lock."""
+    """One pass: the runs made, or `busy` when another process held the scheduler lock, and
+    the jobs rewound because the clock moved back."""
 
     records: tuple[RunRecord, ...] = ()
     busy: bool = False
+    rewound: tuple[Rewind, ...] = ()
 
 
 def run_due(
@@ -115,6 +118,18 @@ def run_due(
             return RunPass(busy=True)
         state = store.load()
         planned = plan(jobs, state, ws.now())
+        for back in planned.rewound:
+            log.warning(
+                "clock moved back",
+                extra={
+                    "fields": {
+                        "event": "scheduler.clock_back",
+                        "job": back.job,
+                        "covered_until": back.covered_until.isoformat(),
+                        "now": back.now.isoformat(),
+                    }
+                },
+            )
         state = planned.state
         store.save(state)
         records: list[RunRecord] = []
@@ -125,7 +140,7 @@ def run_due(
             state = record_run(state, run, record.status, ws.now(), record.error)
             store.save(state)
             records.append(record)
-        return RunPass(tuple(records))
+        return RunPass(tuple(records), rewound=planned.rewound)
 
 
 def _run_one(run: DueRun, runner: JobRunner) -> RunRecord:

@@ -9,7 +9,6 @@ fsync'd appends), the channel closes, and the outbox, durable on disk, waits for
 from __future__ import annotations
 
 import logging
-import signal
 import sys
 import threading
 import time
@@ -17,19 +16,19 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from types import FrameType
 from typing import Any, Protocol, runtime_checkable
 
 from trinho.agent import ChatSession
 from trinho.channels import Channel, MessageHandler, Outbox, channel_from_config
 from trinho.decider import QueueDecider
-from trinho.errors import in_locale
+from trinho.errors import TrinhoError, in_locale
 from trinho.i18n import t
 from trinho.jobs import CondenseRun, ScheduledCondensation, WorkspaceJobRunner
 from trinho.logs import configure_logging as configure_logging
 from trinho.models import ChatModel, load_model
 from trinho.scheduler import DueRun, JobSpec, jobs_from_config, next_slot
 from trinho.scheduler_shell import JobRunner, run_due
+from trinho.signals import StopRequest
 from trinho.workspace import Workspace
 
 log = logging.getLogger("trinho.service")
@@ -106,14 +105,44 @@ class Background(Protocol):
     def stop(self) -> None: ...
 
 
+DEFAULT_STOP_GRACE = 60.0
+"""Seconds a stop waits for work in progress: below systemd's default `TimeoutStopSec` (90 s)
+with room for closing connections, so the manager never has to kill a stopping service."""
+MAX_STOP_GRACE = 3600.0
+
+
+def stop_grace(value: object, where: str) -> float:
+    """`[service] stop_grace` checked: seconds, more than 0 and at most an hour (None: default).
+
+    systemd does not tell a service its stop timeout (no variable carries `TimeoutStopSec`;
+    `WATCHDOG_USEC` is the watchdog's interval and `EXTEND_TIMEOUT_USEC` is sent by a service,
+    not to it), so the grace is a setting, kept below the unit's timeout by the owner.
+    """
+    if value is None:
+        return DEFAULT_STOP_GRACE
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TrinhoError.keyed("error.service.bad_stop_grace", where=where, value=value)
+    if not 0 < value <= MAX_STOP_GRACE:
+        raise TrinhoError.keyed("error.service.bad_stop_grace", where=where, value=value)
+    return float(value)
+
+
 @dataclass(frozen=True)
 class Timing:
-    """How long loops sleep at most: the clock may jump (a suspend), so they look again."""
+    """How long loops sleep at most: the clock may jump (a suspend), so they look again; and
+    `grace`, how long a stop waits for the chat turn and the job run in progress."""
 
     scheduler_poll: float = 60.0
     outbox_poll: float = 30.0
-    grace: float = 60.0
+    grace: float = DEFAULT_STOP_GRACE
     channel_retry_cap: float = 300.0
+
+
+def timing_from_config(ws: Workspace) -> Timing:
+    """The default timing with `[service] stop_grace` from the workspace config."""
+    section = ws.config.section("service")
+    where = f"{ws.internal / 'config.toml'}: [service] stop_grace"
+    return Timing(grace=stop_grace(section.get("stop_grace"), where))
 
 
 class Service:
@@ -267,23 +296,19 @@ class Service:
             self.stop()
 
 
-def serve_forever(service: Service) -> None:
-    """Run until SIGTERM or SIGINT, then stop cleanly."""
-    done = threading.Event()
-
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        event("serve.signal", "signal received", signal=signal.Signals(signum).name)
-        done.set()
-
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+def serve_forever(service: Service, stop: StopRequest | None = None) -> None:
+    """Run until SIGTERM or SIGINT, then stop cleanly. `stop`, installed earlier by the caller,
+    may already be set: a stop asked for during start-up stops before starting anything."""
+    stop = stop or StopRequest().install()
     try:
-        service.start()
-        while not done.wait(3600):
+        if not stop.event.is_set():
+            service.start()
+        while not stop.event.wait(3600):
             pass
+        event("serve.signal", "signal received", signal=stop.signal)
     finally:
         service.stop()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        stop.restore()
 
 
 class McpHttp:
@@ -331,10 +356,12 @@ def build_service(
     env: Mapping[str, str] | None = None,
     model: ChatModel | None = None,
     condense: CondenseRun | None = None,
-    timing: Timing = Timing(),
+    timing: Timing | None = None,
 ) -> Service:
-    """The service as the config describes it. `model` replaces the configured one (tests)."""
+    """The service as the config describes it. `model` and `timing` replace the configured
+    ones (tests)."""
     jobs = jobs_from_config(ws.config)
+    timing = timing_from_config(ws) if timing is None else timing
     chat = InFlight(LazyChat(ws, model))
     channel = channel_from_config(
         ws, decider=QueueDecider(ws), on_message=chat, env=env, stream=sys.stdout

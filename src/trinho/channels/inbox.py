@@ -132,6 +132,20 @@ def retry_at(attempts: int, now: datetime, retry_after: float | None = None) -> 
     return now + delay
 
 
+def compacted(events: Sequence[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The log with only what the open items need, once `COMPACT_AFTER` items are done (None:
+    keep it as it is). Every event of an open item stays, its reply and retries too, and one
+    `seen` keeps the offset, so the folded state is the same but for the done items."""
+    state = fold(events)
+    if sum(item.done for item in state.items) < COMPACT_AFTER:
+        return None
+    open_ids = {item.update_id for item in state.items if not item.done}
+    kept = [e for e in events if e.get("update_id") in open_ids]
+    if state.next_offset is not None:
+        kept.insert(0, {"kind": "seen", "update_id": state.next_offset - 1})
+    return kept
+
+
 class MemoryInbox:
     """The inbox's log kept in memory: nothing survives the process."""
 
@@ -151,6 +165,11 @@ class MemoryInbox:
 
     def state(self) -> InboxState:
         return fold(self._load())
+
+    def compact(self) -> None:
+        kept = compacted(self._events)
+        if kept is not None:
+            self._events = kept
 
     def add(self, updates: Sequence[tuple[int, str | None]]) -> None:
         """Record fetched updates: (update id, owner text or None for anything else).
@@ -238,12 +257,14 @@ class Inbox(MemoryInbox):
         """Rewrite the file with only the open items once many are done (at start)."""
         with self.ws.lock(self.path):
             events = self._read()
-            state = fold(events)
-            if sum(item.done for item in state.items) < COMPACT_AFTER:
+            kept = compacted(events)
+            if kept is None:
                 return
-            open_ids = {item.update_id for item in state.items if not item.done}
-            kept = [e for e in events if e.get("update_id") in open_ids]
-            if state.next_offset is not None:
-                kept.insert(0, {"kind": "seen", "update_id": state.next_offset - 1})
             text = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in kept)
             atomic_write_text(self.path, text)
+        log.info(
+            "inbox compacted",
+            extra={
+                "fields": {"event": "inbox.compacted", "before": len(events), "after": len(kept)}
+            },
+        )

@@ -50,6 +50,10 @@ log = logging.getLogger("trinho.channels.telegram")
 
 T = TypeVar("T")
 
+CLOSE_TIMEOUT = 5.0
+"""Seconds a stop spends saying goodbye to Telegram once the work in progress is done or cut:
+the stop grace is for work, and the whole stop must end before the service manager kills it."""
+
 
 class TelegramChannel:
     """Sends notifications to the owner's private chat and handles their answers."""
@@ -152,6 +156,10 @@ class TelegramChannel:
             hold.close()
             raise ChannelError.keyed("error.telegram.inbox_busy")
         self._hold = hold
+        try:
+            self.inbox.compact()
+        except OSError as exc:
+            log.warning("telegram: the inbox could not be compacted: %s", exc)
         self._halt.clear()
         self._poll_future = asyncio.run_coroutine_threadsafe(
             self._poll(poll_timeout), self._ensure_loop()
@@ -229,14 +237,15 @@ class TelegramChannel:
         if self._poll_future is not None:
             self._poll_future.cancel()
             self._poll_future = None
+        closing = min(self.timeout, CLOSE_TIMEOUT)
         try:
-            self._run(self._stop(), timeout=self.timeout)
+            self._run(self._stop(), timeout=closing)
         except Exception as exc:
             log.warning("telegram: closing the connection failed: %s", exc)
         finally:
             loop.call_soon_threadsafe(loop.stop)
             if self._thread is not None:
-                self._thread.join(timeout=self.timeout)
+                self._thread.join(timeout=closing)
             if not loop.is_running():
                 loop.close()
             self._loop = None

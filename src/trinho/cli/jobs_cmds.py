@@ -84,14 +84,20 @@ def run_jobs(as_json: bool) -> None:
         "busy": result.busy,
         "runs": [record.to_dict() for record in result.records],
         "delivery": report.to_dict(),
+        "clock_back": [
+            {"job": r.job, "covered_until": r.covered_until.isoformat(), "now": r.now.isoformat()}
+            for r in result.rewound
+        ],
     }
 
     def human() -> str:
         if result.busy:
             return t(ws.locale, "jobs.busy")
-        if not result.records:
-            return t(ws.locale, "jobs.nothing_due")
-        return "\n".join(
+        lines = [
+            t(ws.locale, "jobs.clock_back", job=r.job, until=r.covered_until.isoformat())
+            for r in result.rewound
+        ]
+        lines += [
             t(
                 ws.locale,
                 "jobs.ran",
@@ -100,7 +106,8 @@ def run_jobs(as_json: bool) -> None:
                 detail=r.summary or r.error or "",
             )
             for r in result.records
-        )
+        ]
+        return "\n".join(lines) or t(ws.locale, "jobs.nothing_due")
 
     emit(as_json, data, human)
     failed = [record.run_id for record in result.records if record.status == "failed"]

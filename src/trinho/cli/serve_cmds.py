@@ -15,8 +15,19 @@ def serve(verbose: bool) -> None:
     """Run until SIGTERM or Ctrl-C: Telegram polling (or the console), the chat agent, the
     weekly condensation and nightly jobs on schedule, announcements through the outbox, and
     the MCP HTTP server when `[mcp] http = true`. Logs JSON lines on stderr; without a
-    Telegram token, announcements are printed on stdout."""
-    from trinho.service import build_service, configure_logging, serve_forever
+    Telegram token, announcements are printed on stdout. A stop asked for while starting
+    exits 0 as well."""
+    from trinho.signals import StopRequest
 
-    configure_logging(logging.DEBUG if verbose else logging.INFO)
-    serve_forever(build_service(state().workspace()))
+    stop = StopRequest().install()
+    try:
+        from trinho.logs import configure_logging
+
+        configure_logging(logging.DEBUG if verbose else logging.INFO)
+        from trinho.service import build_service, serve_forever
+
+        service = build_service(state().workspace())
+    except BaseException:
+        stop.restore()
+        raise
+    serve_forever(service, stop)
