@@ -251,7 +251,7 @@ def test_a_rejected_line_the_rewrite_writes_twice_is_dropped_with_every_copy() -
     """Found by the property test above: two copies fold into one candidate, screened once."""
     line = "- 2026-11-28: Likes green tea"
     new = f"{line}\n{line}\n"
-    (candidate,) = candidates(SCREEN_OLD, new)
+    assert len(candidates(SCREEN_OLD, new)) == 1
     said = read_answer("1. REJECT: not said by the owner", 1)
     screened = screen_rewrite(SCREEN_OLD, new, said)
     assert line not in screened.text
