@@ -17,6 +17,7 @@ import pytest
 import trinho
 from conftest import TZ, FixedClock
 from trinho.notes import read_notes
+from trinho.workspace import CONFIG_PATH
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,6 +49,23 @@ def test_call_never_raises_even_for_an_unknown_actor(tmp_path: Path, clock: Fixe
     assert result.is_error
     assert "actor kind must be 'chat' or 'job'" in result.text
     assert not memory.workspace.note_path(memory.workspace.today()).exists()
+
+
+def test_memory_speaks_the_profile_asked_or_configured(tmp_path: Path, clock: FixedClock) -> None:
+    memory = trinho.Memory(tmp_path / "ws", create=True, timezone=TZ, clock=clock)
+    assert memory.tools("mcp", profile="openclaw") == trinho.tools.export("mcp", "openclaw")
+    missing = {"path": "memory/1999-01-01.md"}
+    assert memory.call("memory_get", missing, profile="openclaw").data == {**missing, "text": ""}
+    assert memory.call("memory_get", missing).is_error  # trinho's own: no such file
+    config = memory.workspace.root / CONFIG_PATH
+    config.write_text(config.read_text() + '\n[tools]\nprofile = "openclaw"\n')
+    configured = trinho.Memory(tmp_path / "ws", clock=clock)
+    assert configured.tools("mcp") == trinho.tools.export("mcp", "openclaw")
+    assert configured.call("memory_get", missing).data == {**missing, "text": ""}
+    assert configured.tools("mcp", profile="default") == trinho.tools.export("mcp")
+    assert configured.call("memory_get", missing, profile="default").is_error
+    unknown = memory.call("memory_get", missing, profile="hermes")  # type: ignore[arg-type]
+    assert unknown.is_error and "unknown tool profile 'hermes'" in unknown.text
 
 
 def test_opening_a_missing_workspace_is_a_clear_error(tmp_path: Path) -> None:

@@ -38,9 +38,11 @@ TRINHO = str(Path(sys.executable).parent / "trinho")
 TIMEOUT = 60.0
 
 
-def run_client(ws: Workspace, actor: Actor, body: Any, mode: str = "auto") -> Any:
+def run_client(
+    ws: Workspace, actor: Actor, body: Any, mode: str = "auto", profile: str | None = None
+) -> Any:
     async def go() -> Any:
-        async with Client(mcp_server.build_server(ws, actor), mode=mode) as client:
+        async with Client(mcp_server.build_server(ws, actor, profile), mode=mode) as client:
             return await body(client)
 
     return anyio.run(go)
@@ -65,6 +67,65 @@ def test_tools_are_listed_with_their_hints(workspace: Workspace) -> None:
         hints = listed[name].annotations
         assert hints is not None and hints.read_only_hint is True
     assert listed["memory_save"].input_schema["required"] == ["text"]
+
+
+def openclaw_config(workspace: Workspace) -> Workspace:
+    config = workspace.root / CONFIG_PATH
+    config.write_text(config.read_text() + '\n[tools]\nprofile = "openclaw"\n')
+    return open_workspace(workspace.root)
+
+
+def search_and_get(client: Client) -> Any:
+    async def go() -> tuple[types.ListToolsResult, types.CallToolResult, types.CallToolResult]:
+        listed = await client.list_tools()
+        found = await client.call_tool("memory_search", {"query": "nha si", "minScore": 0})
+        missing = await client.call_tool("memory_get", {"path": "memory/1999-01-01.md"})
+        return listed, found, missing
+
+    return go()
+
+
+@pytest.mark.parametrize("how", ["flag", "config"])
+def test_the_openclaw_profile_over_mcp(workspace: Workspace, how: str) -> None:
+    ws = openclaw_config(workspace) if how == "config" else workspace
+    ws.note_path(ws.today()).write_text("- 08:00 Hẹn nha sĩ thứ Sáu\n", encoding="utf-8")
+    profile = "openclaw" if how == "flag" else None
+    listed, found, missing = run_client(ws, Actor(), search_and_get, profile=profile)
+    schemas = {tool.name: tool.input_schema for tool in listed.tools}
+    assert list(schemas["memory_search"]["properties"]) == [
+        "query",
+        "maxResults",
+        "minScore",
+        "corpus",
+    ]
+    assert list(schemas["memory_get"]["properties"]) == ["path", "from", "lines", "corpus"]
+    assert not found.is_error
+    results = found.structured_content["results"]
+    assert [list(r) for r in results] == [
+        ["path", "startLine", "endLine", "score", "snippet", "source"]
+    ]
+    assert results[0]["source"] == "memory" and results[0]["startLine"] == 1
+    assert not missing.is_error
+    assert missing.structured_content == {"path": "memory/1999-01-01.md", "text": ""}
+
+
+def test_a_profile_given_wins_over_the_config(workspace: Workspace) -> None:
+    ws = openclaw_config(workspace)
+
+    async def body(client: Client) -> types.ListToolsResult:
+        return await client.list_tools()
+
+    listed = run_client(ws, Actor(), body, profile="default")
+    search = next(tool for tool in listed.tools if tool.name == "memory_search")
+    assert "limit" in search.input_schema["properties"]
+    assert "maxResults" not in search.input_schema["properties"]
+
+
+def test_an_unknown_profile_in_the_config_is_refused(workspace: Workspace) -> None:
+    config = workspace.root / CONFIG_PATH
+    config.write_text(config.read_text() + '\n[tools]\nprofile = "hermes"\n')
+    with pytest.raises(TrinhoError, match="unknown tool profile 'hermes'"):
+        mcp_server.build_server(open_workspace(workspace.root), Actor())
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])

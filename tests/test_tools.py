@@ -37,10 +37,11 @@ from trinho.models.base import ToolCall
 from trinho.notes import read_notes
 from trinho.textnorm import SLUG_PATTERN
 from trinho.tools import Actor, call
-from trinho.workspace import Workspace, parse_day
+from trinho.workspace import CONFIG_PATH, Workspace, open_workspace, parse_day
 
 CHAT = Actor("chat", "main")
 JOB = Actor("job", "nightly")
+EVERY_TOOL = tools.TOOLS + tuple(t for t in tools.OPENCLAW_TOOLS if t not in tools.TOOLS)
 
 
 def test_memory_save_appends_a_timestamped_line_for_both_actors(workspace: Workspace) -> None:
@@ -266,7 +267,7 @@ def test_actor_names_are_slugs() -> None:
     assert Actor().origin == "agent:main"
 
 
-@pytest.mark.parametrize("tool", tools.TOOLS, ids=lambda tool: tool.name)
+@pytest.mark.parametrize("tool", EVERY_TOOL, ids=lambda tool: tool.name)
 def test_schemas_are_valid_json_schema_within_the_checked_subset(tool: tools.MemoryTool) -> None:
     jsonschema.Draft202012Validator.check_schema(dict(tool.parameters))
     assert jsonargs.unknown_keywords(tool.parameters) == set()
@@ -321,10 +322,11 @@ def exported_patterns() -> list[tuple[str, str]]:
     """The patterns of every tool as `trinho tools --format F` prints it, for every format."""
     found: list[tuple[str, str]] = []
     for fmt in tools.FORMATS:
-        result = CliRunner().invoke(cli, ["tools", "--format", fmt])
-        assert result.exit_code == 0, result.output
-        found += patterns_in(json.loads(result.output), fmt)
-    specs = [dict(spec.parameters) for spec in tools.model_specs()]
+        for profile in tools.PROFILES:
+            result = CliRunner().invoke(cli, ["tools", "--format", fmt, "--profile", profile])
+            assert result.exit_code == 0, result.output
+            found += patterns_in(json.loads(result.output), f"{fmt}/{profile}")
+    specs = [dict(s.parameters) for p in tools.PROFILES for s in tools.model_specs(p)]
     return found + patterns_in(specs, "model_specs")
 
 
@@ -386,7 +388,7 @@ def argument_dicts(tool: tools.MemoryTool) -> st.SearchStrategy[dict[str, Any]]:
     return st.dictionaries(st.sampled_from(names), value, max_size=len(names))
 
 
-@pytest.mark.parametrize("tool", tools.TOOLS, ids=lambda tool: tool.name)
+@pytest.mark.parametrize("tool", EVERY_TOOL, ids=lambda tool: tool.name)
 @settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_checker_agrees_with_jsonschema(tool: tools.MemoryTool, data: st.DataObject) -> None:
@@ -777,3 +779,149 @@ def test_round_trip_through_a_fake_server_with_every_tool(workspace: Workspace, 
     saved = [e.text for e in read_notes(workspace, workspace.today()).entries]
     assert saved == ["Mẹ hẹn khám răng thứ Sáu"] * 2
     assert facts.get_fact(workspace, "home_city").head is not None
+
+
+OPENCLAW = "openclaw"
+
+
+def openclaw_parameters(fmt: str) -> dict[str, list[str]]:
+    """The argument names of memory_search and memory_get in the openclaw export."""
+    listed = tools.export(fmt, OPENCLAW)
+    found: dict[str, list[str]] = {}
+    for tool in listed:
+        spec = tool.get("function", tool)
+        schema = spec.get("parameters") or spec.get("input_schema") or spec.get("inputSchema")
+        found[spec["name"]] = list(schema["properties"])
+    return found
+
+
+@pytest.mark.parametrize("fmt", tools.FORMATS)
+def test_the_openclaw_profile_takes_openclaws_argument_names(fmt: str) -> None:
+    names = openclaw_parameters(fmt)
+    assert list(names) == [t.name for t in tools.TOOLS]
+    assert names["memory_search"] == ["query", "maxResults", "minScore", "corpus"]
+    assert names["memory_get"] == ["path", "from", "lines", "corpus"]
+    default = tools.export(fmt)
+    for mine, theirs in zip(default, tools.export(fmt, OPENCLAW), strict=True):
+        name = mine.get("function", mine)["name"]
+        if name not in ("memory_search", "memory_get"):
+            assert mine == theirs
+
+
+def test_the_default_profile_is_trinhos_own() -> None:
+    assert tools.export("mcp", "default") == tools.export("mcp")
+    assert tools.profile_tools("default") == tools.TOOLS
+    assert tools.model_specs("default") == tools.model_specs()
+    assert [s.name for s in tools.model_specs(OPENCLAW)] == [t.name for t in tools.TOOLS]
+
+
+def test_an_unknown_profile_is_a_keyed_error(workspace: Workspace) -> None:
+    with pytest.raises(TrinhoError, match="unknown tool profile 'hermes'"):
+        tools.export("openai", "hermes")
+    with pytest.raises(TrinhoError, match="unknown tool profile"):
+        tools.model_specs("hermes")
+    result = call(workspace, "memory_search", {"query": "x"}, CHAT, "hermes")
+    assert result.is_error and "unknown tool profile 'hermes'" in result.text
+
+
+def openclaw_workspace(workspace: Workspace, clock: FixedClock) -> None:
+    call(workspace, "memory_save", {"text": "Hẹn nha sĩ ở Hà Nội thứ Sáu"}, CHAT)
+    clock.advance(days=1)
+    save_fact(workspace, CHAT, key="home_city", value="Hà Nội", basis="user")
+    (workspace.root / "conversations").mkdir(exist_ok=True)
+    turn = {"role": "user", "text": "Tôi sẽ bay ra Hà Nội", "at": "2026-11-30T09:00:00+07:00"}
+    (workspace.root / "conversations" / "2026-11-30.jsonl").write_text(
+        json.dumps(turn, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+
+
+def test_openclaw_memory_search_answers_in_openclaws_shape(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    openclaw_workspace(workspace, clock)
+    found = call(workspace, "memory_search", {"query": "ha noi", "maxResults": 10}, CHAT, OPENCLAW)
+    assert not found.is_error and found.data is not None
+    assert list(found.data) == ["results"]
+    results = found.data["results"]
+    assert results
+    assert all(
+        list(r) == ["path", "startLine", "endLine", "score", "snippet", "source"] for r in results
+    )
+    note = next(r for r in results if r["path"] == "memory/2026-11-29.md")
+    assert note["startLine"] == note["endLine"] == 1 and note["source"] == "memory"
+    assert "Hà Nội" in note["snippet"]
+    by_path = {r["path"]: r["source"] for r in results}
+    sessions = [path for path, source in by_path.items() if source == "sessions"]
+    assert sessions and all(path.startswith("conversations/") for path in sessions)
+    assert json.loads(found.text) == found.data
+    default = call(workspace, "memory_search", {"query": "ha noi"}, CHAT)
+    assert default.data is not None
+    assert [r["score"] for r in results] == [h["score"] for h in default.data["hits"]]
+    everything = call(
+        workspace, "memory_search", {"query": "ha noi", "corpus": "all"}, CHAT, OPENCLAW
+    )
+    assert everything.data == found.data
+
+
+def test_openclaw_min_score_filters_by_the_hit_score(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    openclaw_workspace(workspace, clock)
+    every = call(workspace, "memory_search", {"query": "ha noi"}, CHAT, OPENCLAW).data
+    assert every is not None and len(every["results"]) >= 2
+    scores = sorted(r["score"] for r in every["results"])
+    floor = scores[-1]
+    kept = call(
+        workspace, "memory_search", {"query": "ha noi", "minScore": floor}, CHAT, OPENCLAW
+    ).data
+    assert kept is not None and kept["results"]
+    assert all(r["score"] >= floor for r in kept["results"])
+    assert len(kept["results"]) < len(every["results"])
+    none = call(
+        workspace, "memory_search", {"query": "ha noi", "minScore": floor + 1000}, CHAT, OPENCLAW
+    ).data
+    assert none == {"results": []}
+    bad = call(workspace, "memory_search", {"query": "x", "minScore": "high"}, CHAT, OPENCLAW)
+    assert bad.is_error and "minScore: must be a number" in bad.text
+
+
+def test_openclaw_wiki_corpus_is_empty_not_an_error(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    openclaw_workspace(workspace, clock)
+    wiki = call(workspace, "memory_search", {"query": "ha noi", "corpus": "wiki"}, CHAT, OPENCLAW)
+    assert wiki.data == {"results": []} and not wiki.is_error
+    got = call(workspace, "memory_get", {"path": "MEMORY.md", "corpus": "wiki"}, CHAT, OPENCLAW)
+    assert got.data == {"path": "MEMORY.md", "text": ""}
+
+
+def test_openclaw_memory_get(workspace: Workspace, clock: FixedClock) -> None:
+    openclaw_workspace(workspace, clock)
+    args = {"path": "memory/2026-11-29.md", "from": 1, "lines": 5}
+    got = call(workspace, "memory_get", args, CHAT, OPENCLAW)
+    assert got.data == {
+        "path": "memory/2026-11-29.md",
+        "text": "- 14:05 Hẹn nha sĩ ở Hà Nội thứ Sáu",
+        "from": 1,
+        "lines": 1,
+    }
+    missing = call(workspace, "memory_get", {"path": "memory/1999-01-01.md"}, CHAT, OPENCLAW)
+    assert not missing.is_error
+    assert missing.data == {"path": "memory/1999-01-01.md", "text": ""}
+    assert json.loads(missing.text) == missing.data
+    for refused in (".trinho/config.toml", "../outside.md"):
+        result = call(workspace, "memory_get", {"path": refused}, CHAT, OPENCLAW)
+        assert result.is_error
+    old_names = call(workspace, "memory_get", {"path": "MEMORY.md", "from_line": 1}, CHAT, OPENCLAW)
+    assert old_names.is_error and "from_line" in old_names.text
+
+
+def test_the_workspace_config_chooses_the_profile_an_argument_overrides(
+    workspace: Workspace,
+) -> None:
+    assert tools.config_profile(workspace) == "default"
+    config = workspace.root / CONFIG_PATH
+    config.write_text(config.read_text() + '\n[tools]\nprofile = "openclaw"\n')
+    ws = open_workspace(workspace.root)
+    assert tools.config_profile(ws) == "openclaw"
+    assert tools.config_profile(ws, "default") == "default"

@@ -16,7 +16,7 @@ from trinho.context_shell import build_context
 from trinho.errors import TrinhoError
 from trinho.facts.rules import ActorKind
 from trinho.search import notify_written
-from trinho.tools import Actor, ToolFormat, ToolResult
+from trinho.tools import Actor, ToolFormat, ToolProfile, ToolResult
 from trinho.workspace import Clock, Workspace, init_workspace, open_workspace
 
 
@@ -51,18 +51,23 @@ class Memory:
         """This turn's prompt parts: `.system` (cache-stable) and `.preamble` (recent notes)."""
         return build_context(self.workspace, user or self.actor.user, budgets)
 
-    def tools(self, format: ToolFormat = "openai") -> list[dict[str, Any]]:
+    def tools(
+        self, format: ToolFormat = "openai", profile: ToolProfile | None = None
+    ) -> list[dict[str, Any]]:
         """The tool definitions for a model API: `openai`, `openai-strict`, `responses`,
-        `anthropic` or `mcp` (see `trinho.tools.export`)."""
-        return tools_mod.export(format)
+        `anthropic` or `mcp` (see `trinho.tools.export`), in `profile` (`default` or
+        `openclaw`; None: the workspace config's `[tools] profile`, else `default`)."""
+        return tools_mod.export(format, tools_mod.config_profile(self.workspace, profile))
 
     def call(
         self,
         name: str,
         args: Mapping[str, Any] | str | None = None,
         actor: Actor | ActorKind | None = None,
+        profile: ToolProfile | None = None,
     ) -> ToolResult:
-        """Run a tool call from the model. Never raises: failures are `is_error` results."""
+        """Run a tool call from the model, its arguments and result in `profile` (as in
+        `tools`). Never raises: failures are `is_error` results."""
         if actor is None:
             chosen = self.actor
         elif isinstance(actor, Actor):
@@ -72,4 +77,6 @@ class Memory:
                 chosen = Actor(actor, self.actor.agent, self.actor.user)
             except TrinhoError as exc:
                 return ToolResult.error(f"{name}: {exc}")
-        return tools_mod.call(self.workspace, name, args, chosen)
+        return tools_mod.call(
+            self.workspace, name, args, chosen, tools_mod.config_profile(self.workspace, profile)
+        )

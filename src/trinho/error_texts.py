@@ -924,6 +924,12 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "en": "unknown tool format {format!r}: use one of {formats}",
         "vi": "không có định dạng công cụ {format!r}: hãy dùng một trong {formats}",
     },
+    "error.tools.bad_profile": {
+        "en": "unknown tool profile {profile!r}: use one of {profiles} "
+        "(a flag, or [tools] profile in the workspace config)",
+        "vi": "không có bộ công cụ (profile) {profile!r}: hãy dùng một trong {profiles} "
+        "(bằng cờ, hoặc [tools] profile trong cấu hình workspace)",
+    },
     "error.demo.search_failed": {
         "en": "demo: memory_search failed: {text}",
         "vi": "demo: memory_search thất bại: {text}",

@@ -1,7 +1,7 @@
 """Checking tool arguments against the tools' JSON Schemas, with messages a model can act on.
 
-Only the subset of JSON Schema the tools use is understood (object, string, integer, boolean,
-array; properties, required, additionalProperties, enum, minLength, maxLength, pattern,
+Only the subset of JSON Schema the tools use is understood (object, string, integer, number,
+boolean, array; properties, required, additionalProperties, enum, minLength, maxLength, pattern,
 minimum, maximum, items, maxItems, uniqueItems, format "date"). A schema using anything else
 is refused when checked, so a tool can never rely on a keyword that is silently ignored.
 """
@@ -39,6 +39,7 @@ _TYPE_NAMES = {
     "object": "an object",
     "string": "a string",
     "integer": "an integer",
+    "number": "a number",
     "boolean": "true or false",
     "array": "a list",
 }
@@ -63,6 +64,8 @@ def _is_type(value: Any, kind: str) -> bool:
         return (isinstance(value, int) and not isinstance(value, bool)) or (
             isinstance(value, float) and value.is_integer()
         )
+    if kind == "number":
+        return isinstance(value, int | float) and not isinstance(value, bool)
     if kind == "boolean":
         return isinstance(value, bool)
     if kind == "array":
@@ -86,7 +89,7 @@ def check(value: Any, schema: Mapping[str, Any], where: str = "arguments") -> li
         errors.append(f"{where}: must be one of {allowed}, got {_shown(value)}")
     if isinstance(value, str):
         errors.extend(_check_string(value, schema, where))
-    elif kind == "integer":
+    elif kind in ("integer", "number"):
         low, high = schema.get("minimum"), schema.get("maximum")
         if (low is not None and value < low) or (high is not None and value > high):
             bounds = f"from {low} to {high}" if high is not None else f"at least {low}"

@@ -225,15 +225,17 @@ def _read_uri(ws: Workspace, actor: Actor, uri: str) -> tuple[str, str] | None:
     return None
 
 
-def build_server(ws: Workspace, actor: Actor) -> Server[Any]:
-    """A low-level MCP server whose tools and resources act on `ws` as `actor`."""
+def build_server(ws: Workspace, actor: Actor, profile: str | None = None) -> Server[Any]:
+    """A low-level MCP server whose tools and resources act on `ws` as `actor`; its tools speak
+    `profile` (None: the workspace config's `[tools] profile`, else `default`)."""
     import anyio
     import mcp_types as types
     from mcp.server import Server
     from mcp.server.context import ServerRequestContext
     from mcp.shared.exceptions import MCPError
 
-    tool_list = [types.Tool.model_validate(tool) for tool in tools_mod.export("mcp")]
+    chosen = tools_mod.config_profile(ws, profile)
+    tool_list = [types.Tool.model_validate(tool) for tool in tools_mod.export("mcp", chosen)]
     resource_list = [
         types.Resource(
             uri=spec.uri, name=spec.name, description=spec.description, mime_type=spec.mime_type
@@ -264,7 +266,7 @@ def build_server(ws: Workspace, actor: Actor) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         result = await anyio.to_thread.run_sync(
-            tools_mod.call, ws, params.name, params.arguments, actor
+            tools_mod.call, ws, params.name, params.arguments, actor, chosen
         )
         return types.CallToolResult(
             content=[types.TextContent(text=result.text)],
@@ -378,14 +380,14 @@ def refuse_stdio(reason: str) -> None:
             sys.stdout.flush()
 
 
-def serve_stdio(ws: Workspace, actor: Actor) -> None:
+def serve_stdio(ws: Workspace, actor: Actor, profile: str | None = None) -> None:
     """Serve MCP on stdin/stdout until the client closes stdin. Logs go to stderr only."""
     _require_sdk()
     import anyio
     from mcp.server.stdio import stdio_server
 
     configure_logging(logging.INFO)
-    server = build_server(ws, actor)
+    server = build_server(ws, actor, profile)
 
     async def run() -> None:
         async with stdio_server() as (read_stream, write_stream):
@@ -460,12 +462,14 @@ class StaticTokenVerifier:
         return None
 
 
-def http_app(ws: Workspace, actor: Actor, token: str, host: str, port: int) -> Starlette:
+def http_app(
+    ws: Workspace, actor: Actor, token: str, host: str, port: int, profile: str | None = None
+) -> Starlette:
     """The streamable HTTP app at /mcp; every request needs `Authorization: Bearer <token>`."""
     from mcp.server.auth.settings import AuthSettings
     from pydantic import AnyHttpUrl
 
-    server = build_server(ws, actor)
+    server = build_server(ws, actor, profile)
     shown = f"[{host}]" if ":" in host else host
     auth = AuthSettings(issuer_url=AnyHttpUrl(f"http://{shown}:{port}"), resource_server_url=None)
     app = server.streamable_http_app(
@@ -508,7 +512,9 @@ class RefusalLog:
         await self.app(scope, receive, watch)
 
 
-def serve_http(ws: Workspace, actor: Actor, host: str, port: int) -> None:
+def serve_http(
+    ws: Workspace, actor: Actor, host: str, port: int, profile: str | None = None
+) -> None:
     """Serve MCP over streamable HTTP at http://HOST:PORT/mcp until interrupted."""
     _require_sdk()
     token = config_token(ws)
@@ -517,6 +523,6 @@ def serve_http(ws: Workspace, actor: Actor, host: str, port: int) -> None:
     import uvicorn
 
     configure_logging(logging.INFO)
-    app = http_app(ws, actor, token, host, port)
+    app = http_app(ws, actor, token, host, port, profile)
     log.info("trinho MCP server on http://%s:%d%s", host, port, HTTP_PATH)
     uvicorn.run(app, host=host, port=port, log_level="warning")

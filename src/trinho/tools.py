@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -34,6 +34,11 @@ log = logging.getLogger(__name__)
 
 ToolFormat = Literal["openai", "openai-strict", "responses", "anthropic", "mcp"]
 FORMATS: tuple[ToolFormat, ...] = ("openai", "openai-strict", "responses", "anthropic", "mcp")
+ToolProfile = Literal["default", "openclaw"]
+PROFILES: tuple[ToolProfile, ...] = ("default", "openclaw")
+"""Which argument names and result shapes the tools speak: trinho's own (`default`), or
+OpenClaw's memory tools' (`openclaw`: memory_search and memory_get as OpenClaw's memory-core
+declares them, so an OpenClaw agent's prompt works unchanged)."""
 
 
 @dataclass(frozen=True)
@@ -231,15 +236,23 @@ def _memory_search(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolRes
     return ToolResult.ok(data)
 
 
+def _readable(ws: Workspace, path: str) -> str | ToolResult:
+    """The path `memory_get` may read, as the workspace shows it, or the error to answer."""
+    resolved = ws.shown(ws.path(path))  # absolute only for a users/ folder elsewhere
+    if not Path(resolved).is_absolute() and any(p.startswith(".") for p in resolved.split("/")):
+        return ToolResult.error(
+            f"memory_get: {path!r} is internal state, not memory; read MEMORY.md, "
+            "memory/, conversations/ or the paths memory_search gives"
+        )
+    return resolved
+
+
 def _memory_get(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
     from trinho import search
 
-    resolved = ws.shown(ws.path(args["path"]))  # absolute only for a users/ folder elsewhere
-    if not Path(resolved).is_absolute() and any(p.startswith(".") for p in resolved.split("/")):
-        return ToolResult.error(
-            f"memory_get: {args['path']!r} is internal state, not memory; read MEMORY.md, "
-            "memory/, conversations/ or the paths memory_search gives"
-        )
+    resolved = _readable(ws, args["path"])
+    if isinstance(resolved, ToolResult):
+        return resolved
     lines = args.get("lines")
     snippet = search.memory_get(
         ws, resolved, int(args.get("from_line", 1)), None if lines is None else int(lines)
@@ -463,6 +476,162 @@ TOOLS: tuple[MemoryTool, ...] = (
 
 BY_NAME: dict[str, MemoryTool] = {tool.name: tool for tool in TOOLS}
 
+OPENCLAW_CORPORA = ("memory", "wiki", "all")
+"""OpenClaw's `corpus`: trinho has no wiki, so `wiki` finds nothing; `memory` and `all` search
+everything trinho keeps."""
+
+
+def _openclaw_search(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
+    from trinho import search
+
+    if args.get("corpus") == "wiki":
+        return ToolResult.ok({"results": []})
+    hits = search.search(ws, args["query"], limit=int(args.get("maxResults", 10)))
+    floor = args.get("minScore")
+    results = []
+    for hit in hits:
+        shown = hit.to_json()
+        if floor is not None and shown["score"] < floor:  # the score the model was shown
+            continue
+        results.append(
+            {
+                "path": shown["path"],
+                "startLine": hit.line,
+                "endLine": hit.line + hit.text.count("\n"),
+                "score": shown["score"],
+                "snippet": hit.text,
+                "source": "sessions" if hit.kind == "conversation" else "memory",
+            }
+        )
+    return ToolResult.ok({"results": results})
+
+
+def _openclaw_get(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
+    """OpenClaw reads a missing file (or the wiki trinho lacks) as empty text, not an error."""
+    from trinho import search
+
+    empty = ToolResult.ok({"path": args["path"], "text": ""})
+    if args.get("corpus") == "wiki":
+        return empty
+    resolved = _readable(ws, args["path"])
+    if isinstance(resolved, ToolResult):
+        return resolved
+    if not ws.path(args["path"]).is_file():
+        return empty
+    lines = args.get("lines")
+    snippet = search.memory_get(
+        ws, resolved, int(args.get("from", 1)), None if lines is None else int(lines)
+    )
+    return ToolResult.ok(
+        {
+            "path": snippet.path,
+            "text": snippet.text,
+            "from": snippet.start,
+            "lines": snippet.end - snippet.start + 1,
+        }
+    )
+
+
+CORPUS: dict[str, Any] = {
+    "type": "string",
+    "enum": list(OPENCLAW_CORPORA),
+    "description": "Where to look: 'memory' or 'all' (everything trinho keeps); 'wiki' has "
+    "nothing in trinho.",
+}
+
+_SEARCH = BY_NAME["memory_search"]
+_GET = BY_NAME["memory_get"]
+_OPENCLAW_SEARCH = replace(
+    _SEARCH,
+    parameters=_object(
+        {
+            "query": _SEARCH.parameters["properties"]["query"],
+            "maxResults": {
+                **_SEARCH.parameters["properties"]["limit"],
+                "description": "How many results at most (default 10).",
+            },
+            "minScore": {
+                "type": "number",
+                "minimum": 0,
+                "description": "Leave out results scoring below this (the score each result "
+                "carries: higher is better, not bounded to 1).",
+            },
+            "corpus": CORPUS,
+        },
+        ["query"],
+    ),
+    description=_SEARCH.description.replace(
+        "Returns hits with kind, path, line, date and text",
+        "Returns results with path, startLine, endLine, score, snippet and source",
+    ),
+    handler=_openclaw_search,
+    result=_result(
+        {
+            "results": {
+                "type": "array",
+                "items": _result(
+                    {
+                        "path": STRING,
+                        "startLine": INTEGER,
+                        "endLine": INTEGER,
+                        "score": {"type": "number"},
+                        "snippet": STRING,
+                        "source": {"type": "string", "enum": ["memory", "sessions"]},
+                    },
+                    ["path", "startLine", "endLine", "score", "snippet", "source"],
+                ),
+            }
+        },
+        ["results"],
+    ),
+)
+
+_OPENCLAW_GET = replace(
+    _GET,
+    parameters=_object(
+        {
+            "path": _GET.parameters["properties"]["path"],
+            "from": _GET.parameters["properties"]["from_line"],
+            "lines": _GET.parameters["properties"]["lines"],
+            "corpus": CORPUS,
+        },
+        ["path"],
+    ),
+    description=_GET.description + " A file that does not exist reads as empty text.",
+    handler=_openclaw_get,
+    result=_result(
+        {"path": STRING, "text": STRING, "from": INTEGER, "lines": INTEGER},
+        ["path", "text"],
+    ),
+)
+OPENCLAW_TOOLS: tuple[MemoryTool, ...] = tuple(
+    {"memory_search": _OPENCLAW_SEARCH, "memory_get": _OPENCLAW_GET}.get(tool.name, tool)
+    for tool in TOOLS
+)
+
+_PROFILE_TOOLS: dict[str, tuple[MemoryTool, ...]] = {
+    "default": TOOLS,
+    "openclaw": OPENCLAW_TOOLS,
+}
+
+
+def profile_tools(profile: ToolProfile | str = "default") -> tuple[MemoryTool, ...]:
+    """The tools as `profile` gives them; an unknown profile is a keyed error."""
+    chosen = _PROFILE_TOOLS.get(profile)
+    if chosen is None:
+        raise TrinhoError.keyed(
+            "error.tools.bad_profile", profile=profile, profiles=", ".join(PROFILES)
+        )
+    return chosen
+
+
+def config_profile(ws: Workspace, given: str | None = None) -> str:
+    """The profile to use: `given` (a flag or argument) wins over the workspace config's
+    `[tools] profile`, and that over `default`."""
+    if given is not None:
+        return given
+    return str(ws.config.section("tools").get("profile", "default"))
+
 
 def _parse_args(raw: object) -> dict[str, Any] | str:
     """The arguments as a dict, or an error message (OpenAI passes them as a JSON string)."""
@@ -483,7 +652,13 @@ def _parse_args(raw: object) -> dict[str, Any] | str:
     return dict(raw)
 
 
-_KIND_WORDS = {"string": "text", "integer": "integer", "boolean": "true or false", "array": "list"}
+_KIND_WORDS = {
+    "string": "text",
+    "integer": "integer",
+    "number": "number",
+    "boolean": "true or false",
+    "array": "list",
+}
 
 
 def _argument_words(name: str, prop: Mapping[str, Any], required: bool) -> str:
@@ -515,12 +690,21 @@ def usage(tool: MemoryTool) -> str:
 
 
 def call(
-    ws: Workspace, name: str, args: Mapping[str, Any] | str | None, actor: Actor
+    ws: Workspace,
+    name: str,
+    args: Mapping[str, Any] | str | None,
+    actor: Actor,
+    profile: ToolProfile | str = "default",
 ) -> ToolResult:
-    """Run tool `name` for `actor`. Never raises: every failure is an error result."""
-    spec = BY_NAME.get(name)
+    """Run tool `name` for `actor`, with the arguments and results `profile` speaks. Never
+    raises: every failure is an error result."""
+    try:
+        by_name = {tool.name: tool for tool in profile_tools(profile)}
+    except TrinhoError as exc:
+        return ToolResult.error(f"{name}: {exc}")
+    spec = by_name.get(name)
     if spec is None:
-        return ToolResult.error(f"unknown tool {name!r}; the tools are: {', '.join(BY_NAME)}")
+        return ToolResult.error(f"unknown tool {name!r}; the tools are: {', '.join(by_name)}")
     parsed = _parse_args(args)
     if isinstance(parsed, str):
         return ToolResult.error(f"{name}: {parsed}")
@@ -712,21 +896,24 @@ _EXPORTERS: dict[str, Callable[[MemoryTool], dict[str, Any]]] = {
 }
 
 
-def export(fmt: ToolFormat | str) -> list[dict[str, Any]]:
+def export(fmt: ToolFormat | str, profile: ToolProfile | str = "default") -> list[dict[str, Any]]:
     """The tool definitions in a model API's format: `openai` (Chat Completions), `openai-strict`
     (the same with `strict: true`), `responses` (OpenAI's Responses API, strict), `anthropic`
-    (Messages, within strict tool use's subset) or `mcp` (as `tools/list` gives them)."""
+    (Messages, within strict tool use's subset) or `mcp` (as `tools/list` gives them), with
+    the argument names `profile` speaks (see `PROFILES`)."""
     exporter = _EXPORTERS.get(fmt)
     if exporter is None:
         raise TrinhoError.keyed("error.tools.bad_format", format=fmt, formats=", ".join(FORMATS))
-    return [exporter(tool) for tool in TOOLS]
+    return [exporter(tool) for tool in profile_tools(profile)]
 
 
-def model_specs() -> tuple[ToolSpec, ...]:
+def model_specs(profile: ToolProfile | str = "default") -> tuple[ToolSpec, ...]:
     """The tools as `trinho.models` values, for a chat loop over any configured model."""
     from trinho.models.base import ToolSpec
 
-    return tuple(ToolSpec(t.name, t.description, sent_schema(t.parameters)) for t in TOOLS)
+    return tuple(
+        ToolSpec(t.name, t.description, sent_schema(t.parameters)) for t in profile_tools(profile)
+    )
 
 
 def call_model_tool(ws: Workspace, tool_call: ToolCall, actor: Actor) -> ToolResult:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from trinho import mcp_server
+from trinho import tools as tools_mod
 from trinho.cli.app import cli, emit, json_option, say, state
 from trinho.errors import TrinhoError
 from trinho.i18n import t
@@ -34,6 +35,13 @@ from trinho.workspace import CONFIG_PATH
     help="Who the client speaks for: chat (the owner is present) or job (unattended).",
 )
 @click.option("--agent", default="main", show_default=True, help="The agent's name.")
+@click.option(
+    "--profile",
+    type=click.Choice(tools_mod.PROFILES),
+    default=None,
+    help="Argument names and result shapes of the tools: default, or openclaw (OpenClaw's "
+    "memory_search and memory_get). Default: [tools] profile in the config, else default.",
+)
 @json_option
 def mcp(
     use_http: bool,
@@ -42,6 +50,7 @@ def mcp(
     init_token: bool,
     actor_kind: str,
     agent: str,
+    profile: str | None,
     as_json: bool,
 ) -> None:
     """Serve the tools and resources over MCP: stdio by default, or --http with a bearer token.
@@ -71,6 +80,6 @@ def mcp(
         return
     actor = Actor("job" if actor_kind == "job" else "chat", agent)
     if use_http:
-        mcp_server.serve_http(ws, actor, host, port)
+        mcp_server.serve_http(ws, actor, host, port, profile)
     else:
-        mcp_server.serve_stdio(ws, actor)
+        mcp_server.serve_stdio(ws, actor, profile)
