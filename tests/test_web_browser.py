@@ -24,7 +24,7 @@ import pytest
 
 from condense_weeks import EN_MEMORY, en_week, two_roles
 from conftest import FixedClock
-from test_diagram import decode_png, near
+from test_diagram import CHROMIUM_FLAGS, decode_png, near
 from trinho import proposals
 from trinho.channels import ConsoleChannel
 from trinho.condense import RunReport, run_condensation
@@ -37,17 +37,11 @@ PORTO = "- 2026-11-23: Sister Anna lives in Porto"
 PENICILLIN = "- 2026-10-05: Allergic to penicillin"
 WIDTH = 375
 FLAGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
+    *(flag for flag in CHROMIUM_FLAGS if not flag.startswith("--host-resolver-rules")),
+    # no test reaches the internet; the page under test is on 127.0.0.1
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
     "--hide-scrollbars",
     "--force-device-scale-factor=1",
-    f"--window-size={WIDTH},900",
 ]
 
 
