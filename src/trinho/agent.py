@@ -62,7 +62,8 @@ def run_turn(
     model calls may ask for tools, then the model must answer in words."""
     if record:
         record_turn(ws, "user", text)
-    context = build_context(ws, actor.user)
+    # trinho's own agent: OpenClaw loads none of the workspace's files into this prompt
+    context = build_context(ws, actor.user, openclaw=False)
     messages: list[Message] = [
         system(context.system),
         *history,

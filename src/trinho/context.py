@@ -4,6 +4,8 @@
   their content, so it stays byte-identical between turns while nothing changed (prompt caching).
 - The preamble, placed before the turn's opening message, holds yesterday's and today's notes.
 - Nothing else: older notes, conversations and fact history are reached through memory_search.
+- In an OpenClaw workspace the files OpenClaw puts in its own prompt (`loaded_by_openclaw`) are
+  named, not repeated: MEMORY.md among them is left out of the system block.
 
 When a part is over its token budget the newest entries are kept and the prompt says how many
 were left out and that memory_search finds them. Nothing is cut silently. The facts index is
@@ -24,6 +26,8 @@ from trinho.facts.rules import Basis, Fact
 from trinho.i18n import t
 from trinho.textnorm import one_line
 from trinho.tokens import estimate_tokens
+
+MEMORY_FILE = "MEMORY.md"
 
 
 @dataclass(frozen=True)
@@ -138,6 +142,16 @@ def build_index(
     return kept, lines, len(current) - len(kept)
 
 
+def render_facts_digest(entries: Sequence[IndexLine], mark: str, locale: str) -> str:
+    """The digest of current facts kept in `memory/` for OpenClaw's own search: `mark` first
+    (so trinho knows its own file), a line saying it is generated, then one fact a line."""
+    lines = [mark, t(locale, "facts.digest_heading"), "", t(locale, "facts.digest_note"), ""]
+    lines.extend(f"- {index_line(entry, locale)}" for entry in entries)
+    if not entries:
+        lines.append(t(locale, "context.empty"))
+    return "\n".join(lines) + "\n"
+
+
 # ---- the parts of the prompt ------------------------------------------------------------------
 
 
@@ -157,6 +171,7 @@ class ContextInputs:
     facts: Sequence[FactLine]
     yesterday: Sequence[NoteLine]
     today: Sequence[NoteLine]
+    loaded_by_openclaw: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -257,11 +272,16 @@ def _notes_part(
 
 def assemble(inputs: ContextInputs, budgets: Budgets, locale: str) -> Context:
     """Build the system block and the preamble from the workspace's state, in the owner's locale."""
-    memory_text, memory_omitted = _memory_part(inputs.memory_text, budgets.memory, locale)
+    loaded = inputs.loaded_by_openclaw
     facts_text, facts_omitted = _facts_part(inputs.facts, budgets.facts, locale)
     system_parts = [t(locale, "context.system_intro")]
-    system_parts.append(t(locale, "context.memory_heading"))
-    system_parts.append(memory_text or t(locale, "context.empty"))
+    if loaded:
+        system_parts.append(t(locale, "context.loaded_by_openclaw", files=", ".join(loaded)))
+    memory_omitted = 0
+    if MEMORY_FILE not in loaded:
+        memory_text, memory_omitted = _memory_part(inputs.memory_text, budgets.memory, locale)
+        system_parts.append(t(locale, "context.memory_heading"))
+        system_parts.append(memory_text or t(locale, "context.empty"))
     system_parts.append(t(locale, "context.facts_heading"))
     system_parts.append(facts_text or t(locale, "context.empty"))
     system = "\n\n".join(system_parts) + "\n"

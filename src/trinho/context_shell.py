@@ -2,6 +2,9 @@
 
 `build_context` reads MEMORY.md, the facts index, yesterday's and today's notes, takes the
 budgets from the config (`[context] memory_tokens, facts_tokens, notes_tokens`) and assembles.
+In an OpenClaw workspace (`trinho.openclaw.openclaw_enabled`) each day's notes also hold its
+slugged session files (`memory/DAY-slug.md`), within the same notes budget, and the bootstrap
+files OpenClaw loads itself are named instead of repeated.
 When a part goes over its budget the owner is warned once: a notification with a stable id
 (`context-budget:PART:DAY`) goes to the channel outbox, and `.trinho/context_warnings.json`
 remembers the open episode so no more are sent while that part stays over budget; once it
@@ -21,7 +24,8 @@ from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
 from trinho.facts.store import facts_index, list_facts
 from trinho.i18n import t
-from trinho.notes import NoteEntry, read_notes
+from trinho.notes import NoteEntry, day_files, read_note_file
+from trinho.openclaw import bootstrap_present, openclaw_enabled
 from trinho.workspace import CONFIG_PATH, Workspace
 
 PARTS = ("memory", "facts", "notes")
@@ -54,29 +58,35 @@ def facts_index_text(ws: Workspace, user: str) -> str:
     return facts_index(ws, user).text
 
 
-def _note_lines(ws: Workspace, day: date) -> list[NoteLine]:
+def _note_lines(ws: Workspace, day: date, *, sessions: bool = False) -> list[NoteLine]:
     """The day's entries, any prose typed into the note by hand and its headings (an OpenClaw
     note's `## 14:00 - Topic` says what the lines under it are about), in file order; OpenClaw's
-    markers and managed dreaming blocks are left out."""
+    markers and managed dreaming blocks are left out. With `sessions`, OpenClaw's slugged
+    session files of the day follow `memory/DAY.md`, in name order, read the same way."""
+    files = day_files(ws, day)
     lines = []
-    for item in read_notes(ws, day).items:
-        if isinstance(item, NoteEntry):
-            lines.append(NoteLine(day, item.time, item.text))
-        elif item.shown:
-            text = item.raw.lstrip("\ufeff").strip() if item.heading else item.shown
-            lines.append(NoteLine(day, None, text))
+    for rel in files if sessions else files[:1]:
+        for item in read_note_file(ws, rel).items:
+            if isinstance(item, NoteEntry):
+                lines.append(NoteLine(day, item.time, item.text))
+            elif item.shown:
+                text = item.raw.lstrip("\ufeff").strip() if item.heading else item.shown
+                lines.append(NoteLine(day, None, text))
     return lines
 
 
-def read_inputs(ws: Workspace, user: str) -> ContextInputs:
-    """Everything the prompt is made of, read from the workspace at its current time."""
+def read_inputs(ws: Workspace, user: str, *, openclaw: bool | None = None) -> ContextInputs:
+    """Everything the prompt is made of, read from the workspace at its current time.
+    `openclaw` None follows `[context] openclaw` (by default: whether the folder is OpenClaw's)."""
     today = ws.today()
+    oc = openclaw_enabled(ws) if openclaw is None else openclaw
     memory_text = memory_store.read_text(ws)
     return ContextInputs(
         memory_text=memory_text,
         facts=facts_lines(ws, user),
-        yesterday=_note_lines(ws, today - timedelta(days=1)),
-        today=_note_lines(ws, today),
+        yesterday=_note_lines(ws, today - timedelta(days=1), sessions=oc),
+        today=_note_lines(ws, today, sessions=oc),
+        loaded_by_openclaw=bootstrap_present(ws) if oc else (),
     )
 
 
@@ -164,11 +174,18 @@ def _record_warnings(ws: Workspace, omitted: dict[str, int], budgets: Budgets) -
 
 
 def build_context(
-    ws: Workspace, user: str | None = None, budgets: Budgets | None = None, *, warn: bool = True
+    ws: Workspace,
+    user: str | None = None,
+    budgets: Budgets | None = None,
+    *,
+    warn: bool = True,
+    openclaw: bool | None = None,
 ) -> Context:
-    """The system block and preamble for `user` (default: the owner) at the workspace's time."""
+    """The system block and preamble for `user` (default: the owner) at the workspace's time.
+    `openclaw` False is for an agent that is not OpenClaw's (nothing else loads its MEMORY.md)."""
     chosen = budgets or budgets_from_config(ws)
-    context = assemble(read_inputs(ws, user or ws.config.owner), chosen, ws.locale)
+    inputs = read_inputs(ws, user or ws.config.owner, openclaw=openclaw)
+    context = assemble(inputs, chosen, ws.locale)
     if warn and (any(context.omitted.values()) or (ws.internal / WARNINGS_FILE).exists()):
         _record_warnings(ws, context.omitted, chosen)
     return context

@@ -140,6 +140,10 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "vi": "{config}: [context] {name} phải là số token nguyên (từ 0 trở lên), "
         "không phải {value!r}",
     },
+    "error.context.bad_openclaw": {
+        "en": "{config}: [context] openclaw must be true or false, not {value!r}",
+        "vi": "{config}: [context] openclaw phải là true hoặc false, không phải {value!r}",
+    },
     "error.condense.bad_context_tokens": {
         "en": "{config}: [condense] context_tokens must be a whole number >= 1000 "
         "(default {default})",

@@ -1,7 +1,8 @@
 """What the weekly rewrite reads: MEMORY.md and the week's notes and conversation turns.
 
 A day's notes are its `memory/DAY.md` and OpenClaw's `memory/DAY-slug.md` session files; the
-rest of `memory/` (dreaming reports, digests) is searched but is never rewrite material.
+rest of `memory/` (dreaming reports, digests, trinho's own generated `memory/facts.md`) is never
+rewrite material.
 
 Reading is the thin shell (`collect`); splitting the material into chunks that fit the model's
 context (`plan_chunks`) is a pure function, by day first and within a day only when one day

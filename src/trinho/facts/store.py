@@ -3,6 +3,8 @@
 `save_fact` reads the fact under its lock, lets `trinho.facts.rules.reconcile` decide (the
 table of docs/rules.md) and applies the decision durably, so two writers never lose each
 other's update. After writing it tells the workspace (`ws.written`), never the search index.
+In an OpenClaw workspace each write of an owner's fact also rewrites `memory/facts.md`, the
+generated digest OpenClaw's own memory_search reads (`write_facts_digest`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,13 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
 
-from trinho.context import DEFAULT_INDEX_CHARS, FactsIndex, build_index
+from trinho.context import (
+    DEFAULT_INDEX_CHARS,
+    FactsIndex,
+    build_index,
+    current_facts,
+    render_facts_digest,
+)
 from trinho.durable import atomic_write_text, read_regular, sibling_lock
 from trinho.errors import BrokenFile, NotFound, TrinhoError
 from trinho.facts.format import check_basis, clean_value, parse_fact, render_fact
@@ -30,6 +38,7 @@ from trinho.facts.rules import (
     reconcile,
 )
 from trinho.i18n import t
+from trinho.openclaw import DIGEST_MARK, FACTS_DIGEST, is_digest, openclaw_enabled
 from trinho.proposals import ApplyResult, Proposal, proposal_path, submit
 from trinho.textnorm import nfc, one_line
 from trinho.workspace import Workspace, parse_day, validate_slug
@@ -79,9 +88,31 @@ def _read(path: Path, where: str, key: str) -> Fact:
     return parse_fact(text, where, expected_key=key)
 
 
-def _write(ws: Workspace, path: Path, fact: Fact) -> None:
+def _write(ws: Workspace, path: Path, fact: Fact, user: str) -> None:
     atomic_write_text(path, render_fact(fact))
     ws.written([ws.shown(path)])
+    if user == ws.config.owner:
+        write_facts_digest(ws)
+
+
+def write_facts_digest(ws: Workspace) -> bool:
+    """Rewrite `memory/facts.md` from the owner's current facts, atomically, in an OpenClaw
+    workspace; True when it changed. A file there that trinho did not generate (no mark on its
+    first line) is somebody's own and is left alone."""
+    if not openclaw_enabled(ws):
+        return False
+    path = ws.path(FACTS_DIGEST)
+    with ws.lock(path):
+        if path.exists() and not is_digest(path):
+            return False
+        entries = current_facts(list_facts(ws).facts, ws.today())
+        text = render_facts_digest(entries, DIGEST_MARK, ws.locale)
+        if path.is_file() and read_regular(path) == text.encode("utf-8"):
+            return False
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, text)
+    ws.written([FACTS_DIGEST])
+    return True
 
 
 @dataclass(frozen=True)
@@ -141,7 +172,7 @@ def save_fact(
             )
             return Saved("proposed", current, submitted.proposal, submitted.created)
         if decision.after is not None:
-            _write(ws, path, decision.after)
+            _write(ws, path, decision.after, user)
         return Saved(decision.outcome, decision.after or current)
 
 
@@ -216,7 +247,7 @@ def apply_fact_proposal(ws: Workspace, proposal: Proposal) -> ApplyResult:
         except FactConflict as exc:
             return ApplyResult(False, str(exc))
         if decision.after is not None:
-            _write(ws, path, decision.after)
+            _write(ws, path, decision.after, user)
     return ApplyResult(
         True, t(ws.locale, f"fact.outcome.{decision.outcome}", fact=key, value=value)
     )

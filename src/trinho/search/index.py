@@ -27,6 +27,7 @@ from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.facts.store import FACTS_DIR
 from trinho.markers import day_of_name
+from trinho.openclaw import FACTS_DIGEST, is_digest
 from trinho.search.documents import (
     KINDS,
     Doc,
@@ -199,14 +200,18 @@ def _distinct_lower_memory(ws: Workspace) -> bool:
 def memory_files(ws: Workspace) -> list[str]:
     """Every `*.md` under `memory/`, at any depth, as OpenClaw indexes them; hidden folders
     (OpenClaw's own `memory/.dreams/` state) are not memory, and links to folders are not
-    followed."""
+    followed. trinho's generated facts digest is left out: its facts are indexed as facts."""
     found: list[str] = []
     root = ws.root / NOTES_DIR
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         rel_folder = Path(folder).relative_to(ws.root).as_posix()
         found.extend(f"{rel_folder}/{name}" for name in sorted(files) if name.endswith(".md"))
-    return found
+    return [rel for rel in found if not _generated_digest(ws, rel)]
+
+
+def _generated_digest(ws: Workspace, rel: str) -> bool:
+    return rel == FACTS_DIGEST and is_digest(ws.root / rel)
 
 
 def fact_folders(ws: Workspace) -> list[Path]:
@@ -241,6 +246,8 @@ def kind_of(ws: Workspace, rel: str) -> Kind | None:
     if parts[0] == NOTES_DIR and len(parts) > 1 and name.endswith(".md"):
         if any(part.startswith(".") for part in parts[1:-1]):
             return None  # OpenClaw's own state (memory/.dreams/): not memory
+        if _generated_digest(ws, rel):
+            return None  # the facts again, for OpenClaw: already indexed as facts
         return "note" if day_of_name(name) is not None else "memory"
     match = _DAY_FILE_RE.match(name)
     if folder == CONVERSATIONS_DIR and match is not None and match.group(2) == "jsonl":
