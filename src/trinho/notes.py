@@ -206,7 +206,7 @@ def save_note(workspace: Workspace, text: str) -> SavedNote:
         after = _committed(workspace, path)
         if note_repair.changed_under(note_repair.file_state(before), appended, after):
             after, _ = _repair_locked(workspace, day, check=True)
-            start = _last_line_of(workspace, day, hhmm, normalized, start)
+            start = _last_line_of(decode(after, rel), hhmm, normalized, start)
         note_repair.store_state(workspace, day, note_repair.file_state(after))
     others = [d for d in note_repair.journal_days(workspace) if d != day]
     repaired = [rel, *_repair_days(workspace, others)]
@@ -243,10 +243,9 @@ def _repair_locked(workspace: Workspace, day: date, *, check: bool = False) -> t
     return data, bool(missing)
 
 
-def _last_line_of(workspace: Workspace, day: date, hhmm: str, text: str, default: int) -> int:
-    """Where the entry now is, after it was appended again."""
-    note = read_notes(workspace, day)
-    lines = [e.line for e in note.entries if (e.time, e.text) == (hhmm, text)]
+def _last_line_of(text: str, hhmm: str, note: str, default: int) -> int:
+    """Where the entry now is in `text`, after it was appended again."""
+    lines = [e.line for e in parse_note_file(text).entries if (e.time, e.text) == (hhmm, note)]
     return lines[-1] if lines else default
 
 
