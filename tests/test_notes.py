@@ -6,6 +6,7 @@ import multiprocessing
 import os
 import random
 import re
+import shutil
 import signal
 import time
 from datetime import date
@@ -103,6 +104,8 @@ def test_saving_reads_back_one_entry_and_keeps_every_earlier_line(
     if not _valid(text):
         return
     path = workspace.note_path(workspace.today())
+    # each example starts a new day's file: earlier examples' notes are not acknowledged here
+    shutil.rmtree(workspace.internal / "notes-journal", ignore_errors=True)
     atomic_write_bytes(path, prefix.encode("utf-8"))
     before = notes.parse_note_file(prefix).entries
 

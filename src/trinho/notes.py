@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 
+from trinho import note_repair
 from trinho.durable import append_recorded, committed_size, read_regular
 from trinho.errors import TrinhoError
 from trinho.markers import Role, day_of_name, line_roles
@@ -32,6 +34,7 @@ __all__ = [
     "read_note_file",
     "read_notes",
     "render_note_file",
+    "repair_notes",
     "require_unicode",
     "save_note",
     "validate_note_text",
@@ -174,7 +177,13 @@ class SavedNote:
 
 
 def save_note(workspace: Workspace, text: str) -> SavedNote:
-    """memory_save: append `- HH:MM text` to today's note (owner's zone). No approval needed."""
+    """memory_save: append `- HH:MM text` to today's note (owner's zone). No approval needed.
+
+    The entry is acknowledged once it is fsynced in the day file and in the day's journal
+    (`trinho.note_repair`). A writer that takes no lock may still replace the file from a read
+    made before the append: the file is checked right after the append, and again at the next
+    save, and what it lost is appended again.
+    """
     normalized = validate_note_text(text)
     now = workspace.now()
     day = now.date()
@@ -183,17 +192,80 @@ def save_note(workspace: Workspace, text: str) -> SavedNote:
     path = workspace.note_path(day)
     rel = f"{NOTES_DIR}/{day.isoformat()}.md"
     with workspace.lock(path):
-        existing = read_regular(path) if path.exists() else b""
-        torn_at = committed_size(path, workspace.intent_path(path))
-        current = decode(existing[:torn_at], rel)
+        before, _ = _repair_locked(workspace, day)
+        current = decode(before, rel)
         start = (
             current.count("\n") + 1
             if current and current.endswith("\n")
             else (current.count("\n") + 2 if current else 1)
         )
-        append_recorded(path, (entry + "\n").encode("utf-8"), workspace.intent_path(path))
-    workspace.written([rel])
+        data = (entry + "\n").encode("utf-8")
+        append_recorded(path, data, workspace.intent_path(path))
+        note_repair.record(workspace, day, note_repair.Acknowledged(hhmm, normalized))
+        appended = (b"\n" if before and not before.endswith(b"\n") else b"") + data
+        after = _committed(workspace, path)
+        if note_repair.changed_under(note_repair.file_state(before), appended, after):
+            after, _ = _repair_locked(workspace, day, check=True)
+            start = _last_line_of(decode(after, rel), hhmm, normalized, start)
+        note_repair.store_state(workspace, day, note_repair.file_state(after))
+    others = [d for d in note_repair.journal_days(workspace) if d != day]
+    repaired = [rel, *_repair_days(workspace, others)]
+    note_repair.retire_journals(workspace, day)
+    workspace.written(repaired)
     return SavedNote(rel, entry, day, hhmm, start)
+
+
+def _committed(workspace: Workspace, path: Path) -> bytes:
+    """The day file's bytes without a torn tail (empty when there is no file)."""
+    if not path.exists():
+        return b""
+    return read_regular(path)[: committed_size(path, workspace.intent_path(path))]
+
+
+def _repair_locked(workspace: Workspace, day: date, *, check: bool = False) -> tuple[bytes, bool]:
+    """Append again, once, each acknowledged entry of `day` its file has lost; the file's
+    bytes after, and whether anything was appended. The journal is read only when the file
+    is not as trinho left it (or when `check` says it changed). The caller holds the day
+    file's lock."""
+    path = workspace.note_path(day)
+    data = _committed(workspace, path)
+    if not check and note_repair.read_state(workspace, day) == note_repair.file_state(data):
+        return data, False
+    journal = note_repair.read_journal(workspace, day)
+    text = decode(data, f"{NOTES_DIR}/{day.isoformat()}.md")
+    present = [note_repair.Acknowledged(e.time, e.text) for e in parse_note_file(text).entries]
+    missing = note_repair.missing_entries(journal, present)
+    if missing:
+        lost = "".join(format_entry(m.time, m.text) + "\n" for m in missing)
+        append_recorded(path, lost.encode("utf-8"), workspace.intent_path(path))
+        data = _committed(workspace, path)
+    note_repair.store_state(workspace, day, note_repair.file_state(data))
+    return data, bool(missing)
+
+
+def _last_line_of(text: str, hhmm: str, note: str, default: int) -> int:
+    """Where the entry now is in `text`, after it was appended again."""
+    lines = [e.line for e in parse_note_file(text).entries if (e.time, e.text) == (hhmm, note)]
+    return lines[-1] if lines else default
+
+
+def _repair_days(workspace: Workspace, days: list[date]) -> list[str]:
+    """Repair these journaled day files, each under its lock; the files written."""
+    written = []
+    for day in days:
+        with workspace.lock(workspace.note_path(day)):
+            if _repair_locked(workspace, day)[1]:
+                written.append(f"{NOTES_DIR}/{day.isoformat()}.md")
+    return written
+
+
+def repair_notes(workspace: Workspace) -> list[str]:
+    """Put back every acknowledged entry a foreign writer dropped from a journaled day file
+    (today's, and yesterday's that a dreaming run may rewrite after midnight); the files
+    written. `save_note` does this itself; this is for a caller that writes no note."""
+    written = _repair_days(workspace, note_repair.journal_days(workspace))
+    workspace.written(written)
+    return written
 
 
 def read_notes(workspace: Workspace, day: date) -> NoteFile:
