@@ -173,3 +173,19 @@ def test_the_channel_compacts_a_long_inbox_at_start_and_answers_what_is_open(
     assert asked == ["msg-300"]  # msg-7's reply was kept: sent, the model not asked again
     assert [c.params["text"] for c in api.ok_calls("sendMessage")] == ["re: msg-7", "re: msg-300"]
     assert len(inbox.path.read_text("utf-8").splitlines()) < 20
+
+
+def test_a_long_running_inbox_stays_bounded_by_the_open_work(workspace: Workspace) -> None:
+    """Compaction is not only at start: a service that runs for months reads, at each poll and
+    each answer, a log bounded by `COMPACT_AFTER`, not by every message it ever answered."""
+    inbox = Inbox(workspace)
+    longest = 0
+    for uid in range(1, 3 * COMPACT_AFTER + 1):
+        inbox.add([(uid, f"msg-{uid}")])
+        (item,) = [i for i in inbox.state().items if not i.done]
+        inbox.record_reply(item, "ok")
+        inbox.record_sent(item, uid)
+        inbox.record_done(item)
+        longest = max(longest, len(inbox.path.read_text(encoding="utf-8").splitlines()))
+    assert longest <= 4 * COMPACT_AFTER + 1
+    assert inbox.state().next_offset == 3 * COMPACT_AFTER + 1

@@ -152,6 +152,7 @@ class MemoryInbox:
     def __init__(self, now: Callable[[], datetime]) -> None:
         self.now = now
         self._events: list[dict[str, Any]] = []
+        self._done_since_compact = 0
 
     def hold(self) -> contextlib.AbstractContextManager[bool]:
         """Whether this process may poll and answer (one process per inbox)."""
@@ -208,7 +209,14 @@ class MemoryInbox:
         )
 
     def record_done(self, item: InboxItem) -> None:
+        """Mark `item` answered; every `COMPACT_AFTER` of them, compact the log, so that what
+        each poll and each answer reads stays bounded by the open work, not by every message
+        since the service started."""
         self._append([{"kind": "done", "update_id": item.update_id}])
+        self._done_since_compact += 1
+        if self._done_since_compact >= COMPACT_AFTER:
+            self._done_since_compact = 0
+            self.compact()
 
 
 class Inbox(MemoryInbox):
@@ -254,7 +262,8 @@ class Inbox(MemoryInbox):
         return events
 
     def compact(self) -> None:
-        """Rewrite the file with only the open items once many are done (at start)."""
+        """Rewrite the file with only the open items once many are done (at start, and every
+        `COMPACT_AFTER` answers)."""
         with self.ws.lock(self.path):
             events = self._read()
             kept = compacted(events)
