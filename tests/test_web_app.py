@@ -197,3 +197,16 @@ def test_the_service_serves_the_page_only_when_enabled(workspace: Workspace) -> 
     workspace.config.raw["web"] = {"enabled": True, "port": 18766}
     [part] = web_parts(workspace)
     assert isinstance(part, WebHttp) and part.url.startswith("http://127.0.0.1:18766/login?code=")
+
+
+@pytest.mark.parametrize(
+    "path", [".trinho/config.toml", "memory/../.trinho/config.toml", "memory/link.md"]
+)
+def test_the_page_never_shows_internal_state(workspace: Workspace, guard: Guard, path: str) -> None:
+    """The same rule as memory_get's: the tokens in `.trinho/` never reach a browser."""
+    config = workspace.root / ".trinho" / "config.toml"
+    config.write_text(config.read_text() + '\n[mcp]\ntoken = "secret-token-123456789"\n')
+    (workspace.root / "memory" / "link.md").symlink_to("../.trinho/config.toml")
+    c, _ = logged_in(workspace, guard)
+    page = c.get("/file", params={"path": path})
+    assert page.status_code == 404 and "secret-token" not in page.text

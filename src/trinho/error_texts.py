@@ -415,6 +415,12 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "vi": "{path} không phải tệp thông thường (FIFO, thiết bị hay socket?); trinho chỉ đọc "
         "và ghi tệp thông thường",
     },
+    "error.get.internal": {
+        "en": "{path!r} is internal state, not memory; read MEMORY.md, memory/, conversations/ "
+        "or the paths memory_search gives",
+        "vi": "{path!r} là trạng thái nội bộ, không phải bộ nhớ; hãy đọc MEMORY.md, memory/, "
+        "conversations/ hoặc các đường dẫn memory_search đưa ra",
+    },
     "error.get.empty": {
         "en": "no path given: name a workspace file, e.g. MEMORY.md or memory/2026-11-29.md",
         "vi": "chưa có đường dẫn: hãy nêu một tệp trong thư mục làm việc, ví dụ MEMORY.md hoặc "

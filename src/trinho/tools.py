@@ -16,7 +16,6 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from trinho import jsonargs, proposals
@@ -236,23 +235,10 @@ def _memory_search(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolRes
     return ToolResult.ok(data)
 
 
-def _readable(ws: Workspace, path: str) -> str | ToolResult:
-    """The path `memory_get` may read, as the workspace shows it, or the error to answer."""
-    resolved = ws.shown(ws.path(path))  # absolute only for a users/ folder elsewhere
-    if not Path(resolved).is_absolute() and any(p.startswith(".") for p in resolved.split("/")):
-        return ToolResult.error(
-            f"memory_get: {path!r} is internal state, not memory; read MEMORY.md, "
-            "memory/, conversations/ or the paths memory_search gives"
-        )
-    return resolved
-
-
 def _memory_get(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
     from trinho import search
 
-    resolved = _readable(ws, args["path"])
-    if isinstance(resolved, ToolResult):
-        return resolved
+    resolved = search.readable_path(ws, args["path"])
     lines = args.get("lines")
     snippet = search.memory_get(
         ws, resolved, int(args.get("from_line", 1)), None if lines is None else int(lines)
@@ -513,9 +499,7 @@ def _openclaw_get(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResu
     empty = ToolResult.ok({"path": args["path"], "text": ""})
     if args.get("corpus") == "wiki":
         return empty
-    resolved = _readable(ws, args["path"])
-    if isinstance(resolved, ToolResult):
-        return resolved
+    resolved = search.readable_path(ws, args["path"])
     if not ws.path(args["path"]).is_file():
         return empty
     lines = args.get("lines")

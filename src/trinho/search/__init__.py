@@ -17,6 +17,7 @@ if TYPE_CHECKING:
         configured_embedder,
         memory_get,
         notify_written,
+        readable_path,
         search,
     )
     from trinho.search.vectors import Embedder, OpenAIEmbedder
@@ -32,6 +33,7 @@ _EXPORTS = {
     "Snippet": "trinho.search.lookup",
     "configured_embedder": "trinho.search.lookup",
     "memory_get": "trinho.search.lookup",
+    "readable_path": "trinho.search.lookup",
     "notify_written": "trinho.search.lookup",
     "open_index": "trinho.search.index",
     "search": "trinho.search.lookup",
@@ -52,6 +54,7 @@ __all__ = [
     "memory_get",
     "notify_written",
     "open_index",
+    "readable_path",
     "search",
 ]
 

@@ -88,6 +88,16 @@ class Snippet:
     text: str
 
 
+def readable_path(ws: Workspace, path: str) -> str:
+    """`path` as the workspace shows it, when it is memory a reader outside the owner's shell
+    (a model's tool call, the review page) may see: never under a dot-folder such as
+    `.trinho/`, where the tokens are. Absolute only for a users/ folder placed elsewhere."""
+    resolved = ws.shown(ws.path(path))
+    if not Path(resolved).is_absolute() and any(p.startswith(".") for p in resolved.split("/")):
+        raise TrinhoError.keyed("error.get.internal", path=path)
+    return resolved
+
+
 def memory_get(ws: Workspace, path: str, from_line: int = 1, lines: int | None = None) -> Snippet:
     """memory_get: read part of a workspace file; paths never leave the workspace."""
     if not path.strip():

@@ -35,7 +35,7 @@ from trinho.condense.runs import (
 from trinho.errors import TrinhoError
 from trinho.facts.store import list_facts
 from trinho.i18n import t
-from trinho.search import memory_get, search
+from trinho.search import memory_get, readable_path, search
 from trinho.web import pages
 from trinho.web.auth import (
     COOKIE,
@@ -339,9 +339,12 @@ def _report(ws: Workspace, run_id: str) -> dict[str, Any] | None:
 
 
 def _file_lines(ws: Workspace, path: str) -> list[str]:
+    """A file for the page, as a tool call may read it: `.trinho/` (the tokens) is never shown
+    in a browser, even to the owner."""
+    shown = readable_path(ws, path)
     if not ws.path(path).is_file():
         return []
-    return memory_get(ws, path).text.split("\n")
+    return memory_get(ws, shown).text.split("\n")
 
 
 def serve(host: str, port: int, app: ASGIApp) -> None:
