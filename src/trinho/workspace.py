@@ -181,6 +181,7 @@ class Workspace:
         self._clock = clock
         self.on_written = on_written
         self.tz = load_zone(config.timezone, "config timezone")
+        self._roots = _allowed_roots(root, config)
 
     def written(self, paths: Sequence[str]) -> None:
         """A store wrote these files: let the injected hook (the search index) see them."""
@@ -237,17 +238,6 @@ class Workspace:
         except ValueError:
             return str(path)
 
-    def _roots(self) -> list[Path]:
-        """Where trinho may read and write: the workspace, and a users/ or proposals folder
-        the config names by an absolute path (a folder shared by several agents). A relative
-        one is part of the workspace, so a link there must not lead out of it."""
-        roots = [self.root]
-        for configured in (self.config.users_dir, self.config.proposals_dir):
-            folder = Path(configured).expanduser()
-            if folder.is_absolute():
-                roots.append(folder.resolve())
-        return roots
-
     def inside(self, path: Path) -> bool:
         """Whether `path`, after every link, stays where `confine` allows."""
         try:
@@ -265,7 +255,7 @@ class Workspace:
         is refused before anything is read or written.
         """
         real = path.resolve()
-        if not any(real == root or root in real.parents for root in self._roots()):
+        if not any(real == root or root in real.parents for root in self._roots):
             raise TrinhoError.keyed("error.path.outside", path=self.shown(path))
         internal = self.root / INTERNAL_DIR
         named = Path(os.path.normpath(path.absolute()))
@@ -340,6 +330,19 @@ class Workspace:
 
     def days_between(self, since: date, until: date) -> list[date]:
         return [since + timedelta(days=i) for i in range((until - since).days + 1)]
+
+
+def _allowed_roots(root: Path, config: Config) -> tuple[Path, ...]:
+    """Where trinho may read and write: the workspace, and a users/ or proposals folder the
+    config names by an absolute path (a folder shared by several agents). A relative one is part
+    of the workspace, so a link there must not lead out of it. Resolved once per workspace: every
+    path accessor checks against them."""
+    roots = [root]
+    for configured in (config.users_dir, config.proposals_dir):
+        folder = Path(configured).expanduser()
+        if folder.is_absolute():
+            roots.append(folder.resolve())
+    return tuple(roots)
 
 
 def default_home() -> Path:
