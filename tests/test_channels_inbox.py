@@ -6,12 +6,14 @@ import json
 from datetime import datetime, timedelta
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import FixedClock
 from fake_bot_api import FakeBotApi
 from trinho.channels import TelegramSettings
+from trinho.channels import inbox as inbox_module
 from trinho.channels.inbox import (
     COMPACT_AFTER,
     Inbox,
@@ -175,17 +177,21 @@ def test_the_channel_compacts_a_long_inbox_at_start_and_answers_what_is_open(
     assert len(inbox.path.read_text("utf-8").splitlines()) < 20
 
 
-def test_a_long_running_inbox_stays_bounded_by_the_open_work(workspace: Workspace) -> None:
+def test_a_long_running_inbox_stays_bounded_by_the_open_work(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Compaction is not only at start: a service that runs for months reads, at each poll and
     each answer, a log bounded by `COMPACT_AFTER`, not by every message it ever answered."""
+    monkeypatch.setattr(inbox_module, "COMPACT_AFTER", 20)
+    every = inbox_module.COMPACT_AFTER
     inbox = Inbox(workspace)
     longest = 0
-    for uid in range(1, 3 * COMPACT_AFTER + 1):
+    for uid in range(1, 3 * every + 1):
         inbox.add([(uid, f"msg-{uid}")])
         (item,) = [i for i in inbox.state().items if not i.done]
         inbox.record_reply(item, "ok")
         inbox.record_sent(item, uid)
         inbox.record_done(item)
         longest = max(longest, len(inbox.path.read_text(encoding="utf-8").splitlines()))
-    assert longest <= 4 * COMPACT_AFTER + 1
-    assert inbox.state().next_offset == 3 * COMPACT_AFTER + 1
+    assert longest <= 4 * every + 1  # without compaction: 12 * every
+    assert inbox.state().next_offset == 3 * every + 1
