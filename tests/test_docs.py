@@ -22,6 +22,7 @@ import pytest
 
 from fake_model_server import FakeServer, Reply, openai_reply
 from trinho.cli import cli, main
+from trinho.config import declared_keys
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -93,148 +94,23 @@ def test_global_options_are_documented() -> None:
 # ---- configuration keys and environment variables ---------------------------------------------
 
 
-def _literal(expr: ast.AST | None) -> str | None:
-    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
-        return expr.value
-    return None
-
-
-def _section_of(expr: ast.AST) -> str | None:
-    """`X.section("s")`, or `raw.get("s", ...)` on the parsed TOML: the section's name."""
-    if not isinstance(expr, ast.Call) or not isinstance(expr.func, ast.Attribute) or not expr.args:
-        return None
-    name = _literal(expr.args[0])
-    target = expr.func.value
-    if expr.func.attr == "section":
-        return name
-    is_raw = (isinstance(target, ast.Name) and target.id == "raw") or (
-        isinstance(target, ast.Attribute) and target.attr == "raw"
-    )
-    return name if expr.func.attr == "get" and is_raw else None
-
-
-def _section_names() -> set[str]:
-    """Every config section or table the code reads, keys known or not."""
-    names: set[str] = set()
-    for path in SRC.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            name = _section_of(node)
-            if name is not None:
-                names.add(name)
-    return names
-
-
-def _module_dicts(tree: ast.AST) -> dict[str, tuple[list[str], list[str]]]:
-    """Module-level dict literals: their string keys and string values (config key tables)."""
-    tables: dict[str, tuple[list[str], list[str]]] = {}
-    for node in getattr(tree, "body", []):
-        target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
-        value = getattr(node, "value", None)
-        if isinstance(target, ast.Name) and isinstance(value, ast.Dict):
-            keys = [k for k in map(_literal, value.keys) if k is not None]
-            values = [v for v in map(_literal, value.values) if v is not None]
-            tables[target.id] = (keys, values)
-    return tables
-
-
-def _loop_values(
-    node: ast.For, tables: dict[str, tuple[list[str], list[str]]]
-) -> dict[str, list[str]]:
-    """The strings each loop variable takes: `for k in ("a", "b")`, `for k, v in T.items()`,
-    `for k in T` / `T.keys()`, `for v in T.values()`, T a module-level dict literal."""
-    names = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
-    variables = [n.id if isinstance(n, ast.Name) else "" for n in names]
-    it = node.iter
-    if isinstance(it, ast.Tuple):
-        return {variables[0]: [k for k in map(_literal, it.elts) if k is not None]}
-    method = it.func.attr if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) else ""
-    owner = it.func.value if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) else it
-    if not isinstance(owner, ast.Name) or owner.id not in tables:
-        return {}
-    keys, values = tables[owner.id]
-    if method == "items":
-        return {variables[0]: keys, **({variables[1]: values} if len(variables) > 1 else {})}
-    return {variables[0]: values if method == "values" else keys}
-
-
-def _section_keys_in(tree: ast.AST) -> set[tuple[str, str]]:
-    """(section, key) pairs read from the config. In each function, a section is bound by
-    `v = X.section("s")` (or `raw.get("s", {})`); keys are read as `v.get("k")`, `v["k"]`,
-    `f(v, "k", ...)`, `X.section("s").get("k")`, or `v.get(k)` with `k` a loop variable over
-    literal strings (see `_loop_values`)."""
-    found: set[tuple[str, str]] = set()
-    tables = _module_dicts(tree)
-    for func in ast.walk(tree):
-        if not isinstance(func, ast.FunctionDef):
-            continue
-        bound: dict[str, str] = {}
-        loops: dict[str, list[str]] = {}
-        for node in ast.walk(func):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                section = _section_of(node.value)
-                if section is not None and isinstance(node.targets[0], ast.Name):
-                    bound[node.targets[0].id] = section
-            if isinstance(node, ast.For):
-                loops.update(_loop_values(node, tables))
-        for node in ast.walk(func):
-            section, key = _key_use(node, bound)
-            if section is None:
-                continue
-            if isinstance(key, str):
-                found.add((section, key))
-            elif isinstance(key, ast.Name):
-                found |= {(section, k) for k in loops.get(key.id, [])}
-    return found
-
-
-def _key_use(node: ast.AST, bound: dict[str, str]) -> tuple[str | None, str | ast.AST | None]:
-    """The section `node` reads a key of, and the key: a literal, or the expression naming it."""
-
-    def section(expr: ast.AST) -> str | None:
-        if isinstance(expr, ast.Name):
-            return bound.get(expr.id)
-        return _section_of(expr)
-
-    def key(expr: ast.AST) -> str | ast.AST:
-        return _literal(expr) or expr
-
-    if isinstance(node, ast.Call) and node.args:
-        f = node.func
-        if isinstance(f, ast.Attribute) and f.attr == "get" and section(f.value) is not None:
-            return section(f.value), key(node.args[0])
-        if len(node.args) >= 2 and section(node.args[0]) and _literal(node.args[1]):
-            return section(node.args[0]), _literal(node.args[1])
-    if isinstance(node, ast.Subscript) and section(node.value) is not None:
-        return section(node.value), key(node.slice)
-    return None, None
-
-
-def _config_keys() -> set[tuple[str, str]]:
-    keys: set[tuple[str, str]] = set()
-    for path in SRC.rglob("*.py"):
-        keys |= _section_keys_in(ast.parse(path.read_text(encoding="utf-8")))
-    return keys
-
-
-def test_the_key_collector_sees_the_known_sections() -> None:
-    keys = _config_keys()
-    assert {("owner", "timezone"), ("paths", "users"), ("model", "attempts")} <= keys
-    assert {("budget", "run_tokens"), ("telegram", "owner_id")} <= keys
-    assert {("context", "memory_tokens"), ("mcp", "token"), ("schedule", "digest")} <= keys
-
-
-def test_every_config_section_read_in_the_code_is_documented() -> None:
+def test_every_declared_config_key_is_documented() -> None:
     text = _doc("configuration.md")
-    names = _section_names()
-    assert {"owner", "paths", "model", "budget", "telegram"} <= names
-    for name in sorted(names):
-        assert f"[{name}]" in text, f"docs/configuration.md does not document [{name}]"
+    keys = declared_keys()
+    assert {"owner", "paths", "model", "budget", "telegram", "web", "mcp"} <= keys.keys()
+    for section, names in sorted(keys.items()):
+        assert f"### `[{section}]" in text, f"docs/configuration.md has no part for [{section}]"
+        for key in names:
+            assert f"`[{section}] {key}`" in text, (
+                f"docs/configuration.md lacks `[{section}] {key}`"
+            )
 
 
-def test_every_config_key_read_in_the_code_is_documented() -> None:
-    text = _doc("configuration.md")
-    for section, key in sorted(_config_keys()):
-        assert f"`[{section}] {key}`" in text, f"docs/configuration.md lacks `[{section}] {key}`"
+def test_every_documented_config_key_is_declared() -> None:
+    documented = set(re.findall(r"`\[([a-z_]+)\] ([a-z_]+)`", _doc("configuration.md")))
+    assert ("web", "port") in documented
+    declared = {(section, key) for section, names in declared_keys().items() for key in names}
+    assert sorted(documented - declared) == []
 
 
 def _env_vars() -> set[str]:
@@ -265,10 +141,7 @@ def _toml_blocks(text: str) -> list[str]:
 
 def test_the_config_examples_are_read_by_the_code_without_error(tmp_path: Path) -> None:
     from trinho.channels.settings import telegram_settings
-    from trinho.context_shell import budgets_from_config
     from trinho.models.config import resolve_model
-    from trinho.models.usage import budget_limits
-    from trinho.scheduler import jobs_from_config
     from trinho.search import configured_embedder
     from trinho.workspace import Workspace, parse_config, system_clock
 
@@ -276,15 +149,12 @@ def test_the_config_examples_are_read_by_the_code_without_error(tmp_path: Path) 
     assert blocks
     for block in blocks:
         config = parse_config(block, "docs/configuration.md")
-        budget_limits(config)
-        if config.section("model"):
+        if config.model.name is not None:
             resolve_model(config, {})
         ws = Workspace(tmp_path, config, system_clock)
         telegram_settings(ws, {})
-        if config.section("search").get("embedder") != "local":  # local needs the weights
+        if config.search.embedder != "local":  # local needs the weights
             configured_embedder(ws)
-        jobs_from_config(config)
-        budgets_from_config(ws)
 
 
 # ---- links -------------------------------------------------------------------------------------

@@ -171,7 +171,7 @@ def test_a_config_created_by_init_token_is_the_whole_default_config(
     token, created = init_token(ws)
     config = read_config(root)
     assert created and config is not None
-    assert config.timezone == "Asia/Ho_Chi_Minh" and config.section("mcp")["token"] == token
+    assert config.timezone == "Asia/Ho_Chi_Minh" and config.mcp.token == token
 
 
 def test_parallel_first_searches_all_succeed(workspace: Workspace) -> None:

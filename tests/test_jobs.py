@@ -17,7 +17,7 @@ from trinho.facts import load_fact, save_fact
 from trinho.jobs import ScheduledCondensation, WorkspaceJobRunner, conversation_text, slot_condensed
 from trinho.models import ChatModel, ChatResponse, ScriptedModel, ToolCall
 from trinho.notes import save_note
-from trinho.scheduler import DueRun, jobs_from_config
+from trinho.scheduler import DueRun
 from trinho.scheduler_shell import run_due
 from trinho.transcripts import read_turns, record_turn
 from trinho.workspace import Workspace, parse_config
@@ -49,7 +49,7 @@ class Models:
 def test_a_jobs_fact_becomes_a_proposal_and_one_digest_announces_it(
     workspace: Workspace, clock: FixedClock
 ) -> None:
-    jobs = jobs_from_config(parse_config(CONFIG, "cfg"))
+    jobs = parse_config(CONFIG, "cfg").jobs
     save_fact(workspace, "home_city", "Hà Nội", basis="user", actor="chat")
     record_turn(workspace, "user", "Tuần sau tôi chuyển vào Huế sống luôn")
     record_turn(workspace, "assistant", "Chúc bạn chuyển nhà thuận lợi!")
@@ -138,7 +138,7 @@ def test_the_facts_job_reads_only_the_24_hours_before_its_slot(
 
 
 def test_a_day_without_conversation_asks_no_model(workspace: Workspace, clock: FixedClock) -> None:
-    jobs = tuple(j for j in jobs_from_config(parse_config(CONFIG, "cfg")) if j.name == "facts")
+    jobs = tuple(j for j in parse_config(CONFIG, "cfg").jobs if j.name == "facts")
     models = Models({"facts": []})
     run_due(workspace, jobs, WorkspaceJobRunner(workspace, models))
     clock.set("2026-12-02T03:00:00+07:00")
@@ -155,7 +155,7 @@ def test_the_weekly_condensation_runs_once_per_slot_and_catches_up(
     workspace.memory_file.write_text("- 2026-11-20: Thích trà sen\n", "utf-8")
     same = ScriptedModel(lambda request: workspace.memory_file.read_text("utf-8"))
     condense = ScheduledCondensation(model=same, channel=ConsoleChannel("en", io.StringIO()))
-    jobs = tuple(j for j in jobs_from_config(parse_config("", "cfg")) if j.name == "condense")
+    jobs = tuple(j for j in parse_config("", "cfg").jobs if j.name == "condense")
     runner = WorkspaceJobRunner(workspace, Models({}), condense=condense)
     run_due(workspace, jobs, runner)
     summaries: list[str] = []
@@ -184,7 +184,7 @@ def test_a_slot_already_condensed_is_not_run_again(workspace: Workspace) -> None
 
 
 def test_the_condensation_runs_through_its_seam(workspace: Workspace, clock: FixedClock) -> None:
-    jobs = tuple(j for j in jobs_from_config(parse_config("", "cfg")) if j.name == "condense")
+    jobs = tuple(j for j in parse_config("", "cfg").jobs if j.name == "condense")
     days: list[str] = []
 
     def condense(ws: Workspace, run: DueRun) -> str:

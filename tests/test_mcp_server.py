@@ -458,7 +458,7 @@ def test_init_token_keeps_the_config_and_runs_once(
     after = path.read_text(encoding="utf-8")
     assert after.startswith(before)
     assert path.stat().st_mode & 0o077 == 0
-    assert mcp_server.config_token(open_workspace(path.parent.parent)) == first["token"]
+    assert open_workspace(path.parent.parent).config.mcp.token == first["token"]
     assert main(["mcp", "--init-token", "--json"]) == 0
     second = json.loads(capsys.readouterr().out)
     assert second == {**first, "created": False}
@@ -485,7 +485,7 @@ def test_a_short_token_is_refused(workspace: Workspace) -> None:
         config.read_text(encoding="utf-8") + '\n[mcp]\ntoken = "short"\n', encoding="utf-8"
     )
     with pytest.raises(TrinhoError, match=r"\[mcp\] token must be a string of at least 16"):
-        mcp_server.config_token(open_workspace(workspace.root))
+        open_workspace(workspace.root)
 
 
 toml_values = st.one_of(

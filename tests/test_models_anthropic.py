@@ -9,11 +9,11 @@ import anthropic
 import pytest
 
 from fake_model_server import FakeServer, Reply, anthropic_problem, anthropic_reply, error_body
+from trinho.config import config_from
 from trinho.models import ChatModel, ChatRequest, ModelError, ToolSpec, system, tool_result, user
 from trinho.models.anthropic import AnthropicModel
 from trinho.models.base import ToolCall
 from trinho.models.config import ModelSettings, resolve_model
-from trinho.workspace import Config
 
 NOTE = ToolSpec(
     "memory_save",
@@ -28,7 +28,7 @@ def settings_for(
     """Settings for the fake at `url`, with the hosted API's policy (the fake being on
     loopback would otherwise give it a local server's)."""
     model = {"timeout": timeout, "attempts": attempts, "backoff": 0.01, "max_output_tokens": cap}
-    config = Config(raw={"model": model})
+    config = config_from({"model": model})
     env = {
         "TRINHO_MODEL": "anthropic:claude-test",
         "ANTHROPIC_API_KEY": "sk-ant-test",

@@ -22,6 +22,7 @@ from fake_model_server import (
     openai_reply,
     prompt_tokens,
 )
+from trinho.config import config_from
 from trinho.models import (
     ChatModel,
     ChatRequest,
@@ -60,7 +61,7 @@ def settings_for(
     cap: int = 4096,
 ) -> ModelSettings:
     model = {"base_url": url, "timeout": timeout, "attempts": 5, "backoff": 0.01}
-    config = Config(raw={"model": {**model, "max_output_tokens": cap}})
+    config = config_from({"model": {**model, "max_output_tokens": cap}})
     return resolve_model(config, {"TRINHO_MODEL": name, "OPENAI_API_KEY": "sk-test", **(env or {})})
 
 

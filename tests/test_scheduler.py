@@ -15,7 +15,6 @@ from trinho.scheduler import (
     JobSpec,
     JobState,
     Schedule,
-    jobs_from_config,
     next_slot,
     parse_schedule,
     plan,
@@ -57,13 +56,13 @@ def test_describe_round_trips(days: frozenset[int], hour: int, minute: int) -> N
     assert parse_schedule(schedule.describe(), "x") == schedule
 
 
-def test_jobs_from_config_defaults_overrides_and_custom_jobs() -> None:
+def test_config_jobs_defaults_overrides_and_custom_jobs() -> None:
     config = parse_config(
         '[schedule]\ncondense = "sat 20:30"\ndigest = "off"\n'
         '[[jobs]]\nname = "tidy"\nschedule = "mon,thu 03:00"\nprompt = "Dọn dẹp ghi chú"\n',
         "cfg",
     )
-    jobs = {job.name: job for job in jobs_from_config(config)}
+    jobs = {job.name: job for job in config.jobs}
     assert set(jobs) == {"condense", "facts", "tidy"}
     assert jobs["condense"].schedule.describe() == "sat 20:30"
     assert jobs["facts"].schedule.describe() == "daily 02:00"
@@ -85,7 +84,7 @@ def test_jobs_from_config_defaults_overrides_and_custom_jobs() -> None:
 )
 def test_bad_job_config_is_a_clear_error(text: str, message: str) -> None:
     with pytest.raises(TrinhoError, match=message):
-        jobs_from_config(parse_config(text, "cfg"))
+        parse_config(text, "cfg")
 
 
 def test_latest_slot_is_at_or_before_now() -> None:

@@ -22,13 +22,13 @@ from fake_bot_api import FakeBotApi
 from trinho import proposals
 from trinho.channels import Notification, Outbox
 from trinho.channels.inbox import Inbox
+from trinho.config import config_from
 from trinho.errors import TrinhoError
 from trinho.facts import load_fact, save_fact
 from trinho.models import ChatRequest, ChatResponse, ScriptedModel, ToolCall
 from trinho.notes import read_notes
-from trinho.scheduler import jobs_from_config
 from trinho.scheduler_shell import run_due
-from trinho.service import Timing, build_service, configure_logging, stop_grace
+from trinho.service import Timing, build_service, configure_logging
 from trinho.transcripts import read_day
 from trinho.workspace import Workspace, init_workspace, open_workspace
 
@@ -66,7 +66,7 @@ def test_chat_digest_and_approval_through_telegram(
     api: FakeBotApi, workspace: Workspace, clock: FixedClock
 ) -> None:
     save_fact(workspace, "home_city", "Hà Nội", basis="user", actor="chat")
-    run_due(workspace, jobs_from_config(workspace.config), lambda run: "")  # first sight
+    run_due(workspace, workspace.config.jobs, lambda run: "")  # first sight
     service = build_service(workspace, env=env_for(api), model=ScriptedModel(replies), timing=FAST)
     with service.running():
         api.say("hello from a stranger", user_id=666, chat_id=666)
@@ -225,15 +225,15 @@ def test_polling_starts_once_telegram_answers(
     ("value", "grace"), [(None, 60.0), (5, 5.0), (0.5, 0.5), (3600, 3600.0), (75.5, 75.5)]
 )
 def test_stop_grace_is_seconds_up_to_an_hour(value: object, grace: float) -> None:
-    assert stop_grace(value, "cfg: [service] stop_grace") == grace
+    assert config_from({"service": {"stop_grace": value}}).service.stop_grace == grace
 
 
 @pytest.mark.parametrize("value", [0, -1, 3601, "60", True, [], float("nan"), float("inf")])
 def test_a_bad_stop_grace_is_an_error_naming_the_setting(value: object) -> None:
     with pytest.raises(TrinhoError) as caught:
-        stop_grace(value, "cfg: [service] stop_grace")
+        config_from({"service": {"stop_grace": value}})
     assert caught.value.key == "error.service.bad_stop_grace"
-    assert str(caught.value).startswith("cfg: [service] stop_grace: ")
+    assert str(caught.value).startswith(".trinho/config.toml: [service] stop_grace: ")
 
 
 def test_the_service_takes_its_stop_grace_from_the_config(workspace: Workspace) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+from dataclasses import replace
 
 import pytest
 from starlette.testclient import TestClient
@@ -13,6 +14,7 @@ from conftest import FixedClock
 from trinho import proposals
 from trinho.channels import ConsoleChannel
 from trinho.condense import RunReport, run_condensation
+from trinho.config import WebConfig
 from trinho.errors import TrinhoError
 from trinho.web.app import login_url, required_token, web_app
 from trinho.web.auth import Guard
@@ -194,7 +196,7 @@ def test_the_service_serves_the_page_only_when_enabled(workspace: Workspace) -> 
     from trinho.web.app import WebHttp, web_parts
 
     assert web_parts(workspace) == ()
-    workspace.config.raw["web"] = {"enabled": True, "port": 18766}
+    workspace.config = replace(workspace.config, web=WebConfig(enabled=True, port=18766))
     [part] = web_parts(workspace)
     assert isinstance(part, WebHttp) and part.url.startswith("http://127.0.0.1:18766/login?code=")
 

@@ -52,7 +52,7 @@ def test_init_changes_only_what_it_is_told(tmp_path: Path) -> None:
     assert result.created == [CONFIG_PATH]
     reread = open_workspace(tmp_path).config
     assert (reread.timezone, reread.locale, reread.owner) == ("Europe/Paris", "vi", "owner")
-    assert reread.section("model") == {"name": "local"}
+    assert reread.model.name == "local"
 
 
 @pytest.mark.parametrize("header", ["[owner]  # who I am", "[ owner ]", '["owner"]'])

@@ -21,12 +21,11 @@ from typing import Any
 from trinho import memory_store
 from trinho.context import Budgets, Context, ContextInputs, FactLine, NoteLine, assemble, fact_lines
 from trinho.durable import atomic_write_text
-from trinho.errors import TrinhoError
 from trinho.facts.store import facts_index, list_facts
 from trinho.i18n import t
 from trinho.notes import NoteEntry, day_files, read_note_file
 from trinho.openclaw import bootstrap_present, openclaw_enabled
-from trinho.workspace import CONFIG_PATH, Workspace
+from trinho.workspace import Workspace
 
 PARTS = ("memory", "facts", "notes")
 _BUDGET_KEYS = {"memory": "memory_tokens", "facts": "facts_tokens", "notes": "notes_tokens"}
@@ -35,17 +34,10 @@ WARNINGS_FILE = "context_warnings.json"
 
 def budgets_from_config(ws: Workspace) -> Budgets:
     """`[context]` budgets from the config; each missing one keeps its documented default."""
-    section = ws.config.section("context")
-    defaults = Budgets()
-    values: dict[str, int] = {}
-    for part, key in _BUDGET_KEYS.items():
-        value = section.get(key, getattr(defaults, part))
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise TrinhoError.keyed(
-                "error.context.bad_budget", config=ws.root / CONFIG_PATH, name=key, value=value
-            )
-        values[part] = value
-    return Budgets(**values)
+    section = ws.config.context
+    return Budgets(
+        memory=section.memory_tokens, facts=section.facts_tokens, notes=section.notes_tokens
+    )
 
 
 def facts_lines(ws: Workspace, user: str) -> list[FactLine]:

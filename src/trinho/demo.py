@@ -55,7 +55,7 @@ from trinho.models import (
     load_model,
     resolve_model,
 )
-from trinho.scheduler import DueRun, jobs_from_config
+from trinho.scheduler import DueRun
 from trinho.search import notify_written
 from trinho.textnorm import match_key
 from trinho.workspace import CONFIG_PATH, Config, Workspace, init_workspace, read_config
@@ -389,7 +389,7 @@ def _nightly(ctx: DemoContext, event: dict[str, Any]) -> list[str]:
     """The built-in nightly job, run as the scheduler runs it: the model reads the last day's
     conversations with the memory tools, as actor `job`, so what it saves becomes a proposal.
     The scripted model makes the recorded tool calls; a configured model decides for itself."""
-    spec = next(job for job in jobs_from_config(ctx.ws.config) if job.name == event["job"])
+    spec = next(job for job in ctx.ws.config.jobs if job.name == event["job"])
     seen = Witness(ctx.played(lambda: recorded_job(event)))
 
     def model_for(run: DueRun) -> ChatModel:
@@ -662,7 +662,7 @@ def pick_player(env: Mapping[str, str] | None = None, owner: Path | None = None)
     a name that cannot work fails here, before anything is shown."""
     env = os.environ if env is None else env
     config = (read_config(owner) if owner is not None else None) or Config()
-    configured = config.section("model").get("name")
+    configured = config.model.name
     if env.get(MODEL_ENV, "").strip():
         source = MODEL_ENV
     elif isinstance(configured, str) and configured.strip() and owner is not None:

@@ -130,6 +130,31 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "en": "{where}: [owner] and [paths] must be tables",
         "vi": "{where}: [owner] và [paths] phải là bảng",
     },
+    "error.config.not_table": {
+        "en": "{config}: [{section}] must be a table, not {value!r}",
+        "vi": "{config}: [{section}] phải là một bảng, không phải {value!r}",
+    },
+    "error.config.not_text": {
+        "en": "{config}: [{section}] {name} must be text in quotes, not {value!r}",
+        "vi": "{config}: [{section}] {name} phải là chuỗi trong dấu ngoặc kép, "
+        "không phải {value!r}",
+    },
+    "error.config.not_bool": {
+        "en": "{config}: [{section}] {name} must be true or false, not {value!r}",
+        "vi": "{config}: [{section}] {name} phải là true hoặc false, không phải {value!r}",
+    },
+    "error.config.bad_port": {
+        "en": "{config}: [{section}] {name} must be a port number from 1 to 65535, not {value!r}",
+        "vi": "{config}: [{section}] {name} phải là số cổng từ 1 đến 65535, không phải {value!r}",
+    },
+    "error.config.bad_choice": {
+        "en": "{config}: [{section}] {name} must be one of {choices}, not {value!r}",
+        "vi": "{config}: [{section}] {name} phải là một trong {choices}, không phải {value!r}",
+    },
+    "error.config.more": {
+        "en": "(and {count} more in {config}: fix this one and run again to see the next)",
+        "vi": "(và {count} lỗi nữa trong {config}: hãy sửa lỗi này rồi chạy lại để xem lỗi tiếp)",
+    },
     "error.workspace.bad_locale": {
         "en": "--locale must be one of {choices}",
         "vi": "--locale phải là một trong {choices}",

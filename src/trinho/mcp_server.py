@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from trinho import memory_store
 from trinho import tools as tools_mod
+from trinho.config import MIN_TOKEN_CHARS as MIN_TOKEN_CHARS
 from trinho.context_shell import build_context, facts_index_text
 from trinho.durable import atomic_write_text, read_regular
 from trinho.errors import TrinhoError
@@ -54,7 +55,6 @@ log = logging.getLogger(__name__)
 SERVER_NAME = "trinho"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
-MIN_TOKEN_CHARS = 16
 HTTP_PATH = "/mcp"
 
 
@@ -396,25 +396,13 @@ def serve_stdio(ws: Workspace, actor: Actor, profile: str | None = None) -> None
     anyio.run(run)
 
 
-def config_token(ws: Workspace) -> str | None:
-    """The bearer token `[mcp] token` from the workspace config, if set."""
-    value = ws.config.section("mcp").get("token")
-    if value is None:
-        return None
-    if not isinstance(value, str) or len(value) < MIN_TOKEN_CHARS:
-        raise TrinhoError.keyed(
-            "error.mcp.bad_token", config=ws.root / CONFIG_PATH, min=MIN_TOKEN_CHARS
-        )
-    return value
-
-
 def init_token(ws: Workspace) -> tuple[str, bool]:
     """Make `[mcp] token` in the config if it has none: (the token, whether it was created).
 
     The rest of the config is kept as written; the file becomes readable by its owner only,
     since it now holds a secret.
     """
-    existing = config_token(ws)
+    existing = ws.config.mcp.token
     if existing is not None:
         return existing, False
     path = ws.root / CONFIG_PATH
@@ -517,7 +505,7 @@ def serve_http(
 ) -> None:
     """Serve MCP over streamable HTTP at http://HOST:PORT/mcp until interrupted."""
     _require_sdk()
-    token = config_token(ws)
+    token = ws.config.mcp.token
     if token is None:
         raise TrinhoError.keyed("error.mcp.http_no_token", config=ws.root / CONFIG_PATH)
     import uvicorn

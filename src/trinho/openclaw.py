@@ -13,8 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from trinho.errors import TrinhoError
-from trinho.workspace import CONFIG_PATH, Workspace
+from trinho.workspace import Workspace
 
 BOOTSTRAP_FILES = (
     "AGENTS.md",
@@ -55,14 +54,8 @@ def looks_like_openclaw(root: Path) -> bool:
 
 def openclaw_enabled(ws: Workspace) -> bool:
     """`[context] openclaw` when it is set, else whether the folder looks like OpenClaw's."""
-    value = ws.config.section("context").get("openclaw")
-    if value is None:
-        return looks_like_openclaw(ws.root)
-    if not isinstance(value, bool):
-        raise TrinhoError.keyed(
-            "error.context.bad_openclaw", config=ws.root / CONFIG_PATH, value=value
-        )
-    return value
+    value = ws.config.context.openclaw
+    return looks_like_openclaw(ws.root) if value is None else value
 
 
 def bootstrap_present(ws: Workspace) -> tuple[str, ...]:

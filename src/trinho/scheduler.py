@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, time, timedelta
-from typing import Any, Literal, Protocol, Self
+from typing import Any, Literal, Self
 
 from trinho.errors import TrinhoError
 from trinho.textnorm import validate_slug
@@ -125,19 +125,10 @@ class JobSpec:
     prompt: str = ""
 
 
-class ConfigView(Protocol):
-    """What the schedule reads of a workspace config (`trinho.workspace.Config` is one)."""
-
-    @property
-    def raw(self) -> Mapping[str, Any]: ...
-
-    def section(self, name: str) -> Mapping[str, Any]: ...
-
-
-def jobs_from_config(config: ConfigView) -> tuple[JobSpec, ...]:
-    """The built-in jobs (unless `off`) and every `[[jobs]]` entry, checked."""
+def jobs_from_tables(section: Mapping[str, Any], raw_jobs: object) -> tuple[JobSpec, ...]:
+    """The built-in jobs (unless `off`) and every `[[jobs]]` entry, checked: `[schedule]` and
+    the `jobs` array of the config's TOML (`trinho.config` keeps the result as `Config.jobs`)."""
     where = ".trinho/config.toml"
-    section = config.section("schedule")
     unknown = sorted(set(section) - set(BUILTIN_DEFAULTS))
     if unknown:
         raise TrinhoError.keyed(
@@ -151,7 +142,6 @@ def jobs_from_config(config: ConfigView) -> tuple[JobSpec, ...]:
         schedule = parse_schedule(str(section.get(name, default)), f"{where} [schedule] {name}")
         if schedule is not None:
             jobs.append(JobSpec(name, kind, schedule))
-    raw_jobs = config.raw.get("jobs", [])
     if not isinstance(raw_jobs, list):
         raise TrinhoError.keyed("error.jobs.not_array", where=where)
     seen = set(BUILTIN_DEFAULTS)

@@ -20,13 +20,14 @@ from typing import Any, Protocol, runtime_checkable
 
 from trinho.agent import ChatSession
 from trinho.channels import Channel, MessageHandler, Outbox, channel_from_config
+from trinho.config import DEFAULT_STOP_GRACE
 from trinho.decider import QueueDecider
 from trinho.errors import TrinhoError, in_locale
 from trinho.i18n import t
 from trinho.jobs import CondenseRun, ScheduledCondensation, WorkspaceJobRunner
 from trinho.logs import configure_logging as configure_logging
 from trinho.models import ChatModel, load_model
-from trinho.scheduler import DueRun, JobSpec, jobs_from_config, next_slot
+from trinho.scheduler import DueRun, JobSpec, next_slot
 from trinho.scheduler_shell import JobRunner, run_due
 from trinho.signals import StopRequest
 from trinho.workspace import Workspace
@@ -105,28 +106,6 @@ class Background(Protocol):
     def stop(self) -> None: ...
 
 
-DEFAULT_STOP_GRACE = 60.0
-"""Seconds a stop waits for work in progress: below systemd's default `TimeoutStopSec` (90 s)
-with room for closing connections, so the manager never has to kill a stopping service."""
-MAX_STOP_GRACE = 3600.0
-
-
-def stop_grace(value: object, where: str) -> float:
-    """`[service] stop_grace` checked: seconds, more than 0 and at most an hour (None: default).
-
-    systemd does not tell a service its stop timeout (no variable carries `TimeoutStopSec`;
-    `WATCHDOG_USEC` is the watchdog's interval and `EXTEND_TIMEOUT_USEC` is sent by a service,
-    not to it), so the grace is a setting, kept below the unit's timeout by the owner.
-    """
-    if value is None:
-        return DEFAULT_STOP_GRACE
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TrinhoError.keyed("error.service.bad_stop_grace", where=where, value=value)
-    if not 0 < value <= MAX_STOP_GRACE:
-        raise TrinhoError.keyed("error.service.bad_stop_grace", where=where, value=value)
-    return float(value)
-
-
 @dataclass(frozen=True)
 class Timing:
     """How long loops sleep at most: the clock may jump (a suspend), so they look again; and
@@ -140,9 +119,7 @@ class Timing:
 
 def timing_from_config(ws: Workspace) -> Timing:
     """The default timing with `[service] stop_grace` from the workspace config."""
-    section = ws.config.section("service")
-    where = f"{ws.internal / 'config.toml'}: [service] stop_grace"
-    return Timing(grace=stop_grace(section.get("stop_grace"), where))
+    return Timing(grace=ws.config.service.stop_grace)
 
 
 class Service:
@@ -318,10 +295,9 @@ class McpHttp:
         import uvicorn
 
         from trinho import mcp_server
-        from trinho.errors import TrinhoError
         from trinho.tools import Actor
 
-        token = mcp_server.config_token(ws)
+        token = ws.config.mcp.token
         if token is None:
             raise TrinhoError.keyed("error.mcp.serve_no_token")
         app = mcp_server.http_app(ws, Actor("chat"), token, host, port)
@@ -342,12 +318,10 @@ def mcp_parts(ws: Workspace) -> tuple[Background, ...]:
     """The MCP HTTP server when `[mcp] http = true`, and the review page (`[web]`)."""
     from trinho.web.app import web_parts
 
-    section = ws.config.section("mcp")
-    if section.get("http") is not True:
+    mcp = ws.config.mcp
+    if not mcp.http:
         return web_parts(ws)
-    host = str(section.get("host", "127.0.0.1"))
-    port = int(section.get("port", 8765))
-    return (McpHttp(ws, host, port), *web_parts(ws))
+    return (McpHttp(ws, mcp.host, mcp.port), *web_parts(ws))
 
 
 def build_service(
@@ -360,7 +334,7 @@ def build_service(
 ) -> Service:
     """The service as the config describes it. `model` and `timing` replace the configured
     ones (tests)."""
-    jobs = jobs_from_config(ws.config)
+    jobs = ws.config.jobs
     timing = timing_from_config(ws) if timing is None else timing
     chat = InFlight(LazyChat(ws, model))
     channel = channel_from_config(

@@ -19,6 +19,8 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from trinho import jsonargs, proposals
+from trinho.config import TOOL_PROFILES
+from trinho.config import ToolProfile as ToolProfile
 from trinho.errors import TrinhoError
 from trinho.facts.rules import BASES, ActorKind
 from trinho.facts.store import save_fact
@@ -33,8 +35,7 @@ log = logging.getLogger(__name__)
 
 ToolFormat = Literal["openai", "openai-strict", "responses", "anthropic", "mcp"]
 FORMATS: tuple[ToolFormat, ...] = ("openai", "openai-strict", "responses", "anthropic", "mcp")
-ToolProfile = Literal["default", "openclaw"]
-PROFILES: tuple[ToolProfile, ...] = ("default", "openclaw")
+PROFILES = TOOL_PROFILES
 """Which argument names and result shapes the tools speak: trinho's own (`default`), or
 OpenClaw's memory tools' (`openclaw`: memory_search and memory_get as OpenClaw's memory-core
 declares them, so an OpenClaw agent's prompt works unchanged)."""
@@ -614,7 +615,7 @@ def config_profile(ws: Workspace, given: str | None = None) -> str:
     `[tools] profile`, and that over `default`."""
     if given is not None:
         return given
-    return str(ws.config.section("tools").get("profile", "default"))
+    return ws.config.tools.profile
 
 
 def _parse_args(raw: object) -> dict[str, Any] | str:

@@ -8,12 +8,18 @@ import os
 import re
 import tomllib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import tomlkit
+
+from trinho.config import CONFIG_PATH as CONFIG_PATH
+from trinho.config import INTERNAL_DIR as INTERNAL_DIR
+from trinho.config import LOCALES as LOCALES
+from trinho.config import Config as Config
+from trinho.config import config_from
 from trinho.durable import (
     atomic_write_text,
     ensure_dir,
@@ -32,15 +38,12 @@ WrittenHook = Callable[["Workspace", Sequence[str]], None]
 """Told the workspace-relative paths a store just wrote. The shell injects one (the search
 index's refresh) so that no store imports search; a derived index notices anything missed."""
 
-INTERNAL_DIR = ".trinho"
-CONFIG_PATH = f"{INTERNAL_DIR}/config.toml"
 NOTES_DIR = "memory"
 CONVERSATIONS_DIR = "conversations"
 MEMORY_FILE = "MEMORY.md"
 ARCHIVE_FILE = "memory/archive.md"
 """Entries moved out of MEMORY.md to keep it within its prompt budget, verbatim: searchable,
 never in the prompt."""
-LOCALES = ("en", "vi")
 
 
 EARLIEST = datetime(2, 1, 1, tzinfo=UTC)
@@ -115,45 +118,14 @@ def local_zone_name() -> str:
     return "UTC"
 
 
-@dataclass(frozen=True)
-class Config:
-    """The workspace config (`.trinho/config.toml`). Later features read their own sections."""
-
-    timezone: str = "UTC"
-    owner: str = "owner"
-    locale: str = "en"
-    users_dir: str = "users"
-    proposals_dir: str = "memory_proposals"
-    raw: dict[str, Any] = field(default_factory=dict)
-
-    def section(self, name: str) -> dict[str, Any]:
-        value = self.raw.get(name, {})
-        return value if isinstance(value, dict) else {}
-
-
-def parse_config(text: str, where: str) -> Config:
-    """Read config TOML text; every wrong value is named with the file it came from."""
+def parse_config(text: str, where: str = CONFIG_PATH) -> Config:
+    """Read config TOML text into the typed config; every wrong value is one keyed line
+    naming `[section] key` and the file (`trinho.config` says what each key may be)."""
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise TrinhoError.keyed("error.config.not_toml", where=where, error=str(exc)) from None
-    owner = raw.get("owner", {})
-    paths = raw.get("paths", {})
-    if not isinstance(owner, dict) or not isinstance(paths, dict):
-        raise TrinhoError.keyed("error.config.not_tables", where=where)
-    config = Config(
-        timezone=str(owner.get("timezone", "UTC")),
-        owner=str(owner.get("user", "owner")),
-        locale=str(owner.get("locale", "en")),
-        users_dir=str(paths.get("users", "users")),
-        proposals_dir=str(paths.get("proposals", "memory_proposals")),
-        raw=raw,
-    )
-    load_zone(config.timezone, f"{where} [owner] timezone")
-    validate_slug(config.owner, f"{where} [owner] user")
-    if config.locale not in LOCALES:
-        raise TrinhoError.keyed("error.config.bad_locale", where=where, choices=", ".join(LOCALES))
-    return config
+    return config_from(raw)
 
 
 def render_config(config: Config) -> str:
@@ -358,8 +330,8 @@ def read_config(root: Path) -> Config | None:
     try:
         text = read_regular(path).decode("utf-8")  # a FIFO here would block every command
     except UnicodeDecodeError:
-        raise TrinhoError.keyed("error.config.not_utf8", path=path) from None
-    return parse_config(text, str(path))
+        raise TrinhoError.keyed("error.config.not_utf8", path=CONFIG_PATH) from None
+    return parse_config(text)
 
 
 def owner_locale(root: Path) -> str:
@@ -370,8 +342,19 @@ def owner_locale(root: Path) -> str:
     try:
         config = read_config(root)
     except (TrinhoError, OSError, ValueError):
-        return "en"
+        return _written_locale(root)
     return config.locale if config is not None else "en"
+
+
+def _written_locale(root: Path) -> str:
+    """`[owner] locale` as written in a config that is wrong elsewhere: its error is still
+    said in the owner's language."""
+    try:
+        owner = tomllib.loads(read_regular(root / CONFIG_PATH).decode("utf-8")).get("owner")
+    except (OSError, ValueError):
+        return "en"
+    locale = owner.get("locale") if isinstance(owner, dict) else None
+    return locale if isinstance(locale, str) and locale in LOCALES else "en"
 
 
 def open_workspace(
@@ -423,13 +406,11 @@ def init_workspace(
     ensure_dir(path)
     path = path.resolve()
     base = existing or Config(timezone=local_zone_name())
-    config = Config(
+    config = replace(
+        base,
         timezone=timezone or base.timezone,
         owner=owner or base.owner,
         locale=locale or base.locale,
-        users_dir=base.users_dir,
-        proposals_dir=base.proposals_dir,
-        raw=base.raw,
     )
     created: list[str] = []
     if existing is None or config != existing:
@@ -438,14 +419,11 @@ def init_workspace(
             text = _update_owner_values(text, config)
         else:
             text = render_config(config)
-        parse_config(text, str(path / CONFIG_PATH))
+        parse_config(text)
         atomic_write_text(path / CONFIG_PATH, text)
         created.append(CONFIG_PATH)
     workspace = Workspace(
-        path,
-        parse_config(read_regular(path / CONFIG_PATH).decode("utf-8"), str(path / CONFIG_PATH)),
-        clock,
-        on_written,
+        path, parse_config(read_regular(path / CONFIG_PATH).decode("utf-8")), clock, on_written
     )
     for folder in (
         path / NOTES_DIR,
@@ -481,25 +459,15 @@ def toml_table(line: str) -> str | None:
 
 
 def _update_owner_values(text: str, config: Config) -> str:
-    """Change the [owner] values in an existing config, keeping every other line as written."""
+    """Change the [owner] values in an existing config, keeping every other line, comment and
+    blank as written (a comment after a changed value too); a missing [owner] is added."""
+    document = tomlkit.parse(text)
     values = {"timezone": config.timezone, "user": config.owner, "locale": config.locale}
-    lines = text.split("\n")
-    in_owner = False
-    seen: set[str] = set()
-    for i, line in enumerate(lines):
-        stripped = line.strip()
-        if stripped.startswith("["):
-            in_owner = toml_table(line) == "owner"
-            continue
-        key = stripped.split("=", 1)[0].strip()
-        if in_owner and key in values:
-            lines[i] = f'{key} = "{values[key]}"'
-            seen.add(key)
-    missing = [f'{k} = "{v}"' for k, v in values.items() if k not in seen]
-    if missing:
-        at = next((i for i, ln in enumerate(lines) if toml_table(ln) == "owner"), None)
-        if at is not None:
-            lines[at + 1 : at + 1] = missing
-        else:
-            lines = ["[owner]", *missing, "", *lines]
-    return "\n".join(lines)
+    owner = document.get("owner")
+    if owner is None:
+        owner = tomlkit.table()
+        document.add("owner", owner)
+    for key, value in values.items():
+        if owner.get(key) != value:
+            owner[key] = value
+    return tomlkit.dumps(document)

@@ -38,8 +38,8 @@ def telegram_settings(
     wins over `[telegram] token, owner_id, base_url` in `.trinho/config.toml`.
     """
     env = os.environ if env is None else env
-    section = ws.config.section("telegram")
-    token = env.get("TRINHO_TELEGRAM_TOKEN") or str(section.get("token") or "")
+    section = ws.config.telegram
+    token = env.get("TRINHO_TELEGRAM_TOKEN") or section.token or ""
     token = token.strip()
     if not token:
         return None
@@ -47,7 +47,7 @@ def telegram_settings(
         owner_raw: object = env["TRINHO_TELEGRAM_OWNER_ID"]
         where = "TRINHO_TELEGRAM_OWNER_ID"
     else:
-        owner_raw = section.get("owner_id")
+        owner_raw = section.owner_id
         where = "[telegram] owner_id in .trinho/config.toml"
     if owner_raw is None:
         raise TrinhoError.keyed("error.telegram.no_owner")
@@ -57,7 +57,7 @@ def telegram_settings(
         raise TrinhoError.keyed("error.telegram.bad_owner", where=where, value=owner_raw) from None
     if owner_id <= 0:
         raise TrinhoError.keyed("error.telegram.owner_not_positive", where=where, value=owner_id)
-    base_url = env.get("TRINHO_TELEGRAM_BASE_URL") or str(section.get("base_url") or "")
+    base_url = env.get("TRINHO_TELEGRAM_BASE_URL") or section.base_url or ""
     return TelegramSettings(
         token=token,
         owner_id=owner_id,

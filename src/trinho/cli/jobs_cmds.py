@@ -16,11 +16,11 @@ def jobs() -> None:
 @json_option
 def list_jobs(as_json: bool) -> None:
     """Each job, its schedule, its next slot and how its last run went."""
-    from trinho.scheduler import jobs_from_config, next_slot
+    from trinho.scheduler import next_slot
     from trinho.scheduler_shell import RunStore
 
     ws = state().workspace()
-    found = jobs_from_config(ws.config)
+    found = ws.config.jobs
     states = RunStore(ws).load()
     now = ws.now()
     rows = []
@@ -69,12 +69,11 @@ def run_jobs(as_json: bool) -> None:
     from trinho.decider import QueueDecider
     from trinho.jobs import WorkspaceJobRunner
     from trinho.models import load_model
-    from trinho.scheduler import jobs_from_config
     from trinho.scheduler_shell import run_due
 
     ws = state().workspace()
     runner = WorkspaceJobRunner(ws, lambda run: load_model(ws, "job", run=run.run_id))
-    result = run_due(ws, jobs_from_config(ws.config), runner)
+    result = run_due(ws, ws.config.jobs, runner)
     channel = channel_from_config(ws, decider=QueueDecider(ws))
     try:
         report = Outbox(ws).deliver(channel)

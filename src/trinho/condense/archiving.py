@@ -6,31 +6,21 @@ decides, from the config and the queue, whether a run asks for it, applies it, o
 
 from __future__ import annotations
 
-from typing import Literal
-
 from trinho import proposals
 from trinho.condense.archive import ArchivePlan, archive_waits_or_was_refused, plan_archive
 from trinho.condense.gate import Change, GateVerdict
 from trinho.condense.reasons import Reason
-from trinho.errors import TrinhoError
+from trinho.config import ArchiveMode
 from trinho.tokens import estimate_tokens
-from trinho.workspace import CONFIG_PATH, Workspace
+from trinho.workspace import Workspace
 
-ArchiveMode = Literal["ask", "auto", "off"]
-MODES: tuple[ArchiveMode, ...] = ("ask", "auto", "off")
 KIND = "memory"
 
 
 def archive_mode(ws: Workspace) -> ArchiveMode:
     """`[condense] archive`: "ask" (the default: one proposal), "auto" (applies by itself:
     nothing is lost, it stays searchable) or "off"."""
-    value = ws.config.section("condense").get("archive", "ask")
-    for mode in MODES:
-        if value == mode:
-            return mode
-    raise TrinhoError.keyed(
-        "error.condense.bad_archive", config=CONFIG_PATH, choices="ask, auto, off"
-    )
+    return ws.config.condense.archive
 
 
 def archive_change(ws: Workspace, text: str, budget: int) -> tuple[Change, ArchivePlan] | None:

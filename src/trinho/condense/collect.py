@@ -19,17 +19,14 @@ from datetime import date, datetime, time, timedelta
 from typing import Literal
 
 from trinho import memory_store
-from trinho.errors import TrinhoError
+from trinho.config import DEFAULT_CONTEXT_TOKENS as DEFAULT_CONTEXT_TOKENS
+from trinho.config import CondenseProtocol
 from trinho.models import estimate_tokens
 from trinho.notes import LooseLine, NoteEntry, day_files, read_note_file
 from trinho.transcripts import read_day
-from trinho.workspace import CONFIG_PATH, NOTES_DIR, Workspace
+from trinho.workspace import NOTES_DIR, Workspace
 
 WINDOW_DAYS = 7
-DEFAULT_CONTEXT_TOKENS = 128_000
-"""`[condense] context_tokens` when the config does not say: what one rewrite call may use,
-prompt and answer together. It suits today's hosted models (128k to 200k); with a local model,
-set it to the context its server gives it (e.g. ollama's num_ctx), or calls will be cut."""
 MIN_ROOM_TOKENS = 256
 """Below this much room for the week's material, a rewrite call would be all overhead."""
 ANSWER_SLACK_TOKENS = 512
@@ -103,27 +100,16 @@ def window(today: date) -> tuple[date, date]:
 
 def context_tokens(ws: Workspace) -> int:
     """`[condense] context_tokens` from the config, or the documented default."""
-    value = ws.config.section("condense").get("context_tokens", DEFAULT_CONTEXT_TOKENS)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1000:
-        raise TrinhoError.keyed(
-            "error.condense.bad_context_tokens", config=CONFIG_PATH, default=DEFAULT_CONTEXT_TOKENS
-        )
-    return value
+    return ws.config.condense.context_tokens
 
 
-Protocol = Literal["ops", "file"]
-PROTOCOLS: tuple[Protocol, ...] = ("ops", "file")
+Protocol = CondenseProtocol
 
 
 def condense_protocol(ws: Workspace) -> Protocol:
     """`[condense] protocol`: "ops" (the default: the model answers with an edit script) or
     "file" (the model answers with the whole new MEMORY.md, for models that handle it better)."""
-    value = ws.config.section("condense").get("protocol", "ops")
-    if value not in PROTOCOLS:
-        raise TrinhoError.keyed(
-            "error.condense.bad_protocol", config=CONFIG_PATH, choices=", ".join(PROTOCOLS)
-        )
-    return "file" if value == "file" else "ops"
+    return ws.config.condense.protocol
 
 
 @dataclass(frozen=True)

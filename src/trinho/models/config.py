@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 from typing import Literal
 from urllib.parse import urlsplit
 
-from trinho.errors import TrinhoError
+from trinho.config import MAX_OUTPUT_TOKENS as MAX_OUTPUT_TOKENS
+from trinho.config import ModelConfig
 from trinho.models.base import ModelError
 from trinho.models.retry import RetryPolicy
 from trinho.workspace import CONFIG_PATH, Config, Workspace
@@ -21,9 +22,6 @@ from trinho.workspace import CONFIG_PATH, Config, Workspace
 Api = Literal["openai", "anthropic"]
 
 OLLAMA_DEFAULT = "http://127.0.0.1:11434/v1"
-MAX_OUTPUT_TOKENS = 4096
-"""`[model] max_output_tokens` when unset: the most tokens any one answer may be asked for."""
-MIN_OUTPUT_TOKENS = 256
 NO_KEY_NEEDED = "not-needed"
 """Sent as the API key to local servers, which ignore it (the SDK insists on one)."""
 
@@ -119,24 +117,6 @@ def ollama_base_url(host: str | None) -> str:
     return f"{parts.scheme}://{hostname}:{port}{path}"
 
 
-def _number(section: Mapping[str, object], key: str, default: float, minimum: float) -> float:
-    value = section.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < minimum:
-        raise TrinhoError.keyed(
-            "error.model.bad_number", config=CONFIG_PATH, name=key, minimum=minimum
-        )
-    return float(value)
-
-
-def _whole(section: Mapping[str, object], key: str, default: int, minimum: int) -> int:
-    value = section.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise TrinhoError.keyed(
-            "error.model.bad_whole", config=CONFIG_PATH, name=key, minimum=minimum
-        )
-    return value
-
-
 def is_loopback(url: str) -> bool:
     """Whether `url` names this machine (`localhost`, 127.0.0.0/8, ::1, or 0.0.0.0 / ::)."""
     try:
@@ -162,19 +142,18 @@ def default_policy(provider: str, url: str) -> RetryPolicy:
 def retry_policy(config: Config, defaults: RetryPolicy = HOSTED_POLICY) -> RetryPolicy:
     """`[model] timeout` (seconds per request), `attempts` (in all), `backoff` (seconds), each
     over the provider's default in `defaults`."""
-    section = config.section("model")
+    section = config.model
     return replace(
         defaults,
-        timeout=_number(section, "timeout", defaults.timeout, 0.001),
-        attempts=_whole(section, "attempts", defaults.attempts, 1),
-        backoff=_number(section, "backoff", defaults.backoff, 0.0),
+        timeout=defaults.timeout if section.timeout is None else section.timeout,
+        attempts=defaults.attempts if section.attempts is None else section.attempts,
+        backoff=defaults.backoff if section.backoff is None else section.backoff,
     )
 
 
 def output_cap(config: Config) -> int:
     """`[model] max_output_tokens`: the most tokens one answer may be asked for."""
-    section = config.section("model")
-    return _whole(section, "max_output_tokens", MAX_OUTPUT_TOKENS, MIN_OUTPUT_TOKENS)
+    return config.model.max_output_tokens
 
 
 def max_output_tokens(ws: Workspace) -> int:
@@ -183,14 +162,12 @@ def max_output_tokens(ws: Workspace) -> int:
 
 
 def base_url_for(
-    provider: str, section: Mapping[str, object], env: Mapping[str, str]
+    provider: str, section: ModelConfig, env: Mapping[str, str]
 ) -> tuple[str | None, str | None]:
     """Where requests go, and the setting that said so: TRINHO_BASE_URL, then `[model]
     base_url`, then OLLAMA_HOST (for `ollama:`), then the provider's default (None: the
     SDK's own, which reads its variable)."""
-    configured = section.get("base_url")
-    if configured is not None and not isinstance(configured, str):
-        raise TrinhoError.keyed("error.model.bad_base_url", config=CONFIG_PATH)
+    configured = section.base_url
     if env.get("TRINHO_BASE_URL", "").strip():
         return env["TRINHO_BASE_URL"].strip(), "TRINHO_BASE_URL"
     if configured and configured.strip():
@@ -204,11 +181,11 @@ def base_url_for(
 def resolve_model(config: Config, env: Mapping[str, str]) -> ModelSettings:
     """The configured model: TRINHO_MODEL wins over `[model] name` in the workspace config,
     TRINHO_BASE_URL over `[model] base_url`."""
-    section = config.section("model")
+    section = config.model
     if env.get("TRINHO_MODEL", "").strip():
         name, where = env["TRINHO_MODEL"], "TRINHO_MODEL"
-    elif isinstance(section.get("name"), str) and str(section["name"]).strip():
-        name, where = str(section["name"]), f"{CONFIG_PATH} [model] name"
+    elif section.name is not None and section.name.strip():
+        name, where = section.name, f"{CONFIG_PATH} [model] name"
     else:
         raise ModelError.failed(
             "", "not_configured", "error.model.not_configured", config=CONFIG_PATH

@@ -19,7 +19,7 @@ from trinho.durable import append_bytes, read_regular
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.models.base import ChatModel, ChatRequest, ChatResponse, ModelError, Usage
-from trinho.workspace import CONFIG_PATH, INTERNAL_DIR, Config, Workspace
+from trinho.workspace import INTERNAL_DIR, Config, Workspace
 
 Purpose = Literal["rewrite", "screen", "chat", "job", "check"]
 PURPOSES: tuple[str, ...] = get_args(Purpose)
@@ -217,16 +217,7 @@ class BudgetLimits:
 
 
 def budget_limits(config: Config) -> BudgetLimits:
-    section = config.section("budget")
-    values: dict[str, int | None] = {}
-    for key in ("run_tokens", "week_tokens"):
-        value = section.get(key)
-        if value is not None and (
-            isinstance(value, bool) or not isinstance(value, int) or value < 0
-        ):
-            raise TrinhoError.keyed("error.budget.bad_value", config=CONFIG_PATH, name=key)
-        values[key] = value
-    return BudgetLimits(values["run_tokens"], values["week_tokens"])
+    return BudgetLimits(config.budget.run_tokens, config.budget.week_tokens)
 
 
 @dataclass(frozen=True)

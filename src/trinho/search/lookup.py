@@ -36,23 +36,17 @@ def configured_embedder(ws: Workspace) -> Embedder | None:
     # model = "nomic-embed-text"
     # api_key_env = "OPENAI_API_KEY"   # the name of the variable, never the key itself
     """
-    section = ws.config.section("search")
-    kind = section.get("embedder")
-    if kind is None or kind == "none":
-        return None
-    if kind == "local":
+    section = ws.config.search
+    if section.embedder == "local":
         from trinho.search.local_embedder import BertEmbedder
 
-        folder = section.get("model_dir")
-        return BertEmbedder(Path(str(folder)).expanduser() if folder else None)
-    if kind == "openai":
-        base_url, model = section.get("base_url"), section.get("model")
-        if not isinstance(base_url, str) or not isinstance(model, str):
-            raise TrinhoError.keyed("error.search.openai_needs")
-        key_env = section.get("api_key_env")
-        api_key = os.environ.get(str(key_env)) if key_env else None
-        return OpenAIEmbedder(base_url, model, api_key)
-    raise TrinhoError.keyed("error.search.bad_embedder", kind=kind)
+        folder = section.model_dir
+        return BertEmbedder(Path(folder).expanduser() if folder else None)
+    if section.embedder == "openai" and section.base_url and section.model:
+        key_env = section.api_key_env
+        api_key = os.environ.get(key_env) if key_env else None
+        return OpenAIEmbedder(section.base_url, section.model, api_key)
+    return None
 
 
 def search(

@@ -32,6 +32,8 @@ from trinho.condense.runs import (
     runs_root,
     validate_run_id,
 )
+from trinho.config import MIN_TOKEN_CHARS as MIN_TOKEN_CHARS
+from trinho.config import WebConfig
 from trinho.errors import TrinhoError
 from trinho.facts.store import list_facts
 from trinho.i18n import t
@@ -51,28 +53,15 @@ from trinho.workspace import CONFIG_PATH, Workspace, validate_slug
 
 log = logging.getLogger("trinho.web")
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8766
-MIN_TOKEN_CHARS = 16
-
-
-def config_token(ws: Workspace) -> str | None:
-    """`[web] token`: needed before the page is served beyond loopback."""
-    value = ws.config.section("web").get("token")
-    if value is None:
-        return None
-    if not isinstance(value, str) or len(value) < MIN_TOKEN_CHARS:
-        raise TrinhoError.keyed(
-            "error.web.bad_token", config=ws.root / CONFIG_PATH, min=MIN_TOKEN_CHARS
-        )
-    return value
+DEFAULT_HOST = WebConfig.host
+DEFAULT_PORT = WebConfig.port
 
 
 def required_token(ws: Workspace, host: str) -> str | None:
     """The token a login needs: none on loopback, the configured one (which must exist) else."""
     if is_loopback(host):
         return None
-    token = config_token(ws)
+    token = ws.config.web.token
     if token is None:
         raise TrinhoError.keyed("error.web.needs_token", host=host, config=ws.root / CONFIG_PATH)
     return token
@@ -378,8 +367,7 @@ class WebHttp:
 
 def web_parts(ws: Workspace) -> tuple[WebHttp, ...]:
     """The review page as a part of the service, when `[web] enabled = true`."""
-    section = ws.config.section("web")
-    if section.get("enabled") is not True:
+    web = ws.config.web
+    if not web.enabled:
         return ()
-    host = str(section.get("host", DEFAULT_HOST))
-    return (WebHttp(ws, host, int(section.get("port", DEFAULT_PORT))),)
+    return (WebHttp(ws, web.host, web.port),)

@@ -1,0 +1,559 @@
+"""The workspace config (`.trinho/config.toml`) as typed values, checked once when it is read.
+
+One frozen dataclass per section, holding the documented defaults. `check_config` turns the
+parsed TOML into a `Config`, or into every keyed error it finds, each one line naming
+`[section] key` and the file, so a wrong value stops a command before anything is done and no
+caller checks a value again. Pure: the workspace reads the file and hands its TOML here.
+
+Unknown sections and keys are left alone, as before (a config may carry settings of a newer
+trinho); `[schedule]` alone refuses a name it does not know, since that is a job the owner
+meant to schedule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Literal, TypeVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from trinho.errors import TrinhoError
+from trinho.i18n import t
+from trinho.scheduler import JobSpec, jobs_from_tables
+from trinho.textnorm import validate_slug
+
+INTERNAL_DIR = ".trinho"
+CONFIG_PATH = f"{INTERNAL_DIR}/config.toml"
+"""Where the config is, relative to the workspace; errors name it so."""
+LOCALES = ("en", "vi")
+MIN_TOKEN_CHARS = 16
+"""The shortest bearer token `[mcp] token` and `[web] token` may be."""
+DEFAULT_CONTEXT_TOKENS = 128_000
+"""`[condense] context_tokens` when the config does not say: what one rewrite call may use,
+prompt and answer together. It suits today's hosted models (128k to 200k); with a local model,
+set it to the context its server gives it (e.g. ollama's num_ctx), or calls will be cut."""
+DEFAULT_STOP_GRACE = 60.0
+"""Seconds a stop waits for work in progress: below systemd's default `TimeoutStopSec` (90 s)
+with room for closing connections, so the manager never has to kill a stopping service."""
+MAX_STOP_GRACE = 3600.0
+MIN_OUTPUT_TOKENS = 256
+MAX_OUTPUT_TOKENS = 4096
+"""`[model] max_output_tokens` when unset: the most tokens any one answer may be asked for."""
+
+CondenseProtocol = Literal["ops", "file"]
+PROTOCOLS: tuple[CondenseProtocol, ...] = ("ops", "file")
+ArchiveMode = Literal["ask", "auto", "off"]
+ARCHIVE_MODES: tuple[ArchiveMode, ...] = ("ask", "auto", "off")
+Embedder = Literal["none", "local", "openai"]
+EMBEDDERS: tuple[Embedder, ...] = ("none", "local", "openai")
+ToolProfile = Literal["default", "openclaw"]
+TOOL_PROFILES: tuple[ToolProfile, ...] = ("default", "openclaw")
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """`[model]`. None for timeout, attempts and backoff: the provider's default policy."""
+
+    name: str | None = None
+    timeout: float | None = None
+    attempts: int | None = None
+    backoff: float | None = None
+    base_url: str | None = None
+    max_output_tokens: int = MAX_OUTPUT_TOKENS
+
+
+@dataclass(frozen=True)
+class BudgetConfig:
+    """`[budget]`: token limits from the usage ledger; None means no limit."""
+
+    run_tokens: int | None = None
+    week_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class CondenseConfig:
+    """`[condense]`: the weekly condensation."""
+
+    context_tokens: int = DEFAULT_CONTEXT_TOKENS
+    protocol: CondenseProtocol = "ops"
+    archive: ArchiveMode = "ask"
+
+
+@dataclass(frozen=True)
+class ContextConfig:
+    """`[context]`: the prompt parts' token budgets; `openclaw` None: decided by the folder."""
+
+    memory_tokens: int = 6000
+    facts_tokens: int = 1500
+    notes_tokens: int = 3000
+    openclaw: bool | None = None
+
+
+@dataclass(frozen=True)
+class McpConfig:
+    """`[mcp]`: the MCP HTTP server `trinho serve` runs, and its bearer token."""
+
+    token: str | None = field(default=None, repr=False)
+    http: bool = False
+    host: str = "127.0.0.1"
+    port: int = 8765
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """`[web]`: the review page `trinho serve` runs."""
+
+    enabled: bool = False
+    host: str = "127.0.0.1"
+    port: int = 8766
+    token: str | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """`[search]`: the optional semantic layer; `openai` comes with its base_url and model."""
+
+    embedder: Embedder = "none"
+    model_dir: str | None = None
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolsConfig:
+    """`[tools]`: the agent tools' argument names and result shapes."""
+
+    profile: ToolProfile = "default"
+
+
+@dataclass(frozen=True)
+class ScheduleConfig:
+    """`[schedule]`: when the built-in jobs run, as written (`Config.jobs` holds them parsed)."""
+
+    condense: str = "sun 21:00"
+    facts: str = "daily 02:00"
+    digest: str = "daily 07:00"
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    """`[service]`: seconds a stop waits for the turn or job run in progress."""
+
+    stop_grace: float = DEFAULT_STOP_GRACE
+
+
+@dataclass(frozen=True)
+class TelegramConfig:
+    """`[telegram]` as written; the environment wins over it (`channels.settings`)."""
+
+    token: str | None = field(default=None, repr=False)
+    owner_id: int | None = None
+    base_url: str | None = None
+
+
+def _default_jobs() -> tuple[JobSpec, ...]:
+    return jobs_from_tables({}, [])
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole config. `[owner]` and `[paths]` are the first five fields (their keys are in
+    `OWNER_KEYS` and `PATHS_KEYS`); every other section is a field of its own name."""
+
+    timezone: str = "UTC"
+    owner: str = "owner"
+    locale: str = "en"
+    users_dir: str = "users"
+    proposals_dir: str = "memory_proposals"
+    model: ModelConfig = ModelConfig()
+    budget: BudgetConfig = BudgetConfig()
+    condense: CondenseConfig = CondenseConfig()
+    context: ContextConfig = ContextConfig()
+    mcp: McpConfig = McpConfig()
+    web: WebConfig = WebConfig()
+    search: SearchConfig = SearchConfig()
+    tools: ToolsConfig = ToolsConfig()
+    schedule: ScheduleConfig = ScheduleConfig()
+    service: ServiceConfig = ServiceConfig()
+    telegram: TelegramConfig = TelegramConfig()
+    jobs: tuple[JobSpec, ...] = field(default_factory=_default_jobs)
+    """The scheduled jobs: the built-ins not `off`, then each `[[jobs]]` table, checked."""
+
+
+OWNER_KEYS = {"timezone": "timezone", "user": "owner", "locale": "locale"}
+"""`[owner]` key -> `Config` field."""
+PATHS_KEYS = {"users": "users_dir", "proposals": "proposals_dir"}
+"""`[paths]` key -> `Config` field."""
+SECTIONS: dict[str, type] = {
+    "model": ModelConfig,
+    "budget": BudgetConfig,
+    "condense": CondenseConfig,
+    "context": ContextConfig,
+    "mcp": McpConfig,
+    "web": WebConfig,
+    "search": SearchConfig,
+    "tools": ToolsConfig,
+    "schedule": ScheduleConfig,
+    "service": ServiceConfig,
+    "telegram": TelegramConfig,
+}
+"""Every other section: its name is its `Config` field, its keys its dataclass's fields."""
+
+
+def declared_keys() -> dict[str, tuple[str, ...]]:
+    """Every section and key the config declares (`[[jobs]]` tables aside)."""
+    keys = {"owner": tuple(OWNER_KEYS), "paths": tuple(PATHS_KEYS)}
+    keys |= {name: tuple(f.name for f in fields(kind)) for name, kind in SECTIONS.items()}
+    return keys
+
+
+class ConfigError(TrinhoError):
+    """A config that cannot be used, said in one line: the first wrong value (its key and
+    params are the error's), and how many more the file has. `issues` holds them all."""
+
+    issues: tuple[TrinhoError, ...] = ()
+
+    @classmethod
+    def of(cls, issues: tuple[TrinhoError, ...]) -> ConfigError:
+        first = issues[0]
+        error = cls(str(first), key=first.key, params=first.params)
+        error.issues = issues
+        error.args = (error.localized("en"),)
+        return error
+
+    def localized(self, locale: str) -> str:
+        first = self.issues[0].localized(locale) if self.issues else super().localized(locale)
+        if len(self.issues) <= 1:
+            return first
+        more = t(locale, "error.config.more", count=len(self.issues) - 1, config=CONFIG_PATH)
+        return f"{first} {more}"
+
+
+def config_from(data: Mapping[str, object]) -> Config:
+    """The typed config of parsed TOML, or a `ConfigError` naming what is wrong."""
+    checked = check_config(data)
+    if isinstance(checked, Config):
+        return checked
+    raise ConfigError.of(checked)
+
+
+def check_config(data: Mapping[str, object]) -> Config | tuple[TrinhoError, ...]:
+    """Parsed TOML to the typed config, or every keyed error found (never an exception)."""
+    issues: list[TrinhoError] = []
+    owner, paths = data.get("owner", {}), data.get("paths", {})
+    if not isinstance(owner, Mapping) or not isinstance(paths, Mapping):
+        return (TrinhoError.keyed("error.config.not_tables", where=CONFIG_PATH),)
+    owner_reader, paths_reader = _Reader("owner", owner, issues), _Reader("paths", paths, issues)
+    timezone = owner_reader.text("timezone", "UTC")
+    if not _zone_known(timezone):
+        where = f"{CONFIG_PATH} [owner] timezone"
+        issues.append(TrinhoError.keyed("error.zone.unknown", where=where, name=_shown(timezone)))
+    user = owner_reader.text("user", "owner")
+    try:
+        validate_slug(user, f"{CONFIG_PATH} [owner] user")
+    except TrinhoError as exc:
+        issues.append(exc)
+    locale = owner_reader.text("locale", "en")
+    if locale not in LOCALES:
+        choices = ", ".join(LOCALES)
+        issues.append(
+            TrinhoError.keyed("error.config.bad_locale", where=CONFIG_PATH, choices=choices)
+        )
+    users_dir = paths_reader.text("users", "users")
+    proposals_dir = paths_reader.text("proposals", "memory_proposals")
+    sections = {name: _Reader(name, data.get(name, {}), issues) for name in SECTIONS}
+    config = Config(
+        timezone=timezone,
+        owner=user,
+        locale=locale,
+        users_dir=users_dir,
+        proposals_dir=proposals_dir,
+        model=_model(sections["model"]),
+        budget=_budget(sections["budget"]),
+        condense=_condense(sections["condense"]),
+        context=_context(sections["context"]),
+        mcp=_mcp(sections["mcp"]),
+        web=_web(sections["web"]),
+        search=_search(sections["search"]),
+        tools=ToolsConfig(sections["tools"].choice("profile", TOOL_PROFILES)),
+        schedule=_schedule(sections["schedule"]),
+        service=ServiceConfig(_stop_grace(sections["service"])),
+        telegram=_telegram(sections["telegram"]),
+        jobs=_jobs(sections["schedule"], data.get("jobs", []), issues),
+    )
+    return tuple(issues) if issues else config
+
+
+def _zone_known(name: str) -> bool:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        return False
+    return True
+
+
+class _Shown:
+    """A value as an error quotes it (`{value!r}`): on one line, and short."""
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        text = repr(self.value)
+        return text if len(text) <= 60 else text[:57] + "..."
+
+    __str__ = __repr__
+
+
+def _shown(value: object) -> _Shown:
+    return _Shown(value)
+
+
+_Choice = TypeVar("_Choice", bound=str)
+
+
+class _Reader:
+    """One section's table; each read returns the typed value or the default, and records a
+    keyed error for a wrong one."""
+
+    def __init__(self, section: str, table: object, issues: list[TrinhoError]) -> None:
+        self.section = section
+        self.issues = issues
+        self.table: Mapping[str, object] = table if isinstance(table, Mapping) else {}
+        if not isinstance(table, Mapping):
+            self.fail("error.config.not_table", value=_shown(table))
+
+    def fail(self, key: str, /, **params: object) -> None:
+        params.setdefault("config", CONFIG_PATH)
+        params.setdefault("section", self.section)
+        self.issues.append(TrinhoError.keyed(key, **params))
+
+    def optional_text(self, key: str) -> str | None:
+        value = self.table.get(key)
+        if value is None or isinstance(value, str):
+            return value
+        self.fail("error.config.not_text", name=key, value=_shown(value))
+        return None
+
+    def text(self, key: str, default: str) -> str:
+        value = self.optional_text(key)
+        return default if value is None else value
+
+    def flag(self, key: str) -> bool | None:
+        value = self.table.get(key)
+        if value is None or isinstance(value, bool):
+            return value
+        self.fail("error.config.not_bool", name=key, value=_shown(value))
+        return None
+
+    def whole(self, key: str, minimum: int) -> int | None:
+        """A whole number >= minimum, or None when unset or wrong (the caller names it)."""
+        value = self.table.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= minimum:
+            return value
+        return None
+
+    def choice(self, key: str, choices: tuple[_Choice, ...]) -> _Choice:
+        value = self.table.get(key, choices[0])
+        for choice in choices:
+            if value == choice:
+                return choice
+        self.fail(
+            "error.config.bad_choice", name=key, value=_shown(value), choices=", ".join(choices)
+        )
+        return choices[0]
+
+    def port(self, key: str, default: int) -> int:
+        """A TCP port; digits in a string are taken too, as they always were."""
+        value = self.table.get(key, default)
+        number = (
+            int(value) if isinstance(value, str) and value.isascii() and value.isdigit() else value
+        )
+        if isinstance(number, int) and not isinstance(number, bool) and 0 < number < 65536:
+            return number
+        self.fail("error.config.bad_port", name=key, value=_shown(value))
+        return default
+
+    def has(self, key: str) -> bool:
+        return key in self.table
+
+
+def _number(r: _Reader, key: str, minimum: float) -> float | None:
+    value = r.table.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= minimum:
+        r.fail("error.model.bad_number", name=key, minimum=minimum)
+        return None
+    return float(value)
+
+
+def _model_whole(r: _Reader, key: str, minimum: int) -> int | None:
+    value = r.whole(key, minimum)
+    if value is None and r.has(key):
+        r.fail("error.model.bad_whole", name=key, minimum=minimum)
+    return value
+
+
+def _model(r: _Reader) -> ModelConfig:
+    name = r.optional_text("name")
+    if r.has("base_url") and not isinstance(r.table["base_url"], str):
+        r.fail("error.model.bad_base_url")
+    base_url = r.table.get("base_url")
+    return ModelConfig(
+        name=name,
+        timeout=_number(r, "timeout", 0.001),
+        attempts=_model_whole(r, "attempts", 1),
+        backoff=_number(r, "backoff", 0.0),
+        base_url=base_url if isinstance(base_url, str) else None,
+        max_output_tokens=_model_whole(r, "max_output_tokens", MIN_OUTPUT_TOKENS)
+        or MAX_OUTPUT_TOKENS,
+    )
+
+
+def _budget(r: _Reader) -> BudgetConfig:
+    limits: dict[str, int | None] = {}
+    for key in ("run_tokens", "week_tokens"):
+        limits[key] = r.whole(key, 0)
+        if limits[key] is None and r.has(key):
+            r.fail("error.budget.bad_value", name=key)
+    return BudgetConfig(**limits)
+
+
+def _condense(r: _Reader) -> CondenseConfig:
+    tokens = r.whole("context_tokens", 1000)
+    if tokens is None and r.has("context_tokens"):
+        r.fail("error.condense.bad_context_tokens", default=DEFAULT_CONTEXT_TOKENS)
+    protocol = r.table.get("protocol", "ops")
+    if protocol not in PROTOCOLS:
+        r.fail("error.condense.bad_protocol", choices=", ".join(PROTOCOLS))
+    archive = r.table.get("archive", "ask")
+    if archive not in ARCHIVE_MODES:
+        r.fail("error.condense.bad_archive", choices=", ".join(ARCHIVE_MODES))
+    return CondenseConfig(
+        context_tokens=tokens or DEFAULT_CONTEXT_TOKENS,
+        protocol="file" if protocol == "file" else "ops",
+        archive=next((mode for mode in ARCHIVE_MODES if mode == archive), "ask"),
+    )
+
+
+def _context(r: _Reader) -> ContextConfig:
+    defaults = ContextConfig()
+    budgets: dict[str, int] = {}
+    for key in ("memory_tokens", "facts_tokens", "notes_tokens"):
+        value = r.whole(key, 0)
+        if value is None and r.has(key):
+            r.fail("error.context.bad_budget", name=key, value=_shown(r.table[key]))
+        budgets[key] = getattr(defaults, key) if value is None else value
+    openclaw = r.table.get("openclaw")
+    if openclaw is not None and not isinstance(openclaw, bool):
+        r.fail("error.context.bad_openclaw", value=_shown(openclaw))
+    return ContextConfig(**budgets, openclaw=openclaw if isinstance(openclaw, bool) else None)
+
+
+def _token(r: _Reader, key: str) -> str | None:
+    value = r.table.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or len(value) < MIN_TOKEN_CHARS:
+        r.fail(
+            "error.mcp.bad_token" if r.section == "mcp" else "error.web.bad_token",
+            min=MIN_TOKEN_CHARS,
+        )
+        return None
+    return value
+
+
+def _mcp(r: _Reader) -> McpConfig:
+    return McpConfig(
+        token=_token(r, "token"),
+        http=r.flag("http") or False,
+        host=r.text("host", McpConfig.host),
+        port=r.port("port", McpConfig.port),
+    )
+
+
+def _web(r: _Reader) -> WebConfig:
+    return WebConfig(
+        enabled=r.flag("enabled") or False,
+        host=r.text("host", WebConfig.host),
+        port=r.port("port", WebConfig.port),
+        token=_token(r, "token"),
+    )
+
+
+def _search(r: _Reader) -> SearchConfig:
+    embedder = r.table.get("embedder", "none")
+    if embedder not in EMBEDDERS:
+        r.fail("error.search.bad_embedder", kind=_shown(embedder))
+    config = SearchConfig(
+        embedder=next((kind for kind in EMBEDDERS if kind == embedder), "none"),
+        model_dir=r.optional_text("model_dir"),
+        base_url=r.optional_text("base_url"),
+        model=r.optional_text("model"),
+        api_key_env=r.optional_text("api_key_env"),
+    )
+    if config.embedder == "openai" and (config.base_url is None or config.model is None):
+        r.fail("error.search.openai_needs")
+    return config
+
+
+def _schedule(r: _Reader) -> ScheduleConfig:
+    """The schedules as written; `_jobs` checks them (and refuses a name not built in)."""
+    defaults = ScheduleConfig()
+    return ScheduleConfig(
+        **{
+            f.name: str(r.table.get(f.name, getattr(defaults, f.name)))
+            for f in fields(ScheduleConfig)
+        }
+    )
+
+
+def _jobs(r: _Reader, tables: object, issues: list[TrinhoError]) -> tuple[JobSpec, ...]:
+    try:
+        return jobs_from_tables(r.table, tables)
+    except TrinhoError as exc:
+        issues.append(exc)
+        return _default_jobs()
+
+
+def _stop_grace(r: _Reader) -> float:
+    """`[service] stop_grace`: seconds, more than 0 and at most an hour.
+
+    systemd does not tell a service its stop timeout (no variable carries `TimeoutStopSec`;
+    `WATCHDOG_USEC` is the watchdog's interval and `EXTEND_TIMEOUT_USEC` is sent by a service,
+    not to it), so the grace is a setting, kept below the unit's timeout by the owner.
+    """
+    value = r.table.get("stop_grace")
+    if value is None:
+        return DEFAULT_STOP_GRACE
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not 0 < value <= MAX_STOP_GRACE
+    ):
+        r.fail(
+            "error.service.bad_stop_grace",
+            where=f"{CONFIG_PATH}: [service] stop_grace",
+            value=_shown(value),
+        )
+        return DEFAULT_STOP_GRACE
+    return float(value)
+
+
+def _telegram(r: _Reader) -> TelegramConfig:
+    owner_id = r.table.get("owner_id")
+    where = f"[telegram] owner_id in {CONFIG_PATH}"
+    number: int | None = None
+    if owner_id is not None:
+        try:
+            number = int(str(owner_id).strip())
+        except ValueError:
+            r.fail("error.telegram.bad_owner", where=where, value=_shown(owner_id))
+        if number is not None and number <= 0:
+            r.fail("error.telegram.owner_not_positive", where=where, value=number)
+            number = None
+    return TelegramConfig(
+        token=r.optional_text("token"), owner_id=number, base_url=r.optional_text("base_url")
+    )
