@@ -79,9 +79,8 @@ def test_bad_settings_say_what_and_where(
 
 
 def test_bad_owner_id_in_config_names_the_file(workspace: Workspace) -> None:
-    ws = with_config(workspace, '\n[telegram]\ntoken = "1:abc"\nowner_id = "x"\n')
     with pytest.raises(TrinhoError, match=r"\[telegram\] owner_id in .trinho/config.toml"):
-        telegram_settings(ws, {})
+        with_config(workspace, '\n[telegram]\ntoken = "1:abc"\nowner_id = "x"\n')
 
 
 @pytest.mark.parametrize(

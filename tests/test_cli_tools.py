@@ -49,7 +49,10 @@ def test_an_unknown_profile_is_one_line_on_stderr(
     set_profile(cli_env, "hermes")
     assert main(["tools"]) != 0
     err = capsys.readouterr().err
-    assert err.startswith("trinho: error: unknown tool profile 'hermes'")
+    assert err.startswith(
+        "trinho: error: .trinho/config.toml: [tools] profile must be one of default, openclaw, "
+        "not 'hermes'"
+    )
     assert err.count("\n") == 1
 
 

@@ -233,9 +233,8 @@ def test_budgets_come_from_the_config(workspace: Workspace) -> None:
 
 @pytest.mark.parametrize("value", ["-1", '"many"', "true", "1.5"])
 def test_a_bad_budget_names_the_setting(workspace: Workspace, value: str) -> None:
-    ws = set_config(workspace, f"\n[context]\nfacts_tokens = {value}\n")
     with pytest.raises(TrinhoError, match=r"\[context\] facts_tokens must be a whole number"):
-        build_context(ws)
+        set_config(workspace, f"\n[context]\nfacts_tokens = {value}\n")
 
 
 def announced(ws: Workspace) -> list[Notification]:

@@ -95,9 +95,8 @@ def test_the_setting_wins_either_way(workspace: Workspace, clock: FixedClock) ->
 def test_a_setting_that_is_not_a_boolean_is_refused(
     workspace: Workspace, clock: FixedClock
 ) -> None:
-    ws = set_context(workspace, 'openclaw = "yes"', clock)
     with pytest.raises(TrinhoError, match=r"\[context\] openclaw must be true or false"):
-        build_context(ws)
+        set_context(workspace, 'openclaw = "yes"', clock)
 
 
 # ---- the prompt -------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from trinho.scheduler import (
     JobSpec,
     JobState,
     Schedule,
+    jobs_from_config,
     next_slot,
     parse_schedule,
     plan,
@@ -62,6 +63,7 @@ def test_config_jobs_defaults_overrides_and_custom_jobs() -> None:
         '[[jobs]]\nname = "tidy"\nschedule = "mon,thu 03:00"\nprompt = "Dọn dẹp ghi chú"\n',
         "cfg",
     )
+    assert jobs_from_config(config) == config.jobs
     jobs = {job.name: job for job in config.jobs}
     assert set(jobs) == {"condense", "facts", "tidy"}
     assert jobs["condense"].schedule.describe() == "sat 20:30"

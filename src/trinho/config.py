@@ -262,7 +262,8 @@ def check_config(data: Mapping[str, object]) -> Config | tuple[TrinhoError, ...]
         )
     users_dir = paths_reader.text("users", "users")
     proposals_dir = paths_reader.text("proposals", "memory_proposals")
-    sections = {name: _Reader(name, data.get(name, {}), issues) for name in SECTIONS}
+    sections = {name: _Reader(name, data.get(name, {}), []) for name in SECTIONS}
+    job_issues: list[TrinhoError] = []
     config = Config(
         timezone=timezone,
         owner=user,
@@ -280,8 +281,12 @@ def check_config(data: Mapping[str, object]) -> Config | tuple[TrinhoError, ...]
         schedule=_schedule(sections["schedule"]),
         service=ServiceConfig(_stop_grace(sections["service"])),
         telegram=_telegram(sections["telegram"]),
-        jobs=_jobs(sections["schedule"], data.get("jobs", []), issues),
+        jobs=_jobs(sections["schedule"], data.get("jobs", []), job_issues),
     )
+    found = {name: reader.issues for name, reader in sections.items()} | {"jobs": job_issues}
+    place = {name: at for at, name in enumerate(data)}
+    for name in sorted(found, key=lambda name: place.get(name, len(place))):
+        issues.extend(found[name])  # in the order of the file's sections
     return tuple(issues) if issues else config
 
 

@@ -191,12 +191,12 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "vi": "{config}: [budget] {name} phải là số nguyên >= 0",
     },
     "error.search.openai_needs": {
-        "en": 'config [search]: embedder = "openai" needs base_url and model',
-        "vi": 'cấu hình [search]: embedder = "openai" cần base_url và model',
+        "en": '{config}: [search] embedder = "openai" needs base_url and model',
+        "vi": '{config}: [search] embedder = "openai" cần base_url và model',
     },
     "error.search.bad_embedder": {
-        "en": "config [search]: embedder must be local, openai or none (got {kind!r})",
-        "vi": "cấu hình [search]: embedder phải là local, openai hoặc none (nhận được {kind!r})",
+        "en": "{config}: [search] embedder must be local, openai or none (got {kind!r})",
+        "vi": "{config}: [search] embedder phải là local, openai hoặc none (nhận được {kind!r})",
     },
     # ---- the schedule and jobs ---------------------------------------------------------------
     "error.schedule.bad_text": {

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from trinho import memory_store
 from trinho import tools as tools_mod
-from trinho.config import MIN_TOKEN_CHARS as MIN_TOKEN_CHARS
+from trinho.config import McpConfig
 from trinho.context_shell import build_context, facts_index_text
 from trinho.durable import atomic_write_text, read_regular
 from trinho.errors import TrinhoError
@@ -53,8 +53,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "trinho"
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8765
+DEFAULT_HOST = McpConfig.host
+DEFAULT_PORT = McpConfig.port
 HTTP_PATH = "/mcp"
 
 

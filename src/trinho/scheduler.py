@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, time, timedelta
-from typing import Any, Literal, Self
+from typing import Any, Literal, Protocol, Self
 
 from trinho.errors import TrinhoError
 from trinho.textnorm import validate_slug
@@ -123,6 +123,18 @@ class JobSpec:
     kind: JobKind
     schedule: Schedule
     prompt: str = ""
+
+
+class ConfigView(Protocol):
+    """What the schedule reads of a workspace config (`trinho.config.Config` is one)."""
+
+    @property
+    def jobs(self) -> tuple[JobSpec, ...]: ...
+
+
+def jobs_from_config(config: ConfigView) -> tuple[JobSpec, ...]:
+    """The config's scheduled jobs, checked when the config was read (`jobs_from_tables`)."""
+    return config.jobs
 
 
 def jobs_from_tables(section: Mapping[str, Any], raw_jobs: object) -> tuple[JobSpec, ...]:

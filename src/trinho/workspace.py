@@ -351,7 +351,7 @@ def _written_locale(root: Path) -> str:
     said in the owner's language."""
     try:
         owner = tomllib.loads(read_regular(root / CONFIG_PATH).decode("utf-8")).get("owner")
-    except (OSError, ValueError):
+    except (TrinhoError, OSError, ValueError):
         return "en"
     locale = owner.get("locale") if isinstance(owner, dict) else None
     return locale if isinstance(locale, str) and locale in LOCALES else "en"

@@ -32,8 +32,6 @@ from trinho.condense.runs import (
     runs_root,
     validate_run_id,
 )
-from trinho.config import MIN_TOKEN_CHARS as MIN_TOKEN_CHARS
-from trinho.config import WebConfig
 from trinho.errors import TrinhoError
 from trinho.facts.store import list_facts
 from trinho.i18n import t
@@ -52,9 +50,6 @@ from trinho.web.html import Html
 from trinho.workspace import CONFIG_PATH, Workspace, validate_slug
 
 log = logging.getLogger("trinho.web")
-
-DEFAULT_HOST = WebConfig.host
-DEFAULT_PORT = WebConfig.port
 
 
 def required_token(ws: Workspace, host: str) -> str | None:
