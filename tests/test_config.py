@@ -79,6 +79,42 @@ def test_a_config_that_cannot_be_used_is_one_line_in_both_languages(
         assert str(exc).startswith(str(exc.issues[0]))
 
 
+tokens = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=16)
+wholes = st.integers(0, 2**63 - 1)
+
+
+@given(
+    st.integers(1, 65535),
+    st.booleans(),
+    tokens,
+    wholes,
+    st.integers(1000, 2**63 - 1),
+    st.floats(0.001, 3600),
+    st.sampled_from(["ask", "auto", "off"]),
+)
+def test_every_value_the_docs_allow_is_read_as_written(
+    port: int, flag: bool, token: str, budget: int, context: int, grace: float, archive: str
+) -> None:
+    config = config_from(
+        {
+            "web": {"enabled": flag, "port": port, "token": token},
+            "mcp": {"http": flag, "port": port, "token": token},
+            "budget": {"run_tokens": budget, "week_tokens": budget},
+            "context": {"memory_tokens": budget, "openclaw": flag},
+            "condense": {"context_tokens": context, "archive": archive},
+            "service": {"stop_grace": grace},
+            "model": {"timeout": grace, "max_output_tokens": context},
+        }
+    )
+    assert (config.web.enabled, config.web.port, config.web.token) == (flag, port, token)
+    assert (config.mcp.http, config.mcp.port, config.mcp.token) == (flag, port, token)
+    assert (config.budget.run_tokens, config.budget.week_tokens) == (budget, budget)
+    assert (config.context.memory_tokens, config.context.openclaw) == (budget, flag)
+    assert (config.condense.context_tokens, config.condense.archive) == (context, archive)
+    assert config.service.stop_grace == grace == config.model.timeout
+    assert config.model.max_output_tokens == context
+
+
 def test_no_config_is_the_documented_defaults() -> None:
     assert config_from({}) == Config()
     config = Config()

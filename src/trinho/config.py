@@ -248,7 +248,7 @@ def check_config(data: Mapping[str, object]) -> Config | tuple[TrinhoError, ...]
     timezone = owner_reader.text("timezone", "UTC")
     if not _zone_known(timezone):
         where = f"{CONFIG_PATH} [owner] timezone"
-        issues.append(TrinhoError.keyed("error.zone.unknown", where=where, name=_shown(timezone)))
+        issues.append(TrinhoError.keyed("error.zone.unknown", where=where, name=_Shown(timezone)))
     user = owner_reader.text("user", "owner")
     try:
         validate_slug(user, f"{CONFIG_PATH} [owner] user")
@@ -311,10 +311,6 @@ class _Shown:
     __str__ = __repr__
 
 
-def _shown(value: object) -> _Shown:
-    return _Shown(value)
-
-
 _Choice = TypeVar("_Choice", bound=str)
 
 
@@ -327,7 +323,7 @@ class _Reader:
         self.issues = issues
         self.table: Mapping[str, object] = table if isinstance(table, Mapping) else {}
         if not isinstance(table, Mapping):
-            self.fail("error.config.not_table", value=_shown(table))
+            self.fail("error.config.not_table", value=_Shown(table))
 
     def fail(self, key: str, /, **params: object) -> None:
         params.setdefault("config", CONFIG_PATH)
@@ -338,7 +334,7 @@ class _Reader:
         value = self.table.get(key)
         if value is None or isinstance(value, str):
             return value
-        self.fail("error.config.not_text", name=key, value=_shown(value))
+        self.fail("error.config.not_text", name=key, value=_Shown(value))
         return None
 
     def text(self, key: str, default: str) -> str:
@@ -349,7 +345,7 @@ class _Reader:
         value = self.table.get(key)
         if value is None or isinstance(value, bool):
             return value
-        self.fail("error.config.not_bool", name=key, value=_shown(value))
+        self.fail("error.config.not_bool", name=key, value=_Shown(value))
         return None
 
     def whole(self, key: str, minimum: int) -> int | None:
@@ -365,19 +361,18 @@ class _Reader:
             if value == choice:
                 return choice
         self.fail(
-            "error.config.bad_choice", name=key, value=_shown(value), choices=", ".join(choices)
+            "error.config.bad_choice", name=key, value=_Shown(value), choices=", ".join(choices)
         )
         return choices[0]
 
     def port(self, key: str, default: int) -> int:
         """A TCP port; digits in a string are taken too, as they always were."""
         value = self.table.get(key, default)
-        number = (
-            int(value) if isinstance(value, str) and value.isascii() and value.isdigit() else value
-        )
+        digits = isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 6
+        number = int(value) if digits and isinstance(value, str) else value
         if isinstance(number, int) and not isinstance(number, bool) and 0 < number < 65536:
             return number
-        self.fail("error.config.bad_port", name=key, value=_shown(value))
+        self.fail("error.config.bad_port", name=key, value=_Shown(value))
         return default
 
     def has(self, key: str) -> bool:
@@ -449,11 +444,11 @@ def _context(r: _Reader) -> ContextConfig:
     for key in ("memory_tokens", "facts_tokens", "notes_tokens"):
         value = r.whole(key, 0)
         if value is None and r.has(key):
-            r.fail("error.context.bad_budget", name=key, value=_shown(r.table[key]))
+            r.fail("error.context.bad_budget", name=key, value=_Shown(r.table[key]))
         budgets[key] = getattr(defaults, key) if value is None else value
     openclaw = r.table.get("openclaw")
     if openclaw is not None and not isinstance(openclaw, bool):
-        r.fail("error.context.bad_openclaw", value=_shown(openclaw))
+        r.fail("error.context.bad_openclaw", value=_Shown(openclaw))
     return ContextConfig(**budgets, openclaw=openclaw if isinstance(openclaw, bool) else None)
 
 
@@ -491,7 +486,7 @@ def _web(r: _Reader) -> WebConfig:
 def _search(r: _Reader) -> SearchConfig:
     embedder = r.table.get("embedder", "none")
     if embedder not in EMBEDDERS:
-        r.fail("error.search.bad_embedder", kind=_shown(embedder))
+        r.fail("error.search.bad_embedder", kind=_Shown(embedder))
     config = SearchConfig(
         embedder=next((kind for kind in EMBEDDERS if kind == embedder), "none"),
         model_dir=r.optional_text("model_dir"),
@@ -541,7 +536,7 @@ def _stop_grace(r: _Reader) -> float:
         r.fail(
             "error.service.bad_stop_grace",
             where=f"{CONFIG_PATH}: [service] stop_grace",
-            value=_shown(value),
+            value=_Shown(value),
         )
         return DEFAULT_STOP_GRACE
     return float(value)
@@ -555,7 +550,7 @@ def _telegram(r: _Reader) -> TelegramConfig:
         try:
             number = int(str(owner_id).strip())
         except ValueError:
-            r.fail("error.telegram.bad_owner", where=where, value=_shown(owner_id))
+            r.fail("error.telegram.bad_owner", where=where, value=_Shown(owner_id))
         if number is not None and number <= 0:
             r.fail("error.telegram.owner_not_positive", where=where, value=number)
             number = None
