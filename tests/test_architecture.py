@@ -31,6 +31,7 @@ CORE = (
     "trinho.textnorm",
     "trinho.tokens",
     "trinho.scheduler",
+    "trinho.wallclock",
 )
 """The decisions: each rule of docs/rules.md is a pure function in one of these."""
 

@@ -144,6 +144,7 @@ def run_due(
 
 
 def _run_one(run: DueRun, runner: JobRunner) -> RunRecord:
+    shown = run.slot.astimezone(run.zone) if run.zone is not None else run.slot
     fields: dict[str, Any] = {"run": run.run_id, "job": run.job.name, "kind": run.job.kind}
     log.info("run started", extra={"fields": {"event": "run.started", **fields}})
     try:
@@ -151,8 +152,8 @@ def _run_one(run: DueRun, runner: JobRunner) -> RunRecord:
     except Exception as exc:
         error = str(exc) if isinstance(exc, TrinhoError) else f"{type(exc).__name__}: {exc}"
         log.error("run failed", extra={"fields": {"event": "run.failed", **fields, "error": error}})
-        return RunRecord(run.run_id, run.job.name, run.slot, "failed", error=error)
+        return RunRecord(run.run_id, run.job.name, shown, "failed", error=error)
     log.info(
         "run finished", extra={"fields": {"event": "run.finished", **fields, "summary": summary}}
     )
-    return RunRecord(run.run_id, run.job.name, run.slot, "ok", summary=summary)
+    return RunRecord(run.run_id, run.job.name, shown, "ok", summary=summary)
