@@ -13,6 +13,14 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "Workspace at {root} is already set up (time zone {tz}); nothing changed",
         "vi": "Không gian làm việc tại {root} đã được thiết lập (múi giờ {tz}); không đổi gì",
     },
+    "init.zone_changed": {
+        "en": "Time zone changed from {old} to {new} at {at}: notes written before then are "
+        "read in {old}, later ones in {new}; the next condensation reads from where the last "
+        "one stopped, in instants, so no note is read twice or skipped",
+        "vi": "Múi giờ đã đổi từ {old} sang {new} lúc {at}: ghi chú viết trước đó được đọc theo "
+        "{old}, sau đó theo {new}; lần cô đọng tới đọc tiếp từ chỗ lần trước dừng, theo thời "
+        "điểm, nên không ghi chú nào bị đọc hai lần hay bị bỏ sót",
+    },
     "note.saved": {
         "en": "Saved to {path}: {line}",
         "vi": "Đã lưu vào {path}: {line}",

@@ -28,7 +28,7 @@ from trinho.condense.collect import (
     condense_protocol,
     context_tokens,
     material_room,
-    note_moment,
+    moment_of,
     plan_chunks,
     take_chunk,
     window,
@@ -104,6 +104,7 @@ from trinho.models import (
 )
 from trinho.models.config import max_output_tokens
 from trinho.models.usage import Purpose
+from trinho.wallclock import utc
 from trinho.workspace import Workspace
 
 SCREEN_BATCH = 50
@@ -159,9 +160,19 @@ def run_condensation(
 
 def run_span(ws: Workspace, run_id: str) -> Span:
     """What run `run_id` reads: from where the previous run stopped to the start of this
-    minute (a note stamped this minute may still be written: the next run reads it)."""
-    end = ws.now().replace(second=0, microsecond=0)
-    return Span(previous_cutoff(ws, run_id), end)
+    minute (a note stamped this minute may still be written: the next run reads it).
+
+    A clock behind the previous run's cutoff (set back) reads nothing and writes nothing: a
+    run there would end its span before the last one's, and the next would read again."""
+    end = utc(ws.now()).replace(second=0, microsecond=0)
+    start = previous_cutoff(ws, run_id)
+    if start is not None and end < utc(start):
+        raise TrinhoError.keyed(
+            "error.condense.clock_back",
+            now=ws.now().isoformat(timespec="minutes"),
+            cutoff=start.astimezone(ws.tz).isoformat(timespec="minutes"),
+        )
+    return Span(start, end)
 
 
 def _already(ws: Workspace, run_id: str, today: date) -> RunReport:
@@ -275,7 +286,7 @@ class _Run:
             rewrite, read, unread, why = self._rewrite_ops(old, collected.items, rewrite_prompt)
         days = _days(collected, read, unread)
         if unread and self.journal is not None:  # the next run reads what this one could not
-            first = min(note_moment(self.ws, m.day, m.time) for m in unread)
+            first = min(moment_of(self.ws, m) for m in unread).replace(second=0, microsecond=0)
             self.journal = advance(self.ws, self.journal, "running", read_until=first)
         if not read:
             if self.journal is not None:

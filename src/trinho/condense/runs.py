@@ -36,7 +36,9 @@ from trinho.workspace import Workspace
 RunState = Literal["running", "applying", "applied", "proposed", "done", "failed", "skipped"]
 RUN_STATES: tuple[str, ...] = get_args(RunState)
 WRITTEN: frozenset[str] = frozenset({"applied", "proposed", "done"})
-RUN_ID_RE = re.compile(r"^(\d{4})-W(\d{2})(?:\.([2-9]|[1-9]\d+))?$")
+RUN_ID_RE = re.compile(r"^(\d{1,4})-W(\d{2})(?:\.([2-9]|[1-9]\d+))?$")
+"""`2026-W48`, `2026-W48.2` for a second run that week; years 2-999 are written as Python
+writes them (`100-W09`)."""
 ORIGIN = "condense:"
 """A proposal's `origin` is this and the id of the run that made it."""
 JOURNAL = "journal.json"
@@ -264,9 +266,13 @@ def pick_slot(ws: Workspace, today: date, force: bool) -> Slot:
 
 
 def previous_cutoff(ws: Workspace, run_id: str) -> datetime | None:
-    """Where the last run before `run_id` that wrote MEMORY.md stopped reading; None when there
-    is none (the first run). Runs that failed or were skipped read nothing that counts, and an
-    undone run's reading is undone with it: the next run reads its span again."""
+    """Where the latest run other than `run_id` that wrote MEMORY.md stopped reading; None when
+    there is none (the first run). Runs that failed or were skipped read nothing that counts,
+    and an undone run's reading is undone with it: the next run reads its span again.
+
+    Latest by run id, not only those before `run_id`: a clock set back into a week already
+    condensed makes an id older than the last run's, and it must still read from the last
+    cutoff on (a run never starts before it: `run_condensation` refuses a clock behind it)."""
     root = runs_root(ws)
     if not root.is_dir():
         return None
@@ -274,7 +280,7 @@ def previous_cutoff(ws: Workspace, run_id: str) -> datetime | None:
         (c.name for c in root.iterdir() if c.is_dir() and RUN_ID_RE.fullmatch(c.name)),
         key=_run_order,
     )
-    earlier = [i for i in ids if _run_order(i) < _run_order(run_id)]
+    earlier = [i for i in ids if i != run_id]
     for other in reversed(earlier):
         journal = read_journal(ws, other)
         if journal is not None and journal.state in WRITTEN and not journal.undone:
@@ -282,8 +288,10 @@ def previous_cutoff(ws: Workspace, run_id: str) -> datetime | None:
     return None
 
 
-def _run_order(run_id: str) -> tuple[str, int]:
-    return run_id.split(".")[0], run_sequence(run_id)
+def _run_order(run_id: str) -> tuple[int, int, int]:
+    m = RUN_ID_RE.fullmatch(run_id)
+    assert m is not None
+    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 1)
 
 
 def origin_of(run_id: str) -> str:
