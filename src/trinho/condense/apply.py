@@ -70,11 +70,19 @@ def _apply_archive(
     when any of them is no longer there (edited or removed since)."""
     lines = (change.old or "").split("\n")
     run = proposal.origin.removeprefix("condense:")
+    section = archive_section(run, lines)
     with memory_store.editing(ws) as memory:
         after = apply_archive(memory.text(), lines)
         if after is None:
+            heading = section.split("\n", 1)[0]
+            if heading in memory_store.archived_text(ws).split("\n"):
+                # approved before, cut off before the decision was saved: it applied
+                count = len(lines)
+                return proposals.ApplyResult(
+                    True, t(ws.locale, "condense.approved.archive", count=count)
+                )
             return proposals.ApplyResult(False, t(ws.locale, "condense.archive_stale"))
-        memory_store.archive(ws, archive_section(run, lines))
+        memory_store.archive(ws, section)  # a second approval finds it there: not again
         memory.replace(after)
     return proposals.ApplyResult(True, t(ws.locale, "condense.approved.archive", count=len(lines)))
 

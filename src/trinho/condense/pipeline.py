@@ -9,15 +9,15 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any
 
 from trinho import memory_store, proposals
 from trinho.channels import Channel, Notification, NotificationItem, Outbox, channel_from_config
 from trinho.condense.apply import sha, withdraw
-from trinho.condense.archive import archive_section
-from trinho.condense.archiving import archive_change
+from trinho.condense.archive import archive_section, archived_by, without_lines
+from trinho.condense.archiving import archive_change, archive_mode, archived_before
 from trinho.condense.collect import (
     MIN_ROOM_TOKENS,
     Chunk,
@@ -527,14 +527,24 @@ class _Run:
         """The gate's result with the run's archive change, when MEMORY.md would be over its
         budget; with `[condense] archive = "auto"` its lines leave the text (and are returned,
         to be appended to the archive), otherwise it is one held change."""
-        found = archive_change(self.ws, result.applied, budgets_from_config(self.ws).memory)
+        budget = budgets_from_config(self.ws).memory
+        text, earlier = result.applied, tuple[str, ...]()
+        if not self.dry_run and archive_mode(self.ws) == "auto":
+            # an attempt of this run cut off between the archive and MEMORY.md moved these
+            moved_before = archived_by(memory_store.archived_text(self.ws), self.run_id)
+            earlier, text = without_lines(text, moved_before)
+        found = archive_change(self.ws, text, budget)
         if found is None:
-            return result, ()
+            if not earlier:
+                return result, ()
+            change = archived_before(earlier, estimate_tokens(result.applied), budget)
+            return GateResult(text, (*result.changes, change)), ()
         change, plan = found
-        changes = (*result.changes, change)
         if change.held:
-            return GateResult(result.applied, changes), ()
-        return GateResult(plan.text, changes), plan.raw_lines
+            return GateResult(result.applied, (*result.changes, change)), ()
+        if earlier:
+            change = replace(change, old="\n".join((*earlier, *plan.raw_lines)))
+        return GateResult(plan.text, (*result.changes, change)), plan.raw_lines
 
     def _before(self) -> str | None:
         """Where the replaced MEMORY.md is kept; None on a dry run, or when there was none."""
