@@ -20,6 +20,7 @@ from trinho.condense.runs import (
     BEFORE,
     UndoEntry,
     advance,
+    later_runs,
     origin_of,
     read_journal,
     require_run,
@@ -113,7 +114,10 @@ class UndoResult:
 
 def undo_run(ws: Workspace, run_id: str) -> UndoResult:
     """Put back the MEMORY.md that run `run_id` replaced, keeping the current one as a version,
-    and withdraw every proposal of the run still pending.
+    and withdraw every proposal of the run still pending; its span is read again by the next
+    run. Only the latest run that stands can be undone: a later run's MEMORY.md holds its
+    changes too and read on from its cutoff, so undoing an older one is refused, naming the
+    command that works (undo the later runs first, newest first).
 
     When there was no MEMORY.md before the run, putting it back means removing the file. The
     journal records the undo first (and ends the run: it is never resumed), so a crash at any
@@ -124,6 +128,11 @@ def undo_run(ws: Workspace, run_id: str) -> UndoResult:
     journal = read_journal(ws, run_id)
     if journal is None or journal.state not in ("applied", "proposed", "done"):
         raise TrinhoError.keyed("error.run.nothing_to_undo", id=run_id)
+    later = later_runs(ws, run_id) if not journal.undone else []
+    if later:  # its MEMORY.md holds theirs too, and they read on from its cutoff
+        raise TrinhoError.keyed(
+            "error.run.not_latest", id=run_id, later=", ".join(later), latest=later[-1]
+        )
     if journal.had_memory and not before_path.exists():
         raise TrinhoError.keyed("error.run.before_missing", path=before_path, id=run_id)
     restored = before_path.read_text(encoding="utf-8") if journal.had_memory else None

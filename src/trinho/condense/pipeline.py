@@ -71,6 +71,7 @@ from trinho.condense.runs import (
     Journal,
     ProposalEntry,
     advance,
+    given_back_start,
     pick_slot,
     previous_cutoff,
     run_dir,
@@ -166,6 +167,8 @@ def run_span(ws: Workspace, run_id: str) -> Span:
     run there would end its span before the last one's, and the next would read again."""
     end = utc(ws.now()).replace(second=0, microsecond=0)
     start = previous_cutoff(ws, run_id)
+    if start is None:
+        start = given_back_start(ws)
     if start is not None and end < utc(start):
         raise TrinhoError.keyed(
             "error.condense.clock_back",

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, replace
-from datetime import date, datetime
+from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any, Literal, Self, cast, get_args
 
@@ -31,6 +31,7 @@ from trinho.condense.gate import Change
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import NotFound, TrinhoError
 from trinho.proposals import STATUSES, ProposalStatus
+from trinho.wallclock import resolve_in_history, utc
 from trinho.workspace import Workspace
 
 RunState = Literal["running", "applying", "applied", "proposed", "done", "failed", "skipped"]
@@ -313,3 +314,41 @@ def require_run(ws: Workspace, run_id: str) -> Path:
     if not folder.is_dir():
         raise NotFound.keyed("error.run.not_found", id=run_id, folder=runs_root(ws))
     return folder
+
+
+def later_runs(ws: Workspace, run_id: str) -> list[str]:
+    """The runs after `run_id` that wrote MEMORY.md and stand (not undone), oldest first: each
+    read on from where the one before stopped."""
+    root = runs_root(ws)
+    if not root.is_dir():
+        return []
+    ids = sorted(
+        (c.name for c in root.iterdir() if c.is_dir() and RUN_ID_RE.fullmatch(c.name)),
+        key=_run_order,
+    )
+    found = []
+    for other in ids:
+        if _run_order(other) <= _run_order(run_id):
+            continue
+        journal = read_journal(ws, other)
+        if journal is not None and journal.state in WRITTEN and not journal.undone:
+            found.append(other)
+    return found
+
+
+def given_back_start(ws: Workspace) -> datetime | None:
+    """Where the next run reads from when every run that wrote MEMORY.md was undone: the start
+    of the first such run's 7-day window (its span, given back); None when no run was undone."""
+    root = runs_root(ws)
+    if not root.is_dir():
+        return None
+    starts = []
+    for child in root.iterdir():
+        if child.is_dir() and RUN_ID_RE.fullmatch(child.name):
+            journal = read_journal(ws, child.name)
+            if journal is not None and journal.undone:
+                starts.append(utc(journal.started_at))
+    if not starts:
+        return None
+    first_day = ws.local_date(min(starts)) - timedelta(days=6)
+    return resolve_in_history(first_day, time(0), ws.zone_history, ws.tz)
