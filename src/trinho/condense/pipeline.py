@@ -17,7 +17,12 @@ from trinho import memory_store, proposals
 from trinho.channels import Channel, Notification, NotificationItem, Outbox, channel_from_config
 from trinho.condense.apply import sha, withdraw
 from trinho.condense.archive import archive_section, archived_by, without_lines
-from trinho.condense.archiving import archive_change, archive_mode, archived_before
+from trinho.condense.archiving import (
+    archive_change,
+    archive_mode,
+    archived_before,
+    waiting_archive,
+)
 from trinho.condense.collect import (
     MIN_ROOM_TOKENS,
     Chunk,
@@ -367,9 +372,7 @@ class _Run:
         beside = estimate_tokens(prefix) + week_frame_tokens(self.today, self.since, self.locale)
         room = min(material_beside(context - beside), material_for_output(max_output))
         if room < MIN_ROOM_TOKENS:
-            raise TrinhoError.keyed(
-                "condense.no_room", memory=estimate_tokens(old), context=context
-            )
+            raise no_room(self.ws, estimate_tokens(old), context)
         line_count = len(view_lines(old))
         total = len(plan_chunks(items, room))
         scripts: list[Script] = []
@@ -412,9 +415,7 @@ class _Run:
         overhead = overhead_tokens(prompt, self.today, self.since, self.locale)
         context = context_tokens(self.ws)
         if material_room(context, overhead, estimate_tokens(old)) < MIN_ROOM_TOKENS:
-            raise TrinhoError.keyed(
-                "condense.no_room", memory=estimate_tokens(old), context=context
-            )
+            raise no_room(self.ws, estimate_tokens(old), context)
         partial = old
         read: list[Chunk] = []
         pending = items
@@ -556,6 +557,17 @@ class _Run:
         return self.ws.relative(run_dir(self.ws, self.run_id) / BEFORE)
 
 
+def no_room(ws: Workspace, memory: int, context: int) -> TrinhoError:
+    """No room for the week beside MEMORY.md: the error names the archive proposal that waits
+    (approving it makes room), asked again at every run while it waits."""
+    archive = waiting_archive(ws)
+    if archive is not None:
+        return TrinhoError.keyed(
+            "condense.no_room_archive", memory=memory, context=context, id=archive.id
+        )
+    return TrinhoError.keyed("condense.no_room", memory=memory, context=context)
+
+
 def _days(
     collected: Collected, read: tuple[Chunk, ...], unread: tuple[Material, ...]
 ) -> tuple[DayUsed, ...]:
@@ -691,9 +703,15 @@ def _announce(
         if entry.proposal_id and entry.status == "pending" and entry.proposal_id not in asked_before
     ]
     notification_id = origin
+    again = _archive_again(ws, {item.proposal_id for item in items})
+    if again is not None:
+        items.append(again[0])
     if items:
         auto = sum(not rc.change.held for rc in changes)
         summary = t(ws.locale, "condense.notify.summary", auto=auto, held=len(items))
+        if again is not None:
+            summary += " " + again[1]
+            earlier = [p for p in earlier if p.id != again[0].proposal_id]
         if earlier:  # said, not repeated: the owner knows where to find them
             oldest = ws.local_date(min(p.created_at for p in earlier))
             summary += " " + t(
@@ -721,6 +739,28 @@ def _announce(
     return notification_id, t(
         ws.locale, "condense.queued", error=errors[0] if errors else ""
     ).strip()
+
+
+def _archive_again(ws: Workspace, listed: set[str]) -> tuple[NotificationItem, str] | None:
+    """The waiting archive proposal, asked again, while MEMORY.md is over its budget: its item
+    and the line that says so. None when none waits, it is listed already, or within budget."""
+    archive = waiting_archive(ws)
+    budget = budgets_from_config(ws).memory
+    tokens = estimate_tokens(memory_store.read_text(ws))
+    if archive is None or archive.id in listed or tokens <= budget:
+        return None
+    change = Change.from_dict(archive.change)
+    item = NotificationItem(
+        archive.id,
+        archive.content_hash,
+        change.cls,
+        *memory_sides(archive.change, ws.locale),
+        change.reason_in(ws.locale),
+    )
+    line = t(
+        ws.locale, "condense.notify.archive_again", tokens=tokens, budget=budget, id=archive.id
+    )
+    return item, line
 
 
 def _save_report(ws: Workspace, report: RunReport) -> None:
