@@ -43,8 +43,8 @@ import tempfile
 import zlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from contextlib import ExitStack
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any, get_args
@@ -58,8 +58,8 @@ from trinho.condense.archiving import archive_answered
 from trinho.condense.collect import collect
 from trinho.condense.pipeline import run_span
 from trinho.condense.report import DayUsed, RunReport
-from trinho.condense.runs import pick_slot
 from trinho.condense.rewrite import MEMORY_BEGIN, MEMORY_END
+from trinho.condense.runs import pick_slot
 from trinho.durable import FaultPoint, inject
 from trinho.facts.store import save_fact
 from trinho.memory_md import Entry, Loose, parse, parse_line
