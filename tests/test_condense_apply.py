@@ -370,6 +370,9 @@ def test_undo_of_a_run_that_is_not_the_latest_is_refused_naming_the_command_that
     assert refused.value.key == "error.run.not_latest"
     assert "trinho condense --undo 2026-W49" in str(refused.value)
     assert memory(workspace) == second  # nothing changed
+    first_run = workspace.internal / "runs" / RUN  # compacted: the edits against W49's copy
+    assert not (first_run / "MEMORY.before.md").exists()
+    assert (first_run / "MEMORY.before.diff.json").stat().st_size < len(VI_MEMORY.encode())
     undo_run(workspace, "2026-W49")
     undo_run(workspace, RUN)
     assert memory(workspace) == VI_MEMORY

@@ -20,8 +20,10 @@ from trinho.condense.runs import (
     BEFORE,
     UndoEntry,
     advance,
+    has_before,
     later_runs,
     origin_of,
+    read_before,
     read_journal,
     require_run,
     undone_origin,
@@ -133,9 +135,9 @@ def undo_run(ws: Workspace, run_id: str) -> UndoResult:
         raise TrinhoError.keyed(
             "error.run.not_latest", id=run_id, later=", ".join(later), latest=later[-1]
         )
-    if journal.had_memory and not before_path.exists():
+    if journal.had_memory and not has_before(ws, run_id):
         raise TrinhoError.keyed("error.run.before_missing", path=before_path, id=run_id)
-    restored = before_path.read_text(encoding="utf-8") if journal.had_memory else None
+    restored = read_before(ws, run_id) if journal.had_memory else None
     kept: Path | None = None
     with memory_store.editing(ws) as memory:
         current = memory.text()

@@ -81,6 +81,7 @@ from trinho.condense.runs import (
     previous_cutoff,
     run_dir,
     runs_root,
+    save_before,
     undone_origin,
     write_journal,
 )
@@ -505,7 +506,7 @@ class _Run:
                 had_memory = memory.exists()
                 before = run_dir(ws, self.run_id) / BEFORE
                 if had_memory:
-                    atomic_write_text(before, base)
+                    save_before(ws, self.run_id, base)
                 else:  # a copy from an earlier attempt of this run would restore a wrong file
                     before.unlink(missing_ok=True)
                 self.journal = advance(

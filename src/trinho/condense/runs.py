@@ -11,6 +11,11 @@ records as `had_memory: false`), and its report. The states, in order:
 - `done`: announced; the week is condensed
 - `failed` / `skipped`: ended before writing; the week may run again
 
+Only the latest run keeps `MEMORY.before.md` in full: when a run saves its own, the one before
+it is compacted into `MEMORY.before.diff.json`, the line edits that turn this run's copy into
+it, so `.trinho/runs` grows with what changed each week, not with the size of MEMORY.md.
+`read_before` rebuilds any run's copy along that chain.
+
 A run cut off before `applied` starts over under the same id; one cut off after it finishes
 its proposals and announcement from the journal, so nothing is done twice. An undo is recorded
 (`undone`, and the state `done`) before MEMORY.md is put back: from then on nothing the run
@@ -19,6 +24,8 @@ proposed can be approved, and the run is never resumed.
 
 from __future__ import annotations
 
+import difflib
+import hashlib
 import json
 import re
 from dataclasses import dataclass, replace
@@ -44,6 +51,8 @@ ORIGIN = "condense:"
 """A proposal's `origin` is this and the id of the run that made it."""
 JOURNAL = "journal.json"
 BEFORE = "MEMORY.before.md"
+BEFORE_DIFF = "MEMORY.before.diff.json"
+"""An older run's before copy, compacted: the edits from the next run's before copy to it."""
 REPORT = "report.json"
 
 
@@ -352,3 +361,85 @@ def given_back_start(ws: Workspace) -> datetime | None:
         return None
     first_day = ws.local_date(min(starts)) - timedelta(days=6)
     return resolve_in_history(first_day, time(0), ws.zone_history, ws.tz)
+
+
+def _line_edits(base: str, text: str) -> list[list[Any]]:
+    """The edits that turn `base` into `text`, line by line: [start, end, new lines]."""
+    a, b = base.split("\n"), text.split("\n")
+    edits: list[list[Any]] = []
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            edits.append([i1, i2, b[j1:j2]])
+    return edits
+
+
+def _apply_edits(base: str, edits: list[list[Any]]) -> str:
+    lines = base.split("\n")
+    for start, end, new in reversed(edits):
+        lines[start:end] = new
+    return "\n".join(lines)
+
+
+def read_before(ws: Workspace, run_id: str) -> str | None:
+    """The MEMORY.md run `run_id` replaced: its full copy, or rebuilt from its compacted edits
+    and the copy of the run they were made against; None when the run kept none."""
+    folder = run_dir(ws, run_id)
+    full = folder / BEFORE
+    if full.exists():
+        return full.read_text(encoding="utf-8")
+    compact = folder / BEFORE_DIFF
+    if not compact.exists():
+        return None
+    data = json.loads(compact.read_text(encoding="utf-8"))
+    base = read_before(ws, str(data["base"]))
+    if base is None or sha_of(base) != data["base_sha"]:
+        raise TrinhoError.keyed("error.run.before_missing", path=compact, id=run_id)
+    return _apply_edits(base, data["edits"])
+
+
+def has_before(ws: Workspace, run_id: str) -> bool:
+    folder = run_dir(ws, run_id)
+    return (folder / BEFORE).exists() or (folder / BEFORE_DIFF).exists()
+
+
+def sha_of(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def save_before(ws: Workspace, run_id: str, text: str) -> None:
+    """Keep `text` as run `run_id`'s before copy, in full, and compact the previous full copy
+    into edits against it. A copy compacted against this run's earlier attempt (a rerun under
+    the same id, MEMORY.md edited by hand meanwhile) is rebuilt first and compacted again."""
+    root = runs_root(ws)
+    leaning = [
+        other
+        for other in (c.name for c in root.iterdir() if c.is_dir() and RUN_ID_RE.fullmatch(c.name))
+        if other != run_id and _diff_base(ws, other) == run_id
+    ]
+    kept = {other: read_before(ws, other) for other in leaning}
+    atomic_write_text(run_dir(ws, run_id) / BEFORE, text)
+    previous = [
+        other
+        for other in (c.name for c in root.iterdir() if c.is_dir() and RUN_ID_RE.fullmatch(c.name))
+        if _run_order(other) < _run_order(run_id) and (run_dir(ws, other) / BEFORE).exists()
+    ]
+    for other in previous:
+        kept.setdefault(other, (run_dir(ws, other) / BEFORE).read_text(encoding="utf-8"))
+    for other, old in kept.items():
+        if old is None:
+            continue
+        data = {"base": run_id, "base_sha": sha_of(text), "edits": _line_edits(text, old)}
+        folder = run_dir(ws, other)
+        atomic_write_text(folder / BEFORE_DIFF, json.dumps(data, ensure_ascii=False) + "\n")
+        (folder / BEFORE).unlink(missing_ok=True)
+
+
+def _diff_base(ws: Workspace, run_id: str) -> str | None:
+    compact = run_dir(ws, run_id) / BEFORE_DIFF
+    if not compact.exists():
+        return None
+    try:
+        return str(json.loads(compact.read_text(encoding="utf-8"))["base"])
+    except (ValueError, KeyError, TypeError):
+        return None
