@@ -840,7 +840,6 @@ def condense(
             )
             for day in sorted({i.day for i in planned.items})
         )
-        report = None if report.outcome == "already_done" else report
     after = memory_store.read_text(ws)
     old, new = (
         Counter(item.key for item in parse(text).items if isinstance(item, Entry))
