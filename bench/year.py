@@ -13,6 +13,14 @@ refusal, an answer cut at the output limit, invented facts, a whole-file answer)
 `--model` asks for the configured one (`TRINHO_MODEL`). After each run the owner approves
 half of the waiting changes, rejects a fifth and leaves the rest.
 
+The owner's time zone changes twice, by `trinho init --tz` (`init_workspace`): Asia/Ho_Chi_Minh
+to America/New_York in week 6, to Europe/London in week 30, so the year crosses New York's
+spring-forward night and London's fall-back night; on each such night notes are saved in the
+skipped or the repeated hour. Every seventh week (from week 3) the condensation is killed at
+one of its durable write points (`trinho.durable.inject`, the point drawn from the seed) and
+run again by a new process, as after a kill -9. The size of `.trinho/runs` is printed, per
+year.
+
 Each week is one CSV row (`year.csv` in `--out`), the invariants included: owner lines lost
 (neither in MEMORY.md, memory/archive.md nor a waiting change), duplicates written by a run,
 notes and turns no run read, MEMORY.md over budget with no archive proposal waiting. The
@@ -35,10 +43,11 @@ import tempfile
 import zlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 from zoneinfo import ZoneInfo
 
 from trinho import memory_store, proposals
@@ -46,8 +55,12 @@ from trinho.appliers import APPLIERS
 from trinho.channels import ConsoleChannel
 from trinho.condense import run_condensation
 from trinho.condense.archiving import archive_answered
-from trinho.condense.report import RunReport
+from trinho.condense.collect import collect
+from trinho.condense.pipeline import run_span
+from trinho.condense.report import DayUsed, RunReport
 from trinho.condense.rewrite import MEMORY_BEGIN, MEMORY_END
+from trinho.condense.runs import pick_slot
+from trinho.durable import FaultPoint, inject
 from trinho.facts.store import save_fact
 from trinho.memory_md import Entry, Loose, parse, parse_line
 from trinho.models import ChatModel, ChatRequest, ChatResponse, ScriptedModel, Usage
@@ -56,6 +69,7 @@ from trinho.search import search
 from trinho.textnorm import match_key
 from trinho.tokens import estimate_tokens
 from trinho.transcripts import record_turn
+from trinho.wallclock import resolve
 from trinho.workspace import Workspace, init_workspace, open_workspace
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
@@ -242,8 +256,46 @@ def monday(week: int) -> date:
     return FIRST_MONDAY + timedelta(weeks=week - 1)
 
 
+ZONES = ((1, "Asia/Ho_Chi_Minh"), (6, "America/New_York"), (30, "Europe/London"))
+"""From which week the owner lives in which zone (`trinho init --tz` at the week's start)."""
+DST_NIGHTS = {
+    "America/New_York": ((date(2026, 3, 8), time(2, 30)), (date(2026, 11, 1), time(1, 30))),
+    "Europe/London": ((date(2026, 3, 29), time(1, 30)), (date(2026, 10, 25), time(1, 30))),
+}
+"""Per zone: its spring-forward night (a note in the skipped hour) and its fall-back night
+(a note in each pass of the repeated hour)."""
+CRASH_EVERY, CRASH_FIRST = 7, 3
+
+
+def zone_of(week: int) -> str:
+    return [name for first, name in ZONES if first <= week][-1]
+
+
+def local(moment: datetime, week: int) -> datetime:
+    """`moment`'s wall time in the zone of `week` (the generated life keeps its habits when
+    the owner moves), as an instant by trinho's rule (`trinho.wallclock.resolve`)."""
+    zone = ZoneInfo(zone_of(week))
+    instant = resolve(moment.date(), moment.time().replace(tzinfo=None), zone)
+    return instant.astimezone(zone) + timedelta(microseconds=moment.microsecond)
+
+
 def run_time(week: int) -> datetime:
-    return datetime.combine(monday(week) + timedelta(days=6), RUN_AT, TZ)
+    return local(datetime.combine(monday(week) + timedelta(days=6), RUN_AT, TZ), week)
+
+
+def dst_events(week: int) -> list[Event]:
+    """Notes saved in the skipped hour and in both passes of the repeated hour, when this
+    week holds one of the nights of the zone it is lived in."""
+    zone = ZoneInfo(zone_of(week))
+    found = []
+    for day, at in DST_NIGHTS.get(zone_of(week), ()):
+        if monday(week) <= day <= monday(week) + timedelta(days=6):
+            first = resolve(day, at, zone).astimezone(zone)
+            found.append(Event(first, "note", f"Đêm đổi giờ {day} lúc {at:%H:%M}, lần một"))
+            second = datetime.combine(day, at, tzinfo=zone).replace(fold=1)
+            if second.astimezone(UTC) != first.astimezone(UTC):
+                found.append(Event(second, "note", f"Đêm đổi giờ {day} lúc {at:%H:%M}, lần hai"))
+    return found
 
 
 class Life:
@@ -631,10 +683,10 @@ class Tracker:
                 found |= set(line_keys(text))
         return sorted(k for k in self.owner if k not in found)
 
-    def took(self, report: RunReport) -> None:
+    def took(self, days: Sequence[DayUsed]) -> None:
         """Count what the run read, day by day: runs read disjoint spans, so a day split
         between two runs (a Sunday note after the run) adds up across them."""
-        for day in report.days:
+        for day in days:
             if day.used:
                 self.read[(day.day, "note")] += day.notes
                 self.read[(day.day, "turn")] += day.turns
@@ -657,7 +709,7 @@ class Tracker:
 
 def play(ws: Workspace, clock: Clock, event: Event, tracker: Tracker) -> None:
     clock.now = event.at
-    day = event.at.date()
+    day = ws.local_date(event.at)
     if event.what == "note":
         save_note(ws, event.text)
         tracker.written.append((day, "note", event.at))
@@ -694,6 +746,8 @@ def owner_decides(ws: Workspace, rng: random.Random, tracker: Tracker) -> tuple[
 
 COLUMNS = [
     "week",
+    "zone",
+    "crashed",
     "run_day",
     "memory_tokens",
     "budget",
@@ -713,6 +767,7 @@ COLUMNS = [
     "unread",
     "reread",
     "over_budget",
+    "runs_bytes",
 ]
 INVARIANTS = ("lost", "duplicated", "unread", "reread", "over_budget")
 
@@ -733,18 +788,71 @@ class Week:
     duplicated: int
     doubled: tuple[str, ...] = ()
     """The texts of entries the run duplicated."""
+    days: tuple[DayUsed, ...] = ()
+    """What the run read, day by day (for a killed run, what its first attempt read)."""
 
 
-def condense(ws: Workspace, model: ChatModel | None) -> Week:
+class Killed(BaseException):
+    """The process dies at a durable write point: no `except Exception` sees it."""
+
+
+def kill_at(target: int) -> ExitStack:
+    """Die at the `target`-th durable write point reached (atomic replaces and appends)."""
+    reached = [0]
+
+    def action(path: Path) -> None:
+        reached[0] += 1
+        if reached[0] == target:
+            raise Killed(path.name)
+
+    stack = ExitStack()
+    for point in get_args(FaultPoint):
+        stack.enter_context(inject(point, action))
+    return stack
+
+
+def condense(
+    ws: Workspace, clock: Clock, model: ChatModel | None, crash_at: int | None = None
+) -> Week:
+    """One weekly run; with `crash_at`, killed at that write point and run again (a new
+    process: the workspace opened again) as after a kill -9."""
     before = memory_store.read_text(ws)
-    report = run_condensation(ws, model=model, channel=ConsoleChannel("vi", io.StringIO()))
+    channel = ConsoleChannel("vi", io.StringIO())
+    run_id = pick_slot(ws, ws.today(), False).run_id
+    planned = collect(ws, run_span(ws, run_id))  # what the killed attempt read, if it wrote
+    if crash_at is not None:
+        try:
+            with kill_at(crash_at):
+                run_condensation(ws, model=model, channel=channel)
+        except Killed:
+            ws = open_workspace(ws.root, clock)
+    report: RunReport | None = run_condensation(ws, model=model, channel=channel)
+    days: tuple[DayUsed, ...] = report.days if report is not None else ()
+    if report is not None and report.outcome in ("resumed", "already_done"):
+        # the killed attempt wrote MEMORY.md: it read its span, which the rerun finishes
+        days = tuple(
+            DayUsed(
+                day,
+                sum(1 for i in planned.items if i.day == day and i.source == "note"),
+                sum(1 for i in planned.items if i.day == day and i.source == "conversation"),
+                (1,),
+                True,
+            )
+            for day in sorted({i.day for i in planned.items})
+        )
     after = memory_store.read_text(ws)
     old, new = (
         Counter(item.key for item in parse(text).items if isinstance(item, Entry))
         for text in (before, after)
     )
     doubled = tuple(key for key, n in new.items() if n > max(1, old[key]))
-    return Week(report, max(0, duplicates(after) - duplicates(before)), doubled)
+    return Week(report, max(0, duplicates(after) - duplicates(before)), doubled, days)
+
+
+def runs_size(ws: Workspace) -> int:
+    """Bytes under `.trinho/runs` (the run journals, their before copies and reports)."""
+    root = ws.internal / "runs"
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) if root.is_dir() else 0
 
 
 def measure(
@@ -783,6 +891,9 @@ def measure(
         "unread": tracker.unread(),
         "reread": tracker.reread(),
         "over_budget": int(tokens > budget and not archive_answered(ws, tokens, budget)),
+        "runs_bytes": runs_size(ws),
+        "zone": ws.config.timezone,
+        "crashed": extra.get("crashed", 0),
     }
 
 
@@ -811,23 +922,36 @@ def replay(weeks: int, seed: int, budget: int, real_model: bool) -> Year:
         tracker = Tracker(line_keys(INITIAL_MEMORY))
         rows: list[dict[str, Any]] = []
         incidents: list[str] = []
+        crash_rng = random.Random(f"crash:{seed}")
         for week in range(1, weeks + 1):
-            events = life.week(week)
+            if zone_of(week) != ws.config.timezone:  # the owner moved: `trinho init --tz`
+                clock.now = local(datetime.combine(monday(week), time(0, 5), TZ), week)
+                init_workspace(ws.root, timezone=zone_of(week), clock=clock)
+                ws = open_workspace(ws.root, clock)
+            events = sorted(
+                [Event(local(e.at, week), e.what, e.text, e.key) for e in life.week(week)]
+                + dst_events(week),
+                key=lambda e: e.at,
+            )
             at = run_time(week)
             for event in (e for e in events if e.at < at):
                 play(ws, clock, event, tracker)
             clock.now = at
             done = Week(None, 0)
+            crashed = 0
             if week != plan.down:
                 adversary.week = week
-                done = condense(ws, None if real_model else adversary.model())
-                if done.report is not None:
-                    tracker.took(done.report)
+                crash = week >= CRASH_FIRST and (week - CRASH_FIRST) % CRASH_EVERY == 0
+                crash_at = crash_rng.randint(1, 40) if crash else None
+                crashed = int(crash)
+                done = condense(ws, clock, None if real_model else adversary.model(), crash_at)
+                ws = open_workspace(ws.root, clock)
+                tracker.took(done.days)
                 tracker.last_run = at
                 incidents += doubled_incidents(week, done, adversary.answers.get(week, []))
             clock.now = at + timedelta(minutes=5)
             decided = owner_decides(ws, owner_rng, tracker)
-            extra = {"budget": budget, "invented": adversary.invented}
+            extra = {"budget": budget, "invented": adversary.invented, "crashed": crashed}
             rows.append(measure(ws, week, done, tracker, decided, extra))
             for event in (e for e in events if e.at >= at):
                 play(ws, clock, event, tracker)
@@ -912,6 +1036,10 @@ def summary(year: Year) -> list[str]:
         f"{rows[min(3, len(rows) - 1)]['week']} {per_item(rows[min(3, len(rows) - 1)]):.2f}, "
         f"ratio {per_item(last) / max(per_item(rows[min(3, len(rows) - 1)]), 1e-9):.2f}",
         f"invented lines in MEMORY.md at the end: {last['invented_in_memory']}",
+        f"zones lived in: {', '.join(dict.fromkeys(r['zone'] for r in rows))}; "
+        f"runs killed at a write point and run again: {sum(r['crashed'] for r in rows)}",
+        f".trinho/runs: {last['runs_bytes'] / 1024:.0f} KB after {len(rows)} weeks, "
+        f"{last['runs_bytes'] * 52 / len(rows) / 1024:.0f} KB per year",
     ]
     for key, value, ok in year.knowledge:
         lines.append(f"memory_search {key!r}: current value {value!r} in top 3: {ok}")

@@ -32,6 +32,7 @@ CORE = (
     "trinho.tokens",
     "trinho.scheduler",
     "trinho.config",
+    "trinho.wallclock",
 )
 """The decisions: each rule of docs/rules.md is a pure function in one of these."""
 

@@ -166,7 +166,14 @@ def test_jobs_run_exits_1_when_a_run_failed(
     assert main(["jobs", "run"]) == 1  # no model configured
     captured = capsys.readouterr()
     assert "facts:2026-11-30T02:00: failed no model configured" in captured.out
-    assert captured.err.startswith("trinho: error: facts:2026-11-30T02:00 failed")
+    assert "trinho: error: facts:2026-11-30T02:00 failed" in captured.err
+    # announced to the owner (the console channel here), once, with the command that fixes it
+    assert captured.err.count("Scheduled job facts failed") == 1
+    assert "The run facts:2026-11-30T02:00 failed: no model configured" in captured.err
+    assert "trinho jobs list" in captured.err
+    monkeypatch.setenv("TRINHO_NOW", "2026-11-30T03:30:00+07:00")
+    main(["jobs", "run"])  # the next pass: nothing due, the failure is not announced again
+    assert "Scheduled job facts failed" not in capsys.readouterr().err
     _, data = run_json(capsys, "jobs", "list")
     assert isinstance(data, dict)
     assert data["jobs"][0]["last_status"] == "failed"

@@ -61,6 +61,21 @@ def test_json_flow(cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]) 
     assert one_json(out)["entries"] == []
 
 
+def test_init_tz_on_an_existing_workspace_records_and_announces_the_change(
+    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(capsys, "init", "--tz", "Asia/Ho_Chi_Minh")
+    code, out, _ = run(capsys, "init", "--tz", "Europe/Berlin")
+    assert code == 0
+    assert "Time zone changed from Asia/Ho_Chi_Minh to Europe/Berlin" in out
+    code, out, _ = run(capsys, "init", "--tz", "Europe/Berlin", "--json")
+    assert "zone_changed" not in one_json(out)  # unchanged: nothing announced or recorded
+    zones = Path(cli_env["TRINHO_HOME"]) / ".trinho" / "zones.jsonl"
+    lines = [json.loads(line) for line in zones.read_text(encoding="utf-8").splitlines()]
+    assert [line["zone"] for line in lines] == ["Asia/Ho_Chi_Minh", "Europe/Berlin"]
+    assert lines[0]["since"] is None and lines[1]["since"].endswith("+00:00")
+
+
 def test_import_command(
     cli_env: dict[str, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

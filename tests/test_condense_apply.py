@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -348,3 +349,43 @@ def test_a_run_left_unfinished_by_an_earlier_undo_is_ended_not_resumed(
     journal = read_journal(workspace, RUN)
     assert journal is not None and journal.state == "done" and journal.proposals == ()
     assert proposals.list_proposals(workspace).proposals == []
+
+
+def test_undo_of_a_run_that_is_not_the_latest_is_refused_naming_the_command_that_works(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    """docs/rules.md "Undo": the older run's MEMORY.md holds the later run's additions and the
+    later one read on from its cutoff, so only the latest standing run is undone; undoing
+    both, newest first, gives both spans back to the next run."""
+    vi_week(workspace, clock)
+    first = VI_MEMORY + "- 2026-11-24: Mai được chọn vào đội bơi của trường\n"
+    condense(workspace, first)
+    clock.advance(days=7)
+    save_note(workspace, "Tuần sau: học bơi")
+    clock.advance(minutes=5)
+    second = first + "- 2026-12-06: Học bơi\n"
+    assert condense(workspace, second).run_id == "2026-W49"
+    with pytest.raises(TrinhoError) as refused:
+        undo_run(workspace, RUN)
+    assert refused.value.key == "error.run.not_latest"
+    assert "trinho condense --undo 2026-W49" in str(refused.value)
+    assert memory(workspace) == second  # nothing changed
+    first_run = workspace.internal / "runs" / RUN  # compacted: the edits against W49's copy
+    assert not (first_run / "MEMORY.before.md").exists()
+    assert (first_run / "MEMORY.before.diff.json").stat().st_size < len(VI_MEMORY.encode())
+    undo_run(workspace, "2026-W49")
+    undo_run(workspace, RUN)
+    assert memory(workspace) == VI_MEMORY
+    clock.advance(minutes=5)
+    seen: list[str] = []
+
+    def rewrite(request: object) -> str:
+        seen.append(str(request))
+        return "NONE"
+
+    report = run_condensation(
+        workspace, model=two_roles(rewrite), channel=ConsoleChannel("vi", io.StringIO()), force=True
+    )
+    assert report.since == date(2026, 11, 23)  # the first run's span, given back
+    assert any("Mai được chọn" in text for text in seen)
+    assert any("học bơi" in text for text in seen)

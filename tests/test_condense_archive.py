@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 
 from hypothesis import given, settings
@@ -12,6 +13,7 @@ from trinho.condense.archive import (
     ArchivePlan,
     apply_archive,
     archive_section,
+    archived_by,
     plan_archive,
 )
 from trinho.memory_md import Entry, parse
@@ -70,11 +72,14 @@ def test_a_first_line_with_the_byte_order_mark_stays() -> None:
 
 def test_the_archive_section_names_the_run_and_keeps_the_lines_verbatim() -> None:
     lines = ["- 2025-01-05: Em gái tên là Lan", "- 2025-01-05: Works at  a bookshop\r"]
+    digest = hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()[:12]
     assert archive_section("2026-W48", lines) == (
-        "## Archived by run 2026-W48\n\n"
+        f"## Archived by run 2026-W48 (sha256 {digest})\n\n"
         "- 2025-01-05: Em gái tên là Lan\n"
         "- 2025-01-05: Works at  a bookshop\r\n"
     )
+    assert archived_by(archive_section("2026-W48", lines), "2026-W48") == tuple(lines)
+    assert archived_by(archive_section("2026-W48.2", lines), "2026-W48") == ()
 
 
 def test_applying_later_removes_the_lines_if_they_are_all_still_there() -> None:

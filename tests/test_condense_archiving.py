@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from condense_weeks import two_roles
 from conftest import FixedClock
 from trinho import memory_store, proposals
 from trinho.appliers import APPLIERS
 from trinho.channels import ConsoleChannel
 from trinho.condense import RunReport, run_condensation
+from trinho.errors import TrinhoError
 from trinho.notes import save_note
 from trinho.search import search
 from trinho.tokens import estimate_tokens
@@ -112,3 +115,31 @@ def test_off_never_archives(workspace: Workspace, clock: FixedClock) -> None:
     report = week(ws, clock, "Tuần yên ả")
     assert not [rc for rc in report.changes if rc.change.cls == "archive"]
     assert memory_store.read_archive(ws) == ""
+
+
+def test_a_waiting_archive_is_asked_again_while_memory_md_is_over_budget(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    """The owner never decides: every later run's announcement asks again, and when MEMORY.md
+    leaves no room for the week, the error names the archive that would make room."""
+    ws = setup(workspace, clock)
+    week(ws, clock, "Tuần một")
+    [proposal] = archive_proposals(ws)
+    clock.advance(days=7)
+    stream = io.StringIO()
+    clock.advance(hours=-2)
+    save_note(ws, "Tuần hai")
+    clock.advance(hours=2)
+    run_condensation(ws, model=two_roles("NONE"), channel=ConsoleChannel(ws.locale, stream))
+    assert f"the archive proposal {proposal.id} still waits" in stream.getvalue()
+    assert f"trinho approve {proposal.id}" in stream.getvalue()
+    config = ws.internal / "config.toml"
+    config.write_text(config.read_text() + "context_tokens = 1000\n")
+    ws = open_workspace(ws.root, clock)
+    clock.advance(days=7)
+    save_note(ws, "Tuần ba")
+    clock.advance(minutes=5)
+    with pytest.raises(TrinhoError) as full:
+        run_condensation(ws, model=two_roles("NONE"), channel=ConsoleChannel(ws.locale, stream))
+    assert full.value.key == "condense.no_room_archive"
+    assert f"trinho approve {proposal.id}" in str(full.value)

@@ -18,11 +18,14 @@ from typing import Literal
 
 from trinho.errors import TrinhoError
 
-FaultPoint = Literal["before_fsync", "before_replace", "after_replace"]
+FaultPoint = Literal[
+    "before_fsync", "before_replace", "after_replace", "before_append", "after_append"
+]
 """Where `atomic_write_bytes` calls an injected action with its target path: before the temp
 file is fsynced (a failure there is cleaned up), before the temp file is renamed over the
 target (the old file stays, the temp file is left behind as a crash leaves it), after the
-rename (the new file is in place, its folder not yet fsynced)."""
+rename (the new file is in place, its folder not yet fsynced). An append calls it before its
+bytes are written (nothing of them is there) and after they are fsynced (all are)."""
 
 _faults: dict[FaultPoint, Callable[[Path], object]] = {}
 
@@ -186,6 +189,7 @@ def _newline_first(path: Path) -> bytes:
 
 def _append_raw(path: Path, data: bytes) -> None:
     ensure_dir(path.parent)
+    _fault("before_append", path)
     created = not path.exists()
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
@@ -195,6 +199,7 @@ def _append_raw(path: Path, data: bytes) -> None:
         os.close(fd)
     if created:
         fsync_dir(path.parent)
+    _fault("after_append", path)
 
 
 def committed_size(path: Path, intent: Path) -> int | None:

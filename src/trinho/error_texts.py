@@ -361,6 +361,20 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "vi": "MEMORY.md liên tục thay đổi trong lúc chạy ({tries} lần thử); không ghi gì. "
         "Hãy chạy lại trinho condense khi không còn ai sửa tệp",
     },
+    "error.condense.clock_back": {
+        "en": "the clock reads {now}, before {cutoff}, where the last condensation stopped "
+        "reading: nothing was read or written. Set the clock right, then run trinho condense",
+        "vi": "đồng hồ đang chỉ {now}, trước {cutoff}, là chỗ lần cô đọng trước dừng đọc: "
+        "không đọc hay ghi gì. Hãy chỉnh lại đồng hồ rồi chạy trinho condense",
+    },
+    "error.run.not_latest": {
+        "en": "run {id} is not the latest condensation: {later} ran after it and read on from "
+        "where it stopped. Undo the later runs first, newest first: trinho condense --undo "
+        "{latest}",
+        "vi": "lần chạy {id} không phải lần cô đọng mới nhất: {later} chạy sau nó và đọc tiếp "
+        "từ chỗ nó dừng. Hãy hoàn tác các lần sau trước, mới nhất trước: trinho condense "
+        "--undo {latest}",
+    },
     "error.run.nothing_to_undo": {
         "en": "run {id} did not write MEMORY.md; there is nothing to undo",
         "vi": "lần chạy {id} không ghi MEMORY.md; không có gì để hoàn tác",

@@ -13,6 +13,14 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "Workspace at {root} is already set up (time zone {tz}); nothing changed",
         "vi": "Không gian làm việc tại {root} đã được thiết lập (múi giờ {tz}); không đổi gì",
     },
+    "init.zone_changed": {
+        "en": "Time zone changed from {old} to {new} at {at}: notes written before then are "
+        "read in {old}, later ones in {new}; the next condensation reads from where the last "
+        "one stopped, in instants, so no note is read twice or skipped",
+        "vi": "Múi giờ đã đổi từ {old} sang {new} lúc {at}: ghi chú viết trước đó được đọc theo "
+        "{old}, sau đó theo {new}; lần cô đọng tới đọc tiếp từ chỗ lần trước dừng, theo thời "
+        "điểm, nên không ghi chú nào bị đọc hai lần hay bị bỏ sót",
+    },
     "note.saved": {
         "en": "Saved to {path}: {line}",
         "vi": "Đã lưu vào {path}: {line}",
@@ -618,6 +626,34 @@ CATALOG: dict[str, dict[str, str]] = {
         "no room is left for the week's notes; raise context_tokens in .trinho/config.toml",
         "vi": "MEMORY.md khoảng {memory} token: với [condense] context_tokens = {context} không "
         "còn chỗ cho ghi chú của tuần; hãy tăng context_tokens trong .trinho/config.toml",
+    },
+    "condense.no_room_archive": {
+        "en": "MEMORY.md is about {memory} tokens: with [condense] context_tokens = {context} "
+        "no room is left for the week's notes. An archive proposal waits that would move the "
+        "oldest entries out: approve it with `trinho approve {id}` (or raise context_tokens in "
+        ".trinho/config.toml)",
+        "vi": "MEMORY.md khoảng {memory} token: với [condense] context_tokens = {context} không "
+        "còn chỗ cho ghi chú của tuần. Một đề xuất lưu trữ đang chờ, sẽ chuyển các mục cũ nhất "
+        "ra ngoài: hãy duyệt bằng `trinho approve {id}` (hoặc tăng context_tokens trong "
+        ".trinho/config.toml)",
+    },
+    "condense.notify.archive_again": {
+        "en": "MEMORY.md is over its budget ({tokens} of {budget} tokens) and the archive "
+        "proposal {id} still waits: asked again (`trinho approve {id}`).",
+        "vi": "MEMORY.md vượt ngân sách ({tokens} trên {budget} token) và đề xuất lưu trữ {id} "
+        "vẫn đang chờ: hỏi lại (`trinho approve {id}`).",
+    },
+    "jobs.failed.title": {
+        "en": "Scheduled job {job} failed",
+        "vi": "Tác vụ định kỳ {job} bị lỗi",
+    },
+    "jobs.failed.summary": {
+        "en": "The run {run} failed: {error}. Once that is fixed, run it again with `{command}`.",
+        "vi": "Lần chạy {run} bị lỗi: {error}. Khi đã sửa xong, hãy chạy lại bằng `{command}`.",
+    },
+    "jobs.failed.next_slot": {
+        "en": "trinho jobs list (it runs again at its next slot)",
+        "vi": "trinho jobs list (nó sẽ chạy lại ở lượt kế tiếp)",
     },
     "condense.rewrite_skipped": {
         "en": "Not read by the rewrite: {days} ({reason})",

@@ -112,7 +112,7 @@ class WorkspaceJobRunner:
         if kind == "prompt":
             return self._prompt(run, run.job.prompt)
         if kind == "digest":
-            notification = enqueue_digest(self.ws, run.slot.date())
+            notification = enqueue_digest(self.ws, self.ws.local_date(run.slot))
             count = 0 if notification is None else len(notification.items)
             return t(self.ws.locale, "jobs.digest_done", count=count)
         return self.condense(self.ws, run)
@@ -120,7 +120,7 @@ class WorkspaceJobRunner:
     def _facts(self, run: DueRun) -> str:
         since = run.slot - timedelta(days=1)
         turns = read_turns(self.ws, self.ws.local_date(since), self.ws.local_date(run.slot))
-        text = conversation_text(turns, since, run.slot)
+        text = conversation_text(turns, since, run.slot.astimezone(self.ws.tz))
         if not text:
             return t(self.ws.locale, "jobs.facts_nothing")
         prompt = t(self.ws.locale, "jobs.facts_prompt", since=since.isoformat())

@@ -9,8 +9,16 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from pathlib import Path
 
-from trinho.durable import append_bytes, atomic_write_text, ensure_dir, fsync_dir, read_regular
+from trinho.durable import (
+    append_recorded,
+    atomic_write_text,
+    committed_size,
+    ensure_dir,
+    fsync_dir,
+    read_regular,
+)
 from trinho.memory_md import MemoryDoc, parse, render
 from trinho.textnorm import decode
 from trinho.workspace import ARCHIVE_FILE, MEMORY_FILE, Workspace
@@ -75,19 +83,41 @@ def read_archive(ws: Workspace) -> str:
     return decode(read_regular(path), ARCHIVE_FILE) if path.exists() else ""
 
 
-def archive(ws: Workspace, section: str) -> None:
-    """Append one archived section to `memory/archive.md` (locked, fsync'd, one write) and
-    tell the index. Called before MEMORY.md loses those lines, so a crash between the two
-    leaves them in both places, never in neither."""
+def archive(ws: Workspace, section: str) -> bool:
+    """Append one archived section to `memory/archive.md` (locked, fsync'd, one write, a tail
+    torn by a kill cut off first) and tell the index; False, writing nothing, when a section
+    with the same heading (run id and content hash) is there already: a rerun or a second
+    approval does not write it twice. Called before MEMORY.md loses those lines, so a crash
+    between the two leaves them in both places, never in neither."""
     path = ws.archive_file
     ensure_dir(path.parent)
+    heading = section.split("\n", 1)[0]
     with ws.lock(path):
-        existing = read_regular(path) if path.exists() else b""
+        existing = _committed(ws, path)
+        if heading in existing.decode("utf-8", "replace").split("\n"):
+            return False
         gap = b"" if not existing or existing.endswith(b"\n\n") else b"\n"
         if existing and not existing.endswith(b"\n"):
             gap = b"\n\n"
-        append_bytes(path, gap + section.encode("utf-8"))
+        append_recorded(path, gap + section.encode("utf-8"), ws.intent_path(path))
     ws.written([ARCHIVE_FILE])
+    return True
+
+
+def _committed(ws: Workspace, path: Path) -> bytes:
+    """The file's bytes without a tail torn by a kill mid-append (empty when there is none)."""
+    if not path.exists():
+        return b""
+    data = read_regular(path)
+    torn_at = committed_size(path, ws.intent_path(path))
+    return data if torn_at is None else data[:torn_at]
+
+
+def archived_text(ws: Workspace) -> str:
+    """`memory/archive.md` as committed (a torn tail left out), "" when there is none."""
+    path = ws.archive_file
+    with ws.read_lock(path):
+        return decode(_committed(ws, path), ARCHIVE_FILE)
 
 
 def write(ws: Workspace, doc: MemoryDoc) -> None:

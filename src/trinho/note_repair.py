@@ -6,6 +6,11 @@ saved. So every acknowledged entry is also recorded in a small journal under `.t
 per day file, and the next trinho write of that day (or a check right after the append) puts
 back, once, each entry the file no longer has. The decision is pure (`missing_entries`); the
 journal store is a thin shell around it.
+
+The journal also keeps the exact instant (UTC) each entry was saved at: a `- 01:50` line on a
+fall-back night names two instants, and a day written before the owner changed zones was
+written in another zone. When a journal is retired, the instants the stated rule would not give
+back (`trinho.notes.rule_instant`) are kept, for good, in `DAY.instants.jsonl`.
 """
 
 from __future__ import annotations
@@ -13,12 +18,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 
-from trinho.durable import append_bytes, read_regular
+from trinho.durable import append_bytes, atomic_write_text, read_regular
 from trinho.workspace import Workspace
 
 __all__ = [
@@ -30,6 +35,7 @@ __all__ = [
     "journal_days",
     "missing_entries",
     "parse_journal",
+    "read_instants",
     "read_journal",
     "read_state",
     "record",
@@ -91,8 +97,26 @@ def missing_entries(
     return missing
 
 
-def render_journal_line(entry: Acknowledged) -> str:
-    return json.dumps({"time": entry.time, "text": entry.text}, ensure_ascii=False) + "\n"
+def render_journal_line(entry: Acknowledged, at: datetime | None = None) -> str:
+    data: dict[str, str] = {"time": entry.time, "text": entry.text}
+    if at is not None:
+        data["at"] = at.astimezone(UTC).isoformat()
+    return json.dumps(data, ensure_ascii=False) + "\n"
+
+
+def parse_instants(text: str) -> list[tuple[Acknowledged, datetime]]:
+    """The journal's entries that carry their instant (UTC), in journal order; a torn or
+    older record (no `at`) is left out: its line is read by the stated rule."""
+    found = []
+    for line in text.split("\n"):
+        try:
+            value = json.loads(line)
+            at = datetime.fromisoformat(value["at"])
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+            continue
+        if isinstance(value.get("time"), str) and isinstance(value.get("text"), str) and at.tzinfo:
+            found.append((Acknowledged(value["time"], value["text"]), at.astimezone(UTC)))
+    return found
 
 
 def parse_journal(text: str) -> list[Acknowledged]:
@@ -125,9 +149,25 @@ def read_journal(workspace: Workspace, day: date) -> list[Acknowledged]:
     return parse_journal(read_regular(path).decode("utf-8", "replace"))
 
 
-def record(workspace: Workspace, day: date, entry: Acknowledged) -> None:
-    """Add an acknowledged entry to the day's journal. The caller holds the day file's lock."""
-    append_bytes(_journal_path(workspace, day), render_journal_line(entry).encode("utf-8"))
+def record(
+    workspace: Workspace, day: date, entry: Acknowledged, at: datetime | None = None
+) -> None:
+    """Add an acknowledged entry, saved at instant `at`, to the day's journal. The caller holds
+    the day file's lock."""
+    append_bytes(_journal_path(workspace, day), render_journal_line(entry, at).encode("utf-8"))
+
+
+def _instants_path(workspace: Workspace, day: date) -> Path:
+    return workspace.confine(workspace.internal / JOURNAL_DIR / f"{day.isoformat()}.instants.jsonl")
+
+
+def read_instants(workspace: Workspace, day: date) -> list[tuple[Acknowledged, datetime]]:
+    """The instants trinho saved the day's entries at: from the journal while it is kept, then
+    those the retirement kept (the ones the stated rule would not give back)."""
+    for path in (_journal_path(workspace, day), _instants_path(workspace, day)):
+        if path.exists():
+            return parse_instants(read_regular(path).decode("utf-8", "replace"))
+    return []
 
 
 def _state_path(workspace: Workspace, day: date) -> Path:
@@ -167,9 +207,26 @@ def journal_days(workspace: Workspace) -> list[date]:
     return sorted(days)
 
 
-def retire_journals(workspace: Workspace, today: date) -> None:
-    """Remove the journals of days before yesterday: no foreign writer rewrites those."""
+InstantRule = Callable[[date, str], datetime]
+"""The instant the stated rule gives a day's `HH:MM` (`trinho.notes.rule_instant`)."""
+
+
+def retire_journals(workspace: Workspace, today: date, rule: InstantRule | None = None) -> None:
+    """Remove the journals of days before yesterday: no foreign writer rewrites those. The
+    instants `rule` would not give back (a repeated hour's second pass, a day written in a zone
+    since changed) are kept first, in `DAY.instants.jsonl`."""
     for day in journal_days(workspace):
         if (today - day).days >= KEEP_DAYS:
-            _journal_path(workspace, day).unlink(missing_ok=True)
+            path = _journal_path(workspace, day)
+            if rule is not None and path.exists():
+                saved = parse_instants(read_regular(path).decode("utf-8", "replace"))
+                odd = [(e, at) for e, at in saved if _minute(at) != rule(day, e.time)]
+                if odd:
+                    text = "".join(render_journal_line(e, at) for e, at in saved)
+                    atomic_write_text(_instants_path(workspace, day), text)
+            path.unlink(missing_ok=True)
             _state_path(workspace, day).unlink(missing_ok=True)
+
+
+def _minute(moment: datetime) -> datetime:
+    return moment.replace(second=0, microsecond=0)

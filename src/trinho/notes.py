@@ -8,8 +8,10 @@ verbatim, so a hand-edited file parses without loss.
 from __future__ import annotations
 
 import re
+from collections import defaultdict, deque
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
 from trinho import note_repair
@@ -17,6 +19,7 @@ from trinho.durable import append_recorded, committed_size, read_regular
 from trinho.errors import TrinhoError
 from trinho.markers import Role, day_of_name, line_roles
 from trinho.textnorm import decode, nfc, unify_breaks
+from trinho.wallclock import resolve_in_history
 from trinho.workspace import NOTES_DIR, Workspace
 
 __all__ = [
@@ -27,6 +30,7 @@ __all__ = [
     "SavedNote",
     "day_files",
     "decode",
+    "entry_instants",
     "format_entry",
     "normalize_note_text",
     "note_days",
@@ -36,6 +40,7 @@ __all__ = [
     "render_note_file",
     "repair_notes",
     "require_unicode",
+    "rule_instant",
     "save_note",
     "validate_note_text",
 ]
@@ -201,7 +206,8 @@ def save_note(workspace: Workspace, text: str) -> SavedNote:
         )
         data = (entry + "\n").encode("utf-8")
         append_recorded(path, data, workspace.intent_path(path))
-        note_repair.record(workspace, day, note_repair.Acknowledged(hhmm, normalized))
+        acknowledged = note_repair.Acknowledged(hhmm, normalized)
+        note_repair.record(workspace, day, acknowledged, now)
         appended = (b"\n" if before and not before.endswith(b"\n") else b"") + data
         after = _committed(workspace, path)
         if note_repair.changed_under(note_repair.file_state(before), appended, after):
@@ -210,9 +216,39 @@ def save_note(workspace: Workspace, text: str) -> SavedNote:
         note_repair.store_state(workspace, day, note_repair.file_state(after))
     others = [d for d in note_repair.journal_days(workspace) if d != day]
     repaired = [rel, *_repair_days(workspace, others)]
-    note_repair.retire_journals(workspace, day)
+    note_repair.retire_journals(workspace, day, lambda d, hhmm: rule_instant(workspace, d, hhmm))
     workspace.written(repaired)
     return SavedNote(rel, entry, day, hhmm, start)
+
+
+def rule_instant(workspace: Workspace, day: date, hhmm: str) -> datetime:
+    """The instant (UTC) a `- HH:MM` line of `day` names by the stated rule (docs/rules.md,
+    "One clock"): in the zone that held that day (`Workspace.zone_history`), a time a
+    spring-forward night skips is the jump, a time a fall-back night repeats is its first
+    occurrence. A line typed by hand without a time counts at the last second of its day."""
+    history = workspace.zone_history
+    if not hhmm:
+        next_day = resolve_in_history(day + timedelta(days=1), time(0), history, workspace.tz)
+        return next_day - timedelta(seconds=1)
+    hour, minute = (int(part) for part in hhmm.split(":"))
+    return resolve_in_history(day, time(hour, minute), history, workspace.tz)
+
+
+def entry_instants(
+    workspace: Workspace, day: date, entries: Sequence[tuple[str, str]]
+) -> list[datetime]:
+    """The instant (UTC, to the minute) of each `(HH:MM, text)` entry of `day`'s file, in
+    order: the instant trinho saved it at when the acknowledgement journal (or what its
+    retirement kept) has it, the stated rule's otherwise. Resolved the same way by every run,
+    so each note falls in exactly one run's span."""
+    saved: dict[tuple[str, str], deque[datetime]] = defaultdict(deque)
+    for entry, at in note_repair.read_instants(workspace, day):
+        saved[(entry.time, entry.text)].append(at.replace(second=0, microsecond=0))
+    found = []
+    for key in entries:
+        queue = saved.get(key)
+        found.append(queue.popleft() if queue else rule_instant(workspace, day, key[0]))
+    return found
 
 
 def _committed(workspace: Workspace, path: Path) -> bytes:

@@ -9,19 +9,24 @@ that moved backwards (a job covered past `now`) rewinds that job to the present,
 it remembers does not hold its schedule back.
 
 Schedules are written `daily HH:MM`, `sun 21:00` or `mon,wed,fri 02:00`, in the owner's zone;
-`off` disables a built-in job.
+`off` disables a built-in job. A slot is an instant (UTC), resolved once from its day and time
+by `trinho.wallclock.resolve`: a slot in an hour a spring-forward night skips is due at the
+first valid instant after it, a slot in an hour a fall-back night repeats is due once, at its
+first occurrence. Every comparison is between UTC instants, so a night that changes the offset
+runs each slot exactly once.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from datetime import datetime, time, timedelta
+from dataclasses import dataclass, field, replace
+from datetime import datetime, time, timedelta, tzinfo
 from typing import Any, Literal, Protocol, Self
 
 from trinho.errors import TrinhoError
 from trinho.textnorm import validate_slug
+from trinho.wallclock import exists, resolve, utc
 
 JobKind = Literal["condense", "facts", "digest", "prompt"]
 RunStatus = Literal["ok", "failed"]
@@ -59,25 +64,31 @@ class Schedule:
             raise ValueError(f"weekdays must be a non-empty subset of 0-6, not {self.weekdays}")
 
     def latest_slot(self, now: datetime) -> datetime:
-        """The most recent slot at or before `now`, in `now`'s zone."""
+        """The most recent slot (a UTC instant) at or before `now`, read in `now`'s zone."""
         if now.tzinfo is None:
             raise ValueError("now must be an aware datetime")
-        for back in range(8):
+        zone, instant = now.tzinfo, utc(now)
+        for back in range(9):
             day = now.date() - timedelta(days=back)
             if day.weekday() in self.weekdays:
-                slot = datetime.combine(day, self.at, tzinfo=now.tzinfo)
-                if slot <= now:
+                slot = resolve(day, self.at, zone)
+                if slot <= instant:
                     return slot
-        raise AssertionError("a weekly schedule always has a slot within 8 days")
+        raise AssertionError("a weekly schedule always has a slot within 9 days")
 
     def slots_between(self, after: datetime, until: datetime) -> list[datetime]:
-        """Every slot in (`after`, `until`], in `until`'s zone, oldest first."""
+        """Every slot (UTC instants) in (`after`, `until`], read in `until`'s zone, oldest
+        first; each slot once, whatever the night does to the clock."""
+        zone = until.tzinfo
+        if zone is None:
+            raise ValueError("until must be an aware datetime")
+        start, end = utc(after), utc(until)
         found: list[datetime] = []
-        day = after.astimezone(until.tzinfo).date()
-        while day <= until.date():
+        day = after.astimezone(zone).date() - timedelta(days=1)
+        while day <= until.date() + timedelta(days=1):
             if day.weekday() in self.weekdays:
-                slot = datetime.combine(day, self.at, tzinfo=until.tzinfo)
-                if after < slot <= until:
+                slot = resolve(day, self.at, zone)
+                if start < slot <= end:
                     found.append(slot)
             day += timedelta(days=1)
         return found
@@ -187,7 +198,11 @@ def _job_entry(raw: Any, where: str, seen: set[str]) -> JobSpec:
 
 @dataclass(frozen=True)
 class JobState:
-    """What a job has covered: every slot at or before `covered_until` is owed no run."""
+    """What a job has covered: every slot at or before `covered_until` is owed no run.
+
+    `last_run` is the id of the last run made (`facts:2026-11-29T02:00`): after the owner's
+    zone changed, the new zone's slot of the same day and time is the same run, not a second.
+    """
 
     covered_until: datetime
     last_slot: datetime | None = None
@@ -195,9 +210,10 @@ class JobState:
     last_finished_at: datetime | None = None
     last_error: str | None = None
     runs: int = 0
+    last_run: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "covered_until": self.covered_until.isoformat(),
             "last_slot": _iso(self.last_slot),
             "last_status": self.last_status,
@@ -205,6 +221,9 @@ class JobState:
             "last_error": self.last_error,
             "runs": self.runs,
         }
+        if self.last_run is not None:
+            data["last_run"] = self.last_run
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str) -> Self:
@@ -223,6 +242,9 @@ class JobState:
             raise TrinhoError.keyed("error.record.type", file=where, field="runs", kind="int")
         if last_error is not None and not isinstance(last_error, str):
             raise TrinhoError.keyed("error.record.type", file=where, field="last_error", kind="str")
+        last_run = data.get("last_run")
+        if last_run is not None and not isinstance(last_run, str):
+            raise TrinhoError.keyed("error.record.type", file=where, field="last_run", kind="str")
         return cls(
             covered_until=_aware(data, "covered_until", where),
             last_slot=_maybe(data, "last_slot", where),
@@ -230,6 +252,7 @@ class JobState:
             last_finished_at=_maybe(data, "last_finished_at", where),
             last_error=last_error,
             runs=runs,
+            last_run=last_run,
         )
 
 
@@ -256,15 +279,27 @@ def _maybe(data: Mapping[str, Any], name: str, where: str) -> datetime | None:
 
 @dataclass(frozen=True)
 class DueRun:
-    """A run owed now: `job` for its `slot` (the latest one passed)."""
+    """A run owed now: `job` for its `slot` (the latest one passed, a UTC instant), read in
+    `zone` (the owner's; None: the slot's own)."""
 
     job: JobSpec
     slot: datetime
+    zone: tzinfo | None = field(default=None, compare=False)
 
     @property
     def run_id(self) -> str:
-        """Stable per job and slot, e.g. `facts:2026-11-29T02:00`."""
-        return f"{self.job.name}:{self.slot.strftime('%Y-%m-%dT%H:%M')}"
+        """Stable per job and slot, e.g. `facts:2026-11-29T02:00`, in the owner's wall time."""
+        return run_label(self.job, self.slot, self.zone)
+
+
+def run_label(job: JobSpec, slot: datetime, zone: tzinfo | None) -> str:
+    """The id of `job`'s run for `slot`: its day and time as the schedule names them. A slot in
+    a skipped hour is named by its schedule's time (`02:30`), though it runs at the jump."""
+    local = slot.astimezone(zone) if zone is not None else slot
+    day, at, tz = local.date(), job.schedule.at, local.tzinfo
+    if tz is not None and not exists(day, at, tz) and resolve(day, at, tz) == utc(slot):
+        return f"{job.name}:{day.isoformat()}T{at.strftime('%H:%M')}"
+    return f"{job.name}:{local.strftime('%Y-%m-%dT%H:%M')}"
 
 
 @dataclass(frozen=True)
@@ -299,27 +334,46 @@ def rewind(
     """
     new_state = dict(state)
     found: list[Rewind] = []
+    instant = utc(now)
     for name, current in state.items():
-        if current.covered_until > now:
-            new_state[name] = replace(current, covered_until=now - _INSTANT)
+        if current.covered_until > instant:
+            new_state[name] = replace(current, covered_until=instant - _INSTANT)
             found.append(Rewind(name, current.covered_until, now))
     return new_state, found
 
 
 def plan(jobs: Sequence[JobSpec], state: Mapping[str, JobState], now: datetime) -> Plan:
-    """Which runs are due at `now`, oldest slot first; new jobs get `now` as their baseline."""
+    """Which runs are due at `now`, oldest slot first; new jobs get `now` as their baseline.
+
+    Slots are read in `now`'s zone and compared as UTC instants. A slot whose run id is the
+    job's last run (the same day and time, read in a zone the owner has just changed to) is
+    covered, not run a second time."""
     new_state, rewound = rewind(state, now)
     due: list[DueRun] = []
     for job in jobs:
         current = new_state.get(job.name)
         if current is None:
-            new_state[job.name] = JobState(covered_until=now)
+            new_state[job.name] = JobState(covered_until=utc(now))
             continue
         slot = job.schedule.latest_slot(now)
         if slot > current.covered_until:
-            due.append(DueRun(job, slot))
+            run = DueRun(job, slot, now.tzinfo)
+            if _same_run_other_zone(current, run):
+                new_state[job.name] = replace(current, covered_until=slot)
+                continue
+            due.append(run)
     due.sort(key=lambda run: run.slot)
     return Plan(tuple(due), new_state, tuple(rewound))
+
+
+def _same_run_other_zone(current: JobState, run: DueRun) -> bool:
+    """Whether `run` is the job's last run under another zone's reading of the same day and
+    time (the owner changed zones between them): the same id, another instant."""
+    return (
+        current.last_run == run.run_id
+        and current.last_slot is not None
+        and utc(current.last_slot) != utc(run.slot)
+    )
 
 
 def record_run(
@@ -334,21 +388,24 @@ def record_run(
     A failed run is not retried before the next slot: it is logged and shown, and a model or
     network outage does not turn into a loop of failing runs.
     """
-    current = state.get(run.job.name) or JobState(covered_until=run.slot)
+    slot = utc(run.slot)
+    current = state.get(run.job.name) or JobState(covered_until=slot)
     updated = replace(
         current,
-        covered_until=max(current.covered_until, run.slot),
-        last_slot=run.slot,
+        covered_until=max(utc(current.covered_until), slot),
+        last_slot=slot,
         last_status=status,
-        last_finished_at=finished_at,
+        last_finished_at=utc(finished_at),
         last_error=error,
         runs=current.runs + 1,
+        last_run=run.run_id,
     )
     return {**state, run.job.name: updated}
 
 
 def next_slot(jobs: Sequence[JobSpec], now: datetime) -> datetime | None:
-    """The earliest slot strictly after `now` among `jobs` (None when there are none)."""
+    """The earliest slot (a UTC instant) strictly after `now` among `jobs`, read in `now`'s
+    zone (None when there are none): an instant that exists and is ahead, always."""
     later = [
         slot
         for job in jobs

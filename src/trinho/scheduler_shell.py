@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from trinho import records
+from trinho.channels import Notification, Outbox
 from trinho.durable import atomic_write_text, try_file_lock
 from trinho.errors import TrinhoError
+from trinho.i18n import t
 from trinho.scheduler import DueRun, JobSpec, JobState, Rewind, RunStatus, plan, record_run
 from trinho.workspace import Workspace
 
@@ -140,10 +142,13 @@ def run_due(
             state = record_run(state, run, record.status, ws.now(), record.error)
             store.save(state)
             records.append(record)
+            if record.status == "failed":
+                announce_failure(ws, run, record.error or "")
         return RunPass(tuple(records), rewound=planned.rewound)
 
 
 def _run_one(run: DueRun, runner: JobRunner) -> RunRecord:
+    shown = run.slot.astimezone(run.zone) if run.zone is not None else run.slot
     fields: dict[str, Any] = {"run": run.run_id, "job": run.job.name, "kind": run.job.kind}
     log.info("run started", extra={"fields": {"event": "run.started", **fields}})
     try:
@@ -151,8 +156,27 @@ def _run_one(run: DueRun, runner: JobRunner) -> RunRecord:
     except Exception as exc:
         error = str(exc) if isinstance(exc, TrinhoError) else f"{type(exc).__name__}: {exc}"
         log.error("run failed", extra={"fields": {"event": "run.failed", **fields, "error": error}})
-        return RunRecord(run.run_id, run.job.name, run.slot, "failed", error=error)
+        return RunRecord(run.run_id, run.job.name, shown, "failed", error=error)
     log.info(
         "run finished", extra={"fields": {"event": "run.finished", **fields, "summary": summary}}
     )
-    return RunRecord(run.run_id, run.job.name, run.slot, "ok", summary=summary)
+    return RunRecord(run.run_id, run.job.name, shown, "ok", summary=summary)
+
+
+def announce_failure(ws: Workspace, run: DueRun, error: str) -> None:
+    """Tell the owner, once per run (the outbox keeps one entry per id), that a scheduled run
+    failed, why, and the command that runs it again once the cause is fixed."""
+    command = (
+        "trinho condense" if run.job.kind == "condense" else t(ws.locale, "jobs.failed.next_slot")
+    )
+    summary = t(ws.locale, "jobs.failed.summary", run=run.run_id, error=error, command=command)
+    title = t(ws.locale, "jobs.failed.title", job=run.job.name)
+    try:
+        Outbox(ws).enqueue(Notification(f"failed:{run.run_id}", title, summary))
+    except (OSError, TrinhoError) as exc:  # the failure is logged either way
+        log.error(
+            "failure not announced",
+            extra={
+                "fields": {"event": "run.announce_failed", "run": run.run_id, "error": str(exc)}
+            },
+        )

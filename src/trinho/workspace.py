@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import re
 import tomllib
@@ -21,6 +22,7 @@ from trinho.config import LOCALES as LOCALES
 from trinho.config import Config as Config
 from trinho.config import config_from
 from trinho.durable import (
+    append_bytes,
     atomic_write_text,
     ensure_dir,
     file_lock,
@@ -30,6 +32,7 @@ from trinho.durable import (
 from trinho.errors import TrinhoError
 from trinho.textnorm import SLUG_PATTERN as SLUG_PATTERN
 from trinho.textnorm import validate_slug as validate_slug
+from trinho.wallclock import ZoneSpan
 
 Clock = Callable[[], datetime]
 """Returns the current instant as an aware datetime. Tests and replays pass a fixed one."""
@@ -41,6 +44,9 @@ index's refresh) so that no store imports search; a derived index notices anythi
 NOTES_DIR = "memory"
 CONVERSATIONS_DIR = "conversations"
 MEMORY_FILE = "MEMORY.md"
+ZONES_FILE = f"{INTERNAL_DIR}/zones.jsonl"
+"""The workspace's zones over time: one line per `trinho init --tz` that changed it, so a day
+written before a change is read in the zone it was written in (`trinho.wallclock`)."""
 ARCHIVE_FILE = "memory/archive.md"
 """Entries moved out of MEMORY.md to keep it within its prompt budget, verbatim: searchable,
 never in the prompt."""
@@ -154,6 +160,14 @@ class Workspace:
         self.on_written = on_written
         self.tz = load_zone(config.timezone, "config timezone")
         self._roots = _allowed_roots(root, config)
+        self._zones: tuple[ZoneSpan, ...] | None = None
+
+    @property
+    def zone_history(self) -> tuple[ZoneSpan, ...]:
+        """The zones the workspace read its times in, oldest first (empty: never changed)."""
+        if self._zones is None:
+            self._zones = read_zone_history(self.root)
+        return self._zones
 
     def written(self, paths: Sequence[str]) -> None:
         """A store wrote these files: let the injected hook (the search index) see them."""
@@ -378,10 +392,52 @@ def open_workspace(
     return Workspace(path.resolve(), config, clock or clock_from_env(), on_written)
 
 
+def read_zone_history(root: Path) -> tuple[ZoneSpan, ...]:
+    """The zone spans recorded at `root` (a torn last line, cut by a crash, is left out)."""
+    path = root / ZONES_FILE
+    if not path.exists():
+        return ()
+    spans = []
+    for line in read_regular(path).decode("utf-8", "replace").split("\n"):
+        try:
+            value = json.loads(line)
+            since = None if value["since"] is None else datetime.fromisoformat(value["since"])
+            zone = str(value["zone"])
+            load_zone(zone, str(path))
+        except (ValueError, KeyError, TypeError, TrinhoError):
+            continue
+        if since is None or since.tzinfo is not None:
+            spans.append(ZoneSpan(None if since is None else since.astimezone(UTC), zone))
+    return tuple(spans)
+
+
+def record_zone_change(root: Path, old: str, new: str, at: datetime) -> None:
+    """Append the change from zone `old` to `new` at instant `at` (the first change also
+    records `old` as the zone of everything before)."""
+    path = root / ZONES_FILE
+    ensure_dir(path.parent)
+    lines = ""
+    if not read_zone_history(root):
+        lines += json.dumps({"since": None, "zone": old}) + "\n"
+    lines += json.dumps({"since": at.astimezone(UTC).isoformat(), "zone": new}) + "\n"
+    with file_lock(root / INTERNAL_DIR / "locks" / "zones.lock"):
+        append_bytes(path, lines.encode("utf-8"))
+
+
+@dataclass(frozen=True)
+class ZoneChange:
+    """`trinho init --tz` changed the zone of an existing workspace, at instant `at`."""
+
+    old: str
+    new: str
+    at: datetime
+
+
 @dataclass(frozen=True)
 class InitResult:
     workspace: Workspace
     created: list[str]
+    zone_changed: ZoneChange | None = None
 
 
 def init_workspace(
@@ -413,6 +469,10 @@ def init_workspace(
         locale=locale or base.locale,
     )
     created: list[str] = []
+    changed: ZoneChange | None = None
+    if existing is not None and config.timezone != existing.timezone:
+        changed = ZoneChange(existing.timezone, config.timezone, clock().astimezone(UTC))
+        record_zone_change(path, existing.timezone, config.timezone, changed.at)
     if existing is None or config != existing:
         if existing is not None:
             text = read_regular(path / CONFIG_PATH).decode("utf-8")
@@ -434,7 +494,7 @@ def init_workspace(
         if not folder.is_dir():
             ensure_dir(folder)
             created.append(_rel(folder, path))
-    return InitResult(workspace, created)
+    return InitResult(workspace, created, changed)
 
 
 def _rel(folder: Path, root: Path) -> str:

@@ -32,8 +32,8 @@ def list_jobs(as_json: bool) -> None:
                 "name": job.name,
                 "kind": job.kind,
                 "schedule": job.schedule.describe(),
-                "next": upcoming.isoformat() if upcoming else None,
-                "last_slot": current.last_slot.isoformat()
+                "next": upcoming.astimezone(ws.tz).isoformat() if upcoming else None,
+                "last_slot": current.last_slot.astimezone(ws.tz).isoformat()
                 if current and current.last_slot
                 else None,
                 "last_status": current.last_status if current else None,
@@ -84,7 +84,11 @@ def run_jobs(as_json: bool) -> None:
         "runs": [record.to_dict() for record in result.records],
         "delivery": report.to_dict(),
         "clock_back": [
-            {"job": r.job, "covered_until": r.covered_until.isoformat(), "now": r.now.isoformat()}
+            {
+                "job": r.job,
+                "covered_until": r.covered_until.astimezone(ws.tz).isoformat(),
+                "now": r.now.isoformat(),
+            }
             for r in result.rewound
         ],
     }
@@ -93,7 +97,12 @@ def run_jobs(as_json: bool) -> None:
         if result.busy:
             return t(ws.locale, "jobs.busy")
         lines = [
-            t(ws.locale, "jobs.clock_back", job=r.job, until=r.covered_until.isoformat())
+            t(
+                ws.locale,
+                "jobs.clock_back",
+                job=r.job,
+                until=r.covered_until.astimezone(ws.tz).isoformat(),
+            )
             for r in result.rewound
         ]
         lines += [

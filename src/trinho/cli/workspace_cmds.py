@@ -24,7 +24,7 @@ def init(timezone: str | None, locale: str | None, owner: str | None, as_json: b
     """Create the workspace (idempotent; existing files are never touched)."""
     result = init_workspace(state().workspace_dir, timezone=timezone, locale=locale, owner=owner)
     ws = result.workspace
-    data = {
+    data: dict[str, object] = {
         "workspace": str(ws.root),
         "timezone": ws.config.timezone,
         "locale": ws.locale,
@@ -32,11 +32,13 @@ def init(timezone: str | None, locale: str | None, owner: str | None, as_json: b
         "created": result.created,
     }
     key = "init.created" if result.created else "init.unchanged"
-    emit(
-        as_json,
-        data,
-        t(ws.locale, key, root=ws.root, tz=ws.config.timezone, created=", ".join(result.created)),
-    )
+    text = t(ws.locale, key, root=ws.root, tz=ws.config.timezone, created=", ".join(result.created))
+    moved = result.zone_changed
+    if moved is not None:
+        at = moved.at.astimezone(ws.tz).isoformat(timespec="minutes")
+        data["zone_changed"] = {"from": moved.old, "to": moved.new, "at": moved.at.isoformat()}
+        text += "\n" + t(ws.locale, "init.zone_changed", old=moved.old, new=moved.new, at=at)
+    emit(as_json, data, text)
 
 
 @cli.command()

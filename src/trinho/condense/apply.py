@@ -20,7 +20,10 @@ from trinho.condense.runs import (
     BEFORE,
     UndoEntry,
     advance,
+    has_before,
+    later_runs,
     origin_of,
+    read_before,
     read_journal,
     require_run,
     undone_origin,
@@ -70,11 +73,19 @@ def _apply_archive(
     when any of them is no longer there (edited or removed since)."""
     lines = (change.old or "").split("\n")
     run = proposal.origin.removeprefix("condense:")
+    section = archive_section(run, lines)
     with memory_store.editing(ws) as memory:
         after = apply_archive(memory.text(), lines)
         if after is None:
+            heading = section.split("\n", 1)[0]
+            if heading in memory_store.archived_text(ws).split("\n"):
+                # approved before, cut off before the decision was saved: it applied
+                count = len(lines)
+                return proposals.ApplyResult(
+                    True, t(ws.locale, "condense.approved.archive", count=count)
+                )
             return proposals.ApplyResult(False, t(ws.locale, "condense.archive_stale"))
-        memory_store.archive(ws, archive_section(run, lines))
+        memory_store.archive(ws, section)  # a second approval finds it there: not again
         memory.replace(after)
     return proposals.ApplyResult(True, t(ws.locale, "condense.approved.archive", count=len(lines)))
 
@@ -105,7 +116,10 @@ class UndoResult:
 
 def undo_run(ws: Workspace, run_id: str) -> UndoResult:
     """Put back the MEMORY.md that run `run_id` replaced, keeping the current one as a version,
-    and withdraw every proposal of the run still pending.
+    and withdraw every proposal of the run still pending; its span is read again by the next
+    run. Only the latest run that stands can be undone: a later run's MEMORY.md holds its
+    changes too and read on from its cutoff, so undoing an older one is refused, naming the
+    command that works (undo the later runs first, newest first).
 
     When there was no MEMORY.md before the run, putting it back means removing the file. The
     journal records the undo first (and ends the run: it is never resumed), so a crash at any
@@ -116,9 +130,14 @@ def undo_run(ws: Workspace, run_id: str) -> UndoResult:
     journal = read_journal(ws, run_id)
     if journal is None or journal.state not in ("applied", "proposed", "done"):
         raise TrinhoError.keyed("error.run.nothing_to_undo", id=run_id)
-    if journal.had_memory and not before_path.exists():
+    later = later_runs(ws, run_id) if not journal.undone else []
+    if later:  # its MEMORY.md holds theirs too, and they read on from its cutoff
+        raise TrinhoError.keyed(
+            "error.run.not_latest", id=run_id, later=", ".join(later), latest=later[-1]
+        )
+    if journal.had_memory and not has_before(ws, run_id):
         raise TrinhoError.keyed("error.run.before_missing", path=before_path, id=run_id)
-    restored = before_path.read_text(encoding="utf-8") if journal.had_memory else None
+    restored = read_before(ws, run_id) if journal.had_memory else None
     kept: Path | None = None
     with memory_store.editing(ws) as memory:
         current = memory.text()

@@ -9,6 +9,7 @@ date (the gate holds those already).
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -70,13 +71,56 @@ def plan_archive(text: str, budget_tokens: int) -> ArchivePlan | None:
     return ArchivePlan(moved, after, before, estimate_tokens(after), budget_tokens)
 
 
+SECTION_PREFIX = "## Archived by run "
+
+
 def archive_section(run_id: str, lines: Iterable[str]) -> str:
-    """What `memory/archive.md` gains: a heading naming the run, then the lines verbatim.
+    """What `memory/archive.md` gains: a heading naming the run and the content hash of its
+    lines, then the lines verbatim. A rerun, a resume or a second approval finds the heading
+    (`section_heading`) already there and writes nothing again.
 
     It ends with a line break, so sections appended one after another stay apart.
     """
-    body = "".join(f"{raw}\n" for raw in lines)
-    return f"## Archived by run {one_line(run_id)}\n\n{body}"
+    moved = tuple(lines)
+    body = "".join(f"{raw}\n" for raw in moved)
+    return f"{section_heading(run_id, moved)}\n\n{body}"
+
+
+def section_heading(run_id: str, lines: Sequence[str]) -> str:
+    """`## Archived by run 2026-W48 (sha256 1f2e3d4c5b6a)`: the run, and the hash of what
+    moved, so the same section is known again and another one of the same run is not."""
+    digest = hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()[:12]
+    return f"{SECTION_PREFIX}{one_line(run_id)} (sha256 {digest})"
+
+
+def archived_by(archive_text: str, run_id: str) -> tuple[str, ...]:
+    """Every line the archive's sections of run `run_id` hold (a rerun of the run, cut off
+    between the archive and MEMORY.md, moved them already)."""
+    found: list[str] = []
+    inside = False
+    prefix = f"{SECTION_PREFIX}{one_line(run_id)}"
+    for raw in archive_text.split("\n"):
+        if raw.startswith("## "):
+            inside = raw == prefix or raw.startswith(prefix + " (sha256 ")
+            continue
+        if inside and raw.strip():
+            found.append(raw)
+    return tuple(found)
+
+
+def without_lines(text: str, lines: Iterable[str]) -> tuple[tuple[str, ...], str]:
+    """The lines of `lines` that `text` still has (each once, first occurrences first), and
+    `text` without them."""
+    wanted = Counter(lines)
+    gone: list[str] = []
+    kept: list[str] = []
+    for raw in text.split("\n"):
+        if wanted[raw]:
+            wanted[raw] -= 1
+            gone.append(raw)
+        else:
+            kept.append(raw)
+    return tuple(gone), "\n".join(kept)
 
 
 def apply_archive(current_text: str, lines: Iterable[str]) -> str | None:

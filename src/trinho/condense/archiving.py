@@ -54,3 +54,20 @@ def archive_answered(ws: Workspace, tokens: int, budget: int) -> bool:
     ]
     waiting = any(p.status == "pending" for p in archives)
     return archive_waits_or_was_refused(tokens, budget, waiting=waiting, rejected_at=rejected_at)
+
+
+def archived_before(lines: tuple[str, ...], tokens: int, budget: int) -> Change:
+    """The archive change of a run whose earlier attempt moved `lines` to the archive and was
+    cut off before MEMORY.md lost them: they leave MEMORY.md now, and are not written again."""
+    why = Reason.of("over_budget", tokens=tokens, budget=budget, count=len(lines))
+    return Change.judged(GateVerdict("archive", "auto", why), "\n".join(lines), None)
+
+
+def waiting_archive(ws: Workspace) -> proposals.Proposal | None:
+    """The archive proposal that waits for the owner (the oldest, if ever more than one)."""
+    waiting = [
+        p
+        for p in proposals.list_proposals(ws, include_decided=False).proposals
+        if p.kind == KIND and p.change.get("class") == "archive"
+    ]
+    return min(waiting, key=lambda p: p.created_at) if waiting else None

@@ -14,16 +14,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, timedelta
 from typing import Literal
 
 from trinho import memory_store
 from trinho.config import DEFAULT_CONTEXT_TOKENS as DEFAULT_CONTEXT_TOKENS
 from trinho.config import CondenseProtocol
 from trinho.models import estimate_tokens
-from trinho.notes import LooseLine, NoteEntry, day_files, read_note_file
+from trinho.notes import (
+    LooseLine,
+    NoteEntry,
+    day_files,
+    entry_instants,
+    read_note_file,
+    rule_instant,
+)
 from trinho.transcripts import read_day
+from trinho.wallclock import utc
 from trinho.workspace import NOTES_DIR, Workspace
 
 WINDOW_DAYS = 7
@@ -50,6 +58,8 @@ class Material:
     text: str
     where: str
     part: str = ""
+    at: datetime | None = field(default=None, compare=False)
+    """When it was recorded (UTC, to the minute for a note): what a run's span holds."""
 
     def render(self) -> str:
         """The item as the model reads it; extra lines are indented so none looks like an item."""
@@ -116,7 +126,9 @@ def condense_protocol(ws: Workspace) -> Protocol:
 class Span:
     """The material a run reads: recorded at or after `start` (None: the first run, which
     reads the 7 days ending today) and before `end`, the run's own start. Consecutive runs'
-    spans meet, so every note and turn is read by exactly one run, a missed week included."""
+    spans meet, so every note and turn is read by exactly one run, a missed week included.
+    Both ends are instants, compared in UTC: a fall-back night or a changed zone moves no
+    note across them."""
 
     start: datetime | None
     end: datetime
@@ -128,29 +140,35 @@ class Span:
         )
 
     def holds(self, moment: datetime) -> bool:
-        return (self.start is None or self.start <= moment) and moment < self.end
+        instant = utc(moment)
+        return (self.start is None or utc(self.start) <= instant) and instant < utc(self.end)
 
 
 def note_moment(ws: Workspace, day: date, hhmm: str) -> datetime:
-    """When a note line counts as recorded: its minute, in the owner's zone; a line typed by
-    hand without a time counts at the end of its day."""
-    if not hhmm:
-        return datetime.combine(day + timedelta(days=1), time(0), ws.tz) - timedelta(seconds=1)
-    hour, minute = (int(part) for part in hhmm.split(":"))
-    return datetime.combine(day, time(hour, minute), ws.tz)
+    """When a note line counts as recorded by the stated rule (`trinho.notes.rule_instant`):
+    its minute, in the zone that held that day; a line typed by hand without a time counts at
+    the end of its day."""
+    return rule_instant(ws, day, hhmm)
+
+
+def moment_of(ws: Workspace, item: Material) -> datetime:
+    """The instant an item counts as recorded: its own, else the stated rule's."""
+    return item.at if item.at is not None else note_moment(ws, item.day, item.time)
 
 
 def collect(ws: Workspace, span: Span) -> Collected:
     """MEMORY.md and every note and turn of `span`; reading writes nothing."""
     today, since = ws.local_date(span.end), span.since(ws)
     items: list[Material] = []
-    for day in ws.days_between(since, today):
+    # from a cutoff on, a day named in a zone since changed may lie a day either side
+    margin = timedelta(days=0 if span.start is None else 1)
+    for day in ws.days_between(since - margin, today + margin):
         found = [
             item
             for rel in day_files(ws, day)
-            for item in note_items(day, read_note_file(ws, rel).items, rel)
+            for item in _timed(ws, day, rel, note_items(day, read_note_file(ws, rel).items, rel))
         ]
-        items.extend(m for m in found if span.holds(note_moment(ws, day, m.time)))
+        items.extend(m for m in found if m.at is not None and span.holds(m.at))
         for stored in read_day(ws, day):
             turn = stored.turn
             if not span.holds(turn.at):
@@ -163,9 +181,22 @@ def collect(ws: Workspace, span: Span) -> Collected:
                     turn.role,
                     turn.text,
                     f"{stored.path}:{stored.line}",
+                    at=utc(turn.at),
                 )
             )
     return Collected(memory_store.read_text(ws), today, since, tuple(items))
+
+
+def _timed(ws: Workspace, day: date, rel: str, found: list[Material]) -> list[Material]:
+    """`found` with each item's instant: trinho's own day file's entries by the instant they
+    were saved at (`trinho.notes.entry_instants`), every other line by the stated rule."""
+    canonical = rel == f"{NOTES_DIR}/{day.isoformat()}.md"
+    timed = [(m.time, m.text) for m in found if m.time] if canonical else []
+    instants = iter(entry_instants(ws, day, timed))
+    return [
+        replace(m, at=next(instants) if canonical and m.time else note_moment(ws, day, m.time))
+        for m in found
+    ]
 
 
 def note_items(
@@ -293,6 +324,7 @@ def cut(item: Material, room: int) -> list[Material]:
             piece,
             item.where,
             f"{label}{n}/{len(pieces)}",
+            at=item.at,
         )
         for n, piece in enumerate(pieces, 1)
     ]

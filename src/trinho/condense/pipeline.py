@@ -9,15 +9,20 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any
 
 from trinho import memory_store, proposals
 from trinho.channels import Channel, Notification, NotificationItem, Outbox, channel_from_config
 from trinho.condense.apply import sha, withdraw
-from trinho.condense.archive import archive_section
-from trinho.condense.archiving import archive_change
+from trinho.condense.archive import archive_section, archived_by, without_lines
+from trinho.condense.archiving import (
+    archive_change,
+    archive_mode,
+    archived_before,
+    waiting_archive,
+)
 from trinho.condense.collect import (
     MIN_ROOM_TOKENS,
     Chunk,
@@ -28,7 +33,7 @@ from trinho.condense.collect import (
     condense_protocol,
     context_tokens,
     material_room,
-    note_moment,
+    moment_of,
     plan_chunks,
     take_chunk,
     window,
@@ -71,10 +76,12 @@ from trinho.condense.runs import (
     Journal,
     ProposalEntry,
     advance,
+    given_back_start,
     pick_slot,
     previous_cutoff,
     run_dir,
     runs_root,
+    save_before,
     undone_origin,
     write_journal,
 )
@@ -104,6 +111,7 @@ from trinho.models import (
 )
 from trinho.models.config import max_output_tokens
 from trinho.models.usage import Purpose
+from trinho.wallclock import utc
 from trinho.workspace import Workspace
 
 SCREEN_BATCH = 50
@@ -159,9 +167,21 @@ def run_condensation(
 
 def run_span(ws: Workspace, run_id: str) -> Span:
     """What run `run_id` reads: from where the previous run stopped to the start of this
-    minute (a note stamped this minute may still be written: the next run reads it)."""
-    end = ws.now().replace(second=0, microsecond=0)
-    return Span(previous_cutoff(ws, run_id), end)
+    minute (a note stamped this minute may still be written: the next run reads it).
+
+    A clock behind the previous run's cutoff (set back) reads nothing and writes nothing: a
+    run there would end its span before the last one's, and the next would read again."""
+    end = utc(ws.now()).replace(second=0, microsecond=0)
+    start = previous_cutoff(ws, run_id)
+    if start is None:
+        start = given_back_start(ws)
+    if start is not None and end < utc(start):
+        raise TrinhoError.keyed(
+            "error.condense.clock_back",
+            now=ws.now().isoformat(timespec="minutes"),
+            cutoff=start.astimezone(ws.tz).isoformat(timespec="minutes"),
+        )
+    return Span(start, end)
 
 
 def _already(ws: Workspace, run_id: str, today: date) -> RunReport:
@@ -275,7 +295,7 @@ class _Run:
             rewrite, read, unread, why = self._rewrite_ops(old, collected.items, rewrite_prompt)
         days = _days(collected, read, unread)
         if unread and self.journal is not None:  # the next run reads what this one could not
-            first = min(note_moment(self.ws, m.day, m.time) for m in unread)
+            first = min(moment_of(self.ws, m) for m in unread).replace(second=0, microsecond=0)
             self.journal = advance(self.ws, self.journal, "running", read_until=first)
         if not read:
             if self.journal is not None:
@@ -353,9 +373,7 @@ class _Run:
         beside = estimate_tokens(prefix) + week_frame_tokens(self.today, self.since, self.locale)
         room = min(material_beside(context - beside), material_for_output(max_output))
         if room < MIN_ROOM_TOKENS:
-            raise TrinhoError.keyed(
-                "condense.no_room", memory=estimate_tokens(old), context=context
-            )
+            raise no_room(self.ws, estimate_tokens(old), context)
         line_count = len(view_lines(old))
         total = len(plan_chunks(items, room))
         scripts: list[Script] = []
@@ -398,9 +416,7 @@ class _Run:
         overhead = overhead_tokens(prompt, self.today, self.since, self.locale)
         context = context_tokens(self.ws)
         if material_room(context, overhead, estimate_tokens(old)) < MIN_ROOM_TOKENS:
-            raise TrinhoError.keyed(
-                "condense.no_room", memory=estimate_tokens(old), context=context
-            )
+            raise no_room(self.ws, estimate_tokens(old), context)
         partial = old
         read: list[Chunk] = []
         pending = items
@@ -490,7 +506,7 @@ class _Run:
                 had_memory = memory.exists()
                 before = run_dir(ws, self.run_id) / BEFORE
                 if had_memory:
-                    atomic_write_text(before, base)
+                    save_before(ws, self.run_id, base)
                 else:  # a copy from an earlier attempt of this run would restore a wrong file
                     before.unlink(missing_ok=True)
                 self.journal = advance(
@@ -516,20 +532,41 @@ class _Run:
         """The gate's result with the run's archive change, when MEMORY.md would be over its
         budget; with `[condense] archive = "auto"` its lines leave the text (and are returned,
         to be appended to the archive), otherwise it is one held change."""
-        found = archive_change(self.ws, result.applied, budgets_from_config(self.ws).memory)
+        budget = budgets_from_config(self.ws).memory
+        text, earlier = result.applied, tuple[str, ...]()
+        if not self.dry_run and archive_mode(self.ws) == "auto":
+            # an attempt of this run cut off between the archive and MEMORY.md moved these
+            moved_before = archived_by(memory_store.archived_text(self.ws), self.run_id)
+            earlier, text = without_lines(text, moved_before)
+        found = archive_change(self.ws, text, budget)
         if found is None:
-            return result, ()
+            if not earlier:
+                return result, ()
+            change = archived_before(earlier, estimate_tokens(result.applied), budget)
+            return GateResult(text, (*result.changes, change)), ()
         change, plan = found
-        changes = (*result.changes, change)
         if change.held:
-            return GateResult(result.applied, changes), ()
-        return GateResult(plan.text, changes), plan.raw_lines
+            return GateResult(result.applied, (*result.changes, change)), ()
+        if earlier:
+            change = replace(change, old="\n".join((*earlier, *plan.raw_lines)))
+        return GateResult(plan.text, (*result.changes, change)), plan.raw_lines
 
     def _before(self) -> str | None:
         """Where the replaced MEMORY.md is kept; None on a dry run, or when there was none."""
         if self.journal is None or not self.journal.had_memory:
             return None
         return self.ws.relative(run_dir(self.ws, self.run_id) / BEFORE)
+
+
+def no_room(ws: Workspace, memory: int, context: int) -> TrinhoError:
+    """No room for the week beside MEMORY.md: the error names the archive proposal that waits
+    (approving it makes room), asked again at every run while it waits."""
+    archive = waiting_archive(ws)
+    if archive is not None:
+        return TrinhoError.keyed(
+            "condense.no_room_archive", memory=memory, context=context, id=archive.id
+        )
+    return TrinhoError.keyed("condense.no_room", memory=memory, context=context)
 
 
 def _days(
@@ -667,9 +704,15 @@ def _announce(
         if entry.proposal_id and entry.status == "pending" and entry.proposal_id not in asked_before
     ]
     notification_id = origin
+    again = _archive_again(ws, {item.proposal_id for item in items})
+    if again is not None:
+        items.append(again[0])
     if items:
         auto = sum(not rc.change.held for rc in changes)
         summary = t(ws.locale, "condense.notify.summary", auto=auto, held=len(items))
+        if again is not None:
+            summary += " " + again[1]
+            earlier = [p for p in earlier if p.id != again[0].proposal_id]
         if earlier:  # said, not repeated: the owner knows where to find them
             oldest = ws.local_date(min(p.created_at for p in earlier))
             summary += " " + t(
@@ -697,6 +740,28 @@ def _announce(
     return notification_id, t(
         ws.locale, "condense.queued", error=errors[0] if errors else ""
     ).strip()
+
+
+def _archive_again(ws: Workspace, listed: set[str]) -> tuple[NotificationItem, str] | None:
+    """The waiting archive proposal, asked again, while MEMORY.md is over its budget: its item
+    and the line that says so. None when none waits, it is listed already, or within budget."""
+    archive = waiting_archive(ws)
+    budget = budgets_from_config(ws).memory
+    tokens = estimate_tokens(memory_store.read_text(ws))
+    if archive is None or archive.id in listed or tokens <= budget:
+        return None
+    change = Change.from_dict(archive.change)
+    item = NotificationItem(
+        archive.id,
+        archive.content_hash,
+        change.cls,
+        *memory_sides(archive.change, ws.locale),
+        change.reason_in(ws.locale),
+    )
+    line = t(
+        ws.locale, "condense.notify.archive_again", tokens=tokens, budget=budget, id=archive.id
+    )
+    return item, line
 
 
 def _save_report(ws: Workspace, report: RunReport) -> None:

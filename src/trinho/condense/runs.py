@@ -11,6 +11,11 @@ records as `had_memory: false`), and its report. The states, in order:
 - `done`: announced; the week is condensed
 - `failed` / `skipped`: ended before writing; the week may run again
 
+Only the latest run keeps `MEMORY.before.md` in full: when a run saves its own, the one before
+it is compacted into `MEMORY.before.diff.json`, the line edits that turn this run's copy into
+it, so `.trinho/runs` grows with what changed each week, not with the size of MEMORY.md.
+`read_before` rebuilds any run's copy along that chain.
+
 A run cut off before `applied` starts over under the same id; one cut off after it finishes
 its proposals and announcement from the journal, so nothing is done twice. An undo is recorded
 (`undone`, and the state `done`) before MEMORY.md is put back: from then on nothing the run
@@ -19,10 +24,12 @@ proposed can be approved, and the run is never resumed.
 
 from __future__ import annotations
 
+import difflib
+import hashlib
 import json
 import re
 from dataclasses import dataclass, replace
-from datetime import date, datetime
+from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any, Literal, Self, cast, get_args
 
@@ -31,16 +38,21 @@ from trinho.condense.gate import Change
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import NotFound, TrinhoError
 from trinho.proposals import STATUSES, ProposalStatus
+from trinho.wallclock import resolve_in_history, utc
 from trinho.workspace import Workspace
 
 RunState = Literal["running", "applying", "applied", "proposed", "done", "failed", "skipped"]
 RUN_STATES: tuple[str, ...] = get_args(RunState)
 WRITTEN: frozenset[str] = frozenset({"applied", "proposed", "done"})
-RUN_ID_RE = re.compile(r"^(\d{4})-W(\d{2})(?:\.([2-9]|[1-9]\d+))?$")
+RUN_ID_RE = re.compile(r"^(\d{1,4})-W(\d{2})(?:\.([2-9]|[1-9]\d+))?$")
+"""`2026-W48`, `2026-W48.2` for a second run that week; years 2-999 are written as Python
+writes them (`100-W09`)."""
 ORIGIN = "condense:"
 """A proposal's `origin` is this and the id of the run that made it."""
 JOURNAL = "journal.json"
 BEFORE = "MEMORY.before.md"
+BEFORE_DIFF = "MEMORY.before.diff.json"
+"""An older run's before copy, compacted: the edits from the next run's before copy to it."""
 REPORT = "report.json"
 
 
@@ -264,9 +276,13 @@ def pick_slot(ws: Workspace, today: date, force: bool) -> Slot:
 
 
 def previous_cutoff(ws: Workspace, run_id: str) -> datetime | None:
-    """Where the last run before `run_id` that wrote MEMORY.md stopped reading; None when there
-    is none (the first run). Runs that failed or were skipped read nothing that counts, and an
-    undone run's reading is undone with it: the next run reads its span again."""
+    """Where the latest run other than `run_id` that wrote MEMORY.md stopped reading; None when
+    there is none (the first run). Runs that failed or were skipped read nothing that counts,
+    and an undone run's reading is undone with it: the next run reads its span again.
+
+    Latest by run id, not only those before `run_id`: a clock set back into a week already
+    condensed makes an id older than the last run's, and it must still read from the last
+    cutoff on (a run never starts before it: `run_condensation` refuses a clock behind it)."""
     root = runs_root(ws)
     if not root.is_dir():
         return None
@@ -274,7 +290,7 @@ def previous_cutoff(ws: Workspace, run_id: str) -> datetime | None:
         (c.name for c in root.iterdir() if c.is_dir() and RUN_ID_RE.fullmatch(c.name)),
         key=_run_order,
     )
-    earlier = [i for i in ids if _run_order(i) < _run_order(run_id)]
+    earlier = [i for i in ids if i != run_id]
     for other in reversed(earlier):
         journal = read_journal(ws, other)
         if journal is not None and journal.state in WRITTEN and not journal.undone:
@@ -282,8 +298,10 @@ def previous_cutoff(ws: Workspace, run_id: str) -> datetime | None:
     return None
 
 
-def _run_order(run_id: str) -> tuple[str, int]:
-    return run_id.split(".")[0], run_sequence(run_id)
+def _run_order(run_id: str) -> tuple[int, int, int]:
+    m = RUN_ID_RE.fullmatch(run_id)
+    assert m is not None
+    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 1)
 
 
 def origin_of(run_id: str) -> str:
@@ -305,3 +323,123 @@ def require_run(ws: Workspace, run_id: str) -> Path:
     if not folder.is_dir():
         raise NotFound.keyed("error.run.not_found", id=run_id, folder=runs_root(ws))
     return folder
+
+
+def later_runs(ws: Workspace, run_id: str) -> list[str]:
+    """The runs after `run_id` that wrote MEMORY.md and stand (not undone), oldest first: each
+    read on from where the one before stopped."""
+    root = runs_root(ws)
+    if not root.is_dir():
+        return []
+    ids = sorted(
+        (c.name for c in root.iterdir() if c.is_dir() and RUN_ID_RE.fullmatch(c.name)),
+        key=_run_order,
+    )
+    found = []
+    for other in ids:
+        if _run_order(other) <= _run_order(run_id):
+            continue
+        journal = read_journal(ws, other)
+        if journal is not None and journal.state in WRITTEN and not journal.undone:
+            found.append(other)
+    return found
+
+
+def given_back_start(ws: Workspace) -> datetime | None:
+    """Where the next run reads from when every run that wrote MEMORY.md was undone: the start
+    of the first such run's 7-day window (its span, given back); None when no run was undone."""
+    root = runs_root(ws)
+    if not root.is_dir():
+        return None
+    starts = []
+    for child in root.iterdir():
+        if child.is_dir() and RUN_ID_RE.fullmatch(child.name):
+            journal = read_journal(ws, child.name)
+            if journal is not None and journal.undone:
+                starts.append(utc(journal.started_at))
+    if not starts:
+        return None
+    first_day = ws.local_date(min(starts)) - timedelta(days=6)
+    return resolve_in_history(first_day, time(0), ws.zone_history, ws.tz)
+
+
+def _line_edits(base: str, text: str) -> list[list[Any]]:
+    """The edits that turn `base` into `text`, line by line: [start, end, new lines]."""
+    a, b = base.split("\n"), text.split("\n")
+    edits: list[list[Any]] = []
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            edits.append([i1, i2, b[j1:j2]])
+    return edits
+
+
+def _apply_edits(base: str, edits: list[list[Any]]) -> str:
+    lines = base.split("\n")
+    for start, end, new in reversed(edits):
+        lines[start:end] = new
+    return "\n".join(lines)
+
+
+def read_before(ws: Workspace, run_id: str) -> str | None:
+    """The MEMORY.md run `run_id` replaced: its full copy, or rebuilt from its compacted edits
+    and the copy of the run they were made against; None when the run kept none."""
+    folder = run_dir(ws, run_id)
+    full = folder / BEFORE
+    if full.exists():
+        return full.read_text(encoding="utf-8")
+    compact = folder / BEFORE_DIFF
+    if not compact.exists():
+        return None
+    data = json.loads(compact.read_text(encoding="utf-8"))
+    base = read_before(ws, str(data["base"]))
+    if base is None or sha_of(base) != data["base_sha"]:
+        raise TrinhoError.keyed("error.run.before_missing", path=compact, id=run_id)
+    return _apply_edits(base, data["edits"])
+
+
+def has_before(ws: Workspace, run_id: str) -> bool:
+    folder = run_dir(ws, run_id)
+    return (folder / BEFORE).exists() or (folder / BEFORE_DIFF).exists()
+
+
+def sha_of(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def save_before(ws: Workspace, run_id: str, text: str) -> None:
+    """Keep `text` as run `run_id`'s before copy, in full, and compact the previous full copy
+    into edits against it. A copy compacted against this run's earlier attempt (a rerun under
+    the same id, MEMORY.md edited by hand meanwhile) is rebuilt first and compacted again."""
+    root = runs_root(ws)
+    leaning = [
+        other
+        for other in (c.name for c in root.iterdir() if c.is_dir() and RUN_ID_RE.fullmatch(c.name))
+        if other != run_id and _diff_base(ws, other) == run_id
+    ]
+    kept = {other: read_before(ws, other) for other in leaning}
+    atomic_write_text(run_dir(ws, run_id) / BEFORE, text)
+    previous = [
+        other
+        for other in (c.name for c in root.iterdir() if c.is_dir() and RUN_ID_RE.fullmatch(c.name))
+        if _run_order(other) < _run_order(run_id) and (run_dir(ws, other) / BEFORE).exists()
+    ]
+    for other in previous:
+        kept.setdefault(other, (run_dir(ws, other) / BEFORE).read_text(encoding="utf-8"))
+    for other, old in kept.items():
+        if old is None:
+            continue
+        data = {"base": run_id, "base_sha": sha_of(text), "edits": _line_edits(text, old)}
+        folder = run_dir(ws, other)
+        atomic_write_text(folder / BEFORE_DIFF, json.dumps(data, ensure_ascii=False) + "\n")
+        (folder / BEFORE).unlink(missing_ok=True)
+
+
+def _diff_base(ws: Workspace, run_id: str) -> str | None:
+    compact = run_dir(ws, run_id) / BEFORE_DIFF
+    if not compact.exists():
+        return None
+    try:
+        return str(json.loads(compact.read_text(encoding="utf-8"))["base"])
+    except (ValueError, KeyError, TypeError):
+        return None

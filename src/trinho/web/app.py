@@ -26,6 +26,7 @@ from trinho.condense.apply import undo_run
 from trinho.condense.runs import (
     REPORT,
     RUN_ID_RE,
+    later_runs,
     origin_of,
     read_journal,
     run_dir,
@@ -216,6 +217,7 @@ class _Review:
             journal is not None
             and not journal.undone
             and journal.state in ("applied", "proposed", "done")
+            and not later_runs(self.ws, run_id)  # only the latest standing run is undone
         )
         body = pages.run_page(run_id, _report(self.ws, run_id), self.locale, undoable)
         return self.page(t(self.locale, "web.queue.run", run=run_id), body, session)

@@ -1,0 +1,121 @@
+"""The owner's wall clock turned into instants: one rule for times that do not exist or repeat.
+
+Every instant trinho stores or compares is an aware UTC datetime; the owner's local time is for
+showing and for the `- HH:MM` lines and `HH:MM` schedules the owner reads and types. A local
+day and time name one instant by this rule (docs/rules.md, "One clock"):
+
+- a time that exists once is that instant;
+- a time in a skipped hour (the spring-forward night) is the first valid instant after it,
+  the moment the clock jumped (02:30 in America/New_York on 2026-03-08 is 03:00 EDT);
+- a time in a repeated hour (the fall-back night) is its first occurrence (fold 0).
+
+Python compares two datetimes of the same `tzinfo` by their wall time, ignoring the offset: two
+local times either side of a fall-back compare wrongly. So nothing here returns a local time to
+be compared: `resolve` returns UTC, and callers compare only what it returns.
+
+Zone history: when the owner changes the workspace zone (`trinho init --tz`), a day written
+before the change was written in the old zone. `zone_at` says which zone held at an instant,
+and `resolve_in_history` reads a day's `HH:MM` in the zone that held then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from zoneinfo import ZoneInfo
+
+_SECOND = timedelta(seconds=1)
+
+
+def utc(moment: datetime) -> datetime:
+    """`moment` as an aware UTC datetime (refusing a naive one: it names no instant)."""
+    if moment.tzinfo is None:
+        raise ValueError("a naive datetime names no instant")
+    return moment.astimezone(UTC)
+
+
+def exists(day: date, at: time, zone: tzinfo) -> bool:
+    """Whether the wall time `day at` is shown by a clock in `zone` at some instant."""
+    local = datetime.combine(day, at, tzinfo=zone)
+    back = local.astimezone(UTC).astimezone(zone)
+    return back.replace(tzinfo=None) == local.replace(tzinfo=None)
+
+
+def repeated(day: date, at: time, zone: tzinfo) -> bool:
+    """Whether the wall time `day at` is shown twice (the hour a fall-back repeats)."""
+    first = datetime.combine(day, at, tzinfo=zone)
+    second = first.replace(fold=1)
+    return exists(day, at, zone) and utc(first) != utc(second)
+
+
+def resolve(day: date, at: time, zone: tzinfo) -> datetime:
+    """The instant (UTC) the wall time `day at` in `zone` names, by the module's rule."""
+    local = datetime.combine(day, at, tzinfo=zone)
+    if exists(day, at, zone):
+        return utc(local)  # fold 0: the first occurrence of a repeated time
+    return _jump(local, zone)
+
+
+def _jump(local: datetime, zone: tzinfo) -> datetime:
+    """The instant the clock jumped over the wall time `local` (which does not exist).
+
+    Read with the offset after the jump, `local` is an instant before the jump; with the offset
+    before it, an instant after. The jump is the first second between them whose wall time is
+    past `local`'s: found by halving (tz transitions fall on whole seconds)."""
+    low = utc(local.replace(fold=1))
+    high = utc(local.replace(fold=0))
+    if high < low:
+        low, high = high, low
+    wall = local.replace(tzinfo=None)
+    while high - low > _SECOND:
+        middle = low + (high - low) / 2
+        middle = middle.replace(microsecond=0)
+        if middle.astimezone(zone).replace(tzinfo=None) > wall:
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+@dataclass(frozen=True)
+class ZoneSpan:
+    """From `since` (UTC; None: from the beginning) the workspace read its times in `zone`."""
+
+    since: datetime | None
+    zone: str
+
+
+def zone_at(history: Sequence[ZoneSpan], moment: datetime, default: str) -> str:
+    """The zone that held at `moment`: the last span of `history` begun at or before it."""
+    found = default
+    for span in history:
+        if span.since is None or span.since <= moment:
+            found = span.zone
+    return found
+
+
+def resolve_in_history(
+    day: date, at: time, history: Sequence[ZoneSpan], current: ZoneInfo
+) -> datetime:
+    """`resolve(day, at, zone)` in the zone that held when that wall time was on the clock.
+
+    Without history (the zone never changed) that is `current`. Otherwise each zone is tried
+    from the latest: the first whose reading falls inside the time it held is the one; a time
+    no zone held then (typed by hand in the gap a change left) is read in the zone that held
+    at the start of its day."""
+    if not history:
+        return resolve(day, at, current)
+    spans = sorted(history, key=lambda s: s.since or datetime.min.replace(tzinfo=UTC))
+    for index in range(len(spans) - 1, -1, -1):
+        span = spans[index]
+        moment = resolve(day, at, ZoneInfo(span.zone))
+        after = spans[index + 1].since if index + 1 < len(spans) else None
+        if (span.since is None or span.since <= moment) and (after is None or moment < after):
+            return moment
+    start_zone = ZoneInfo(spans[0].zone)
+    for span in spans:
+        start = resolve(day, time(0), ZoneInfo(span.zone))
+        if span.since is None or span.since <= start:
+            start_zone = ZoneInfo(span.zone)
+    return resolve(day, at, start_zone)
