@@ -30,6 +30,8 @@ def test_a_managed_block_with_its_heading_is_managed() -> None:
 
 
 def test_comments_are_markers_and_an_unfinished_block_hides_nothing() -> None:
+    """Only a comment opened and closed on its own line is a marker: one spread over two
+    lines is text, so no line can hide the lines after it."""
     lines = [
         "<!-- openclaw-memory-promotion:memory:memory/2026-04-20.md:3:3 -->",
         "- promoted",
@@ -40,7 +42,7 @@ def test_comments_are_markers_and_an_unfinished_block_hides_nothing() -> None:
         "a sentence with <!-- an inline comment --> in it",
     ]
     assert line_roles(lines) == (
-        "marker", "text", "marker", "marker", "marker", "text", "text"
+        "marker", "text", "text", "text", "marker", "text", "text"
     )  # fmt: skip
 
 
