@@ -113,7 +113,7 @@ def reconcile(current: Fact | None, incoming: Incoming, actor: ActorKind, today:
     if end is not None and end <= today:  # valid_to already past: historical
         return _historical(fact, new)
     if actor == "owner" and start == today and _dated_ahead(fact, today):  # the owner, now
-        return _restated(fact, new, today)
+        return restated(fact, new, today)
     if live is None:  # no live version: created
         return _created(fact, new)
     if live.basis == "user" and incoming.basis == "inferred":  # inferred over user: proposed
@@ -135,7 +135,7 @@ def _dated_ahead(fact: Fact, today: date) -> bool:
     return any(v.valid_from > today and not _empty(v) for v in fact.versions())
 
 
-def _restated(fact: Fact, new: FactVersion, today: date) -> Decision:
+def restated(fact: Fact, new: FactVersion, today: date) -> Decision:
     """Row "the owner can always state a fact now": the owner's value holds from today. A
     version holding today ends today; one dated ahead is withdrawn (it stays in history with
     an empty interval: recorded, never true). Nothing is deleted."""
