@@ -92,7 +92,9 @@ RULES: tuple[Rule, ...] = (
         "saved, one entry; it reaches MEMORY.md only through the gate",
         "trinho.notes.save_note",
     ),
-    Rule("job", "change a fact (any basis, any date)", "a proposal", "trinho.facts.rules.reconcile"),
+    Rule(
+        "job", "change a fact (any basis, any date)", "a proposal", "trinho.facts.rules.reconcile"
+    ),
     Rule("job", "approve or reject a proposal", "refused: no tool does", "trinho.tools.call"),
     Rule(
         "job",
