@@ -389,8 +389,9 @@ def _moves(m: Matching, judged: dict[int, Change]) -> dict[int, Change]:
     paired = _kept_pairs(m)
     slots = sorted(paired)
     in_order = set(_longest_increasing(slots, [paired[j] for j in slots]))
-    old_section = _sections(m.old)
-    new_section = _sections(m.new)
+    old_section = _sections(m.old, skip=frozenset(m.headings_removed))  # held: they stay
+    held_new = frozenset(j for j in m.headings_added if judged[j].held)  # left out of the file
+    new_section = _sections(m.new, skip=held_new)
     heading_of = {**m.headings, **{j: o for j, (o, _) in m.heading_edits.items()}}
     moves: dict[int, Change] = {}
     for j in slots:
@@ -511,12 +512,13 @@ def _as_heading(item: Item) -> Heading:
     return item
 
 
-def _sections(items: tuple[Item, ...]) -> list[int]:
-    """For each line, the index of the heading it sits under (-1 before any heading)."""
+def _sections(items: tuple[Item, ...], skip: frozenset[int] = frozenset()) -> list[int]:
+    """For each line, the index of the heading it sits under (-1 before any heading); the
+    headings of `skip` do not count."""
     current = -1
     result: list[int] = []
     for i, item in enumerate(items):
-        if isinstance(item, Heading):
+        if isinstance(item, Heading) and i not in skip:
             current = i
         result.append(current)
     return result

@@ -2,8 +2,9 @@
 
 Entries pair by their match key (NFC, case-folded, white space collapsed) as multisets: first
 with the same date, then with any date. What is left on both sides may pair as an *edit* when
-the texts are similar. Headings pair by the match key of the whole line; loose lines
-(hand-written prose, kept verbatim) only when equal up to NFC and edge white space.
+the texts are similar. Headings (the owner writes facts into them) and loose lines
+(hand-written prose, kept verbatim) pair only when equal up to NFC and edge white space; a
+heading left over on both sides pairs as an edit when its text is similar.
 Nothing here looks at the run day or the window: that is the gate's business.
 """
 
@@ -95,7 +96,7 @@ def match(old_text: str, new_text: str) -> Matching:
     edited_old = {o for o, _ in edits.values()}
     loose, malformed, loose_removed = _pair_lines(old, new, _nonblank_loose, loose_key)
     headings, headings_added, headings_removed = _pair_lines(
-        old, new, lambda item: isinstance(item, Heading), match_key
+        old, new, lambda item: isinstance(item, Heading), loose_key
     )
     heading_edits = _pair_heading_edits(old, new, headings_removed, headings_added)
     edited_headings = {o for o, _ in heading_edits.values()}
