@@ -160,7 +160,7 @@ def job_rewrites_memory(ws: Workspace, clock: FixedClock) -> None:
 
 def mcp_actor(ws: Workspace, clock: FixedClock) -> None:
     with pytest.raises(TrinhoError):
-        tools.Actor("owner")  # type: ignore[arg-type]
+        tools.Actor("owner")
     assert {tools.Actor("chat").kind, tools.Actor("job").kind} == {"chat", "job"}
 
 

@@ -414,10 +414,7 @@ def _removals(m: Matching) -> dict[int, Change]:
     changes: dict[int, Change] = {}
     for o in [*m.removed, *m.headings_removed]:
         item = m.old[o]
-        if isinstance(item, Entry):
-            verdict = removal_verdict(item)
-        else:
-            verdict = owner_line_verdict(item)
+        verdict = removal_verdict(item) if isinstance(item, Entry) else owner_line_verdict(item)
         changes[o] = Change.judged(verdict, item.raw, None)
     return changes
 

@@ -134,7 +134,7 @@ def candidates(old_text: str, new_text: str) -> tuple[Candidate, ...]:
     edits (of entries and of headings)."""
     m = match(old_text, new_text)
     edits = {**m.edits, **m.heading_edits}
-    picked = [(j, None) for j in (*m.added, *m.headings_added)]
+    picked: list[tuple[int, str | None]] = [(j, None) for j in (*m.added, *m.headings_added)]
     picked += [(j, m.old[o].raw) for j, (o, _) in edits.items()]
     picked.sort(key=lambda pair: pair[0])
     return tuple(
