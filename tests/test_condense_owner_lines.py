@@ -23,6 +23,7 @@ from trinho.condense.match import loose_key
 from trinho.condense.ops import apply_ops, number_lines, parse_ops
 from trinho.condense.pipeline import run_condensation
 from trinho.condense.screen import candidates
+from trinho.markers import reattach_markers
 from trinho.memory_md import Entry, Heading, Loose, parse
 from trinho.memory_store import read_text
 from trinho.models import ScriptedModel
@@ -112,6 +113,7 @@ def test_no_owner_line_leaves_or_changes_without_a_proposal_whole_file(data: st.
     old = "\n".join(old_lines) + "\n"
     new = "\n".join(data.draw(whole_rewrite(old_lines))) + "\n"
     assert_owner_lines_guarded(old, new, gate(old, new, TODAY, SINCE))
+    assert_owner_lines_guarded(old, new, as_a_run_gates(old, new))
 
 
 @settings(max_examples=400, deadline=None)
@@ -128,8 +130,15 @@ def test_no_owner_line_leaves_or_changes_without_a_proposal_edit_script(
         return
     result = gate(old, new, TODAY, SINCE)
     assert_owner_lines_guarded(old, new, result)
+    assert_owner_lines_guarded(old, new, as_a_run_gates(old, new))
     accepted = {c.line for c in candidates(old, new)}  # even when screening accepts everything
     assert_accepted_heading_rules(old, new, gate(old, new, TODAY, SINCE, accepted=accepted))
+
+
+def as_a_run_gates(old: str, new: str) -> GateResult:
+    """What a run does: OpenClaw's markers of the old file put back, then the gate."""
+    result = gate(old, reattach_markers(old, new), TODAY, SINCE)
+    return GateResult(reattach_markers(old, result.applied), result.changes)
 
 
 def assert_accepted_heading_rules(old: str, new: str, result: GateResult) -> None:
