@@ -112,8 +112,9 @@ def reconcile(current: Fact | None, incoming: Incoming, actor: ActorKind, today:
     future_start_verdict(incoming.key, start, actor, today)  # after today, not the owner: refused
     if end is not None and end <= today:  # valid_to already past: historical
         return _historical(fact, new)
-    if actor == "owner" and start == today and _dated_ahead(fact, today):  # the owner, now
-        return restated(fact, new, today)
+    over_user = live is not None and live.basis == "user" and incoming.basis == "inferred"
+    if actor == "owner" and start == today and not over_user and _dated_ahead(fact, today):
+        return restated(fact, new, today)  # the owner, now: always saved
     if live is None:  # no live version: created
         return _created(fact, new)
     if live.basis == "user" and incoming.basis == "inferred":  # inferred over user: proposed
