@@ -131,9 +131,16 @@ def future_start_verdict(key: str, start: date, actor: ActorKind, today: date) -
 
 
 def _dated_ahead(fact: Fact, today: date) -> bool:
-    """Whether a version that holds on some day starts after today (a clock-ahead save, or a
-    value the owner dated ahead): it is not current yet, and must not block a statement now."""
-    return any(v.valid_from > today and not _empty(v) for v in fact.versions())
+    """Whether a version reaches past today where it should not: one starting after today (a
+    value the owner dated ahead, a save made while the clock ran ahead), or an earlier version
+    that still holds after today (a clock-ahead save recorded as history). Such a version is
+    not the one current today, and must not block a statement now."""
+    live = fact.live_head(today)
+    return any(
+        not _empty(v)
+        and (v.valid_from > today or (v is not live and (v.valid_to is None or v.valid_to > today)))
+        for v in fact.versions()
+    )
 
 
 def restated(fact: Fact, new: FactVersion, today: date) -> Decision:
