@@ -28,6 +28,8 @@ CORE = (
     "trinho.facts.rules",
     "trinho.context",
     "trinho.memory_md",
+    "trinho.markers",
+    "trinho.authority",
     "trinho.textnorm",
     "trinho.tokens",
     "trinho.scheduler",

@@ -21,6 +21,7 @@ from trinho.condense.gate import (
     has_control,
     malformed_verdict,
     move_verdict,
+    owner_line_verdict,
     removal_verdict,
     suspicious_verdict,
     unread_verdict,
@@ -201,16 +202,29 @@ def test_row_same_text_date_moved_later_inside_window_applies_by_itself() -> Non
     assert change.new == "- 2026-11-27: likes  GREEN tea"
 
 
-def test_row_order_or_section_changed_headings_added_or_removed_apply_by_themselves() -> None:
-    new = "## Home\n- 2026-11-02: Lives in Hà Nội\n## Food\n- 2026-11-01: Likes green tea\n"
-    result = run(OLD, new)
+def test_row_order_or_section_changed_and_a_heading_moving_with_its_section_apply() -> None:
+    old = "# Food\n- 2026-11-01: Likes green tea\n# Home\n- 2026-11-02: Lives in Hà Nội\n"
+    new = "# Home\n- 2026-11-02: Lives in Hà Nội\n# Food\n- 2026-11-01: Likes green tea\n"
+    result = run(old, new)
     assert result.applied == new
     assert result.held == ()
     assert {c.cls for c in result.changes} == {"moved"}
-    reasons = Counter(c.reason for c in result.changes)
-    assert reasons["heading added"] == 2
-    assert reasons["heading removed"] == 1
-    assert reasons["order changed"] + reasons["section changed"] >= 1
+    new = "# Food\n# Home\n- 2026-11-02: Lives in Hà Nội\n- 2026-11-01: Likes green tea\n"
+    result = run(old, new)
+    assert result.applied == new and result.held == ()
+    assert {c.cls for c in result.changes} == {"moved"}
+
+
+def test_row_new_heading_is_held_unless_screening_accepted_it() -> None:
+    new = "## Home\n- 2026-11-02: Lives in Hà Nội\n# Memory\n- 2026-11-01: Likes green tea\n"
+    result = run(OLD, new)
+    assert [(c.cls, c.action, c.reason_code, c.new) for c in result.held] == [
+        ("added", "held", "heading_unscreened", "## Home")
+    ]
+    assert "## Home" not in result.applied.split("\n")
+    accepted = gate(OLD, new, TODAY, SINCE, accepted={"## Home"})
+    assert accepted.held == () and accepted.applied == new
+    assert [c.reason_code for c in accepted.changes if c.cls == "added"] == ["heading_accepted"]
 
 
 def test_row_entry_removed_is_held_and_the_old_line_stays() -> None:
@@ -560,12 +574,12 @@ def test_suspicious_verdict_holds_a_rewrite_losing_more_than_half(lost: int, kep
 
 def test_the_other_rows_hold_or_apply_whatever_the_line() -> None:
     entry, line = _dated("2026-11-25"), Loose("Viết tay", 0)
-    assert [(v.cls, v.action) for v in (removal_verdict(entry), removal_verdict(line))] == [
+    assert [(v.cls, v.action) for v in (removal_verdict(entry), owner_line_verdict(line))] == [
         ("removed", "held")
     ] * 2
     assert (edit_verdict(0.6).cls, edit_verdict(1.0).action) == ("edited", "held")
     assert (malformed_verdict().cls, malformed_verdict().action) == ("malformed", "held")
-    for code in ("order_changed", "section_changed", "heading_added", "heading_removed"):
+    for code in ("order_changed", "section_changed"):
         assert move_verdict(code)[:2] == ("moved", "auto")
     for in_old_file in (True, False):
         assert fold_verdict("- 2026-11-01: tea", in_old_file=in_old_file)[:2] == ("folded", "auto")
@@ -600,7 +614,8 @@ def test_a_random_rewrite_holds_every_loss_and_is_suspicious_past_half(
         assert [(c.cls, c.action) for c in result.changes] == [("suspicious", "held")]
         assert result.applied == old
         return
-    assert all((c.action == "auto") == (c.cls in AUTO_CLASSES) for c in result.changes)
+    assert all(c.cls in AUTO_CLASSES for c in result.changes if c.action == "auto")
+    assert all(c.held for c in result.changes if c.cls not in AUTO_CLASSES)
     held_lines = [c.old for c in result.held if c.old is not None]
     assert set(held_lines) <= set(result.applied.split("\n"))  # held old lines stay
     held_old = "\n".join(held_lines)

@@ -34,8 +34,10 @@ OLD = (
     "- 2026-02-30: Đi Huế\n"
     "Ghi chú viết tay: nhớ mua quà\n"
     "# Work\n"
+    "<!-- openclaw-memory-promotion:memory:memory/2026-11-05.md:1:1 -->\n"
     "- 2026-11-05: Works at a bakery\n"
 )
+MARKER = "<!-- openclaw-memory-promotion:memory:memory/2026-11-05.md:1:1 -->\n"
 
 # One rewrite of OLD per gate reason code, each making the gate give that code.
 EXAMPLES: dict[str, str] = {
@@ -51,8 +53,11 @@ EXAMPLES: dict[str, str] = {
     "malformed": OLD + "* 2026-11-28 forgot the format\n",
     "control_chars": OLD + "- 2026-11-28: hidden \x1b[8mtext\n",
     "suspicious": "# Memory\n",
-    "heading_added": OLD + "# Family\n",
-    "heading_removed": OLD.replace("# Work\n", ""),
+    "heading_unscreened": OLD + "# Family\n",
+    "heading_accepted": OLD + "# Family\n",
+    "edited_heading": OLD.replace("# Work\n", "# Work life\n"),
+    "removed_heading": OLD.replace("# Work\n", ""),
+    "removed_marker": OLD.replace(MARKER, ""),
     "order_changed": OLD.replace(
         "- 2026-11-01: Likes green tea\n- 2026-11-02: Lives in Hà Nội\n",
         "- 2026-11-02: Lives in Hà Nội\n- 2026-11-01: Likes green tea\n",
@@ -75,13 +80,19 @@ for _code in HOLD:
     EXAMPLES[_code] = OLD + PIANO + "\n"
 ARCHIVE_CODES = {"over_budget"}
 """Codes of the archive proposal (`trinho.condense.archive`), never given by the gate."""
+STORED_ONLY = {"heading_added", "heading_removed"}
+"""Codes the gate no longer gives (headings were once applied by themselves): a change stored
+with one still renders."""
+ACCEPTED = {"heading_accepted": frozenset({"# Family"})}
+"""New lines screening accepted, for the examples that need it."""
 
 
 def changes_of(code: str) -> tuple[Change, ...]:
     """The gate's changes for the example of `code` (the piano line held when it is a
     screening code)."""
     hold = {PIANO: HOLD[code]} if code in HOLD else None
-    return gate(OLD, EXAMPLES[code], TODAY, SINCE, hold=hold).changes
+    accepted = ACCEPTED.get(code, frozenset())
+    return gate(OLD, EXAMPLES[code], TODAY, SINCE, hold=hold, accepted=accepted).changes
 
 
 def test_every_code_has_an_english_and_a_vietnamese_text() -> None:
@@ -99,7 +110,7 @@ def test_every_gate_reason_in_the_catalog_is_a_code() -> None:
 
 
 def test_the_examples_cover_every_code() -> None:
-    assert set(EXAMPLES) == set(REASON_CODES) - ARCHIVE_CODES
+    assert set(EXAMPLES) == set(REASON_CODES) - ARCHIVE_CODES - STORED_ONLY
 
 
 @pytest.mark.parametrize("code", sorted(EXAMPLES))
@@ -151,7 +162,7 @@ def test_the_english_reason_is_unchanged_by_the_codes() -> None:
     )
     [suspicious] = gate(OLD, EXAMPLES["suspicious"], TODAY, SINCE).changes
     assert suspicious.reason == (
-        "the rewrite would remove 6 of 6 lines; held whole, nothing applied"
+        "the rewrite would remove 7 of 7 lines; held whole, nothing applied"
     )
 
 

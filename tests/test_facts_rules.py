@@ -77,7 +77,7 @@ def test_row_same_value_is_unchanged(actor: ActorKind, old_basis: Basis, new_bas
     assert decision.outcome == "unchanged"
     if decision.after is not None:
         # only the owner's word, in a chat, refreshes: basis user, confirmed today
-        assert actor == "chat" and new_basis == "user"
+        assert actor != "job" and new_basis == "user"
         assert decision.after.head == FactVersion(
             "Hà Nội", "user", date(2026, 1, 1), None, NOW - timedelta(days=30), "chat", TODAY
         )
@@ -161,7 +161,7 @@ def test_ended_version_is_not_current_and_a_new_value_is_created() -> None:
 
 def test_value_until_a_future_day_then_superseded_keeps_its_end() -> None:
     trip = Fact("trip", version("Tokyo", start=date(2026, 11, 1), end=date(2026, 12, 5)))
-    decision = reconcile(trip, incoming("Osaka", start=date(2026, 12, 10)), "chat", TODAY)
+    decision = reconcile(trip, incoming("Osaka", start=date(2026, 12, 10)), "owner", TODAY)
     assert decision.outcome == "superseded"
     assert decision.after is not None
     assert decision.after.history[0].valid_to == date(2026, 12, 5)
@@ -312,3 +312,81 @@ def test_the_package_lists_every_name_once() -> None:
     assert sorted(trinho.facts.__all__) == sorted(trinho.facts._MODULE_OF)
     with pytest.raises(AttributeError):
         trinho.facts.no_such_name  # noqa: B018
+
+
+# ---- no actor but the owner can date a value ahead, and the owner can always speak now --------
+
+
+def test_row_a_model_cannot_date_a_value_after_today() -> None:
+    actor: ActorKind = "chat"
+    """Issue case: `user_memory_save {"valid_from": "9999-12-31"}` from a chat model is refused
+    in one line, and a job's becomes a proposal: nothing is written either way."""
+    current = Fact("home-city", version("Hà Nội"))
+    with pytest.raises(FactConflict, match="only the owner may give a value that starts after"):
+        reconcile(current, incoming("Nowhere", start=date(9999, 12, 31)), actor, TODAY)
+    job = reconcile(current, incoming("Nowhere", start=date(9999, 12, 31)), "job", TODAY)
+    assert (job.outcome, job.after) == ("proposed", None)
+    owner = reconcile(current, incoming("Huế", start=date(2027, 1, 1)), "owner", TODAY)
+    assert owner.outcome == "superseded" and owner.after is not None
+    now, then = owner.after.value_on(TODAY), owner.after.value_on(date(2027, 1, 1))
+    assert now is not None and now.value == "Hà Nội"  # not current before its date
+    assert then is not None and then.value == "Huế"
+
+
+def test_a_value_saved_while_the_clock_was_ahead_does_not_block_the_owner() -> None:
+    """Issue case: a save dated 9999-12-31 (or made while the clock was years ahead) is not
+    current, and the owner's `fact set` now succeeds, keeping every version in history."""
+    ahead = Fact(
+        "home-city",
+        version("Nowhere", start=date(9999, 12, 31), at=NOW),
+        (version("Hà Nội", end=date(9999, 12, 31)),),
+    )
+    held = ahead.value_on(TODAY)
+    assert held is not None and held.value == "Hà Nội"
+    decision = reconcile(ahead, incoming("Đà Nẵng"), "owner", TODAY)
+    assert decision.outcome == "superseded" and decision.after is not None
+    after = decision.after
+    assert after.head is not None and after.head.value == "Đà Nẵng"
+    assert after.value_on(TODAY) == after.head
+    assert [v.value for v in after.versions()] == ["Hà Nội", "Đà Nẵng", "Nowhere"]
+    withdrawn = next(v for v in after.history if v.value == "Nowhere")
+    assert withdrawn.valid_to == withdrawn.valid_from  # recorded, never true
+    assert after.value_on(date(9999, 12, 31)) == after.head
+
+
+_day = st.dates(min_value=date(2000, 1, 1), max_value=date(9999, 12, 30))
+_save = st.tuples(
+    st.sampled_from(["Nowhere", "Hà Nội", "Huế", "Đà Nẵng"]),
+    st.sampled_from(BASES),
+    st.sampled_from(["chat", "job"]),
+    st.none() | _day,
+    st.none() | _day,
+    _day,  # the clock at the save: anything, years ahead included
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_save, max_size=6), st.sampled_from(["Đà Nẵng", "Sài Gòn"]))
+def test_no_model_save_makes_the_owners_next_statement_fail(
+    saves: list[tuple[str, Basis, ActorKind, date | None, date | None, date]], value: str
+) -> None:
+    """For any sequence of model and job saves (any valid_from, any valid_to, any clock), the
+    owner's statement now succeeds, its value is the current one, and no version is lost."""
+    fact: Fact | None = None
+    for text, basis, actor, start, end, clock in saves:
+        saved = Incoming("home-city", text, basis, NOW, actor, start, end)
+        try:
+            decision = reconcile(fact, saved, actor, clock)
+        except FactConflict:
+            continue
+        fact = decision.after or fact
+    before = [] if fact is None else fact.versions()
+    decision = reconcile(fact, incoming(value), "owner", TODAY)
+    assert decision.outcome in ("created", "superseded", "unchanged")
+    after = decision.after or fact
+    assert after is not None
+    current = after.value_on(TODAY)
+    assert current is not None and current.value == value
+    kept = [(v.value, v.recorded_at, v.valid_from) for v in after.versions()]
+    for v in before:
+        assert (v.value, v.recorded_at, v.valid_from) in kept

@@ -24,7 +24,7 @@ VALUES = ["Hà Nội", "Sài Gòn", "Đà Nẵng"]
 
 def test_line_numbers_point_at_each_value(workspace: Workspace) -> None:
     store.save_fact(workspace, "home-city", "Hà Nội")
-    store.save_fact(workspace, "home-city", "Sài Gòn", valid_from=date(2026, 12, 1))
+    store.save_fact(workspace, "home-city", "Sài Gòn", valid_from=date(2026, 12, 1), actor="owner")
     refs = list(store.iter_fact_versions(workspace))
     path = workspace.root / "users/owner/facts/home-city.md"
     lines = path.read_text(encoding="utf-8").split("\n")

@@ -30,6 +30,8 @@ def test_a_managed_block_with_its_heading_is_managed() -> None:
 
 
 def test_comments_are_markers_and_an_unfinished_block_hides_nothing() -> None:
+    """Only a comment opened and closed on its own line is a marker: one spread over two
+    lines is text, so no line can hide the lines after it."""
     lines = [
         "<!-- openclaw-memory-promotion:memory:memory/2026-04-20.md:3:3 -->",
         "- promoted",
@@ -40,7 +42,7 @@ def test_comments_are_markers_and_an_unfinished_block_hides_nothing() -> None:
         "a sentence with <!-- an inline comment --> in it",
     ]
     assert line_roles(lines) == (
-        "marker", "text", "marker", "marker", "marker", "text", "text"
+        "marker", "text", "text", "text", "marker", "text", "text"
     )  # fmt: skip
 
 
@@ -83,3 +85,24 @@ def test_reattach_keeps_every_old_marker_and_the_rewrites_order(
 @given(st.lists(_line, max_size=20))
 def test_roles_cover_every_line(lines: list[str]) -> None:
     assert len(line_roles(lines)) == len(lines)
+
+
+def test_a_block_never_spans_an_entry_and_an_entry_is_never_a_marker() -> None:
+    """A start and an end marker around a note's entry are two markers, not a block: the
+    entry stays an entry. Lines that belong to an entry are text whatever they look like."""
+    lines = ["<!-- a:start -->", "- 09:00 Passport C1234567", "<!-- a:end -->"]
+    assert line_roles(lines, owned={1}) == ("marker", "text", "marker")
+    assert line_roles(["<!-- x -->", "<!-- y -->"], owned={0, 1}) == ("text", "text")
+    assert line_roles(["  <!-- indented -->", "<!-- a --> b <!-- c -->"]) == ("text", "text")
+
+
+@given(st.lists(_line | st.text(max_size=8), max_size=20), st.data())
+def test_owned_lines_are_always_text_and_roles_are_local(
+    lines: list[str], data: st.DataObject
+) -> None:
+    owned = set(data.draw(st.lists(st.integers(0, max(len(lines) - 1, 0)), max_size=5)))
+    roles = line_roles(lines, owned)
+    assert all(roles[i] == "text" for i in owned if i < len(lines))
+    for i, line in enumerate(lines):  # a line no block can take is a marker only as itself
+        if roles[i] == "marker":
+            assert line.rstrip().startswith("<!--") and line.rstrip().endswith("-->")

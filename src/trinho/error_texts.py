@@ -520,6 +520,12 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "vi": "dữ kiện {key!r}: giá trị hiện tại có hiệu lực từ {since}; giá trị mới không thể "
         "bắt đầu sớm hơn ({start}); hãy cho valid_from từ {since} trở đi",
     },
+    "error.fact.future_start": {
+        "en": "fact {key!r}: only the owner may give a value that starts after today "
+        "(valid_from {start}, today is {today}); leave valid_from out or give {today} or earlier",
+        "vi": "dữ kiện {key!r}: chỉ chủ nhân mới được cho giá trị bắt đầu sau hôm nay "
+        "(valid_from {start}, hôm nay là {today}); hãy bỏ valid_from hoặc cho {today} trở về trước",
+    },
     "error.fact.dates_order": {
         "en": "fact {key!r}: valid_to {end} must be after valid_from {start}",
         "vi": "dữ kiện {key!r}: valid_to {end} phải sau valid_from {start}",

@@ -244,6 +244,29 @@ CATALOG: dict[str, dict[str, str]] = {
     },
     "gate.reason.heading_added": {"en": "heading added", "vi": "thêm tiêu đề"},
     "gate.reason.heading_removed": {"en": "heading removed", "vi": "bỏ tiêu đề"},
+    "gate.reason.heading_accepted": {
+        "en": "new heading, accepted by screening",
+        "vi": "tiêu đề mới, đã được sàng lọc chấp nhận",
+    },
+    "gate.reason.heading_unscreened": {
+        "en": "new heading that screening did not clearly accept; it reaches MEMORY.md only if "
+        "you approve it",
+        "vi": "tiêu đề mới chưa được sàng lọc chấp nhận rõ ràng; chỉ vào MEMORY.md nếu bạn duyệt",
+    },
+    "gate.reason.edited_heading": {
+        "en": "heading changed (similarity {similarity:.2f}); the old heading stays until decided",
+        "vi": "tiêu đề bị sửa (giống {similarity:.0%}); tiêu đề cũ được giữ đến khi bạn quyết định",
+    },
+    "gate.reason.removed_heading": {
+        "en": "heading missing from the rewrite; it stays until you approve its removal",
+        "vi": "tiêu đề bị xoá khỏi bản viết lại: vẫn giữ, chờ bạn duyệt việc xoá",
+    },
+    "gate.reason.removed_marker": {
+        "en": "OpenClaw marker line missing from the rewrite; it stays until you approve its "
+        "removal",
+        "vi": "dòng đánh dấu của OpenClaw bị xoá khỏi bản viết lại: vẫn giữ, chờ bạn duyệt "
+        "việc xoá",
+    },
     "gate.reason.order_changed": {"en": "order changed", "vi": "đổi thứ tự"},
     "gate.reason.section_changed": {"en": "section changed", "vi": "chuyển sang phần khác"},
     "gate.reason.removed_entry": {

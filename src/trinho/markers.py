@@ -16,11 +16,18 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from datetime import date
 from typing import Literal
 
-__all__ = ["Role", "day_of_name", "line_roles", "reattach_markers"]
+__all__ = [
+    "Role",
+    "day_of_name",
+    "is_comment_line",
+    "line_roles",
+    "memory_entry_lines",
+    "reattach_markers",
+]
 
 Role = Literal["text", "marker", "managed"]
 """`text`: written by a person or a model as memory; `marker`: an HTML comment line;
@@ -29,6 +36,7 @@ Role = Literal["text", "marker", "managed"]
 _DAY_NAME_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:-([a-z0-9][a-z0-9._-]*))?\.md$", re.IGNORECASE)
 _START_RE = re.compile(r"^<!--\s*([\w.-]+(?::[\w.-]+)*):start\s*-->$")
 _HEADING_RE = re.compile(r"^#{1,6}(?:[ \t]|$)")
+_MEMORY_ENTRY_RE = re.compile(r"^- [0-9]{4}-[0-9]{1,2}-[0-9]{1,2}: ")
 
 
 def day_of_name(name: str) -> tuple[date, str] | None:
@@ -44,28 +52,35 @@ def day_of_name(name: str) -> tuple[date, str] | None:
 
 
 def _bare(raw: str, first: bool) -> str:
+    """The line as OpenClaw wrote it: a byte-order mark on the first line and white space at
+    the end (a CR) do not count; white space in front does (OpenClaw never indents a marker,
+    and an indented line is a note's continuation)."""
     text = raw.removeprefix("\ufeff") if first else raw
-    return text.strip()
+    return text.rstrip()
 
 
-def _block_end(bare: list[str], start: int, name: str) -> int | None:
-    """Index of the end marker closing the block opened at `start`, if there is one."""
+def is_comment_line(bare: str) -> bool:
+    """A whole-line HTML comment, opened and closed on the line, as OpenClaw writes each
+    marker: `<!-- ... -->`, nothing before or after it, no second comment in it."""
+    return (
+        bare.startswith("<!--")
+        and bare.endswith("-->")
+        and len(bare) >= 7
+        and "-->" not in bare[4:-3]
+        and "<!--" not in bare[4:-3]
+    )
+
+
+def _block_end(bare: list[str], start: int, name: str, owned: Container[int]) -> int | None:
+    """Index of the end marker closing the block opened at `start`, if there is one before
+    any line of an entry (a block never spans what trinho wrote)."""
     end_re = re.compile(rf"^<!--\s*{re.escape(name)}:end\s*-->$")
     for j in range(start + 1, len(bare)):
+        if j in owned:
+            return None
         if end_re.match(bare[j]):
             return j
     return None
-
-
-def _comment_end(bare: list[str], start: int) -> int:
-    """Index of the line that closes the comment opened at `start` (itself when one line);
-    an unclosed comment is that one line only, so no typed text after it is hidden."""
-    if "-->" in bare[start][4:]:
-        return start
-    for j in range(start + 1, len(bare)):
-        if "-->" in bare[j]:
-            return j
-    return start
 
 
 def _heading_before(bare: list[str], roles: list[Role], start: int) -> int | None:
@@ -77,29 +92,38 @@ def _heading_before(bare: list[str], roles: list[Role], start: int) -> int | Non
     return None
 
 
-def line_roles(lines: Sequence[str]) -> tuple[Role, ...]:
-    """The role of each line. Only whole-line comments count: a comment inside a sentence is
-    part of the sentence. A block whose end marker is missing is not a block (its start is a
-    marker), so an unfinished write never hides what follows it."""
+def line_roles(lines: Sequence[str], owned: Container[int] = ()) -> tuple[Role, ...]:
+    """The role of each line. `owned` are the indices of lines that belong to an entry (a
+    note's `- HH:MM` line and its continuation lines, a MEMORY.md entry): they are always
+    text, and no block spans them. Only the exact whole-line forms OpenClaw writes count: a
+    comment opened and closed on its line is a marker, and a named `NAME:start` marker with
+    its `NAME:end` further down makes a managed block (with the heading just before it). A
+    comment that does not close on its line is text, so no line can hide the ones after it;
+    a start without its end is a marker only, so an unfinished write hides nothing."""
     bare = [_bare(raw, i == 0) for i, raw in enumerate(lines)]
     roles: list[Role] = ["text"] * len(lines)
     i = 0
     while i < len(bare):
-        if not bare[i].startswith("<!--"):
+        if i in owned or not is_comment_line(bare[i]):
             i += 1
             continue
         start = _START_RE.match(bare[i])
-        end = None if start is None else _block_end(bare, i, start.group(1))
+        end = None if start is None else _block_end(bare, i, start.group(1), owned)
         if end is not None:
             heading = _heading_before(bare, roles, i)
-            first = i if heading is None else heading
+            first = i if heading is None or heading in owned else heading
             roles[first : end + 1] = ["managed"] * (end + 1 - first)
             i = end + 1
             continue
-        close = _comment_end(bare, i)
-        roles[i : close + 1] = ["marker"] * (close + 1 - i)
-        i = close + 1
+        roles[i] = "marker"
+        i += 1
     return tuple(roles)
+
+
+def memory_entry_lines(lines: Sequence[str]) -> frozenset[int]:
+    """The indices of MEMORY.md's dated entries (`- YYYY-MM-DD: text`): lines trinho wrote,
+    which no marker or block may take."""
+    return frozenset(i for i, raw in enumerate(lines) if _MEMORY_ENTRY_RE.match(_bare(raw, i == 0)))
 
 
 def reattach_markers(old: str, new: str) -> str:
@@ -112,9 +136,9 @@ def reattach_markers(old: str, new: str) -> str:
     `old`, else at the end. Lines that are not markers keep their order.
     """
     old_lines = old.split("\n")
-    old_roles = line_roles(old_lines)
+    old_roles = line_roles(old_lines, memory_entry_lines(old_lines))
     new_lines = new.split("\n")
-    new_roles = line_roles(new_lines)
+    new_roles = line_roles(new_lines, memory_entry_lines(new_lines))
     kept = [line for line, role in zip(new_lines, new_roles, strict=True) if role != "marker"]
     if "marker" not in old_roles:
         return "\n".join(kept)

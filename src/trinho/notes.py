@@ -117,32 +117,53 @@ def format_entry(hhmm: str, text: str) -> str:
 
 
 def parse_note_file(text: str) -> NoteFile:
-    """Parse a daily note file. `render_note_file` gives back the same text, byte for byte."""
+    """Parse a daily note file. `render_note_file` gives back the same text, byte for byte.
+
+    Entries are read first: a `- HH:MM` line and the indented lines after it are one entry,
+    whatever they hold, so a note's text (a `<!--`, a marker look-alike) is never read as one
+    of OpenClaw's lines and never changes how another entry is read."""
     raw_lines = text.split("\n")
-    roles = line_roles(raw_lines)
+    spans = _entry_spans(raw_lines)
+    owned = frozenset(i for start, end in spans.items() for i in range(start, end))
+    roles = line_roles(raw_lines, owned)
     items: list[NoteItem] = []
     i = 0
     while i < len(raw_lines):
-        if roles[i] != "text":
+        end = spans.get(i)
+        if end is None:
             items.append(LooseLine(raw_lines[i], i + 1, roles[i]))
             i += 1
             continue
-        # a byte-order mark (an editor's) is kept in the raw line, not read as text
-        match = _ENTRY_RE.match(raw_lines[i].removeprefix("\ufeff") if i == 0 else raw_lines[i])
-        if match is None:
-            items.append(LooseLine(raw_lines[i], i + 1))
+        match = _entry_match(raw_lines[i], i)
+        assert match is not None
+        parts = [match.group(3) or ""]
+        parts.extend(line[len(CONTINUATION) :] for line in raw_lines[i + 1 : end])
+        items.append(
+            NoteEntry(f"{match.group(1)}:{match.group(2)}", "\n".join(parts), i + 1, end - i)
+        )
+        i = end
+    return NoteFile(tuple(items), tuple(raw_lines))
+
+
+def _entry_match(raw: str, index: int) -> re.Match[str] | None:
+    # a byte-order mark (an editor's) is kept in the raw line, not read as text
+    return _ENTRY_RE.match(raw.removeprefix("\ufeff") if index == 0 else raw)
+
+
+def _entry_spans(raw_lines: Sequence[str]) -> dict[int, int]:
+    """Each entry's first line -> the line after its last continuation line."""
+    spans: dict[int, int] = {}
+    i = 0
+    while i < len(raw_lines):
+        if _entry_match(raw_lines[i], i) is None:
             i += 1
             continue
-        parts = [match.group(3) or ""]
         j = i + 1
-        while j < len(raw_lines) and raw_lines[j].startswith(CONTINUATION) and roles[j] == "text":
-            parts.append(raw_lines[j][len(CONTINUATION) :])
+        while j < len(raw_lines) and raw_lines[j].startswith(CONTINUATION):
             j += 1
-        items.append(
-            NoteEntry(f"{match.group(1)}:{match.group(2)}", "\n".join(parts), i + 1, j - i)
-        )
+        spans[i] = j
         i = j
-    return NoteFile(tuple(items), tuple(raw_lines))
+    return spans
 
 
 def render_note_file(note_file: NoteFile) -> str:

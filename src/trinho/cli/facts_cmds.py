@@ -56,9 +56,10 @@ def fact() -> None:
     "--as",
     "actor",
     type=click.Choice(ACTORS),
-    default="chat",
+    default="owner",
     show_default=True,
-    help="chat: the owner is present; job: unattended, every change becomes a proposal.",
+    help="owner: your own word (the default); chat: as a chat model answering you would; "
+    "job: unattended, every change becomes a proposal.",
 )
 @click.option("--valid-from", "valid_from", help="First day the value holds (YYYY-MM-DD).")
 @click.option("--valid-to", "valid_to", help="Day the value stops holding (YYYY-MM-DD).")

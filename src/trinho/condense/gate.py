@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from datetime import date
 from typing import Any, Literal, NamedTuple, get_args
 
 from trinho.condense.match import Matching, date_norm, match
 from trinho.condense.reasons import ENGLISH, REASON_CODES, Params, Reason, ReasonCode, reason_or
+from trinho.markers import is_comment_line
 from trinho.memory_md import Entry, Heading, Item, Loose
 
 ChangeClass = Literal[
@@ -39,7 +40,7 @@ ChangeClass = Literal[
     "archive",
 ]
 Action = Literal["auto", "held"]
-MoveCode = Literal["order_changed", "section_changed", "heading_added", "heading_removed"]
+MoveCode = Literal["order_changed", "section_changed"]
 
 CHANGE_CLASSES: tuple[str, ...] = get_args(ChangeClass)
 
@@ -98,15 +99,37 @@ def date_verdict(old: Entry, new: Entry, today: date, since: date) -> GateVerdic
 
 
 def move_verdict(code: MoveCode) -> GateVerdict:
-    """Row `moved`: "order or section changed, headings added or removed": applies by itself."""
+    """Row `moved`: "order or section changed; a heading that moves with its section":
+    applies by itself (a heading kept word for word is not a change at all)."""
     return GateVerdict("moved", "auto", Reason(code))
 
 
-def removal_verdict(old: Entry | Loose) -> GateVerdict:
-    """Row `removed`: "entry (or loose line) removed": held, the old line stays until approved."""
-    return GateVerdict(
-        "removed", "held", Reason("removed_entry" if isinstance(old, Entry) else "removed_line")
-    )
+def owner_line_verdict(old: Heading | Loose, similarity: float | None = None) -> GateVerdict:
+    """Row `owner line`: "heading, hand-written prose or marker line removed or edited": held,
+    as for entries; the owner (or OpenClaw) wrote it, the line stays until approved. A heading
+    whose text changed (`similarity`) is one edit; prose and markers pair only verbatim, so
+    their edit is a removal (held) and a new line (malformed, held)."""
+    if similarity is not None:
+        return GateVerdict("edited", "held", Reason.of("edited_heading", similarity=similarity))
+    if isinstance(old, Heading):
+        code: ReasonCode = "removed_heading"
+    else:
+        code = "removed_marker" if is_comment_line(old.raw.strip()) else "removed_line"
+    return GateVerdict("removed", "held", Reason(code))
+
+
+def new_heading_verdict(accepted: bool) -> GateVerdict:
+    """Row `new heading`: "screened like a new entry; held unless screening clearly accepts".
+    A heading reaches the system prompt of every turn, so only a verdict read as ACCEPT lets
+    it apply by itself; not screened, unreadable or `trinho gate` alone: held."""
+    if accepted:
+        return GateVerdict("added", "auto", Reason("heading_accepted"))
+    return GateVerdict("added", "held", Reason("heading_unscreened"))
+
+
+def removal_verdict(old: Entry) -> GateVerdict:
+    """Row `removed`: "entry removed": held, the old line stays until approved."""
+    return GateVerdict("removed", "held", Reason("removed_entry"))
 
 
 def edit_verdict(similarity: float) -> GateVerdict:
@@ -280,17 +303,19 @@ def gate(
     since: date,
     *,
     hold: Mapping[str, Reason] | None = None,
+    accepted: Collection[str] = (),
 ) -> GateResult:
     """Classify the rewrite `new_text` of `old_text` and return what to write now.
 
     `hold` maps new lines (their text) whose screening could not be read to the reason: such a
-    line does not apply by itself (`unread_verdict`)."""
+    line does not apply by itself (`unread_verdict`). `accepted` are the new lines screening
+    read as ACCEPT: only those of them that are headings may apply by themselves."""
     m = match(old_text, new_text)
     verdict = suspicious_verdict(m.lost_lines, m.old_lines)
     if verdict is not None:
         whole = Change.judged(verdict, None, None, snapshot=old_text, rewrite=new_text)
         return GateResult(old_text, (whole,))
-    changes = _slot_changes(m, today, since)
+    changes = _slot_changes(m, today, since, frozenset(accepted))
     if hold:
         changes = _hold_unread(changes, hold)
     return _place(m, changes, _removals(m))
@@ -299,7 +324,9 @@ def gate(
 # --- asking the table about each line -------------------------------------------------------------
 
 
-def _slot_changes(m: Matching, today: date, since: date) -> dict[int, Change]:
+def _slot_changes(
+    m: Matching, today: date, since: date, accepted: frozenset[str]
+) -> dict[int, Change]:
     """The change at each rewrite line that has one, by its index in the rewrite."""
     changes: dict[int, Change] = {}
     for j, o in m.entries.items():
@@ -313,8 +340,12 @@ def _slot_changes(m: Matching, today: date, since: date) -> dict[int, Change]:
         changes[j] = Change.judged(verdict, None, m.new[j].raw)
     for j in m.malformed:
         changes[j] = Change.judged(malformed_verdict(), None, m.new[j].raw)
+    for j, (o, ratio) in m.heading_edits.items():
+        verdict = owner_line_verdict(_as_heading(m.old[o]), round(ratio, 4))
+        changes[j] = Change.judged(verdict, m.old[o].raw, m.new[j].raw, similarity=round(ratio, 4))
     for j in m.headings_added:
-        changes[j] = Change.judged(move_verdict("heading_added"), None, m.new[j].raw)
+        raw = m.new[j].raw
+        changes[j] = Change.judged(new_heading_verdict(raw in accepted), None, raw)
     changes.update(_moves(m, changes))
     for j, change in changes.items():
         brought = change.cls != "moved" and not (change.old and has_control(change.old))
@@ -358,8 +389,10 @@ def _moves(m: Matching, judged: dict[int, Change]) -> dict[int, Change]:
     paired = _kept_pairs(m)
     slots = sorted(paired)
     in_order = set(_longest_increasing(slots, [paired[j] for j in slots]))
-    old_section = _sections(m.old)
-    new_section = _sections(m.new)
+    old_section = _sections(m.old, skip=frozenset(m.headings_removed))  # held: they stay
+    held_new = frozenset(j for j in m.headings_added if judged[j].held)  # left out of the file
+    new_section = _sections(m.new, skip=held_new)
+    heading_of = {**m.headings, **{j: o for j, (o, _) in m.heading_edits.items()}}
     moves: dict[int, Change] = {}
     for j in slots:
         if j in judged:
@@ -368,7 +401,7 @@ def _moves(m: Matching, judged: dict[int, Change]) -> dict[int, Change]:
         code: MoveCode
         if j not in in_order:
             code = "order_changed"
-        elif m.headings.get(new_section[j], -1) != old_section[o]:
+        elif heading_of.get(new_section[j], -1) != old_section[o]:
             code = "section_changed"
         else:
             continue
@@ -381,10 +414,7 @@ def _removals(m: Matching) -> dict[int, Change]:
     changes: dict[int, Change] = {}
     for o in [*m.removed, *m.headings_removed]:
         item = m.old[o]
-        if isinstance(item, Heading):
-            verdict = move_verdict("heading_removed")
-        else:
-            verdict = removal_verdict(item)
+        verdict = removal_verdict(item) if isinstance(item, Entry) else owner_line_verdict(item)
         changes[o] = Change.judged(verdict, item.raw, None)
     return changes
 
@@ -444,7 +474,8 @@ def _removed_places(
 ) -> tuple[list[int], dict[int, list[int]], dict[int, list[int]]]:
     """Each removed old line goes after its nearest predecessor that survives, else before
     its nearest survivor, else at the top."""
-    anchor = {o: j for j, o in [*_kept_pairs(m).items(), *m.headings.items()]}
+    headings = {**m.headings, **{j: o for j, (o, _) in m.heading_edits.items()}}
+    anchor = {o: j for j, o in [*_kept_pairs(m).items(), *headings.items()]}
     before: dict[int, list[int]] = defaultdict(list)
     after: dict[int, list[int]] = defaultdict(list)
     pending: list[int] = []
@@ -473,12 +504,18 @@ def _as_entry(item: Item) -> Entry:
     return item
 
 
-def _sections(items: tuple[Item, ...]) -> list[int]:
-    """For each line, the index of the heading it sits under (-1 before any heading)."""
+def _as_heading(item: Item) -> Heading:
+    assert isinstance(item, Heading)
+    return item
+
+
+def _sections(items: tuple[Item, ...], skip: frozenset[int] = frozenset()) -> list[int]:
+    """For each line, the index of the heading it sits under (-1 before any heading); the
+    headings of `skip` do not count."""
     current = -1
     result: list[int] = []
     for i, item in enumerate(items):
-        if isinstance(item, Heading):
+        if isinstance(item, Heading) and i not in skip:
             current = i
         result.append(current)
     return result

@@ -2,8 +2,9 @@
 
 Entries pair by their match key (NFC, case-folded, white space collapsed) as multisets: first
 with the same date, then with any date. What is left on both sides may pair as an *edit* when
-the texts are similar. Headings pair by the match key of the whole line; loose lines
-(hand-written prose, kept verbatim) only when equal up to NFC and edge white space.
+the texts are similar. Headings (the owner writes facts into them) and loose lines
+(hand-written prose, kept verbatim) pair only when equal up to NFC and edge white space; a
+heading left over on both sides pairs as an edit when its text is similar.
 Nothing here looks at the run day or the window: that is the gate's business.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
 from trinho.memory_md import Entry, Heading, Item, Loose, parse, parse_entry_date
@@ -56,6 +57,8 @@ class Matching:
     malformed: tuple[int, ...]
     headings_added: tuple[int, ...]
     headings_removed: tuple[int, ...]
+    heading_edits: dict[int, tuple[int, float]] = field(default_factory=dict)
+    """New heading -> (old heading, similarity): a heading whose text was changed."""
 
     @property
     def old_lines(self) -> int:
@@ -93,8 +96,10 @@ def match(old_text: str, new_text: str) -> Matching:
     edited_old = {o for o, _ in edits.values()}
     loose, malformed, loose_removed = _pair_lines(old, new, _nonblank_loose, loose_key)
     headings, headings_added, headings_removed = _pair_lines(
-        old, new, lambda item: isinstance(item, Heading), match_key
+        old, new, lambda item: isinstance(item, Heading), loose_key
     )
+    heading_edits = _pair_heading_edits(old, new, headings_removed, headings_added)
+    edited_headings = {o for o, _ in heading_edits.values()}
     removed = sorted([o for o in unpaired_old if o not in edited_old] + list(loose_removed))
     return Matching(
         old=old,
@@ -107,8 +112,9 @@ def match(old_text: str, new_text: str) -> Matching:
         removed=tuple(removed),
         lost_lines=len(unpaired_old) + len(loose_removed),
         malformed=tuple(malformed),
-        headings_added=tuple(headings_added),
-        headings_removed=tuple(headings_removed),
+        headings_added=tuple(n for n in headings_added if n not in heading_edits),
+        headings_removed=tuple(o for o in headings_removed if o not in edited_headings),
+        heading_edits=heading_edits,
     )
 
 
@@ -204,6 +210,39 @@ def _pair_edits(
             if matcher.real_quick_ratio() < EDIT_THRESHOLD or matcher.quick_ratio() < (
                 EDIT_THRESHOLD
             ):
+                continue
+            ratio = matcher.ratio()
+            if ratio >= EDIT_THRESHOLD:
+                scored.append((ratio, n, o))
+    scored.sort(key=lambda s: (-s[0], s[1], s[2]))
+    edits: dict[int, tuple[int, float]] = {}
+    taken: set[int] = set()
+    for ratio, n, o in scored:
+        if n not in edits and o not in taken:
+            edits[n] = (o, ratio)
+            taken.add(o)
+    return edits
+
+
+HEADING_PAIRS = 10_000
+"""Leftover headings are compared pairwise only when there are at most this many pairs; a
+rewrite with more (a flood of headings) pairs none: every old one is then a removal, held."""
+
+
+def _pair_heading_edits(
+    old: Sequence[Item], new: Sequence[Item], old_left: Sequence[int], new_left: Sequence[int]
+) -> dict[int, tuple[int, float]]:
+    """Pair leftover headings whose texts are similar (as entries are), best pairs first: a
+    heading the rewrite changed is one edit, not a removal and an addition."""
+    if len(old_left) * len(new_left) > HEADING_PAIRS:
+        return {}
+    scored: list[tuple[float, int, int]] = []
+    matcher = SequenceMatcher(None, autojunk=False)
+    for n in new_left:
+        matcher.set_seq2(match_key(new[n].raw)[:EDIT_KEY_CHARS])
+        for o in old_left:
+            matcher.set_seq1(match_key(old[o].raw)[:EDIT_KEY_CHARS])
+            if matcher.quick_ratio() < EDIT_THRESHOLD:
                 continue
             ratio = matcher.ratio()
             if ratio >= EDIT_THRESHOLD:

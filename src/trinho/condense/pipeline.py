@@ -497,7 +497,14 @@ class _Run:
                 if base != old:  # edited by hand during the run: keep what the owner did
                     rewrite = carry_added(old, base, drop_deleted(old, base, screened.text))
                 rewrite = reattach_markers(base, rewrite)
-                result = gate(base, rewrite, self.today, self.since, hold=screened.hold)
+                result = gate(
+                    base,
+                    rewrite,
+                    self.today,
+                    self.since,
+                    hold=screened.hold,
+                    accepted=screened.accepted,
+                )
                 result = GateResult(reattach_markers(base, result.applied), result.changes)
                 result, moved = self._archive(result)
                 to_propose = tuple(c for c in result.held if not added_during_run(c, old))

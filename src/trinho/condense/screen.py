@@ -130,9 +130,12 @@ def call_failed(count: int, error: str) -> dict[int, Outcome]:
 
 
 def candidates(old_text: str, new_text: str) -> tuple[Candidate, ...]:
-    """New lines of the rewrite to screen: added entries and the new side of edits."""
+    """New lines of the rewrite to screen: added entries and headings, and the new side of
+    edits (of entries and of headings)."""
     m = match(old_text, new_text)
-    picked = [(j, None) for j in m.added] + [(j, m.old[o].raw) for j, (o, _) in m.edits.items()]
+    edits = {**m.edits, **m.heading_edits}
+    picked: list[tuple[int, str | None]] = [(j, None) for j in (*m.added, *m.headings_added)]
+    picked += [(j, m.old[o].raw) for j, (o, _) in edits.items()]
     picked.sort(key=lambda pair: pair[0])
     return tuple(
         Candidate(number, m.new[j].raw, j, old) for number, (j, old) in enumerate(picked, 1)
@@ -169,6 +172,8 @@ class Screened:
 
     text: str
     hold: Mapping[str, Reason] = field(default_factory=dict)
+    accepted: frozenset[str] = frozenset()
+    """The new lines screening read as ACCEPT (a new heading applies by itself only then)."""
 
 
 def screen_rewrite(old_text: str, new_text: str, outcomes: Mapping[int, Outcome]) -> Screened:
@@ -176,8 +181,13 @@ def screen_rewrite(old_text: str, new_text: str, outcomes: Mapping[int, Outcome]
     missing from `outcomes` was not asked about (no budget for the call): it is neither."""
     verdicts = {n: o for n, o in outcomes.items() if isinstance(o, Verdict)}
     hold: dict[str, Reason] = {}
+    accepted: set[str] = set()
+    rejected: set[str] = set()
     for candidate in candidates(old_text, new_text):
         outcome = outcomes.get(candidate.number)
         if isinstance(outcome, Unread):
             hold.setdefault(candidate.line, outcome.why)
-    return Screened(apply_verdicts(old_text, new_text, verdicts), hold)
+        elif isinstance(outcome, Verdict):
+            (rejected if outcome.rejected else accepted).add(candidate.line)
+    text = apply_verdicts(old_text, new_text, verdicts)
+    return Screened(text, hold, frozenset(accepted - rejected - set(hold)))

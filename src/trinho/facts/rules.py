@@ -13,13 +13,14 @@ from typing import Literal
 from trinho.errors import TrinhoError
 
 Basis = Literal["user", "inferred"]
-ActorKind = Literal["chat", "job"]
-"""Who saves: `chat`, the owner is present; `job`, an unattended job."""
+ActorKind = Literal["owner", "chat", "job"]
+"""Who saves: `owner`, the owner's own word (the CLI, an approval); `chat`, a chat model
+answering the owner; `job`, an unattended job. See `trinho.authority` for what each may do."""
 FactOutcome = Literal["created", "unchanged", "superseded", "proposed", "historical"]
 ProposalReason = Literal["job", "contradicts_user"]
 
 BASES: tuple[Basis, ...] = ("user", "inferred")
-ACTORS: tuple[ActorKind, ...] = ("chat", "job")
+ACTORS: tuple[ActorKind, ...] = ("owner", "chat", "job")
 
 
 class FactConflict(TrinhoError):
@@ -104,12 +105,16 @@ def reconcile(current: Fact | None, incoming: Incoming, actor: ActorKind, today:
         incoming.value, incoming.basis, start, end, incoming.recorded_at, incoming.source
     )
     live = fact.live_head(today)
-    if live is not None and _same(live, incoming):  # same value (same dates): unchanged
+    if live is not None and _same(live, incoming, today):  # same value (same dates): unchanged
         return _unchanged(fact, live, incoming.basis, actor, today)
     if actor == "job":  # anything from an unattended job: proposed
         return Decision("proposed", None, "job")
+    future_start_verdict(incoming.key, start, actor, today)  # after today, not the owner: refused
     if end is not None and end <= today:  # valid_to already past: historical
         return _historical(fact, new)
+    over_user = live is not None and live.basis == "user" and incoming.basis == "inferred"
+    if actor == "owner" and start == today and not over_user and _dated_ahead(fact, today):
+        return restated(fact, new, today)  # the owner, now: always saved
     if live is None:  # no live version: created
         return _created(fact, new)
     if live.basis == "user" and incoming.basis == "inferred":  # inferred over user: proposed
@@ -117,11 +122,48 @@ def reconcile(current: Fact | None, incoming: Incoming, actor: ActorKind, today:
     return _superseded(fact, live, new)  # user over any, inferred over inferred: superseded
 
 
+def future_start_verdict(key: str, start: date, actor: ActorKind, today: date) -> None:
+    """Row "valid_from after today, from anyone but the owner": refused in one line (a job's
+    save is a proposal before it gets here), so no model can date a value ahead of the owner's
+    next statement."""
+    if start > today and actor != "owner":
+        raise FactConflict.keyed("error.fact.future_start", key=key, start=start, today=today)
+
+
+def _dated_ahead(fact: Fact, today: date) -> bool:
+    """Whether a version reaches past today where it should not: one starting after today (a
+    value the owner dated ahead, a save made while the clock ran ahead), or an earlier version
+    that still holds after today (a clock-ahead save recorded as history). Such a version is
+    not the one current today, and must not block a statement now."""
+    live = fact.live_head(today)
+    return any(
+        not _empty(v)
+        and (v.valid_from > today or (v is not live and (v.valid_to is None or v.valid_to > today)))
+        for v in fact.versions()
+    )
+
+
+def restated(fact: Fact, new: FactVersion, today: date) -> Decision:
+    """Row "the owner can always state a fact now": the owner's value holds from today. A
+    version holding today ends today; one dated ahead is withdrawn (it stays in history with
+    an empty interval: recorded, never true). Nothing is deleted."""
+    kept = []
+    for v in fact.versions():
+        if _empty(v) or (v.valid_to is not None and v.valid_to <= today):
+            kept.append(v)
+        elif v.valid_from > today:
+            kept.append(replace(v, valid_to=v.valid_from))
+        else:
+            kept.append(replace(v, valid_to=today))
+    outcome: FactOutcome = "created" if fact.live_head(today) is None else "superseded"
+    return Decision(outcome, Fact(fact.key, new, _sorted(*kept)))
+
+
 def _unchanged(
     fact: Fact, live: FactVersion, basis: Basis, actor: ActorKind, today: date
 ) -> Decision:
     """Same value (same dates, if given): nothing, but the owner's word confirms it today."""
-    if actor == "chat" and basis == "user":
+    if actor != "job" and basis == "user":
         refreshed = replace(live, basis="user", confirmed_on=today)
         if refreshed != live:
             return Decision("unchanged", replace(fact, head=refreshed))
@@ -175,12 +217,14 @@ def check_actor(value: str) -> ActorKind:
     return value
 
 
-def _same(live: FactVersion, incoming: Incoming) -> bool:
-    return (
-        live.value == incoming.value
-        and incoming.valid_to in (None, live.valid_to)
-        and incoming.valid_from in (None, live.valid_from)
-    )
+def _same(live: FactVersion, incoming: Incoming, today: date) -> bool:
+    """Same value and dates; no `valid_from` means "holds now", which a version dated ahead
+    does not."""
+    if incoming.valid_from is None:
+        starts = live.valid_from <= today
+    else:
+        starts = incoming.valid_from == live.valid_from
+    return live.value == incoming.value and incoming.valid_to in (None, live.valid_to) and starts
 
 
 def _sorted(*versions: FactVersion) -> tuple[FactVersion, ...]:

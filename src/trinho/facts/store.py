@@ -243,7 +243,7 @@ def apply_fact_proposal(ws: Workspace, proposal: Proposal) -> ApplyResult:
             return ApplyResult(False, t(ws.locale, "fact.stale", fact=key))
         incoming = Incoming(key, value, "user", ws.now(), source, valid_from, valid_to)
         try:
-            decision = reconcile(current, incoming, "chat", ws.today())
+            decision = reconcile(current, incoming, "owner", ws.today())
         except FactConflict as exc:
             return ApplyResult(False, str(exc))
         if decision.after is not None:

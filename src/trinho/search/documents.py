@@ -14,7 +14,7 @@ from typing import Literal
 from trinho import memory_md
 from trinho.errors import TrinhoError
 from trinho.facts.format import parse_fact
-from trinho.markers import line_roles
+from trinho.markers import line_roles, memory_entry_lines
 from trinho.notes import NoteEntry, parse_note_file
 from trinho.search.tokenize import terms
 
@@ -59,7 +59,8 @@ def memory_docs(path: str, text: str) -> list[Doc]:
     by hand or by another tool is searchable too; an entry with an impossible date is kept,
     undated. Headings, blank lines and OpenClaw's markers are structure, not memory."""
     docs = []
-    roles = line_roles(text.split("\n"))
+    lines = text.split("\n")
+    roles = line_roles(lines, memory_entry_lines(lines))
     for item in memory_md.parse(text).items:
         if roles[item.line - 1] != "text":
             continue
