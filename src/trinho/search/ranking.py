@@ -207,7 +207,10 @@ def fuse(candidates: Sequence[Candidate], tuning: Tuning, when: bool) -> list[Ra
 
 def _protect(ranked: list[tuple[Ranked, Candidate]]) -> list[tuple[Ranked, Candidate]]:
     """Lines found by meaning alone go after every line holding all the query's terms."""
-    last = max((i for i, (_, c) in enumerate(ranked) if c.full_match), default=-1)
+    last = max(
+        (i for i, (_, c) in enumerate(ranked) if c.full_match and c.lexical_rank is not None),
+        default=-1,
+    )
     head = ranked[: last + 1]
     moved = [(r, c) for r, c in head if c.lexical_rank is None]
     if not moved:
