@@ -488,8 +488,11 @@ class SearchIndex:
             lexical_rank = {c.doc_id: (rank, c.score) for rank, c in enumerate(lexical, 1)}
             order = [c.doc_id for c in lexical] + [i for i in dense if i not in lexical_rank]
             people = {fold(p) for p in named}
+            # A facet is computed only when a rule will read it: the regex and the terms of a
+            # hundred candidates are most of the time a search spends in Python.
+            full = wanted_terms if dense and self.tuning.protect_full_matches else None
             candidates = [
-                _candidate(by_id[i], lexical_rank.get(i), dense.get(i), wanted_terms, people)
+                _candidate(by_id[i], lexical_rank.get(i), dense.get(i), full, people, when)
                 for i in order
             ]
             chosen = fuse(candidates, self.tuning, when)
@@ -611,11 +614,18 @@ def _candidate(
     row: sqlite3.Row,
     lexical: tuple[int, float] | None,
     dense: tuple[float, int] | None,
-    wanted_terms: set[str],
+    wanted_terms: set[str] | None,
     people: set[str],
+    when: bool,
 ) -> Candidate:
-    """What ranking needs of one row: its evidence from each side and its facets."""
+    """What ranking needs of one row: its evidence from each side and the facets asked for
+    (`wanted_terms` None: no full-match test; `when` false: no time-cue test)."""
     speaker = str(row["speaker"])
+    full = (
+        wanted_terms is not None
+        and lexical is not None
+        and wanted_terms <= set(terms(f"{speaker} {row['text']}"))
+    )
     return Candidate(
         doc_id=row["id"],
         text=row["text"],
@@ -624,9 +634,9 @@ def _candidate(
         lexical_rank=None if lexical is None else lexical[0],
         dense=None if dense is None else dense[0],
         dense_rank=None if dense is None else dense[1],
-        full_match=lexical is not None and wanted_terms <= set(terms(f"{speaker} {row['text']}")),
-        speaker_named=bool(speaker) and fold(speaker) in people,
-        time_cue=has_time_cue(row["text"]),
+        full_match=full,
+        speaker_named=bool(people) and bool(speaker) and fold(speaker) in people,
+        time_cue=when and has_time_cue(row["text"]),
         current=bool(row["current"]),
     )
 
