@@ -69,7 +69,9 @@ the folders (a file added, removed or saved by rename changes them), MEMORY.md a
 day files. A fresh `SearchIndex` (each CLI run) always starts with a full sweep."""
 
 
-_DOC_COLUMNS = "d.id, d.kind, d.path, d.line, d.day, d.text, d.refs, d.speaker, d.current"
+_DOC_COLUMNS = (
+    "d.id, d.kind, d.path, d.line, d.day, d.text, d.refs, d.speaker, d.current, d.dense_key"
+)
 _DAY_FILE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.(md|jsonl)$")
 LOWER_MEMORY_FILE = "memory.md"
 """OpenClaw also loads a lower-case `memory.md` at the root: searched like MEMORY.md."""
@@ -486,7 +488,9 @@ class SearchIndex:
         else:
             wanted_terms = set(found)
             lexical_rank = {c.doc_id: (rank, c.score) for rank, c in enumerate(lexical, 1)}
-            order = [c.doc_id for c in lexical] + [i for i in dense if i not in lexical_rank]
+            order = [c.doc_id for c in lexical] + [
+                i for i in dense if i not in lexical_rank and dense[i][1] <= wanted
+            ]
             people = {fold(p) for p in named}
             # A facet is computed only when a rule will read it: the regex and the terms of a
             # hundred candidates are most of the time a search spends in Python.
@@ -532,24 +536,35 @@ class SearchIndex:
         wanted: int,
         by_id: dict[int, sqlite3.Row],
     ) -> dict[int, tuple[float, int]]:
-        """The entries nearest in meaning: doc id -> (cosine, dense rank), best first."""
+        """Cosines of the entries nearest in meaning and of the lexical candidates:
+        doc id -> (cosine, dense rank), best first."""
         assert self.vectors is not None
         self.vectors.sync()
-        near = self.vectors.nearest(text, wanted * (4 if where else 1))
+        lexical = {str(row["dense_key"]): doc_id for doc_id, row in by_id.items()}
+        pool = wanted * (4 if where else 1)
+        near = self.vectors.nearest(text, pool, sorted(lexical))
         cosine = {key: score for key, score in near}
-        out: dict[int, tuple[float, int]] = {}
-        for start in range(0, len(near), 500):
-            keys = [key for key, _ in near[start : start + 500]]
+        out: dict[int, float] = {
+            doc_id: cosine[key] for key, doc_id in lexical.items() if key in cosine
+        }
+        fresh = [key for key, _ in near[:pool] if key not in lexical]
+        for start in range(0, len(fresh), 500):
+            keys = fresh[start : start + 500]
             rows = self.conn.execute(
-                f"SELECT {_DOC_COLUMNS}, d.dense_key FROM docs d "
+                f"SELECT {_DOC_COLUMNS} FROM docs d "
                 f"WHERE d.dense_key IN ({', '.join('?' * len(keys))}) {where}",
                 (*keys, *params),
             ).fetchall()
             for row in rows:
                 by_id.setdefault(row["id"], row)
-                out[row["id"]] = (cosine[row["dense_key"]], 0)
-        ordered = sorted(out.items(), key=lambda kv: (-kv[1][0], kv[0]))[:wanted]
-        return {doc_id: (score, rank) for rank, (doc_id, (score, _)) in enumerate(ordered, 1)}
+                out[row["id"]] = cosine[row["dense_key"]]
+        ordered = sorted(out.items(), key=lambda kv: (-kv[1], kv[0]))
+        kept = {doc_id for doc_id, _ in ordered[:wanted]} | set(lexical.values())
+        return {
+            doc_id: (score, rank)
+            for rank, (doc_id, score) in enumerate(ordered, 1)
+            if doc_id in kept
+        }
 
     def _people(self) -> list[str]:
         """The speakers of the transcripts, longest name first, cached until the index changes."""

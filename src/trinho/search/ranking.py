@@ -84,17 +84,19 @@ class Tuning:
     """The weights of the ranking rules, derived on the LoCoMo dev half (docs/benchmarks.md).
 
     `dense_weight`: how much a dense hit at the top of the dense list counts against the best
-    lexical hit (both scaled to 0..1 within the query's candidates). `speaker_boost`: the factor
+    lexical hit (both scaled to 0..1 within the query's candidates; a cosine below the
+    `dense_pool`-th best counts 0). `speaker_boost`: the factor
     for what a person named in the question said. `when_boost`: the factor for a line that
     carries a time expression, for a "when" question. `per_session`: the most hits of one day
     file among the first ones when a question has several parts (0: no limit).
     """
 
-    dense_weight: float = 0.6
+    dense_weight: float = 0.3
     speaker_boost: float = 1.5
     when_boost: float = 1.2
     per_session: int = 0
     protect_full_matches: bool = True
+    dense_pool: int = 60
 
 
 @dataclass(frozen=True)
@@ -177,8 +179,9 @@ def fuse(candidates: Sequence[Candidate], tuning: Tuning, when: bool) -> list[Ra
     below a line found by meaning alone.
     """
     best_lexical = max((c.lexical for c in candidates), default=0.0) or 1.0
-    dense = [c.dense for c in candidates if c.dense is not None]
-    top, floor = (max(dense), min(dense)) if dense else (1.0, 0.0)
+    dense = [c.dense for c in candidates if c.dense is not None and c.dense_rank is not None]
+    pool = sorted(dense, reverse=True)[: tuning.dense_pool]
+    top, floor = (pool[0], pool[-1]) if pool else (1.0, 0.0)
     span = top - floor if top > floor else 1.0
     ranked: list[tuple[float, int, Ranked, Candidate]] = []
     for order, c in enumerate(candidates):
@@ -187,7 +190,7 @@ def fuse(candidates: Sequence[Candidate], tuning: Tuning, when: bool) -> list[Ra
         if c.lexical_rank is not None:
             why.append(f"lexical #{c.lexical_rank} bm25 {c.lexical:.3g}")
         if c.dense is not None:
-            part = tuning.dense_weight * (c.dense - floor) / span
+            part = tuning.dense_weight * max(c.dense - floor, 0.0) / span
             score += part
             why.append(f"dense #{c.dense_rank} cosine {c.dense:.3f} (+{part:.3f})")
         if c.speaker_named and tuning.speaker_boost != 1.0:

@@ -9,6 +9,7 @@ numpy is imported only when the semantic layer is used.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import sqlite3
@@ -198,8 +199,9 @@ class VectorStore:
             self._cache = (keys, matrix)
         return self._cache
 
-    def nearest(self, text: str, limit: int) -> list[tuple[str, float]]:
-        """The keys of the texts closest in meaning to `text` with their cosines, best first."""
+    def nearest(self, text: str, limit: int, also: Sequence[str] = ()) -> list[tuple[str, float]]:
+        """The keys of the texts closest in meaning to `text` with their cosines, best first,
+        then the cosines of the keys in `also` (the lexical candidates) not among them."""
         import numpy as np
 
         keys, matrix = self._matrix()
@@ -212,7 +214,14 @@ class VectorStore:
         count = min(limit, len(keys))
         best = np.argpartition(-scores, count - 1)[:count]
         best = best[np.argsort(-scores[best], kind="stable")]
-        return [(keys[int(i)], float(scores[int(i)])) for i in best]
+        out = [(keys[int(i)], float(scores[int(i)])) for i in best]
+        seen = {key for key, _ in out}
+        for key in also:
+            i = bisect.bisect_left(keys, key)
+            if key not in seen and i < len(keys) and keys[i] == key:
+                out.append((key, float(scores[i])))
+                seen.add(key)
+        return out
 
 
 def _unit(vector: Matrix) -> Matrix:
