@@ -243,7 +243,7 @@ def paired(a: Sequence[tuple[str, int, float]], b: Sequence[tuple[str, int, floa
     return " ".join(f"{c:>11}" for c in cells)
 
 
-HEADER = f"{'':<34}" + " ".join(f"{h:>11}" for h in ("overall", *CATEGORIES.values()))
+HEADER = f"{'':<40}" + " ".join(f"{h:>11}" for h in ("overall", *CATEGORIES.values()))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -313,18 +313,19 @@ def main(argv: list[str] | None = None) -> int:
         for name, emb, tuning in steps:
             rows = scores(convs, emb, tuning)
             results.append(rows)
-            print(f"{name:<34}{summary(rows)}")
+            print(f"{len(results)}. {name:<37}{summary(rows)}")
         print(f"\npaired difference (mean ± s.e.){HEADER[31:]}")
         for i in range(1, len(steps)):
             ref = 0 if i == 4 else i - 1
-            print(f"{steps[i][0] + ' vs ' + str(ref + 1):<34}{paired(results[ref], results[i])}")
+            label = f"{i + 1}. {steps[i][0]} vs {ref + 1}."
+            print(f"{label:<40}{paired(results[ref], results[i])}")
         if args.loo:
             leave_one_out(convs, embedder)
     return 0
 
 
 SPREAD = 3
-GRID_WEIGHTS = (0.3, 0.6, 1.0, 1.5)
+GRID_WEIGHTS = (0.3, 0.6)
 GRID_BOOSTS = (1.0, 1.25, 1.5, 2.0)
 
 
@@ -347,10 +348,10 @@ def leave_one_out(
             f"speaker_boost {best.speaker_boost}"
         )
     print(f"leave-one-conversation-out{HEADER[26:]}")
-    print(f"{'held-out scores':<34}{summary(held)}")
+    print(f"{'held-out scores':<40}{summary(held)}")
     default = per.get(Tuning(dense_weight=0.0 if embedder is None else Tuning.dense_weight))
     if default is not None:
-        print(f"{'defaults, same questions':<34}{summary(default)}")
+        print(f"{'defaults, same questions':<40}{summary(default)}")
 
 
 if __name__ == "__main__":

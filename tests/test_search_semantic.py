@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from trinho.notes import save_note
-from trinho.search import Query, SearchIndex
+from trinho.search import Query, SearchIndex, documents
 from trinho.search.ranking import (
     Candidate,
     Tuning,
@@ -61,17 +61,33 @@ def turns(*said: tuple[str, str], start: str = "2026-03-01T09:00:00+00:00") -> l
     ]
 
 
-def test_turns_are_embedded_with_day_speaker_and_neighbours(workspace: Workspace) -> None:
+def test_turns_are_embedded_with_day_and_speaker(workspace: Workspace) -> None:
+    import_turns(workspace, turns(("Lan", "I sold my car"), ("Minh", "Why?")))
+    embedder = ToyEmbedder()
+    with SearchIndex(workspace, embedder=embedder) as index:
+        index.search(Query("automobile"))
+    assert sorted(embedder.documents) == ["2026-03-01 Lan: I sold my car", "2026-03-01 Minh: Why?"]
+    assert embedder.queries == ["automobile"]  # the query side, not the documents'
+
+
+def test_a_window_of_neighbours_can_be_embedded_with_a_turn(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(documents, "DENSE_BEFORE", 1)
+    monkeypatch.setattr(documents, "DENSE_AFTER", 1)
     import_turns(workspace, turns(("Lan", "I sold my car"), ("Minh", "Why?"), ("Lan", "Too old")))
     embedder = ToyEmbedder()
     with SearchIndex(workspace, embedder=embedder) as index:
         index.search(Query("automobile"))
     assert "2026-03-01 Lan: I sold my car (Minh: Why?)" in embedder.documents
     assert "2026-03-01 Minh: Why? (Lan: I sold my car) (Lan: Too old)" in embedder.documents
-    assert embedder.queries == ["automobile"]  # the query side, not the documents'
 
 
-def test_only_what_changed_is_embedded_again_even_after_a_rebuild(workspace: Workspace) -> None:
+def test_only_what_changed_is_embedded_again_even_after_a_rebuild(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(documents, "DENSE_BEFORE", 1)
+    monkeypatch.setattr(documents, "DENSE_AFTER", 1)
     import_turns(workspace, turns(("Lan", "I sold my car"), ("Minh", "Why?")))
     embedder = ToyEmbedder()
     with SearchIndex(workspace, embedder=embedder) as index:

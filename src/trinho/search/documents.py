@@ -47,9 +47,11 @@ class Doc:
     current: bool = True
 
 
-DENSE_BEFORE = 1
-DENSE_AFTER = 1
-"""Neighbouring turns embedded with a turn (before, after): see docs/benchmarks.md."""
+DENSE_BEFORE = 0
+DENSE_AFTER = 0
+"""Neighbouring turns embedded with a turn (before, after). None by default: the lexical side
+already reads the neighbours (the `context` column), and `day Speaker: text` is what was
+measured on LoCoMo (docs/benchmarks.md); a window costs the encoder about twice the tokens."""
 
 DENSE_NEIGHBOUR_CHARS = 200
 """A neighbour is cut here, so the turn itself stays most of what is embedded."""
