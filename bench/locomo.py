@@ -315,10 +315,12 @@ def main(argv: list[str] | None = None) -> int:
             results.append(rows)
             print(f"{len(results)}. {name:<37}{summary(rows)}")
         print(f"\npaired difference (mean ± s.e.){HEADER[31:]}")
-        for i in range(1, len(steps)):
-            ref = 0 if i == 4 else i - 1
-            label = f"{i + 1}. {steps[i][0]} vs {ref + 1}."
-            print(f"{label:<40}{paired(results[ref], results[i])}")
+        # Each step against the one it builds on; the hybrid default also against the
+        # lexical default (3), which is what turning the semantic layer on changes.
+        pairs = [(1, 0), (2, 1), (3, 2), (4, 0), (5, 4), (5, 2), (6, 5)]
+        for i, ref in pairs[: len(steps) - 1 + (len(steps) > 5)]:
+            label = f"{i + 1}. vs {ref + 1}. ({steps[i][0]})"
+            print(f"{label[:40]:<40}{paired(results[ref], results[i])}")
         if args.loo:
             leave_one_out(convs, embedder)
     return 0
