@@ -17,14 +17,6 @@ Folded Vietnamese syllables collide a lot (`da` is dạ, đã, đá, đà; `nang
 nặng), so a line holding a folded twin twice can out-score the exact words by BM25 alone
 (term frequency gives up to about 1.5x): doubling the exact hit keeps it first."""
 
-RRF_K = 60
-"""The usual constant of reciprocal rank fusion: damps the weight of the very first ranks."""
-
-HYBRID_K = 10
-SEMANTIC_WEIGHT = 0.2
-"""Hybrid search fuses with k = 10 and the semantic list at a fifth of the lexical one: on the
-LoCoMo dev half, equal weights (k = 60) cost 0.11 of recall@10, these gain 0.005."""
-
 K = TypeVar("K", bound=Hashable)
 
 
@@ -63,20 +55,6 @@ def rerank(candidates: Sequence[Scored], accented: frozenset[str]) -> list[Score
         for c in candidates
     ]
     return sorted(boosted, key=lambda c: -c.score)
-
-
-def reciprocal_rank_fusion(
-    rankings: Sequence[Sequence[K]], k: int = RRF_K, weights: Sequence[float] | None = None
-) -> list[tuple[K, float]]:
-    """Fuse ranked lists: each item scores the sum of weight/(k + rank) over the lists it is in."""
-    scores: dict[K, float] = {}
-    first_seen: dict[K, int] = {}
-    for i, ranking in enumerate(rankings):
-        weight = 1.0 if weights is None else weights[i]
-        for rank, item in enumerate(ranking, start=1):
-            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
-            first_seen.setdefault(item, len(first_seen))
-    return sorted(scores.items(), key=lambda kv: (-kv[1], first_seen[kv[0]]))
 
 
 @dataclass(frozen=True)
