@@ -4,12 +4,13 @@ the two sides fuse, and the rules that favour a named person, a dated line, a cu
 import importlib.util
 import json
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import FixedClock
 from trinho.notes import save_note
 from trinho.search import Query, SearchIndex, documents
 from trinho.search.ranking import (
@@ -268,3 +269,23 @@ def test_e5_prefixes_queries_and_passages_differently() -> None:
     assert len(query) == len(passage) == 384
     assert query != passage
     assert sum(a * b for a, b in zip(query, passage, strict=True)) > 0.8
+
+
+def test_the_current_fact_comes_first_unless_the_dates_asked_exclude_it(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    from trinho.facts import save_fact
+
+    clock.set("2026-01-10T10:00:00+07:00")
+    save_fact(workspace, "home-city", "Hà Nội")
+    clock.set("2026-06-01T10:00:00+07:00")
+    save_fact(workspace, "home-city", "Đà Nẵng")
+    with SearchIndex(workspace) as index:
+        found = index.find(Query("ha noi"))
+        dated = index.search(Query("ha noi", until=date(2026, 3, 1)))
+    assert [h.text.split(" (")[0] for h in found.hits[:2]] == [
+        "home-city: Đà Nẵng",
+        "home-city: Hà Nội",
+    ]
+    assert "the current version of a fact found by its past" in found.why[0]
+    assert [h.text.split(" (")[0] for h in dated] == ["home-city: Hà Nội"]

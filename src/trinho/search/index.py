@@ -507,7 +507,7 @@ class SearchIndex:
                 self.tuning.per_session,
                 query.limit,
             )
-        chosen = self._current_first(chosen, by_id)[: query.limit]
+        chosen = self._current_first(chosen, by_id, where, params)[: query.limit]
         hits = [_hit(by_id[r.doc_id], r.score) for r in chosen]
         return Found(hits, tuple(named), tuple(r.why for r in chosen))
 
@@ -579,9 +579,15 @@ class SearchIndex:
             self._people_cache = (version, sorted(names, key=lambda n: (-len(n), n)))
         return self._people_cache[1]
 
-    def _current_first(self, chosen: list[Ranked], by_id: dict[int, sqlite3.Row]) -> list[Ranked]:
-        """A fact's past version is shown after its current one, fetched when it was not found:
-        what holds now first, the history right behind it."""
+    def _current_first(
+        self,
+        chosen: list[Ranked],
+        by_id: dict[int, sqlite3.Row],
+        where: str,
+        params: list[object],
+    ) -> list[Ranked]:
+        """A fact's past version is shown after its current one, fetched when it was not found
+        (and the query's filters let it in): what holds now first, the history right behind."""
         if not any(
             by_id[r.doc_id]["kind"] == "fact" and not by_id[r.doc_id]["current"] for r in chosen
         ):
@@ -594,8 +600,8 @@ class SearchIndex:
                 continue
             if row["kind"] == "fact" and not row["current"]:
                 now = self.conn.execute(
-                    f"SELECT {_DOC_COLUMNS} FROM docs d WHERE d.path = ? AND d.current = 1",
-                    (row["path"],),
+                    f"SELECT {_DOC_COLUMNS} FROM docs d WHERE d.path = ? AND d.current = 1{where}",
+                    (row["path"], *params),
                 ).fetchone()
                 if now is not None and now["id"] not in placed:
                     by_id.setdefault(now["id"], now)
