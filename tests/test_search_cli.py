@@ -109,3 +109,22 @@ def test_index_rebuild_and_refresh(ws: Path, capsys: pytest.CaptureFixture[str])
     (ws / "MEMORY.md").write_text("- 2026-11-01: likes tea\n", encoding="utf-8")
     code, out, _ = run(capsys, "index", "--json")
     assert json.loads(out) == {"rebuilt": False, "changed": 1, "documents": 3, "embedded": 0}
+
+
+def test_explain_says_why_each_hit_ranks(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "search", "fence", "--explain")
+    assert code == 0
+    assert "Painted the fence blue" in out and "why: lexical rank" in out
+    code, out, _ = run(capsys, "search", "fence", "--explain", "--json")
+    data = json.loads(out)
+    assert data["entities"] == [] and data["hits"][0]["text"] == "Painted the fence blue"
+    assert isinstance(data["hits"][0]["why"], list)
+    code, out, _ = run(capsys, "search", "fence", "--json")
+    assert "why" not in json.loads(out)[0]  # the plain shape is unchanged
+
+
+def test_the_progress_rate_is_entries_per_second() -> None:
+    from trinho.cli.search_cmds import rate_text
+
+    assert rate_text(50, started=10.0, now=20.0) == "5.0"
+    assert rate_text(0, started=10.0, now=10.0) == "-"

@@ -272,8 +272,12 @@ def test_facts_are_searchable_current_and_past_with_validity(
     with SearchIndex(workspace) as index:
         old = index.search(Query("ha noi", kinds=("fact",)), fresh=False)
         new = index.search(Query("home city da nang"), fresh=False)
-    assert [h.text for h in old] == ["home-city: Hà Nội (2026-01-10 → 2026-06-01)"]
-    assert old[0].path == "users/owner/facts/home-city.md" and old[0].date == date(2026, 1, 10)
+    # Found by its past value, the fact shows what holds now first, the history right behind.
+    assert [h.text for h in old] == [
+        "home-city: Đà Nẵng (2026-06-01 → …)",
+        "home-city: Hà Nội (2026-01-10 → 2026-06-01)",
+    ]
+    assert old[1].path == "users/owner/facts/home-city.md" and old[1].date == date(2026, 1, 10)
     assert new[0].kind == "fact" and new[0].text == "home-city: Đà Nẵng (2026-06-01 → …)"
     assert memory_get(workspace, new[0].path, new[0].line, 1).text.strip().startswith("value:")
     # A fact file edited by hand (broken) drops out of search without failing it.

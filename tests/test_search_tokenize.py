@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from trinho.search.documents import conversation_docs, note_docs
-from trinho.search.ranking import match_expression, reciprocal_rank_fusion
+from trinho.search.ranking import match_expression
 from trinho.search.tokenize import MAX_QUERY_TERMS, fold, query_terms, terms, words
 
 
@@ -49,15 +49,6 @@ def test_match_expression_is_only_quoted_terms(text: str) -> None:
         parts = expression.split(" OR ")
         assert len(parts) == len(found)
         assert all(p.startswith('"') and p.endswith('"') for p in parts)
-
-
-@given(st.lists(st.lists(st.integers(0, 20), unique=True, max_size=10), max_size=4))
-def test_rrf_scores_every_item_once_and_sorts(rankings: list[list[int]]) -> None:
-    fused = reciprocal_rank_fusion(rankings)
-    items = [item for item, _ in fused]
-    assert sorted(items) == sorted({i for r in rankings for i in r})
-    scores = [score for _, score in fused]
-    assert scores == sorted(scores, reverse=True)
 
 
 @given(st.text())

@@ -99,7 +99,7 @@ def test_hybrid_search_finds_by_meaning_and_respects_filters(
         save_note(workspace, "Sold the vehicle.")
         assert "Sold the vehicle." in [h.text for h in index.search(Query("automobile"))]
         resent = [r["input"] for r in FakeEmbeddings.requests[-2:]]
-        assert ["Sold the vehicle."] in resent
+        assert ["2026-11-22 Sold the vehicle."] in resent  # embedded with its day
         assert sent == 2
     with SearchIndex(workspace, embedder=embedder) as index:
         index.rebuild()
@@ -128,4 +128,4 @@ def test_configured_embedder_is_used_by_index_and_search_commands(
     assert json.loads(capsys.readouterr().out)[0]["text"] == "My car is red."
     config.write_text(config.read_text(encoding="utf-8").replace('"openai"', '"magic"'))
     assert main(["search", "automobile"]) == 1
-    assert "embedder must be local, openai or none" in capsys.readouterr().err
+    assert "embedder must be e5, local, openai or none" in capsys.readouterr().err

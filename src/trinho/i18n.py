@@ -555,6 +555,22 @@ CATALOG: dict[str, dict[str, str]] = {
         "en": "Embedding",
         "vi": "Đang tính vector",
     },
+    "index.rate": {
+        "en": "{rate} entries/s",
+        "vi": "{rate} mục/giây",
+    },
+    "search.why": {
+        "en": "why: {reasons}",
+        "vi": "lý do: {reasons}",
+    },
+    "search.lexical_only": {
+        "en": "lexical rank",
+        "vi": "thứ hạng theo từ",
+    },
+    "search.entities": {
+        "en": "people named: {names}",
+        "vi": "người được nhắc tên: {names}",
+    },
     "index.rebuilt": {
         "en": "Search index rebuilt: {documents} entries",
         "vi": "Đã dựng lại chỉ mục tìm kiếm: {documents} mục",

@@ -131,6 +131,7 @@ def _result(properties: dict[str, Any], required: Sequence[str]) -> dict[str, An
 
 STRING: dict[str, Any] = {"type": "string"}
 INTEGER: dict[str, Any] = {"type": "integer"}
+STRINGS: dict[str, Any] = {"type": "array", "items": STRING}
 RECORDS: dict[str, Any] = {"type": "array", "items": {"type": "object"}}
 HITS: dict[str, Any] = {
     "type": "array",
@@ -222,7 +223,7 @@ def _memory_proposals(ws: Workspace, args: dict[str, Any], actor: Actor) -> Tool
 def _memory_search(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
     from trinho import search  # the index and its stemmer load only when searching
 
-    hits = search.search(
+    found = search.find(
         ws,
         args["query"],
         limit=int(args.get("limit", 10)),
@@ -230,7 +231,10 @@ def _memory_search(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolRes
         until=_day(args, "until"),
         kinds=tuple(cast(list[search.Kind], args.get("kinds", []))),
     )
+    hits = found.hits
     data: dict[str, Any] = {"hits": [hit.to_json() for hit in hits], "count": len(hits)}
+    # The people the query named, so the calling model can search again for the second hop.
+    data["entities"] = list(found.entities)
     if not hits:
         data["note"] = "Nothing found. Try other words, fewer words, or no date limits."
     return ToolResult.ok(data)
@@ -349,7 +353,9 @@ TOOLS: tuple[MemoryTool, ...] = (
             "MEMORY.md, facts and their history, past conversations. Use it before saying you "
             "do not know, and whenever the owner refers to something earlier. Matching ignores "
             "diacritics and case ('Ha Noi' finds 'Hà Nội'). Returns hits with kind, path, "
-            "line, date and text, best first; read around a hit with memory_get."
+            "line, date and text, best first; read around a hit with memory_get. `entities` "
+            "names the people the query matched: search again with what a hit says of them "
+            "for a question that needs two memories."
         ),
         parameters=_object(
             {
@@ -384,7 +390,10 @@ TOOLS: tuple[MemoryTool, ...] = (
         destructive=False,
         idempotent=True,
         handler=_memory_search,
-        result=_result({"hits": HITS, "count": INTEGER, "note": STRING}, ["hits", "count"]),
+        result=_result(
+            {"hits": HITS, "count": INTEGER, "entities": STRINGS, "note": STRING},
+            ["hits", "count", "entities"],
+        ),
     ),
     MemoryTool(
         name="memory_get",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import asdict
 from datetime import date
@@ -17,7 +18,16 @@ from trinho.cli.app import cli, emit, json_option, state
 from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.i18n import t
-from trinho.search import KINDS, Hit, Kind, Query, SearchIndex, configured_embedder, memory_get
+from trinho.search import (
+    KINDS,
+    Found,
+    Hit,
+    Kind,
+    Query,
+    SearchIndex,
+    configured_embedder,
+    memory_get,
+)
 from trinho.textnorm import one_line
 from trinho.workspace import parse_day
 
@@ -25,15 +35,21 @@ _GET_RE = re.compile(r"^(?P<path>.*?)(?::(?P<start>\d+)(?:-(?P<end>\d+))?)?$")
 _BATCH_KEYS = {"query", "limit", "since", "until", "kind", "kinds"}
 
 
-def _human_hits(hits: list[Hit], locale: str) -> str:
+def _human_hits(hits: list[Hit], locale: str, found: Found | None = None) -> str:
+    """One line per hit; with `found` (--explain), the reasons of each hit under it."""
     if not hits:
         return t(locale, "search.none")
     lines = []
-    for hit in hits:
+    if found is not None and found.entities:
+        lines.append(t(locale, "search.entities", names=", ".join(found.entities)))
+    for i, hit in enumerate(hits):
         text = one_line(hit.text)
         text = text if len(text) <= 160 else text[:157] + "..."
         day = hit.date.isoformat() if hit.date else "----------"
         lines.append(f"{hit.path}:{hit.line}  {day}  {hit.kind:<12} {text}")
+        if found is not None:
+            reasons = "; ".join(found.why[i]) or t(locale, "search.lexical_only")
+            lines.append(f"    {t(locale, 'search.why', reasons=reasons)}  (score {hit.score:.4g})")
     return "\n".join(lines)
 
 
@@ -117,6 +133,12 @@ def _read_batch(file: str) -> list[Query]:
     help='JSON lines {"query", "limit", "since", "until", "kind"}: one JSON list of hits per '
     "line, in order ('-' reads stdin).",
 )
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Show why each hit ranks where it does (lexical terms, dense score, boosts); "
+    'with --json, a "why" list per hit and the "entities" the query named.',
+)
 @json_option
 def search(
     query: str | None,
@@ -125,6 +147,7 @@ def search(
     until_text: str | None,
     kinds: tuple[Kind, ...],
     batch: str | None,
+    explain: bool,
     as_json: bool,
 ) -> None:
     """memory_search: ranked hits from notes, MEMORY.md, facts and conversations."""
@@ -144,8 +167,16 @@ def search(
     since = parse_day(since_text, "--since") if since_text else None
     until = parse_day(until_text, "--until") if until_text else None
     with SearchIndex(ws, embedder=configured_embedder(ws)) as index:
-        hits = index.search(Query(query, limit, since, until, kinds))
-    emit(as_json, [h.to_json() for h in hits], lambda: _human_hits(hits, ws.locale))
+        found = index.find(Query(query, limit, since, until, kinds))
+    hits = found.hits
+    if not explain:
+        emit(as_json, [h.to_json() for h in hits], lambda: _human_hits(hits, ws.locale))
+        return
+    data = {
+        "entities": list(found.entities),
+        "hits": [{**h.to_json(), "why": list(why)} for h, why in zip(hits, found.why, strict=True)],
+    }
+    emit(as_json, data, lambda: _human_hits(hits, ws.locale, found))
 
 
 @cli.command()
@@ -194,10 +225,24 @@ def _with_progress(locale: str, as_json: bool, label: str, work: Callable[..., i
     """Run `work(progress=...)` with a progress bar on a terminal, quietly otherwise."""
     if not sys.stderr.isatty() or as_json:
         return work()
-    with click.progressbar(length=1, label=t(locale, label), file=sys.stderr) as bar:
+    started = time.monotonic()
+    with click.progressbar(
+        length=1,
+        label=t(locale, label),
+        file=sys.stderr,
+        show_eta=True,
+        show_pos=True,
+        item_show_func=lambda rate: rate,
+    ) as bar:
 
         def step(done: int, total: int) -> None:
             bar.length = total
-            bar.update(done - bar.pos)
+            bar.update(done - bar.pos, t(locale, "index.rate", rate=rate_text(done, started)))
 
         return work(progress=step)
+
+
+def rate_text(done: int, started: float, now: float | None = None) -> str:
+    """Entries per second since `started` (monotonic), shown beside the bar and its time left."""
+    elapsed = (time.monotonic() if now is None else now) - started
+    return f"{done / elapsed:.1f}" if elapsed > 0 else "-"

@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from trinho.search.documents import KINDS, Kind
-    from trinho.search.index import Hit, Query, SearchIndex, open_index
+    from trinho.search.index import Found, Hit, Query, SearchIndex, open_index
     from trinho.search.lookup import (
         Snippet,
         configured_embedder,
+        find,
         memory_get,
         notify_written,
         readable_path,
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "KINDS": "trinho.search.documents",
     "Embedder": "trinho.search.vectors",
+    "Found": "trinho.search.index",
     "Hit": "trinho.search.index",
     "Kind": "trinho.search.documents",
     "OpenAIEmbedder": "trinho.search.vectors",
@@ -32,6 +34,7 @@ _EXPORTS = {
     "SearchIndex": "trinho.search.index",
     "Snippet": "trinho.search.lookup",
     "configured_embedder": "trinho.search.lookup",
+    "find": "trinho.search.lookup",
     "memory_get": "trinho.search.lookup",
     "readable_path": "trinho.search.lookup",
     "notify_written": "trinho.search.lookup",
@@ -44,6 +47,7 @@ one module of the package loads nothing else."""
 __all__ = [
     "KINDS",
     "Embedder",
+    "Found",
     "Hit",
     "Kind",
     "OpenAIEmbedder",
@@ -51,6 +55,7 @@ __all__ = [
     "SearchIndex",
     "Snippet",
     "configured_embedder",
+    "find",
     "memory_get",
     "notify_written",
     "open_index",

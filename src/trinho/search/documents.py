@@ -7,6 +7,7 @@ here rather than failing a search, because the file itself stays the source of t
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Literal
@@ -28,6 +29,9 @@ class Doc:
 
     `body` and `context` are the index terms joined by spaces: `context` holds the terms of
     the neighbouring turns, so a turn that answers a question asked just before it is found.
+    `dense` is what the semantic layer embeds: what the lexical side knows too (the day, the
+    speaker, the neighbouring turns), not the bare text. `speaker` is a turn's role; `current`
+    is false for a fact's past versions.
     """
 
     kind: Kind
@@ -38,6 +42,34 @@ class Doc:
     refs: tuple[str, ...]
     body: str
     context: str = ""
+    dense: str = ""
+    speaker: str = ""
+    current: bool = True
+
+
+DENSE_BEFORE = 0
+DENSE_AFTER = 0
+"""Neighbouring turns embedded with a turn (before, after). None by default: the lexical side
+already reads the neighbours (the `context` column), and `day Speaker: text` is what was
+measured on LoCoMo (docs/benchmarks.md); a window costs the encoder about twice the tokens."""
+
+DENSE_NEIGHBOUR_CHARS = 200
+"""A neighbour is cut here, so the turn itself stays most of what is embedded."""
+
+
+def dated(day: date | None, text: str) -> str:
+    """The text the semantic layer embeds for a dated line: the day first, as the index has it."""
+    return text if day is None else f"{day.isoformat()} {text}"
+
+
+def turn_dense(day: date, said: Sequence[str], i: int) -> str:
+    """A turn as embedded: `day Speaker: text`, then its neighbours as `(Speaker: text)`."""
+    around = [
+        f"({said[j][:DENSE_NEIGHBOUR_CHARS]})"
+        for j in range(max(0, i - DENSE_BEFORE), min(len(said), i + DENSE_AFTER + 1))
+        if j != i
+    ]
+    return " ".join([dated(day, said[i]), *around])
 
 
 def note_docs(path: str, day: date, text: str) -> list[Doc]:
@@ -50,7 +82,8 @@ def note_docs(path: str, day: date, text: str) -> list[Doc]:
         if not shown and not isinstance(item, NoteEntry):
             continue
         refs = (f"{path}:{item.line}",)
-        docs.append(Doc("note", path, item.line, day, shown, refs, " ".join(terms(shown))))
+        body = " ".join(terms(shown))
+        docs.append(Doc("note", path, item.line, day, shown, refs, body, dense=dated(day, shown)))
     return docs
 
 
@@ -71,7 +104,8 @@ def memory_docs(path: str, text: str) -> list[Doc]:
         else:
             continue
         refs = (f"{path}:{item.line}",)
-        docs.append(Doc("memory", path, item.line, day, shown, refs, " ".join(terms(shown))))
+        body = " ".join(terms(shown))
+        docs.append(Doc("memory", path, item.line, day, shown, refs, body, dense=dated(day, shown)))
     return docs
 
 
@@ -105,6 +139,7 @@ def conversation_docs(path: str, day: date, text: str, neighbours: int = 2) -> l
     """Every turn of a day's transcript; the speaker's name is indexed with the turn."""
     turns = _turns(text)
     said = [" ".join(terms(turn.text)) for turn in turns]
+    spoken = [f"{turn.role}: {turn.text}" for turn in turns]
     docs = []
     for i, turn in enumerate(turns):
         around = [
@@ -123,6 +158,8 @@ def conversation_docs(path: str, day: date, text: str, neighbours: int = 2) -> l
                 (ref,),
                 " ".join([*terms(turn.role), said[i]]),
                 " ".join(around),
+                dense=turn_dense(day, spoken, i),
+                speaker=turn.role,
             )
         )
     return docs
@@ -152,6 +189,8 @@ def fact_docs(path: str, key: str, text: str) -> list[Doc]:
                 shown,
                 (f"{path}:{version.line}",),
                 " ".join(terms(f"{words} {version.value}")),
+                dense=f"{words}: {version.value}",
+                current=version.valid_to is None,
             )
         )
     return docs

@@ -38,19 +38,25 @@ from trinho.search.documents import (
     note_docs,
 )
 from trinho.search.ranking import (
-    HYBRID_K,
-    SEMANTIC_WEIGHT,
+    Candidate,
+    Ranked,
     Scored,
+    Tuning,
+    fuse,
+    has_time_cue,
+    is_multipart,
+    is_when_question,
     match_expression,
-    reciprocal_rank_fusion,
+    named_people,
     rerank,
+    spread_sessions,
 )
-from trinho.search.tokenize import TOKENIZER_VERSION, accented_words, query_terms
-from trinho.search.vectors import Embedder, VectorStore
+from trinho.search.tokenize import TOKENIZER_VERSION, accented_words, fold, query_terms, terms
+from trinho.search.vectors import Embedder, VectorStore, dense_key
 from trinho.workspace import ARCHIVE_FILE, CONVERSATIONS_DIR, MEMORY_FILE, NOTES_DIR, Workspace
 
 INDEX_FILE = "index.sqlite"
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"
 CONTEXT_WEIGHT = 0.3
 """Weight of the neighbouring turns' words against the turn's own words in BM25."""
 
@@ -63,7 +69,9 @@ the folders (a file added, removed or saved by rename changes them), MEMORY.md a
 day files. A fresh `SearchIndex` (each CLI run) always starts with a full sweep."""
 
 
-_DOC_COLUMNS = "d.id, d.kind, d.path, d.line, d.day, d.text, d.refs"
+_DOC_COLUMNS = (
+    "d.id, d.kind, d.path, d.line, d.day, d.text, d.refs, d.speaker, d.current, d.dense_key"
+)
 _DAY_FILE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.(md|jsonl)$")
 LOWER_MEMORY_FILE = "memory.md"
 """OpenClaw also loads a lower-case `memory.md` at the root: searched like MEMORY.md."""
@@ -73,10 +81,14 @@ CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files(path TEXT PRIMARY KEY, kind TEXT NOT NULL, mtime_ns INTEGER NOT NULL,
                    size INTEGER NOT NULL, ctime_ns INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE docs(id INTEGER PRIMARY KEY, path TEXT NOT NULL, kind TEXT NOT NULL,
-                  line INTEGER NOT NULL, day TEXT, text TEXT NOT NULL, refs TEXT NOT NULL);
+                  line INTEGER NOT NULL, day TEXT, text TEXT NOT NULL, refs TEXT NOT NULL,
+                  speaker TEXT NOT NULL, current INTEGER NOT NULL, dense TEXT NOT NULL,
+                  dense_key TEXT NOT NULL);
 CREATE INDEX docs_path ON docs(path);
+CREATE INDEX docs_speaker ON docs(speaker);
+CREATE INDEX docs_dense_key ON docs(dense_key);
 CREATE VIRTUAL TABLE fts USING fts5(body, context, tokenize='unicode61 remove_diacritics 0');
-CREATE TABLE vectors(doc_id INTEGER PRIMARY KEY, vec BLOB NOT NULL);
+CREATE TABLE vectors(key TEXT PRIMARY KEY, vec BLOB NOT NULL);
 """
 
 
@@ -102,6 +114,16 @@ class Hit:
             "score": float(f"{self.score:.6g}"),
             "refs": list(self.refs),
         }
+
+
+@dataclass(frozen=True)
+class Found:
+    """A search's answer: the hits, the people the query named (so a caller can search for
+    the next hop), and for each hit the reasons it ranks where it does."""
+
+    hits: list[Hit]
+    entities: tuple[str, ...]
+    why: tuple[tuple[str, ...], ...]
 
 
 @dataclass(frozen=True)
@@ -295,8 +317,12 @@ def docs_of_file(ws: Workspace, rel: str, kind: Kind) -> list[Doc]:
 class SearchIndex:
     """An open index of one workspace. Use as a context manager, or call `close()`."""
 
-    def __init__(self, ws: Workspace, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self, ws: Workspace, embedder: Embedder | None = None, tuning: Tuning | None = None
+    ) -> None:
         self.ws = ws
+        self.tuning = tuning or Tuning()
+        self._people_cache: tuple[int, list[str]] | None = None
         self.path = ws.internal / INDEX_FILE
         self._last_sweep: float | None = None
         self._folders: dict[Path, int] = {}
@@ -359,6 +385,7 @@ class SearchIndex:
                         progress(done, len(files))
             conn.execute("INSERT INTO fts(fts) VALUES ('optimize')")
             conn.commit()
+            _keep_vectors(conn, self.path)
         except BaseException:
             conn.close()
             tmp.unlink(missing_ok=True)
@@ -404,6 +431,7 @@ class SearchIndex:
                 _replace_file(self.conn, self.ws, rel, current[rel])
         if self.vectors is not None:
             self.vectors.forget_loaded()
+        self._people_cache = None
         return len(changed) + len(gone)
 
     def _folder_times(self) -> dict[Path, int]:
@@ -435,57 +463,159 @@ class SearchIndex:
 
     def search(self, query: Query, *, fresh: bool = True) -> list[Hit]:
         """Ranked hits for `query`; with `fresh`, hand edits are picked up first."""
+        return self.find(query, fresh=fresh).hits
+
+    def find(self, query: Query, *, fresh: bool = True) -> Found:
+        """Ranked hits for `query`, the people it named, and why each hit ranks where it does."""
         found = validate_query(query)
         if fresh:
             self.ensure_fresh()
         where, params = _filters(query)
-        expression = match_expression(found)
         accented = accented_words(query.text)
-        wide = bool(accented) or self.vectors is not None
+        named = named_people(query.text, self._people())
+        when = is_when_question(query.text)
+        multipart = self.tuning.per_session > 0 and is_multipart(query.text, named)
+        wide = bool(accented or named or when or multipart) or self.vectors is not None
         wanted = query.limit + (CANDIDATES if wide else 0)
+        rows = self._lexical(match_expression(found), where, params, wanted)
+        by_id: dict[int, sqlite3.Row] = {row["id"]: row for row in rows}
+        lexical = rerank([Scored(row["id"], row["text"], -row["s"]) for row in rows], accented)
+        dense: dict[int, tuple[float, int]] = {}
+        if self.vectors is not None:
+            dense = self._dense(query.text, where, params, wanted, by_id)
+        if not (wide and (named or when or dense)):
+            chosen = [Ranked(c.doc_id, c.score, ()) for c in lexical]
+        else:
+            wanted_terms = set(found)
+            lexical_rank = {c.doc_id: (rank, c.score) for rank, c in enumerate(lexical, 1)}
+            order = [c.doc_id for c in lexical] + [
+                i for i in dense if i not in lexical_rank and dense[i][1] <= wanted
+            ]
+            people = {fold(p) for p in named}
+            # A facet is computed only when a rule will read it: the regex and the terms of a
+            # hundred candidates are most of the time a search spends in Python.
+            full = wanted_terms if dense and self.tuning.protect_full_matches else None
+            candidates = [
+                _candidate(by_id[i], lexical_rank.get(i), dense.get(i), full, people, when)
+                for i in order
+            ]
+            chosen = fuse(candidates, self.tuning, when)
+        if multipart:
+            chosen = spread_sessions(
+                chosen,
+                lambda r: str(by_id[r.doc_id]["path"]),
+                self.tuning.per_session,
+                query.limit,
+            )
+        chosen = self._current_first(chosen, by_id, where, params)[: query.limit]
+        hits = [_hit(by_id[r.doc_id], r.score) for r in chosen]
+        return Found(hits, tuple(named), tuple(r.why for r in chosen))
+
+    def _lexical(
+        self, expression: str, where: str, params: list[object], wanted: int
+    ) -> list[sqlite3.Row]:
         if where:
-            rows = self.conn.execute(
+            return self.conn.execute(
                 f"SELECT {_DOC_COLUMNS}, bm25(fts, 1.0, ?) AS s FROM fts "
                 f"JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? {where} ORDER BY s LIMIT ?",
                 (CONTEXT_WEIGHT, expression, *params, wanted),
             ).fetchall()
-        else:
-            # Without filters, FTS5 alone picks the best rows; only those are joined.
+        # Without filters, FTS5 alone picks the best rows; only those are joined.
+        return self.conn.execute(
+            f"SELECT {_DOC_COLUMNS}, r.s FROM (SELECT rowid, bm25(fts, 1.0, ?) AS s "
+            "FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?) r JOIN docs d ON d.id = r.rowid "
+            "ORDER BY r.s",
+            (CONTEXT_WEIGHT, expression, wanted),
+        ).fetchall()
+
+    def _dense(
+        self,
+        text: str,
+        where: str,
+        params: list[object],
+        wanted: int,
+        by_id: dict[int, sqlite3.Row],
+    ) -> dict[int, tuple[float, int]]:
+        """Cosines of the entries nearest in meaning and of the lexical candidates:
+        doc id -> (cosine, dense rank), best first."""
+        assert self.vectors is not None
+        self.vectors.sync()
+        lexical = {str(row["dense_key"]): doc_id for doc_id, row in by_id.items()}
+        pool = wanted * (4 if where else 1)
+        near = self.vectors.nearest(text, pool, sorted(lexical))
+        cosine = {key: score for key, score in near}
+        out: dict[int, float] = {
+            doc_id: cosine[key] for key, doc_id in lexical.items() if key in cosine
+        }
+        fresh = [key for key, _ in near[:pool] if key not in lexical]
+        for start in range(0, len(fresh), 500):
+            keys = fresh[start : start + 500]
             rows = self.conn.execute(
-                f"SELECT {_DOC_COLUMNS}, r.s FROM (SELECT rowid, bm25(fts, 1.0, ?) AS s "
-                "FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?) r JOIN docs d ON d.id = r.rowid "
-                "ORDER BY r.s",
-                (CONTEXT_WEIGHT, expression, wanted),
+                f"SELECT {_DOC_COLUMNS} FROM docs d "
+                f"WHERE d.dense_key IN ({', '.join('?' * len(keys))}) {where}",
+                (*keys, *params),
             ).fetchall()
-        by_id: dict[int, sqlite3.Row] = {row["id"]: row for row in rows}
-        ranked = rerank([Scored(row["id"], row["text"], -row["s"]) for row in rows], accented)
-        if self.vectors is None:
-            chosen = [(c.doc_id, c.score) for c in ranked[: query.limit]]
-        else:
-            self.vectors.sync()
-            allowed = None
-            if where:
-                allowed = {
-                    row["id"]
-                    for row in self.conn.execute(f"SELECT d.id FROM docs d WHERE 1 {where}", params)
-                }
-            near = self.vectors.nearest(query.text, wanted, allowed)
-            fused = reciprocal_rank_fusion(
-                [[c.doc_id for c in ranked], near], HYBRID_K, (1.0, SEMANTIC_WEIGHT)
-            )
-            chosen = []
-            for doc_id, score in fused:
-                if doc_id not in by_id:
-                    row = self.conn.execute(
-                        f"SELECT {_DOC_COLUMNS} FROM docs d WHERE d.id = ?", (doc_id,)
-                    ).fetchone()
-                    if row is None:  # removed by another process since the vectors loaded
-                        continue
-                    by_id[doc_id] = row
-                chosen.append((doc_id, score))
-                if len(chosen) == query.limit:
-                    break
-        return [_hit(by_id[doc_id], score) for doc_id, score in chosen]
+            for row in rows:
+                by_id.setdefault(row["id"], row)
+                out[row["id"]] = cosine[row["dense_key"]]
+        ordered = sorted(out.items(), key=lambda kv: (-kv[1], kv[0]))
+        kept = {doc_id for doc_id, _ in ordered[:wanted]} | set(lexical.values())
+        return {
+            doc_id: (score, rank)
+            for rank, (doc_id, score) in enumerate(ordered, 1)
+            if doc_id in kept
+        }
+
+    def _people(self) -> list[str]:
+        """The speakers of the transcripts, longest name first, cached until the index changes."""
+        version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+        if self._people_cache is None or self._people_cache[0] != version:
+            names = [
+                row["speaker"]
+                for row in self.conn.execute(
+                    "SELECT DISTINCT speaker FROM docs WHERE speaker != ''"
+                )
+            ]
+            self._people_cache = (version, sorted(names, key=lambda n: (-len(n), n)))
+        return self._people_cache[1]
+
+    def _current_first(
+        self,
+        chosen: list[Ranked],
+        by_id: dict[int, sqlite3.Row],
+        where: str,
+        params: list[object],
+    ) -> list[Ranked]:
+        """A fact's past version is shown after its current one, fetched when it was not found
+        (and the query's filters let it in): what holds now first, the history right behind."""
+        if not any(
+            by_id[r.doc_id]["kind"] == "fact" and not by_id[r.doc_id]["current"] for r in chosen
+        ):
+            return chosen
+        out: list[Ranked] = []
+        placed: set[int] = set()
+        for r in chosen:
+            row = by_id[r.doc_id]
+            if r.doc_id in placed:
+                continue
+            if row["kind"] == "fact" and not row["current"]:
+                now = self.conn.execute(
+                    f"SELECT {_DOC_COLUMNS} FROM docs d WHERE d.path = ? AND d.current = 1{where}",
+                    (row["path"], *params),
+                ).fetchone()
+                if now is not None and now["id"] not in placed:
+                    by_id.setdefault(now["id"], now)
+                    out.append(
+                        Ranked(
+                            now["id"],
+                            r.score,
+                            (*r.why, "the current version of a fact found by its past"),
+                        )
+                    )
+                    placed.add(now["id"])
+            out.append(r)
+            placed.add(r.doc_id)
+        return out
 
     def raw_fts(self, text: str, limit: int) -> list[int]:
         """The same terms sent straight to FTS5 (no join, no re-ranking): a speed baseline."""
@@ -499,6 +629,37 @@ class SearchIndex:
 
     def count(self) -> int:
         return int(self.conn.execute("SELECT count(*) AS n FROM docs").fetchone()["n"])
+
+
+def _candidate(
+    row: sqlite3.Row,
+    lexical: tuple[int, float] | None,
+    dense: tuple[float, int] | None,
+    wanted_terms: set[str] | None,
+    people: set[str],
+    when: bool,
+) -> Candidate:
+    """What ranking needs of one row: its evidence from each side and the facets asked for
+    (`wanted_terms` None: no full-match test; `when` false: no time-cue test)."""
+    speaker = str(row["speaker"])
+    full = (
+        wanted_terms is not None
+        and lexical is not None
+        and wanted_terms <= set(terms(f"{speaker} {row['text']}"))
+    )
+    return Candidate(
+        doc_id=row["id"],
+        text=row["text"],
+        session=row["path"],
+        lexical=0.0 if lexical is None else lexical[1],
+        lexical_rank=None if lexical is None else lexical[0],
+        dense=None if dense is None else dense[0],
+        dense_rank=None if dense is None else dense[1],
+        full_match=full,
+        speaker_named=bool(people) and bool(speaker) and fold(speaker) in people,
+        time_cue=when and has_time_cue(row["text"]),
+        current=bool(row["current"]),
+    )
 
 
 def _hit(row: sqlite3.Row, score: float) -> Hit:
@@ -535,8 +696,8 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _current_version(conn: sqlite3.Connection) -> str | None:
-    row = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+def _current_version(conn: sqlite3.Connection, schema: str = "main") -> str | None:
+    row = conn.execute(f"SELECT value FROM {schema}.meta WHERE key = 'version'").fetchone()
     return None if row is None else str(row["value"])
 
 
@@ -555,9 +716,33 @@ def _filters(query: Query) -> tuple[str, list[object]]:
     return "".join(f" AND {c}" for c in clauses), params
 
 
+def _keep_vectors(conn: sqlite3.Connection, old: Path) -> None:
+    """Carry the old index's vectors into a rebuilt one: a line whose text is unchanged is
+    not embedded again. An old index of another layout, or damaged, gives nothing."""
+    if not old.exists():
+        return
+    try:
+        conn.execute("ATTACH DATABASE ? AS old", (str(old),))
+    except sqlite3.DatabaseError:
+        return
+    try:
+        with conn:
+            if _current_version(conn, "old") == _version():
+                conn.execute(
+                    "INSERT INTO meta SELECT key, value FROM old.meta WHERE key = 'vector_model'"
+                )
+                conn.execute(
+                    "INSERT INTO vectors SELECT key, vec FROM old.vectors "
+                    "WHERE key IN (SELECT dense_key FROM docs)"
+                )
+    except sqlite3.DatabaseError:
+        pass
+    finally:
+        conn.execute("DETACH DATABASE old")
+
+
 def _forget_file(conn: sqlite3.Connection, rel: str) -> None:
     conn.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE path = ?)", (rel,))
-    conn.execute("DELETE FROM vectors WHERE doc_id IN (SELECT id FROM docs WHERE path = ?)", (rel,))
     conn.execute("DELETE FROM docs WHERE path = ?", (rel,))
     conn.execute("DELETE FROM files WHERE path = ?", (rel,))
 
@@ -565,8 +750,10 @@ def _forget_file(conn: sqlite3.Connection, rel: str) -> None:
 def _insert_docs(conn: sqlite3.Connection, docs: Iterable[Doc]) -> int:
     count = 0
     for doc in docs:
+        dense = doc.dense or doc.text
         cur = conn.execute(
-            "INSERT INTO docs(path, kind, line, day, text, refs) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO docs(path, kind, line, day, text, refs, speaker, current, dense, "
+            "dense_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 doc.path,
                 doc.kind,
@@ -574,6 +761,10 @@ def _insert_docs(conn: sqlite3.Connection, docs: Iterable[Doc]) -> int:
                 None if doc.day is None else doc.day.isoformat(),
                 doc.text,
                 json.dumps(list(doc.refs), ensure_ascii=False),
+                doc.speaker,
+                int(doc.current),
+                dense,
+                dense_key(dense),
             ),
         )
         conn.execute(

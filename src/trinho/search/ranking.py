@@ -1,12 +1,14 @@
-"""Pure ranking: the FTS5 match expression, the diacritics bonus, reciprocal rank fusion."""
+"""Pure ranking: the FTS5 match expression, the diacritics bonus, fusion of the lexical and
+dense sides, the who/when boosts and the spread over sessions."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+import re
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from trinho.search.tokenize import words
+from trinho.search.tokenize import fold, words
 
 EXACT_BONUS = 1.0
 """How much a hit gains, in proportion, when it has every accented query word as written.
@@ -14,14 +16,6 @@ EXACT_BONUS = 1.0
 Folded Vietnamese syllables collide a lot (`da` is dạ, đã, đá, đà; `nang` is nàng, nắng,
 nặng), so a line holding a folded twin twice can out-score the exact words by BM25 alone
 (term frequency gives up to about 1.5x): doubling the exact hit keeps it first."""
-
-RRF_K = 60
-"""The usual constant of reciprocal rank fusion: damps the weight of the very first ranks."""
-
-HYBRID_K = 10
-SEMANTIC_WEIGHT = 0.2
-"""Hybrid search fuses with k = 10 and the semantic list at a fifth of the lexical one: on the
-LoCoMo dev half, equal weights (k = 60) cost 0.11 of recall@10, these gain 0.005."""
 
 K = TypeVar("K", bound=Hashable)
 
@@ -63,15 +57,167 @@ def rerank(candidates: Sequence[Scored], accented: frozenset[str]) -> list[Score
     return sorted(boosted, key=lambda c: -c.score)
 
 
-def reciprocal_rank_fusion(
-    rankings: Sequence[Sequence[K]], k: int = RRF_K, weights: Sequence[float] | None = None
-) -> list[tuple[K, float]]:
-    """Fuse ranked lists: each item scores the sum of weight/(k + rank) over the lists it is in."""
-    scores: dict[K, float] = {}
-    first_seen: dict[K, int] = {}
-    for i, ranking in enumerate(rankings):
-        weight = 1.0 if weights is None else weights[i]
-        for rank, item in enumerate(ranking, start=1):
-            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
-            first_seen.setdefault(item, len(first_seen))
-    return sorted(scores.items(), key=lambda kv: (-kv[1], first_seen[kv[0]]))
+@dataclass(frozen=True)
+class Tuning:
+    """The weights of the ranking rules, derived on the LoCoMo dev half (docs/benchmarks.md).
+
+    `dense_weight`: how much a dense hit at the top of the dense list counts against the best
+    lexical hit (both scaled to 0..1 within the query's candidates; a cosine below the
+    `dense_pool`-th best counts 0). `speaker_boost`: the factor
+    for what a person named in the question said. `when_boost`: the factor for a line that
+    carries a time expression, for a "when" question. `per_session`: the most hits of one day
+    file among the first ones when a question has several parts (0: no limit).
+    """
+
+    dense_weight: float = 0.3
+    speaker_boost: float = 1.5
+    when_boost: float = 1.2
+    per_session: int = 0
+    protect_full_matches: bool = True
+    dense_pool: int = 60
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """What ranking knows of one entry: its lexical and dense evidence and its facets."""
+
+    doc_id: int
+    text: str
+    session: str
+    lexical: float = 0.0
+    lexical_rank: int | None = None
+    dense: float | None = None
+    dense_rank: int | None = None
+    full_match: bool = False
+    speaker_named: bool = False
+    time_cue: bool = False
+    current: bool = True
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A candidate's final score and why: every factor that made it."""
+
+    doc_id: int
+    score: float
+    why: tuple[str, ...]
+
+
+_WHEN_RE = re.compile(
+    r"\b(when|what (?:date|day|month|year|time)|how long ago|khi nào|bao giờ|lúc nào|hôm nào|"
+    r"ngày nào|tháng nào|năm nào|khi nao|bao gio|luc nao|ngay nao|thang nao|nam nao)\b",
+    re.IGNORECASE,
+)
+_MONTHS = (
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday"
+)
+_TIME_RE = re.compile(
+    r"\b(yesterday|today|tonight|tomorrow|ago|last|next|recently|weekend|week|month|year|"
+    r"morning|evening|afternoon|"
+    + "|".join(_MONTHS.split())
+    + r"|\d{1,4}[/-]\d{1,2}(?:[/-]\d{1,4})?|"
+    r"(?:19|20)\d\d|hôm qua|hôm nay|ngày mai|tuần trước|tuần sau|tháng trước|năm ngoái|"
+    r"năm trước|sáng nay|tối qua|cuối tuần|tháng \d+|ngày \d+)\b",
+    re.IGNORECASE,
+)
+
+
+def is_when_question(text: str) -> bool:
+    """Whether a question asks for a time (`when`, `what year`, `khi nào`, `bao giờ`)."""
+    return _WHEN_RE.search(text) is not None
+
+
+def has_time_cue(text: str) -> bool:
+    """Whether a line says when something happened: a date, a month, `yesterday`, `hôm qua`."""
+    return _TIME_RE.search(text) is not None
+
+
+def named_people(query: str, people: Sequence[str]) -> list[str]:
+    """The people (speakers of the transcripts) a query names, in the order given: a person
+    matches when every word of the name is a word of the query, diacritics folded."""
+    asked = {fold(w) for w in words(query)}
+    return [p for p in people if (parts := [fold(w) for w in words(p)]) and set(parts) <= asked]
+
+
+_PARTS_RE = re.compile(r"\b(and|both|or|also|và|cả|hoặc|với)\b", re.IGNORECASE)
+
+
+def is_multipart(text: str, named: Sequence[str]) -> bool:
+    """Whether a question has more than one part: two people, or parts joined by `and`/`và`."""
+    return len(named) > 1 or _PARTS_RE.search(text) is not None
+
+
+def fuse(candidates: Sequence[Candidate], tuning: Tuning, when: bool) -> list[Ranked]:
+    """Order candidates by lexical and dense evidence, then the who/when boosts.
+
+    Both sides are scaled to 0..1 within the query (BM25 by its best candidate, a cosine by the
+    span of the dense list), so a dense hit far above the rest can pass lexical hits that match
+    one common word, but a line with every query term (an exact or folded match) is never put
+    below a line found by meaning alone.
+    """
+    best_lexical = max((c.lexical for c in candidates), default=0.0) or 1.0
+    dense = [c.dense for c in candidates if c.dense is not None and c.dense_rank is not None]
+    pool = sorted(dense, reverse=True)[: tuning.dense_pool]
+    top, floor = (pool[0], pool[-1]) if pool else (1.0, 0.0)
+    span = top - floor if top > floor else 1.0
+    ranked: list[tuple[float, int, Ranked, Candidate]] = []
+    for order, c in enumerate(candidates):
+        why: list[str] = []
+        score = c.lexical / best_lexical
+        if c.lexical_rank is not None:
+            why.append(f"lexical #{c.lexical_rank} bm25 {c.lexical:.3g}")
+        if c.dense is not None:
+            part = tuning.dense_weight * max(c.dense - floor, 0.0) / span
+            score += part
+            why.append(f"dense #{c.dense_rank} cosine {c.dense:.3f} (+{part:.3f})")
+        if c.speaker_named and tuning.speaker_boost != 1.0:
+            score *= tuning.speaker_boost
+            why.append(f"said by a person named x{tuning.speaker_boost:g}")
+        if when and c.time_cue and tuning.when_boost != 1.0:
+            score *= tuning.when_boost
+            why.append(f"says when x{tuning.when_boost:g}")
+        shown = score * best_lexical  # on the BM25 scale, as a lexical hit's score is
+        ranked.append((score, order, Ranked(c.doc_id, shown, tuple(why)), c))
+    ranked.sort(key=lambda item: (-item[0], item[1]))
+    out = [(r, c) for _, _, r, c in ranked]
+    if tuning.protect_full_matches:
+        out = _protect(out)
+    return [r for r, _ in out]
+
+
+def _protect(ranked: list[tuple[Ranked, Candidate]]) -> list[tuple[Ranked, Candidate]]:
+    """Lines found by meaning alone go after every line holding all the query's terms."""
+    last = max(
+        (i for i, (_, c) in enumerate(ranked) if c.full_match and c.lexical_rank is not None),
+        default=-1,
+    )
+    head = ranked[: last + 1]
+    moved = [(r, c) for r, c in head if c.lexical_rank is None]
+    if not moved:
+        return ranked
+    kept = [(r, c) for r, c in head if c.lexical_rank is not None]
+    shown = [
+        (Ranked(r.doc_id, r.score, (*r.why, "after the full lexical matches")), c) for r, c in moved
+    ]
+    return kept + shown + ranked[last + 1 :]
+
+
+def spread_sessions(
+    ranked: Sequence[K], session: Callable[[K], str], per_session: int, limit: int
+) -> list[K]:
+    """At most `per_session` of the first `limit` from one session while others are there:
+    a question of several parts gets the best of each day, not ten lines of one."""
+    if per_session <= 0:
+        return list(ranked)
+    first: list[K] = []
+    later: list[K] = []
+    counts: dict[str, int] = {}
+    for item in ranked:
+        key = session(item)
+        if len(first) < limit and counts.get(key, 0) < per_session:
+            first.append(item)
+            counts[key] = counts.get(key, 0) + 1
+        else:
+            later.append(item)
+    return first + later

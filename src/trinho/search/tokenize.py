@@ -72,12 +72,70 @@ def terms(text: str) -> list[str]:
     return [term(w) for w in words(text) if w not in STOP_WORDS]
 
 
+_UNITS = {
+    "không": 0,
+    "một": 1,
+    "mốt": 1,
+    "hai": 2,
+    "ba": 3,
+    "bốn": 4,
+    "tư": 4,
+    "năm": 5,
+    "lăm": 5,
+    "nhăm": 5,
+    "sáu": 6,
+    "bảy": 7,
+    "bẩy": 7,
+    "tám": 8,
+    "chín": 9,
+    "mười": 10,
+}
+_NUMBER_CONTEXT = frozenset({"ngày", "mùng", "mồng", "tháng"})
+
+
+def spelled_numbers(found: list[str]) -> list[str]:
+    """The numbers a Vietnamese query spells after `ngày`, `mùng` or `tháng`, as digits:
+    `ngày hai mươi tháng mười một` gives 20 and 11, so it finds a line that says 20/11.
+
+    Only after those words (with diacritics, so `ba`, `tu` and `nam` typed bare stay words)."""
+    out: list[str] = []
+    i = 0
+    while i < len(found):
+        if found[i] in _NUMBER_CONTEXT:
+            value, j = _number_at(found, i + 1)
+            if j > i + 1:
+                out.append(str(value))
+                i = j
+                continue
+        i += 1
+    return out
+
+
+def _number_at(found: list[str], i: int) -> tuple[int, int]:
+    """A number of one to ninety-nine spelled from `found[i]`, and the index after it."""
+    if i >= len(found) or found[i] not in _UNITS:
+        return 0, i
+    first = _UNITS[found[i]]
+    if first == 10:  # mười, mười một ... mười chín
+        if i + 1 < len(found) and found[i + 1] in _UNITS and 0 < _UNITS[found[i + 1]] < 10:
+            return 10 + _UNITS[found[i + 1]], i + 2
+        return 10, i + 1
+    if i + 1 < len(found) and found[i + 1] in ("mươi", "chục"):
+        tens = first * 10
+        nxt = found[i + 2] if i + 2 < len(found) else ""
+        if nxt in _UNITS and 0 < _UNITS[nxt] < 10:
+            return tens + _UNITS[nxt], i + 3
+        return tens, i + 2
+    return first, i + 1
+
+
 def query_terms(text: str) -> list[str]:
-    """Distinct terms of a query, in order; a query of stop words only keeps them all."""
+    """Distinct terms of a query, in order; a query of stop words only keeps them all.
+    Numbers spelled in words after `ngày`/`tháng` are searched as digits too."""
     found = words(text[:MAX_QUERY_CHARS])
     kept = [w for w in found if w not in STOP_WORDS] or found
     out: list[str] = []
-    for word in kept:
+    for word in [*kept, *spelled_numbers(found)]:
         value = term(word)
         if value not in out:
             out.append(value)

@@ -9,6 +9,8 @@ numpy is imported only when the semantic layer is used.
 
 from __future__ import annotations
 
+import bisect
+import hashlib
 import json
 import sqlite3
 import urllib.error
@@ -32,12 +34,17 @@ MAX_EMBED_CHARS = 2_000
 
 
 class Embedder(Protocol):
-    """Turns texts into vectors. `name` identifies the model, so vectors of two models never mix."""
+    """Turns texts into vectors. `name` identifies the model, so vectors of two models never mix.
+
+    A question and a stored line are embedded apart: asymmetric models (e5) prefix them
+    differently; a symmetric one embeds both alike."""
 
     @property
     def name(self) -> str: ...
 
-    def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+    def embed_query(self, text: str) -> list[float]: ...
 
 
 class OpenAIEmbedder:
@@ -54,6 +61,12 @@ class OpenAIEmbedder:
     @property
     def name(self) -> str:
         return f"openai:{self.model}"
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        return self.embed(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed([text])[0]
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         out: list[list[float]] = []
@@ -97,8 +110,18 @@ def _vectors_of(payload: Any, expected: int, url: str) -> list[list[float]]:
     return vectors
 
 
+def dense_key(text: str) -> str:
+    """The key of a vector: a digest of the text embedded, so an unchanged line is never
+    embedded again, whichever file or row it moves to."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=12).hexdigest()
+
+
+Progress = Callable[[int, int], None]
+
+
 class VectorStore:
-    """Vectors of indexed entries for one embedder, in the index database."""
+    """Vectors of indexed entries for one embedder, in the index database, keyed by the
+    digest of the text embedded (`docs.dense_key`)."""
 
     def __init__(self, conn: sqlite3.Connection, embedder: Embedder) -> None:
         try:
@@ -107,16 +130,21 @@ class VectorStore:
             raise TrinhoError.keyed("error.embed.no_numpy") from None
         self.conn = conn
         self.embedder = embedder
-        self._cache: tuple[list[int], Matrix] | None = None
+        self._cache: tuple[list[str], Matrix] | None = None
+        self._synced_at: int | None = None
 
-    def sync(self, progress: Callable[[int, int], None] | None = None) -> int:
-        """Embed the entries that have no vector yet (all of them when the model changed).
+    def sync(self, progress: Progress | None = None) -> int:
+        """Embed the texts that have no vector yet (all of them when the model changed) and
+        drop the vectors no entry uses any more. Returns how many texts were embedded.
 
-        The index deletes an entry's vector with the entry, so equal counts mean nothing to do:
-        a search pays two counts, not a scan.
+        Nothing to do when no connection wrote since the last sync (`PRAGMA data_version`
+        tells a write by another process; this one's writes call `forget_loaded`).
         """
         import numpy as np
 
+        version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+        if self._synced_at == version:
+            return 0
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'vector_model'").fetchone()
         if row is None or row["value"] != self.embedder.name:
             with self.conn:
@@ -125,68 +153,75 @@ class VectorStore:
                     "INSERT OR REPLACE INTO meta VALUES ('vector_model', ?)", (self.embedder.name,)
                 )
             self._cache = None
-        docs, vectors = self.conn.execute(
-            "SELECT (SELECT count(*) FROM docs), (SELECT count(*) FROM vectors)"
-        ).fetchone()
-        if docs == vectors:
-            return 0
         missing = self.conn.execute(
-            "SELECT id, text FROM docs WHERE id NOT IN (SELECT doc_id FROM vectors) ORDER BY id"
+            "SELECT d.dense_key, min(d.dense) FROM docs d LEFT JOIN vectors v "
+            "ON v.key = d.dense_key WHERE v.key IS NULL GROUP BY d.dense_key ORDER BY min(d.id)"
         ).fetchall()
-        for start in range(0, len(missing), BATCH * 4):
-            chunk = missing[start : start + BATCH * 4]
-            embedded = self.embedder.embed([text for _, text in chunk])
+        step = BATCH * 4
+        for start in range(0, len(missing), step):
+            chunk = missing[start : start + step]
+            embedded = self.embedder.embed_documents([text for _, text in chunk])
             with self.conn:
                 self.conn.executemany(
-                    "INSERT OR REPLACE INTO vectors(doc_id, vec) VALUES (?, ?)",
+                    "INSERT OR REPLACE INTO vectors(key, vec) VALUES (?, ?)",
                     [
-                        (doc_id, _unit(np.asarray(v, np.float32)).tobytes())
-                        for (doc_id, _), v in zip(chunk, embedded, strict=True)
+                        (key, _unit(np.asarray(v, np.float32)).tobytes())
+                        for (key, _), v in zip(chunk, embedded, strict=True)
                     ],
                 )
             if progress is not None:
                 progress(start + len(chunk), len(missing))
-        self._cache = None
+        with self.conn:
+            gone = self.conn.execute(
+                "DELETE FROM vectors WHERE key NOT IN (SELECT dense_key FROM docs)"
+            ).rowcount
+        if missing or gone:
+            self._cache = None
+        self._synced_at = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
         return len(missing)
 
     def forget_loaded(self) -> None:
-        """Entries changed: load the vectors again at the next search."""
+        """Entries changed: sync and load the vectors again at the next search."""
         self._cache = None
+        self._synced_at = None
 
-    def _matrix(self) -> tuple[list[int], Matrix]:
+    def _matrix(self) -> tuple[list[str], Matrix]:
         import numpy as np
 
         if self._cache is None:
-            rows = self.conn.execute("SELECT doc_id, vec FROM vectors ORDER BY doc_id").fetchall()
-            ids = [row["doc_id"] for row in rows]
+            rows = self.conn.execute("SELECT key, vec FROM vectors ORDER BY key").fetchall()
+            keys = [row["key"] for row in rows]
             matrix = (
                 np.vstack([np.frombuffer(row["vec"], np.float32) for row in rows])
                 if rows
                 else np.zeros((0, 1), np.float32)
             )
-            self._cache = (ids, matrix)
+            self._cache = (keys, matrix)
         return self._cache
 
-    def nearest(self, text: str, limit: int, allowed: set[int] | None = None) -> list[int]:
-        """Ids of the entries closest in meaning to `text`, best first."""
+    def nearest(self, text: str, limit: int, also: Sequence[str] = ()) -> list[tuple[str, float]]:
+        """The keys of the texts closest in meaning to `text` with their cosines, best first,
+        then the cosines of the keys in `also` (the lexical candidates) not among them."""
         import numpy as np
 
-        ids, matrix = self._matrix()
-        if not ids:
+        keys, matrix = self._matrix()
+        if not keys:
             return []
-        query = _unit(np.asarray(self.embedder.embed([text])[0], np.float32))
+        query = _unit(np.asarray(self.embedder.embed_query(text), np.float32))
         if query.shape[0] != matrix.shape[1]:
             raise TrinhoError.keyed("error.embed.resized")
         scores = matrix @ query
-        order = np.argsort(-scores)
-        picked = []
-        for i in order:
-            doc_id = ids[int(i)]
-            if allowed is None or doc_id in allowed:
-                picked.append(doc_id)
-                if len(picked) == limit:
-                    break
-        return picked
+        count = min(limit, len(keys))
+        best = np.argpartition(-scores, count - 1)[:count]
+        best = best[np.argsort(-scores[best], kind="stable")]
+        out = [(keys[int(i)], float(scores[int(i)])) for i in best]
+        seen = {key for key, _ in out}
+        for key in also:
+            i = bisect.bisect_left(keys, key)
+            if key not in seen and i < len(keys) and keys[i] == key:
+                out.append((key, float(scores[i])))
+                seen.add(key)
+        return out
 
 
 def _unit(vector: Matrix) -> Matrix:
