@@ -27,7 +27,12 @@ def test_a_durable_write_fsyncs_the_file_and_its_folder(
 ) -> None:
     synced: list[int] = []
     real = os.fsync
-    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real(fd))[1])
+
+    def counted(fd: int) -> None:
+        synced.append(fd)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", counted)
     atomic_write_text(tmp_path / "MEMORY.md", "một\n")
     append_bytes(tmp_path / "log.jsonl", b"{}\n")
     assert len(synced) >= 3  # the temp file, its folder, the appended file
