@@ -37,9 +37,11 @@ def _no_fsync_unless_durability(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """fsync waits on the disk: real only in the tests marked `durability` (crash and write
-    tests), a no-op elsewhere, so the suite spends its time on the CPU. Subprocesses keep it."""
+    tests), a no-op elsewhere, so the suite spends its time on the CPU; the Python processes a
+    test starts skip it too (offline/sitecustomize.py)."""
     if request.node.get_closest_marker("durability") is None:
         monkeypatch.setattr(durable, "fsync", lambda fd: None)
+        monkeypatch.setenv("TRINHO_TEST_FSYNC", "off")  # read by offline/sitecustomize.py
 
 
 START = datetime.fromisoformat("2026-11-29T14:05:00+07:00")
