@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from trinho import durable
 from trinho.workspace import Workspace, init_workspace
 
 OFFLINE = Path(__file__).parent / "offline"
@@ -29,6 +30,19 @@ _guard_this_process_and_its_children()
 # No per-example deadline: on a loaded CI machine a slow example is not a failing one.
 settings.register_profile("trinho", deadline=None)
 settings.load_profile("trinho")
+
+
+@pytest.fixture(autouse=True)
+def _no_fsync_unless_durability(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fsync waits on the disk: real only in the tests marked `durability` (crash and write
+    tests), a no-op elsewhere, so the suite spends its time on the CPU; the Python processes a
+    test starts skip it too (offline/sitecustomize.py)."""
+    if request.node.get_closest_marker("durability") is None:
+        monkeypatch.setattr(durable, "fsync", lambda fd: None)
+        monkeypatch.setenv("TRINHO_TEST_FSYNC", "off")  # read by offline/sitecustomize.py
+
 
 START = datetime.fromisoformat("2026-11-29T14:05:00+07:00")
 TZ = "Asia/Ho_Chi_Minh"

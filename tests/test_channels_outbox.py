@@ -198,6 +198,7 @@ def test_entries_round_trip_vietnamese_text(workspace: Workspace) -> None:
 STEPS = st.sampled_from(["ok", "fail", "crash_before", "crash_after", "crash_in_mark"])
 
 
+@pytest.mark.durability
 @settings(max_examples=40, deadline=None)
 @given(script=st.lists(STEPS, max_size=8))
 def test_random_crash_points_never_lose_and_never_repeat_after_success(script: list[str]) -> None:

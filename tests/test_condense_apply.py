@@ -234,6 +234,7 @@ def test_a_suspicious_rewrite_of_an_undone_run_never_reaches_memory_md(
     assert workspace.memory_file.read_bytes() == before
 
 
+@pytest.mark.durability
 @pytest.mark.parametrize("crash_at", ["proposal", "memory"])
 def test_an_undo_cut_off_leaves_nothing_approvable_and_running_it_again_finishes_it(
     workspace: Workspace, undone_week: tuple[RunReport, bytes], crash_at: str
@@ -266,6 +267,7 @@ def test_an_undo_cut_off_leaves_nothing_approvable_and_running_it_again_finishes
     assert workspace.memory_file.read_bytes() == before
 
 
+@pytest.mark.durability
 def test_the_next_run_withdraws_what_a_cut_off_undo_left_pending(
     workspace: Workspace, clock: FixedClock, undone_week: tuple[RunReport, bytes]
 ) -> None:
@@ -287,6 +289,7 @@ def test_the_next_run_withdraws_what_a_cut_off_undo_left_pending(
         assert (left.status, left.decided_by) == ("stale", f"trinho condense --undo {RUN}")
 
 
+@pytest.mark.durability
 def test_an_undo_that_cannot_put_memory_md_back_is_not_recorded(
     workspace: Workspace, undone_week: tuple[RunReport, bytes]
 ) -> None:
@@ -307,6 +310,7 @@ def test_an_undo_that_cannot_put_memory_md_back_is_not_recorded(
     assert decided.status == "approved" and applied.ok
 
 
+@pytest.mark.durability
 def test_an_undone_run_cut_off_before_proposing_is_never_resumed(
     workspace: Workspace, clock: FixedClock
 ) -> None:
@@ -328,6 +332,7 @@ def test_an_undone_run_cut_off_before_proposing_is_never_resumed(
     assert memory(workspace) == EN_MEMORY
 
 
+@pytest.mark.durability
 def test_a_run_left_unfinished_by_an_earlier_undo_is_ended_not_resumed(
     workspace: Workspace, clock: FixedClock
 ) -> None:

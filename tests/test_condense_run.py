@@ -509,6 +509,7 @@ def test_every_day_of_a_long_week_is_read_in_chunks(
     assert screens == 1
 
 
+@pytest.mark.durability
 def test_a_run_cut_off_before_announcing_announces_once(
     workspace: Workspace, clock: FixedClock
 ) -> None:
@@ -533,6 +534,7 @@ def test_a_run_cut_off_before_announcing_announces_once(
     assert memory(workspace) == written
 
 
+@pytest.mark.durability
 def test_a_run_cut_off_while_proposing_makes_each_proposal_once(
     workspace: Workspace, clock: FixedClock
 ) -> None:
@@ -685,6 +687,7 @@ def test_a_run_loses_no_old_line_whatever_the_model_answers(
             )
 
 
+@pytest.mark.durability
 @pytest.mark.parametrize("after_replace", [True, False])
 def test_a_run_cut_off_around_the_replace_leaves_old_or_new_and_recovers(
     workspace: Workspace, clock: FixedClock, after_replace: bool

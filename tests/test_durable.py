@@ -18,6 +18,25 @@ from trinho.durable import (
     truncate,
 )
 
+pytestmark = pytest.mark.durability
+"""Every test here writes with real fsyncs (elsewhere in the suite fsync is a no-op)."""
+
+
+def test_a_durable_write_fsyncs_the_file_and_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[int] = []
+    real = os.fsync
+
+    def counted(fd: int) -> None:
+        synced.append(fd)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", counted)
+    atomic_write_text(tmp_path / "MEMORY.md", "một\n")
+    append_bytes(tmp_path / "log.jsonl", b"{}\n")
+    assert len(synced) >= 3  # the temp file, its folder, the appended file
+
 
 def test_atomic_write_replaces_and_leaves_no_temp_file(tmp_path: Path) -> None:
     target = tmp_path / "a" / "b" / "MEMORY.md"

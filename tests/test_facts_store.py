@@ -228,6 +228,7 @@ def _race(root: Path | list[Path], values: list[str], actor: str) -> None:
         assert worker.exitcode == 0
 
 
+@pytest.mark.slow
 def test_concurrent_saves_lose_no_update(workspace: Workspace) -> None:
     values = [f"thành phố {i}" for i in range(6)]
     _race(workspace.root, values, "chat")
@@ -236,6 +237,7 @@ def test_concurrent_saves_lose_no_update(workspace: Workspace) -> None:
     assert len(fact.history) == 5
 
 
+@pytest.mark.slow
 def test_concurrent_identical_job_saves_make_one_proposal(workspace: Workspace) -> None:
     _race(workspace.root, ["Huế"] * 4, "job")
     listing = proposals.list_proposals(workspace)

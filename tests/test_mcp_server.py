@@ -465,6 +465,7 @@ def test_init_token_keeps_the_config_and_runs_once(
     assert path.read_text(encoding="utf-8") == after
 
 
+@pytest.mark.durability
 def test_the_token_is_never_written_into_a_file_others_can_read(workspace: Workspace) -> None:
     config = workspace.root / CONFIG_PATH
     config.chmod(0o644)

@@ -214,6 +214,7 @@ def _writer(root: str, worker: int) -> None:
         notes.save_note(workspace, f"w{worker} n{i} Đà Nẵng\n- 09:00 not an entry")
 
 
+@pytest.mark.slow
 def test_concurrent_writers_lose_nothing(workspace: Workspace) -> None:
     procs = [FORK.Process(target=_writer, args=(str(workspace.root), w)) for w in range(WRITERS)]
     for proc in procs:
@@ -252,6 +253,7 @@ def _crash_writer(root: str, run: int, ack_fd: int) -> None:
         i += 1
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_never_breaks_the_file(workspace: Workspace) -> None:
     rng = random.Random(20261129)
     acked: list[str] = []

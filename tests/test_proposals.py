@@ -134,6 +134,7 @@ def test_fact_changed_since_the_proposal_makes_it_stale(workspace: Workspace) ->
     assert facts.fact_on(workspace, "home-city").value == "Sài Gòn"
 
 
+@pytest.mark.durability
 def test_an_approval_that_died_after_saving_the_fact_completes_on_retry(
     workspace: Workspace,
 ) -> None:

@@ -28,6 +28,8 @@ from trinho.notes import read_notes
 from trinho.transcripts import read_day
 from trinho.workspace import Workspace, init_workspace, open_workspace
 
+pytestmark = pytest.mark.slow  # each test runs `trinho serve` as a process for seconds
+
 OWNER = 77
 SERVE = "import sys; from trinho.cli import main; sys.exit(main())"
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from conftest import FixedClock, snapshot
 from trinho import memory_store, notes, transcripts
+from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
 from trinho.workspace import (
     CONFIG_PATH,
@@ -199,3 +200,13 @@ def test_local_date_is_the_owners_day(workspace: Workspace, clock: FixedClock) -
     clock.set("2026-11-29T17:00:00+00:00")
     assert workspace.today() == date(2026, 11, 30)
     assert workspace.now().strftime("%H:%M") == "00:00"
+
+
+def test_outside_the_durability_tests_fsync_is_a_no_op(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The suite's conftest turns fsync off in every test not marked `durability`; the
+    marked ones (tests/test_durable.py) prove it is real there."""
+    monkeypatch.setattr(os, "fsync", lambda fd: pytest.fail("fsync ran"))
+    atomic_write_text(tmp_path / "MEMORY.md", "một\n")
+    assert (tmp_path / "MEMORY.md").read_text(encoding="utf-8") == "một\n"

@@ -54,11 +54,17 @@ def _fault(point: FaultPoint, path: Path) -> None:
         _faults[point](path)
 
 
+def fsync(fd: int) -> None:
+    """Flush `fd` to the disk. The one place trinho calls `os.fsync`, so the test suite can
+    make it a no-op outside the tests marked `durability` (it waits on the disk, not the CPU)."""
+    os.fsync(fd)
+
+
 def fsync_dir(folder: Path) -> None:
     """Make a rename or a new file in `folder` survive a power cut."""
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        os.fsync(fd)
+        fsync(fd)
     finally:
         os.close(fd)
 
@@ -146,7 +152,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             os.fchmod(fd, mode)  # a replaced file keeps its permissions
         _write_all(fd, data)
         _fault("before_fsync", path)
-        os.fsync(fd)
+        fsync(fd)
     except BaseException:
         os.close(fd)
         with contextlib.suppress(FileNotFoundError):
@@ -194,7 +200,7 @@ def _append_raw(path: Path, data: bytes) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
         _write_all(fd, data)
-        os.fsync(fd)
+        fsync(fd)
     finally:
         os.close(fd)
     if created:
@@ -239,7 +245,7 @@ def truncate(path: Path, size: int) -> None:
     fd = os.open(path, os.O_WRONLY)
     try:
         os.ftruncate(fd, size)
-        os.fsync(fd)
+        fsync(fd)
     finally:
         os.close(fd)
 

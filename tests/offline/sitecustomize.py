@@ -9,6 +9,7 @@ would already leave the machine), raises at once with the address in the message
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 from typing import Any
 
@@ -77,3 +78,13 @@ def install() -> None:
 
 
 install()
+
+
+def _no_fsync_when_asked() -> None:
+    """conftest.py sets TRINHO_TEST_FSYNC=off outside the tests marked `durability`: the
+    processes such a test starts skip fsync too (the suite waits on the disk otherwise)."""
+    if os.environ.get("TRINHO_TEST_FSYNC") == "off":
+        os.fsync = lambda fd: None
+
+
+_no_fsync_when_asked()
