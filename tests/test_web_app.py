@@ -187,7 +187,7 @@ def test_with_a_token_the_login_asks_for_it(workspace: Workspace, guard: Guard) 
     assert 'name="token"' in c.get(f"/login?code={guard.code}").text
     assert c.post("/login", data={"code": guard.code, "token": "wrong"}).status_code == 403
     r = c.post("/login", data={"code": guard.code, "token": "t" * 20}, follow_redirects=False)
-    assert r.status_code == 303 and "trinho_web=" in r.headers["set-cookie"]
+    assert r.status_code == 303 and "trinho_web_8766=" in r.headers["set-cookie"]
 
 
 def test_the_service_serves_the_page_only_when_enabled(workspace: Workspace) -> None:

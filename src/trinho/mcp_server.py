@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING, Any
 from trinho import memory_store
 from trinho import tools as tools_mod
 from trinho.context_shell import build_context, facts_index_text
-from trinho.durable import atomic_write_text, read_regular
+from trinho.durable import read_regular, write_secret_text
 from trinho.errors import TrinhoError
+from trinho.extras import require_extra
 from trinho.facts.store import get_fact
 from trinho.logs import configure_logging
 from trinho.notes import decode
@@ -348,10 +349,7 @@ def _version() -> str:
 
 
 def _require_sdk() -> None:
-    try:
-        import mcp  # noqa: F401
-    except ImportError:
-        raise TrinhoError.keyed("error.mcp.no_sdk") from None
+    require_extra("mcp", "the MCP server")
 
 
 WORKSPACE_UNAVAILABLE = -32002
@@ -430,10 +428,7 @@ def init_token(ws: Workspace) -> tuple[str, bool]:
             raise TrinhoError.keyed(
                 "error.mcp.cannot_add_token", path=path, error=str(exc), token=token
             ) from None
-        if path.exists():
-            path.chmod(0o600)  # first, so the secret is never readable by others, even briefly
-        atomic_write_text(path, updated)
-        path.chmod(0o600)
+        write_secret_text(path, updated)
     return token, True
 
 

@@ -15,11 +15,11 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from trinho.durable import (
-    atomic_write_text,
     ensure_dir,
     file_lock,
     read_regular,
     shared_lock_if_present,
+    write_secret_text,
 )
 from trinho.errors import TrinhoError
 from trinho.textnorm import SLUG_PATTERN as SLUG_PATTERN
@@ -439,7 +439,7 @@ def init_workspace(
         else:
             text = render_config(config)
         parse_config(text, str(path / CONFIG_PATH))
-        atomic_write_text(path / CONFIG_PATH, text)
+        write_secret_text(path / CONFIG_PATH, text)
         created.append(CONFIG_PATH)
     workspace = Workspace(
         path,
