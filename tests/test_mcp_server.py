@@ -471,9 +471,10 @@ def test_the_token_is_never_written_into_a_file_others_can_read(workspace: Works
     modes: list[int] = []
 
     def watching_write(path: Path) -> None:
-        modes.append(path.stat().st_mode & 0o777)
+        """The file that holds the token before it replaces the config: the temp file."""
+        modes.extend(tmp.stat().st_mode & 0o777 for tmp in path.parent.glob(f".{path.name}.*"))
 
-    with inject("before_replace", watching_write):
+    with inject("before_fsync", watching_write):
         mcp_server.init_token(workspace)
     assert modes == [0o600]
     assert config.stat().st_mode & 0o777 == 0o600
@@ -567,7 +568,8 @@ def test_without_the_extra_the_command_says_what_to_install(
     monkeypatch.setitem(sys.modules, "mcp", None)
     assert main(["mcp"]) == 1
     assert capsys.readouterr().err == (
-        "trinho: error: the MCP server needs the `mcp` extra: pip install 'trinho[mcp]'\n"
+        "trinho: error: the MCP server needs the `mcp` extra (mcp is not installed): "
+        "pip install 'trinho[mcp]'\n"
     )
 
 

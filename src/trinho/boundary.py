@@ -20,14 +20,18 @@ from trinho.i18n import t
 MAX_SHOWN_PATH = 80
 """A path longer than this (a 300-character name) is cut in the middle of the message."""
 
+_TOO_LONG = ("error.os.name_too_long", "error.os.name_too_long_here")
+_DENIED = ("error.os.denied", "error.os.denied_here")
+_NO_SPACE = ("error.os.no_space", "error.os.no_space_here")
 _OS_KEYS = {
-    errno.ENAMETOOLONG: "error.os.name_too_long",
-    errno.EACCES: "error.os.denied",
-    errno.EPERM: "error.os.denied",
-    errno.ENOSPC: "error.os.no_space",
-    errno.EDQUOT: "error.os.no_space",
-    errno.EROFS: "error.os.read_only",
+    errno.ENAMETOOLONG: _TOO_LONG,
+    errno.EACCES: _DENIED,
+    errno.EPERM: _DENIED,
+    errno.ENOSPC: _NO_SPACE,
+    errno.EDQUOT: _NO_SPACE,
+    errno.EROFS: ("error.os.read_only", "error.os.read_only_here"),
 }
+"""The catalog keys of an OS error by its errno: with the path it names, and without one."""
 
 CLIENT_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.ENOENT, errno.ENOTDIR, errno.EISDIR})
 """OS errors caused by the path a caller gave, not by the machine: a route answers them 400."""
@@ -69,11 +73,11 @@ def _scrub_value(value: object, root: Path | None) -> object:
 
 
 def _os_error(exc: OSError, root: Path | None) -> TrinhoError:
-    key = _OS_KEYS.get(exc.errno or 0, "error.os.failed")
+    named, unnamed = _OS_KEYS.get(exc.errno or 0, ("error.os.failed", "error.os.failed_here"))
     reason = scrub(exc.strerror or type(exc).__name__, root)
     if exc.filename is None:
-        return TrinhoError.keyed(f"{key}_here", reason=reason)
-    return TrinhoError.keyed(key, path=shown_path(exc.filename, root), reason=reason)
+        return TrinhoError.keyed(unnamed, reason=reason)
+    return TrinhoError.keyed(named, path=shown_path(exc.filename, root), reason=reason)
 
 
 def _db_error(exc: sqlite3.Error, root: Path | None) -> TrinhoError:
@@ -108,4 +112,3 @@ def http_status(exc: BaseException) -> int:
     if isinstance(exc, OSError) and exc.errno in CLIENT_ERRNOS:
         return 400
     return 500
-

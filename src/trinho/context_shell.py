@@ -14,11 +14,13 @@ fits again, a later overflow warns again.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
 from trinho import memory_store
+from trinho.boundary import public_error
 from trinho.context import Budgets, Context, ContextInputs, FactLine, NoteLine, assemble, fact_lines
 from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
@@ -31,6 +33,7 @@ from trinho.workspace import CONFIG_PATH, Workspace
 PARTS = ("memory", "facts", "notes")
 _BUDGET_KEYS = {"memory": "memory_tokens", "facts": "facts_tokens", "notes": "notes_tokens"}
 WARNINGS_FILE = "context_warnings.json"
+log = logging.getLogger(__name__)
 
 
 def budgets_from_config(ws: Workspace) -> Budgets:
@@ -66,7 +69,16 @@ def _note_lines(ws: Workspace, day: date, *, sessions: bool = False) -> list[Not
     files = day_files(ws, day)
     lines = []
     for rel in files if sessions else files[:1]:
-        for item in read_note_file(ws, rel).items:
+        try:
+            items = read_note_file(ws, rel).items
+        except (TrinhoError, OSError) as exc:  # too large, a FIFO, unreadable: that file only
+            reason = public_error(exc, ws.root).localized(ws.locale)
+            log.warning("context: %s left out: %s", rel, reason)
+            lines.append(
+                NoteLine(day, None, t(ws.locale, "context.note_left_out", path=rel, reason=reason))
+            )
+            continue
+        for item in items:
             if isinstance(item, NoteEntry):
                 lines.append(NoteLine(day, item.time, item.text))
             elif item.shown:

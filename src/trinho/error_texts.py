@@ -973,14 +973,12 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "làm việc",
     },
     "error.os.no_space": {
-        "en": "{path}: no space left on the disk; nothing was half-written: free some space "
-        "and try again",
-        "vi": "{path}: đĩa đã hết chỗ; không có gì bị ghi dở: hãy giải phóng chỗ rồi thử lại",
+        "en": "{path}: no space left on the disk: free some space and try again",
+        "vi": "{path}: đĩa đã hết chỗ: hãy giải phóng chỗ rồi thử lại",
     },
     "error.os.no_space_here": {
-        "en": "no space left on the disk; nothing was half-written: free some space and try "
-        "again",
-        "vi": "đĩa đã hết chỗ; không có gì bị ghi dở: hãy giải phóng chỗ rồi thử lại",
+        "en": "no space left on the disk: free some space and try again",
+        "vi": "đĩa đã hết chỗ: hãy giải phóng chỗ rồi thử lại",
     },
     "error.os.read_only": {
         "en": "{path}: the file system is read-only",
@@ -991,8 +989,8 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "vi": "hệ thống tệp của không gian làm việc chỉ cho đọc",
     },
     "error.os.failed": {
-        "en": "{path}: {reason}",
-        "vi": "{path}: {reason}",
+        "en": "{path}: the file operation failed: {reason}",
+        "vi": "{path}: thao tác trên tệp thất bại: {reason}",
     },
     "error.os.failed_here": {
         "en": "a file operation failed: {reason}",

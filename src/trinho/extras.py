@@ -22,4 +22,6 @@ def require_extra(extra: str, feature: str) -> None:
     """Refuse to start `feature` unless every module of `extra` can be imported."""
     for module in EXTRA_MODULES[extra]:
         if importlib.util.find_spec(module) is None:
-            raise TrinhoError.keyed("error.extra.missing", feature=feature, extra=extra, module=module)
+            raise TrinhoError.keyed(
+                "error.extra.missing", feature=feature, extra=extra, module=module
+            )

@@ -83,7 +83,10 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 async def plain_response(send: Send, status: int, text: str) -> None:
     """A short text/plain answer, sent without any framework."""
     body = text.encode("utf-8")
-    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", b"%d" % len(body))]
+    headers = [
+        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-length", b"%d" % len(body)),
+    ]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 

@@ -22,6 +22,7 @@ from starlette.types import ASGIApp
 
 from trinho import proposals
 from trinho.appliers import APPLIERS
+from trinho.boundary import http_status, public_error
 from trinho.condense.apply import undo_run
 from trinho.condense.runs import (
     REPORT,
@@ -32,7 +33,6 @@ from trinho.condense.runs import (
     runs_root,
     validate_run_id,
 )
-from trinho.boundary import http_status, public_error
 from trinho.errors import TrinhoError
 from trinho.facts.store import list_facts
 from trinho.httpguard import HostCheck, configured_hosts
