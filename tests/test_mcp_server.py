@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -307,13 +308,20 @@ def server_log(cli_env: dict[str, str]) -> Path:
 @pytest.fixture
 def http_server(cli_env: dict[str, str]) -> Iterator[tuple[int, str]]:
     """`trinho mcp --http` on a free loopback port with a fresh token; stopped afterwards."""
+    with serving(cli_env) as server:
+        yield server
+
+
+@contextlib.contextmanager
+def serving(cli_env: dict[str, str], *args: str) -> Iterator[tuple[int, str]]:
+    """`trinho mcp --http ARGS` on a free port with a fresh token; stopped afterwards."""
     assert main(["init", "--tz", "Asia/Ho_Chi_Minh"]) == 0
     token, created = mcp_server.init_token(open_workspace(cli_env["TRINHO_HOME"]))
     assert created
     port = free_port()
     with server_log(cli_env).open("wb") as errors:
         proc = subprocess.Popen(
-            [TRINHO, "mcp", "--http", "--port", str(port)],
+            [TRINHO, "mcp", "--http", "--port", str(port), *args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=errors,
@@ -340,18 +348,22 @@ def http_server(cli_env: dict[str, str]) -> Iterator[tuple[int, str]]:
 
 
 def post_initialize(
-    port: int, token: str | None, extra: dict[str, str] | None = None
+    port: int, token: str | None, extra: dict[str, str] | None = None, body: Any = None
 ) -> tuple[int, str]:
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        },
-    }
+    body = (
+        body
+        if body is not None
+        else {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            },
+        }
+    )
     headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
     if token is not None:
         headers["authorization"] = f"Bearer {token}"
@@ -400,6 +412,9 @@ def test_http_refuses_requests_without_the_token(
         {"Host": "evil.example:8765"},
         {"Origin": "http://evil.example"},
         {"Origin": "null"},
+        {"Origin": "http://127.0.0.1:9999"},
+        {"Host": "127.0.0.1:9999"},
+        {"Host": "127.0.0.1"},
     ],
 )
 def test_http_refuses_a_foreign_host_or_origin_even_with_the_token(
@@ -411,6 +426,50 @@ def test_http_refuses_a_foreign_host_or_origin_even_with_the_token(
     status, _ = post_initialize(port, token, extra)
     assert status in (403, 421)
     assert post_initialize(port, token, {"Origin": f"http://127.0.0.1:{port}"})[0] == 200
+
+
+def test_http_beyond_loopback_answers_only_the_names_it_is_told(
+    cli_env: dict[str, str],
+) -> None:
+    """Bound to every interface, the server answers its loopback names at its port and the
+    names of `[mcp] allowed_hosts`, nothing else, even with the token."""
+    config = "\n[mcp.extra]\n"  # a table after [mcp] keeps the token's table intact
+    with serving(cli_env, "--host", "0.0.0.0", config=config) as (port, token):
+        assert post_initialize(port, token)[0] == 200
+        for host in ("evil.example", f"evil.example:{port}", f"box.lan:{port}", f"0.0.0.0:{port}"):
+            assert post_initialize(port, token, {"Host": host})[0] == 421, host
+        origin = {"Origin": f"http://evil.example:{port}"}
+        assert post_initialize(port, token, origin)[0] == 403
+
+
+def test_http_allowed_hosts_are_served(cli_env: dict[str, str]) -> None:
+    assert main(["init", "--tz", "Asia/Ho_Chi_Minh"]) == 0
+    ws = open_workspace(cli_env["TRINHO_HOME"])
+    ws.config.raw["mcp"] = {"allowed_hosts": ["box.lan"]}
+    from starlette.testclient import TestClient
+
+    app = mcp_server.http_app(ws, Actor("chat"), "t" * 20, "0.0.0.0", 8765)
+    with TestClient(app, base_url="http://box.lan:8765") as client:
+        status = client.post("/mcp", json={}, headers={"Authorization": "Bearer " + "t" * 20})
+        assert status.status_code not in (403, 421)
+        assert client.post("/mcp", json={}, headers={"Host": "nas.lan:8765"}).status_code == 421
+
+
+def test_a_json_rpc_batch_gets_one_line(http_server: tuple[int, str]) -> None:
+    port, token = http_server
+    status, body = post_initialize(
+        port, token, body=[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]
+    )
+    assert status == 400
+    assert json.loads(body) == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": -32600,
+            "message": "JSON-RPC batches are not supported: send one request per POST",
+        },
+    }
+    assert post_initialize(port, token)[0] == 200  # and the next request is served
 
 
 def test_http_serves_the_sdk_client_with_the_token(
