@@ -431,10 +431,9 @@ def test_http_refuses_a_foreign_host_or_origin_even_with_the_token(
 def test_http_beyond_loopback_answers_only_the_names_it_is_told(
     cli_env: dict[str, str],
 ) -> None:
-    """Bound to every interface, the server answers its loopback names at its port and the
-    names of `[mcp] allowed_hosts`, nothing else, even with the token."""
-    config = "\n[mcp.extra]\n"  # a table after [mcp] keeps the token's table intact
-    with serving(cli_env, "--host", "0.0.0.0", config=config) as (port, token):
+    """Bound to every interface, the server answers its loopback names at its port and
+    nothing else (no `[mcp] allowed_hosts` here), even with the token."""
+    with serving(cli_env, "--host", "0.0.0.0") as (port, token):
         assert post_initialize(port, token)[0] == 200
         for host in ("evil.example", f"evil.example:{port}", f"box.lan:{port}", f"0.0.0.0:{port}"):
             assert post_initialize(port, token, {"Host": host})[0] == 421, host
