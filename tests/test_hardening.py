@@ -280,7 +280,7 @@ def test_the_table_covers_every_tool_and_route(workspace: Workspace) -> None:
         (method, route.path)
         for route in app.app.routes  # type: ignore[attr-defined]
         if isinstance(route, Route)
-        for method in (route.methods or ()) - {"HEAD"}
+        for method in (route.methods or set()) - {"HEAD"}
     }
     called = {
         (
@@ -392,8 +392,8 @@ def test_the_cli_under_a_full_disk_says_one_line(
         for index in (ws.root / ".trinho").glob("index*"):
             index.unlink()
         config = ws.root / ".trinho" / "config.toml"
-        with config.open("a", encoding="utf-8") as out:  # over budget: context writes a warning
-            out.write("\n[context]\nmemory_tokens = 1\n")
+        with config.open("a", encoding="utf-8") as tail:  # over budget: context writes a warning
+            tail.write("\n[context]\nmemory_tokens = 1\n")
         fill(disk)
         monkeypatch.setenv("TRINHO_HOME", str(ws.root))
         monkeypatch.setenv("TRINHO_NOW", "2026-11-29T14:05:00+07:00")
@@ -445,7 +445,7 @@ def test_web_and_mcp_share_the_host_policy(workspace: Workspace) -> None:
     assert web.hosts == frozenset({"127.0.0.1:8766", "localhost:8766", "[::1]:8766"})
     workspace.config.raw["mcp"] = {"allowed_hosts": ["box.lan", "nas:9000"]}
     app = mcp_server.http_app(workspace, CHAT, "t" * 20, "0.0.0.0", 8765)
-    [check_mw] = [m for m in app.user_middleware if m.cls is HostCheck]
+    [check_mw] = [m for m in app.user_middleware if m.cls is HostCheck]  # type: ignore[comparison-overlap]
     assert check_mw.kwargs["hosts"] == frozenset(
         {"127.0.0.1:8765", "localhost:8765", "[::1]:8765", "box.lan:8765", "nas:9000"}
     )
