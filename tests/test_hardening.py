@@ -1,7 +1,7 @@
 """Every surface under hostile files, as a class: every tool (both profiles), every review-page
 route and every MCP request, with a name too long for the file system (ENAMETOOLONG), a file
 this user may not read (EACCES, as a non-root user), a full disk (ENOSPC, a small tmpfs), a
-FIFO and a file over the read limit where a note, MEMORY.md and a proposal should be. Each
+FIFO, a folder and a file over the read limit where a note, MEMORY.md and a proposal should be. Each
 answers one keyed line that never names the workspace's absolute path, and never raises.
 
 Tests run as root here (CI too): the non-root user is `nobody` in a forked child (os.setuid),
@@ -44,9 +44,10 @@ from trinho.web.auth import Guard, cookie_name
 from trinho.workspace import Workspace, init_workspace
 
 NOBODY = 65534
+BASE = "http://127.0.0.1:8766"
 CHAT = Actor("chat")
 LONG = "memory/" + "a" * 300 + ".md"
-CONDITIONS = ("too_long", "denied", "no_space", "fifo", "oversized")
+CONDITIONS = ("too_long", "denied", "no_space", "fifo", "folder", "oversized")
 
 
 def as_nobody(action: Callable[[], Any]) -> Any:
@@ -137,6 +138,9 @@ def apply(condition: str, ws: Workspace) -> None:
         if condition == "fifo":
             path.unlink()
             os.mkfifo(path)
+        elif condition == "folder":
+            path.unlink()
+            path.mkdir()
         elif condition == "oversized":
             with path.open("r+b") as handle:
                 handle.truncate(MAX_READ_BYTES + 1)
@@ -326,7 +330,7 @@ def test_every_surface_answers_one_line_without_the_workspace_path(
         assert by[f"route GET /file?path={LONG}"]["status"] == 400
         return
     # OpenClaw's memory_get answers a name that is no regular file as a missing one: empty
-    kept = get_tools if condition != "fifo" else get_tools[:1]
+    kept = get_tools if condition not in ("fifo", "folder") else get_tools[:1]
     expect_errors(seen, (*kept, "tool default/memory_save", "mcp trinho://notes/today"))
     by = {a["surface"]: a for a in seen}
     assert "memory/2026-11-29.md" in by["tool default/memory_save"]["text"]
@@ -431,6 +435,15 @@ def test_the_review_cookie_is_named_by_port_and_refused_to_other_sites(
     assert c.get("/", headers={"sec-fetch-site": "none"}).status_code == 200
     for site in ("same-site", "cross-site"):
         assert c.get("/", headers={"sec-fetch-site": site}).status_code == 403
+        assert c.post("/proposals/x/reject", headers={"sec-fetch-site": site}).status_code == 403
+    fresh = Guard(workspace.now)  # the login link may be opened from anywhere: it is the key
+    login = TestClient(web_app(workspace, fresh, "127.0.0.1", 8766, None), base_url=BASE)
+    r2 = login.get(
+        f"/login?code={fresh.code}",
+        headers={"sec-fetch-site": "cross-site"},
+        follow_redirects=False,
+    )
+    assert r2.status_code == 303 and fresh.code_used
     sid = r.headers["set-cookie"].split(";")[0].split("=", 1)[1]
     other = TestClient(
         web_app(workspace, guard, "127.0.0.1", 9999, None), base_url="http://127.0.0.1:9999"
@@ -536,3 +549,25 @@ def test_init_token_never_shows_the_token_to_another_user(open_dir: Path) -> Non
 
 def test_init_makes_the_config_readable_by_its_owner_only(workspace: Workspace) -> None:
     assert (workspace.root / ".trinho" / "config.toml").stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize(
+    ("config", "said"),
+    [
+        ('[web]\nenabled = true\nallowed_hosts = "box.lan"\n', "[web] allowed_hosts must be"),
+        ('[web]\nenabled = true\nport = "abc"\n', "abc"),
+    ],
+)
+def test_a_bad_setting_at_serve_start_is_one_line(
+    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str], config: str, said: str
+) -> None:
+    """Whatever fails while `trinho serve` starts its parts is one line and exit 1, before
+    anything runs (the checking of each value is the config's own)."""
+    assert main(["init"]) == 0
+    path = Path(cli_env["TRINHO_HOME"]) / ".trinho" / "config.toml"
+    path.write_text(path.read_text(encoding="utf-8") + "\n" + config, encoding="utf-8")
+    capsys.readouterr()
+    assert main(["serve"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("trinho: error: ") and said in err
+    assert "Traceback" not in err

@@ -122,12 +122,8 @@ class _Review:
         400 for the request's fault and 500 else, and never a workspace's absolute path."""
 
         async def endpoint(request: Request) -> Response:
-            session: Session | None = None
             try:
-                if not fetch_allowed(request.headers.get("sec-fetch-site")):
-                    return self.refused(403)
-                session = self.guard.session(request.cookies.get(self.cookie))
-                return await handler(request, session)
+                return await handler(request, self.guard.session(request.cookies.get(self.cookie)))
             except Exception as exc:
                 shown = public_error(exc, self.ws.root)
                 if not isinstance(exc, TrinhoError):
@@ -140,6 +136,8 @@ class _Review:
 
     def viewer(self, handler: Page) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request, session: Session | None) -> Response:
+            if not fetch_allowed(request.headers.get("sec-fetch-site")):
+                return self.refused(403)  # another site or port: the login link alone may
             if session is None:
                 return self.refused(401)
             return await handler(request, session)
@@ -148,6 +146,8 @@ class _Review:
 
     def decider(self, handler: Page) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request, session: Session | None) -> Response:
+            if not fetch_allowed(request.headers.get("sec-fetch-site")):
+                return self.refused(403)
             if session is None:
                 return self.refused(401)
             form = await request.form()
