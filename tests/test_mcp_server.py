@@ -465,10 +465,45 @@ def test_a_json_rpc_batch_gets_one_line(http_server: tuple[int, str]) -> None:
         "id": None,
         "error": {
             "code": -32600,
-            "message": "JSON-RPC batches are not supported: send one request per POST",
+            "message": "JSON-RPC batches are not supported: send one request at a time",
         },
     }
     assert post_initialize(port, token)[0] == 200  # and the next request is served
+
+
+def test_a_json_rpc_batch_over_stdio_gets_one_line(cli_env: dict[str, str]) -> None:
+    assert main(["init"]) == 0
+    lines = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        [{"jsonrpc": "2.0", "id": 2, "method": "ping"}],
+        {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+    ]
+    done = subprocess.run(
+        [TRINHO, "mcp"],
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        env={**os.environ, **cli_env},
+        check=True,
+    )
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a.get("id") for a in answers] == [1, None, 3]
+    assert answers[1]["error"] == {
+        "code": -32600,
+        "message": "JSON-RPC batches are not supported: send one request at a time",
+    }
+    assert answers[2]["result"] == {}
 
 
 def test_http_serves_the_sdk_client_with_the_token(

@@ -1015,7 +1015,7 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "vi": "[{section}] allowed_hosts phải là danh sách tên máy (tên hoặc tên:cổng)",
     },
     "error.mcp.batch": {
-        "en": "JSON-RPC batches are not supported: send one request per POST",
-        "vi": "không hỗ trợ lô JSON-RPC: hãy gửi mỗi POST một yêu cầu",
+        "en": "JSON-RPC batches are not supported: send one request at a time",
+        "vi": "không hỗ trợ lô JSON-RPC: hãy gửi từng yêu cầu một",
     },
 }

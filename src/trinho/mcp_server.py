@@ -400,9 +400,39 @@ def serve_stdio(ws: Workspace, actor: Actor, profile: str | None = None) -> None
 
     async def run() -> None:
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            send, read = anyio.create_memory_object_stream[Any](0)
+
+            async def sift() -> None:
+                """A batch line gets its one JSON-RPC error; everything else goes on."""
+                async with send:
+                    async for item in read_stream:
+                        if _is_batch(item):
+                            await write_stream.send(_batch_refusal())
+                        else:
+                            await send.send(item)
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(sift)
+                await server.run(read, write_stream, server.create_initialization_options())
 
     anyio.run(run)
+
+
+def _is_batch(item: object) -> bool:
+    """Whether the SDK's reader failed on a line that is a JSON array (a JSON-RPC batch)."""
+    from pydantic import ValidationError
+
+    return isinstance(item, ValidationError) and any(
+        isinstance(error.get("input"), list) for error in item.errors()
+    )
+
+
+def _batch_refusal() -> Any:
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    error = types.ErrorData(code=types.INVALID_REQUEST, message=t("en", "error.mcp.batch"))
+    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=None, error=error))
 
 
 def config_token(ws: Workspace) -> str | None:
