@@ -27,6 +27,8 @@ from typing import Any
 
 import anyio
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from mcp import Client, MCPError
 from starlette.routing import Route
 from starlette.testclient import TestClient
@@ -37,7 +39,7 @@ from trinho.boundary import public_error, scrub, shown_path
 from trinho.cli import main
 from trinho.context_shell import build_context
 from trinho.durable import MAX_READ_BYTES
-from trinho.httpguard import HostCheck
+from trinho.httpguard import HostCheck, allowed_hosts, request_allowed
 from trinho.tools import Actor
 from trinho.web.app import web_app
 from trinho.web.auth import Guard, cookie_name
@@ -571,3 +573,38 @@ def test_a_bad_setting_at_serve_start_is_one_line(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("trinho: error: ") and said in err
     assert "Traceback" not in err
+
+
+@given(
+    bind=st.sampled_from(["127.0.0.1", "0.0.0.0", "::", "192.168.1.5", "::1", "localhost"]),
+    port=st.integers(1, 65535),
+    other=st.integers(1, 65535),
+    name=st.text(st.sampled_from("abcxyz.-:[]0123456789"), max_size=30),
+    extra=st.lists(st.sampled_from(["box.lan", "nas:9000", "[fe80::1]"]), max_size=3),
+)
+def test_the_host_policy_answers_exactly_its_names_at_its_port(
+    bind: str, port: int, other: int, name: str, extra: list[str]
+) -> None:
+    hosts = allowed_hosts(bind, port, tuple(extra))
+    assert all(h.rsplit(":", 1)[1].isdigit() for h in hosts)  # every name has its port
+    for loop in ("127.0.0.1", "localhost", "[::1]"):
+        assert request_allowed(hosts, f"{loop}:{port}", None)
+        assert request_allowed(hosts, f"{loop}:{port}", f"http://{loop}:{port}")
+        if other != port:
+            assert not request_allowed(hosts, f"{loop}:{other}", None)
+            assert not request_allowed(hosts, f"{loop}:{port}", f"http://{loop}:{other}")
+        assert not request_allowed(hosts, loop, None)  # no port is no match
+    assert not request_allowed(hosts, f"0.0.0.0:{port}", None)
+    assert not request_allowed(hosts, f"[::]:{port}", None)
+    listed = {
+        "box.lan": f"box.lan:{port}",
+        "nas:9000": "nas:9000",
+        "[fe80::1]": f"[fe80::1]:{port}",
+    }
+    expected = {f"{n}:{port}" for n in ("127.0.0.1", "localhost", "[::1]")}
+    expected |= {listed[e] for e in extra}
+    if bind not in ("0.0.0.0", "::"):
+        expected.add(f"[{bind}]:{port}" if ":" in bind else f"{bind}:{port}")
+    assert hosts == expected
+    assert request_allowed(hosts, name, None) == (name.lower() in expected)
+    assert not request_allowed(hosts, f"{loop}:{port}", "null")
