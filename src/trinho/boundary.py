@@ -8,7 +8,6 @@ answer. A path inside the workspace is shown relative to it; a path outside by i
 
 from __future__ import annotations
 
-import copy
 import errno
 import os
 import sqlite3
@@ -92,11 +91,9 @@ def public_error(exc: BaseException, root: Path | None) -> TrinhoError:
     OS error by its kind (too long a name, denied, disk full) and the relative path, a database
     error, else an unexpected failure by its type. Never a traceback, never `root`."""
     if isinstance(exc, TrinhoError):
-        shown = copy.copy(exc)
-        shown.params = {k: _scrub_value(v, root) for k, v in exc.params.items()}
-        text = t("en", exc.key, **shown.params) if exc.key else scrub(str(exc), root)
-        shown.args = (text,)
-        return shown
+        params = {k: _scrub_value(v, root) for k, v in exc.params.items()}
+        text = t("en", exc.key, **params) if exc.key else scrub(str(exc), root)
+        return TrinhoError(text, key=exc.key, params=params)
     if isinstance(exc, OSError):
         return _os_error(exc, root)
     if isinstance(exc, sqlite3.Error):
