@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import logging
 import os
 import re
 import shutil
@@ -561,10 +562,18 @@ def test_init_makes_the_config_readable_by_its_owner_only(workspace: Workspace) 
     ],
 )
 def test_a_bad_setting_at_serve_start_is_one_line(
-    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str], config: str, said: str
+    cli_env: dict[str, str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    config: str,
+    said: str,
 ) -> None:
     """Whatever fails while `trinho serve` starts its parts is one line and exit 1, before
     anything runs (the checking of each value is the config's own)."""
+    root, ours = logging.getLogger(), logging.getLogger("trinho")
+    monkeypatch.setattr(root, "handlers", [])  # serve logs to this test's stderr: not after it
+    for logger in (root, ours):
+        monkeypatch.setattr(logger, "setLevel", lambda level: None)
     assert main(["init"]) == 0
     path = Path(cli_env["TRINHO_HOME"]) / ".trinho" / "config.toml"
     path.write_text(path.read_text(encoding="utf-8") + "\n" + config, encoding="utf-8")

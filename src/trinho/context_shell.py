@@ -14,7 +14,6 @@ fits again, a later overflow warns again.
 from __future__ import annotations
 
 import json
-import logging
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
@@ -33,7 +32,6 @@ from trinho.workspace import CONFIG_PATH, Workspace
 PARTS = ("memory", "facts", "notes")
 _BUDGET_KEYS = {"memory": "memory_tokens", "facts": "facts_tokens", "notes": "notes_tokens"}
 WARNINGS_FILE = "context_warnings.json"
-log = logging.getLogger(__name__)
 
 
 def budgets_from_config(ws: Workspace) -> Budgets:
@@ -73,7 +71,6 @@ def _note_lines(ws: Workspace, day: date, *, sessions: bool = False) -> list[Not
             items = read_note_file(ws, rel).items
         except (TrinhoError, OSError) as exc:  # too large, a FIFO, unreadable: that file only
             reason = public_error(exc, ws.root).localized(ws.locale)
-            log.warning("context: %s left out: %s", rel, reason)
             lines.append(
                 NoteLine(day, None, t(ws.locale, "context.note_left_out", path=rel, reason=reason))
             )
