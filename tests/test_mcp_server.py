@@ -488,22 +488,28 @@ def test_a_json_rpc_batch_over_stdio_gets_one_line(cli_env: dict[str, str]) -> N
         [{"jsonrpc": "2.0", "id": 2, "method": "ping"}],
         {"jsonrpc": "2.0", "id": 3, "method": "ping"},
     ]
-    done = subprocess.run(
+    proc = subprocess.Popen(
         [TRINHO, "mcp"],
-        input="".join(json.dumps(line) + "\n" for line in lines),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
         env={**os.environ, **cli_env},
-        check=True,
     )
-    answers = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [a.get("id") for a in answers] == [1, None, 3]
-    assert answers[1]["error"] == {
+    try:
+        assert proc.stdin is not None
+        for line in lines:  # the stdin stays open until every answer is read
+            proc.stdin.write(json.dumps(line).encode() + b"\n")
+        proc.stdin.flush()
+        reader = Lines(proc)
+        assert reader.response(3)["result"] == {}
+    finally:
+        proc.kill()
+        proc.communicate()  # waits, and closes both pipes
+    assert [a.get("id") for a in reader.seen] == [1, None, 3]
+    assert reader.seen[1]["error"] == {
         "code": -32600,
         "message": "JSON-RPC batches are not supported: send one request at a time",
     }
-    assert answers[2]["result"] == {}
 
 
 def test_http_serves_the_sdk_client_with_the_token(
