@@ -534,3 +534,19 @@ def test_every_client_python_snippet_compiles_and_starts_trinho_mcp() -> None:
         compile(tree, "clients.md", "exec")
         text = ast.unparse(tree)
         assert "MCPServerStdio" in text and "'trinho'" in text and "['mcp']" in text
+
+
+def test_every_test_the_security_page_names_exists() -> None:
+    """docs/security.md says which test holds each promise: each one it names is there."""
+    text = (ROOT / "docs" / "security.md").read_text(encoding="utf-8")
+    named = re.findall(r"`tests/(\w+\.py)(?:::(\w+))?`", text)
+    bare = re.findall(r"\(`(test_\w+)`\)|`(test_\w+)`", text)
+    assert named and bare
+    sources = {name: (ROOT / "tests" / name).read_text(encoding="utf-8") for name, _ in named}
+    for name, function in named:
+        assert not function or f"def {function}(" in sources[name], (name, function)
+    everything = "\n".join(
+        p.read_text(encoding="utf-8") for p in (ROOT / "tests").glob("test_*.py")
+    )
+    for first, second in bare:
+        assert f"def {first or second}(" in everything, first or second

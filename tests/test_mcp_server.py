@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -13,6 +14,7 @@ import tomllib
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Any, TextIO
@@ -28,6 +30,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from trinho import facts, mcp_server
 from trinho.cli import main
+from trinho.config import McpConfig
 from trinho.durable import inject
 from trinho.errors import TrinhoError
 from trinho.notes import read_notes
@@ -307,13 +310,20 @@ def server_log(cli_env: dict[str, str]) -> Path:
 @pytest.fixture
 def http_server(cli_env: dict[str, str]) -> Iterator[tuple[int, str]]:
     """`trinho mcp --http` on a free loopback port with a fresh token; stopped afterwards."""
+    with serving(cli_env) as server:
+        yield server
+
+
+@contextlib.contextmanager
+def serving(cli_env: dict[str, str], *args: str) -> Iterator[tuple[int, str]]:
+    """`trinho mcp --http ARGS` on a free port with a fresh token; stopped afterwards."""
     assert main(["init", "--tz", "Asia/Ho_Chi_Minh"]) == 0
     token, created = mcp_server.init_token(open_workspace(cli_env["TRINHO_HOME"]))
     assert created
     port = free_port()
     with server_log(cli_env).open("wb") as errors:
         proc = subprocess.Popen(
-            [TRINHO, "mcp", "--http", "--port", str(port)],
+            [TRINHO, "mcp", "--http", "--port", str(port), *args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=errors,
@@ -340,18 +350,22 @@ def http_server(cli_env: dict[str, str]) -> Iterator[tuple[int, str]]:
 
 
 def post_initialize(
-    port: int, token: str | None, extra: dict[str, str] | None = None
+    port: int, token: str | None, extra: dict[str, str] | None = None, body: Any = None
 ) -> tuple[int, str]:
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        },
-    }
+    body = (
+        body
+        if body is not None
+        else {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            },
+        }
+    )
     headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
     if token is not None:
         headers["authorization"] = f"Bearer {token}"
@@ -400,6 +414,9 @@ def test_http_refuses_requests_without_the_token(
         {"Host": "evil.example:8765"},
         {"Origin": "http://evil.example"},
         {"Origin": "null"},
+        {"Origin": "http://127.0.0.1:9999"},
+        {"Host": "127.0.0.1:9999"},
+        {"Host": "127.0.0.1"},
     ],
 )
 def test_http_refuses_a_foreign_host_or_origin_even_with_the_token(
@@ -411,6 +428,90 @@ def test_http_refuses_a_foreign_host_or_origin_even_with_the_token(
     status, _ = post_initialize(port, token, extra)
     assert status in (403, 421)
     assert post_initialize(port, token, {"Origin": f"http://127.0.0.1:{port}"})[0] == 200
+
+
+def test_http_beyond_loopback_answers_only_the_names_it_is_told(
+    cli_env: dict[str, str],
+) -> None:
+    """Bound to every interface, the server answers its loopback names at its port and
+    nothing else (no `[mcp] allowed_hosts` here), even with the token."""
+    with serving(cli_env, "--host", "0.0.0.0") as (port, token):
+        assert post_initialize(port, token)[0] == 200
+        for host in ("evil.example", f"evil.example:{port}", f"box.lan:{port}", f"0.0.0.0:{port}"):
+            assert post_initialize(port, token, {"Host": host})[0] == 421, host
+        origin = {"Origin": f"http://evil.example:{port}"}
+        assert post_initialize(port, token, origin)[0] == 403
+
+
+def test_http_allowed_hosts_are_served(cli_env: dict[str, str]) -> None:
+    assert main(["init", "--tz", "Asia/Ho_Chi_Minh"]) == 0
+    ws = open_workspace(cli_env["TRINHO_HOME"])
+    ws.config = replace(ws.config, mcp=McpConfig(allowed_hosts=("box.lan",)))
+    from starlette.testclient import TestClient
+
+    app = mcp_server.http_app(ws, Actor("chat"), "t" * 20, "0.0.0.0", 8765)
+    with TestClient(app, base_url="http://box.lan:8765") as client:
+        status = client.post("/mcp", json={}, headers={"Authorization": "Bearer " + "t" * 20})
+        assert status.status_code not in (403, 421)
+        assert client.post("/mcp", json={}, headers={"Host": "nas.lan:8765"}).status_code == 421
+
+
+def test_a_json_rpc_batch_gets_one_line(http_server: tuple[int, str]) -> None:
+    port, token = http_server
+    status, body = post_initialize(
+        port, token, body=[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]
+    )
+    assert status == 400
+    assert json.loads(body) == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": -32600,
+            "message": "JSON-RPC batches are not supported: send one request at a time",
+        },
+    }
+    assert post_initialize(port, token)[0] == 200  # and the next request is served
+
+
+def test_a_json_rpc_batch_over_stdio_gets_one_line(cli_env: dict[str, str]) -> None:
+    assert main(["init"]) == 0
+    lines = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        [{"jsonrpc": "2.0", "id": 2, "method": "ping"}],
+        {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+    ]
+    proc = subprocess.Popen(
+        [TRINHO, "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **cli_env},
+    )
+    try:
+        assert proc.stdin is not None
+        for line in lines:  # the stdin stays open until every answer is read
+            proc.stdin.write(json.dumps(line).encode() + b"\n")
+        proc.stdin.flush()
+        reader = Lines(proc)
+        assert reader.response(3)["result"] == {}
+    finally:
+        proc.kill()
+        proc.communicate()  # waits, and closes both pipes
+    assert [a.get("id") for a in reader.seen] == [1, None, 3]
+    assert reader.seen[1]["error"] == {
+        "code": -32600,
+        "message": "JSON-RPC batches are not supported: send one request at a time",
+    }
 
 
 def test_http_serves_the_sdk_client_with_the_token(
@@ -472,9 +573,10 @@ def test_the_token_is_never_written_into_a_file_others_can_read(workspace: Works
     modes: list[int] = []
 
     def watching_write(path: Path) -> None:
-        modes.append(path.stat().st_mode & 0o777)
+        """The file that holds the token before it replaces the config: the temp file."""
+        modes.extend(tmp.stat().st_mode & 0o777 for tmp in path.parent.glob(f".{path.name}.*"))
 
-    with inject("before_replace", watching_write):
+    with inject("before_fsync", watching_write):
         mcp_server.init_token(workspace)
     assert modes == [0o600]
     assert config.stat().st_mode & 0o777 == 0o600
@@ -568,7 +670,8 @@ def test_without_the_extra_the_command_says_what_to_install(
     monkeypatch.setitem(sys.modules, "mcp", None)
     assert main(["mcp"]) == 1
     assert capsys.readouterr().err == (
-        "trinho: error: the MCP server needs the `mcp` extra: pip install 'trinho[mcp]'\n"
+        "trinho: error: the MCP server needs the `mcp` extra (mcp is not installed): "
+        "pip install 'trinho[mcp]'\n"
     )
 
 

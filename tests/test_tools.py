@@ -255,7 +255,7 @@ def test_an_unexpected_failure_never_reaches_the_host(
     monkeypatch.setattr(tools, "save_note", broken)
     result = call(workspace, "memory_save", {"text": "hello"}, CHAT)
     assert result.is_error
-    assert "No space left on device" in result.text
+    assert result.text == "memory_save: no space left on the disk: free some space and try again"
 
 
 def test_actor_names_are_slugs() -> None:

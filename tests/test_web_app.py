@@ -189,7 +189,7 @@ def test_with_a_token_the_login_asks_for_it(workspace: Workspace, guard: Guard) 
     assert 'name="token"' in c.get(f"/login?code={guard.code}").text
     assert c.post("/login", data={"code": guard.code, "token": "wrong"}).status_code == 403
     r = c.post("/login", data={"code": guard.code, "token": "t" * 20}, follow_redirects=False)
-    assert r.status_code == 303 and "trinho_web=" in r.headers["set-cookie"]
+    assert r.status_code == 303 and "trinho_web_8766=" in r.headers["set-cookie"]
 
 
 def test_the_service_serves_the_page_only_when_enabled(workspace: Workspace) -> None:
@@ -212,3 +212,28 @@ def test_the_page_never_shows_internal_state(workspace: Workspace, guard: Guard,
     c, _ = logged_in(workspace, guard)
     page = c.get("/file", params={"path": path})
     assert page.status_code == 404 and "secret-token" not in page.text
+
+
+def test_undo_warns_about_later_hand_edits_as_the_cli_does(
+    workspace: Workspace, guard: Guard, held: RunReport
+) -> None:
+    c, csrf = logged_in(workspace, guard)
+    with workspace.memory_file.open("a", encoding="utf-8") as out:
+        out.write("- 2026-11-29: typed by hand after the run\n")
+    page = c.post(f"/runs/{held.run_id}/undo", data={"csrf": csrf}).text
+    assert "MEMORY.md had changed since the run (approvals or hand edits)" in page
+    assert ".trinho/runs/" in page and str(workspace.root) not in page
+
+
+@pytest.mark.parametrize("name", ["a&path=MEMORY.md#.md", "with space.md", "what?.md"])
+def test_search_hit_links_are_url_encoded(workspace: Workspace, guard: Guard, name: str) -> None:
+    """A hit's name is a query value: `&`, `#`, `?` and spaces cannot change what it opens."""
+    (workspace.root / "memory" / name).write_text("- 2026-01-01: xylophone lesson\n")
+    c, _ = logged_in(workspace, guard)
+    page = c.get("/search?q=xylophone").text
+    [href] = re.findall(r'href="(/file\?path=[^"]+)"', page.split("<main>", 1)[1])
+    assert href.startswith("/file?path=memory/") and href.endswith("#L1")
+    for raw in "&? #":
+        assert raw not in href.removesuffix("#L1").split("?", 1)[1].removeprefix("path=")
+    opened = c.get(href.replace("&amp;", "&")).text
+    assert "xylophone lesson" in opened

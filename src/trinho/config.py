@@ -97,6 +97,7 @@ class McpConfig:
     http: bool = False
     host: str = "127.0.0.1"
     port: int = 8765
+    allowed_hosts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,7 @@ class WebConfig:
     host: str = "127.0.0.1"
     port: int = 8766
     token: str | None = field(default=None, repr=False)
+    allowed_hosts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -375,6 +377,14 @@ class _Reader:
         self.fail("error.config.bad_port", name=key, value=_Shown(value))
         return default
 
+    def hosts(self, key: str) -> tuple[str, ...]:
+        """A list of host names (`name` or `name:port`) served beyond loopback."""
+        value = self.table.get(key, [])
+        if isinstance(value, list) and all(isinstance(v, str) and v.strip() for v in value):
+            return tuple(value)
+        self.fail("error.http.bad_allowed_hosts")
+        return ()
+
     def has(self, key: str) -> bool:
         return key in self.table
 
@@ -471,6 +481,7 @@ def _mcp(r: _Reader) -> McpConfig:
         http=r.flag("http") or False,
         host=r.text("host", McpConfig.host),
         port=r.port("port", McpConfig.port),
+        allowed_hosts=r.hosts("allowed_hosts"),
     )
 
 
@@ -480,6 +491,7 @@ def _web(r: _Reader) -> WebConfig:
         host=r.text("host", WebConfig.host),
         port=r.port("port", WebConfig.port),
         token=_token(r, "token"),
+        allowed_hosts=r.hosts("allowed_hosts"),
     )
 
 

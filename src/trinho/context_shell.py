@@ -19,8 +19,10 @@ from datetime import date, timedelta
 from typing import Any
 
 from trinho import memory_store
+from trinho.boundary import public_error
 from trinho.context import Budgets, Context, ContextInputs, FactLine, NoteLine, assemble, fact_lines
 from trinho.durable import atomic_write_text
+from trinho.errors import TrinhoError
 from trinho.facts.store import facts_index, list_facts
 from trinho.i18n import t
 from trinho.notes import NoteEntry, day_files, read_note_file
@@ -58,7 +60,15 @@ def _note_lines(ws: Workspace, day: date, *, sessions: bool = False) -> list[Not
     files = day_files(ws, day)
     lines = []
     for rel in files if sessions else files[:1]:
-        for item in read_note_file(ws, rel).items:
+        try:
+            items = read_note_file(ws, rel).items
+        except (TrinhoError, OSError) as exc:  # too large, a FIFO, unreadable: that file only
+            reason = public_error(exc, ws.root).localized(ws.locale)
+            lines.append(
+                NoteLine(day, None, t(ws.locale, "context.note_left_out", path=rel, reason=reason))
+            )
+            continue
+        for item in items:
             if isinstance(item, NoteEntry):
                 lines.append(NoteLine(day, item.time, item.text))
             elif item.shown:

@@ -138,15 +138,25 @@ def shared_lock_if_present(lock_path: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Replace `path` with `data`: temp file, fsync, rename, fsync the folder."""
+SECRET_MODE = 0o600
+"""The mode of every file that holds a secret (the config with its tokens): its owner only."""
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, secret: bool = False) -> None:
+    """Replace `path` with `data`: temp file, fsync, rename, fsync the folder.
+
+    A `secret` file's temp file is created 0600 (`O_EXCL`, so it is a new inode nobody else
+    holds open), before its first byte: no other user can ever read it, even for a moment.
+    """
     ensure_dir(path.parent)
     try:
         mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
         mode = None
+    if secret:
+        mode = SECRET_MODE
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, SECRET_MODE if secret else 0o644)
     try:
         if mode is not None:
             os.fchmod(fd, mode)  # a replaced file keeps its permissions
@@ -168,6 +178,12 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 def atomic_write_text(path: Path, text: str) -> None:
     """`atomic_write_bytes` for UTF-8 text."""
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def write_secret_text(path: Path, text: str) -> None:
+    """The one writer of files holding a secret (the config, which holds every token): an
+    atomic replace whose file is 0600 from its creation, whatever mode the old file had."""
+    atomic_write_bytes(path, text.encode("utf-8"), secret=True)
 
 
 def append_bytes(path: Path, data: bytes) -> None:

@@ -954,10 +954,6 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "en": "{where}: {value!r} is not a number of seconds between 0 and 3600",
         "vi": "{where}: {value!r} không phải số giây trong khoảng 0 đến 3600",
     },
-    "error.mcp.no_sdk": {
-        "en": "the MCP server needs the `mcp` extra: pip install 'trinho[mcp]'",
-        "vi": "máy chủ MCP cần gói bổ sung `mcp`: pip install 'trinho[mcp]'",
-    },
     "error.mcp.bad_token": {
         "en": "{config}: [mcp] token must be a string of at least {min} characters; "
         "run `trinho mcp --init-token` to make one",
@@ -1011,8 +1007,70 @@ ERROR_TEXTS: dict[str, dict[str, str]] = {
         "en": "[web] token in {config} must be text of at least {min} characters",
         "vi": "[web] token trong {config} phải là chuỗi dài ít nhất {min} ký tự",
     },
-    "error.web.no_starlette": {
-        "en": "trinho web needs starlette and uvicorn: pip install 'trinho[web]'",
-        "vi": "trinho web cần starlette và uvicorn: pip install 'trinho[web]'",
+    # ---- the error boundary of every surface (trinho.boundary) ----------------------------
+    "error.os.name_too_long": {
+        "en": "{path}: a name in this path is too long for the file system",
+        "vi": "{path}: một tên trong đường dẫn này quá dài đối với hệ thống tệp",
+    },
+    "error.os.name_too_long_here": {
+        "en": "a file name is too long for the file system",
+        "vi": "một tên tệp quá dài đối với hệ thống tệp",
+    },
+    "error.os.denied": {
+        "en": "{path}: permission denied: this user may not read or write it (or its folder)",
+        "vi": "{path}: bị từ chối quyền: người dùng này không được đọc hay ghi nó (hoặc thư mục "
+        "của nó)",
+    },
+    "error.os.denied_here": {
+        "en": "permission denied: this user may not read or write a file of the workspace",
+        "vi": "bị từ chối quyền: người dùng này không được đọc hay ghi một tệp của không gian "
+        "làm việc",
+    },
+    "error.os.no_space": {
+        "en": "{path}: no space left on the disk: free some space and try again",
+        "vi": "{path}: đĩa đã hết chỗ: hãy giải phóng chỗ rồi thử lại",
+    },
+    "error.os.no_space_here": {
+        "en": "no space left on the disk: free some space and try again",
+        "vi": "đĩa đã hết chỗ: hãy giải phóng chỗ rồi thử lại",
+    },
+    "error.os.read_only": {
+        "en": "{path}: the file system is read-only",
+        "vi": "{path}: hệ thống tệp chỉ cho đọc",
+    },
+    "error.os.read_only_here": {
+        "en": "the file system of the workspace is read-only",
+        "vi": "hệ thống tệp của không gian làm việc chỉ cho đọc",
+    },
+    "error.os.failed": {
+        "en": "{path}: the file operation failed: {reason}",
+        "vi": "{path}: thao tác trên tệp thất bại: {reason}",
+    },
+    "error.os.failed_here": {
+        "en": "a file operation failed: {reason}",
+        "vi": "một thao tác trên tệp thất bại: {reason}",
+    },
+    "error.db.failed": {
+        "en": "the search index failed: {reason}; `trinho index --rebuild` makes it again",
+        "vi": "chỉ mục tìm kiếm bị lỗi: {reason}; `trinho index --rebuild` tạo lại nó",
+    },
+    "error.internal": {
+        "en": "unexpected failure ({kind}: {reason})",
+        "vi": "lỗi ngoài dự kiến ({kind}: {reason})",
+    },
+    "error.extra.missing": {
+        "en": "{feature} needs the `{extra}` extra ({module} is not installed): "
+        "pip install 'trinho[{extra}]'",
+        "vi": "{feature} cần gói bổ sung `{extra}` (chưa cài {module}): "
+        "pip install 'trinho[{extra}]'",
+    },
+    "error.http.bad_allowed_hosts": {
+        "en": "{config}: [{section}] allowed_hosts must be a list of host names "
+        "(name or name:port)",
+        "vi": "{config}: [{section}] allowed_hosts phải là danh sách tên máy (tên hoặc tên:cổng)",
+    },
+    "error.mcp.batch": {
+        "en": "JSON-RPC batches are not supported: send one request at a time",
+        "vi": "không hỗ trợ lô JSON-RPC: hãy gửi từng yêu cầu một",
     },
 }

@@ -879,6 +879,10 @@ CATALOG: dict[str, dict[str, str]] = {
         "vi": "## Ghi chú hôm qua ({date})",
     },
     "context.today": {"en": "## Notes from today ({date})", "vi": "## Ghi chú hôm nay ({date})"},
+    "context.note_left_out": {
+        "en": "({path} is left out of this context: {reason})",
+        "vi": "({path} bị bỏ ra khỏi ngữ cảnh này: {reason})",
+    },
     "context.omitted": {
         "en": "({count} older entries are not shown here; memory_search finds them.)",
         "vi": "({count} mục cũ hơn không hiện ở đây; memory_search tìm được chúng.)",

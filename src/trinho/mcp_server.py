@@ -27,11 +27,15 @@ from typing import TYPE_CHECKING, Any
 
 from trinho import memory_store
 from trinho import tools as tools_mod
+from trinho.boundary import public_error
 from trinho.config import McpConfig
 from trinho.context_shell import build_context, facts_index_text
-from trinho.durable import atomic_write_text, read_regular
+from trinho.durable import read_regular, write_secret_text
 from trinho.errors import TrinhoError
+from trinho.extras import require_extra
 from trinho.facts.store import get_fact
+from trinho.httpguard import HostCheck, allowed_hosts
+from trinho.i18n import t
 from trinho.logs import configure_logging
 from trinho.notes import decode
 from trinho.textnorm import json_text, printable
@@ -225,6 +229,13 @@ def _read_uri(ws: Workspace, actor: Actor, uri: str) -> tuple[str, str] | None:
     return None
 
 
+def _public(ws: Workspace, exc: Exception) -> str:
+    """A failure as the one line a client is sent: no workspace path, no traceback."""
+    if not isinstance(exc, TrinhoError):
+        log.warning("mcp: request failed: %s", public_error(exc, ws.root))
+    return printable(str(public_error(exc, ws.root)))
+
+
 def build_server(ws: Workspace, actor: Actor, profile: str | None = None) -> Server[Any]:
     """A low-level MCP server whose tools and resources act on `ws` as `actor`; its tools speak
     `profile` (None: the workspace config's `[tools] profile`, else `default`)."""
@@ -235,6 +246,7 @@ def build_server(ws: Workspace, actor: Actor, profile: str | None = None) -> Ser
     from mcp.shared.exceptions import MCPError
 
     chosen = tools_mod.config_profile(ws, profile)
+
     tool_list = [types.Tool.model_validate(tool) for tool in tools_mod.export("mcp", chosen)]
     resource_list = [
         types.Resource(
@@ -285,8 +297,8 @@ def build_server(ws: Workspace, actor: Actor, profile: str | None = None) -> Ser
         uri = str(params.uri)
         try:
             found = await anyio.to_thread.run_sync(_read_uri, ws, actor, uri)
-        except TrinhoError as exc:
-            raise MCPError(types.INTERNAL_ERROR, printable(str(exc))) from None
+        except Exception as exc:
+            raise MCPError(types.INTERNAL_ERROR, _public(ws, exc)) from None
         if found is None:
             known = ", ".join([s.uri for s in RESOURCES] + [t.uri_template for t in TEMPLATES])
             raise MCPError(types.INVALID_PARAMS, f"unknown resource {uri}; known: {known}")
@@ -315,8 +327,8 @@ def build_server(ws: Workspace, actor: Actor, profile: str | None = None) -> Ser
             raise MCPError(types.INVALID_PARAMS, f"unknown prompt {params.name}; known: {known}")
         try:
             text = await anyio.to_thread.run_sync(spec.text, ws, actor)
-        except TrinhoError as exc:
-            raise MCPError(types.INTERNAL_ERROR, printable(str(exc))) from None
+        except Exception as exc:
+            raise MCPError(types.INTERNAL_ERROR, _public(ws, exc)) from None
         message = types.PromptMessage(role="user", content=types.TextContent(text=printable(text)))
         return types.GetPromptResult(description=spec.description, messages=[message])
 
@@ -348,10 +360,7 @@ def _version() -> str:
 
 
 def _require_sdk() -> None:
-    try:
-        import mcp  # noqa: F401
-    except ImportError:
-        raise TrinhoError.keyed("error.mcp.no_sdk") from None
+    require_extra("mcp", "the MCP server")
 
 
 WORKSPACE_UNAVAILABLE = -32002
@@ -391,9 +400,39 @@ def serve_stdio(ws: Workspace, actor: Actor, profile: str | None = None) -> None
 
     async def run() -> None:
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            send, read = anyio.create_memory_object_stream[Any](0)
+
+            async def sift() -> None:
+                """A batch line gets its one JSON-RPC error; everything else goes on."""
+                async with send:
+                    async for item in read_stream:
+                        if _is_batch(item):
+                            await write_stream.send(_batch_refusal())
+                        else:
+                            await send.send(item)
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(sift)
+                await server.run(read, write_stream, server.create_initialization_options())
 
     anyio.run(run)
+
+
+def _is_batch(item: object) -> bool:
+    """Whether the SDK's reader failed on a line that is a JSON array (a JSON-RPC batch)."""
+    from pydantic import ValidationError
+
+    return isinstance(item, ValidationError) and any(
+        isinstance(error.get("input"), list) for error in item.errors()
+    )
+
+
+def _batch_refusal() -> Any:
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    error = types.ErrorData(code=types.INVALID_REQUEST, message=t("en", "error.mcp.batch"))
+    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=None, error=error))
 
 
 def init_token(ws: Workspace) -> tuple[str, bool]:
@@ -418,10 +457,7 @@ def init_token(ws: Workspace) -> tuple[str, bool]:
             raise TrinhoError.keyed(
                 "error.mcp.cannot_add_token", path=path, error=str(exc), token=token
             ) from None
-        if path.exists():
-            path.chmod(0o600)  # first, so the secret is never readable by others, even briefly
-        atomic_write_text(path, updated)
-        path.chmod(0o600)
+        write_secret_text(path, updated)
     return token, True
 
 
@@ -466,8 +502,45 @@ def http_app(
         auth=auth,
         token_verifier=StaticTokenVerifier(token),
     )
+    extra = ws.config.mcp.allowed_hosts
+    app.add_middleware(OneMessage)
+    app.add_middleware(HostCheck, hosts=allowed_hosts(host, port, extra))
     app.add_middleware(RefusalLog)
     return app
+
+
+class OneMessage:
+    """A JSON-RPC batch (a body that is a JSON array) gets one JSON-RPC error line, not the
+    SDK's validation dump. Only the body's first bytes are looked at, so the SDK's own limits
+    on the rest still hold."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        seen: list[Any] = []
+        first = b""
+        while True:
+            message = await receive()
+            seen.append(message)
+            first = message.get("body", b"").lstrip()
+            if first or not message.get("more_body") or message.get("type") != "http.request":
+                break
+        if first.startswith(b"["):
+            error = {"code": -32600, "message": t("en", "error.mcp.batch")}
+            body = json_text({"jsonrpc": "2.0", "id": None, "error": error}).encode()
+            headers = [(b"content-type", b"application/json")]
+            await send({"type": "http.response.start", "status": 400, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+
+        async def replay() -> Any:
+            return seen.pop(0) if seen else await receive()
+
+        await self.app(scope, replay, send)
 
 
 REFUSED = frozenset({400, 401, 403, 404, 405, 421})

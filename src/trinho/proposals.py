@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal, Self, cast
 
 from trinho import records
+from trinho.boundary import public_error
 from trinho.durable import atomic_write_text, read_regular, sibling_lock
 from trinho.errors import BrokenFile, NotFound, TrinhoError
 from trinho.textnorm import nfc, one_line
@@ -216,8 +217,8 @@ def list_proposals(ws: Workspace, *, include_decided: bool = True) -> ProposalLi
                 continue
             try:
                 proposal = _read(ws.confine(path))
-            except TrinhoError as exc:
-                broken.append(BrokenFile(str(path), str(exc)))
+            except (TrinhoError, OSError) as exc:  # unreadable: listed as broken, not fatal
+                broken.append(BrokenFile(str(path), str(public_error(exc, ws.root))))
                 continue
             if include_decided or proposal.status == "pending":
                 found.append(proposal)

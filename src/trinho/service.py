@@ -23,6 +23,7 @@ from trinho.channels import Channel, MessageHandler, Outbox, channel_from_config
 from trinho.config import DEFAULT_STOP_GRACE
 from trinho.decider import QueueDecider
 from trinho.errors import TrinhoError, in_locale
+from trinho.extras import require_extra
 from trinho.i18n import t
 from trinho.jobs import CondenseRun, ScheduledCondensation, WorkspaceJobRunner
 from trinho.logs import configure_logging as configure_logging
@@ -292,6 +293,7 @@ class McpHttp:
     """The MCP HTTP server (`[mcp] http = true`), stoppable from another thread."""
 
     def __init__(self, ws: Workspace, host: str, port: int) -> None:
+        require_extra("mcp", "[mcp] http = true")
         import uvicorn
 
         from trinho import mcp_server
@@ -314,10 +316,19 @@ class McpHttp:
         self.server.should_exit = True
 
 
+def web_parts(ws: Workspace) -> tuple[Background, ...]:
+    """The review page when `[web] enabled = true`; its packages (the `web` extra) are
+    imported only then, so a service without it runs on an install without them."""
+    if not ws.config.web.enabled:
+        return ()
+    require_extra("web", "[web] enabled = true")
+    from trinho.web.app import web_parts as review_parts
+
+    return review_parts(ws)
+
+
 def mcp_parts(ws: Workspace) -> tuple[Background, ...]:
     """The MCP HTTP server when `[mcp] http = true`, and the review page (`[web]`)."""
-    from trinho.web.app import web_parts
-
     mcp = ws.config.mcp
     if not mcp.http:
         return web_parts(ws)

@@ -19,6 +19,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from trinho import jsonargs, proposals
+from trinho.boundary import public_error
 from trinho.config import TOOL_PROFILES
 from trinho.config import ToolProfile as ToolProfile
 from trinho.errors import TrinhoError
@@ -713,11 +714,10 @@ def call(
         )
     try:
         return spec.handler(ws, parsed, actor)
-    except TrinhoError as exc:
-        return ToolResult.error(f"{name}: {exc}")
     except Exception as exc:  # the host must never see an exception from a tool call
-        log.exception("tool %s failed", name)
-        return ToolResult.error(f"{name}: failed unexpectedly ({type(exc).__name__}: {exc})")
+        if not isinstance(exc, TrinhoError | OSError):
+            log.exception("tool %s failed", name)
+        return ToolResult.error(f"{name}: {public_error(exc, ws.root)}")
 
 
 SENT_MAX_LENGTH = 500

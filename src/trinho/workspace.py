@@ -23,11 +23,11 @@ from trinho.config import Config as Config
 from trinho.config import config_from
 from trinho.durable import (
     append_bytes,
-    atomic_write_text,
     ensure_dir,
     file_lock,
     read_regular,
     shared_lock_if_present,
+    write_secret_text,
 )
 from trinho.errors import TrinhoError
 from trinho.textnorm import SLUG_PATTERN as SLUG_PATTERN
@@ -480,7 +480,7 @@ def init_workspace(
         else:
             text = render_config(config)
         parse_config(text)
-        atomic_write_text(path / CONFIG_PATH, text)
+        write_secret_text(path / CONFIG_PATH, text)
         created.append(CONFIG_PATH)
     workspace = Workspace(
         path, parse_config(read_regular(path / CONFIG_PATH).decode("utf-8")), clock, on_written

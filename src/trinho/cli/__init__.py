@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from trinho.boundary import public_error
 from trinho.cli.app import State, cli, say
 from trinho.cli.messages import usage_text, with_help
 from trinho.errors import TrinhoError
@@ -54,9 +55,9 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except BrokenPipeError:
         return 1
-    except OSError as exc:
-        where = f" {exc.filename}" if exc.filename else ""
-        say(f"trinho: error:{where}: {exc.strerror or exc}", err=True)
+    except Exception as exc:  # the boundary: an OS, database or any other failure, one line
+        shown = public_error(exc, session.workspace_dir)
+        say(f"trinho: error: {one_line(shown.localized(session.locale()))}", err=True)
         return 1
     return 0
 

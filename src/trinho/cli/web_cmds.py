@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from trinho.cli.app import cli, say, state
-from trinho.errors import TrinhoError
+from trinho.extras import require_extra
 from trinho.i18n import t
 
 
@@ -20,11 +20,10 @@ def web(host: str, port: int) -> None:
     in the config, which the login then asks for.
     """
     ws = state().workspace()
-    try:
-        from trinho.web import app as web_app
-        from trinho.web.auth import Guard
-    except ImportError:
-        raise TrinhoError.keyed("error.web.no_starlette") from None
+    require_extra("web", "trinho web")
+    from trinho.web import app as web_app
+    from trinho.web.auth import Guard
+
     token = web_app.required_token(ws, host)
     guard = Guard(ws.now)
     app = web_app.web_app(ws, guard, host, port, token)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
 
+from trinho.boundary import public_error
 from trinho.context import (
     DEFAULT_INDEX_CHARS,
     FactsIndex,
@@ -292,8 +293,8 @@ def list_facts(ws: Workspace, user: str | None = None) -> FactListing:
             try:
                 key = validate_slug(path.stem, f"{where}: file name")
                 facts.append(_read_cached(ws.confine(path), where, key))
-            except TrinhoError as exc:
-                broken.append(BrokenFile(where, str(exc)))
+            except (TrinhoError, OSError) as exc:  # unreadable: reported, the others read
+                broken.append(BrokenFile(where, str(public_error(exc, ws.root))))
     return FactListing(facts, broken)
 
 

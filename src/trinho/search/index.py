@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import re
 import secrets
@@ -23,6 +24,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from trinho.boundary import public_error
 from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.facts.store import FACTS_DIR
@@ -54,6 +56,8 @@ from trinho.search.ranking import (
 from trinho.search.tokenize import TOKENIZER_VERSION, accented_words, fold, query_terms, terms
 from trinho.search.vectors import Embedder, VectorStore, dense_key
 from trinho.workspace import ARCHIVE_FILE, CONVERSATIONS_DIR, MEMORY_FILE, NOTES_DIR, Workspace
+
+log = logging.getLogger(__name__)
 
 INDEX_FILE = "index.sqlite"
 SCHEMA_VERSION = "7"
@@ -297,7 +301,10 @@ def docs_of_file(ws: Workspace, rel: str, kind: Kind) -> list[Doc]:
     A file that became a link out of the workspace since it was stat'ed gives nothing."""
     try:
         text = read_regular(ws.confine(file_path(ws, rel))).decode("utf-8", errors="replace")
-    except (FileNotFoundError, TrinhoError):
+    except FileNotFoundError:
+        return []
+    except (OSError, TrinhoError) as exc:  # unreadable, too large: this file only is left out
+        log.warning("search: %s not indexed: %s", rel, public_error(exc, ws.root))
         return []
     if kind == "memory":
         return memory_docs(rel, text)

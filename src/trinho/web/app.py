@@ -18,10 +18,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from trinho import proposals
 from trinho.appliers import APPLIERS
+from trinho.boundary import http_status, public_error
 from trinho.condense.apply import undo_run
 from trinho.condense.runs import (
     REPORT,
@@ -35,17 +36,18 @@ from trinho.condense.runs import (
 )
 from trinho.errors import TrinhoError
 from trinho.facts.store import list_facts
+from trinho.httpguard import HostCheck
 from trinho.i18n import t
 from trinho.search import memory_get, readable_path, search
 from trinho.web import pages
 from trinho.web.auth import (
-    COOKIE,
     Guard,
     Session,
     allowed_hosts,
+    cookie_name,
     csrf_ok,
+    fetch_allowed,
     is_loopback,
-    request_allowed,
 )
 from trinho.web.html import Html
 from trinho.workspace import CONFIG_PATH, Workspace, validate_slug
@@ -68,37 +70,17 @@ def login_url(host: str, port: int, guard: Guard) -> str:
     return f"http://{shown}:{port}/login?code={guard.code}"
 
 
-class HostCheck:
-    """Refuse any request whose Host is not this server's (421) or whose Origin is foreign
-    (403), before it reaches a page: DNS rebinding and cross-site posts get nothing."""
-
-    def __init__(self, app: ASGIApp, hosts: frozenset[str]) -> None:
-        self.app = app
-        self.hosts = hosts
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-            host, origin = headers.get("host"), headers.get("origin")
-            if not request_allowed(self.hosts, host, None):
-                await Response("misdirected request", 421)(scope, receive, send)
-                return
-            if not request_allowed(self.hosts, host, origin):
-                await Response("foreign origin", 403)(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
-
-
 Page = Callable[[Request, Session], Awaitable[Response]]
 
 
 class _Review:
     """The pages and decisions of one server: each method is an endpoint or a helper."""
 
-    def __init__(self, ws: Workspace, guard: Guard, token: str | None) -> None:
+    def __init__(self, ws: Workspace, guard: Guard, token: str | None, port: int) -> None:
         self.ws = ws
         self.guard = guard
         self.token = token
+        self.cookie = cookie_name(port)
         self.locale = ws.locale
         self.by = f"{ws.config.owner} (web)"
 
@@ -110,21 +92,47 @@ class _Review:
             session.notices.clear()
         return HTMLResponse(pages.layout(self.locale, title, body, notices), status)
 
+    def said(self, exc: BaseException) -> str:
+        """A failure as the one line a notice shows: keyed, in the owner's locale, its paths
+        relative to the workspace."""
+        return public_error(exc, self.ws.root).localized(self.locale)
+
     def refused(self, status: int) -> Response:
         return self.page(t(self.locale, "web.refused"), Html(""), status=status)
 
-    def viewer(self, handler: Page) -> Callable[[Request], Awaitable[Response]]:
+    def guarded(
+        self, handler: Callable[[Request, Session | None], Awaitable[Response]]
+    ) -> Callable[[Request], Awaitable[Response]]:
+        """The route's error boundary: any failure is a page with one keyed line, its status
+        400 for the request's fault and 500 else, and never a workspace's absolute path."""
+
         async def endpoint(request: Request) -> Response:
-            session = self.guard.session(request.cookies.get(COOKIE))
+            try:
+                return await handler(request, self.guard.session(request.cookies.get(self.cookie)))
+            except Exception as exc:
+                shown = public_error(exc, self.ws.root)
+                if not isinstance(exc, TrinhoError):
+                    log.warning("web: %s %s failed: %s", request.method, request.url.path, shown)
+                title, line = t(self.locale, "web.refused"), shown.localized(self.locale)
+                page = pages.layout(self.locale, title, Html(""), [line])
+                return HTMLResponse(page, http_status(exc))
+
+        return endpoint
+
+    def viewer(self, handler: Page) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request, session: Session | None) -> Response:
+            if not fetch_allowed(request.headers.get("sec-fetch-site")):
+                return self.refused(403)  # another site or port: the login link alone may
             if session is None:
                 return self.refused(401)
             return await handler(request, session)
 
-        return endpoint
+        return self.guarded(endpoint)
 
     def decider(self, handler: Page) -> Callable[[Request], Awaitable[Response]]:
-        async def endpoint(request: Request) -> Response:
-            session = self.guard.session(request.cookies.get(COOKIE))
+        async def endpoint(request: Request, session: Session | None) -> Response:
+            if not fetch_allowed(request.headers.get("sec-fetch-site")):
+                return self.refused(403)
             if session is None:
                 return self.refused(401)
             form = await request.form()
@@ -132,11 +140,19 @@ class _Review:
                 return self.refused(403)
             return await handler(request, session)
 
-        return endpoint
+        return self.guarded(endpoint)
+
+    def public(
+        self, handler: Callable[[Request], Awaitable[Response]]
+    ) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request, session: Session | None) -> Response:
+            return await handler(request)
+
+        return self.guarded(endpoint)
 
     def logged_in(self, sid: str) -> Response:
         response = RedirectResponse("/", 303)
-        response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", path="/")
+        response.set_cookie(self.cookie, sid, httponly=True, samesite="strict", path="/")
         return response
 
     async def login(self, request: Request) -> Response:
@@ -176,7 +192,7 @@ class _Review:
         try:
             decided, applied = proposals.approve(self.ws, pid, self.by, appliers=APPLIERS)
         except TrinhoError as exc:
-            session.notices.append(exc.localized(self.locale))
+            session.notices.append(self.said(exc))
             return
         key = "proposal.approved" if applied.ok else "proposal.stale"
         session.notices.append(t(self.locale, key, id=decided.id, message=applied.message))
@@ -193,11 +209,15 @@ class _Review:
             decided = await run_in_threadpool(proposals.reject, self.ws, pid, self.by, note)
             session.notices.append(t(self.locale, "proposal.rejected", id=decided.id))
         except TrinhoError as exc:
-            session.notices.append(exc.localized(self.locale))
+            session.notices.append(self.said(exc))
         return RedirectResponse("/", 303)
 
     async def approve_all(self, request: Request, session: Session) -> Response:
-        origin = origin_of(validate_run_id(request.path_params["run"]))
+        try:
+            origin = origin_of(validate_run_id(request.path_params["run"]))
+        except TrinhoError as exc:
+            session.notices.append(self.said(exc))
+            return RedirectResponse("/", 303)
         for p in proposals.list_proposals(self.ws, include_decided=False).proposals:
             if p.origin == origin:
                 await run_in_threadpool(self.approve_one, session, p.id)
@@ -238,8 +258,12 @@ class _Review:
             session.notices.append(
                 t(self.locale, "web.run.undone", run=run_id, count=len(result.withdrawn))
             )
+            if result.changed_since and result.kept_current is not None:
+                session.notices.append(
+                    t(self.locale, "condense.undone_changed", kept=result.kept_current)
+                )
         except TrinhoError as exc:
-            session.notices.append(exc.localized(self.locale))
+            session.notices.append(self.said(exc))
         return RedirectResponse(f"/runs/{run_id}", 303)
 
     async def file(self, request: Request, session: Session) -> Response:
@@ -247,7 +271,7 @@ class _Review:
         try:
             lines = _file_lines(self.ws, path)
         except TrinhoError as exc:
-            session.notices.append(exc.localized(self.locale))
+            session.notices.append(self.said(exc))
             return self.page(path, Html(""), session, 404)
         return self.page(path, pages.file_page(path, lines, self.locale), session)
 
@@ -256,7 +280,7 @@ class _Review:
         try:
             listing = list_facts(self.ws, validate_slug(user, "user id"))
         except TrinhoError as exc:
-            session.notices.append(exc.localized(self.locale))
+            session.notices.append(self.said(exc))
             return self.page(t(self.locale, "web.nav.facts"), Html(""), session, 400)
         return self.page(
             t(self.locale, "web.nav.facts"), pages.facts_page(listing.facts, self.locale), session
@@ -267,7 +291,7 @@ class _Review:
         try:
             hits = await run_in_threadpool(search, self.ws, query, 20) if query.strip() else []
         except TrinhoError as exc:
-            session.notices.append(exc.localized(self.locale))
+            session.notices.append(self.said(exc))
             hits = []
         return self.page(
             t(self.locale, "web.search"), pages.search_page(query, hits, self.locale), session
@@ -276,11 +300,11 @@ class _Review:
 
 def web_app(ws: Workspace, guard: Guard, host: str, port: int, token: str | None) -> ASGIApp:
     """The review page for `ws`, its logins checked by `guard`, answering as `host`:`port`."""
-    r = _Review(ws, guard, token)
+    r = _Review(ws, guard, token, port)
     viewer, decider = r.viewer, r.decider
     routes = [
-        Route("/login", r.login, methods=["GET"]),
-        Route("/login", r.login_post, methods=["POST"]),
+        Route("/login", r.public(r.login), methods=["GET"]),
+        Route("/login", r.public(r.login_post), methods=["POST"]),
         Route("/", viewer(r.queue), methods=["GET"]),
         Route("/proposals/{pid}/approve", decider(r.approve), methods=["POST"]),
         Route("/proposals/{pid}/reject", decider(r.reject), methods=["POST"]),
@@ -293,7 +317,8 @@ def web_app(ws: Workspace, guard: Guard, host: str, port: int, token: str | None
         Route("/facts", viewer(r.facts), methods=["GET"]),
         Route("/search", viewer(r.find), methods=["GET"]),
     ]
-    return HostCheck(Starlette(routes=routes), allowed_hosts(host, port))
+    extra = ws.config.web.allowed_hosts
+    return HostCheck(Starlette(routes=routes), allowed_hosts(host, port, extra))
 
 
 def _run_of(origin: str) -> str | None:

@@ -8,41 +8,34 @@ from the workspace clock, so these rules are tested without waiting.
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+
+from trinho.httpguard import allowed_hosts as allowed_hosts
+from trinho.httpguard import is_loopback as is_loopback
+from trinho.httpguard import request_allowed as request_allowed
 
 CODE_LIFETIME = timedelta(minutes=10)
 SESSION_LIFETIME = timedelta(hours=12)
 COOKIE = "trinho_web"
 
 
-def is_loopback(host: str) -> bool:
-    """Whether binding `host` keeps the page on this machine."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+def cookie_name(port: int) -> str:
+    """The session cookie of the page on `port`. Browsers send a cookie to every port of its
+    host, so the name carries the port: pages on two ports never take each other's session."""
+    return f"{COOKIE}_{port}"
 
 
-def allowed_hosts(host: str, port: int) -> frozenset[str]:
-    """The Host header values a request may carry: the bound address, and loopback names."""
-    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
-    names = {shown, "127.0.0.1", "localhost", "[::1]"}
-    return frozenset(f"{name}:{port}" for name in names)
+FETCH_SITES = frozenset({"same-origin", "none"})
 
 
-def request_allowed(hosts: frozenset[str], host: str | None, origin: str | None) -> bool:
-    """A request is served only for a known Host, and an Origin (when sent) of the same."""
-    if host is None or host.lower() not in hosts:
-        return False
-    if origin is None:
-        return True
-    return origin.lower() in {f"http://{h}" for h in hosts}
+def fetch_allowed(site: str | None) -> bool:
+    """`Sec-Fetch-Site` (sent by every current browser, and not settable by a page): only this
+    page itself or the owner's own navigation (typed, a bookmark) is served; a page on another
+    port of this host is `same-site`, and gets nothing even though its cookie would be sent."""
+    return site is None or site.lower() in FETCH_SITES
 
 
 @dataclass

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from trinho.condense.loss import suspicious_sides
 from trinho.facts.rules import Fact
@@ -333,7 +334,8 @@ def search_page(query: str, hits: Sequence[Hit], locale: str) -> Html:
         return html("<p>{none}</p>", none=t(locale, "web.search.none", query=query))
     items = join(
         html(
-            '<li><a href="/file?path={path}#L{line}">{path}:{line}</a> {day} {text}</li>',
+            '<li><a href="/file?path={link}#L{line}">{path}:{line}</a> {day} {text}</li>',
+            link=quote(h.path, safe="/"),
             path=h.path,
             line=h.line,
             day=h.date or "",
