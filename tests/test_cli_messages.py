@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from trinho.cli.messages import usage_text
 
 from trinho import proposals
 from trinho.cli import main
-from trinho.cli.messages import usage_text
 from trinho.workspace import CONFIG_PATH, init_workspace, open_workspace, owner_locale
 
 TZ = "Asia/Ho_Chi_Minh"

@@ -16,7 +16,7 @@ import click
 from trinho.cli.app import cli, emit, json_option, state
 from trinho.durable import read_regular
 from trinho.errors import TrinhoError
-from trinho.i18n import t
+from trinho.i18n import N_, t
 from trinho.search import KINDS, Hit, Kind, Query, SearchIndex, configured_embedder, memory_get
 from trinho.textnorm import one_line
 from trinho.workspace import parse_day
@@ -177,11 +177,11 @@ def index_cmd(rebuild: bool, as_json: bool) -> None:
     ws = state().workspace()
     with SearchIndex(ws, embedder=configured_embedder(ws)) as index:
         if rebuild:
-            docs = _with_progress(ws.locale, as_json, "index.progress", index.rebuild)
+            docs = _with_progress(ws.locale, as_json, N_("index.progress"), index.rebuild)
         changed = None if rebuild else index.refresh()
         embedded = 0
         if index.vectors is not None:
-            embedded = _with_progress(ws.locale, as_json, "index.embedding", index.vectors.sync)
+            embedded = _with_progress(ws.locale, as_json, N_("index.embedding"), index.vectors.sync)
         docs = index.count()
     data = {"rebuilt": rebuild, "changed": changed, "documents": docs, "embedded": embedded}
     if rebuild:

@@ -12,8 +12,9 @@ from typing import Any
 
 from trinho.condense.loss import suspicious_sides
 from trinho.facts.rules import Fact
-from trinho.i18n import CATALOG, t
+from trinho.i18n import N_, t
 from trinho.listings import proposal_reason
+from trinho.message_keys import GATE_CLASS, RUN_OUTCOME, SCREEN_DECISION
 from trinho.proposals import Proposal
 from trinho.search import Hit
 from trinho.web.html import Html, html, join, side_by_side
@@ -94,8 +95,7 @@ def _fact_change(change: dict[str, Any], locale: str) -> Html:
 
 def _memory_change(change: dict[str, Any], locale: str) -> Html:
     cls = str(change.get("class"))
-    key = f"gate.class.{cls}"
-    label = t(locale, key) if key in CATALOG else cls
+    label = t(locale, GATE_CLASS[cls]) if cls in GATE_CLASS else cls
     if cls == "archive":
         lines = str(change.get("old") or "").split("\n")
         items = join(html("<li><code>{line}</code></li>", line=line) for line in lines)
@@ -206,7 +206,7 @@ def run_page(run_id: str, report: dict[str, Any] | None, locale: str, undoable: 
             "<li>{text}</li>",
             text=t(
                 locale,
-                "condense.day.used" if d.get("used") else "condense.day.unused",
+                N_("condense.day.used") if d.get("used") else N_("condense.day.unused"),
                 day=d.get("day"),
                 notes=d.get("notes"),
                 turns=d.get("turns"),
@@ -231,12 +231,12 @@ def run_page(run_id: str, report: dict[str, Any] | None, locale: str, undoable: 
         "<p>{model}</p>{undo}",
         outcome=t(
             locale,
-            f"condense.outcome.{report.get('outcome')}",
+            RUN_OUTCOME[outcome],
             run=run_id,
             since=report.get("since"),
             today=report.get("today"),
         )
-        if f"condense.outcome.{report.get('outcome')}" in CATALOG
+        if isinstance(outcome := report.get("outcome"), str) and outcome in RUN_OUTCOME
         else report.get("outcome"),
         message=report.get("message", ""),
         days_h=t(locale, "web.run.days"),
@@ -257,13 +257,13 @@ def run_page(run_id: str, report: dict[str, Any] | None, locale: str, undoable: 
 
 
 def _screen(decision: object, locale: str) -> str:
-    key = f"condense.screen.{decision}"
-    return t(locale, key) if key in CATALOG else str(decision)
+    key = SCREEN_DECISION.get(str(decision))
+    return t(locale, key) if key is not None else str(decision)
 
 
 def _report_change(change: dict[str, Any], locale: str) -> Html:
-    key = f"gate.class.{change.get('class')}"
-    label = t(locale, key) if key in CATALOG else str(change.get("class"))
+    cls = str(change.get("class"))
+    label = t(locale, GATE_CLASS[cls]) if cls in GATE_CLASS else cls
     held = t(locale, "web.run.held") if change.get("proposal") else t(locale, "web.run.auto")
     sides = join(
         html("<div><code>{mark} {text}</code></div>", mark=mark, text=change[side])
