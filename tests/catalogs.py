@@ -32,7 +32,9 @@ def is_key(message: Message) -> bool:
 
 
 def forms(message: Message) -> tuple[str, ...]:
-    return tuple(message.string) if message.pluralizable else (str(message.string),)
+    """The message's text: its plural forms, or its one text."""
+    text = message.string
+    return tuple(text) if isinstance(text, tuple | list) else (str(text or ""),)
 
 
 CATALOG: dict[str, dict[str, str]] = {

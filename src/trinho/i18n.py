@@ -81,6 +81,16 @@ def _click_modules() -> Iterator[object]:
     return (module for name, module in list(sys.modules.items()) if name.split(".")[0] == "click")
 
 
+_click_locale: list[Callable[[], str]] = []
+"""The locale click speaks in, innermost `click_in` last."""
+
+
+def click_says(message: str) -> str:
+    """Click's msgid `message` in the locale of the innermost `click_in`; as it is outside one
+    (for a wording click fixed at import, such as --version's help)."""
+    return catalog(_click_locale[-1]()).gettext(message) if _click_locale else message
+
+
 @contextmanager
 def click_in(locale: Callable[[], str]) -> Iterator[None]:
     """Click's own messages (usage errors, "Usage:", "Show this message and exit.") from the
@@ -92,9 +102,6 @@ def click_in(locale: Callable[[], str]) -> Iterator[None]:
     owner's catalog instead, and are put back after.
     """
 
-    def one(message: str) -> str:
-        return catalog(locale()).gettext(message)
-
     def plural(singular: str, plural_: str, n: int) -> str:
         return catalog(locale()).ngettext(singular, plural_, n)
 
@@ -103,9 +110,11 @@ def click_in(locale: Callable[[], str]) -> Iterator[None]:
         for name, value in list(vars(module).items()):
             if value is gettext.gettext or value is gettext.ngettext:
                 saved.append((module, name, value))
-                setattr(module, name, one if value is gettext.gettext else plural)
+                setattr(module, name, click_says if value is gettext.gettext else plural)
+    _click_locale.append(locale)
     try:
         yield
     finally:
-        for module, name, value in saved:
+        _click_locale.pop()
+        for module, name, value in reversed(saved):
             setattr(module, name, value)
