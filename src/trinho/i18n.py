@@ -19,10 +19,8 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
-from pathlib import Path
 
 DOMAIN = "trinho"
-LOCALE_DIR = Path(__file__).parent / "locale"
 LOCALES = ("en", "vi")
 
 
@@ -33,10 +31,14 @@ def N_(key: str) -> str:
 
 @cache
 def catalog(locale: str) -> gettext.NullTranslations:
-    """The compiled catalog of `locale`; an empty one for a locale trinho does not speak."""
+    """The compiled catalog of `locale`; an empty one for a locale trinho does not speak.
+
+    Read once, as package data: the catalogs are part of the code, not the owner's files."""
+    from importlib.resources import files  # at first use: it loads pathlib, urllib
+
     if locale not in LOCALES:
         return gettext.NullTranslations()
-    path = LOCALE_DIR / locale / "LC_MESSAGES" / f"{DOMAIN}.mo"
+    path = files(__package__).joinpath("locale", locale, "LC_MESSAGES", f"{DOMAIN}.mo")
     try:
         with path.open("rb") as handle:
             return gettext.GNUTranslations(handle)
