@@ -38,7 +38,7 @@ def catalog(locale: str) -> gettext.NullTranslations:
 
     if locale not in LOCALES:
         return gettext.NullTranslations()
-    path = files(__package__).joinpath("locale", locale, "LC_MESSAGES", f"{DOMAIN}.mo")
+    path = files(__package__).joinpath(f"locale/{locale}/LC_MESSAGES/{DOMAIN}.mo")
     try:
         with path.open("rb") as handle:
             return gettext.GNUTranslations(handle)
