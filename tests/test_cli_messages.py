@@ -275,5 +275,5 @@ def test_click_speaks_english_again_after_the_command(
     import click
 
     run(capsys, "note")
-    with pytest.raises(click.UsageError, match="^Missing "):
+    with pytest.raises(click.UsageError, match=r"^Missing "):
         click.command()(click.argument("x")(lambda x: None)).main([], standalone_mode=False)

@@ -62,11 +62,6 @@ def _lookup(locale: str, key: str, count: object) -> str | None:
     return None if text == key else text
 
 
-def known(key: str) -> bool:
-    """Whether the catalogs have `key` (a key computed from outside data may be unknown)."""
-    return _lookup("en", key, None) is not None or _lookup("en", key, 2) is not None
-
-
 def t(locale: str, key: str, /, **params: object) -> str:
     """The message `key` in `locale` (English when that locale lacks it), filled with params;
     a `count` parameter picks the plural form."""

@@ -225,19 +225,17 @@ def run_page(run_id: str, report: dict[str, Any] | None, locale: str, undoable: 
         ),
     )
     model = report.get("model", {})
+    outcome = report.get("outcome")
+    outcome_key = RUN_OUTCOME.get(outcome) if isinstance(outcome, str) else None
     return html(
         "<p>{outcome}</p><p>{message}</p><h2>{days_h}</h2><ul>{days}</ul>"
         "<h2>{changes_h}</h2><ul>{changes}</ul><h2>{screening_h}</h2><ul>{verdicts}</ul>"
         "<p>{model}</p>{undo}",
         outcome=t(
-            locale,
-            RUN_OUTCOME[outcome],
-            run=run_id,
-            since=report.get("since"),
-            today=report.get("today"),
+            locale, outcome_key, run=run_id, since=report.get("since"), today=report.get("today")
         )
-        if isinstance(outcome := report.get("outcome"), str) and outcome in RUN_OUTCOME
-        else report.get("outcome"),
+        if outcome_key is not None
+        else outcome,
         message=report.get("message", ""),
         days_h=t(locale, "web.run.days"),
         days=days,
