@@ -38,8 +38,8 @@ CORE = (
 )
 """The decisions: each rule of docs/rules.md is a pure function in one of these."""
 
-CORE_SUPPORT = ("trinho.i18n", "trinho.error_texts", "trinho.errors")
-"""Pure values the core speaks with: the message catalog and the error type."""
+CORE_SUPPORT = ("trinho.i18n", "trinho.message_keys", "trinho.errors")
+"""Pure values the core speaks with: the message catalogs, their keys and the error type."""
 
 FORBIDDEN = ("sqlite3", "socket", "ssl", "http", "urllib", "subprocess", "asyncio")
 

@@ -34,7 +34,7 @@ def test_console_is_the_default(workspace: Workspace) -> None:
     )
     receipt = channel.send(note)
     assert receipt.channel == "console"
-    assert "1 changes wait for your approval:" in stream.getvalue()
+    assert "1 change waits for your approval:" in stream.getvalue()
 
 
 def test_config_section_is_read(workspace: Workspace) -> None:

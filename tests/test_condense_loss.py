@@ -46,7 +46,7 @@ def test_a_few_lines_shown_and_the_rest_counted_in_english_and_vietnamese() -> N
     assert removed.splitlines()[0] == "would remove 12 of 12 lines:"
     assert len(removed.splitlines()) == 1 + SHOWN_LINES + 1
     assert removed.splitlines()[-1] == "  … and 7 more"
-    assert added == "would add 1 lines:\n  I cannot do that."
+    assert added == "would add 1 line:\n  I cannot do that."
     removed_vi, added_vi = suspicious_sides(change.to_dict(), "vi")
     assert removed_vi.splitlines()[-1] == "  … và 7 dòng nữa"
     assert added_vi.startswith("sẽ thêm 1 dòng:")

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from catalogs import CATALOG
 from trinho.condense.gate import Change, gate
 from trinho.condense.held import Stale, apply_held
 from trinho.condense.reasons import (
@@ -22,7 +23,6 @@ from trinho.condense.reasons import (
     stale_key,
     stored_reason,
 )
-from trinho.i18n import CATALOG
 
 TODAY = date(2026, 11, 29)
 SINCE = date(2026, 11, 23)

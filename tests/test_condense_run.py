@@ -221,7 +221,7 @@ def test_an_empty_answer_or_a_refusal_of_the_whole_file_is_held_whole(
     assert "Old: would remove 7 of 7 lines:\n  Dòng viết tay: đừng xoá những dòng này.\n" in (
         stream.getvalue()
     )
-    added = f"would add 1 lines:\n  {answer}" if answer else "would add 0 lines:"
+    added = f"would add 1 line:\n  {answer}" if answer else "would add 0 lines:"
     assert f"New: {added}\n" in stream.getvalue()
 
 
@@ -924,7 +924,7 @@ def test_a_change_still_waiting_is_not_asked_twice_and_the_announcement_counts_i
         removal.proposal_id
     ]
     announced = stream.getvalue()
-    assert "1 earlier proposals still wait, the oldest since 2026-11-29" in announced
+    assert "1 earlier proposal still waits, since 2026-11-29" in announced
     assert "penicillin" not in announced  # said once, last week
 
 

@@ -34,6 +34,7 @@ from trinho.context_shell import (
 )
 from trinho.errors import TrinhoError
 from trinho.facts.rules import Fact, FactVersion
+from trinho.i18n import t
 from trinho.tokens import estimate_tokens
 from trinho.transcripts import record_turn
 from trinho.workspace import CONFIG_PATH, Workspace, read_config
@@ -100,7 +101,7 @@ def test_memory_over_budget_keeps_newest_and_says_how_many_left_out() -> None:
     assert kept, "some entries fit"
     assert kept == list(range(kept[0], 29)), "the newest are kept"
     assert ctx.omitted["memory"] == 28 - len(kept)
-    assert f"({ctx.omitted['memory']} older entries are not shown here; memory_search" in ctx.system
+    assert t("en", "context.omitted", count=ctx.omitted["memory"]) in ctx.system
     assert "# MEMORY" in ctx.system
 
 
@@ -111,7 +112,7 @@ def test_a_memory_md_of_prose_only_is_held_to_its_budget_too() -> None:
     shown = [n for n in range(1, 41) if f"Paragraph {n} about" in ctx.system]
     assert shown and shown == list(range(shown[0], 41)), "the last lines stay"
     assert ctx.omitted["memory"] == 40 - len(shown) > 0
-    assert f"({ctx.omitted['memory']} older entries are not shown here" in ctx.system
+    assert t("en", "context.omitted", count=ctx.omitted["memory"]) in ctx.system
     assert "# About me" in ctx.system
 
 
@@ -364,7 +365,7 @@ def test_no_fact_cut_silently(facts: list[tuple[str, date]], budget: int) -> Non
     shown = [line for line in lines if line.text in ctx.system.split("\n")]
     assert len(shown) + ctx.omitted["facts"] == len(lines)
     if ctx.omitted["facts"]:
-        assert f"({ctx.omitted['facts']} more facts are not shown here" in ctx.system
+        assert t("en", "context.facts_omitted", count=ctx.omitted["facts"]) in ctx.system
     kept_since = [line.since for line in shown]
     dropped_since = [line.since for line in lines if line not in shown]
     assert not kept_since or not dropped_since or min(kept_since) >= max(dropped_since)
@@ -387,12 +388,12 @@ def test_no_note_cut_silently(
             for i, (m, text) in enumerate(stamped)
         ]
 
-    y, t = notes(YESTERDAY, yesterday), notes(TODAY, today)
-    ctx = assemble(inputs(yesterday=y, today=t), Budgets(notes=budget), "en")
-    every = [*y, *t]
+    y, td = notes(YESTERDAY, yesterday), notes(TODAY, today)
+    ctx = assemble(inputs(yesterday=y, today=td), Budgets(notes=budget), "en")
+    every = [*y, *td]
     lines = ctx.preamble.split("\n")
     shown = [i for i, n in enumerate(every) if f"- {n.time} {n.text}" in lines]
     assert len(shown) + ctx.omitted["notes"] == len(every)
     assert shown == list(range(len(every) - len(shown), len(every))), "the latest are kept"
     if ctx.omitted["notes"]:
-        assert f"({ctx.omitted['notes']} earlier notes of these two days" in ctx.preamble
+        assert t("en", "context.notes_omitted", count=ctx.omitted["notes"]) in ctx.preamble

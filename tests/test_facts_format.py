@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from catalogs import CATALOG
 from trinho.errors import TrinhoError
 from trinho.facts.format import parse_fact, render_fact
 from trinho.facts.rules import BASES, Fact, FactVersion
-from trinho.i18n import CATALOG
 
 WHERE = "users/owner/facts/home-city.md"
 

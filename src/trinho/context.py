@@ -23,7 +23,7 @@ from datetime import date
 from trinho import memory_md
 from trinho.errors import BrokenFile
 from trinho.facts.rules import Basis, Fact
-from trinho.i18n import t
+from trinho.i18n import N_, t
 from trinho.textnorm import one_line
 from trinho.tokens import estimate_tokens
 
@@ -257,8 +257,8 @@ def _notes_part(
     omitted = len(notes) - len(kept)
     blocks: list[str] = []
     for label, day_notes, offset in (
-        ("context.yesterday", yesterday, 0),
-        ("context.today", today, len(yesterday)),
+        (N_("context.yesterday"), yesterday, 0),
+        (N_("context.today"), today, len(yesterday)),
     ):
         if not day_notes:
             continue

@@ -25,6 +25,7 @@ from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
 from trinho.facts.store import facts_index, list_facts
 from trinho.i18n import t
+from trinho.message_keys import BUDGET_WARNING
 from trinho.notes import NoteEntry, day_files, read_note_file
 from trinho.openclaw import bootstrap_present, openclaw_enabled
 from trinho.workspace import Workspace
@@ -134,7 +135,7 @@ def warning_text(locale: str, warning: BudgetWarning) -> str:
     """What the owner reads about an over-budget part, in their locale."""
     return t(
         locale,
-        f"context.budget_warning.{warning.part}",
+        BUDGET_WARNING[warning.part],
         omitted=warning.omitted,
         budget=warning.budget,
         setting=_BUDGET_KEYS[warning.part],

@@ -42,9 +42,10 @@ from trinho.condense.rewrite import MEMORY_BEGIN
 from trinho.context_shell import build_context
 from trinho.errors import TrinhoError
 from trinho.facts.store import list_facts
-from trinho.i18n import t
+from trinho.i18n import N_, t
 from trinho.jobs import WorkspaceJobRunner
 from trinho.listings import fact_history_text, proposal_reason, proposals_text
+from trinho.message_keys import FACT_OUTCOME, GATE_CLASS
 from trinho.models import (
     ChatModel,
     ChatRequest,
@@ -312,7 +313,7 @@ def _answered(ctx: DemoContext, name: str, args: dict[str, Any], data: dict[str,
         return [ctx.text("demo.tool.listed", count=data["count"])]
     outcome, fact, value = str(data["outcome"]), data["key"], args.get("value")
     if outcome != "proposed":
-        return [ctx.text(f"fact.outcome.{outcome}", fact=fact, value=value)]
+        return [ctx.text(FACT_OUTCOME[outcome], fact=fact, value=value)]
     said = ctx.text("fact.outcome.proposed", id=data["proposal_id"], fact=fact, value=value)
     reason = proposal_reason(proposals.get_proposal(ctx.ws, data["proposal_id"]), ctx.locale)
     return [said, ctx.text("demo.tool.why", reason=reason)]
@@ -489,7 +490,7 @@ def step_decide(ctx: DemoContext) -> list[str]:
             ctx.text(
                 "demo.waits",
                 id=p.id,
-                cls=ctx.text(f"gate.class.{p.change.get('class')}"),
+                cls=ctx.text(GATE_CLASS[str(p.change.get("class"))]),
                 reason=proposal_reason(p, ctx.locale),
             )
         )
@@ -508,7 +509,7 @@ def _decide(
     by = f"{ctx.ws.config.owner} (cli)"
     if approve:
         proposal, applied = proposals.approve(ctx.ws, proposal_id, by, appliers=APPLIERS)
-        key = "proposal.approved" if applied.ok else "proposal.stale"
+        key = N_("proposal.approved") if applied.ok else N_("proposal.stale")
         lines = [
             f"$ trinho approve {proposal.id}",
             ctx.text(key, id=proposal.id, message=applied.message),
@@ -634,16 +635,16 @@ def step_context(ctx: DemoContext) -> list[str]:
 
 
 STEPS: list[Step] = [
-    Step("demo.step.init", step_init),
-    Step("demo.step.before", step_before),
-    Step("demo.step.week", step_week),
-    Step("demo.step.condense", step_condense),
-    Step("demo.step.notify", step_notify),
-    Step("demo.step.decide", step_decide),
-    Step("demo.step.memory", step_memory),
-    Step("demo.step.facts", step_facts),
-    Step("demo.step.search", step_search),
-    Step("demo.step.context", step_context),
+    Step(N_("demo.step.init"), step_init),
+    Step(N_("demo.step.before"), step_before),
+    Step(N_("demo.step.week"), step_week),
+    Step(N_("demo.step.condense"), step_condense),
+    Step(N_("demo.step.notify"), step_notify),
+    Step(N_("demo.step.decide"), step_decide),
+    Step(N_("demo.step.memory"), step_memory),
+    Step(N_("demo.step.facts"), step_facts),
+    Step(N_("demo.step.search"), step_search),
+    Step(N_("demo.step.context"), step_context),
 ]
 
 

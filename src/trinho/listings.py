@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from trinho.condense.loss import suspicious_sides
 from trinho.condense.reasons import stored_reason
 from trinho.facts.rules import FactVersion
-from trinho.i18n import CATALOG, t
+from trinho.i18n import t
+from trinho.message_keys import GATE_CLASS, PROPOSAL_STATUS
 from trinho.proposals import Proposal
 
 
@@ -54,8 +55,8 @@ def proposal_summary(proposal: Proposal, locale: str) -> str:
         return t(locale, "condense.archive_summary", count=count)
     if proposal.kind == "memory" and "class" in change:
         sides = [str(change[side]) for side in ("old", "new") if change.get(side) is not None]
-        key = f"gate.class.{change['class']}"
-        label = t(locale, key) if key in CATALOG else str(change["class"])
+        cls = str(change["class"])
+        label = t(locale, GATE_CLASS[cls]) if cls in GATE_CLASS else cls
         return f"MEMORY.md {label}: " + " -> ".join(sides) if sides else f"MEMORY.md {label}"
     summary = change.get("summary")
     return str(summary) if summary else proposal.kind
@@ -79,7 +80,7 @@ def proposals_text(locale: str, shown: list[Proposal]) -> str:
             locale,
             "proposals.line",
             id=p.id,
-            status=t(locale, f"proposal.status.{p.status}"),
+            status=t(locale, PROPOSAL_STATUS[p.status]),
             summary=proposal_summary(p, locale),
             origin=p.origin,
             created=p.created_at.strftime("%Y-%m-%d %H:%M"),

@@ -11,7 +11,8 @@ from collections import Counter
 from collections.abc import Iterable
 
 from trinho.channels.base import Notification, NotificationItem
-from trinho.i18n import CATALOG, t
+from trinho.i18n import N_, t
+from trinho.message_keys import CHANNEL_KIND
 from trinho.textnorm import printable
 
 TELEGRAM_LIMIT = 4096
@@ -47,9 +48,8 @@ def _take(text: str, room: int) -> str:
 
 
 def kind_label(kind: str, locale: str) -> str:
-    key = f"channel.kind.{kind}"
-    if key in CATALOG:
-        return t(locale, key)
+    if kind in CHANNEL_KIND:
+        return t(locale, CHANNEL_KIND[kind])
     return t(locale, "channel.kind.other", kind=kind)
 
 
@@ -104,9 +104,9 @@ def item_text(
         ]
     )
     fields = [
-        ("channel.item.old", none if item.old is None else item.old),
-        ("channel.item.new", none if item.new is None else item.new),
-        ("channel.item.reason", item.reason or none),
+        (N_("channel.item.old"), none if item.old is None else item.old),
+        (N_("channel.item.new"), none if item.new is None else item.new),
+        (N_("channel.item.reason"), item.reason or none),
     ]
     frame = text_length(header) + sum(text_length(t(locale, key, text="")) + 1 for key, _ in fields)
     share = max(20, (limit - frame) // len(fields))

@@ -33,7 +33,7 @@ from trinho.channels.inbox import InboxItem, MemoryInbox, next_item
 from trinho.channels.render import item_text, split_text, summary_text
 from trinho.channels.settings import TelegramSettings
 from trinho.errors import TrinhoError
-from trinho.i18n import t
+from trinho.i18n import N_, t
 from trinho.textnorm import printable
 
 if TYPE_CHECKING:
@@ -302,10 +302,10 @@ class TelegramChannel:
         return InlineKeyboardMarkup(
             [
                 [
-                    self._button("channel.button.approve_all", CallbackAction("A", key, 0, "")),
-                    self._button("channel.button.reject_all", CallbackAction("R", key, 0, "")),
+                    self._button(N_("channel.button.approve_all"), CallbackAction("A", key, 0, "")),
+                    self._button(N_("channel.button.reject_all"), CallbackAction("R", key, 0, "")),
                 ],
-                [self._button("channel.button.review", CallbackAction("V", key, 0, ""))],
+                [self._button(N_("channel.button.review"), CallbackAction("V", key, 0, ""))],
             ]
         )
 
@@ -317,8 +317,12 @@ class TelegramChannel:
         return InlineKeyboardMarkup(
             [
                 [
-                    self._button("channel.button.approve", CallbackAction("y", key, index, hashed)),
-                    self._button("channel.button.reject", CallbackAction("n", key, index, hashed)),
+                    self._button(
+                        N_("channel.button.approve"), CallbackAction("y", key, index, hashed)
+                    ),
+                    self._button(
+                        N_("channel.button.reject"), CallbackAction("n", key, index, hashed)
+                    ),
                 ]
             ]
         )
@@ -366,7 +370,7 @@ class TelegramChannel:
             return t(self.locale, "channel.cb.stale")
         if action.op == "V":
             await self._send_item(notification, action.index)
-            return t(self.locale, "channel.cb.review", total=len(notification.items))
+            return t(self.locale, "channel.cb.review", count=len(notification.items))
         if self.decider is None:
             return t(self.locale, "channel.cb.unavailable")
         by = f"telegram:{user_id}"
@@ -404,7 +408,7 @@ class TelegramChannel:
             outcome = await self._decide(item.proposal_id, item.content_hash, approve, by)
             outcomes.append((item.proposal_id, outcome))
         done = sum(1 for _, outcome in outcomes if outcome.ok)
-        key = "channel.bulk.approved" if approve else "channel.bulk.rejected"
+        key = N_("channel.bulk.approved") if approve else N_("channel.bulk.rejected")
         headline = t(self.locale, key, ok=done, total=len(outcomes))
         lines = [
             t(self.locale, "channel.bulk.not_done", id=pid, message=outcome.message)
@@ -427,7 +431,8 @@ class TelegramChannel:
         approve = action.op == "y"
         outcome = await self._decide(item.proposal_id, item.content_hash, approve, by)
         if outcome.ok:
-            result = t(self.locale, "channel.cb.approved" if approve else "channel.cb.rejected")
+            key = N_("channel.cb.approved") if approve else N_("channel.cb.rejected")
+            result = t(self.locale, key)
         else:
             result = t(self.locale, "channel.cb.refused", message=outcome.message)
         screen = item_text(notification, action.index, self.locale, limit=3800)

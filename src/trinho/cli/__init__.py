@@ -11,9 +11,8 @@ import click
 
 from trinho.boundary import public_error
 from trinho.cli.app import State, cli, say
-from trinho.cli.messages import usage_text, with_help
 from trinho.errors import TrinhoError
-from trinho.i18n import t
+from trinho.i18n import click_in, t
 from trinho.textnorm import one_line
 
 __all__ = ["cli", "main"]
@@ -30,6 +29,12 @@ def main(argv: list[str] | None = None) -> int:
     except TrinhoError as exc:  # before parsing: the workspace's locale comes from the env
         say(f"trinho: error: {exc.localized(_usage_locale(session, None))}", err=True)
         return exc.exit_code
+    with click_in(lambda: _usage_locale(session, click.get_current_context(silent=True))):
+        return _run(session, argv)
+
+
+def _run(session: State, argv: list[str] | None) -> int:
+    """The command, its errors said in the owner's locale (click's through the catalog)."""
     try:
         cli.main(args=argv, prog_name="trinho", standalone_mode=False, obj=session)
     except TrinhoError as exc:
@@ -46,12 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     except click.UsageError as exc:
         where = exc.ctx.command_path if exc.ctx is not None else "trinho"
         locale = _usage_locale(session, exc.ctx)
-        message = usage_text(one_line(exc.format_message()), locale)
-        say(f"trinho: error: {with_help(message, where, locale)}", err=True)
+        message = one_line(exc.format_message())
+        say(f"trinho: error: {t(locale, 'error.see_help', message=message, where=where)}", err=True)
         return exc.exit_code
     except click.ClickException as exc:
-        message = usage_text(one_line(exc.format_message()), session.locale())
-        say(f"trinho: error: {message}", err=True)
+        say(f"trinho: error: {one_line(exc.format_message())}", err=True)
         return exc.exit_code
     except BrokenPipeError:
         return 1

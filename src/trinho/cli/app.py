@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
+from trinho.i18n import click_says
 from trinho.textnorm import json_text, printable
 from trinho.workspace import Workspace, default_home, open_workspace, owner_locale
 
@@ -88,6 +89,15 @@ class LazyGroup(click.Group):
         return self.commands.get(cmd_name)
 
 
+class ClickWordedOption(click.Option):
+    """An option whose help is click's own wording, fixed when click was imported (--version):
+    said in the owner's locale when the help is shown."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        record = super().get_help_record(ctx)
+        return None if record is None else (record[0], click_says(record[1]))
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--workspace",
@@ -98,7 +108,7 @@ class LazyGroup(click.Group):
     help="Agent workspace folder. Default: $TRINHO_HOME, else "
     "$XDG_DATA_HOME/trinho/workspace (~/.local/share/trinho/workspace).",
 )
-@click.version_option(package_name="trinho")
+@click.version_option(package_name="trinho", cls=ClickWordedOption)
 @click.pass_context
 def cli(ctx: click.Context, workspace_dir: Path | None) -> None:
     """trinho: long-term memory for a personal AI assistant.

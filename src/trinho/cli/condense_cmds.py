@@ -9,7 +9,7 @@ from trinho.condense.apply import undo_run
 from trinho.condense.pipeline import run_condensation
 from trinho.condense.report import render_report
 from trinho.errors import TrinhoError
-from trinho.i18n import t
+from trinho.i18n import N_, t
 
 
 @cli.command(name="condense")
@@ -36,11 +36,11 @@ def condense(dry_run: bool, force: bool, undo_id: str | None, as_json: bool) -> 
 
         def human_undo() -> str:
             if undone.restored_from is not None:
-                key = "condense.undone"
+                key = N_("condense.undone")
             elif undone.kept_current is not None:
-                key = "condense.undone_removed"
+                key = N_("condense.undone_removed")
             else:
-                key = "condense.undone_absent"
+                key = N_("condense.undone_absent")
             lines = [
                 t(
                     ws.locale,

@@ -16,8 +16,9 @@ from trinho.errors import TrinhoError
 from trinho.facts.format import check_basis, clean_value
 from trinho.facts.rules import ACTORS, BASES, FactVersion, check_actor
 from trinho.facts.store import fact_on, facts_index, get_fact, save_fact
-from trinho.i18n import t
+from trinho.i18n import N_, t
 from trinho.listings import fact_history_text, fact_version_line, proposals_text
+from trinho.message_keys import FACT_OUTCOME
 from trinho.workspace import Workspace, parse_day, validate_slug
 
 user_option = click.option(
@@ -99,13 +100,13 @@ def fact_set(
     def human() -> str:
         shown = clean_value(value, key)
         if proposal is None:
-            return t(ws.locale, f"fact.outcome.{saved.outcome}", fact=key, value=shown)
+            return t(ws.locale, FACT_OUTCOME[saved.outcome], fact=key, value=shown)
         if saved.proposal_created:
             message_key = "fact.outcome.proposed"
         elif proposal.status == "rejected":
-            message_key = "fact.proposal_rejected"
+            message_key = N_("fact.proposal_rejected")
         else:
-            message_key = "fact.proposal_pending"
+            message_key = N_("fact.proposal_pending")
         return t(ws.locale, message_key, id=proposal.id, fact=key, value=shown)
 
     emit(as_json, data, human)
@@ -206,7 +207,7 @@ def approve(proposal_id: str, user: str | None, as_json: bool) -> None:
     ws = state().workspace()
     _about(ws, proposal_id, user)
     decided, applied = proposals_mod.approve(ws, proposal_id, _decider(ws), appliers=APPLIERS)
-    key = "proposal.approved" if applied.ok else "proposal.stale"
+    key = N_("proposal.approved") if applied.ok else N_("proposal.stale")
     emit(as_json, decided.to_json(), t(ws.locale, key, id=decided.id, message=applied.message))
 
 

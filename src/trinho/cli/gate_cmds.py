@@ -13,6 +13,7 @@ from trinho.condense.gate import Change, gate
 from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.i18n import t
+from trinho.message_keys import GATE_ACTION, GATE_CLASS
 from trinho.notes import decode
 from trinho.workspace import clock_from_env, parse_day
 
@@ -83,8 +84,8 @@ def _human(changes: tuple[Change, ...], locale: str) -> str:
         return t(locale, "gate.none")
     lines = []
     for change in changes:
-        action = t(locale, f"gate.action.{change.action}")
-        head = f"[{action}] {t(locale, f'gate.class.{change.cls}')}: {change.reason_in(locale)}"
+        action = t(locale, GATE_ACTION[change.action])
+        head = f"[{action}] {t(locale, GATE_CLASS[change.cls])}: {change.reason_in(locale)}"
         lines.append(head)
         if change.old is not None:
             lines.append(f"    - {change.old}")

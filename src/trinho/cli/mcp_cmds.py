@@ -8,7 +8,7 @@ from trinho import mcp_server
 from trinho import tools as tools_mod
 from trinho.cli.app import cli, emit, json_option, say, state
 from trinho.errors import TrinhoError
-from trinho.i18n import t
+from trinho.i18n import N_, t
 from trinho.tools import Actor
 from trinho.workspace import CONFIG_PATH
 
@@ -71,7 +71,7 @@ def mcp(
     if init_token:
         token, created = mcp_server.init_token(ws)
         path = ws.root / CONFIG_PATH
-        key = "mcp.token_created" if created else "mcp.token_exists"
+        key = N_("mcp.token_created") if created else N_("mcp.token_exists")
         emit(
             as_json,
             {"path": str(path), "created": created, "token": token},

@@ -11,7 +11,7 @@ from datetime import time as day_start
 import click
 
 from trinho.cli.app import cli, emit, json_option, say, state
-from trinho.i18n import t
+from trinho.i18n import N_, t
 from trinho.models.base import ChatModel, ChatRequest, ChatResponse, ListsModels, ModelError, user
 from trinho.models.config import ModelSettings, resolve_model
 from trinho.models.loader import build_model, load_model
@@ -61,7 +61,7 @@ def name_warning(
     asked) names the model that did answer; otherwise the names it lists."""
     if not listed or is_listed(settings.model, listed):
         return None
-    key = "model.warn_one_model" if len(listed) == 1 else "model.warn_unlisted"
+    key = N_("model.warn_one_model") if len(listed) == 1 else N_("model.warn_unlisted")
     params: dict[str, object] = {
         "url": settings.shown_url,
         "model": repr(settings.model),
@@ -146,7 +146,7 @@ def check(as_json: bool) -> None:
     }
     human = t(
         ws.locale,
-        "model.answered",
+        N_("model.answered"),
         model=settings.name if not response.model else f"{settings.name} ({response.model})",
         url=settings.shown_url,
         seconds=seconds,
@@ -214,8 +214,8 @@ def usage(since_text: str | None, as_json: bool) -> None:
             kinds = ", ".join(f"{kind} {n}" for kind, n in summary.by_failure.items())
             lines.append(t(ws.locale, "usage.failed", failed=total.failed_calls, kinds=kinds))
         for heading, groups in (
-            ("usage.by_purpose", summary.by_purpose),
-            ("usage.by_model", summary.by_model),
+            (N_("usage.by_purpose"), summary.by_purpose),
+            (N_("usage.by_model"), summary.by_model),
         ):
             lines.append(t(ws.locale, heading))
             lines += [usage_row(ws.locale, k, v) for k, v in groups.items()]

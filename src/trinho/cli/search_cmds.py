@@ -17,7 +17,7 @@ import click
 from trinho.cli.app import cli, emit, json_option, state
 from trinho.durable import read_regular
 from trinho.errors import TrinhoError
-from trinho.i18n import t
+from trinho.i18n import N_, t
 from trinho.search import (
     KINDS,
     Found,
@@ -49,7 +49,8 @@ def _human_hits(hits: list[Hit], locale: str, found: Found | None = None) -> str
         lines.append(f"{hit.path}:{hit.line}  {day}  {hit.kind:<12} {text}")
         if found is not None:
             reasons = "; ".join(found.why[i]) or t(locale, "search.lexical_only")
-            lines.append(f"    {t(locale, 'search.why', reasons=reasons)}  (score {hit.score:.4g})")
+            why = t(locale, "search.why", reasons=reasons)
+            lines.append(f"    {why}  (score {hit.score:.4g})")
     return "\n".join(lines)
 
 
@@ -208,11 +209,11 @@ def index_cmd(rebuild: bool, as_json: bool) -> None:
     ws = state().workspace()
     with SearchIndex(ws, embedder=configured_embedder(ws)) as index:
         if rebuild:
-            docs = _with_progress(ws.locale, as_json, "index.progress", index.rebuild)
+            docs = _with_progress(ws.locale, as_json, N_("index.progress"), index.rebuild)
         changed = None if rebuild else index.refresh()
         embedded = 0
         if index.vectors is not None:
-            embedded = _with_progress(ws.locale, as_json, "index.embedding", index.vectors.sync)
+            embedded = _with_progress(ws.locale, as_json, N_("index.embedding"), index.vectors.sync)
         docs = index.count()
     data = {"rebuilt": rebuild, "changed": changed, "documents": docs, "embedded": embedded}
     if rebuild:

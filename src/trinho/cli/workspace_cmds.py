@@ -11,7 +11,7 @@ import click
 from trinho import notes as notes_mod
 from trinho import transcripts
 from trinho.cli.app import cli, emit, json_option, state
-from trinho.i18n import t
+from trinho.i18n import N_, t
 from trinho.workspace import init_workspace, parse_day
 
 
@@ -31,7 +31,7 @@ def init(timezone: str | None, locale: str | None, owner: str | None, as_json: b
         "owner": ws.config.owner,
         "created": result.created,
     }
-    key = "init.created" if result.created else "init.unchanged"
+    key = N_("init.created") if result.created else N_("init.unchanged")
     text = t(ws.locale, key, root=ws.root, tz=ws.config.timezone, created=", ".join(result.created))
     moved = result.zone_changed
     if moved is not None:

@@ -32,6 +32,7 @@ from trinho.condense.runs import (
 from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
 from trinho.i18n import t
+from trinho.message_keys import APPROVED
 from trinho.workspace import Workspace
 
 
@@ -63,7 +64,7 @@ def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> propos
             return proposals.ApplyResult(False, t(ws.locale, "condense.stale", reason=why))
         if outcome.text != before:
             memory.replace(outcome.text)
-    return proposals.ApplyResult(True, t(ws.locale, f"condense.approved.{change.cls}"))
+    return proposals.ApplyResult(True, t(ws.locale, APPROVED[change.cls]))
 
 
 def _apply_archive(

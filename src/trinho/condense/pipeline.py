@@ -98,7 +98,7 @@ from trinho.condense.screen import (
 from trinho.context_shell import budgets_from_config
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import TrinhoError
-from trinho.i18n import t
+from trinho.i18n import N_, t
 from trinho.markers import reattach_markers
 from trinho.models import (
     ChatModel,
@@ -463,11 +463,11 @@ class _Run:
                 answer = self._call("screen", request)
             except ModelError as exc:
                 said = call_failed(len(batch), str(exc))
-                key = "condense.screen_failed"
+                key = N_("condense.screen_failed")
                 skipped.append(t(self.locale, key, first=first, last=last, reason=str(exc)))
             else:
                 if isinstance(answer, str):
-                    key = "condense.screen_skipped"
+                    key = N_("condense.screen_skipped")
                     skipped.append(t(self.locale, key, first=first, last=last, reason=answer))
                     continue
                 said = read_answer(answer.text, len(batch))

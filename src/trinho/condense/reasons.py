@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from trinho.i18n import CATALOG, t
+from trinho.i18n import t
+from trinho.message_keys import GATE_REASON, STALE_REASON
 
 Param = str | int | float
 Params = tuple[tuple[str, Param], ...]
@@ -88,11 +89,11 @@ class StaleReason:
 
 
 def reason_key(code: str) -> str:
-    return f"gate.reason.{code}"
+    return GATE_REASON[code]
 
 
 def stale_key(code: str) -> str:
-    return f"condense.stale.{code}"
+    return STALE_REASON[code]
 
 
 def reason_text(code: str, params: Params | Mapping[str, Any], locale: str) -> str:
@@ -118,7 +119,7 @@ def stored_reason(change: Mapping[str, Any], fallback: str, locale: str) -> str:
 def reason_or(code: object, params: Params | Mapping[str, Any], fallback: str, locale: str) -> str:
     """`code` rendered in `locale`, or `fallback` when there is no code or it does not render
     (unknown to this version, parameters missing or of the wrong type)."""
-    if not isinstance(code, str) or reason_key(code) not in CATALOG:
+    if not isinstance(code, str) or code not in GATE_REASON:
         return fallback
     try:
         return reason_text(code, params, locale)

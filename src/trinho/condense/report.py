@@ -13,7 +13,15 @@ from typing import Any, Literal
 from trinho.condense.gate import Change
 from trinho.condense.loss import memory_sides
 from trinho.condense.ops import Script
-from trinho.i18n import t
+from trinho.i18n import N_, t
+from trinho.message_keys import (
+    GATE_ACTION,
+    GATE_CLASS,
+    IGNORED_WHY,
+    LINE_NOTE,
+    RUN_OUTCOME,
+    SCREEN_DECISION,
+)
 
 RunOutcome = Literal["done", "already_done", "skipped", "dry_run", "resumed"]
 ScreenDecision = Literal["accept", "reject", "unreadable", "unscreened"]
@@ -221,11 +229,11 @@ def script_summary(script: Script) -> dict[str, Any]:
 
 def _change_lines(rc: ReportChange, locale: str) -> list[str]:
     c = rc.change
-    action = t(locale, f"gate.action.{c.action}")
+    action = t(locale, GATE_ACTION[c.action])
     proposal = f" [{rc.proposal_id}]" if rc.proposal_id else ""
     if rc.note:
-        proposal = f" ({t(locale, f'condense.note.{rc.note}')})"
-    label = t(locale, f"gate.class.{c.cls}")
+        proposal = f" ({t(locale, LINE_NOTE[rc.note])})"
+    label = t(locale, GATE_CLASS[c.cls])
     lines = [f"[{action}] {label}{proposal}: {c.reason_in(locale)}"]
     if c.cls == "archive":
         old, _ = memory_sides(c.to_dict(), locale)
@@ -239,13 +247,13 @@ def _change_lines(rc: ReportChange, locale: str) -> list[str]:
 
 def _script_lines(summary: dict[str, Any], locale: str) -> list[str]:
     """What the edit scripts held, and the first few operations that were not applied."""
-    key = "condense.script.whole_file" if summary["whole_file"] else "condense.script"
+    key = N_("condense.script.whole_file") if summary["whole_file"] else N_("condense.script")
     ignored: list[dict[str, Any]] = summary["ignored"]
     lines = [
         t(locale, key, ops=summary["operations"], ignored=len(ignored), chatter=summary["chatter"])
     ]
     for item in ignored[:5]:
-        why = t(locale, f"condense.ignored.{item['why']}")
+        why = t(locale, IGNORED_WHY[item["why"]])
         lines.append(f"    {item['line']}: {why}: {item['text']}")
     return lines
 
@@ -255,7 +263,7 @@ def render_report(report: RunReport, locale: str) -> str:
     lines = [
         t(
             locale,
-            f"condense.outcome.{report.outcome}",
+            RUN_OUTCOME[report.outcome],
             run=report.run_id,
             since=report.since,
             today=report.today,
@@ -276,7 +284,7 @@ def render_report(report: RunReport, locale: str) -> str:
         lines.extend(_change_lines(rc, locale))
     for s in report.screening:
         reason = f": {s.reason}" if s.reason else ""
-        decision = t(locale, f"condense.screen.{s.decision}")
+        decision = t(locale, SCREEN_DECISION[s.decision])
         lines.append(f"  {s.number}. {decision}{reason}  {s.line}")
     lines.extend(report.screening_skipped)
     counts = report.counts()

@@ -39,6 +39,7 @@ from trinho.facts.rules import (
     reconcile,
 )
 from trinho.i18n import t
+from trinho.message_keys import FACT_OUTCOME, FACT_REASON
 from trinho.openclaw import DIGEST_MARK, FACTS_DIGEST, is_digest, openclaw_enabled
 from trinho.proposals import ApplyResult, Proposal, proposal_path, submit
 from trinho.textnorm import nfc, one_line
@@ -167,7 +168,7 @@ def save_fact(
                 ws,
                 "fact",
                 _change(user, incoming, current, ws.today()),
-                reason=t(ws.locale, f"fact.reason.{decision.proposal_reason}", fact=key),
+                reason=t(ws.locale, FACT_REASON[decision.proposal_reason], fact=key),
                 origin=origin or actor,
                 context=CHANGE_CONTEXT,
             )
@@ -249,9 +250,7 @@ def apply_fact_proposal(ws: Workspace, proposal: Proposal) -> ApplyResult:
             return ApplyResult(False, str(exc))
         if decision.after is not None:
             _write(ws, path, decision.after, user)
-    return ApplyResult(
-        True, t(ws.locale, f"fact.outcome.{decision.outcome}", fact=key, value=value)
-    )
+    return ApplyResult(True, t(ws.locale, FACT_OUTCOME[decision.outcome], fact=key, value=value))
 
 
 # ---- reading ----------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from trinho import records
 from trinho.durable import append_bytes, read_regular
 from trinho.errors import TrinhoError
 from trinho.i18n import t
+from trinho.message_keys import BUDGET_OVER
 from trinho.models.base import ChatModel, ChatRequest, ChatResponse, ModelError, Usage
 from trinho.workspace import INTERNAL_DIR, Config, Workspace
 
@@ -247,7 +248,7 @@ class Budget:
             return None
         limit = self.limits.run_tokens if which == "run" else self.limits.week_tokens
         spent = self.run_spent if which == "run" else self.week_spent
-        return t(locale, f"budget.over_{which}", need=estimated_tokens, spent=spent, limit=limit)
+        return t(locale, BUDGET_OVER[which], need=estimated_tokens, spent=spent, limit=limit)
 
     def spend(self, tokens: int) -> Budget:
         return Budget(self.limits, self.run_spent + tokens, self.week_spent + tokens)

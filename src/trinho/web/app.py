@@ -37,7 +37,7 @@ from trinho.condense.runs import (
 from trinho.errors import TrinhoError
 from trinho.facts.store import list_facts
 from trinho.httpguard import HostCheck
-from trinho.i18n import t
+from trinho.i18n import N_, t
 from trinho.search import memory_get, readable_path, search
 from trinho.web import pages
 from trinho.web.auth import (
@@ -194,7 +194,7 @@ class _Review:
         except TrinhoError as exc:
             session.notices.append(self.said(exc))
             return
-        key = "proposal.approved" if applied.ok else "proposal.stale"
+        key = N_("proposal.approved") if applied.ok else N_("proposal.stale")
         session.notices.append(t(self.locale, key, id=decided.id, message=applied.message))
 
     async def approve(self, request: Request, session: Session) -> Response:

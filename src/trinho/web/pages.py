@@ -13,8 +13,9 @@ from urllib.parse import quote
 
 from trinho.condense.loss import suspicious_sides
 from trinho.facts.rules import Fact
-from trinho.i18n import CATALOG, t
+from trinho.i18n import N_, t
 from trinho.listings import proposal_reason
+from trinho.message_keys import GATE_CLASS, RUN_OUTCOME, SCREEN_DECISION
 from trinho.proposals import Proposal
 from trinho.search import Hit
 from trinho.web.html import Html, html, join, side_by_side
@@ -95,8 +96,7 @@ def _fact_change(change: dict[str, Any], locale: str) -> Html:
 
 def _memory_change(change: dict[str, Any], locale: str) -> Html:
     cls = str(change.get("class"))
-    key = f"gate.class.{cls}"
-    label = t(locale, key) if key in CATALOG else cls
+    label = t(locale, GATE_CLASS[cls]) if cls in GATE_CLASS else cls
     if cls == "archive":
         lines = str(change.get("old") or "").split("\n")
         items = join(html("<li><code>{line}</code></li>", line=line) for line in lines)
@@ -207,7 +207,7 @@ def run_page(run_id: str, report: dict[str, Any] | None, locale: str, undoable: 
             "<li>{text}</li>",
             text=t(
                 locale,
-                "condense.day.used" if d.get("used") else "condense.day.unused",
+                N_("condense.day.used") if d.get("used") else N_("condense.day.unused"),
                 day=d.get("day"),
                 notes=d.get("notes"),
                 turns=d.get("turns"),
@@ -226,19 +226,17 @@ def run_page(run_id: str, report: dict[str, Any] | None, locale: str, undoable: 
         ),
     )
     model = report.get("model", {})
+    outcome = report.get("outcome")
+    outcome_key = RUN_OUTCOME.get(outcome) if isinstance(outcome, str) else None
     return html(
         "<p>{outcome}</p><p>{message}</p><h2>{days_h}</h2><ul>{days}</ul>"
         "<h2>{changes_h}</h2><ul>{changes}</ul><h2>{screening_h}</h2><ul>{verdicts}</ul>"
         "<p>{model}</p>{undo}",
         outcome=t(
-            locale,
-            f"condense.outcome.{report.get('outcome')}",
-            run=run_id,
-            since=report.get("since"),
-            today=report.get("today"),
+            locale, outcome_key, run=run_id, since=report.get("since"), today=report.get("today")
         )
-        if f"condense.outcome.{report.get('outcome')}" in CATALOG
-        else report.get("outcome"),
+        if outcome_key is not None
+        else outcome,
         message=report.get("message", ""),
         days_h=t(locale, "web.run.days"),
         days=days,
@@ -258,13 +256,13 @@ def run_page(run_id: str, report: dict[str, Any] | None, locale: str, undoable: 
 
 
 def _screen(decision: object, locale: str) -> str:
-    key = f"condense.screen.{decision}"
-    return t(locale, key) if key in CATALOG else str(decision)
+    key = SCREEN_DECISION.get(str(decision))
+    return t(locale, key) if key is not None else str(decision)
 
 
 def _report_change(change: dict[str, Any], locale: str) -> Html:
-    key = f"gate.class.{change.get('class')}"
-    label = t(locale, key) if key in CATALOG else str(change.get("class"))
+    cls = str(change.get("class"))
+    label = t(locale, GATE_CLASS[cls]) if cls in GATE_CLASS else cls
     held = t(locale, "web.run.held") if change.get("proposal") else t(locale, "web.run.auto")
     sides = join(
         html("<div><code>{mark} {text}</code></div>", mark=mark, text=change[side])

@@ -1,0 +1,45 @@
+"""The message catalogs as the tests read them: the .po sources, through Babel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from babel.messages.catalog import Catalog, Message
+from babel.messages.pofile import read_po
+
+import trinho
+
+LOCALE_DIR = Path(trinho.__file__).parent / "locale"
+LOCALES = ("en", "vi")
+
+
+def read(locale: str) -> Catalog:
+    with (LOCALE_DIR / locale / "LC_MESSAGES" / "trinho.po").open("rb") as handle:
+        return read_po(handle, locale=locale)
+
+
+PO: dict[str, Catalog] = {locale: read(locale) for locale in LOCALES}
+
+
+def msgid(message: Message) -> str:
+    return message.id[0] if isinstance(message.id, tuple | list) else message.id
+
+
+def is_key(message: Message) -> bool:
+    """A trinho key ("note.saved"), not one of click's English msgids ("Usage:")."""
+    text = msgid(message)
+    return bool(text) and "." in text and " " not in text and text == text.lower()
+
+
+def forms(message: Message) -> tuple[str, ...]:
+    """The message's text: its plural forms, or its one text."""
+    text = message.string
+    return tuple(text) if isinstance(text, tuple | list) else (str(text or ""),)
+
+
+CATALOG: dict[str, dict[str, str]] = {
+    msgid(m): {loc: forms(PO[loc][msgid(m)])[-1] for loc in LOCALES if msgid(m) in PO[loc]}
+    for m in PO["en"]
+    if is_key(m)
+}
+"""Every trinho key -> locale -> text (a plural message: its last form, the "other" one)."""
