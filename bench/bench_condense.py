@@ -39,7 +39,15 @@ from pathlib import Path
 
 from trinho.channels import ConsoleChannel
 from trinho.condense import run_condensation
-from trinho.condense.collect import (
+from trinho.condense.rules.ops import SCRIPT_SLACK_TOKENS, apply_ops, material_for_output, parse_ops
+from trinho.condense.rules.rewrite import (
+    MEMORY_BEGIN,
+    MEMORY_END,
+    ops_prefix,
+    overhead_tokens,
+    week_frame_tokens,
+)
+from trinho.condense.store.collect import (
     ANSWER_SLACK_TOKENS,
     DEFAULT_CONTEXT_TOKENS,
     Chunk,
@@ -47,16 +55,8 @@ from trinho.condense.collect import (
     collect,
     window,
 )
-from trinho.condense.ops import SCRIPT_SLACK_TOKENS, apply_ops, material_for_output, parse_ops
-from trinho.condense.prompts import FILE_REWRITE_VERSION, load_prompt
-from trinho.condense.rewrite import (
-    MEMORY_BEGIN,
-    MEMORY_END,
-    ops_prefix,
-    overhead_tokens,
-    week_frame_tokens,
-)
-from trinho.context_shell import budgets_from_config
+from trinho.condense.store.prompts import FILE_REWRITE_VERSION, load_prompt
+from trinho.context.run import budgets_from_config
 from trinho.models import ChatRequest, ScriptedModel, estimate_tokens
 from trinho.workspace import Workspace, init_workspace, open_workspace
 

@@ -3,7 +3,7 @@
 Rows, each timed over the same number of runs (p50 / p95, milliseconds):
 - baseline: read the bytes of the files the prompt is made of (MEMORY.md, yesterday's and
   today's notes, the fact files), nothing else;
-- assemble: the pure `trinho.context.assemble` on inputs already in memory;
+- assemble: the pure `trinho.context.assembly.assemble` on inputs already in memory;
 - build_context: what a turn costs: read, parse, the facts index, assemble, the warning state.
 Each of the last two twice: right after MEMORY.md changed (nothing reused), and when it has
 not changed since the last turn (its parsed, budgeted form is memoized).
@@ -25,10 +25,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from synth import END, make_workspace
-from trinho import context as context_mod
 from trinho import facts
-from trinho.context import Budgets, assemble
-from trinho.context_shell import build_context, read_inputs
+from trinho.context import assembly as context_mod
+from trinho.context.assembly import Budgets, assemble
+from trinho.context.run import build_context, read_inputs
 from trinho.workspace import open_workspace
 
 

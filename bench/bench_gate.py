@@ -20,8 +20,8 @@ from collections import Counter
 from collections.abc import Callable
 from datetime import date, timedelta
 
-from trinho.condense import match as match_module
-from trinho.condense.gate import gate
+from trinho.condense.rules import match as match_module
+from trinho.condense.rules.gate import gate
 
 TODAY = date(2026, 11, 29)
 SINCE = TODAY - timedelta(days=6)

@@ -21,7 +21,8 @@ from collections import defaultdict
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from trinho import notes, transcripts
+from trinho.conversations import store as transcripts
+from trinho.notes import store as notes
 from trinho.workspace import init_workspace
 
 START = datetime.fromisoformat("2026-01-01T08:00:00+07:00")

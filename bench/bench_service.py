@@ -21,12 +21,12 @@ from datetime import time as wall
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from trinho.agent import run_turn
+from trinho.conversations.agent import run_turn
+from trinho.conversations.store import record_turn
 from trinho.models import ChatRequest, ChatResponse, ScriptedModel, ToolCall
-from trinho.notes import save_note
-from trinho.scheduler import JobSpec, JobState, Schedule, plan
-from trinho.tools import Actor
-from trinho.transcripts import record_turn
+from trinho.notes.store import save_note
+from trinho.schedule.plan import JobSpec, JobState, Schedule, plan
+from trinho.tools.service import Actor
 from trinho.workspace import init_workspace
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")

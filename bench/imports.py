@@ -23,10 +23,10 @@ ROOT = Path(__file__).resolve().parents[1]
 MODULES = (
     "trinho.cli",
     "trinho",
-    "trinho.condense.gate",
-    "trinho.memory_md",
-    "trinho.context",
-    "trinho.scheduler",
+    "trinho.condense.rules.gate",
+    "trinho.memory.format",
+    "trinho.context.assembly",
+    "trinho.schedule.plan",
 )
 
 

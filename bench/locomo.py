@@ -30,11 +30,11 @@ from pathlib import Path
 
 from rank_bm25 import BM25Okapi
 
+from trinho.conversations.store import Turn, import_turns
 from trinho.search import Query, SearchIndex, documents
-from trinho.search.local_embedder import BertEmbedder
-from trinho.search.ranking import Tuning
+from trinho.search.embedder import BertEmbedder
+from trinho.search.rank import Tuning
 from trinho.search.vectors import Embedder, OpenAIEmbedder
-from trinho.transcripts import Turn, import_turns
 from trinho.workspace import Workspace, init_workspace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -270,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         documents.DENSE_BEFORE, documents.DENSE_AFTER = args.neighbours
     embedder: Embedder | None = None
     if args.embedder == "e5":
-        from trinho.search.e5_embedder import E5Embedder
+        from trinho.search.e5 import E5Embedder
 
         embedder = CachedEmbedder(E5Embedder())
     elif args.embedder == "local":

@@ -200,9 +200,9 @@ def forced_tools(home: Path, base_url: str, model: str, checks: Checks) -> Step:
     round trip a model that does call tools makes, whatever this model would choose."""
     import openai
 
-    from trinho import tools
     from trinho.models import load_model
     from trinho.models.base import ChatRequest, ToolCall, assistant, tool_result, user
+    from trinho.tools import service as tools
     from trinho.workspace import open_workspace
 
     start = time.monotonic()

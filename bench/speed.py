@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from synth import make_workspace, queries
-from trinho.notes import save_note
+from trinho.notes.store import save_note
 from trinho.search import Query, SearchIndex
 from trinho.search.index import INDEX_FILE
 from trinho.search.vectors import Embedder
@@ -128,10 +128,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def query_model(kind: str) -> Embedder:
     if kind == "e5":
-        from trinho.search.e5_embedder import E5Embedder
+        from trinho.search.e5 import E5Embedder
 
         return E5Embedder()
-    from trinho.search.local_embedder import BertEmbedder
+    from trinho.search.embedder import BertEmbedder
 
     return BertEmbedder()
 

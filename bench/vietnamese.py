@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from locomo import CachedEmbedder
 from synth import make_workspace
-from trinho.notes import save_note
+from trinho.notes.store import save_note
 from trinho.search import Query, SearchIndex
 from trinho.search.vectors import Embedder
 from trinho.workspace import Workspace
@@ -40,11 +40,11 @@ def main(argv: list[str] | None = None) -> int:
     data = json.loads(SET.read_text(encoding="utf-8"))
     embedder: Embedder | None = None
     if args.embedder == "e5":
-        from trinho.search.e5_embedder import E5Embedder
+        from trinho.search.e5 import E5Embedder
 
         embedder = CachedEmbedder(E5Embedder())
     elif args.embedder == "local":
-        from trinho.search.local_embedder import BertEmbedder
+        from trinho.search.embedder import BertEmbedder
 
         embedder = CachedEmbedder(BertEmbedder())
     start = datetime(2026, 1, 1, 3, tzinfo=UTC)

@@ -50,26 +50,27 @@ from pathlib import Path
 from typing import Any, get_args
 from zoneinfo import ZoneInfo
 
-from trinho import memory_store, proposals
-from trinho.appliers import APPLIERS
 from trinho.channels import ConsoleChannel
+from trinho.clock import resolve
 from trinho.condense import run_condensation
-from trinho.condense.archiving import archive_answered
-from trinho.condense.collect import collect
-from trinho.condense.pipeline import run_span
-from trinho.condense.report import DayUsed, RunReport
-from trinho.condense.rewrite import MEMORY_BEGIN, MEMORY_END
-from trinho.condense.runs import pick_slot
+from trinho.condense.rules.report import DayUsed, RunReport
+from trinho.condense.rules.rewrite import MEMORY_BEGIN, MEMORY_END
+from trinho.condense.run import run_span
+from trinho.condense.store.archive import archive_answered
+from trinho.condense.store.collect import collect
+from trinho.condense.store.runs import pick_slot
+from trinho.context.budget import estimate_tokens
+from trinho.conversations.store import record_turn
 from trinho.durable import FaultPoint, inject
 from trinho.facts.store import save_fact
-from trinho.memory_md import Entry, Loose, parse, parse_line
+from trinho.memory import store as memory_store
+from trinho.memory.format import Entry, Loose, parse, parse_line
 from trinho.models import ChatModel, ChatRequest, ChatResponse, ScriptedModel, Usage
-from trinho.notes import save_note
+from trinho.notes.store import save_note
+from trinho.proposals import store as proposals
+from trinho.review.appliers import APPLIERS
 from trinho.search import search
 from trinho.textnorm import match_key
-from trinho.tokens import estimate_tokens
-from trinho.transcripts import record_turn
-from trinho.wallclock import resolve
 from trinho.workspace import Workspace, init_workspace, open_workspace
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
@@ -273,7 +274,7 @@ def zone_of(week: int) -> str:
 
 def local(moment: datetime, week: int) -> datetime:
     """`moment`'s wall time in the zone of `week` (the generated life keeps its habits when
-    the owner moves), as an instant by trinho's rule (`trinho.wallclock.resolve`)."""
+    the owner moves), as an instant by trinho's rule (`trinho.clock.resolve`)."""
     zone = ZoneInfo(zone_of(week))
     instant = resolve(moment.date(), moment.time().replace(tzinfo=None), zone)
     return instant.astimezone(zone) + timedelta(microseconds=moment.microsecond)

@@ -10,10 +10,10 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 
-from trinho.condense.rewrite import MEMORY_BEGIN, MEMORY_END
+from trinho.condense.rules.rewrite import MEMORY_BEGIN, MEMORY_END
+from trinho.conversations.store import record_turn
 from trinho.models import ChatRequest, ChatResponse, ScriptedModel
-from trinho.notes import save_note
-from trinho.transcripts import record_turn
+from trinho.notes.store import save_note
 from trinho.workspace import Workspace
 
 VI_MEMORY = """\

@@ -16,7 +16,7 @@ import pytest
 
 import trinho
 from conftest import TZ, FixedClock
-from trinho.notes import read_notes
+from trinho.notes.store import read_notes
 from trinho.workspace import CONFIG_PATH
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_memory_opens_gives_context_tools_and_dispatches(tmp_path: Path, clock: FixedClock) -> None:
     memory = trinho.Memory(tmp_path / "ws", create=True, timezone=TZ, locale="vi", clock=clock)
     assert memory.tools("anthropic")[0]["name"] == "memory_save"
-    assert memory.tools() == trinho.tools.export("openai")
+    assert memory.tools() == trinho.tools.service.export("openai")
     before = memory.context()
     assert isinstance(before, trinho.Context)
     assert before.preamble == ""
@@ -53,16 +53,16 @@ def test_call_never_raises_even_for_an_unknown_actor(tmp_path: Path, clock: Fixe
 
 def test_memory_speaks_the_profile_asked_or_configured(tmp_path: Path, clock: FixedClock) -> None:
     memory = trinho.Memory(tmp_path / "ws", create=True, timezone=TZ, clock=clock)
-    assert memory.tools("mcp", profile="openclaw") == trinho.tools.export("mcp", "openclaw")
+    assert memory.tools("mcp", profile="openclaw") == trinho.tools.service.export("mcp", "openclaw")
     missing = {"path": "memory/1999-01-01.md"}
     assert memory.call("memory_get", missing, profile="openclaw").data == {**missing, "text": ""}
     assert memory.call("memory_get", missing).is_error  # trinho's own: no such file
     config = memory.workspace.root / CONFIG_PATH
     config.write_text(config.read_text() + '\n[tools]\nprofile = "openclaw"\n')
     configured = trinho.Memory(tmp_path / "ws", clock=clock)
-    assert configured.tools("mcp") == trinho.tools.export("mcp", "openclaw")
+    assert configured.tools("mcp") == trinho.tools.service.export("mcp", "openclaw")
     assert configured.call("memory_get", missing).data == {**missing, "text": ""}
-    assert configured.tools("mcp", profile="default") == trinho.tools.export("mcp")
+    assert configured.tools("mcp", profile="default") == trinho.tools.service.export("mcp")
     assert configured.call("memory_get", missing, profile="default").is_error
     unknown = memory.call("memory_get", missing, profile="hermes")  # type: ignore[arg-type]
     assert unknown.is_error and "unknown tool profile 'hermes'" in unknown.text
@@ -174,6 +174,6 @@ def test_readme_agent_loop_runs_against_a_local_openai_server(
     assert [e.text for e in read_notes(ws, ws.today()).entries] == ["Mai đi khám răng lúc 9 giờ"]
     first, second = FakeOpenAI.requests
     assert first["messages"][0]["role"] == "system"
-    assert first["tools"] == trinho.tools.export("openai")
+    assert first["tools"] == trinho.tools.service.export("openai")
     assert second["messages"][-1]["tool_call_id"] == "call_1"
     assert json.loads(second["messages"][-1]["content"])["saved"].endswith("9 giờ")

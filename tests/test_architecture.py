@@ -1,47 +1,44 @@
-"""The import contract (docs/architecture.md): a pure core, and no cycle among trinho modules.
+"""The import contracts (pyproject.toml, docs/architecture.md), held by lint-imports.
 
-The core is checked twice: statically (what its source imports) and at run time (what a fresh
-interpreter has loaded after importing it), so neither a function-level import nor a package
-`__init__` can pull I/O into it unseen.
+import-linter checks the layers by module name: every module of the package root and of each
+feature package is in a layer (`exhaustive`), pure modules (named `rules`, `format`, `render`,
+`plan`, ...) reach no I/O module, no store and no wiring, even indirectly, and no two sibling
+packages or modules import each other in a cycle. These tests run it, prove that it catches a
+planted break, and check at run time what the static contract cannot: that importing a pure
+module in a fresh interpreter loads no I/O module.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import os
+import re
+import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
+import grimp
 import pytest
 
 import trinho
 
 SRC = Path(trinho.__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[1]
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
-CORE = (
-    "trinho.condense.gate",
-    "trinho.condense.match",
-    "trinho.condense.reasons",
-    "trinho.condense.ops",
-    "trinho.condense.archive",
-    "trinho.facts.rules",
-    "trinho.context",
-    "trinho.memory_md",
-    "trinho.markers",
-    "trinho.authority",
-    "trinho.textnorm",
-    "trinho.tokens",
-    "trinho.scheduler",
-    "trinho.config",
-    "trinho.wallclock",
-)
-"""The decisions: each rule of docs/rules.md is a pure function in one of these."""
+CONTRACTS = {
+    c["id"]: c
+    for c in tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
+        "importlinter"
+    ]["contracts"]
+}
 
-CORE_SUPPORT = ("trinho.i18n", "trinho.message_keys", "trinho.errors")
-"""Pure values the core speaks with: the message catalogs, their keys and the error type."""
-
-FORBIDDEN = ("sqlite3", "socket", "ssl", "http", "urllib", "subprocess", "asyncio")
+FORBIDDEN_AT_RUN_TIME = ("sqlite3", "socket", "ssl", "http", "urllib", "subprocess", "asyncio")
+"""What a fresh interpreter must not have loaded after importing a pure module (`os`,
+`pathlib` and `io` are loaded by every interpreter at start)."""
 
 
 def module_name(path: Path) -> str:
@@ -51,117 +48,99 @@ def module_name(path: Path) -> str:
 
 MODULES = {module_name(p): p for p in sorted((SRC / "trinho").rglob("*.py"))}
 PACKAGES = {name for name, path in MODULES.items() if path.name == "__init__.py"}
+EAGER = "trinho.cli"
+"""The one package whose `__init__` runs code (`trinho.cli:main`, the command's entry point);
+every other package `__init__` imports nothing."""
 
 
-def _type_checking_only(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+def matches(name: str, expression: str) -> bool:
+    """import-linter's module expressions (`*` one name, `**` any number of them); a match
+    covers the module's descendants too."""
+    parts = [
+        {"*": "[^.]+", "**": ".+"}.get(part, re.escape(part)) for part in expression.split(".")
+    ]
+    return re.match(r"\.".join(parts) + r"(\.|$)", name) is not None
+
+
+def pure_modules() -> list[str]:
+    sources = CONTRACTS["pure"]["source_modules"]
+    return sorted(m for m in MODULES if any(matches(m, s) for s in sources))
+
+
+def lint(cwd: Path, src: Path) -> subprocess.CompletedProcess[str]:
+    inherited = os.environ.get("PYTHONPATH")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), *filter(None, [inherited])])}
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache"], cwd=cwd, env=env, capture_output=True, text=True
     )
 
 
-def imported(module: str) -> set[str]:
-    """Every module `module` imports anywhere in its source (functions included), resolved to
-    the submodule for `from package import submodule`; `if TYPE_CHECKING:` blocks never run."""
-    path = MODULES[module]
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    skipped = {
-        id(child)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.If) and _type_checking_only(node)
-        for stmt in node.body
-        for child in ast.walk(stmt)
-    }
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                package = module if module in PACKAGES else module.rsplit(".", 1)[0]
-                for _ in range(node.level - 1):
-                    package = package.rsplit(".", 1)[0]
-                base = f"{package}.{base}" if base else package
-            for alias in node.names:
-                sub = f"{base}.{alias.name}"
-                found.add(sub if sub in MODULES else base)
-    return found
+def test_lint_imports_keeps_every_contract() -> None:
+    result = lint(ROOT, SRC)
+    print(result.stdout)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "BROKEN" not in result.stdout
 
 
-def trinho_graph() -> dict[str, set[str]]:
-    return {m: {d for d in imported(m) if d in MODULES and d != m} for m in MODULES}
+def test_every_pure_module_is_covered_by_its_name() -> None:
+    """The pure layer is found by name patterns, and the known pure decisions are in it."""
+    found = set(pure_modules())
+    for module in (
+        "trinho.condense.rules.gate",
+        "trinho.facts.rules",
+        "trinho.context.assembly",
+        "trinho.memory.format",
+        "trinho.schedule.plan",
+    ):
+        assert module in found
 
 
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components of more than one module (Tarjan, iteratively)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-    for root in sorted(graph):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is None:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
-                if low[node] == index[node]:
-                    component = []
-                    while True:
-                        top = stack.pop()
-                        on_stack.discard(top)
-                        component.append(top)
-                        if top == node:
-                            break
-                    if len(component) > 1:
-                        found.append(sorted(component))
-            elif child not in index:
-                index[child] = low[child] = len(index)
-                stack.append(child)
-                on_stack.add(child)
-                work.append((child, iter(sorted(graph[child]))))
-            elif child in on_stack:
-                low[node] = min(low[node], index[child])
-    return found
+PLANTS = {
+    "a pure module importing sqlite3": (
+        "trinho/facts/rules.py",
+        "import sqlite3\n",
+        "trinho.facts.rules is not allowed to import sqlite3",
+    ),
+    "a pure module importing a store": (
+        "trinho/condense/rules/gate.py",
+        "import trinho.memory.store\n",
+        "trinho.condense.rules is not allowed to import trinho.memory.store",
+    ),
+    "a module in no layer": (
+        "trinho/notes/helpers.py",
+        '"""Nobody placed me."""\n',
+        "helpers",
+    ),
+    "a cycle between packages": (
+        "trinho/memory/store.py",
+        "import trinho.condense.run\n",
+        "No cycles are allowed in trinho.",
+    ),
+}
 
 
-def test_no_cycle_among_trinho_modules_function_level_imports_included() -> None:
-    assert cycles(trinho_graph()) == []
-
-
-def test_the_cycle_check_sees_a_cycle() -> None:
-    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+@pytest.mark.parametrize("plant", sorted(PLANTS))
+def test_lint_imports_catches_a_planted_break(plant: str, tmp_path: Path) -> None:
+    relative, line, expected = PLANTS[plant]
+    shutil.copytree(SRC / "trinho", tmp_path / "src" / "trinho")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    target = tmp_path / "src" / relative
+    before = target.read_text(encoding="utf-8") if target.exists() else ""
+    target.write_text(line + before, encoding="utf-8")
+    result = lint(tmp_path, tmp_path / "src")
+    assert result.returncode != 0
+    assert expected in result.stdout, result.stdout
 
 
 def test_package_inits_import_nothing_at_import_time() -> None:
     """Re-exports are lazy (module `__getattr__`): importing a package loads none of it."""
-    graph = trinho_graph()
-    eager = {p: sorted(graph[p]) for p in PACKAGES if p != "trinho.cli" and graph[p]}
+    graph = grimp.build_graph("trinho", exclude_type_checking_imports=True)
+    eager = {
+        package: sorted(graph.find_modules_directly_imported_by(package))
+        for package in PACKAGES - {EAGER}
+        if graph.find_modules_directly_imported_by(package)
+    }
     assert eager == {}
-
-
-@pytest.mark.parametrize("module", CORE + CORE_SUPPORT)
-def test_core_source_imports_only_the_core_and_pure_stdlib(module: str) -> None:
-    allowed = set(CORE) | set(CORE_SUPPORT) | PACKAGES
-    outside = sorted(
-        d
-        for d in imported(module)
-        if (d.startswith("trinho") and d not in allowed)
-        or d.split(".")[0] in FORBIDDEN
-        or d.split(".")[0] in ("os", "pathlib", "io", "fcntl", "shutil", "tempfile")
-    )
-    assert outside == [], f"{module} imports {outside}"
 
 
 def loaded_after_import(module: str) -> list[str]:
@@ -173,17 +152,31 @@ def loaded_after_import(module: str) -> list[str]:
     return names
 
 
-@pytest.mark.parametrize("module", CORE)
-def test_importing_a_core_module_loads_no_io_and_no_other_trinho_module(module: str) -> None:
+def run_time_pure() -> list[str]:
+    """The pure modules that import nothing the contract lets through by a listed exception
+    (`ignore_imports`, each a follow-up), directly or not."""
+    graph = grimp.build_graph("trinho", exclude_type_checking_imports=True)
+    excused = {rule.split(" -> ")[0] for rule in CONTRACTS["pure"].get("ignore_imports", [])}
+    return [
+        m
+        for m in pure_modules()
+        if m not in excused
+        and not (graph.find_upstream_modules(m) & excused)
+        and not m.startswith(EAGER + ".")
+    ]
+
+
+@pytest.mark.parametrize("module", run_time_pure())
+def test_importing_a_pure_module_loads_no_io_and_no_impure_trinho_module(module: str) -> None:
     loaded = loaded_after_import(module)
     trinho_loaded = sorted(m for m in loaded if m.split(".")[0] == "trinho")
     print(module, "loads", trinho_loaded)
-    allowed = set(CORE) | set(CORE_SUPPORT) | PACKAGES
+    allowed = set(pure_modules()) | PACKAGES
     assert [m for m in trinho_loaded if m not in allowed] == []
-    assert [m for m in loaded if m.split(".")[0] in FORBIDDEN] == []
+    assert [m for m in loaded if m.split(".")[0] in FORBIDDEN_AT_RUN_TIME] == []
 
 
-@pytest.mark.parametrize("package", sorted(PACKAGES - {"trinho.cli"}))
+@pytest.mark.parametrize("package", sorted(PACKAGES - {EAGER}))
 def test_every_lazily_exported_name_resolves(package: str) -> None:
     module = __import__(package, fromlist=["__all__"])
     for name in getattr(module, "__all__", ()):
@@ -216,7 +209,7 @@ def _printing_calls(tree: ast.AST) -> list[tuple[int, str]]:
 def test_only_say_and_emit_print() -> None:
     """The next command that prints stored text cannot bypass the neutralisation."""
     allowed = {("trinho.cli.app", name) for name in ("say", "emit")}
-    allowed.add(("trinho.mcp_server", "refuse_stdio"))  # JSON-RPC lines made by json_text
+    allowed.add(("trinho.mcp.server", "refuse_stdio"))  # JSON-RPC lines made by json_text
     offenders = []
     for module, path in MODULES.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))

@@ -400,8 +400,8 @@ def test_every_file_under_the_internal_folder_is_documented() -> None:
 
 
 def test_every_tool_and_resource_is_in_the_mcp_page() -> None:
-    from trinho.mcp_server import RESOURCES
-    from trinho.tools import TOOLS
+    from trinho.mcp.server import RESOURCES
+    from trinho.tools.service import TOOLS
 
     text = _doc("mcp.md")
     for tool in TOOLS:
@@ -422,8 +422,11 @@ def _examples() -> dict[str, str]:
 
 
 def test_the_documented_formats_are_read_by_the_real_parsers(tmp_path: Path) -> None:
-    from trinho import memory_md, notes, proposals, transcripts
+    from trinho.conversations import store as transcripts
     from trinho.facts import parse_fact, render_fact
+    from trinho.memory import format as memory_md
+    from trinho.notes import store as notes
+    from trinho.proposals import store as proposals
 
     examples = _examples()
     assert set(examples) == {"fact home-city", "proposal", "conversations", "note", "memory"}
@@ -539,14 +542,14 @@ def test_every_client_python_snippet_compiles_and_starts_trinho_mcp() -> None:
 def test_every_test_the_security_page_names_exists() -> None:
     """docs/security.md says which test holds each promise: each one it names is there."""
     text = (ROOT / "docs" / "security.md").read_text(encoding="utf-8")
-    named = re.findall(r"`tests/(\w+\.py)(?:::(\w+))?`", text)
+    named = re.findall(r"`tests/([\w/]+\.py)(?:::(\w+))?`", text)
     bare = re.findall(r"\(`(test_\w+)`\)|`(test_\w+)`", text)
     assert named and bare
     sources = {name: (ROOT / "tests" / name).read_text(encoding="utf-8") for name, _ in named}
     for name, function in named:
         assert not function or f"def {function}(" in sources[name], (name, function)
     everything = "\n".join(
-        p.read_text(encoding="utf-8") for p in (ROOT / "tests").glob("test_*.py")
+        p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("test_*.py")
     )
     for first, second in bare:
         assert f"def {first or second}(" in everything, first or second

@@ -15,7 +15,7 @@ from trinho import Memory
 from trinho.cli import main
 from trinho.errors import TrinhoError
 from trinho.search import Query, SearchIndex
-from trinho.tools import TOOLS
+from trinho.tools.service import TOOLS
 from trinho.workspace import Workspace
 
 NOT_UTF8 = b"caf\xe9".decode("utf-8", "surrogateescape")
@@ -122,8 +122,8 @@ def test_a_path_with_a_nul_is_refused_by_every_reader(workspace: Workspace) -> N
 def test_a_byte_order_mark_hides_no_entry_of_a_daily_note(workspace: Workspace) -> None:
     from datetime import date
 
-    from trinho.context_shell import build_context
-    from trinho.notes import read_notes, save_note
+    from trinho.context.run import build_context
+    from trinho.notes.store import read_notes, save_note
     from trinho.search import search
 
     path = workspace.note_path(workspace.today())
@@ -160,7 +160,7 @@ def test_get_with_an_empty_path_says_what_to_give(
 def test_a_config_created_by_init_token_is_the_whole_default_config(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from trinho.mcp_server import init_token
+    from trinho.mcp.server import init_token
     from trinho.workspace import open_workspace, read_config
 
     root = tmp_path / "claw"
@@ -178,7 +178,7 @@ def test_parallel_first_searches_all_succeed(workspace: Workspace) -> None:
     """A model calling tools in parallel right after install (no index yet): no call fails."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from trinho.notes import save_note
+    from trinho.notes.store import save_note
 
     save_note(workspace, "xylophone lesson on Friday")
     memory = Memory(workspace.root)
@@ -197,7 +197,7 @@ def test_a_same_size_edit_that_keeps_the_modification_time_is_reindexed(
 ) -> None:
     import os
 
-    from trinho.notes import save_note
+    from trinho.notes.store import save_note
     from trinho.search import search
 
     save_note(workspace, "kayak trip on Sunday")
@@ -282,7 +282,8 @@ def _plant_fact(home: Path) -> None:
 
 
 def _plant_proposal(home: Path) -> None:
-    from trinho import proposals, workspace
+    from trinho import workspace
+    from trinho.proposals import store as proposals
 
     ws = workspace.open_workspace(home)
     proposals.submit(ws, "fact", {"key": "k", "value": "v"}, reason=SECRET, origin="chat")
@@ -358,8 +359,8 @@ def test_a_link_out_of_the_workspace_or_into_trinho_is_never_followed(
 ) -> None:
     """Each file kind and folder, linked out or into `.trinho/`: no command, tool or resource
     prints what is behind the link, writes through it, or fails with a traceback."""
-    from trinho.mcp_server import RESOURCES
-    from trinho.tools import Actor
+    from trinho.mcp.server import RESOURCES
+    from trinho.tools.service import Actor
     from trinho.workspace import open_workspace
 
     plant, rel, get_path = LINKED[kind]
@@ -519,7 +520,7 @@ def acts_on_terminal(text: str) -> list[str]:
 
 def _plant_evil(home: Path) -> str:
     """Control characters in every kind of stored text trinho prints; returns a proposal id."""
-    from trinho import proposals
+    from trinho.proposals import store as proposals
     from trinho.workspace import open_workspace
 
     with (home / "memory" / "2026-11-29.md").open("a", encoding="utf-8") as note:
@@ -578,7 +579,7 @@ def test_control_characters_in_stored_text_never_reach_a_terminal(
 
 def test_control_characters_never_reach_a_tool_result_or_a_log(home: Path) -> None:
     """Tool results go to a model and to clients that print them; logs go to terminals. (The
-    MCP server's own texts: tests/test_mcp_server.py.)"""
+    MCP server's own texts: tests/mcp/test_mcp_server.py.)"""
     import logging
 
     from trinho.logs import JsonFormatter

@@ -19,16 +19,17 @@ import pytest
 
 from condense_weeks import is_rewrite
 from conftest import FixedClock
-from trinho import memory_store, proposals
-from trinho.appliers import APPLIERS
 from trinho.channels import ConsoleChannel
 from trinho.channels.outbox import Outbox
 from trinho.condense import run_condensation
-from trinho.condense.runs import read_journal
-from trinho.context_shell import build_context
+from trinho.condense.store.runs import read_journal
+from trinho.context.run import build_context
 from trinho.facts.store import list_facts
+from trinho.memory import store as memory_store
 from trinho.models import ChatRequest, ScriptedModel, read_ledger
-from trinho.notes import save_note
+from trinho.notes.store import save_note
+from trinho.proposals import store as proposals
+from trinho.review.appliers import APPLIERS
 from trinho.search import search
 from trinho.workspace import Workspace, open_workspace
 

@@ -11,9 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import FixedClock, snapshot
-from trinho import memory_store, notes, transcripts
+from trinho.conversations import store as transcripts
 from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
+from trinho.memory import store as memory_store
+from trinho.notes import store as notes
 from trinho.workspace import (
     CONFIG_PATH,
     Workspace,

@@ -11,17 +11,17 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from trinho.api import Memory
-    from trinho.context import Budgets, Context
+    from trinho.context.assembly import Budgets, Context
     from trinho.errors import TrinhoError
-    from trinho.tools import Actor, ToolResult
+    from trinho.tools.service import Actor, ToolResult
     from trinho.workspace import Workspace, init_workspace, open_workspace
 
 _EXPORTS = {
-    "Actor": "trinho.tools",
-    "Budgets": "trinho.context",
-    "Context": "trinho.context",
+    "Actor": "trinho.tools.service",
+    "Budgets": "trinho.context.assembly",
+    "Context": "trinho.context.assembly",
     "Memory": "trinho.api",
-    "ToolResult": "trinho.tools",
+    "ToolResult": "trinho.tools.service",
     "TrinhoError": "trinho.errors",
     "Workspace": "trinho.workspace",
     "init_workspace": "trinho.workspace",

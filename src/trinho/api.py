@@ -10,13 +10,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from trinho import tools as tools_mod
-from trinho.context import Budgets, Context
-from trinho.context_shell import build_context
+from trinho.context.assembly import Budgets, Context
+from trinho.context.run import build_context
 from trinho.errors import TrinhoError
 from trinho.facts.rules import ActorKind
 from trinho.search import notify_written
-from trinho.tools import Actor, ToolFormat, ToolProfile, ToolResult
+from trinho.tools import service as tools_mod
+from trinho.tools.service import Actor, ToolFormat, ToolProfile, ToolResult
 from trinho.workspace import Clock, Workspace, init_workspace, open_workspace
 
 
@@ -55,7 +55,7 @@ class Memory:
         self, format: ToolFormat = "openai", profile: ToolProfile | None = None
     ) -> list[dict[str, Any]]:
         """The tool definitions for a model API: `openai`, `openai-strict`, `responses`,
-        `anthropic` or `mcp` (see `trinho.tools.export`), in `profile` (`default` or
+        `anthropic` or `mcp` (see `trinho.tools.service.export`), in `profile` (`default` or
         `openclaw`; None: the workspace config's `[tools] profile`, else `default`)."""
         return tools_mod.export(format, tools_mod.config_profile(self.workspace, profile))
 

@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from trinho.errors import TrinhoError
 from trinho.i18n import t
-from trinho.scheduler import JobSpec, jobs_from_tables
+from trinho.schedule.plan import JobSpec, jobs_from_tables
 from trinho.textnorm import validate_slug
 
 INTERNAL_DIR = ".trinho"

@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import tomlkit
 
+from trinho.clock import ZoneSpan
 from trinho.config import CONFIG_PATH as CONFIG_PATH
 from trinho.config import INTERNAL_DIR as INTERNAL_DIR
 from trinho.config import LOCALES as LOCALES
@@ -32,7 +33,6 @@ from trinho.durable import (
 from trinho.errors import TrinhoError
 from trinho.textnorm import SLUG_PATTERN as SLUG_PATTERN
 from trinho.textnorm import validate_slug as validate_slug
-from trinho.wallclock import ZoneSpan
 
 Clock = Callable[[], datetime]
 """Returns the current instant as an aware datetime. Tests and replays pass a fixed one."""
@@ -46,7 +46,7 @@ CONVERSATIONS_DIR = "conversations"
 MEMORY_FILE = "MEMORY.md"
 ZONES_FILE = f"{INTERNAL_DIR}/zones.jsonl"
 """The workspace's zones over time: one line per `trinho init --tz` that changed it, so a day
-written before a change is read in the zone it was written in (`trinho.wallclock`)."""
+written before a change is read in the zone it was written in (`trinho.clock`)."""
 ARCHIVE_FILE = "memory/archive.md"
 """Entries moved out of MEMORY.md to keep it within its prompt budget, verbatim: searchable,
 never in the prompt."""

@@ -10,7 +10,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Self
 
-from trinho import records
+from trinho import fields as records
 from trinho.errors import TrinhoError
 
 MAX_ID_LENGTH = 200

@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal, Self, cast
 
-from trinho import records
+from trinho import fields as records
 from trinho.channels.base import Channel, Notification, SentReceipt, notification_key
 from trinho.durable import atomic_write_text, ensure_dir, fsync_dir
 from trinho.errors import TrinhoError

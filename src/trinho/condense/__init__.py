@@ -10,15 +10,15 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from trinho.condense.apply import UndoResult, undo_run
-    from trinho.condense.pipeline import run_condensation
-    from trinho.condense.report import RunReport
+    from trinho.condense.rules.report import RunReport
+    from trinho.condense.run import run_condensation
+    from trinho.condense.store.apply import UndoResult, undo_run
 
 _EXPORTS = {
-    "RunReport": "trinho.condense.report",
-    "UndoResult": "trinho.condense.apply",
-    "run_condensation": "trinho.condense.pipeline",
-    "undo_run": "trinho.condense.apply",
+    "RunReport": "trinho.condense.rules.report",
+    "UndoResult": "trinho.condense.store.apply",
+    "run_condensation": "trinho.condense.run",
+    "undo_run": "trinho.condense.store.apply",
 }
 """Public name -> the module that defines it, imported on first use so that importing
 one module of the package loads nothing else."""

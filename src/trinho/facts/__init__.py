@@ -4,8 +4,8 @@
 - `trinho.facts.format`: the fact file, written and read back;
 - `trinho.facts.store`: the files under `users/<user>/facts/`, saving and reading them.
 
-The prompt's facts index is built in `trinho.context`. Every name is also here, loaded on first
-use, so importing the pure rules never loads the store.
+The prompt's facts index is built in `trinho.context.assembly`. Every name is also here, loaded
+on first use, so importing the pure rules never loads the store.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from trinho.context import (
+    from trinho.context.assembly import (
         DEFAULT_INDEX_CHARS,
         FactsIndex,
         IndexLine,
@@ -111,7 +111,7 @@ __all__ = [
 _RULES = "trinho.facts.rules"
 _FORMAT = "trinho.facts.format"
 _STORE = "trinho.facts.store"
-_CONTEXT = "trinho.context"
+_CONTEXT = "trinho.context.assembly"
 _MODULE_OF: dict[str, str] = {
     "ACTORS": _RULES,
     "BASES": _RULES,

@@ -15,7 +15,7 @@ from trinho.errors import TrinhoError
 Basis = Literal["user", "inferred"]
 ActorKind = Literal["owner", "chat", "job"]
 """Who saves: `owner`, the owner's own word (the CLI, an approval); `chat`, a chat model
-answering the owner; `job`, an unattended job. See `trinho.authority` for what each may do."""
+answering the owner; `job`, an unattended job. See `trinho.proposals.rules` for what each may do."""
 FactOutcome = Literal["created", "unchanged", "superseded", "proposed", "historical"]
 ProposalReason = Literal["job", "contradicts_user"]
 

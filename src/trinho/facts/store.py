@@ -16,7 +16,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from trinho.boundary import public_error
-from trinho.context import (
+from trinho.context.assembly import (
     DEFAULT_INDEX_CHARS,
     FactsIndex,
     build_index,
@@ -40,8 +40,8 @@ from trinho.facts.rules import (
 )
 from trinho.i18n import t
 from trinho.message_keys import FACT_OUTCOME, FACT_REASON
-from trinho.openclaw import DIGEST_MARK, FACTS_DIGEST, is_digest, openclaw_enabled
-from trinho.proposals import ApplyResult, Proposal, proposal_path, submit
+from trinho.openclaw.files import DIGEST_MARK, FACTS_DIGEST, is_digest, openclaw_enabled
+from trinho.proposals.store import ApplyResult, Proposal, proposal_path, submit
 from trinho.textnorm import nfc, one_line
 from trinho.workspace import Workspace, parse_day, validate_slug
 
@@ -340,7 +340,7 @@ def facts_index(
 ) -> FactsIndex:
     """The facts index as `trinho facts` shows it: `key: value (basis, since D)`, by key, capped.
 
-    The prompt does not use this cap: `trinho.context.assemble` fits the same lines in its
+    The prompt does not use this cap: `trinho.context.assembly.assemble` fits the same lines in its
     facts token budget.
     """
     listing = list_facts(ws, user)

@@ -7,6 +7,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from trinho.context.budget import estimate_tokens
     from trinho.models.base import (
         ChatModel,
         ChatRequest,
@@ -22,10 +23,7 @@ if TYPE_CHECKING:
         user,
     )
     from trinho.models.config import ModelSettings, max_output_tokens, resolve_model
-    from trinho.models.loader import build_model, load_model
-    from trinho.models.retry import RetryPolicy
-    from trinho.models.scripted import ScriptedModel
-    from trinho.models.usage import (
+    from trinho.models.ledger import (
         Budget,
         BudgetLimits,
         LedgeredModel,
@@ -35,34 +33,36 @@ if TYPE_CHECKING:
         read_ledger,
         summarize,
     )
-    from trinho.tokens import estimate_tokens
+    from trinho.models.loader import build_model, load_model
+    from trinho.models.retry import RetryPolicy
+    from trinho.models.scripted import ScriptedModel
 
 _EXPORTS = {
-    "Budget": "trinho.models.usage",
-    "BudgetLimits": "trinho.models.usage",
+    "Budget": "trinho.models.ledger",
+    "BudgetLimits": "trinho.models.ledger",
     "ChatModel": "trinho.models.base",
     "ChatRequest": "trinho.models.base",
     "ChatResponse": "trinho.models.base",
-    "LedgeredModel": "trinho.models.usage",
+    "LedgeredModel": "trinho.models.ledger",
     "Message": "trinho.models.base",
     "ModelError": "trinho.models.base",
     "ModelSettings": "trinho.models.config",
-    "Purpose": "trinho.models.usage",
+    "Purpose": "trinho.models.ledger",
     "RetryPolicy": "trinho.models.retry",
     "ScriptedModel": "trinho.models.scripted",
     "ToolCall": "trinho.models.base",
     "ToolSpec": "trinho.models.base",
     "Usage": "trinho.models.base",
-    "UsageRecord": "trinho.models.usage",
+    "UsageRecord": "trinho.models.ledger",
     "assistant": "trinho.models.base",
     "build_model": "trinho.models.loader",
-    "estimate_tokens": "trinho.tokens",
-    "load_budget": "trinho.models.usage",
+    "estimate_tokens": "trinho.context.budget",
+    "load_budget": "trinho.models.ledger",
     "load_model": "trinho.models.loader",
     "max_output_tokens": "trinho.models.config",
-    "read_ledger": "trinho.models.usage",
+    "read_ledger": "trinho.models.ledger",
     "resolve_model": "trinho.models.config",
-    "summarize": "trinho.models.usage",
+    "summarize": "trinho.models.ledger",
     "system": "trinho.models.base",
     "tool_result": "trinho.models.base",
     "user": "trinho.models.base",

@@ -11,9 +11,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, Self, runtime_checkable
 
+from trinho.context.budget import estimate_tokens
 from trinho.errors import TrinhoError
 from trinho.i18n import t
-from trinho.tokens import estimate_tokens
 
 Role = Literal["system", "user", "assistant", "tool"]
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from trinho.models.base import ChatModel
 from trinho.models.config import ModelSettings, resolve_model
-from trinho.models.usage import LedgeredModel, Purpose
+from trinho.models.ledger import LedgeredModel, Purpose
 from trinho.workspace import Workspace
 
 

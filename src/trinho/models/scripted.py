@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable
 
+from trinho.context.budget import estimate_tokens
 from trinho.models.base import (
     ChatRequest,
     ChatResponse,
     ModelError,
     Usage,
 )
-from trinho.tokens import estimate_tokens
 
 Reply = ChatResponse | str
 

@@ -1,7 +1,7 @@
 """memory_search and memory_get: ranked hits over notes, MEMORY.md, facts and conversations.
 
 The index is derived from the workspace files (`.trinho/index.sqlite`) and kept fresh on
-its own: see `trinho.search.index`; `trinho.search.lookup` is the small public face.
+its own: see `trinho.search.index`; `trinho.search.service` is the small public face.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from trinho.search.documents import KINDS, Kind
     from trinho.search.index import Found, Hit, Query, SearchIndex, open_index
-    from trinho.search.lookup import (
+    from trinho.search.service import (
         Snippet,
         configured_embedder,
         find,
@@ -32,14 +32,14 @@ _EXPORTS = {
     "OpenAIEmbedder": "trinho.search.vectors",
     "Query": "trinho.search.index",
     "SearchIndex": "trinho.search.index",
-    "Snippet": "trinho.search.lookup",
-    "configured_embedder": "trinho.search.lookup",
-    "find": "trinho.search.lookup",
-    "memory_get": "trinho.search.lookup",
-    "readable_path": "trinho.search.lookup",
-    "notify_written": "trinho.search.lookup",
+    "Snippet": "trinho.search.service",
+    "configured_embedder": "trinho.search.service",
+    "find": "trinho.search.service",
+    "memory_get": "trinho.search.service",
+    "readable_path": "trinho.search.service",
+    "notify_written": "trinho.search.service",
     "open_index": "trinho.search.index",
-    "search": "trinho.search.lookup",
+    "search": "trinho.search.service",
 }
 """Public name -> the module that defines it, imported on first use so that importing
 one module of the package loads nothing else."""

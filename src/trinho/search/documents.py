@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
-from trinho import memory_md
 from trinho.errors import TrinhoError
 from trinho.facts.format import parse_fact
-from trinho.markers import line_roles, memory_entry_lines
-from trinho.notes import NoteEntry, parse_note_file
+from trinho.memory import format as memory_md
+from trinho.notes.store import NoteEntry, parse_note_file
+from trinho.openclaw.markers import line_roles, memory_entry_lines
 from trinho.search.tokenize import terms
 
 Kind = Literal["note", "memory", "fact", "conversation"]

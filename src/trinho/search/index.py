@@ -28,8 +28,8 @@ from trinho.boundary import public_error
 from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.facts.store import FACTS_DIR
-from trinho.markers import day_of_name
-from trinho.openclaw import FACTS_DIGEST, is_digest
+from trinho.openclaw.files import FACTS_DIGEST, is_digest
+from trinho.openclaw.markers import day_of_name
 from trinho.search.documents import (
     KINDS,
     Doc,
@@ -39,7 +39,7 @@ from trinho.search.documents import (
     memory_docs,
     note_docs,
 )
-from trinho.search.ranking import (
+from trinho.search.rank import (
     Candidate,
     Ranked,
     Scored,

@@ -1,7 +1,7 @@
 """`trinho web`: the Starlette app of the review page, and how it is served.
 
-Deciding goes through `trinho.proposals.approve`/`reject` with the built-in appliers, undoing
-through `trinho.condense.apply.undo_run`: the same code as the CLI, `decided_by` saying "web".
+Deciding goes through `trinho.proposals.store.approve`/`reject` with the built-in appliers, undoing
+through `trinho.condense.store.apply.undo_run`: the same code as the CLI, `decided_by` saying "web".
 No agent tool reaches this module.
 """
 
@@ -20,11 +20,9 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
-from trinho import proposals
-from trinho.appliers import APPLIERS
 from trinho.boundary import http_status, public_error
-from trinho.condense.apply import undo_run
-from trinho.condense.runs import (
+from trinho.condense.store.apply import undo_run
+from trinho.condense.store.runs import (
     REPORT,
     RUN_ID_RE,
     later_runs,
@@ -36,8 +34,9 @@ from trinho.condense.runs import (
 )
 from trinho.errors import TrinhoError
 from trinho.facts.store import list_facts
-from trinho.httpguard import HostCheck
 from trinho.i18n import N_, t
+from trinho.proposals import store as proposals
+from trinho.review.appliers import APPLIERS
 from trinho.search import memory_get, readable_path, search
 from trinho.web import pages
 from trinho.web.auth import (
@@ -49,6 +48,7 @@ from trinho.web.auth import (
     fetch_allowed,
     is_loopback,
 )
+from trinho.web.guard import HostCheck
 from trinho.web.html import Html
 from trinho.workspace import CONFIG_PATH, Workspace, validate_slug
 

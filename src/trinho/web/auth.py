@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from trinho.httpguard import allowed_hosts as allowed_hosts
-from trinho.httpguard import is_loopback as is_loopback
-from trinho.httpguard import request_allowed as request_allowed
+from trinho.web.guard import allowed_hosts as allowed_hosts
+from trinho.web.guard import is_loopback as is_loopback
+from trinho.web.guard import request_allowed as request_allowed
 
 CODE_LIFETIME = timedelta(minutes=10)
 SESSION_LIFETIME = timedelta(hours=12)

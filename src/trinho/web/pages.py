@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from trinho.condense.loss import suspicious_sides
+from trinho.condense.rules.loss import suspicious_sides
 from trinho.facts.rules import Fact
 from trinho.i18n import N_, t
-from trinho.listings import proposal_reason
 from trinho.message_keys import GATE_CLASS, RUN_OUTCOME, SCREEN_DECISION
-from trinho.proposals import Proposal
+from trinho.proposals.store import Proposal
+from trinho.review.render import proposal_reason
 from trinho.search import Hit
 from trinho.web.html import Html, html, join, side_by_side
 

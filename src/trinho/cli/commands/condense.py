@@ -1,0 +1,62 @@
+"""`trinho condense`: the weekly condensation run, its report, and `--undo RUN_ID`."""
+
+from __future__ import annotations
+
+import click
+
+from trinho.cli.app import cli, emit, json_option, state
+from trinho.condense.rules.report import render_report
+from trinho.condense.run import run_condensation
+from trinho.condense.store.apply import undo_run
+from trinho.errors import TrinhoError
+from trinho.i18n import N_, t
+
+
+@cli.command(name="condense")
+@click.option("--dry-run", is_flag=True, help="Call the model and show the report; write nothing.")
+@click.option("--force", is_flag=True, help="Run again in a week already condensed.")
+@click.option(
+    "--undo",
+    "undo_id",
+    metavar="RUN_ID",
+    help="Restore the MEMORY.md run RUN_ID replaced; withdraw its pending proposals.",
+)
+@json_option
+def condense(dry_run: bool, force: bool, undo_id: str | None, as_json: bool) -> None:
+    """Condense this week's notes and conversations into MEMORY.md (once per ISO week).
+
+    Changes that may lose something are held as proposals and announced once; the model is
+    TRINHO_MODEL or [model] name in the config.
+    """
+    ws = state().workspace()
+    if undo_id is not None:
+        if dry_run or force:
+            raise TrinhoError.keyed("error.condense.undo_alone")
+        undone = undo_run(ws, undo_id)
+
+        def human_undo() -> str:
+            if undone.restored_from is not None:
+                key = N_("condense.undone")
+            elif undone.kept_current is not None:
+                key = N_("condense.undone_removed")
+            else:
+                key = N_("condense.undone_absent")
+            lines = [
+                t(
+                    ws.locale,
+                    key,
+                    run=undone.run_id,
+                    path=undone.restored_from,
+                    kept=undone.kept_current,
+                )
+            ]
+            if undone.changed_since and undone.kept_current is not None:
+                lines.append(t(ws.locale, "condense.undone_changed", kept=undone.kept_current))
+            count = len(undone.withdrawn)
+            lines.append(t(ws.locale, "condense.undone_withdrawn", count=count, run=undone.run_id))
+            return "\n".join(lines)
+
+        emit(as_json, undone.to_dict(), human_undo)
+        return
+    report = run_condensation(ws, force=force, dry_run=dry_run)
+    emit(as_json, report.to_dict(), lambda: render_report(report, ws.locale))

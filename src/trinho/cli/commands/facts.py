@@ -1,0 +1,224 @@
+"""Commands for shared facts and the proposals queue: fact set|get|history, facts, proposals,
+approve, reject. Deciding a proposal is for a person at the CLI, never for an agent tool."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import click
+
+from trinho.cli.app import cli, emit, json_option, say, state
+from trinho.context.assembly import DEFAULT_INDEX_CHARS
+from trinho.errors import TrinhoError
+from trinho.facts.format import check_basis, clean_value
+from trinho.facts.rules import ACTORS, BASES, FactVersion, check_actor
+from trinho.facts.store import fact_on, facts_index, get_fact, save_fact
+from trinho.i18n import N_, t
+from trinho.message_keys import FACT_OUTCOME
+from trinho.proposals import store as proposals_mod
+from trinho.review.appliers import APPLIERS
+from trinho.review.render import fact_history_text, fact_version_line, proposals_text
+from trinho.workspace import Workspace, parse_day, validate_slug
+
+user_option = click.option(
+    "--user", "user", default=None, help="User id under users/ (default: the owner, `owner`)."
+)
+
+
+def _day(text: str | None, where: str) -> date | None:
+    return parse_day(text, where) if text else None
+
+
+def _version_json(key: str, v: FactVersion) -> dict[str, Any]:
+    return {
+        "key": key,
+        "value": v.value,
+        "basis": v.basis,
+        "valid_from": v.valid_from.isoformat(),
+        "valid_to": v.valid_to.isoformat() if v.valid_to else None,
+    }
+
+
+def _decider(ws: Workspace) -> str:
+    return f"{ws.config.owner} (cli)"
+
+
+@cli.group()
+def fact() -> None:
+    """One shared fact: set (user_memory_save), get, history."""
+
+
+@fact.command(name="set")
+@click.argument("key")
+@click.argument("value")
+@click.option("--basis", type=click.Choice(BASES), default="user", show_default=True)
+@click.option(
+    "--as",
+    "actor",
+    type=click.Choice(ACTORS),
+    default="owner",
+    show_default=True,
+    help="owner: your own word (the default); chat: as a chat model answering you would; "
+    "job: unattended, every change becomes a proposal.",
+)
+@click.option("--valid-from", "valid_from", help="First day the value holds (YYYY-MM-DD).")
+@click.option("--valid-to", "valid_to", help="Day the value stops holding (YYYY-MM-DD).")
+@click.option("--source", help="Where the value came from (default: the actor).")
+@click.option("--origin", help="Who proposes, when it becomes a proposal (default: the actor).")
+@user_option
+@json_option
+def fact_set(
+    key: str,
+    value: str,
+    basis: str,
+    actor: str,
+    valid_from: str | None,
+    valid_to: str | None,
+    source: str | None,
+    origin: str | None,
+    user: str | None,
+    as_json: bool,
+) -> None:
+    """Save KEY = VALUE, reconciled with what is recorded."""
+    ws = state().workspace()
+    saved = save_fact(
+        ws,
+        key,
+        value,
+        user=user,
+        basis=check_basis(basis),
+        actor=check_actor(actor),
+        valid_from=_day(valid_from, "--valid-from"),
+        valid_to=_day(valid_to, "--valid-to"),
+        source=source,
+        origin=origin,
+    )
+    proposal = saved.proposal
+    data = {"outcome": saved.outcome, "proposal_id": proposal.id if proposal else None}
+
+    def human() -> str:
+        shown = clean_value(value, key)
+        if proposal is None:
+            return t(ws.locale, FACT_OUTCOME[saved.outcome], fact=key, value=shown)
+        if saved.proposal_created:
+            message_key = "fact.outcome.proposed"
+        elif proposal.status == "rejected":
+            message_key = N_("fact.proposal_rejected")
+        else:
+            message_key = N_("fact.proposal_pending")
+        return t(ws.locale, message_key, id=proposal.id, fact=key, value=shown)
+
+    emit(as_json, data, human)
+
+
+@fact.command(name="get")
+@click.argument("key")
+@click.option("--on", "on", help="The value that held on this day (YYYY-MM-DD); default today.")
+@user_option
+@json_option
+def fact_get(key: str, on: str | None, user: str | None, as_json: bool) -> None:
+    """Print the value of KEY today, or on a given day."""
+    ws = state().workspace()
+    version = fact_on(ws, key, _day(on, "--on"), user)
+    data = _version_json(key, version)
+    emit(as_json, data, lambda: fact_version_line(ws.locale, key, version))
+
+
+@fact.command(name="history")
+@click.argument("key")
+@user_option
+@json_option
+def fact_history(key: str, user: str | None, as_json: bool) -> None:
+    """Every version of KEY, oldest first, with the days each held."""
+    ws = state().workspace()
+    versions = get_fact(ws, key, user).versions()
+    data = [
+        {k: v for k, v in _version_json(key, version).items() if k != "key"} for version in versions
+    ]
+    emit(as_json, data, lambda: fact_history_text(ws.locale, key, versions))
+
+
+@cli.command(name="facts")
+@click.option("--max-chars", type=click.IntRange(min=1), default=DEFAULT_INDEX_CHARS)
+@user_option
+@json_option
+def facts_cmd(max_chars: int, user: str | None, as_json: bool) -> None:
+    """The facts index the prompt gets: current facts by key, capped in size."""
+    ws = state().workspace()
+    index = facts_index(ws, user, max_chars=max_chars)
+    for broken in index.broken:
+        say(t(ws.locale, "facts.broken", error=broken.error), err=True)
+    data = {
+        "user": user or ws.config.owner,
+        "facts": [
+            {
+                "key": e.key,
+                "value": e.value,
+                "basis": e.basis,
+                "valid_from": e.valid_from.isoformat(),
+                "valid_to": e.valid_to.isoformat() if e.valid_to else None,
+            }
+            for e in index.entries
+        ],
+        "lines": list(index.lines),
+        "omitted": index.omitted,
+        "broken": [{"path": b.path, "error": b.error} for b in index.broken],
+    }
+    emit(as_json, data, lambda: index.text or t(ws.locale, "facts.none"))
+
+
+def _about(ws: Workspace, proposal_id: str, user: str | None) -> None:
+    """With --user, refuse to decide a proposal about someone else: nothing is decided."""
+    if user is None:
+        return
+    validate_slug(user, "user id")
+    about = proposals_mod.get_proposal(ws, proposal_id).user_or(ws.config.owner)
+    if about != user:
+        raise TrinhoError.keyed("error.proposal.other_user", id=proposal_id, about=about, user=user)
+
+
+@cli.command(name="proposals")
+@click.option("--all", "show_all", is_flag=True, help="Include decided proposals.")
+@click.option(
+    "--user", "user", default=None, help="Only the proposals about this user (default: all)."
+)
+@json_option
+def proposals_cmd(show_all: bool, user: str | None, as_json: bool) -> None:
+    """The proposals waiting for your decision (with --all: decided ones too)."""
+    ws = state().workspace()
+    if user is not None:
+        validate_slug(user, "user id")
+    listing = proposals_mod.list_proposals(ws, include_decided=show_all)
+    for broken in listing.broken:
+        say(t(ws.locale, "proposals.broken", error=broken.error), err=True)
+    shown = [p for p in listing.proposals if user is None or p.user_or(ws.config.owner) == user]
+    data = [p.to_json() for p in shown]
+
+    emit(as_json, data, lambda: proposals_text(ws.locale, shown))
+
+
+@cli.command()
+@click.argument("proposal_id", metavar="ID")
+@click.option("--user", "user", default=None, help="Refuse unless ID is about this user.")
+@json_option
+def approve(proposal_id: str, user: str | None, as_json: bool) -> None:
+    """Approve proposal ID: its change is applied (a fact is saved as the owner's word)."""
+    ws = state().workspace()
+    _about(ws, proposal_id, user)
+    decided, applied = proposals_mod.approve(ws, proposal_id, _decider(ws), appliers=APPLIERS)
+    key = N_("proposal.approved") if applied.ok else N_("proposal.stale")
+    emit(as_json, decided.to_json(), t(ws.locale, key, id=decided.id, message=applied.message))
+
+
+@cli.command()
+@click.argument("proposal_id", metavar="ID")
+@click.option("--reason", help="Why; kept with the decision.")
+@click.option("--user", "user", default=None, help="Refuse unless ID is about this user.")
+@json_option
+def reject(proposal_id: str, reason: str | None, user: str | None, as_json: bool) -> None:
+    """Reject proposal ID: nothing is applied, and its origin will not propose it again."""
+    ws = state().workspace()
+    _about(ws, proposal_id, user)
+    decided = proposals_mod.reject(ws, proposal_id, _decider(ws), reason)
+    emit(as_json, decided.to_json(), t(ws.locale, "proposal.rejected", id=decided.id))

@@ -1,0 +1,109 @@
+"""Commands for the workspace itself: init, note, notes, import."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import click
+
+from trinho.cli.app import cli, emit, json_option, state
+from trinho.conversations import store as transcripts
+from trinho.i18n import N_, t
+from trinho.notes import store as notes_mod
+from trinho.workspace import init_workspace, parse_day
+
+
+@cli.command()
+@click.option("--tz", "timezone", help="Owner's IANA time zone, e.g. Asia/Ho_Chi_Minh.")
+@click.option("--locale", type=click.Choice(["en", "vi"]), help="Language trinho writes in.")
+@click.option("--owner", help="Owner's user id (default: owner).")
+@json_option
+def init(timezone: str | None, locale: str | None, owner: str | None, as_json: bool) -> None:
+    """Create the workspace (idempotent; existing files are never touched)."""
+    result = init_workspace(state().workspace_dir, timezone=timezone, locale=locale, owner=owner)
+    ws = result.workspace
+    data: dict[str, object] = {
+        "workspace": str(ws.root),
+        "timezone": ws.config.timezone,
+        "locale": ws.locale,
+        "owner": ws.config.owner,
+        "created": result.created,
+    }
+    key = N_("init.created") if result.created else N_("init.unchanged")
+    text = t(ws.locale, key, root=ws.root, tz=ws.config.timezone, created=", ".join(result.created))
+    moved = result.zone_changed
+    if moved is not None:
+        at = moved.at.astimezone(ws.tz).isoformat(timespec="minutes")
+        data["zone_changed"] = {"from": moved.old, "to": moved.new, "at": moved.at.isoformat()}
+        text += "\n" + t(ws.locale, "init.zone_changed", old=moved.old, new=moved.new, at=at)
+    emit(as_json, data, text)
+
+
+@cli.command()
+@click.argument("text")
+@json_option
+def note(text: str, as_json: bool) -> None:
+    """memory_save: append `- HH:MM TEXT` to today's daily note."""
+    ws = state().workspace()
+    saved = notes_mod.save_note(ws, text)
+    data = {
+        "path": saved.path,
+        "line": saved.line,
+        "date": saved.date.isoformat(),
+        "time": saved.time,
+        "line_number": saved.line_number,
+    }
+    emit(as_json, data, t(ws.locale, "note.saved", path=saved.path, line=saved.line))
+
+
+@cli.command()
+@click.option("--date", "day_text", help="Day to show (YYYY-MM-DD); default today.")
+@json_option
+def notes(day_text: str | None, as_json: bool) -> None:
+    """Show the entries of one day's note, and the lines typed into it without a time."""
+    ws = state().workspace()
+    day = parse_day(day_text, "--date") if day_text else ws.today()
+    items = notes_mod.read_notes(ws, day).items
+    entries = [item for item in items if isinstance(item, notes_mod.NoteEntry)]
+    prose = [item for item in items if isinstance(item, notes_mod.LooseLine) and item.shown]
+    data = {
+        "date": day.isoformat(),
+        "path": f"memory/{day.isoformat()}.md",
+        "entries": [asdict(entry) for entry in entries],
+        "lines": [{"line": item.line, "text": item.raw.strip()} for item in prose],
+    }
+
+    def human() -> str:
+        if not entries and not prose:
+            return t(ws.locale, "notes.none", date=day.isoformat())
+        return "\n".join(
+            notes_mod.format_entry(item.time, item.text)
+            if isinstance(item, notes_mod.NoteEntry)
+            else item.raw.strip()
+            for item in items
+            if isinstance(item, notes_mod.NoteEntry) or item.shown
+        )
+
+    emit(as_json, data, human)
+
+
+@cli.group(name="import")
+def import_group() -> None:
+    """Bulk imports."""
+
+
+@import_group.command(name="conversations")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@json_option
+def import_conversations(file: Path, as_json: bool) -> None:
+    """Import JSON lines {"at", "role", "text", "ref"?}, each filed under its own day."""
+    ws = state().workspace()
+    turns = transcripts.read_import_file(file)
+    if sys.stderr.isatty() and not as_json:
+        with click.progressbar(length=len(turns), label="Importing", file=sys.stderr) as bar:
+            report = transcripts.import_turns(ws, turns, progress=bar.update)
+    else:
+        report = transcripts.import_turns(ws, turns)
+    emit(as_json, asdict(report), t(ws.locale, "import.done", **asdict(report)))

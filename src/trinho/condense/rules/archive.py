@@ -1,0 +1,172 @@
+"""The archive plan: when MEMORY.md outgrows its prompt budget, which entries move out.
+
+Pure: `plan_archive` chooses, `archive_section` writes the text `memory/archive.md` gains, and
+`apply_archive` replays the plan on the file as it is when the owner approves (docs/rules.md,
+section "The gate", row `archive`). Only dated entries move, least recently dated first, and
+verbatim: headings and hand-written lines stay, and so do entries whose date is not a calendar
+date (the gate holds those already).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from trinho.context.budget import estimate_tokens
+from trinho.memory.format import BOM, Entry, parse
+from trinho.textnorm import one_line
+
+TARGET_SHARE = (9, 10)
+"""What is left after archiving is at most 9/10 of the budget, so the next week's additions
+do not bring an archive proposal straight back."""
+
+
+@dataclass(frozen=True)
+class ArchivedLine:
+    """One line that moves: its 1-based number in MEMORY.md and its text, verbatim."""
+
+    line: int
+    raw: str
+
+
+@dataclass(frozen=True)
+class ArchivePlan:
+    """The lines to move (in file order), MEMORY.md's text once they are gone, and the token
+    estimates (`trinho.context.budget.estimate_tokens`) before and after, with the budget."""
+
+    lines: tuple[ArchivedLine, ...]
+    text: str
+    tokens_before: int
+    tokens_after: int
+    budget_tokens: int
+
+    @property
+    def raw_lines(self) -> tuple[str, ...]:
+        return tuple(moved.raw for moved in self.lines)
+
+
+def plan_archive(text: str, budget_tokens: int) -> ArchivePlan | None:
+    """The entries to move so that `text` is back within 90% of `budget_tokens`.
+
+    None when `text` is within the budget, or when nothing can move. When moving every dated
+    entry is still not enough, they all move: the most the archive can do.
+    """
+    before = estimate_tokens(text)
+    if before <= budget_tokens:
+        return None
+    raws = text.split("\n")
+    left = len(text.encode("utf-8"))
+    chosen: set[int] = set()
+    for entry in _oldest_first(text):
+        if _within_target(left, budget_tokens):
+            break
+        chosen.add(entry.line - 1)
+        left -= len(entry.raw.encode("utf-8")) + 1  # the line and one line break
+    if not chosen:
+        return None
+    after = "\n".join(raw for i, raw in enumerate(raws) if i not in chosen)
+    moved = tuple(ArchivedLine(i + 1, raws[i]) for i in sorted(chosen))
+    return ArchivePlan(moved, after, before, estimate_tokens(after), budget_tokens)
+
+
+SECTION_PREFIX = "## Archived by run "
+
+
+def archive_section(run_id: str, lines: Iterable[str]) -> str:
+    """What `memory/archive.md` gains: a heading naming the run and the content hash of its
+    lines, then the lines verbatim. A rerun, a resume or a second approval finds the heading
+    (`section_heading`) already there and writes nothing again.
+
+    It ends with a line break, so sections appended one after another stay apart.
+    """
+    moved = tuple(lines)
+    body = "".join(f"{raw}\n" for raw in moved)
+    return f"{section_heading(run_id, moved)}\n\n{body}"
+
+
+def section_heading(run_id: str, lines: Sequence[str]) -> str:
+    """`## Archived by run 2026-W48 (sha256 1f2e3d4c5b6a)`: the run, and the hash of what
+    moved, so the same section is known again and another one of the same run is not."""
+    digest = hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()[:12]
+    return f"{SECTION_PREFIX}{one_line(run_id)} (sha256 {digest})"
+
+
+def archived_by(archive_text: str, run_id: str) -> tuple[str, ...]:
+    """Every line the archive's sections of run `run_id` hold (a rerun of the run, cut off
+    between the archive and MEMORY.md, moved them already)."""
+    found: list[str] = []
+    inside = False
+    prefix = f"{SECTION_PREFIX}{one_line(run_id)}"
+    for raw in archive_text.split("\n"):
+        if raw.startswith("## "):
+            inside = raw == prefix or raw.startswith(prefix + " (sha256 ")
+            continue
+        if inside and raw.strip():
+            found.append(raw)
+    return tuple(found)
+
+
+def without_lines(text: str, lines: Iterable[str]) -> tuple[tuple[str, ...], str]:
+    """The lines of `lines` that `text` still has (each once, first occurrences first), and
+    `text` without them."""
+    wanted = Counter(lines)
+    gone: list[str] = []
+    kept: list[str] = []
+    for raw in text.split("\n"):
+        if wanted[raw]:
+            wanted[raw] -= 1
+            gone.append(raw)
+        else:
+            kept.append(raw)
+    return tuple(gone), "\n".join(kept)
+
+
+def apply_archive(current_text: str, lines: Iterable[str]) -> str | None:
+    """`current_text` without `lines` (each removed once, first occurrences first), or None
+    when one of them is no longer there as it was: the plan is stale."""
+    wanted = Counter(lines)
+    raws = current_text.split("\n")
+    if wanted - Counter(raws):
+        return None
+    kept: list[str] = []
+    for raw in raws:
+        if wanted[raw]:
+            wanted[raw] -= 1
+        else:
+            kept.append(raw)
+    return "\n".join(kept)
+
+
+def _oldest_first(text: str) -> list[Entry]:
+    """The entries that may move, least recently dated first, ties in line order. A first
+    line carrying the byte-order mark stays, so the mark stays where it belongs."""
+    entries = parse(text).entries
+    dated = [
+        (day, entry.line, entry)
+        for entry in entries
+        if (day := entry.date) is not None and not entry.raw.startswith(BOM)
+    ]
+    return [entry for _, _, entry in sorted(dated, key=lambda d: (d[0], d[1]))]
+
+
+def _within_target(size: int, budget_tokens: int) -> bool:
+    """Whether `size` UTF-8 bytes estimate at most 9/10 of the budget (as `estimate_tokens`
+    counts: a token per 4 bytes, rounded up)."""
+    tokens = -(-max(size, 0) // 4)
+    numerator, denominator = TARGET_SHARE
+    return tokens * denominator <= budget_tokens * numerator
+
+
+REASK_SHARE = 10
+"""A rejected archive is asked again once the file has grown by budget / REASK_SHARE tokens."""
+
+
+def archive_waits_or_was_refused(
+    tokens: int, budget: int, *, waiting: bool, rejected_at: Sequence[int]
+) -> bool:
+    """Row "MEMORY.md over its prompt budget", its limits: no second archive proposal while
+    one waits, and none after the owner rejected one (made when the file had `rejected_at`
+    tokens) until the file has grown by another tenth of the budget."""
+    return waiting or any(tokens < asked + budget // REASK_SHARE for asked in rejected_at)

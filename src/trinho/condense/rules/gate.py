@@ -1,0 +1,550 @@
+"""The gate: code, not a model, decides which parts of a MEMORY.md rewrite apply by themselves.
+
+`gate(old, new, today, since, hold=...)` is a pure function. It classifies every change per the
+table of docs/rules.md (section "The gate") and returns the text to write now plus every change,
+auto or held; `hold` names the new lines whose screening could not be read. Held old lines stay
+in the text written now, near where they were; held new lines, and added lines that repeat an
+entry (folded), are left out of it.
+
+The table's rows are the verdict functions below, in its order (the two date rows fall back on
+`strange_date_verdict`). The last rows are not the gate's: the archive proposal is planned by
+`trinho.condense.rules.archive`, and the condensation never writes facts. The rest of the module
+pairs lines (`trinho.condense.rules.match`), asks a verdict function about each change, and places
+the lines.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import defaultdict
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import asdict, dataclass, replace
+from datetime import date
+from typing import Any, Literal, NamedTuple, get_args
+
+from trinho.condense.rules.match import Matching, date_norm, match
+from trinho.condense.rules.reasons import (
+    ENGLISH,
+    REASON_CODES,
+    Params,
+    Reason,
+    ReasonCode,
+    reason_or,
+)
+from trinho.memory.format import Entry, Heading, Item, Loose
+from trinho.openclaw.markers import is_comment_line
+
+ChangeClass = Literal[
+    "added",
+    "folded",
+    "date_changed",
+    "moved",
+    "removed",
+    "edited",
+    "strange_date",
+    "malformed",
+    "suspicious",
+    "archive",
+]
+Action = Literal["auto", "held"]
+MoveCode = Literal["order_changed", "section_changed"]
+
+CHANGE_CLASSES: tuple[str, ...] = get_args(ChangeClass)
+
+
+class GateVerdict(NamedTuple):
+    """One row of the table applied to one change: its class, whether it applies, and why."""
+
+    cls: ChangeClass
+    action: Action
+    why: Reason
+
+
+# --- the table, row by row ------------------------------------------------------------------------
+
+
+def addition_verdict(entry: Entry, today: date, since: date) -> GateVerdict:
+    """Row `added`: "added entry, dated inside the window and not in the future"."""
+    day = entry.date
+    if day is None:
+        return strange_date_verdict(Reason.of("not_a_date", date=entry.date_text))
+    if day > today:
+        return strange_date_verdict(Reason.of("future", date=str(day), today=str(today)))
+    if day < since:
+        return strange_date_verdict(_outside(day, today, since))
+    return GateVerdict(
+        "added", "auto", Reason.of("added_in_window", since=str(since), today=str(today))
+    )
+
+
+def fold_verdict(kept: str, *, in_old_file: bool) -> GateVerdict:
+    """Row `folded`: "added line equal to an entry already there, or added twice": the line is
+    dropped and reported, never written twice. `kept` is the line it repeats."""
+    code: ReasonCode = "duplicate_of_entry" if in_old_file else "duplicate_addition"
+    return GateVerdict("folded", "auto", Reason.of(code, kept=kept))
+
+
+def date_verdict(old: Entry, new: Entry, today: date, since: date) -> GateVerdict:
+    """Row `date_changed`: "same text, date moved later, new date inside the window"."""
+    before, after = old.date, new.date
+    if after is None:
+        return strange_date_verdict(Reason.of("new_date_not_a_date", date=new.date_text))
+    if before is None:
+        return strange_date_verdict(
+            Reason.of("old_date_not_a_date", old=old.date_text, new=str(after))
+        )
+    if after < before:
+        return strange_date_verdict(
+            Reason.of("moved_earlier", before=str(before), after=str(after))
+        )
+    if after > today:
+        return strange_date_verdict(Reason.of("future", date=str(after), today=str(today)))
+    if after < since:
+        return strange_date_verdict(_outside(after, today, since))
+    why = Reason.of("moved_later", before=str(before), after=str(after))
+    return GateVerdict("date_changed", "auto", why)
+
+
+def move_verdict(code: MoveCode) -> GateVerdict:
+    """Row `moved`: "order or section changed; a heading that moves with its section":
+    applies by itself (a heading kept word for word is not a change at all)."""
+    return GateVerdict("moved", "auto", Reason(code))
+
+
+def owner_line_verdict(old: Heading | Loose, similarity: float | None = None) -> GateVerdict:
+    """Row `owner line`: "heading, hand-written prose or marker line removed or edited": held,
+    as for entries; the owner (or OpenClaw) wrote it, the line stays until approved. A heading
+    whose text changed (`similarity`) is one edit; prose and markers pair only verbatim, so
+    their edit is a removal (held) and a new line (malformed, held)."""
+    if similarity is not None:
+        return GateVerdict("edited", "held", Reason.of("edited_heading", similarity=similarity))
+    if isinstance(old, Heading):
+        code: ReasonCode = "removed_heading"
+    else:
+        code = "removed_marker" if is_comment_line(old.raw.strip()) else "removed_line"
+    return GateVerdict("removed", "held", Reason(code))
+
+
+def new_heading_verdict(accepted: bool) -> GateVerdict:
+    """Row `new heading`: "screened like a new entry; held unless screening clearly accepts".
+    A heading reaches the system prompt of every turn, so only a verdict read as ACCEPT lets
+    it apply by itself; not screened, unreadable or `trinho gate` alone: held."""
+    if accepted:
+        return GateVerdict("added", "auto", Reason("heading_accepted"))
+    return GateVerdict("added", "held", Reason("heading_unscreened"))
+
+
+def removal_verdict(old: Entry) -> GateVerdict:
+    """Row `removed`: "entry removed": held, the old line stays until approved."""
+    return GateVerdict("removed", "held", Reason("removed_entry"))
+
+
+def edit_verdict(similarity: float) -> GateVerdict:
+    """Row `edited`: "old text gone, a similar new text in its place": held as one change."""
+    return GateVerdict("edited", "held", Reason.of("edited", similarity=similarity))
+
+
+def strange_date_verdict(why: Reason) -> GateVerdict:
+    """Row `strange_date`: "unparseable, in the future, outside the window, moved earlier": held."""
+    return GateVerdict("strange_date", "held", why)
+
+
+def malformed_verdict() -> GateVerdict:
+    """Row `malformed`: "neither an entry, a heading, a blank line nor an old loose line": held."""
+    return GateVerdict("malformed", "held", Reason("malformed"))
+
+
+def control_verdict(cls: ChangeClass) -> GateVerdict:
+    """Row `control characters`: a new line holding a control character (a terminal escape,
+    NUL, a backspace): held whatever else it is, never applied by itself."""
+    return GateVerdict(cls, "held", Reason("control_chars"))
+
+
+def unread_verdict(cls: ChangeClass, why: Reason) -> GateVerdict:
+    """Row `screening unreadable`: a new line the screening was asked about and gave no
+    verdict that can be read for (`why`: `screen_unreadable` or `screen_failed`): held
+    whatever else it is. Only a verdict read as accept lets a screened line apply by itself."""
+    return GateVerdict(cls, "held", why)
+
+
+def has_control(text: str) -> bool:
+    """C0 and C1 control characters other than a tab (and the CR of a CRLF line end)."""
+    return any(
+        (ord(c) < 0x20 and c != "\t") or 0x7F <= ord(c) <= 0x9F for c in text.removesuffix("\r")
+    )
+
+
+def suspicious_verdict(lost: int, total: int) -> GateVerdict | None:
+    """Row `suspicious`: "a rewrite that loses more than half of the old lines": held whole."""
+    if 2 * lost > total:
+        return GateVerdict("suspicious", "held", Reason.of("suspicious", lost=lost, total=total))
+    return None
+
+
+def _outside(day: date, today: date, since: date) -> Reason:
+    return Reason.of("outside_window", date=str(day), since=str(since), today=str(today))
+
+
+# --- changes and the gate -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change from the old file to the rewrite.
+
+    `after` (held additions and malformed lines) is the rewrite line that preceded `new` and was
+    applied: approving inserts `new` after it if it is still there. `snapshot` and `rewrite`
+    (suspicious only) are the whole old file and the whole rewrite. `similarity` is the ratio
+    that made an edit an edit.
+
+    `reason` is the English text (stored, and in `--json`); `reason_code` and `reason_params`
+    render it in the owner's locale (`reason_in`). Changes stored before codes have no code.
+    """
+
+    cls: ChangeClass
+    action: Action
+    old: str | None
+    new: str | None
+    reason: str
+    after: str | None = None
+    snapshot: str | None = None
+    rewrite: str | None = None
+    similarity: float | None = None
+    reason_code: ReasonCode | None = None
+    reason_params: Params = ()
+
+    @classmethod
+    def because(
+        cls,
+        change_class: ChangeClass,
+        action: Action,
+        old: str | None,
+        new: str | None,
+        why: Reason,
+        *,
+        after: str | None = None,
+        snapshot: str | None = None,
+        rewrite: str | None = None,
+        similarity: float | None = None,
+    ) -> Change:
+        """A change whose reason is `why`, its English text kept alongside the code."""
+        return cls(
+            change_class,
+            action,
+            old,
+            new,
+            why.text(ENGLISH),
+            after=after,
+            snapshot=snapshot,
+            rewrite=rewrite,
+            similarity=similarity,
+            reason_code=why.code,
+            reason_params=why.params,
+        )
+
+    @classmethod
+    def judged(
+        cls,
+        verdict: GateVerdict,
+        old: str | None,
+        new: str | None,
+        *,
+        snapshot: str | None = None,
+        rewrite: str | None = None,
+        similarity: float | None = None,
+    ) -> Change:
+        """The change from `old` to `new` as `verdict` classes it."""
+        return cls.because(
+            verdict.cls,
+            verdict.action,
+            old,
+            new,
+            verdict.why,
+            snapshot=snapshot,
+            rewrite=rewrite,
+            similarity=similarity,
+        )
+
+    @property
+    def held(self) -> bool:
+        return self.action == "held"
+
+    def reason_in(self, locale: str) -> str:
+        """The reason as the owner reads it; the stored English text when there is no code."""
+        return reason_or(self.reason_code, self.reason_params, self.reason, locale)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field, `cls` spelt `class`: what a store persists and `from_dict` reads."""
+        data = asdict(self)
+        data["reason_params"] = dict(self.reason_params)
+        return {"class": data.pop("cls"), **data}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Change:
+        fields = dict(data)
+        fields["cls"] = fields.pop("class")
+        if fields["cls"] not in CHANGE_CLASSES or fields["action"] not in ("auto", "held"):
+            raise ValueError(f"not a gate change: {data!r}")
+        code = fields.get("reason_code")
+        params = fields.get("reason_params") or {}
+        if (code is not None and code not in REASON_CODES) or not isinstance(params, dict):
+            raise ValueError(f"not a gate change reason: {code!r} {params!r}")
+        fields["reason_params"] = tuple(params.items())
+        return cls(**fields)
+
+
+@dataclass(frozen=True)
+class GateResult:
+    applied: str
+    changes: tuple[Change, ...]
+
+    @property
+    def held(self) -> tuple[Change, ...]:
+        return tuple(change for change in self.changes if change.held)
+
+
+def gate(
+    old_text: str,
+    new_text: str,
+    today: date,
+    since: date,
+    *,
+    hold: Mapping[str, Reason] | None = None,
+    accepted: Collection[str] = (),
+) -> GateResult:
+    """Classify the rewrite `new_text` of `old_text` and return what to write now.
+
+    `hold` maps new lines (their text) whose screening could not be read to the reason: such a
+    line does not apply by itself (`unread_verdict`). `accepted` are the new lines screening
+    read as ACCEPT: only those of them that are headings may apply by themselves."""
+    m = match(old_text, new_text)
+    verdict = suspicious_verdict(m.lost_lines, m.old_lines)
+    if verdict is not None:
+        whole = Change.judged(verdict, None, None, snapshot=old_text, rewrite=new_text)
+        return GateResult(old_text, (whole,))
+    changes = _slot_changes(m, today, since, frozenset(accepted))
+    if hold:
+        changes = _hold_unread(changes, hold)
+    return _place(m, changes, _removals(m))
+
+
+# --- asking the table about each line -------------------------------------------------------------
+
+
+def _slot_changes(
+    m: Matching, today: date, since: date, accepted: frozenset[str]
+) -> dict[int, Change]:
+    """The change at each rewrite line that has one, by its index in the rewrite."""
+    changes: dict[int, Change] = {}
+    for j, o in m.entries.items():
+        old, new = _as_entry(m.old[o]), _as_entry(m.new[j])
+        if date_norm(old) != date_norm(new):
+            changes[j] = Change.judged(date_verdict(old, new, today, since), old.raw, new.raw)
+    for j, (o, ratio) in m.edits.items():
+        verdict = edit_verdict(ratio)
+        changes[j] = Change.judged(verdict, m.old[o].raw, m.new[j].raw, similarity=round(ratio, 4))
+    for j, verdict in _additions(m, today, since):
+        changes[j] = Change.judged(verdict, None, m.new[j].raw)
+    for j in m.malformed:
+        changes[j] = Change.judged(malformed_verdict(), None, m.new[j].raw)
+    for j, (o, ratio) in m.heading_edits.items():
+        verdict = owner_line_verdict(_as_heading(m.old[o]), round(ratio, 4))
+        changes[j] = Change.judged(verdict, m.old[o].raw, m.new[j].raw, similarity=round(ratio, 4))
+    for j in m.headings_added:
+        raw = m.new[j].raw
+        changes[j] = Change.judged(new_heading_verdict(raw in accepted), None, raw)
+    changes.update(_moves(m, changes))
+    for j, change in changes.items():
+        brought = change.cls != "moved" and not (change.old and has_control(change.old))
+        if brought and not change.held and change.new is not None and has_control(change.new):
+            changes[j] = Change.judged(control_verdict(change.cls), change.old, change.new)
+    return changes
+
+
+def _hold_unread(changes: dict[int, Change], hold: Mapping[str, Reason]) -> dict[int, Change]:
+    """`changes` with every new line of `hold` held, unless it is held already (it keeps that
+    reason), merely moved, or folded (a repeat, written nowhere)."""
+    result = dict(changes)
+    for j, change in changes.items():
+        why = hold.get(change.new) if change.new is not None else None
+        if why is None or change.held or change.cls in ("moved", "folded"):
+            continue
+        result[j] = Change.judged(unread_verdict(change.cls, why), change.old, change.new)
+    return result
+
+
+def _additions(m: Matching, today: date, since: date) -> Iterable[tuple[int, GateVerdict]]:
+    """The verdict on each added entry: one repeating an old entry, or an earlier addition of
+    the same rewrite, folds; the others are judged by their date."""
+    kept: dict[str, str] = {}
+    for item in reversed(m.old):  # the first old entry of each text wins
+        if isinstance(item, Entry):
+            kept[item.key] = item.raw
+    in_old = set(kept)
+    for j in m.added:
+        entry = _as_entry(m.new[j])
+        if entry.key in kept:
+            yield j, fold_verdict(kept[entry.key], in_old_file=entry.key in in_old)
+        else:
+            kept[entry.key] = entry.raw
+            yield j, addition_verdict(entry, today, since)
+
+
+def _moves(m: Matching, judged: dict[int, Change]) -> dict[int, Change]:
+    """Kept lines (entries and loose lines with no other change) out of their old relative
+    order, or under another heading."""
+    paired = _kept_pairs(m)
+    slots = sorted(paired)
+    in_order = set(_longest_increasing(slots, [paired[j] for j in slots]))
+    old_section = _sections(m.old, skip=frozenset(m.headings_removed))  # held: they stay
+    held_new = frozenset(j for j in m.headings_added if judged[j].held)  # left out of the file
+    new_section = _sections(m.new, skip=held_new)
+    heading_of = {**m.headings, **{j: o for j, (o, _) in m.heading_edits.items()}}
+    moves: dict[int, Change] = {}
+    for j in slots:
+        if j in judged:
+            continue
+        o = paired[j]
+        code: MoveCode
+        if j not in in_order:
+            code = "order_changed"
+        elif heading_of.get(new_section[j], -1) != old_section[o]:
+            code = "section_changed"
+        else:
+            continue
+        moves[j] = Change.judged(move_verdict(code), m.old[o].raw, m.new[j].raw)
+    return moves
+
+
+def _removals(m: Matching) -> dict[int, Change]:
+    """The change for each old line the rewrite dropped, by its index in the old file."""
+    changes: dict[int, Change] = {}
+    for o in [*m.removed, *m.headings_removed]:
+        item = m.old[o]
+        verdict = removal_verdict(item) if isinstance(item, Entry) else owner_line_verdict(item)
+        changes[o] = Change.judged(verdict, item.raw, None)
+    return changes
+
+
+# --- placing the lines ----------------------------------------------------------------------------
+
+
+def _place(m: Matching, at_slot: dict[int, Change], removed: dict[int, Change]) -> GateResult:
+    """The text to write now, in the rewrite's order, and every change in that order.
+
+    A rewrite line goes in unless its change is held: then its old line, if it has one, takes
+    its place. A dropped old line whose removal is held goes back near where it was.
+    """
+    front, before, after = _removed_places(m, removed)
+    out = _Output()
+    out.old_lines(removed[o] for o in front)
+    for j, item in enumerate(m.new):
+        out.old_lines(removed[o] for o in before[j])
+        out.slot(item.raw, at_slot.get(j))
+        out.old_lines(removed[o] for o in after[j])
+    return GateResult("\n".join(out.lines), tuple(out.changes))
+
+
+class _Output:
+    """The lines written now and the changes, as `_place` goes through the rewrite."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.changes: list[Change] = []
+        self.last_applied: str | None = None  # what a held new line is to be inserted after
+
+    def old_lines(self, changes: Iterable[Change]) -> None:
+        """Dropped old lines: each change is listed, the line kept when its removal is held."""
+        for change in changes:
+            self.changes.append(change)
+            if change.held and change.old is not None:
+                self.lines.append(change.old)
+
+    def slot(self, raw: str, change: Change | None) -> None:
+        """The rewrite line `raw`, unless its change is held (then its old line, if any) or
+        folded (a repeat: nothing)."""
+        if change is not None and change.held:
+            if change.old is not None:
+                self.lines.append(change.old)
+            else:
+                change = replace(change, after=self.last_applied)
+        elif change is None or change.cls != "folded":
+            self.lines.append(raw)
+            if raw.strip():
+                self.last_applied = raw
+        if change is not None:
+            self.changes.append(change)
+
+
+def _removed_places(
+    m: Matching, removed: dict[int, Change]
+) -> tuple[list[int], dict[int, list[int]], dict[int, list[int]]]:
+    """Each removed old line goes after its nearest predecessor that survives, else before
+    its nearest survivor, else at the top."""
+    headings = {**m.headings, **{j: o for j, (o, _) in m.heading_edits.items()}}
+    anchor = {o: j for j, o in [*_kept_pairs(m).items(), *headings.items()]}
+    before: dict[int, list[int]] = defaultdict(list)
+    after: dict[int, list[int]] = defaultdict(list)
+    pending: list[int] = []
+    last: int | None = None
+    for o in range(len(m.old)):
+        if o in anchor:
+            last = anchor[o]
+            if pending:
+                before[last].extend(pending)
+                pending = []
+        elif o in removed:
+            if last is None:
+                pending.append(o)
+            else:
+                after[last].append(o)
+    return pending, before, after
+
+
+def _kept_pairs(m: Matching) -> dict[int, int]:
+    """Rewrite line -> old line, for the entries (edited or not) and loose lines paired."""
+    return {**m.entries, **{j: o for j, (o, _) in m.edits.items()}, **m.loose}
+
+
+def _as_entry(item: Item) -> Entry:
+    assert isinstance(item, Entry)
+    return item
+
+
+def _as_heading(item: Item) -> Heading:
+    assert isinstance(item, Heading)
+    return item
+
+
+def _sections(items: tuple[Item, ...], skip: frozenset[int] = frozenset()) -> list[int]:
+    """For each line, the index of the heading it sits under (-1 before any heading); the
+    headings of `skip` do not count."""
+    current = -1
+    result: list[int] = []
+    for i, item in enumerate(items):
+        if isinstance(item, Heading) and i not in skip:
+            current = i
+        result.append(current)
+    return result
+
+
+def _longest_increasing(slots: list[int], values: list[int]) -> list[int]:
+    """The slots of one longest strictly increasing run of `values`, in O(n log n)."""
+    tails: list[int] = []
+    tail_at: list[int] = []
+    parent = [-1] * len(values)
+    for i, value in enumerate(values):
+        k = bisect.bisect_left(tails, value)
+        if k == len(tails):
+            tails.append(value)
+            tail_at.append(i)
+        else:
+            tails[k] = value
+            tail_at[k] = i
+        parent[i] = tail_at[k - 1] if k else -1
+    result: list[int] = []
+    i = tail_at[-1] if tail_at else -1
+    while i != -1:
+        result.append(slots[i])
+        i = parent[i]
+    return result[::-1]

@@ -1,0 +1,97 @@
+"""Approving a held change: apply it to MEMORY.md as it is *then*, or say why it is stale.
+
+The file may have moved on since the run (a hand edit, another approval), so every held change
+names the line it acts on and is applied only if that line is still there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from trinho.condense.rules.gate import Change
+from trinho.condense.rules.reasons import StaleReason
+from trinho.memory.format import Entry, parse_line
+from trinho.textnorm import match_key
+
+
+@dataclass(frozen=True)
+class HeldApplied:
+    """The whole MEMORY.md text once the held change is approved."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Stale:
+    why: StaleReason
+
+
+def apply_held(current_text: str, change: Change) -> HeldApplied | Stale:
+    """The text after approving `change` on `current_text`, or Stale with the reason."""
+    lines = current_text.split("\n")
+    if change.cls == "suspicious":
+        if change.snapshot is None or change.rewrite is None:
+            raise ValueError("a suspicious change carries the old file and the rewrite")
+        if current_text != change.snapshot:
+            return Stale(StaleReason("memory_changed"))
+        return HeldApplied(change.rewrite)
+    if change.cls == "moved":
+        raise ValueError("moved lines apply with the rewrite; there is nothing to approve")
+    if change.old is None:
+        if change.new is None:
+            raise ValueError(f"a {change.cls} change without a line: {change!r}")
+        return HeldApplied(_insert(lines, change.new, change.after))
+    at = find_line(lines, change.old)
+    if at is None:
+        return Stale(StaleReason.of("line_gone", line=change.old.strip()))
+    if change.new is None:
+        del lines[at]
+    else:
+        lines[at] = change.new
+    return HeldApplied("\n".join(lines))
+
+
+def find_line(lines: list[str], raw: str) -> int | None:
+    """Where `raw` is: the same line exactly, else the same entry (date and matched text),
+    else a line with the same match key."""
+    try:
+        return lines.index(raw)
+    except ValueError:
+        pass
+    wanted = parse_line(raw, 0)
+    for i, line in enumerate(lines):
+        item = parse_line(line, i)
+        if isinstance(wanted, Entry):
+            if (
+                isinstance(item, Entry)
+                and item.date_text == wanted.date_text
+                and item.key == wanted.key
+            ):
+                return i
+        elif type(item) is type(wanted) and match_key(line) == match_key(raw):
+            return i
+    return None
+
+
+def _insert(lines: list[str], new: str, after: str | None) -> str:
+    """Insert after the hinted line if it is there, else after the last non-blank line."""
+    at = find_line(lines, after) if after is not None else None
+    if at is None:
+        at = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+        if at == -1 and lines == [""]:
+            return new + "\n"
+    lines.insert(at + 1, new)
+    return "\n".join(lines)
+
+
+def can_still_apply(change: Mapping[str, Any], text: str) -> bool:
+    """Whether a stored held change may still apply to MEMORY.md's `text`: its old lines are
+    all still there (a rewrite held whole: the file is still the one it was made for). One
+    that cannot becomes stale at the next run, not only when someone tries to approve it."""
+    if change.get("class") == "suspicious":
+        return change.get("snapshot") == text
+    old = change.get("old")
+    present = set(text.split("\n"))
+    return not isinstance(old, str) or all(line in present for line in old.split("\n"))

@@ -1,0 +1,777 @@
+"""The weekly condensation run: collect, rewrite, screen, gate, apply, propose, announce.
+
+The decisions are the pure parts (`collect.plan_chunks`, `screen`, `gate`); this module is
+the shell that reads, calls the model, writes and records each step in the run journal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import date, timedelta
+from typing import Any
+
+from trinho.channels import Channel, Notification, NotificationItem, Outbox, channel_from_config
+from trinho.clock import utc
+from trinho.condense.rules.archive import archive_section, archived_by, without_lines
+from trinho.condense.rules.gate import Change, GateResult, gate
+from trinho.condense.rules.handedit import added_during_run, carry_added, drop_deleted
+from trinho.condense.rules.held import can_still_apply
+from trinho.condense.rules.loss import memory_sides
+from trinho.condense.rules.ops import (
+    Script,
+    apply_ops,
+    material_beside,
+    material_for_output,
+    merge_scripts,
+    parse_ops,
+    view_lines,
+)
+from trinho.condense.rules.report import (
+    Calls,
+    DayUsed,
+    ReportChange,
+    RunReport,
+    ScreenLine,
+    script_summary,
+)
+from trinho.condense.rules.rewrite import (
+    clean_answer,
+    ops_prefix,
+    ops_request,
+    overhead_tokens,
+    rewrite_request,
+    screen_request,
+    week_frame_tokens,
+)
+from trinho.condense.rules.screen import (
+    Candidate,
+    Outcome,
+    Screened,
+    Unread,
+    call_failed,
+    candidates,
+    read_answer,
+    screen_rewrite,
+)
+from trinho.condense.store.apply import sha, withdraw
+from trinho.condense.store.archive import (
+    archive_change,
+    archive_mode,
+    archived_before,
+    waiting_archive,
+)
+from trinho.condense.store.collect import (
+    MIN_ROOM_TOKENS,
+    Chunk,
+    Collected,
+    Material,
+    Span,
+    collect,
+    condense_protocol,
+    context_tokens,
+    material_room,
+    moment_of,
+    plan_chunks,
+    take_chunk,
+    window,
+)
+from trinho.condense.store.prompts import FILE_REWRITE_VERSION, Prompt, load_prompt
+from trinho.condense.store.runs import (
+    BEFORE,
+    REPORT,
+    WRITTEN,
+    Journal,
+    ProposalEntry,
+    advance,
+    given_back_start,
+    pick_slot,
+    previous_cutoff,
+    run_dir,
+    runs_root,
+    save_before,
+    undone_origin,
+    write_journal,
+)
+from trinho.context.run import budgets_from_config
+from trinho.durable import atomic_write_text, ensure_dir
+from trinho.errors import TrinhoError
+from trinho.i18n import N_, t
+from trinho.memory import store as memory_store
+from trinho.models import (
+    ChatModel,
+    ChatRequest,
+    ChatResponse,
+    ModelError,
+    estimate_tokens,
+    load_budget,
+    load_model,
+)
+from trinho.models.config import max_output_tokens
+from trinho.models.ledger import Purpose
+from trinho.openclaw.markers import reattach_markers
+from trinho.proposals import store as proposals
+from trinho.workspace import Workspace
+
+SCREEN_BATCH = 50
+"""Candidates judged per screening call."""
+MAX_RESTARTS = 3
+"""How often a run re-reads a MEMORY.md that keeps changing under it before giving up."""
+KIND = "memory"
+CUT_STOP_REASONS = ("length", "max_tokens")
+"""A model's answer stopped at its output limit (OpenAI-compatible, Anthropic)."""
+PURPOSES: tuple[Purpose, ...] = ("rewrite", "screen")
+
+
+def run_condensation(
+    ws: Workspace,
+    *,
+    model: ChatModel | None = None,
+    force: bool = False,
+    dry_run: bool = False,
+    channel: Channel | None = None,
+) -> RunReport:
+    """Condense this ISO week's notes and conversations into MEMORY.md, once per week.
+
+    `model` replaces the configured one (tests, the demo); every call goes to the usage
+    ledger either way. `force` runs again in a week already condensed (id `2026-W48.2`).
+    `dry_run` calls the model and shows what would change, writing nothing but the ledger.
+    `channel` is where the one announcement of the run goes (default: the configured one).
+    """
+    today = ws.today()
+    if dry_run:
+        slot = pick_slot(ws, today, force)
+        span = run_span(ws, slot.run_id)
+        if slot.done is not None:
+            return _already(ws, slot.run_id, today)
+        return _Run(ws, slot.run_id, today, span, model, dry_run=True).execute()
+    ensure_dir(runs_root(ws))
+    with ws.lock(runs_root(ws) / "condense.lock"):
+        slot = pick_slot(ws, today, force)
+        span = run_span(ws, slot.run_id)
+        since = span.since(ws)
+        if slot.done is not None:
+            return _already(ws, slot.run_id, today)
+        journal = slot.journal
+        if (
+            journal is not None
+            and journal.state == "applying"
+            and sha(memory_store.read_text(ws)) == journal.applied_sha
+        ):
+            journal = advance(ws, journal, "applied")  # cut off just after the replace
+        if journal is not None and journal.state in WRITTEN:
+            return _resume(ws, journal, today, since, channel)
+        return _Run(ws, slot.run_id, today, span, model, dry_run=False, channel=channel).execute()
+
+
+def run_span(ws: Workspace, run_id: str) -> Span:
+    """What run `run_id` reads: from where the previous run stopped to the start of this
+    minute (a note stamped this minute may still be written: the next run reads it).
+
+    A clock behind the previous run's cutoff (set back) reads nothing and writes nothing: a
+    run there would end its span before the last one's, and the next would read again."""
+    end = utc(ws.now()).replace(second=0, microsecond=0)
+    start = previous_cutoff(ws, run_id)
+    if start is None:
+        start = given_back_start(ws)
+    if start is not None and end < utc(start):
+        raise TrinhoError.keyed(
+            "error.condense.clock_back",
+            now=ws.now().isoformat(timespec="minutes"),
+            cutoff=start.astimezone(ws.tz).isoformat(timespec="minutes"),
+        )
+    return Span(start, end)
+
+
+def _already(ws: Workspace, run_id: str, today: date) -> RunReport:
+    """The week is condensed: say so, with the span its run read (from its saved report)."""
+    saved = run_dir(ws, run_id) / REPORT
+    message = t(ws.locale, "condense.already", run=run_id, report=ws.relative(saved))
+    since = window(today)[0]
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        since = date.fromisoformat(json.loads(saved.read_text(encoding="utf-8"))["since"])
+    return RunReport(run_id, "already_done", today, since, message=message)
+
+
+def _resume(
+    ws: Workspace, journal: Journal, today: date, since: date, channel: Channel | None
+) -> RunReport:
+    """Finish a run that wrote MEMORY.md and was cut off: its proposals and announcement, and
+    a report of every change it made, those that applied by themselves included. A run
+    undone meanwhile (by a version that left it unfinished) proposes nothing: it is ended."""
+    if journal.undone:
+        advance(ws, journal, "done")
+        return _already(ws, journal.run_id, today)
+    journal, changes = _propose(ws, journal, (*journal.auto, *journal.held))
+    notification, delivery = _announce(ws, journal, changes, channel)
+    report = RunReport(
+        journal.run_id,
+        "resumed",
+        today,
+        since,
+        message=t(ws.locale, "condense.resumed", run=journal.run_id),
+        changes=tuple(changes),
+        written=True,
+        before=ws.relative(run_dir(ws, journal.run_id) / BEFORE) if journal.had_memory else None,
+        notification=notification,
+        delivery=delivery,
+    )
+    _save_report(ws, report)
+    return report
+
+
+@dataclass
+class _Tally:
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def add(self, response: ChatResponse) -> None:
+        self.calls += 1
+        self.input_tokens += response.usage.input_tokens
+        self.output_tokens += response.usage.output_tokens
+
+
+@dataclass
+class _Run:
+    ws: Workspace
+    run_id: str
+    today: date
+    span: Span
+    model: ChatModel | None
+    dry_run: bool
+    channel: Channel | None = None
+    tallies: dict[str, _Tally] = field(default_factory=dict)
+    journal: Journal | None = None
+    models: dict[Purpose, ChatModel] = field(default_factory=dict)
+    script: Script | None = None
+    """The run's edit scripts merged (protocol `ops`), for the report."""
+
+    @property
+    def locale(self) -> str:
+        return self.ws.locale
+
+    @property
+    def since(self) -> date:
+        """The first day the run reads: the gate's window for additions starts there."""
+        return self.span.since(self.ws)
+
+    @property
+    def ledger_run(self) -> str:
+        return f"{self.run_id}.dry-run" if self.dry_run else self.run_id
+
+    def execute(self) -> RunReport:
+        collected = collect(self.ws, self.span)
+        if not collected.items:
+            message = t(self.locale, "condense.no_material", since=self.since, today=self.today)
+            return RunReport(self.run_id, "skipped", self.today, self.since, message=message)
+        self.models = {
+            purpose: load_model(self.ws, purpose, run=self.ledger_run, model=self.model)
+            for purpose in PURPOSES
+        }  # a missing model configuration fails here, before anything is written
+        if not self.dry_run:
+            now = self.ws.now()
+            journal = Journal(self.run_id, "running", now, now, read_until=self.span.end)
+            self.journal = write_journal(self.ws, journal)
+        try:
+            return self._execute(collected)
+        except BaseException as exc:
+            # "applying" stays as it is: the next run looks at MEMORY.md to see whether the
+            # replace happened, and resumes or starts over accordingly.
+            if self.journal is not None and self.journal.state == "running":
+                advance(self.ws, self.journal, "failed", error=str(exc) or type(exc).__name__)
+            raise
+
+    def _execute(self, collected: Collected) -> RunReport:
+        protocol = condense_protocol(self.ws)
+        version = FILE_REWRITE_VERSION if protocol == "file" else None
+        rewrite_prompt, screen_prompt = load_prompt("rewrite", version), load_prompt("screen")
+        prompts = (rewrite_prompt.version, screen_prompt.version)
+        old = collected.memory_text
+        if protocol == "file":
+            rewrite, read, unread, why = self._rewrite_file(old, collected.items, rewrite_prompt)
+        else:
+            rewrite, read, unread, why = self._rewrite_ops(old, collected.items, rewrite_prompt)
+        days = _days(collected, read, unread)
+        if unread and self.journal is not None:  # the next run reads what this one could not
+            first = min(moment_of(self.ws, m) for m in unread).replace(second=0, microsecond=0)
+            self.journal = advance(self.ws, self.journal, "running", read_until=first)
+        if not read:
+            if self.journal is not None:
+                advance(self.ws, self.journal, "skipped", error=why)
+            return RunReport(
+                self.run_id,
+                "skipped",
+                self.today,
+                self.since,
+                message=why,
+                prompts=prompts,
+                days=days,
+            )
+        screened, lines, skipped = self._screen(old, rewrite, screen_prompt)
+        result, to_propose, restarts = self._apply(old, screened)
+        changes = [_report_change(c, to_propose) for c in result.changes]
+        notification, delivery = None, ""
+        if self.journal is not None:
+            self.journal, changes = _propose(self.ws, self.journal, result.changes)
+            notification, delivery = _announce(self.ws, self.journal, changes, self.channel)
+        report = RunReport(
+            self.run_id,
+            "dry_run" if self.dry_run else "done",
+            self.today,
+            self.since,
+            message=why,
+            prompts=prompts,
+            days=days,
+            chunks=len(read),
+            protocol=protocol,
+            script=script_summary(self.script) if self.script is not None else None,
+            changes=tuple(changes),
+            screening=lines,
+            screening_skipped=tuple(skipped),
+            calls=tuple(
+                Calls(purpose, tally.calls, tally.input_tokens, tally.output_tokens)
+                for purpose, tally in self.tallies.items()
+            ),
+            restarts=restarts,
+            written=not self.dry_run,
+            before=self._before(),
+            notification=notification,
+            delivery=delivery,
+        )
+        if not self.dry_run:
+            _save_report(self.ws, report)
+        return report
+
+    def _call(self, purpose: Purpose, request: ChatRequest) -> ChatResponse | str:
+        """The model's answer, or the owner-facing reason the budget did not allow the call."""
+        refusal = load_budget(self.ws, self.ledger_run).refusal(
+            request.estimated_tokens(), self.locale
+        )
+        if refusal is not None:
+            return refusal
+        response = self.models[purpose].chat(request)
+        self.tallies.setdefault(purpose, _Tally()).add(response)
+        return response
+
+    def _rewrite_ops(
+        self, old: str, items: tuple[Material, ...], prompt: Prompt
+    ) -> tuple[str, tuple[Chunk, ...], tuple[Material, ...], str]:
+        """Feed the week in chunks, every call given the same numbered MEMORY.md (one stable
+        prefix, cached by the provider), and make the rewrite from all their edit scripts.
+
+        A chunk's material is bounded twice: by the context left beside the prefix and the
+        answer, and by what an edit script over it may need within `[model]
+        max_output_tokens`. Returns as `_rewrite_file` does; the scripts' summary is kept
+        for the report.
+        """
+        context = context_tokens(self.ws)
+        max_output = max_output_tokens(self.ws)
+        budget = budgets_from_config(self.ws).memory
+        prefix = ops_prefix(prompt, old, self.today, self.since, self.locale, budget)
+        beside = estimate_tokens(prefix) + week_frame_tokens(self.today, self.since, self.locale)
+        room = min(material_beside(context - beside), material_for_output(max_output))
+        if room < MIN_ROOM_TOKENS:
+            raise no_room(self.ws, estimate_tokens(old), context)
+        line_count = len(view_lines(old))
+        total = len(plan_chunks(items, room))
+        scripts: list[Script] = []
+        read: list[Chunk] = []
+        pending = items
+        why = ""
+        while pending:
+            taken, rest = take_chunk(pending, room)
+            chunk = Chunk(len(read) + 1, taken)
+            request = ops_request(
+                prefix, chunk, total, self.today, self.since, self.locale, max_output
+            )
+            answer = self._call("rewrite", request)
+            if isinstance(answer, str):
+                why = answer
+                break
+            cut = answer.stop_reason in CUT_STOP_REASONS
+            scripts.append(parse_ops(answer.text, line_count, cut=cut))
+            read.append(chunk)
+            pending = rest
+        rewrite = old
+        if scripts:
+            self.script = merge_scripts(scripts)
+            rewrite = apply_ops(old, self.script).text
+        if not pending:
+            return rewrite, tuple(read), (), ""
+        days = ", ".join(sorted({m.day.isoformat() for m in pending}))
+        message = t(self.locale, "condense.rewrite_skipped", days=days, reason=why)
+        return rewrite, tuple(read), pending, message
+
+    def _rewrite_file(
+        self, old: str, items: tuple[Material, ...], prompt: Prompt
+    ) -> tuple[str, tuple[Chunk, ...], tuple[Material, ...], str]:
+        """Feed the week in chunks, each call given the MEMORY.md the previous one returned.
+
+        Each chunk is sized for the room left beside that MEMORY.md. Returns the last
+        MEMORY.md, the chunks read, the material left unread, and why it was left (budget,
+        or a MEMORY.md grown too big for the context).
+        """
+        overhead = overhead_tokens(prompt, self.today, self.since, self.locale)
+        context = context_tokens(self.ws)
+        if material_room(context, overhead, estimate_tokens(old)) < MIN_ROOM_TOKENS:
+            raise no_room(self.ws, estimate_tokens(old), context)
+        partial = old
+        read: list[Chunk] = []
+        pending = items
+        why = ""
+        while pending:
+            memory_tokens = estimate_tokens(partial)
+            room = material_room(context, overhead, memory_tokens)
+            if room < MIN_ROOM_TOKENS:
+                why = t(self.locale, "condense.no_room", memory=memory_tokens, context=context)
+                break
+            taken, rest = take_chunk(pending, room)
+            chunk = Chunk(len(read) + 1, taken)
+            total = chunk.number + len(plan_chunks(rest, room))
+            request = rewrite_request(
+                prompt, partial, chunk, total, self.today, self.since, self.locale
+            )
+            answer = self._call("rewrite", request)
+            if isinstance(answer, str):
+                why = answer
+                break
+            partial = clean_answer(answer.text)
+            read.append(chunk)
+            pending = rest
+        if not pending:
+            return partial, tuple(read), (), ""
+        days = ", ".join(sorted({m.day.isoformat() for m in pending}))
+        message = t(self.locale, "condense.rewrite_skipped", days=days, reason=why)
+        return partial, tuple(read), pending, message
+
+    def _screen(
+        self, old: str, rewrite: str, prompt: Prompt
+    ) -> tuple[Screened, tuple[ScreenLine, ...], list[str]]:
+        """Judge the new lines in batches. A batch the budget does not allow is not asked: its
+        lines are left unscreened, for the gate alone. A batch asked whose answer gives no
+        readable verdict for a line (or whose call fails) leaves that line unread: held."""
+        found = candidates(old, rewrite)
+        outcomes: dict[int, Outcome] = {}
+        skipped: list[str] = []
+        for start in range(0, len(found), SCREEN_BATCH):
+            batch = found[start : start + SCREEN_BATCH]
+            request = screen_request(prompt, [(c.line, c.old) for c in batch], self.locale)
+            first, last = batch[0].number, batch[-1].number
+            try:
+                answer = self._call("screen", request)
+            except ModelError as exc:
+                said = call_failed(len(batch), str(exc))
+                key = N_("condense.screen_failed")
+                skipped.append(t(self.locale, key, first=first, last=last, reason=str(exc)))
+            else:
+                if isinstance(answer, str):
+                    key = N_("condense.screen_skipped")
+                    skipped.append(t(self.locale, key, first=first, last=last, reason=answer))
+                    continue
+                said = read_answer(answer.text, len(batch))
+            for number, outcome in said.items():
+                outcomes[batch[number - 1].number] = outcome
+        lines = tuple(_screen_line(c, outcomes.get(c.number), self.locale) for c in found)
+        return screen_rewrite(old, rewrite, outcomes), lines, skipped
+
+    def _apply(self, old: str, screened: Screened) -> tuple[GateResult, tuple[Change, ...], int]:
+        """Gate the screened rewrite (its unread lines held) against MEMORY.md as it is now,
+        then replace it atomically, keeping the text it replaces. A hand edit made during the
+        run is respected (see `handedit`): the gate runs again against the edited file, at most
+        `MAX_RESTARTS` times.
+
+        Returns the gate's result, the held changes to propose, and the number of restarts.
+        """
+        ws = self.ws
+        base = old
+        restarts = 0
+        for _ in range(MAX_RESTARTS + 1):
+            with memory_store.editing(ws, lock=not self.dry_run) as memory:
+                current = memory.text()
+                if current != base:
+                    restarts += 1
+                    base = current
+                rewrite = screened.text
+                if base != old:  # edited by hand during the run: keep what the owner did
+                    rewrite = carry_added(old, base, drop_deleted(old, base, screened.text))
+                rewrite = reattach_markers(base, rewrite)
+                result = gate(
+                    base,
+                    rewrite,
+                    self.today,
+                    self.since,
+                    hold=screened.hold,
+                    accepted=screened.accepted,
+                )
+                result = GateResult(reattach_markers(base, result.applied), result.changes)
+                result, moved = self._archive(result)
+                to_propose = tuple(c for c in result.held if not added_during_run(c, old))
+                if self.journal is None:
+                    return result, to_propose, restarts
+                had_memory = memory.exists()
+                before = run_dir(ws, self.run_id) / BEFORE
+                if had_memory:
+                    save_before(ws, self.run_id, base)
+                else:  # a copy from an earlier attempt of this run would restore a wrong file
+                    before.unlink(missing_ok=True)
+                self.journal = advance(
+                    ws,
+                    self.journal,
+                    "applying",
+                    had_memory=had_memory,
+                    held=to_propose,
+                    auto=tuple(c for c in result.changes if not c.held),
+                    applied_sha=sha(result.applied),
+                )
+                if memory.text() != base:
+                    continue  # edited outside trinho's lock just now: gate again
+                if moved:  # archived before MEMORY.md loses them: in both, never in neither
+                    memory_store.archive(ws, archive_section(self.run_id, moved))
+                if result.applied != base:
+                    memory.replace(result.applied)
+                self.journal = advance(ws, self.journal, "applied")
+            return result, to_propose, restarts
+        raise TrinhoError.keyed("error.condense.kept_changing", tries=MAX_RESTARTS + 1)
+
+    def _archive(self, result: GateResult) -> tuple[GateResult, tuple[str, ...]]:
+        """The gate's result with the run's archive change, when MEMORY.md would be over its
+        budget; with `[condense] archive = "auto"` its lines leave the text (and are returned,
+        to be appended to the archive), otherwise it is one held change."""
+        budget = budgets_from_config(self.ws).memory
+        text, earlier = result.applied, tuple[str, ...]()
+        if not self.dry_run and archive_mode(self.ws) == "auto":
+            # an attempt of this run cut off between the archive and MEMORY.md moved these
+            moved_before = archived_by(memory_store.archived_text(self.ws), self.run_id)
+            earlier, text = without_lines(text, moved_before)
+        found = archive_change(self.ws, text, budget)
+        if found is None:
+            if not earlier:
+                return result, ()
+            change = archived_before(earlier, estimate_tokens(result.applied), budget)
+            return GateResult(text, (*result.changes, change)), ()
+        change, plan = found
+        if change.held:
+            return GateResult(result.applied, (*result.changes, change)), ()
+        if earlier:
+            change = replace(change, old="\n".join((*earlier, *plan.raw_lines)))
+        return GateResult(plan.text, (*result.changes, change)), plan.raw_lines
+
+    def _before(self) -> str | None:
+        """Where the replaced MEMORY.md is kept; None on a dry run, or when there was none."""
+        if self.journal is None or not self.journal.had_memory:
+            return None
+        return self.ws.relative(run_dir(self.ws, self.run_id) / BEFORE)
+
+
+def no_room(ws: Workspace, memory: int, context: int) -> TrinhoError:
+    """No room for the week beside MEMORY.md: the error names the archive proposal that waits
+    (approving it makes room), asked again at every run while it waits."""
+    archive = waiting_archive(ws)
+    if archive is not None:
+        return TrinhoError.keyed(
+            "condense.no_room_archive", memory=memory, context=context, id=archive.id
+        )
+    return TrinhoError.keyed("condense.no_room", memory=memory, context=context)
+
+
+def _days(
+    collected: Collected, read: tuple[Chunk, ...], unread: tuple[Material, ...]
+) -> tuple[DayUsed, ...]:
+    """Every day of the window: its material, the chunks that read it, whether all was read."""
+    result = []
+    left = {m.day for m in unread}
+    day = collected.since
+    while day <= collected.today:
+        notes = {i.where for i in collected.items if i.day == day and i.source == "note"}
+        turns = {i.where for i in collected.items if i.day == day and i.source == "conversation"}
+        numbers = tuple(c.number for c in read if day in c.days)
+        result.append(DayUsed(day, len(notes), len(turns), numbers, day not in left))
+        day += timedelta(days=1)
+    return tuple(result)
+
+
+def _screen_line(candidate: Candidate, outcome: Outcome | None, locale: str) -> ScreenLine:
+    """One candidate as the report lists it: accepted, rejected (with the model's reason),
+    unread (with why, in the owner's locale: it is held), or not asked."""
+    c = candidate
+    if outcome is None:
+        return ScreenLine(c.number, c.line, c.old, "unscreened")
+    if isinstance(outcome, Unread):
+        return ScreenLine(c.number, c.line, c.old, "unreadable", outcome.why.text(locale))
+    return ScreenLine(c.number, c.line, c.old, outcome.decision, outcome.reason)
+
+
+def _report_change(change: Change, to_propose: tuple[Change, ...]) -> ReportChange:
+    if change.held and change not in to_propose:
+        return ReportChange(change, note="hand_edit")
+    return ReportChange(change)
+
+
+def substance(change: Mapping[str, Any]) -> tuple[object, ...]:
+    """What makes two held changes the same question for the owner: the class and the lines.
+
+    Reasons and position hints are left out: they name the week's window or a neighbour, so a
+    change the owner rejected last week would otherwise look new every week.
+    """
+    return (change.get("class"), change.get("old"), change.get("new"), change.get("rewrite"))
+
+
+def _propose(
+    ws: Workspace, journal: Journal, changes: tuple[Change, ...] | None = None
+) -> tuple[Journal, list[ReportChange]]:
+    """Every held change of the journal into the proposals queue (once: a retry finds them
+    pending), except a change the owner already rejected, which is not asked again.
+
+    `changes` is every change of the gate, for the report (default: the journal's held ones).
+    """
+    held = journal.held
+    if journal.state == "applied":
+        queue = [p for p in proposals.list_proposals(ws).proposals if p.kind == KIND]
+        queue = _expire_gone(ws, memory_store.read_text(ws), queue)
+        rejected = {substance(p.change) for p in queue if p.status == "rejected"}
+        waiting = {substance(p.change): p for p in queue if p.status == "pending"}
+        entries: list[ProposalEntry] = []
+        for change in held:
+            data = change.to_dict()
+            digest = proposals.content_hash(KIND, data)
+            if substance(data) in rejected:
+                entries.append(ProposalEntry(None, digest, "rejected"))
+                continue
+            earlier = waiting.get(substance(data))
+            if earlier is not None:  # still waiting from an earlier run: not asked twice
+                entries.append(ProposalEntry(earlier.id, earlier.content_hash, "pending"))
+                continue
+            submitted = proposals.submit(
+                ws, KIND, data, reason=change.reason, origin=f"condense:{journal.run_id}"
+            )
+            p = submitted.proposal
+            entries.append(ProposalEntry(p.id, p.content_hash, p.status))
+        journal = advance(ws, journal, "proposed", proposals=tuple(entries))
+    by_change = dict(zip(held, journal.proposals, strict=True))
+    report: list[ReportChange] = []
+    for change in changes if changes is not None else held:
+        entry = by_change.get(change)
+        if entry is None:
+            report.append(_report_change(change, held))
+        elif entry.proposal_id is None:
+            report.append(ReportChange(change, None, "rejected_before"))
+        else:
+            report.append(ReportChange(change, entry.proposal_id))
+    return journal, report
+
+
+def _expire_gone(
+    ws: Workspace, text: str, queue: list[proposals.Proposal]
+) -> list[proposals.Proposal]:
+    """The queue with every pending change that can no longer apply to `text` made stale, and
+    every one an undo cut off left pending withdrawn."""
+    updated = []
+    for p in queue:
+        if p.status == "pending":
+            undone = _undone_run(ws, p.origin)
+            if undone is not None:
+                withdraw(ws, p.id, undone)
+                p = proposals.get_proposal(ws, p.id)
+            elif not can_still_apply(p.change, text):
+                note = t(ws.locale, "condense.expired")
+                p = proposals.expire(ws, p.id, "trinho", note) or proposals.get_proposal(ws, p.id)
+        updated.append(p)
+    return updated
+
+
+def _undone_run(ws: Workspace, origin: str) -> str | None:
+    """`undone_origin`, with an unreadable journal of another run taken as not undone: it must
+    not stop this run (approving its proposals says what is wrong with it)."""
+    try:
+        return undone_origin(ws, origin)
+    except TrinhoError:
+        return None
+
+
+def _announce(
+    ws: Workspace, journal: Journal, changes: list[ReportChange], channel: Channel | None
+) -> tuple[str | None, str]:
+    """One notification per run through the outbox (its id makes a retry announce nothing
+    new), then an attempt to deliver it. A run with nothing held announces nothing."""
+    origin = f"condense:{journal.run_id}"
+    waiting = proposals.list_proposals(ws, include_decided=False).proposals
+    earlier = [p for p in waiting if p.origin != origin]
+    asked_before = {p.id for p in earlier}
+    items = [
+        NotificationItem(
+            entry.proposal_id,
+            entry.content_hash,
+            change.cls,
+            *memory_sides(change.to_dict(), ws.locale),
+            change.reason_in(ws.locale),
+        )
+        for change, entry in zip(journal.held, journal.proposals, strict=True)
+        if entry.proposal_id and entry.status == "pending" and entry.proposal_id not in asked_before
+    ]
+    notification_id = origin
+    again = _archive_again(ws, {item.proposal_id for item in items})
+    if again is not None:
+        items.append(again[0])
+    if items:
+        auto = sum(not rc.change.held for rc in changes)
+        summary = t(ws.locale, "condense.notify.summary", auto=auto, held=len(items))
+        if again is not None:
+            summary += " " + again[1]
+            earlier = [p for p in earlier if p.id != again[0].proposal_id]
+        if earlier:  # said, not repeated: the owner knows where to find them
+            oldest = ws.local_date(min(p.created_at for p in earlier))
+            summary += " " + t(
+                ws.locale, "condense.notify.waiting", count=len(earlier), since=oldest
+            )
+        title = t(ws.locale, "condense.notify.title", run=journal.run_id)
+        Outbox(ws).enqueue(Notification(notification_id, title, summary, tuple(items)))
+    if journal.state != "done":
+        advance(ws, journal, "done")
+    if not items:
+        return None, ""
+    try:
+        target = channel if channel is not None else channel_from_config(ws)
+    except TrinhoError as exc:  # e.g. a broken channel config: the outbox keeps it for later
+        return notification_id, t(ws.locale, "condense.queued", error=f"({exc})")
+    try:
+        delivered = Outbox(ws).deliver(target)
+    finally:
+        if channel is None:
+            target.close()
+    entry = Outbox(ws).get(notification_id)
+    if entry is not None and entry.status == "sent":
+        return notification_id, "sent"
+    errors = [f"({error})" for nid, error in delivered.failed if nid == notification_id]
+    return notification_id, t(
+        ws.locale, "condense.queued", error=errors[0] if errors else ""
+    ).strip()
+
+
+def _archive_again(ws: Workspace, listed: set[str]) -> tuple[NotificationItem, str] | None:
+    """The waiting archive proposal, asked again, while MEMORY.md is over its budget: its item
+    and the line that says so. None when none waits, it is listed already, or within budget."""
+    archive = waiting_archive(ws)
+    budget = budgets_from_config(ws).memory
+    tokens = estimate_tokens(memory_store.read_text(ws))
+    if archive is None or archive.id in listed or tokens <= budget:
+        return None
+    change = Change.from_dict(archive.change)
+    item = NotificationItem(
+        archive.id,
+        archive.content_hash,
+        change.cls,
+        *memory_sides(archive.change, ws.locale),
+        change.reason_in(ws.locale),
+    )
+    line = t(
+        ws.locale, "condense.notify.archive_again", tokens=tokens, budget=budget, id=archive.id
+    )
+    return item, line
+
+
+def _save_report(ws: Workspace, report: RunReport) -> None:
+    text = json.dumps(report.to_dict(), ensure_ascii=False, indent=1) + "\n"
+    atomic_write_text(run_dir(ws, report.run_id) / REPORT, text)

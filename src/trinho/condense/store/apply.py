@@ -1,0 +1,189 @@
+"""Writing MEMORY.md: a condensation run's text, an approved held change, an undo.
+
+Every write replaces the file atomically under its lock, and a run keeps the text it replaced
+so `trinho condense --undo RUN_ID` can put it back (keeping the text it undoes, too). An undo
+withdraws the run's pending proposals: its journal records the undo before MEMORY.md is put
+back, and a proposal from an undone run is refused even when a crash left it pending.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from trinho.condense.rules.archive import apply_archive, archive_section
+from trinho.condense.rules.gate import Change
+from trinho.condense.rules.held import HeldApplied, apply_held
+from trinho.condense.store.runs import (
+    BEFORE,
+    UndoEntry,
+    advance,
+    has_before,
+    later_runs,
+    origin_of,
+    read_before,
+    read_journal,
+    require_run,
+    undone_origin,
+    write_journal,
+)
+from trinho.durable import atomic_write_text
+from trinho.errors import TrinhoError
+from trinho.i18n import t
+from trinho.memory import store as memory_store
+from trinho.message_keys import APPROVED
+from trinho.proposals import store as proposals
+from trinho.workspace import Workspace
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposals.ApplyResult:
+    """Approving a held change applies it to MEMORY.md as it is now, or says why it cannot."""
+    where = proposals.proposal_path(ws, proposal.id)
+    try:
+        change = Change.from_dict(proposal.change)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise TrinhoError.keyed(
+            "error.condense.not_memory_change", where=where, error=str(exc)
+        ) from None
+    if change.cls == "moved" or not change.held:
+        raise TrinhoError.keyed("error.condense.applies_itself", where=where, cls=change.cls)
+    undone = undone_origin(ws, proposal.origin)
+    if undone is not None:  # an undo cut off before withdrawing it: still never applied
+        raise TrinhoError.keyed("error.condense.run_undone", id=proposal.id, run=undone)
+    if change.cls == "archive":
+        return _apply_archive(ws, proposal, change)
+    with memory_store.editing(ws) as memory:
+        before = memory.text()
+        outcome = apply_held(before, change)
+        if not isinstance(outcome, HeldApplied):
+            why = outcome.why.text(ws.locale)
+            return proposals.ApplyResult(False, t(ws.locale, "condense.stale", reason=why))
+        if outcome.text != before:
+            memory.replace(outcome.text)
+    return proposals.ApplyResult(True, t(ws.locale, APPROVED[change.cls]))
+
+
+def _apply_archive(
+    ws: Workspace, proposal: proposals.Proposal, change: Change
+) -> proposals.ApplyResult:
+    """Move the archive's lines, as they are now in MEMORY.md, to `memory/archive.md`; stale
+    when any of them is no longer there (edited or removed since)."""
+    lines = (change.old or "").split("\n")
+    run = proposal.origin.removeprefix("condense:")
+    section = archive_section(run, lines)
+    with memory_store.editing(ws) as memory:
+        after = apply_archive(memory.text(), lines)
+        if after is None:
+            heading = section.split("\n", 1)[0]
+            if heading in memory_store.archived_text(ws).split("\n"):
+                # approved before, cut off before the decision was saved: it applied
+                count = len(lines)
+                return proposals.ApplyResult(
+                    True, t(ws.locale, "condense.approved.archive", count=count)
+                )
+            return proposals.ApplyResult(False, t(ws.locale, "condense.archive_stale"))
+        memory_store.archive(ws, section)  # a second approval finds it there: not again
+        memory.replace(after)
+    return proposals.ApplyResult(True, t(ws.locale, "condense.approved.archive", count=len(lines)))
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    run_id: str
+    restored_from: str | None
+    """Workspace-relative path of the version put back; None when the run wrote the first
+    MEMORY.md, which the undo removes."""
+    kept_current: str | None
+    """Workspace-relative path where the text it replaced was kept; None when there was no
+    MEMORY.md to keep (removed since a run that created it)."""
+    changed_since: bool
+    """MEMORY.md had changed since the run wrote it (approvals, hand edits): kept all the same."""
+    withdrawn: tuple[str, ...] = ()
+    """The ids of the run's pending proposals the undo withdrew (made stale)."""
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "run_id": self.run_id,
+            "restored_from": self.restored_from,
+            "kept_current": self.kept_current,
+            "changed_since": self.changed_since,
+            "withdrawn": list(self.withdrawn),
+        }
+
+
+def undo_run(ws: Workspace, run_id: str) -> UndoResult:
+    """Put back the MEMORY.md that run `run_id` replaced, keeping the current one as a version,
+    and withdraw every proposal of the run still pending; its span is read again by the next
+    run. Only the latest run that stands can be undone: a later run's MEMORY.md holds its
+    changes too and read on from its cutoff, so undoing an older one is refused, naming the
+    command that works (undo the later runs first, newest first).
+
+    When there was no MEMORY.md before the run, putting it back means removing the file. The
+    journal records the undo first (and ends the run: it is never resumed), so a crash at any
+    later point leaves nothing of the run approvable; running the undo again finishes it.
+    """
+    folder = require_run(ws, run_id)
+    before_path = folder / BEFORE
+    journal = read_journal(ws, run_id)
+    if journal is None or journal.state not in ("applied", "proposed", "done"):
+        raise TrinhoError.keyed("error.run.nothing_to_undo", id=run_id)
+    later = later_runs(ws, run_id) if not journal.undone else []
+    if later:  # its MEMORY.md holds theirs too, and they read on from its cutoff
+        raise TrinhoError.keyed(
+            "error.run.not_latest", id=run_id, later=", ".join(later), latest=later[-1]
+        )
+    if journal.had_memory and not has_before(ws, run_id):
+        raise TrinhoError.keyed("error.run.before_missing", path=before_path, id=run_id)
+    restored = read_before(ws, run_id) if journal.had_memory else None
+    kept: Path | None = None
+    with memory_store.editing(ws) as memory:
+        current = memory.text()
+        if restored is not None or memory.exists():
+            kept = _free_name(folder, "MEMORY.undone", ".md")
+            atomic_write_text(kept, current)
+        undone = UndoEntry(ws.now(), kept.name if kept else None)
+        advance(ws, journal, "done", undone=(*journal.undone, undone))
+        try:
+            if restored is not None:
+                memory.replace(restored)
+            else:
+                memory.remove()
+        except Exception:
+            write_journal(ws, journal)  # not undone after all: the run's proposals stand
+            raise
+    return UndoResult(
+        run_id,
+        ws.relative(before_path) if restored is not None else None,
+        ws.relative(kept) if kept else None,
+        changed_since=journal.applied_sha is not None and sha(current) != journal.applied_sha,
+        withdrawn=withdraw_run(ws, run_id),
+    )
+
+
+def withdraw_run(ws: Workspace, run_id: str) -> tuple[str, ...]:
+    """Withdraw every pending proposal run `run_id` made; the ids of those withdrawn."""
+    origin = origin_of(run_id)
+    waiting = proposals.list_proposals(ws, include_decided=False).proposals
+    return tuple(p.id for p in waiting if p.origin == origin and withdraw(ws, p.id, run_id))
+
+
+def withdraw(ws: Workspace, proposal_id: str, run_id: str) -> bool:
+    """Make one pending proposal of the undone run `run_id` stale, saying so; False when it was
+    decided meanwhile."""
+    note = t(ws.locale, "condense.withdrawn", run=run_id)
+    by = f"trinho condense --undo {run_id}"
+    return proposals.expire(ws, proposal_id, by, note) is not None
+
+
+def _free_name(folder: Path, stem: str, suffix: str) -> Path:
+    path = folder / f"{stem}{suffix}"
+    number = 1
+    while path.exists():
+        number += 1
+        path = folder / f"{stem}.{number}{suffix}"
+    return path

@@ -1,0 +1,1 @@
+"""Conversations: the transcripts (`store`) and the agent loop that records them (`agent`)."""

@@ -1,0 +1,1 @@
+"""`trinho demo`: a week replayed through the real parts (`run`)."""

@@ -1,0 +1,1 @@
+"""MEMORY.md: the document (`format`, pure) and its one reader and writer (`store`)."""

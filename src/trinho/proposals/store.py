@@ -1,0 +1,348 @@
+"""The memory_proposals queue: changes that wait for a person, and the decisions on them.
+
+Only a person decides: `approve` and `reject` are called by the CLI and the channels' decider;
+no agent tool reaches them. Approving dispatches by kind to one of the appliers the caller
+passes (`trinho.review.appliers.APPLIERS` for the built-in kinds), so this module knows no kind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal, Self, cast
+
+from trinho import fields as records
+from trinho.boundary import public_error
+from trinho.durable import atomic_write_text, read_regular, sibling_lock
+from trinho.errors import BrokenFile, NotFound, TrinhoError
+from trinho.textnorm import nfc, one_line
+from trinho.workspace import Workspace
+
+ProposalStatus = Literal["pending", "approved", "rejected", "stale"]
+STATUSES: tuple[ProposalStatus, ...] = ("pending", "approved", "rejected", "stale")
+
+_ID_RE = re.compile(r"^[0-9a-f]{10}$")
+_KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
+MAX_REASON_CHARS = 2000
+MAX_ORIGIN_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One held change; `content_hash` binds a decision (a button, a link) to exactly it."""
+
+    id: str
+    kind: str
+    change: dict[str, Any]
+    reason: str
+    origin: str
+    created_at: datetime
+    status: ProposalStatus
+    content_hash: str
+    decided_at: datetime | None = None
+    decided_by: str | None = None
+    decision_note: str | None = None
+
+    def user_or(self, owner: str) -> str:
+        """The user the change is about: a fact's user, else the workspace's owner."""
+        user = self.change.get("user")
+        return user if isinstance(user, str) else owner
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "change": self.change,
+            "reason": self.reason,
+            "origin": self.origin,
+            "created_at": self.created_at.isoformat(),
+            "status": self.status,
+            "decided_at": self.decided_at.isoformat() if self.decided_at else None,
+            "decided_by": self.decided_by,
+            "decision_note": self.decision_note,
+            "content_hash": self.content_hash,
+        }
+
+    @classmethod
+    def from_json(cls, data: object, where: records.Where) -> Self:
+        """A proposal as stored; refused when its change no longer matches its hash."""
+        fields = records.as_object(data, where)
+        status = records.choice(fields, "status", STATUSES, where)
+        kind = records.typed(fields, "kind", str, where)
+        change = records.typed(fields, "change", dict, where)
+        digest = records.typed(fields, "content_hash", str, where)
+        if content_hash(kind, change) != digest:
+            raise TrinhoError.keyed("error.proposal.hash_mismatch", path=where)
+        return cls(
+            id=records.typed(fields, "id", str, where),
+            kind=kind,
+            change=change,
+            reason=records.typed(fields, "reason", str, where),
+            origin=records.typed(fields, "origin", str, where),
+            created_at=records.moment(fields, "created_at", where),
+            status=cast(ProposalStatus, status),
+            content_hash=digest,
+            decided_at=records.maybe_moment(fields, "decided_at", where),
+            decided_by=records.maybe(fields, "decided_by", str, where),
+            decision_note=records.maybe(fields, "decision_note", str, where),
+        )
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    """What an applier did: `ok` False means the change no longer fits (the proposal is stale)."""
+
+    ok: bool
+    message: str
+
+
+Applier = Callable[[Workspace, Proposal], ApplyResult]
+"""Applies an approved proposal of one kind; runs with the proposal's lock held."""
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """The result of proposing: the proposal, and whether it is new.
+
+    `created` is False when an identical proposal is already pending, or when the owner already
+    rejected it from the same origin (then `proposal.status` is "rejected").
+    """
+
+    proposal: Proposal
+    created: bool
+
+
+@dataclass(frozen=True)
+class ProposalListing:
+    proposals: list[Proposal]
+    broken: list[BrokenFile]
+
+
+def content_hash(kind: str, change: Mapping[str, Any]) -> str:
+    """sha256 over the kind and the canonical JSON of the change."""
+    canonical = json.dumps(
+        {"kind": kind, "change": change}, sort_keys=True, ensure_ascii=False, separators=(",", ":")
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _identity(kind: str, change: Mapping[str, Any], context: Collection[str]) -> str:
+    return content_hash(kind, {k: v for k, v in change.items() if k not in context})
+
+
+def validate_id(value: str) -> str:
+    if not _ID_RE.fullmatch(value):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        raise TrinhoError.keyed("error.proposal.bad_id", value=shown)
+    return value
+
+
+def proposal_path(ws: Workspace, proposal_id: str) -> Path:
+    return ws.confine(ws.proposals_root / f"{validate_id(proposal_id)}.json")
+
+
+def submit(
+    ws: Workspace,
+    kind: str,
+    change: Mapping[str, Any],
+    *,
+    reason: str,
+    origin: str,
+    context: Collection[str] = (),
+) -> Submitted:
+    """Queue a change for the owner, unless it is already pending or was rejected from `origin`.
+
+    `context` names keys of `change` that record the state it was made against (a fact's value
+    then), not what it changes: a rejection stands whatever they hold now, so the owner is not
+    asked again just because something else was saved in between.
+    """
+    _check_kind(kind)
+    reason = _text(reason, "proposal reason", MAX_REASON_CHARS)
+    origin = _text(origin, "proposal origin", MAX_ORIGIN_CHARS)
+    plain: dict[str, Any] = json.loads(json.dumps(dict(change), ensure_ascii=False))
+    digest = content_hash(kind, plain)
+    same = _identity(kind, plain, context)
+    with sibling_lock(ws.proposals_root / "queue"):
+        for existing in list_proposals(ws).proposals:
+            if existing.status == "pending" and existing.content_hash == digest:
+                return Submitted(existing, created=False)
+            if (
+                existing.status == "rejected"
+                and existing.origin == origin
+                and _identity(existing.kind, existing.change, context) == same
+            ):
+                return Submitted(existing, created=False)
+        created_at = ws.now()
+        salt = 0
+        while True:
+            seed = f"{digest}\n{origin}\n{created_at.isoformat()}\n{salt}"
+            new_id = hashlib.sha256(seed.encode()).hexdigest()[:10]
+            if not proposal_path(ws, new_id).exists():
+                break
+            salt += 1
+        proposal = Proposal(
+            id=new_id,
+            kind=kind,
+            change=plain,
+            reason=reason,
+            origin=origin,
+            created_at=created_at,
+            status="pending",
+            content_hash=digest,
+        )
+        _write(ws, proposal)
+    return Submitted(proposal, created=True)
+
+
+def get_proposal(ws: Workspace, proposal_id: str) -> Proposal:
+    path = proposal_path(ws, proposal_id)
+    if not path.exists():
+        raise NotFound.keyed("error.proposal.not_found", id=proposal_id, folder=path.parent)
+    return _read(path)
+
+
+def list_proposals(ws: Workspace, *, include_decided: bool = True) -> ProposalListing:
+    """Every proposal, oldest first; files that do not parse are reported, not fatal."""
+    root = ws.proposals_root
+    found: list[Proposal] = []
+    broken: list[BrokenFile] = []
+    if root.is_dir():
+        for path in sorted(root.glob("*.json")):
+            if path.name.startswith("."):
+                continue
+            try:
+                proposal = _read(ws.confine(path))
+            except (TrinhoError, OSError) as exc:  # unreadable: listed as broken, not fatal
+                broken.append(BrokenFile(str(path), str(public_error(exc, ws.root))))
+                continue
+            if include_decided or proposal.status == "pending":
+                found.append(proposal)
+    found.sort(key=lambda p: (p.created_at, p.id))
+    return ProposalListing(found, broken)
+
+
+def approve(
+    ws: Workspace,
+    proposal_id: str,
+    by: str,
+    *,
+    appliers: Mapping[str, Applier],
+    content_hash: str | None = None,
+) -> tuple[Proposal, ApplyResult]:
+    """A person approves: apply the change through its kind's applier, or mark it stale.
+
+    `appliers` maps each kind to its applier (`trinho.review.appliers.APPLIERS`: the built-in
+    kinds).
+    `content_hash`, when given (a button bound to what was announced), must be the proposal's.
+    """
+    by = _text(by, "decided by", MAX_ORIGIN_CHARS)
+    get_proposal(ws, proposal_id)  # not found: fail before making a lock file
+    path = proposal_path(ws, proposal_id)
+    with sibling_lock(path):
+        proposal = _pending(ws, proposal_id, content_hash)
+        applier = appliers.get(proposal.kind)
+        if applier is None:
+            raise TrinhoError.keyed("error.proposal.no_applier", path=path, kind=proposal.kind)
+        result = applier(ws, proposal)
+        decided = replace(
+            proposal,
+            status="approved" if result.ok else "stale",
+            decided_at=ws.now(),
+            decided_by=by,
+            decision_note=result.message,
+        )
+        _write(ws, decided)
+    return decided, result
+
+
+def reject(
+    ws: Workspace,
+    proposal_id: str,
+    by: str,
+    reason: str | None = None,
+    *,
+    content_hash: str | None = None,
+) -> Proposal:
+    """A person rejects: nothing is applied, and the same origin will not propose it again."""
+    by = _text(by, "decided by", MAX_ORIGIN_CHARS)
+    note = _text(reason, "rejection reason", MAX_REASON_CHARS) if reason else None
+    get_proposal(ws, proposal_id)  # not found: fail before making a lock file
+    path = proposal_path(ws, proposal_id)
+    with sibling_lock(path):
+        proposal = _pending(ws, proposal_id, content_hash)
+        decided = replace(
+            proposal, status="rejected", decided_at=ws.now(), decided_by=by, decision_note=note
+        )
+        _write(ws, decided)
+    return decided
+
+
+def expire(ws: Workspace, proposal_id: str, by: str, note: str) -> Proposal | None:
+    """Mark a pending proposal stale without applying anything: what it would change is no
+    longer there (code finds it, no person decides), or the run that made it was undone (it is
+    withdrawn). None when it was decided meanwhile."""
+    path = proposal_path(ws, proposal_id)
+    with sibling_lock(path):
+        proposal = get_proposal(ws, proposal_id)
+        if proposal.status != "pending":
+            return None
+        decided = replace(
+            proposal, status="stale", decided_at=ws.now(), decided_by=by, decision_note=note
+        )
+        _write(ws, decided)
+    return decided
+
+
+def _pending(ws: Workspace, proposal_id: str, expected_hash: str | None) -> Proposal:
+    proposal = get_proposal(ws, proposal_id)
+    if expected_hash is not None and expected_hash != proposal.content_hash:
+        raise TrinhoError.keyed("error.proposal.changed", id=proposal_id)
+    if proposal.status != "pending":
+        if proposal.decided_by:
+            raise TrinhoError.keyed(
+                "error.proposal.decided_by",
+                id=proposal_id,
+                status=proposal.status,
+                by=proposal.decided_by,
+            )
+        raise TrinhoError.keyed("error.proposal.decided", id=proposal_id, status=proposal.status)
+    return proposal
+
+
+def _check_kind(kind: str) -> str:
+    if not _KIND_RE.fullmatch(kind):
+        raise ValueError(f"invalid proposal kind {kind!r}: use lowercase letters and digits")
+    return kind
+
+
+def _text(value: str, what: str, limit: int) -> str:
+    cleaned = one_line(nfc(value))
+    if not cleaned:
+        raise TrinhoError.keyed("error.proposal.empty_text", what=what)
+    if len(cleaned) > limit:
+        raise TrinhoError.keyed(
+            "error.proposal.text_too_long", what=what, size=len(cleaned), limit=limit
+        )
+    return cleaned
+
+
+def _write(ws: Workspace, proposal: Proposal) -> None:
+    text = json.dumps(proposal.to_json(), ensure_ascii=False, indent=2, sort_keys=False) + "\n"
+    atomic_write_text(proposal_path(ws, proposal.id), text)
+
+
+def _read(path: Path) -> Proposal:
+    """Parse a proposal file, naming the file and the field when something is wrong."""
+    try:
+        data = json.loads(read_regular(path).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TrinhoError.keyed("error.proposal.not_json", path=path, error=str(exc)) from None
+    proposal = Proposal.from_json(data, path)
+    if not _ID_RE.fullmatch(proposal.id) or path.stem != proposal.id:
+        raise TrinhoError.keyed("error.proposal.id_mismatch", path=path, id=proposal.id)
+    return proposal

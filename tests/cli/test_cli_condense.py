@@ -1,0 +1,310 @@
+"""`trinho condense` end to end: the CLI, the OpenAI-compatible adapter, a local fake server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from condense_weeks import VI_MEMORY
+from fake_model_server import FakeServer, Reply, openai_reply
+from trinho.cli import main
+from trinho.proposals import store as proposals
+from trinho.workspace import open_workspace
+
+ADDED = "- 2026-11-29: Mai được chọn vào đội bơi của trường"
+DROPPED = "- 2026-09-14: Dị ứng tôm"
+REMOVED_EN = "entry missing from the rewrite; it stays until you approve its removal"
+REMOVED_VI = "mục bị xoá khỏi bản viết lại: vẫn giữ, chờ bạn duyệt việc xoá"
+
+
+@pytest.fixture
+def ready(
+    cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Path:
+    for var in ("OLLAMA_HOST", "OPENAI_API_KEY", "OPENAI_BASE_URL", "TRINHO_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    assert main(["init", "--tz", "Asia/Ho_Chi_Minh", "--locale", "vi"]) == 0
+    assert main(["note", "Mai được chọn vào đội bơi của trường"]) == 0
+    # a run reads what was written before its minute: the next commands run a minute later
+    monkeypatch.setenv("TRINHO_NOW", "2026-11-29T14:06:00+07:00")
+    root = Path(cli_env["TRINHO_HOME"])
+    (root / "MEMORY.md").write_text(VI_MEMORY, encoding="utf-8")
+    capsys.readouterr()
+    return root
+
+
+def whole_file_protocol(root: Path) -> None:
+    """`[condense] protocol = "file"`: the model is asked for the whole MEMORY.md."""
+    config = root / ".trinho" / "config.toml"
+    config.write_text(config.read_text() + '\n[condense]\nprotocol = "file"\n')
+
+
+def serve(monkeypatch: pytest.MonkeyPatch, *answers: str) -> FakeServer:
+    server = FakeServer(*(Reply(openai_reply(a, prompt=300, completion=40)) for a in answers))
+    monkeypatch.setenv("TRINHO_MODEL", "ollama:qwen3:8b")
+    return server
+
+
+def test_condense_json_then_once_per_week_then_approve_then_undo(
+    ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rewrite = VI_MEMORY.replace(DROPPED + "\n", "") + ADDED + "\n"
+    with serve(monkeypatch, rewrite, "1. NHẬN") as srv:
+        monkeypatch.setenv("OLLAMA_HOST", srv.url)
+        assert main(["condense", "--json"]) == 0
+        captured = capsys.readouterr()
+        data = json.loads(captured.out)  # one JSON document on stdout
+        assert len(srv.requests) == 2
+        assert srv.requests[0].body["messages"][0]["content"].startswith("You maintain MEMORY.md")
+        # the owner's locale: Vietnamese headings in the prompt
+        assert "## MEMORY.md hiện tại" in srv.requests[0].body["messages"][0]["content"]
+    assert data["run_id"] == "2026-W48" and data["outcome"] == "done"
+    assert data["counts"]["auto"] == 1 and data["counts"]["held"] == 1
+    assert data["model"] == {
+        "calls": 2,
+        "input_tokens": 600,
+        "output_tokens": 80,
+        "by_purpose": [
+            {"purpose": "rewrite", "calls": 1, "input_tokens": 300, "output_tokens": 40},
+            {"purpose": "screen", "calls": 1, "input_tokens": 300, "output_tokens": 40},
+        ],
+    }
+    assert data["screening"]["verdicts"][0]["decision"] == "accept"
+    [removed] = [c for c in data["changes"] if c["action"] == "held"]
+    assert removed["class"] == "removed" and removed["old"] == DROPPED
+    # JSON keeps the English reason whatever the locale, with its code for other renderings
+    assert removed["reason"] == REMOVED_EN
+    assert (removed["reason_code"], removed["reason_params"]) == ("removed_entry", {})
+    assert "Cô đọng trí nhớ hằng tuần 2026-W48" in captured.err  # the console announcement
+    assert f"Lý do: {REMOVED_VI}" in captured.err and REMOVED_EN not in captured.err
+    memory = (ready / "MEMORY.md").read_text(encoding="utf-8")
+    assert ADDED in memory and DROPPED in memory
+
+    assert main(["condense"]) == 0
+    assert "đã được cô đọng" in capsys.readouterr().out
+
+    assert main(["approve", removed["proposal"]]) == 0
+    capsys.readouterr()
+    assert DROPPED not in (ready / "MEMORY.md").read_text(encoding="utf-8")
+
+    assert main(["condense", "--undo", "2026-W48"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Đã hoàn tác 2026-W48") and "đã thay đổi sau lần chạy" in out
+    assert (ready / "MEMORY.md").read_text(encoding="utf-8") == VI_MEMORY
+
+
+def test_condense_human_report_lists_every_change(
+    ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    whole_file_protocol(ready)
+    with serve(monkeypatch, "Xin lỗi, tôi không làm được.") as srv:
+        monkeypatch.setenv("OLLAMA_HOST", srv.url)
+        assert main(["condense", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Cô đọng 2026-W48 (2026-11-23 đến 2026-11-29), chạy thử: không ghi gì")
+    assert "[CHỜ DUYỆT] bản viết lại đáng ngờ" in out
+    assert "Lời nhắc: rewrite.v1, screen.v1" in out
+    assert "  2026-11-29: 1 ghi chú, 0 lượt hội thoại" in out
+    assert (ready / "MEMORY.md").read_text(encoding="utf-8") == VI_MEMORY
+    assert not (ready / ".trinho" / "runs" / "2026-W48").exists()
+
+
+def test_a_suspicious_rewrite_shows_the_lines_it_would_remove_and_its_reason_once(
+    ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    refusal = "Xin lỗi, tôi không làm được."
+    whole_file_protocol(ready)
+    with serve(monkeypatch, refusal) as srv:
+        monkeypatch.setenv("OLLAMA_HOST", srv.url)
+        assert main(["condense"]) == 0
+    announced = capsys.readouterr().err  # the console announcement
+    removed = [
+        "Cũ: sẽ xoá 7 trong số 7 dòng:",
+        "  Dòng viết tay: đừng xoá những dòng này.",
+        "  - 2026-03-02: Mẹ thích hoa sen trắng; sinh nhật mẹ là ngày 12/3",
+        "  - 2026-05-10: Con gái tên Mai, học lớp ba",
+        "  - 2026-06-01: Làm việc tại công ty hậu cần ở Đà Nẵng",
+        "  - 2026-09-14: Dị ứng tôm",
+        "  … và 2 dòng nữa",
+        "Mới: sẽ thêm 1 dòng:",
+        f"  {refusal}",
+    ]
+    assert "\n".join(removed) in announced
+    assert "(không có)" not in announced
+
+    assert main(["proposals"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    reason = "bản viết lại sẽ xoá 7 trong số 7 dòng; cả bản chờ bạn duyệt, chưa áp dụng gì"
+    assert listed[0].endswith(f"): {reason}") and listed[0].count(reason) == 1
+    assert " [chờ duyệt] MEMORY.md bản viết lại đáng ngờ (condense:2026-W48, " in listed[0]
+    assert listed[1:] == [
+        "    " + line.removeprefix("Cũ: ").removeprefix("Mới: ") for line in removed
+    ]
+
+
+def test_undo_withdraws_the_held_rewrite_and_approving_it_is_refused_in_one_line(
+    ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = (ready / "MEMORY.md").read_bytes()
+    whole_file_protocol(ready)
+    with serve(monkeypatch, "Xin lỗi, tôi không làm được.") as srv:
+        monkeypatch.setenv("OLLAMA_HOST", srv.url)
+        assert main(["condense"]) == 0
+    capsys.readouterr()
+    ws = open_workspace(ready)
+    [held] = proposals.list_proposals(ws).proposals
+    assert held.change["class"] == "suspicious" and held.status == "pending"
+
+    assert main(["condense", "--undo", "2026-W48"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == (
+        "Đã rút lại 1 đề xuất đang chờ của lần chạy 2026-W48; không thể duyệt chúng nữa"
+    )
+    assert main(["approve", held.id]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith(f"trinho: error: đề xuất {held.id} đã được quyết định rồi")
+    assert "trinho condense --undo 2026-W48" in err
+    assert (ready / "MEMORY.md").read_bytes() == before
+    assert main(["proposals", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+
+
+def test_a_run_that_writes_the_first_memory_md_says_so_and_its_undo_removes_it(
+    ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (ready / "MEMORY.md").unlink()
+    with serve(monkeypatch, ADDED + "\n", "1. NHẬN") as srv:
+        monkeypatch.setenv("OLLAMA_HOST", srv.url)
+        assert main(["condense"]) == 0
+    out = capsys.readouterr().out
+    assert "Trước lần chạy này chưa có MEMORY.md: trinho condense --undo 2026-W48 sẽ xoá nó" in out
+    assert "được giữ tại" not in out
+    folder = ready / ".trinho" / "runs" / "2026-W48"
+    assert not (folder / "MEMORY.before.md").exists()
+    report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    assert (report["written"], report["before"]) == (True, None)
+    assert (ready / "MEMORY.md").read_text(encoding="utf-8") == ADDED + "\n"
+
+    assert main(["condense", "--undo", "2026-W48", "--json"]) == 0
+    undone = json.loads(capsys.readouterr().out)
+    assert undone == {
+        "run_id": "2026-W48",
+        "restored_from": None,
+        "kept_current": ".trinho/runs/2026-W48/MEMORY.undone.md",
+        "changed_since": False,
+        "withdrawn": [],
+    }
+    assert not (ready / "MEMORY.md").exists()
+    assert (folder / "MEMORY.undone.md").read_text(encoding="utf-8") == ADDED + "\n"
+
+    assert main(["condense", "--undo", "2026-W48"]) == 0  # nothing left to remove
+    assert "giờ cũng không có; không đổi gì" in capsys.readouterr().out
+    assert not (ready / "MEMORY.md").exists()
+    assert sorted(p.name for p in folder.glob("MEMORY.*")) == ["MEMORY.undone.md"]
+
+
+def test_condense_errors_are_one_line(
+    ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["condense"]) == 1
+    err = capsys.readouterr().err
+    # the workspace speaks Vietnamese, so do its errors
+    assert err.startswith("trinho: error: chưa cấu hình mô hình") and err.count("\n") == 1
+    assert not (ready / ".trinho" / "runs" / "2026-W48").exists()  # nothing written
+    assert main(["condense", "--undo", "2026-W48"]) == 1
+    assert "không có lần cô đọng '2026-W48'" in capsys.readouterr().err
+    assert main(["condense", "--undo", "../../etc"]) == 1
+    assert "mã lần chạy '../../etc' không hợp lệ" in capsys.readouterr().err
+    assert main(["condense", "--undo", "2026-W48", "--force"]) == 1
+    assert "--undo không dùng chung được với --dry-run hay --force" in capsys.readouterr().err
+
+
+def test_condense_model_unreachable_fails_clearly(
+    ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = ready / ".trinho" / "config.toml"
+    config.write_text(config.read_text() + "\n[model]\nattempts = 1\n")
+    monkeypatch.setenv("TRINHO_MODEL", "ollama:qwen3:8b")
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
+    assert main(["condense"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("trinho: error: mô hình ollama:qwen3:8b: không kết nối được")
+    assert (ready / "MEMORY.md").read_text(encoding="utf-8") == VI_MEMORY
+
+
+def test_proposals_lists_held_memory_changes_readably(
+    ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with serve(monkeypatch, VI_MEMORY.replace(DROPPED + "\n", "")) as srv:
+        monkeypatch.setenv("OLLAMA_HOST", srv.url)
+        assert main(["condense"]) == 0
+    capsys.readouterr()
+    assert main(["proposals"]) == 0
+    out = capsys.readouterr().out
+    assert f"[chờ duyệt] MEMORY.md xoá: {DROPPED}" in out and "condense:2026-W48" in out
+    assert out.rstrip("\n").endswith(f": {REMOVED_VI}")
+    assert main(["proposals", "--json"]) == 0
+    [stored] = json.loads(capsys.readouterr().out)
+    assert stored["reason"] == REMOVED_EN and stored["change"]["reason_code"] == "removed_entry"
+
+    # the owner switches to English: the same proposal now reads in English
+    config = ready / ".trinho" / "config.toml"
+    config.write_text(config.read_text(encoding="utf-8").replace('locale = "vi"', 'locale = "en"'))
+    assert main(["proposals"]) == 0
+    out = capsys.readouterr().out
+    assert f"[pending] MEMORY.md removed: {DROPPED}" in out and out.rstrip("\n").endswith(
+        f": {REMOVED_EN}"
+    )
+
+
+def test_condense_human_report_and_announcement_give_reasons_in_vietnamese(
+    ready: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = "- 2026-10-02: Mai bắt đầu học bơi"
+    rewrite = VI_MEMORY.replace(DROPPED + "\n", "") + outside + "\n"
+    with serve(monkeypatch, rewrite, "1. NHẬN") as srv:
+        monkeypatch.setenv("OLLAMA_HOST", srv.url)
+        assert main(["condense"]) == 0
+    captured = capsys.readouterr()
+    out, err = captured.out, captured.err
+    assert "[CHỜ DUYỆT] xoá [" in out and f"]: {REMOVED_VI}\n    - {DROPPED}" in out
+    why = "ngày 2026-10-02 nằm ngoài tuần này (2026-11-23 đến 2026-11-29)"
+    assert f"]: {why}\n    + {outside}" in out
+    assert f"Lý do: {REMOVED_VI}" in err and f"Lý do: {why}" in err
+    for english in ("missing from the rewrite", "outside the window", "Reason:"):
+        assert english not in out + err
+
+    # the line goes away by hand: approving is refused, and says why in Vietnamese
+    memory = ready / "MEMORY.md"
+    memory.write_text(memory.read_text(encoding="utf-8").replace(DROPPED + "\n", ""))
+    assert main(["proposals", "--json"]) == 0
+    ids = {p["change"]["reason_code"]: p["id"] for p in json.loads(capsys.readouterr().out)}
+    assert main(["approve", ids["removed_entry"]]) == 0
+    assert capsys.readouterr().out == (
+        f"Đề xuất {ids['removed_entry']} đã lỗi thời: Không áp dụng: "
+        f"dòng này không còn trong MEMORY.md: {DROPPED}\n"
+    )
+
+
+def test_proposals_from_before_reason_codes_show_their_stored_reason(
+    ready: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    change = {
+        "class": "removed",
+        "action": "held",
+        "old": DROPPED,
+        "new": None,
+        "reason": REMOVED_EN,
+        "after": None,
+        "snapshot": None,
+        "rewrite": None,
+        "similarity": None,
+    }
+    ws = open_workspace(ready)
+    proposals.submit(ws, "memory", change, reason=REMOVED_EN, origin="condense:2026-W40")
+    assert main(["proposals"]) == 0
+    out = capsys.readouterr().out
+    assert f"MEMORY.md xoá: {DROPPED}" in out and out.rstrip("\n").endswith(f": {REMOVED_EN}")

@@ -1,0 +1,73 @@
+"""`trinho tools --profile` and `trinho mcp --profile`: the flag, the config default, flag wins."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from trinho.cli import cli, main
+from trinho.mcp import server as mcp_server
+from trinho.tools import service as tools
+from trinho.workspace import CONFIG_PATH, init_workspace
+
+
+def set_profile(cli_env: dict[str, str], profile: str) -> None:
+    root = Path(cli_env["TRINHO_HOME"])
+    init_workspace(root, timezone="Asia/Ho_Chi_Minh")
+    config = root / CONFIG_PATH
+    config.write_text(config.read_text() + f'\n[tools]\nprofile = "{profile}"\n')
+
+
+def printed(*args: str) -> list[dict[str, Any]]:
+    result = CliRunner().invoke(cli, ["tools", *args])
+    assert result.exit_code == 0, result.output
+    listed: list[dict[str, Any]] = json.loads(result.output)
+    return listed
+
+
+@pytest.mark.parametrize("fmt", tools.FORMATS)
+def test_tools_profile_flag_with_every_format(fmt: str, cli_env: dict[str, str]) -> None:
+    assert printed("--format", fmt, "--profile", "openclaw") == tools.export(fmt, "openclaw")
+    assert printed("--format", fmt, "--profile", "default") == tools.export(fmt)
+    assert printed("--format", fmt) == tools.export(fmt)  # no workspace: the default
+
+
+def test_the_config_profile_is_the_default_and_the_flag_wins(cli_env: dict[str, str]) -> None:
+    set_profile(cli_env, "openclaw")
+    assert printed("--format", "mcp") == tools.export("mcp", "openclaw")
+    assert printed("--format", "mcp", "--profile", "default") == tools.export("mcp")
+
+
+def test_an_unknown_profile_is_one_line_on_stderr(
+    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["tools", "--profile", "hermes"]) != 0
+    assert "hermes" in capsys.readouterr().err
+    set_profile(cli_env, "hermes")
+    assert main(["tools"]) != 0
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "trinho: error: .trinho/config.toml: [tools] profile must be one of default, openclaw, "
+        "not 'hermes'"
+    )
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("flag", "expected"), [([], None), (["--profile", "openclaw"], "openclaw")]
+)
+def test_mcp_passes_the_profile_on(
+    flag: list[str], expected: str | None, cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    init_workspace(Path(cli_env["TRINHO_HOME"]), timezone="Asia/Ho_Chi_Minh")
+    seen: list[str | None] = []
+    monkeypatch.setattr(
+        mcp_server, "serve_stdio", lambda ws, actor, profile=None: seen.append(profile)
+    )
+    result = CliRunner().invoke(cli, ["mcp", *flag])
+    assert result.exit_code == 0, result.output
+    assert seen == [expected]  # None: build_server reads [tools] profile from the config

@@ -1,0 +1,130 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from trinho.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def ws(cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]) -> Path:
+    run(capsys, "init", "--tz", "Asia/Ho_Chi_Minh")
+    run(capsys, "note", "Chuyến đi Hà Nội với mẹ")
+    run(capsys, "note", "Painted the fence blue")
+    return Path(cli_env["TRINHO_HOME"])
+
+
+def test_search_json_lists_hits(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "search", "ha noi", "--json")
+    assert code == 0
+    hits = json.loads(out)
+    assert [h["text"] for h in hits] == ["Chuyến đi Hà Nội với mẹ"]
+    assert hits[0]["kind"] == "note" and hits[0]["date"] == "2026-11-29"
+
+
+def test_search_human_output_and_no_match(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "search", "painting", "--kind", "note", "--limit", "1")
+    assert code == 0 and "memory/2026-11-29.md:2" in out and "Painted" in out
+    code, out, _ = run(capsys, "search", "zebra")
+    assert code == 0 and out.strip() == "No matches"
+
+
+def test_empty_query_exits_1_with_one_line(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "search", "  ")
+    assert code == 1 and out == ""
+    assert err.startswith("trinho: error: empty query") and err.count("\n") == 1
+
+
+def test_bad_dates_are_named(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "search", "fence", "--since", "2026-13-01")
+    assert code == 1 and "--since" in err
+
+
+def test_batch_prints_one_json_list_per_line_in_order(
+    ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    batch = tmp_path / "q.jsonl"
+    lines = [
+        {"query": "fence"},
+        {"query": "zebra"},
+        {"query": "Hà Nội", "limit": 1, "kind": "note", "since": "2026-11-01"},
+        {"query": "fence", "until": "2026-11-01"},
+    ]
+    batch.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n")
+    code, out, _ = run(capsys, "search", "--batch", str(batch), "--json")
+    assert code == 0
+    results = [json.loads(line) for line in out.splitlines()]
+    assert len(results) == 4
+    assert [len(r) for r in results] == [1, 0, 1, 0]
+    assert results[0][0]["text"] == "Painted the fence blue"
+    assert set(results[2][0]) == {"kind", "path", "line", "date", "text", "score", "refs"}
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("{bad", "not valid JSON"),
+        ('{"q": "x"}', "unknown field"),
+        ('{"query": "x", "limit": 0}', "limit"),
+    ],
+)
+def test_batch_errors_name_the_line(
+    ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, message: str
+) -> None:
+    batch = tmp_path / "q.jsonl"
+    batch.write_text('{"query": "fence"}\n' + line + "\n")
+    code, out, err = run(capsys, "search", "--batch", str(batch))
+    assert code == 1 and out == ""
+    assert f"{batch}:2" in err and message in err
+
+
+def test_get_prints_lines_and_refuses_outside(
+    ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "get", "memory/2026-11-29.md:2")
+    assert code == 0 and out.strip().endswith("Painted the fence blue")
+    code, out, _ = run(capsys, "get", "memory/2026-11-29.md:1-2", "--json")
+    data = json.loads(out)
+    assert (data["start"], data["end"], data["total"]) == (1, 2, 2)
+    (tmp_path / "secret").write_text("x")
+    for bad in ("../secret", str(tmp_path / "secret"), ".trinho/../../secret"):
+        code, out, err = run(capsys, "get", bad)
+        assert code == 1 and out == "" and err.startswith("trinho: error:")
+
+
+def test_index_rebuild_and_refresh(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "index", "--rebuild", "--json")
+    assert code == 0 and json.loads(out) == {
+        "rebuilt": True,
+        "changed": None,
+        "documents": 2,
+        "embedded": 0,
+    }
+    (ws / "MEMORY.md").write_text("- 2026-11-01: likes tea\n", encoding="utf-8")
+    code, out, _ = run(capsys, "index", "--json")
+    assert json.loads(out) == {"rebuilt": False, "changed": 1, "documents": 3, "embedded": 0}
+
+
+def test_explain_says_why_each_hit_ranks(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "search", "fence", "--explain")
+    assert code == 0
+    assert "Painted the fence blue" in out and "why: lexical rank" in out
+    code, out, _ = run(capsys, "search", "fence", "--explain", "--json")
+    data = json.loads(out)
+    assert data["entities"] == [] and data["hits"][0]["text"] == "Painted the fence blue"
+    assert isinstance(data["hits"][0]["why"], list)
+    code, out, _ = run(capsys, "search", "fence", "--json")
+    assert "why" not in json.loads(out)[0]  # the plain shape is unchanged
+
+
+def test_the_progress_rate_is_entries_per_second() -> None:
+    from trinho.cli.commands.search import rate_text
+
+    assert rate_text(50, started=10.0, now=20.0) == "5.0"
+    assert rate_text(0, started=10.0, now=10.0) == "-"

@@ -1,0 +1,124 @@
+"""Every acknowledged note is read by exactly one condensation run, whatever the clock does.
+
+Property test over generated sequences of notes (saved by trinho, and typed by hand), runs,
+changes of the owner's time zone and clock jumps (forward, and set back then put right), from
+instants around the daylight-saving nights of America/New_York, Europe/London and
+Australia/Lord_Howe. Real workspace, real condensation; a scripted model answers NONE and
+records what each run was shown.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import FixedClock
+from trinho.condense import run_condensation
+from trinho.errors import TrinhoError
+from trinho.models import ChatRequest, ScriptedModel
+from trinho.notes.store import save_note
+from trinho.workspace import Workspace, init_workspace
+
+NIGHTS = {
+    "America/New_York": ("2026-03-08T06:00:00+00:00", "2026-11-01T05:00:00+00:00"),
+    "Europe/London": ("2026-03-29T00:30:00+00:00", "2026-10-25T00:30:00+00:00"),
+    "Australia/Lord_Howe": ("2026-10-03T15:00:00+00:00", "2026-04-04T14:30:00+00:00"),
+}
+ZONES = (*NIGHTS, "Asia/Ho_Chi_Minh", "Europe/Berlin")
+TOKEN = re.compile(r"tok(\d+)x")
+
+ACTIONS = st.one_of(
+    st.tuples(st.just("note"), st.integers(1, 40)),
+    st.tuples(st.just("note"), st.integers(41, 3000)),
+    st.tuples(st.just("hand"), st.integers(1, 90)),
+    st.tuples(st.just("run"), st.integers(1, 600)),
+    st.tuples(st.just("run"), st.integers(601, 20_000)),
+    st.tuples(st.just("tz"), st.sampled_from(ZONES)),
+    st.tuples(st.just("back"), st.integers(1, 20_000)),
+)
+
+
+def _reader() -> tuple[ScriptedModel, list[set[int]]]:
+    """A model that changes nothing, and the note tokens each run was shown."""
+    shown: list[set[int]] = []
+
+    def reply(request: ChatRequest) -> str:
+        shown[-1].update(int(n) for m in request.messages for n in TOKEN.findall(m.text))
+        return "NONE"
+
+    return ScriptedModel(reply), shown
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    zone=st.sampled_from(tuple(NIGHTS)),
+    which=st.sampled_from((0, 1)),
+    lead=st.integers(0, 600),
+    actions=st.lists(ACTIONS, min_size=3, max_size=30),
+)
+def test_every_acknowledged_note_is_read_by_exactly_one_run(
+    zone: str, which: int, lead: int, actions: list[tuple[str, object]]
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        start = datetime.fromisoformat(NIGHTS[zone][which]) - timedelta(minutes=lead)
+        clock = FixedClock(start)
+        root = Path(tmp) / "ws"
+        ws = init_workspace(root, timezone=zone, clock=clock).workspace
+        model, shown = _reader()
+        saved: list[int] = []
+        typed: list[int] = []
+        counter = iter(range(10**6))
+
+        def run(current: Workspace) -> None:
+            shown.append(set())
+            try:
+                run_condensation(current, model=model, force=True)
+            except TrinhoError as exc:  # only a clock set back behind the last cutoff
+                assert exc.key == "error.condense.clock_back"
+
+        save_note(ws, f"seed tok{next(counter)}x")
+        saved.append(0)
+        clock.advance(minutes=1)
+        run(ws)  # the first run reads the seed: every later one reads from a cutoff
+        for kind, value in actions:
+            if kind == "tz":
+                clock.advance(minutes=7)
+                ws = init_workspace(root, timezone=str(value), clock=clock).workspace
+                continue
+            if kind == "back":  # set back, a run tried (it reads and writes nothing), put right
+                right = clock.now
+                clock.now = right - timedelta(minutes=int(str(value)))
+                run(ws)
+                clock.now = right + timedelta(minutes=1)
+                continue
+            clock.advance(minutes=int(str(value)))
+            if kind == "run":
+                run(ws)
+                continue
+            number = next(counter)
+            if kind == "note":
+                save_note(ws, f"note tok{number}x")
+                saved.append(number)
+            else:  # typed by hand at the wall time the owner sees
+                local = ws.now()
+                path = ws.note_path(local.date())
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with path.open("a", encoding="utf-8") as handle:
+                    handle.write(f"- {local.strftime('%H:%M')} typed tok{number}x\n")
+                typed.append(number)
+        clock.advance(days=9)
+        run(ws)
+        reads = [n for tokens in shown for n in tokens]
+        for number in saved:
+            assert reads.count(number) == 1, (number, shown)
+        for number in typed:  # never twice; one typed in a repeated hour after a run may be
+            assert reads.count(number) <= 1, (number, shown)  # behind that run's cutoff
