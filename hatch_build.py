@@ -1,4 +1,4 @@
-"""Build hook: the message catalogs (src/trinho/locale/*/LC_MESSAGES/*.po) compiled to the
+"""Build hook: the message catalogs (src/trinho/i18n/locale/*/LC_MESSAGES/*.po) compiled to the
 .mo files gettext reads, at every wheel and editable build.
 
 The .mo files are not in git (a compiled copy of a source would drift from it): an editable
@@ -19,7 +19,7 @@ try:
 except ImportError:  # tests/conftest.py imports compile_catalogs without the build backend
     BuildHookInterface = object
 
-LOCALE_DIR = Path("src/trinho/locale")
+LOCALE_DIR = Path("src/trinho/i18n/locale")
 
 
 def compile_catalogs(root: Path, *, only_stale: bool = False) -> list[Path]:

@@ -9,7 +9,7 @@ from babel.messages.pofile import read_po
 
 import trinho
 
-LOCALE_DIR = Path(trinho.__file__).parent / "locale"
+LOCALE_DIR = Path(trinho.__file__).parent / "i18n" / "locale"
 LOCALES = ("en", "vi")
 
 

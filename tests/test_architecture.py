@@ -132,13 +132,20 @@ def test_lint_imports_catches_a_planted_break(plant: str, tmp_path: Path) -> Non
     assert expected in result.stdout, result.stdout
 
 
+def test_the_package_root_holds_at_most_ten_modules() -> None:
+    """The root is the API and the base; everything else lives in a package."""
+    root = sorted(p.stem for p in (SRC / "trinho").glob("*.py") if p.name != "__init__.py")
+    print(root)
+    assert len(root) <= 10
+
+
 def test_package_inits_import_nothing_at_import_time() -> None:
-    """Re-exports are lazy (module `__getattr__`): importing a package loads none of it."""
+    """Re-exports are lazy (`trinho.lazy_exports`): importing a package loads none of it."""
     graph = grimp.build_graph("trinho", exclude_type_checking_imports=True)
     eager = {
-        package: sorted(graph.find_modules_directly_imported_by(package))
+        package: sorted(graph.find_modules_directly_imported_by(package) - {"trinho"})
         for package in PACKAGES - {EAGER}
-        if graph.find_modules_directly_imported_by(package)
+        if graph.find_modules_directly_imported_by(package) - {"trinho"}
     }
     assert eager == {}
 
@@ -176,11 +183,32 @@ def test_importing_a_pure_module_loads_no_io_and_no_impure_trinho_module(module:
     assert [m for m in loaded if m.split(".")[0] in FORBIDDEN_AT_RUN_TIME] == []
 
 
+def type_checking_exports(package: str) -> dict[str, str]:
+    """The names a package's `TYPE_CHECKING` block imports (what a type checker sees of it),
+    each with the module it comes from."""
+    tree = ast.parse(MODULES[package].read_text(encoding="utf-8"))
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for imp in node.body:
+                assert isinstance(imp, ast.ImportFrom) and imp.module, ast.unparse(imp)
+                found |= {alias.asname or alias.name: imp.module for alias in imp.names}
+    return found
+
+
 @pytest.mark.parametrize("package", sorted(PACKAGES - {EAGER}))
-def test_every_lazily_exported_name_resolves(package: str) -> None:
+def test_every_lazily_exported_name_resolves_to_what_the_type_checker_sees(package: str) -> None:
+    """`lazy_exports` and the `TYPE_CHECKING` block name the same things: each name in
+    `__all__` is the object its home module defines, and no name is only in one of them."""
     module = __import__(package, fromlist=["__all__"])
-    for name in getattr(module, "__all__", ()):
-        assert getattr(module, name) is not None, f"{package}.{name}"
+    exported = list(getattr(module, "__all__", ()))
+    seen = type_checking_exports(package)
+    assert sorted(exported) == sorted(seen)
+    for name in exported:
+        home = __import__(seen[name], fromlist=[name])
+        assert getattr(module, name) is getattr(home, name), f"{package}.{name}"
+    with pytest.raises(AttributeError):
+        module.no_such_name  # noqa: B018
 
 
 PRINTERS = {"echo", "secho", "print"}

@@ -26,7 +26,7 @@ KEY = re.compile(r"[a-z_]+(?:\.[a-z0-9_]+)+")
 
 KEYWORDS: dict[str, tuple[int, ...]] = {
     "t": (2,),  # t(locale, "key", ...)
-    "N_": (1,),  # N_("key"): a key kept in a mapping (trinho.message_keys)
+    "N_": (1,),  # N_("key"): a key kept in a mapping (trinho.i18n.keys)
     "keyed": (1, 2),  # Error.keyed("key") / Failure.keyed("kind", "key")
     "failed": (3,),  # ModelError.failed(model, "kind", "key")
     "text": (1,),  # the demo's ctx.text("key", ...)
@@ -72,7 +72,7 @@ def _blanks(template: str) -> set[str]:
 def test_the_extraction_finds_the_keys_it_is_meant_to_find() -> None:
     for key in ("error.note.empty", "error.model.unreachable", "note.saved", "error.see_help"):
         assert key in USED
-    assert "gate.class.archive" in USED  # through trinho.message_keys
+    assert "gate.class.archive" in USED  # through trinho.i18n.keys
     assert "demo.tool.found" in USED  # the demo's ctx.text
 
 

@@ -4,11 +4,15 @@ an OS error or from any other message, leaves it.
 
 `public_error` is the one rule; each surface calls it where it turns an exception into an
 answer. A path inside the workspace is shown relative to it; a path outside by its last name.
+
+Where a surface starts, `require_extra` checks the optional part it needs: an install with one
+extra never imports another's packages, and a missing one is one line naming what to install.
 """
 
 from __future__ import annotations
 
 import errno
+import importlib.util
 import os
 import sqlite3
 from pathlib import Path
@@ -109,3 +113,23 @@ def http_status(exc: BaseException) -> int:
     if isinstance(exc, OSError) and exc.errno in CLIENT_ERRNOS:
         return 400
     return 500
+
+
+EXTRA_MODULES: dict[str, tuple[str, ...]] = {
+    "web": ("starlette", "uvicorn", "python_multipart"),
+    "mcp": ("mcp", "uvicorn"),
+    "telegram": ("telegram",),
+    "anthropic": ("anthropic",),
+    "local": ("numpy", "tokenizers", "safetensors"),
+    "semantic": ("numpy",),
+}
+"""The optional parts of trinho and the modules each extra installs."""
+
+
+def require_extra(extra: str, feature: str) -> None:
+    """Refuse to start `feature` unless every module of `extra` can be imported."""
+    for module in EXTRA_MODULES[extra]:
+        if importlib.util.find_spec(module) is None:
+            raise TrinhoError.keyed(
+                "error.extra.missing", feature=feature, extra=extra, module=module
+            )

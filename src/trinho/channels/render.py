@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from trinho.channels.base import Notification, NotificationItem
 from trinho.i18n import N_, t
-from trinho.message_keys import CHANNEL_KIND
+from trinho.i18n.keys import CHANNEL_KIND
 from trinho.textnorm import printable
 
 TELEGRAM_LIMIT = 4096

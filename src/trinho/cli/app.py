@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
+from trinho.config import TOOL_PROFILES
 from trinho.i18n import click_says
 from trinho.textnorm import json_text, printable
 from trinho.workspace import Workspace, default_home, open_workspace, owner_locale
@@ -121,6 +122,17 @@ def cli(ctx: click.Context, workspace_dir: Path | None) -> None:
 def json_option(func: F) -> F:
     """`--json`: print one JSON document on stdout and nothing else there."""
     return click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")(func)
+
+
+def profile_option(func: F) -> F:
+    """`--profile`: the tools' argument names and result shapes (`trinho tools`, `trinho mcp`)."""
+    return click.option(
+        "--profile",
+        type=click.Choice(TOOL_PROFILES),
+        default=None,
+        help="Argument names and result shapes of the tools: default, or openclaw (OpenClaw's "
+        "memory_search and memory_get). Default: [tools] profile in the config, else default.",
+    )(func)
 
 
 def state() -> State:

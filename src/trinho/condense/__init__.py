@@ -6,32 +6,31 @@ The scheduler calls `run_condensation`; `undo_run` puts back what a run replaced
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from trinho import lazy_exports
+
 if TYPE_CHECKING:
-    from trinho.condense.rules.report import RunReport
-    from trinho.condense.run import run_condensation
-    from trinho.condense.store.apply import UndoResult, undo_run
-
-_EXPORTS = {
-    "RunReport": "trinho.condense.rules.report",
-    "UndoResult": "trinho.condense.store.apply",
-    "run_condensation": "trinho.condense.run",
-    "undo_run": "trinho.condense.store.apply",
-}
-"""Public name -> the module that defines it, imported on first use so that importing
-one module of the package loads nothing else."""
-
-__all__ = [
-    "RunReport",
-    "UndoResult",
-    "run_condensation",
-    "undo_run",
-]
+    from trinho.condense.rules.gate import Change as Change
+    from trinho.condense.rules.gate import GateResult as GateResult
+    from trinho.condense.rules.gate import gate as gate
+    from trinho.condense.rules.held import HeldApplied as HeldApplied
+    from trinho.condense.rules.held import Stale as Stale
+    from trinho.condense.rules.held import apply_held as apply_held
+    from trinho.condense.rules.report import RunReport as RunReport
+    from trinho.condense.rules.report import render_report as render_report
+    from trinho.condense.run import run_condensation as run_condensation
+    from trinho.condense.store.apply import UndoResult as UndoResult
+    from trinho.condense.store.apply import undo_run as undo_run
 
 
-def __getattr__(name: str) -> object:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
+__all__, __getattr__ = lazy_exports(
+    __name__,
+    {
+        "trinho.condense.rules.gate": ("Change", "GateResult", "gate"),
+        "trinho.condense.rules.held": ("HeldApplied", "Stale", "apply_held"),
+        "trinho.condense.rules.report": ("RunReport", "render_report"),
+        "trinho.condense.run": ("run_condensation",),
+        "trinho.condense.store.apply": ("UndoResult", "undo_run"),
+    },
+)

@@ -33,8 +33,8 @@ from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
 from trinho.facts.store import facts_index, list_facts
 from trinho.i18n import t
+from trinho.i18n.keys import BUDGET_WARNING
 from trinho.memory import store as memory_store
-from trinho.message_keys import BUDGET_WARNING
 from trinho.notes.store import NoteEntry, day_files, read_note_file
 from trinho.openclaw.files import bootstrap_present, openclaw_enabled
 from trinho.workspace import Workspace

@@ -41,9 +41,9 @@ from trinho.conversations.agent import ChatSession, ToolUse
 from trinho.errors import TrinhoError
 from trinho.facts.store import list_facts
 from trinho.i18n import N_, t
+from trinho.i18n.keys import FACT_OUTCOME, GATE_CLASS
 from trinho.memory import format as memory_md
 from trinho.memory import store as memory_store
-from trinho.message_keys import FACT_OUTCOME, GATE_CLASS
 from trinho.models import (
     ChatModel,
     ChatRequest,

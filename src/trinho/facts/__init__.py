@@ -10,159 +10,105 @@ on first use, so importing the pure rules never loads the store.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from trinho import lazy_exports
+
 if TYPE_CHECKING:
-    from trinho.context.assembly import (
-        DEFAULT_INDEX_CHARS,
-        FactsIndex,
-        IndexLine,
-        build_index,
-        index_line,
-    )
-    from trinho.facts.format import (
-        MAX_VALUE_BYTES,
-        check_basis,
-        clean_value,
-        parse_fact,
-        render_fact,
-    )
-    from trinho.facts.rules import (
-        ACTORS,
-        BASES,
-        ActorKind,
-        Basis,
-        Decision,
-        Fact,
-        FactConflict,
-        FactOutcome,
-        FactVersion,
-        Incoming,
-        ProposalReason,
-        check_actor,
-        check_dates,
-        reconcile,
-    )
-    from trinho.facts.store import (
-        CHANGE_CONTEXT,
-        FACTS_DIR,
-        MAX_SOURCE_CHARS,
-        FactListing,
-        Saved,
-        VersionRef,
-        apply_fact_proposal,
-        fact_digest,
-        fact_on,
-        fact_path,
-        facts_dir,
-        facts_index,
-        get_fact,
-        iter_fact_versions,
-        list_facts,
-        load_fact,
-        save_fact,
-    )
-
-__all__ = [
-    "ACTORS",
-    "BASES",
-    "CHANGE_CONTEXT",
-    "DEFAULT_INDEX_CHARS",
-    "FACTS_DIR",
-    "MAX_SOURCE_CHARS",
-    "MAX_VALUE_BYTES",
-    "ActorKind",
-    "Basis",
-    "Decision",
-    "Fact",
-    "FactConflict",
-    "FactListing",
-    "FactOutcome",
-    "FactVersion",
-    "FactsIndex",
-    "Incoming",
-    "IndexLine",
-    "ProposalReason",
-    "Saved",
-    "VersionRef",
-    "apply_fact_proposal",
-    "build_index",
-    "check_actor",
-    "check_basis",
-    "check_dates",
-    "clean_value",
-    "fact_digest",
-    "fact_on",
-    "fact_path",
-    "facts_dir",
-    "facts_index",
-    "get_fact",
-    "index_line",
-    "iter_fact_versions",
-    "list_facts",
-    "load_fact",
-    "parse_fact",
-    "reconcile",
-    "render_fact",
-    "save_fact",
-]
-
-_RULES = "trinho.facts.rules"
-_FORMAT = "trinho.facts.format"
-_STORE = "trinho.facts.store"
-_CONTEXT = "trinho.context.assembly"
-_MODULE_OF: dict[str, str] = {
-    "ACTORS": _RULES,
-    "BASES": _RULES,
-    "ActorKind": _RULES,
-    "Basis": _RULES,
-    "Decision": _RULES,
-    "Fact": _RULES,
-    "FactConflict": _RULES,
-    "FactOutcome": _RULES,
-    "FactVersion": _RULES,
-    "Incoming": _RULES,
-    "ProposalReason": _RULES,
-    "check_actor": _RULES,
-    "check_dates": _RULES,
-    "reconcile": _RULES,
-    "MAX_VALUE_BYTES": _FORMAT,
-    "check_basis": _FORMAT,
-    "clean_value": _FORMAT,
-    "parse_fact": _FORMAT,
-    "render_fact": _FORMAT,
-    "CHANGE_CONTEXT": _STORE,
-    "FACTS_DIR": _STORE,
-    "MAX_SOURCE_CHARS": _STORE,
-    "FactListing": _STORE,
-    "Saved": _STORE,
-    "VersionRef": _STORE,
-    "apply_fact_proposal": _STORE,
-    "fact_digest": _STORE,
-    "fact_on": _STORE,
-    "fact_path": _STORE,
-    "facts_dir": _STORE,
-    "facts_index": _STORE,
-    "get_fact": _STORE,
-    "iter_fact_versions": _STORE,
-    "list_facts": _STORE,
-    "load_fact": _STORE,
-    "save_fact": _STORE,
-    "DEFAULT_INDEX_CHARS": _CONTEXT,
-    "FactsIndex": _CONTEXT,
-    "IndexLine": _CONTEXT,
-    "build_index": _CONTEXT,
-    "index_line": _CONTEXT,
-}
-"""Where each name is defined."""
+    from trinho.context.assembly import DEFAULT_INDEX_CHARS as DEFAULT_INDEX_CHARS
+    from trinho.context.assembly import FactsIndex as FactsIndex
+    from trinho.context.assembly import IndexLine as IndexLine
+    from trinho.context.assembly import build_index as build_index
+    from trinho.context.assembly import index_line as index_line
+    from trinho.facts.format import MAX_VALUE_BYTES as MAX_VALUE_BYTES
+    from trinho.facts.format import check_basis as check_basis
+    from trinho.facts.format import clean_value as clean_value
+    from trinho.facts.format import parse_fact as parse_fact
+    from trinho.facts.format import render_fact as render_fact
+    from trinho.facts.rules import ACTORS as ACTORS
+    from trinho.facts.rules import BASES as BASES
+    from trinho.facts.rules import ActorKind as ActorKind
+    from trinho.facts.rules import Basis as Basis
+    from trinho.facts.rules import Decision as Decision
+    from trinho.facts.rules import Fact as Fact
+    from trinho.facts.rules import FactConflict as FactConflict
+    from trinho.facts.rules import FactOutcome as FactOutcome
+    from trinho.facts.rules import FactVersion as FactVersion
+    from trinho.facts.rules import Incoming as Incoming
+    from trinho.facts.rules import ProposalReason as ProposalReason
+    from trinho.facts.rules import check_actor as check_actor
+    from trinho.facts.rules import check_dates as check_dates
+    from trinho.facts.rules import reconcile as reconcile
+    from trinho.facts.store import CHANGE_CONTEXT as CHANGE_CONTEXT
+    from trinho.facts.store import FACTS_DIR as FACTS_DIR
+    from trinho.facts.store import MAX_SOURCE_CHARS as MAX_SOURCE_CHARS
+    from trinho.facts.store import FactListing as FactListing
+    from trinho.facts.store import Saved as Saved
+    from trinho.facts.store import VersionRef as VersionRef
+    from trinho.facts.store import apply_fact_proposal as apply_fact_proposal
+    from trinho.facts.store import fact_digest as fact_digest
+    from trinho.facts.store import fact_on as fact_on
+    from trinho.facts.store import fact_path as fact_path
+    from trinho.facts.store import facts_dir as facts_dir
+    from trinho.facts.store import facts_index as facts_index
+    from trinho.facts.store import get_fact as get_fact
+    from trinho.facts.store import iter_fact_versions as iter_fact_versions
+    from trinho.facts.store import list_facts as list_facts
+    from trinho.facts.store import load_fact as load_fact
+    from trinho.facts.store import save_fact as save_fact
 
 
-def __getattr__(name: str) -> object:
-    """Load the submodule that defines `name` the first time it is asked for."""
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__ = lazy_exports(
+    __name__,
+    {
+        "trinho.context.assembly": (
+            "DEFAULT_INDEX_CHARS",
+            "FactsIndex",
+            "IndexLine",
+            "build_index",
+            "index_line",
+        ),
+        "trinho.facts.format": (
+            "MAX_VALUE_BYTES",
+            "check_basis",
+            "clean_value",
+            "parse_fact",
+            "render_fact",
+        ),
+        "trinho.facts.rules": (
+            "ACTORS",
+            "BASES",
+            "ActorKind",
+            "Basis",
+            "Decision",
+            "Fact",
+            "FactConflict",
+            "FactOutcome",
+            "FactVersion",
+            "Incoming",
+            "ProposalReason",
+            "check_actor",
+            "check_dates",
+            "reconcile",
+        ),
+        "trinho.facts.store": (
+            "CHANGE_CONTEXT",
+            "FACTS_DIR",
+            "MAX_SOURCE_CHARS",
+            "FactListing",
+            "Saved",
+            "VersionRef",
+            "apply_fact_proposal",
+            "fact_digest",
+            "fact_on",
+            "fact_path",
+            "facts_dir",
+            "facts_index",
+            "get_fact",
+            "iter_fact_versions",
+            "list_facts",
+            "load_fact",
+            "save_fact",
+        ),
+    },
+)

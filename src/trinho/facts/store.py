@@ -39,7 +39,7 @@ from trinho.facts.rules import (
     reconcile,
 )
 from trinho.i18n import t
-from trinho.message_keys import FACT_OUTCOME, FACT_REASON
+from trinho.i18n.keys import FACT_OUTCOME, FACT_REASON
 from trinho.openclaw.files import DIGEST_MARK, FACTS_DIGEST, is_digest, openclaw_enabled
 from trinho.proposals.store import ApplyResult, Proposal, proposal_path, submit
 from trinho.textnorm import nfc, one_line

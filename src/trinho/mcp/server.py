@@ -25,12 +25,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from trinho.boundary import public_error
+from trinho.boundary import public_error, require_extra
 from trinho.config import McpConfig
 from trinho.context.run import build_context, facts_index_text
 from trinho.durable import read_regular, write_secret_text
 from trinho.errors import TrinhoError
-from trinho.extras import require_extra
 from trinho.facts.store import get_fact
 from trinho.i18n import t
 from trinho.logs import configure_logging

@@ -3,106 +3,72 @@ and the usage ledger every call is recorded in."""
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from trinho import lazy_exports
+
 if TYPE_CHECKING:
-    from trinho.context.budget import estimate_tokens
-    from trinho.models.base import (
-        ChatModel,
-        ChatRequest,
-        ChatResponse,
-        Message,
-        ModelError,
-        ToolCall,
-        ToolSpec,
-        Usage,
-        assistant,
-        system,
-        tool_result,
-        user,
-    )
-    from trinho.models.config import ModelSettings, max_output_tokens, resolve_model
-    from trinho.models.ledger import (
-        Budget,
-        BudgetLimits,
-        LedgeredModel,
-        Purpose,
-        UsageRecord,
-        load_budget,
-        read_ledger,
-        summarize,
-    )
-    from trinho.models.loader import build_model, load_model
-    from trinho.models.retry import RetryPolicy
-    from trinho.models.scripted import ScriptedModel
-
-_EXPORTS = {
-    "Budget": "trinho.models.ledger",
-    "BudgetLimits": "trinho.models.ledger",
-    "ChatModel": "trinho.models.base",
-    "ChatRequest": "trinho.models.base",
-    "ChatResponse": "trinho.models.base",
-    "LedgeredModel": "trinho.models.ledger",
-    "Message": "trinho.models.base",
-    "ModelError": "trinho.models.base",
-    "ModelSettings": "trinho.models.config",
-    "Purpose": "trinho.models.ledger",
-    "RetryPolicy": "trinho.models.retry",
-    "ScriptedModel": "trinho.models.scripted",
-    "ToolCall": "trinho.models.base",
-    "ToolSpec": "trinho.models.base",
-    "Usage": "trinho.models.base",
-    "UsageRecord": "trinho.models.ledger",
-    "assistant": "trinho.models.base",
-    "build_model": "trinho.models.loader",
-    "estimate_tokens": "trinho.context.budget",
-    "load_budget": "trinho.models.ledger",
-    "load_model": "trinho.models.loader",
-    "max_output_tokens": "trinho.models.config",
-    "read_ledger": "trinho.models.ledger",
-    "resolve_model": "trinho.models.config",
-    "summarize": "trinho.models.ledger",
-    "system": "trinho.models.base",
-    "tool_result": "trinho.models.base",
-    "user": "trinho.models.base",
-}
-"""Public name -> the module that defines it, imported on first use so that importing
-one module of the package loads nothing else."""
-
-__all__ = [
-    "Budget",
-    "BudgetLimits",
-    "ChatModel",
-    "ChatRequest",
-    "ChatResponse",
-    "LedgeredModel",
-    "Message",
-    "ModelError",
-    "ModelSettings",
-    "Purpose",
-    "RetryPolicy",
-    "ScriptedModel",
-    "ToolCall",
-    "ToolSpec",
-    "Usage",
-    "UsageRecord",
-    "assistant",
-    "build_model",
-    "estimate_tokens",
-    "load_budget",
-    "load_model",
-    "max_output_tokens",
-    "read_ledger",
-    "resolve_model",
-    "summarize",
-    "system",
-    "tool_result",
-    "user",
-]
+    from trinho.context.budget import estimate_tokens as estimate_tokens
+    from trinho.models.base import ChatModel as ChatModel
+    from trinho.models.base import ChatRequest as ChatRequest
+    from trinho.models.base import ChatResponse as ChatResponse
+    from trinho.models.base import Message as Message
+    from trinho.models.base import ModelError as ModelError
+    from trinho.models.base import ToolCall as ToolCall
+    from trinho.models.base import ToolSpec as ToolSpec
+    from trinho.models.base import Usage as Usage
+    from trinho.models.base import assistant as assistant
+    from trinho.models.base import system as system
+    from trinho.models.base import tool_result as tool_result
+    from trinho.models.base import user as user
+    from trinho.models.config import ModelSettings as ModelSettings
+    from trinho.models.config import max_output_tokens as max_output_tokens
+    from trinho.models.config import resolve_model as resolve_model
+    from trinho.models.ledger import Budget as Budget
+    from trinho.models.ledger import BudgetLimits as BudgetLimits
+    from trinho.models.ledger import LedgeredModel as LedgeredModel
+    from trinho.models.ledger import Purpose as Purpose
+    from trinho.models.ledger import UsageRecord as UsageRecord
+    from trinho.models.ledger import load_budget as load_budget
+    from trinho.models.ledger import read_ledger as read_ledger
+    from trinho.models.ledger import summarize as summarize
+    from trinho.models.loader import build_model as build_model
+    from trinho.models.loader import load_model as load_model
+    from trinho.models.retry import RetryPolicy as RetryPolicy
+    from trinho.models.scripted import ScriptedModel as ScriptedModel
 
 
-def __getattr__(name: str) -> object:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
+__all__, __getattr__ = lazy_exports(
+    __name__,
+    {
+        "trinho.context.budget": ("estimate_tokens",),
+        "trinho.models.base": (
+            "ChatModel",
+            "ChatRequest",
+            "ChatResponse",
+            "Message",
+            "ModelError",
+            "ToolCall",
+            "ToolSpec",
+            "Usage",
+            "assistant",
+            "system",
+            "tool_result",
+            "user",
+        ),
+        "trinho.models.config": ("ModelSettings", "max_output_tokens", "resolve_model"),
+        "trinho.models.ledger": (
+            "Budget",
+            "BudgetLimits",
+            "LedgeredModel",
+            "Purpose",
+            "UsageRecord",
+            "load_budget",
+            "read_ledger",
+            "summarize",
+        ),
+        "trinho.models.loader": ("build_model", "load_model"),
+        "trinho.models.retry": ("RetryPolicy",),
+        "trinho.models.scripted": ("ScriptedModel",),
+    },
+)

@@ -12,8 +12,7 @@ from typing import Any
 
 from trinho.models.base import ChatRequest, ChatResponse, Message, ModelError, ToolCall, Usage
 from trinho.models.config import ModelSettings
-from trinho.models.retry import call_with_retries
-from trinho.models.sdk_errors import classify
+from trinho.models.sdk_errors import SdkModel
 
 
 def _blocks(m: Message) -> list[dict[str, Any]]:
@@ -100,7 +99,7 @@ def from_anthropic_response(data: Any) -> ChatResponse:
     )
 
 
-class AnthropicModel:
+class AnthropicModel(SdkModel):
     """A `ChatModel` over `anthropic.Anthropic`, its own retries and timeout."""
 
     def __init__(
@@ -116,9 +115,7 @@ class AnthropicModel:
                 sdk="anthropic",
                 package="'trinho[anthropic]'",
             ) from None
-        self.settings = settings
-        self._sleep = sleep
-        self._classify = classify(anthropic, anthropic.AnthropicError, settings)
+        super().__init__(settings, anthropic, anthropic.AnthropicError, sleep)
         keys: dict[str, Any] = {}
         if settings.key_var == "ANTHROPIC_AUTH_TOKEN":
             keys["auth_token"] = settings.api_key
@@ -132,16 +129,10 @@ class AnthropicModel:
             **keys,
         )
 
-    @property
-    def name(self) -> str:
-        return self.settings.name
-
     def chat(self, request: ChatRequest) -> ChatResponse:
         params = to_anthropic_request(request, self.settings)
 
         def attempt() -> ChatResponse:
             return from_anthropic_response(self._client.messages.create(**params))
 
-        return call_with_retries(
-            self.name, attempt, self._classify, self.settings.policy, self._sleep
-        )
+        return self._retried(attempt)

@@ -18,7 +18,7 @@ from trinho import fields as records
 from trinho.durable import append_bytes, read_regular
 from trinho.errors import TrinhoError
 from trinho.i18n import t
-from trinho.message_keys import BUDGET_OVER
+from trinho.i18n.keys import BUDGET_OVER
 from trinho.models.base import ChatModel, ChatRequest, ChatResponse, ModelError, Usage
 from trinho.workspace import INTERNAL_DIR, Config, Workspace
 

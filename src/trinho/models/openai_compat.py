@@ -22,8 +22,7 @@ from trinho.models.base import (
     parse_arguments,
 )
 from trinho.models.config import ModelSettings
-from trinho.models.retry import call_with_retries
-from trinho.models.sdk_errors import classify
+from trinho.models.sdk_errors import SdkModel
 
 
 def to_openai_messages(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
@@ -122,7 +121,7 @@ def from_openai_response(data: Any, name: str) -> ChatResponse:
     )
 
 
-class OpenAICompatModel:
+class OpenAICompatModel(SdkModel):
     """A `ChatModel` over `openai.OpenAI(base_url=...)`, its own retries and timeout."""
 
     def __init__(
@@ -134,9 +133,7 @@ class OpenAICompatModel:
             raise ModelError.failed(
                 settings.name, "not_installed", "error.model.no_sdk", sdk="openai", package="openai"
             ) from None
-        self.settings = settings
-        self._sleep = sleep
-        self._classify = classify(openai, openai.OpenAIError, settings)
+        super().__init__(settings, openai, openai.OpenAIError, sleep)
         policy = settings.policy
         self._client = openai.OpenAI(
             api_key=settings.api_key,
@@ -145,19 +142,13 @@ class OpenAICompatModel:
             max_retries=0,
         )
 
-    @property
-    def name(self) -> str:
-        return self.settings.name
-
     def chat(self, request: ChatRequest) -> ChatResponse:
         params = to_openai_request(request, self.settings)
 
         def attempt() -> ChatResponse:
             return from_openai_response(self._client.chat.completions.create(**params), self.name)
 
-        return call_with_retries(
-            self.name, attempt, self._classify, self.settings.policy, self._sleep
-        )
+        return self._retried(attempt)
 
     def served_models(self) -> tuple[str, ...]:
         """The ids `GET {base_url}/models` lists (one attempt: it only informs a check)."""
@@ -166,4 +157,4 @@ class OpenAICompatModel:
             return tuple(str(m.id) for m in self._client.models.list())
 
         once = replace(self.settings.policy, attempts=1)
-        return call_with_retries(self.name, attempt, self._classify, once, self._sleep)
+        return self._retried(attempt, once)

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 from trinho.models.config import ModelSettings
-from trinho.models.retry import Failure, retry_after_seconds
+from trinho.models.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds
 from trinho.textnorm import one_line, unify_breaks
 from trinho.workspace import CONFIG_PATH
 
@@ -181,3 +181,31 @@ def first_line(text: str) -> str:
     if len(line) <= MAX_SAID_CHARS:
         return line
     return line[: MAX_SAID_CHARS - 1].rstrip() + "…"
+
+
+T = TypeVar("T")
+
+
+class SdkModel:
+    """What every `ChatModel` over a vendor SDK shares: its settings, its name, and each call
+    through the retry policy with that SDK's errors classified (`classify`)."""
+
+    def __init__(
+        self,
+        settings: ModelSettings,
+        sdk: ModuleType,
+        base_error: type[Exception],
+        sleep: Callable[[float], None],
+    ) -> None:
+        self.settings = settings
+        self._sleep = sleep
+        self._classify = classify(sdk, base_error, settings)
+
+    @property
+    def name(self) -> str:
+        return self.settings.name
+
+    def _retried(self, attempt: Callable[[], T], policy: RetryPolicy | None = None) -> T:
+        """`attempt` under `policy` (the model's own by default), retried as it allows."""
+        chosen = self.settings.policy if policy is None else policy
+        return call_with_retries(self.name, attempt, self._classify, chosen, self._sleep)

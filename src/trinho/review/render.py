@@ -12,7 +12,7 @@ from trinho.condense.rules.loss import suspicious_sides
 from trinho.condense.rules.reasons import stored_reason
 from trinho.facts.rules import FactVersion
 from trinho.i18n import t
-from trinho.message_keys import GATE_CLASS, PROPOSAL_STATUS
+from trinho.i18n.keys import GATE_CLASS, PROPOSAL_STATUS
 from trinho.proposals.store import Proposal
 
 

@@ -6,68 +6,43 @@ its own: see `trinho.search.index`; `trinho.search.service` is the small public 
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from trinho import lazy_exports
+
 if TYPE_CHECKING:
-    from trinho.search.documents import KINDS, Kind
-    from trinho.search.index import Found, Hit, Query, SearchIndex, open_index
-    from trinho.search.service import (
-        Snippet,
-        configured_embedder,
-        find,
-        memory_get,
-        notify_written,
-        readable_path,
-        search,
-    )
-    from trinho.search.vectors import Embedder, OpenAIEmbedder
-
-_EXPORTS = {
-    "KINDS": "trinho.search.documents",
-    "Embedder": "trinho.search.vectors",
-    "Found": "trinho.search.index",
-    "Hit": "trinho.search.index",
-    "Kind": "trinho.search.documents",
-    "OpenAIEmbedder": "trinho.search.vectors",
-    "Query": "trinho.search.index",
-    "SearchIndex": "trinho.search.index",
-    "Snippet": "trinho.search.service",
-    "configured_embedder": "trinho.search.service",
-    "find": "trinho.search.service",
-    "memory_get": "trinho.search.service",
-    "readable_path": "trinho.search.service",
-    "notify_written": "trinho.search.service",
-    "open_index": "trinho.search.index",
-    "search": "trinho.search.service",
-}
-"""Public name -> the module that defines it, imported on first use so that importing
-one module of the package loads nothing else."""
-
-__all__ = [
-    "KINDS",
-    "Embedder",
-    "Found",
-    "Hit",
-    "Kind",
-    "OpenAIEmbedder",
-    "Query",
-    "SearchIndex",
-    "Snippet",
-    "configured_embedder",
-    "find",
-    "memory_get",
-    "notify_written",
-    "open_index",
-    "readable_path",
-    "search",
-]
+    from trinho.search.documents import KINDS as KINDS
+    from trinho.search.documents import Kind as Kind
+    from trinho.search.index import Found as Found
+    from trinho.search.index import Hit as Hit
+    from trinho.search.index import Query as Query
+    from trinho.search.index import SearchIndex as SearchIndex
+    from trinho.search.index import open_index as open_index
+    from trinho.search.service import Snippet as Snippet
+    from trinho.search.service import configured_embedder as configured_embedder
+    from trinho.search.service import find as find
+    from trinho.search.service import memory_get as memory_get
+    from trinho.search.service import notify_written as notify_written
+    from trinho.search.service import readable_path as readable_path
+    from trinho.search.service import search as search
+    from trinho.search.vectors import Embedder as Embedder
+    from trinho.search.vectors import OpenAIEmbedder as OpenAIEmbedder
 
 
-def __getattr__(name: str) -> object:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__ = lazy_exports(
+    __name__,
+    {
+        "trinho.search.documents": ("KINDS", "Kind"),
+        "trinho.search.index": ("Found", "Hit", "Query", "SearchIndex", "open_index"),
+        "trinho.search.service": (
+            "Snippet",
+            "configured_embedder",
+            "find",
+            "memory_get",
+            "notify_written",
+            "readable_path",
+            "search",
+        ),
+        "trinho.search.vectors": ("Embedder", "OpenAIEmbedder"),
+    },
+)

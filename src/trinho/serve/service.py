@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
+from trinho.boundary import require_extra
 from trinho.channels import Channel, MessageHandler, Outbox, channel_from_config
 from trinho.config import DEFAULT_STOP_GRACE
 from trinho.conversations.agent import ChatSession
 from trinho.errors import TrinhoError, in_locale
-from trinho.extras import require_extra
 from trinho.i18n import t
 from trinho.logs import configure_logging as configure_logging
 from trinho.models import ChatModel, load_model

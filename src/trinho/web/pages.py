@@ -14,7 +14,7 @@ from urllib.parse import quote
 from trinho.condense.rules.loss import suspicious_sides
 from trinho.facts.rules import Fact
 from trinho.i18n import N_, t
-from trinho.message_keys import GATE_CLASS, RUN_OUTCOME, SCREEN_DECISION
+from trinho.i18n.keys import GATE_CLASS, RUN_OUTCOME, SCREEN_DECISION
 from trinho.proposals.store import Proposal
 from trinho.review.render import proposal_reason
 from trinho.search import Hit

@@ -15,7 +15,7 @@ from trinho.facts.format import check_basis, clean_value
 from trinho.facts.rules import ACTORS, BASES, FactVersion, check_actor
 from trinho.facts.store import fact_on, facts_index, get_fact, save_fact
 from trinho.i18n import N_, t
-from trinho.message_keys import FACT_OUTCOME
+from trinho.i18n.keys import FACT_OUTCOME
 from trinho.proposals import store as proposals_mod
 from trinho.review.appliers import APPLIERS
 from trinho.review.render import fact_history_text, fact_version_line, proposals_text

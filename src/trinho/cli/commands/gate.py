@@ -13,7 +13,7 @@ from trinho.condense.store.collect import window
 from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.i18n import t
-from trinho.message_keys import GATE_ACTION, GATE_CLASS
+from trinho.i18n.keys import GATE_ACTION, GATE_CLASS
 from trinho.notes.store import decode
 from trinho.workspace import clock_from_env, parse_day
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import click
 
-from trinho.cli.app import cli, emit, json_option, say, state
+from trinho.cli.app import cli, emit, json_option, profile_option, say, state
 from trinho.errors import TrinhoError
 from trinho.i18n import N_, t
 from trinho.mcp import server as mcp_server
-from trinho.tools import service as tools_mod
 from trinho.tools.service import Actor
 from trinho.workspace import CONFIG_PATH
 
@@ -35,13 +34,7 @@ from trinho.workspace import CONFIG_PATH
     help="Who the client speaks for: chat (the owner is present) or job (unattended).",
 )
 @click.option("--agent", default="main", show_default=True, help="The agent's name.")
-@click.option(
-    "--profile",
-    type=click.Choice(tools_mod.PROFILES),
-    default=None,
-    help="Argument names and result shapes of the tools: default, or openclaw (OpenClaw's "
-    "memory_search and memory_get). Default: [tools] profile in the config, else default.",
-)
+@profile_option
 @json_option
 def mcp(
     use_http: bool,

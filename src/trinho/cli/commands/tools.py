@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from trinho.cli.app import cli, say, state
+from trinho.cli.app import cli, profile_option, say, state
 from trinho.textnorm import json_text
 from trinho.tools import service as tools_mod
 from trinho.workspace import CONFIG_PATH
@@ -19,13 +19,7 @@ from trinho.workspace import CONFIG_PATH
     show_default=True,
     help="Tool format of the model API.",
 )
-@click.option(
-    "--profile",
-    type=click.Choice(tools_mod.PROFILES),
-    default=None,
-    help="Argument names and result shapes of the tools: default, or openclaw (OpenClaw's "
-    "memory_search and memory_get). Default: [tools] profile in the config, else default.",
-)
+@profile_option
 def tools(fmt: tools_mod.ToolFormat, profile: str | None) -> None:
     """Print the agent tools (memory_save, user_memory_save, ...) as one JSON list."""
     if profile is None and (state().workspace_dir / CONFIG_PATH).is_file():

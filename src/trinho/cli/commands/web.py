@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
+from trinho.boundary import require_extra
 from trinho.cli.app import cli, say, state
-from trinho.extras import require_extra
 from trinho.i18n import t
 
 

@@ -214,10 +214,15 @@ def _pair_edits(
             ratio = matcher.ratio()
             if ratio >= EDIT_THRESHOLD:
                 scored.append((ratio, n, o))
-    scored.sort(key=lambda s: (-s[0], s[1], s[2]))
+    return _best_pairs(scored)
+
+
+def _best_pairs(scored: list[tuple[float, int, int]]) -> dict[int, tuple[int, float]]:
+    """Scored (ratio, new, old) candidates paired greedily, best first (ties by position):
+    each new item to at most one old one and each old one to at most one new one."""
     edits: dict[int, tuple[int, float]] = {}
     taken: set[int] = set()
-    for ratio, n, o in scored:
+    for ratio, n, o in sorted(scored, key=lambda s: (-s[0], s[1], s[2])):
         if n not in edits and o not in taken:
             edits[n] = (o, ratio)
             taken.add(o)
@@ -247,14 +252,7 @@ def _pair_heading_edits(
             ratio = matcher.ratio()
             if ratio >= EDIT_THRESHOLD:
                 scored.append((ratio, n, o))
-    scored.sort(key=lambda s: (-s[0], s[1], s[2]))
-    edits: dict[int, tuple[int, float]] = {}
-    taken: set[int] = set()
-    for ratio, n, o in scored:
-        if n not in edits and o not in taken:
-            edits[n] = (o, ratio)
-            taken.add(o)
-    return edits
+    return _best_pairs(scored)
 
 
 def _pair_lines(

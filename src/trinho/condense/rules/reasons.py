@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from trinho.i18n import t
-from trinho.message_keys import GATE_REASON, STALE_REASON
+from trinho.i18n.keys import GATE_REASON, STALE_REASON
 
 Param = str | int | float
 Params = tuple[tuple[str, Param], ...]

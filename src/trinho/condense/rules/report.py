@@ -14,7 +14,7 @@ from trinho.condense.rules.gate import Change
 from trinho.condense.rules.loss import memory_sides
 from trinho.condense.rules.ops import Script
 from trinho.i18n import N_, t
-from trinho.message_keys import (
+from trinho.i18n.keys import (
     GATE_ACTION,
     GATE_CLASS,
     IGNORED_WHY,

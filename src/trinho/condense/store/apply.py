@@ -31,8 +31,8 @@ from trinho.condense.store.runs import (
 from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
 from trinho.i18n import t
+from trinho.i18n.keys import APPROVED
 from trinho.memory import store as memory_store
-from trinho.message_keys import APPROVED
 from trinho.proposals import store as proposals
 from trinho.workspace import Workspace
 

@@ -1,6 +1,6 @@
 """What trinho writes for the owner, in the owner's locale (English and Vietnamese).
 
-The messages are gettext catalogs, domain `trinho`: src/trinho/locale/{en,vi}/LC_MESSAGES/
+The messages are gettext catalogs, domain `trinho`: src/trinho/i18n/locale/{en,vi}/LC_MESSAGES/
 trinho.po, compiled to .mo when the package is built (hatch_build.py). A message's key
 ("channel.waiting") is its msgid in both catalogs; the en catalog holds the English text,
 so `str(error)` and logs read the same in every locale. A message about a number of things
