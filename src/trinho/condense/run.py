@@ -111,6 +111,7 @@ from trinho.models import (
 )
 from trinho.models.config import max_output_tokens
 from trinho.models.ledger import Purpose
+from trinho.notes.journal import write_floor
 from trinho.openclaw.markers import reattach_markers
 from trinho.proposals import store as proposals
 from trinho.workspace import Workspace
@@ -163,6 +164,7 @@ def run_condensation(
             journal = advance(ws, journal, "applied")  # cut off just after the replace
         if journal is not None and journal.state in WRITTEN:
             return _resume(ws, journal, today, since, channel)
+        write_floor(ws, span.end)  # a note saved from now on counts in no span before this end
         return _Run(ws, slot.run_id, today, span, model, dry_run=False, channel=channel).execute()
 
 
