@@ -26,7 +26,7 @@ from trinho.condense import run_condensation
 from trinho.condense.rules.report import RunReport
 from trinho.condense.store.runs import WRITTEN, read_journal, rewrite_waits, runs_root
 from trinho.errors import TrinhoError
-from trinho.models import ChatRequest, ScriptedModel
+from trinho.models import ChatRequest, ModelError, ScriptedModel
 from trinho.notes.store import save_note
 from trinho.proposals import store as proposals
 from trinho.review.appliers import APPLIERS
@@ -213,3 +213,30 @@ def test_every_acknowledged_note_is_read_by_exactly_one_standing_run(
         reads = [n for r in standing for n in reader.shown.get(r, set())]
         for number in saved:
             assert reads.count(number) == 1, (number, reader.shown, standing)
+
+
+def test_a_whole_rewrite_is_not_approved_once_a_later_run_has_started(tmp_path: Path) -> None:
+    clock = FixedClock()
+    ws = _workspace(tmp_path / "ws", clock)
+    reader = Reader()
+    save_note(ws, "first week tok1x")
+    clock.advance(minutes=1)
+    first = _run(reader, ws, wipe=True)
+    clock.advance(days=7)
+    save_note(ws, "second week tok2x")
+    clock.advance(minutes=1)
+
+    def down(request: ChatRequest) -> str:
+        raise ModelError("scripted:model", "unreachable", "cannot reach the server")
+
+    failing = ScriptedModel(down)
+    with pytest.raises(ModelError):
+        run_condensation(ws, model=failing, channel=ConsoleChannel(ws.locale, io.StringIO()))
+    waiting = _whole(ws, first.run_id)
+    decided, result = proposals.approve(ws, waiting.id, "owner", appliers=APPLIERS)
+    assert (decided.status, result.ok) == ("stale", False)
+    assert "later condensation run" in (decided.decision_note or "")
+    assert ws.memory_file.read_text(encoding="utf-8") == MEMORY
+    clock.advance(minutes=1)
+    second = _run(reader, ws, wipe=False)
+    assert reader.shown == {first.run_id: {1}, second.run_id: {1, 2}}

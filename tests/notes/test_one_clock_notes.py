@@ -86,7 +86,7 @@ class _Reader:
     def standing_reads(self, ws: Workspace) -> list[int]:
         """The tokens read by runs whose changes stand (a whole rewrite left waiting, rejected
         or made stale does not)."""
-        reads = []
+        reads: list[int] = []
         for run_id, tokens in self.shown:
             journal = read_journal(ws, run_id) if run_id else None
             if journal is not None and not journal.undone and not rewrite_waits(ws, journal):
