@@ -77,7 +77,7 @@ def test_the_extraction_finds_the_keys_it_is_meant_to_find() -> None:
 
 
 def test_no_key_is_built_from_pieces_where_extraction_cannot_see_it() -> None:
-    """A key from an f-string is invisible to extraction: keys are literals (message_keys)."""
+    """A key from an f-string is invisible to extraction: keys are literals (trinho.i18n.keys)."""
     built = re.compile(r"""\b(?:t|keyed|text)\([^()]*?f["'][a-z_]+\.""")
     found = {
         str(path.relative_to(SRC))

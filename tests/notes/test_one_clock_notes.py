@@ -1,10 +1,13 @@
 """Every acknowledged note is read by exactly one condensation run, whatever the clock does.
 
 Property test over generated sequences of notes (saved by trinho, and typed by hand), runs,
-changes of the owner's time zone and clock jumps (forward, and set back then put right), from
+changes of the owner's time zone and clock jumps (forward; set back then put right; set back
+behind the last run's cutoff and left there while notes are saved and runs are tried), from
 instants around the daylight-saving nights of America/New_York, Europe/London and
-Australia/Lord_Howe. Real workspace, real condensation; a scripted model answers NONE and
-records what each run was shown.
+Australia/Lord_Howe, and runs whose rewrite is held whole (then approved, rejected, or made
+stale by a later run). Real workspace, real condensation; a scripted model answers NONE or a
+whole MEMORY.md that drops every line, and records what each run was shown; a note counts as
+read by the runs whose changes stand.
 """
 
 from __future__ import annotations
@@ -17,11 +20,15 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from condense_weeks import is_rewrite
 from conftest import FixedClock
 from trinho.condense import run_condensation
+from trinho.condense.store.runs import read_journal, rewrite_waits
 from trinho.errors import TrinhoError
 from trinho.models import ChatRequest, ScriptedModel
 from trinho.notes.store import save_note
+from trinho.proposals import store as proposals
+from trinho.review.appliers import APPLIERS
 from trinho.workspace import Workspace, init_workspace
 
 NIGHTS = {
@@ -40,18 +47,64 @@ ACTIONS = st.one_of(
     st.tuples(st.just("run"), st.integers(601, 20_000)),
     st.tuples(st.just("tz"), st.sampled_from(ZONES)),
     st.tuples(st.just("back"), st.integers(1, 20_000)),
+    st.tuples(st.just("setback"), st.integers(1, 20_000)),
+    st.tuples(st.just("wipe"), st.integers(1, 20_000)),
+    st.tuples(st.just("approve"), st.booleans()),
 )
+MEMORY = "# Memory\n\n" + "".join(f"- 2026-01-0{n}: kept line {n}\n" for n in range(1, 7))
 
 
-def _reader() -> tuple[ScriptedModel, list[set[int]]]:
-    """A model that changes nothing, and the note tokens each run was shown."""
-    shown: list[set[int]] = []
+class _Reader:
+    """A model that changes nothing, or (`wipe`) answers with a whole MEMORY.md that drops
+    every line, held whole as suspicious; and the note tokens each run was shown."""
 
-    def reply(request: ChatRequest) -> str:
-        shown[-1].update(int(n) for m in request.messages for n in TOKEN.findall(m.text))
-        return "NONE"
+    def __init__(self) -> None:
+        self.wipe = False
+        self.count = 0
+        self.shown: list[tuple[str | None, set[int]]] = []
+        self.model = ScriptedModel(self.reply)
 
-    return ScriptedModel(reply), shown
+    def reply(self, request: ChatRequest) -> str:
+        if not is_rewrite(request):
+            return "\n".join(f"{n}: keep" for n in range(1, 200))
+        self.shown[-1][1].update(int(n) for m in request.messages for n in TOKEN.findall(m.text))
+        if not self.wipe:
+            return "NONE"
+        self.count += 1
+        return f"# Memory\n\n- 2026-01-01: wiped {self.count}\n"
+
+    def run(self, ws: Workspace, *, wipe: bool = False) -> None:
+        self.wipe = wipe
+        self.shown.append((None, set()))
+        try:
+            report = run_condensation(ws, model=self.model, force=True)
+        except TrinhoError as exc:  # only a clock set back behind the last cutoff
+            assert exc.key == "error.condense.clock_back"
+            return
+        self.shown[-1] = (report.run_id, self.shown[-1][1])
+
+    def standing_reads(self, ws: Workspace) -> list[int]:
+        """The tokens read by runs whose changes stand (a whole rewrite left waiting, rejected
+        or made stale does not)."""
+        reads: list[int] = []
+        for run_id, tokens in self.shown:
+            journal = read_journal(ws, run_id) if run_id else None
+            if journal is not None and not journal.undone and not rewrite_waits(ws, journal):
+                reads.extend(tokens)
+        return reads
+
+
+def _decide(ws: Workspace, *, approve: bool) -> None:
+    """The owner approves (or rejects) the oldest waiting whole rewrite, if any."""
+    waiting = [
+        p
+        for p in proposals.list_proposals(ws, include_decided=False).proposals
+        if p.change.get("class") == "suspicious"
+    ]
+    if waiting and approve:
+        proposals.approve(ws, waiting[0].id, "owner", appliers=APPLIERS)
+    elif waiting:
+        proposals.reject(ws, waiting[0].id, "owner")
 
 
 @settings(
@@ -73,23 +126,22 @@ def test_every_acknowledged_note_is_read_by_exactly_one_run(
         clock = FixedClock(start)
         root = Path(tmp) / "ws"
         ws = init_workspace(root, timezone=zone, clock=clock).workspace
-        model, shown = _reader()
+        ws.memory_file.write_text(MEMORY, encoding="utf-8")
+        reader = _Reader()
         saved: list[int] = []
         typed: list[int] = []
         counter = iter(range(10**6))
 
-        def run(current: Workspace) -> None:
-            shown.append(set())
-            try:
-                run_condensation(current, model=model, force=True)
-            except TrinhoError as exc:  # only a clock set back behind the last cutoff
-                assert exc.key == "error.condense.clock_back"
+        def run(current: Workspace, *, wipe: bool = False) -> None:
+            reader.run(current, wipe=wipe)
 
         save_note(ws, f"seed tok{next(counter)}x")
         saved.append(0)
         clock.advance(minutes=1)
         run(ws)  # the first run reads the seed: every later one reads from a cutoff
+        latest = clock.now
         for kind, value in actions:
+            latest = max(latest, clock.now)
             if kind == "tz":
                 clock.advance(minutes=7)
                 ws = init_workspace(root, timezone=str(value), clock=clock).workspace
@@ -100,9 +152,15 @@ def test_every_acknowledged_note_is_read_by_exactly_one_run(
                 run(ws)
                 clock.now = right + timedelta(minutes=1)
                 continue
+            if kind == "setback":  # left behind: the notes saved now are stamped before the cutoff
+                clock.now = clock.now - timedelta(minutes=int(str(value)))
+                continue
+            if kind == "approve":
+                _decide(ws, approve=bool(value))
+                continue
             clock.advance(minutes=int(str(value)))
-            if kind == "run":
-                run(ws)
+            if kind in ("run", "wipe"):
+                run(ws, wipe=kind == "wipe")
                 continue
             number = next(counter)
             if kind == "note":
@@ -115,10 +173,10 @@ def test_every_acknowledged_note_is_read_by_exactly_one_run(
                 with path.open("a", encoding="utf-8") as handle:
                     handle.write(f"- {local.strftime('%H:%M')} typed tok{number}x\n")
                 typed.append(number)
-        clock.advance(days=9)
+        clock.now = max(latest, clock.now) + timedelta(days=9)
         run(ws)
-        reads = [n for tokens in shown for n in tokens]
+        reads = reader.standing_reads(ws)
         for number in saved:
-            assert reads.count(number) == 1, (number, shown)
-        for number in typed:  # never twice; one typed in a repeated hour after a run may be
-            assert reads.count(number) <= 1, (number, shown)  # behind that run's cutoff
+            assert reads.count(number) == 1, (number, reader.shown)
+        for number in typed:  # never twice; one typed in a repeated hour after a run, or with
+            assert reads.count(number) <= 1, (number, reader.shown)  # the clock back, may not be

@@ -81,6 +81,7 @@ from trinho.condense.store.collect import (
 from trinho.condense.store.prompts import FILE_REWRITE_VERSION, Prompt, load_prompt
 from trinho.condense.store.runs import (
     BEFORE,
+    ORIGIN,
     REPORT,
     WRITTEN,
     Journal,
@@ -92,6 +93,7 @@ from trinho.condense.store.runs import (
     run_dir,
     runs_root,
     save_before,
+    superseded_rewrites,
     undone_origin,
     write_journal,
 )
@@ -111,6 +113,7 @@ from trinho.models import (
 )
 from trinho.models.config import max_output_tokens
 from trinho.models.ledger import Purpose
+from trinho.notes.journal import write_floor
 from trinho.openclaw.markers import reattach_markers
 from trinho.proposals import store as proposals
 from trinho.workspace import Workspace
@@ -163,6 +166,7 @@ def run_condensation(
             journal = advance(ws, journal, "applied")  # cut off just after the replace
         if journal is not None and journal.state in WRITTEN:
             return _resume(ws, journal, today, since, channel)
+        write_floor(ws, span.end)  # a note saved from now on counts in no span before this end
         return _Run(ws, slot.run_id, today, span, model, dry_run=False, channel=channel).execute()
 
 
@@ -630,7 +634,7 @@ def _propose(
     held = journal.held
     if journal.state == "applied":
         queue = [p for p in proposals.list_proposals(ws).proposals if p.kind == KIND]
-        queue = _expire_gone(ws, memory_store.read_text(ws), queue)
+        queue = _expire_gone(ws, journal.run_id, memory_store.read_text(ws), queue)
         rejected = {substance(p.change) for p in queue if p.status == "rejected"}
         waiting = {substance(p.change): p for p in queue if p.status == "pending"}
         entries: list[ProposalEntry] = []
@@ -664,17 +668,24 @@ def _propose(
 
 
 def _expire_gone(
-    ws: Workspace, text: str, queue: list[proposals.Proposal]
+    ws: Workspace, run_id: str, text: str, queue: list[proposals.Proposal]
 ) -> list[proposals.Proposal]:
-    """The queue with every pending change that can no longer apply to `text` made stale, and
-    every one an undo cut off left pending withdrawn."""
+    """The queue with every pending change that can no longer apply to `text` made stale,
+    every one an undo cut off left pending withdrawn, and every whole rewrite of a run whose
+    span `run_id` read again (`superseded_rewrites`) made stale: approving it would fold that
+    week's notes in a second time."""
+    superseded = superseded_rewrites(ws, run_id)
     updated = []
     for p in queue:
         if p.status == "pending":
             undone = _undone_run(ws, p.origin)
+            origin = p.origin.removeprefix(ORIGIN)
             if undone is not None:
                 withdraw(ws, p.id, undone)
                 p = proposals.get_proposal(ws, p.id)
+            elif p.change.get("class") == "suspicious" and origin in superseded:
+                note = t(ws.locale, "condense.superseded", run=run_id)
+                p = proposals.expire(ws, p.id, "trinho", note) or proposals.get_proposal(ws, p.id)
             elif not can_still_apply(p.change, text):
                 note = t(ws.locale, "condense.expired")
                 p = proposals.expire(ws, p.id, "trinho", note) or proposals.get_proposal(ws, p.id)

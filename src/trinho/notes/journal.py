@@ -11,6 +11,11 @@ The journal also keeps the exact instant (UTC) each entry was saved at: a `- 01:
 fall-back night names two instants, and a day written before the owner changed zones was
 written in another zone. When a journal is retired, the instants the stated rule would not give
 back (`trinho.notes.store.rule_instant`) are kept, for good, in `DAY.instants.jsonl`.
+
+A saved entry counts (for the condensation's spans) at the later of the instant it was saved
+at and the read floor (`FLOOR`): the end of the span of the last run that started. A clock set
+back behind that floor would otherwise stamp the entry inside a span already read, and no run
+would read it; counted at the floor, it falls in the next run's span, and in no other.
 """
 
 from __future__ import annotations
@@ -31,10 +36,13 @@ __all__ = [
     "Acknowledged",
     "FileState",
     "changed_under",
+    "counted_at",
     "file_state",
     "journal_days",
+    "late_days",
     "missing_entries",
     "parse_journal",
+    "read_floor",
     "read_instants",
     "read_journal",
     "read_state",
@@ -42,10 +50,14 @@ __all__ = [
     "render_journal_line",
     "retire_journals",
     "store_state",
+    "write_floor",
 ]
 
 JOURNAL_DIR = "notes-journal"
 """The folder under `.trinho/` holding one `DAY.jsonl` journal per day file trinho wrote."""
+
+FLOOR = "read-floor"
+"""The file under `JOURNAL_DIR` holding the read floor: one UTC instant, replaced atomically."""
 
 KEEP_DAYS = 2
 """Journals of today and yesterday are kept: those are the day files OpenClaw rewrites (its
@@ -97,21 +109,35 @@ def missing_entries(
     return missing
 
 
-def render_journal_line(entry: Acknowledged, at: datetime | None = None) -> str:
+def render_journal_line(
+    entry: Acknowledged, at: datetime | None = None, counts: datetime | None = None
+) -> str:
+    """One journal record; `counts` is written only when it differs from `at` (an entry saved
+    while the clock read behind the read floor)."""
     data: dict[str, str] = {"time": entry.time, "text": entry.text}
     if at is not None:
         data["at"] = at.astimezone(UTC).isoformat()
+    if counts is not None and (at is None or counts != at):
+        data["counts"] = counts.astimezone(UTC).isoformat()
     return json.dumps(data, ensure_ascii=False) + "\n"
 
 
+def counted_at(saved: datetime, floor: datetime | None) -> datetime:
+    """The instant a saved entry counts at: when it was saved, or the read floor when the clock
+    read behind it (set back), so the entry is in the next run's span and no earlier one."""
+    instant = saved.astimezone(UTC)
+    return instant if floor is None or instant >= floor else floor.astimezone(UTC)
+
+
 def parse_instants(text: str) -> list[tuple[Acknowledged, datetime]]:
-    """The journal's entries that carry their instant (UTC), in journal order; a torn or
-    older record (no `at`) is left out: its line is read by the stated rule."""
+    """The journal's entries that carry their instant (UTC), in journal order: the one they
+    count at (`counts` when recorded, else `at`). A torn or older record (no `at`) is left
+    out: its line is read by the stated rule."""
     found = []
     for line in text.split("\n"):
         try:
             value = json.loads(line)
-            at = datetime.fromisoformat(value["at"])
+            at = datetime.fromisoformat(value.get("counts") or value["at"])
         except (json.JSONDecodeError, KeyError, TypeError, ValueError):
             continue
         if isinstance(value.get("time"), str) and isinstance(value.get("text"), str) and at.tzinfo:
@@ -150,11 +176,41 @@ def read_journal(workspace: Workspace, day: date) -> list[Acknowledged]:
 
 
 def record(
-    workspace: Workspace, day: date, entry: Acknowledged, at: datetime | None = None
+    workspace: Workspace,
+    day: date,
+    entry: Acknowledged,
+    at: datetime | None = None,
+    counts: datetime | None = None,
 ) -> None:
-    """Add an acknowledged entry, saved at instant `at`, to the day's journal. The caller holds
-    the day file's lock."""
-    append_bytes(_journal_path(workspace, day), render_journal_line(entry, at).encode("utf-8"))
+    """Add an acknowledged entry, saved at instant `at` and counted at `counts`, to the day's
+    journal. The caller holds the day file's lock."""
+    line = render_journal_line(entry, at, counts)
+    append_bytes(_journal_path(workspace, day), line.encode("utf-8"))
+
+
+def _floor_path(workspace: Workspace) -> Path:
+    return workspace.confine(workspace.internal / JOURNAL_DIR / FLOOR)
+
+
+def read_floor(workspace: Workspace) -> datetime | None:
+    """The read floor (UTC), None when no run has started or the file is unreadable."""
+    try:
+        moment = datetime.fromisoformat(_floor_path(workspace).read_text(encoding="ascii").strip())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return moment.astimezone(UTC) if moment.tzinfo else None
+
+
+def write_floor(workspace: Workspace, moment: datetime) -> None:
+    """Raise the read floor to `moment` (never lower it): a run calls it before it reads, with
+    the end of its span. One instant, replaced atomically: it does not grow with history."""
+    current = read_floor(workspace)
+    instant = moment.astimezone(UTC)
+    if current is not None and current >= instant:
+        return
+    path = _floor_path(workspace)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, instant.isoformat() + "\n")
 
 
 def _instants_path(workspace: Workspace, day: date) -> Path:
@@ -207,6 +263,27 @@ def journal_days(workspace: Workspace) -> list[date]:
     return sorted(days)
 
 
+def late_days(workspace: Workspace, start: datetime, end: datetime) -> list[date]:
+    """The days that hold a saved entry counting in [start, end): with the clock set back behind
+    the read floor, an entry's day file may lie well before the span's days. Only days with a
+    journal or kept instants are looked at: a day's instants are kept past its journal only
+    when they differ from the stated rule (a set-back clock, a repeated hour, a changed zone),
+    so this grows with those days alone."""
+    folder = workspace.confine(workspace.internal / JOURNAL_DIR)
+    if not folder.is_dir():
+        return []
+    days: set[date] = set()
+    for child in folder.iterdir():
+        name = child.name.removesuffix(".instants.jsonl").removesuffix(".jsonl")
+        try:
+            days.add(date.fromisoformat(name))
+        except ValueError:
+            continue
+    return sorted(
+        day for day in days if any(start <= at < end for _, at in read_instants(workspace, day))
+    )
+
+
 InstantRule = Callable[[date, str], datetime]
 """The instant the stated rule gives a day's `HH:MM` (`trinho.notes.store.rule_instant`)."""
 
@@ -221,7 +298,7 @@ def retire_journals(workspace: Workspace, today: date, rule: InstantRule | None 
             if rule is not None and path.exists():
                 saved = parse_instants(read_regular(path).decode("utf-8", "replace"))
                 odd = [(e, at) for e, at in saved if _minute(at) != rule(day, e.time)]
-                if odd:
+                if odd:  # each kept at the instant it counts at
                     text = "".join(render_journal_line(e, at) for e, at in saved)
                     atomic_write_text(_instants_path(workspace, day), text)
             path.unlink(missing_ok=True)

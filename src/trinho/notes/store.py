@@ -228,7 +228,8 @@ def save_note(workspace: Workspace, text: str) -> SavedNote:
         data = (entry + "\n").encode("utf-8")
         append_recorded(path, data, workspace.intent_path(path))
         acknowledged = note_repair.Acknowledged(hhmm, normalized)
-        note_repair.record(workspace, day, acknowledged, now)
+        counts = note_repair.counted_at(now, note_repair.read_floor(workspace))
+        note_repair.record(workspace, day, acknowledged, now, counts)
         appended = (b"\n" if before and not before.endswith(b"\n") else b"") + data
         after = _committed(workspace, path)
         if note_repair.changed_under(note_repair.file_state(before), appended, after):

@@ -12,11 +12,14 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from trinho.clock import utc
 from trinho.condense.rules.archive import apply_archive, archive_section
 from trinho.condense.rules.gate import Change
 from trinho.condense.rules.held import HeldApplied, apply_held
 from trinho.condense.store.runs import (
     BEFORE,
+    ORIGIN,
+    RUN_ID_RE,
     UndoEntry,
     advance,
     has_before,
@@ -33,6 +36,7 @@ from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.i18n.keys import APPROVED
 from trinho.memory import store as memory_store
+from trinho.notes.journal import read_floor
 from trinho.proposals import store as proposals
 from trinho.workspace import Workspace
 
@@ -57,6 +61,8 @@ def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> propos
         raise TrinhoError.keyed("error.condense.run_undone", id=proposal.id, run=undone)
     if change.cls == "archive":
         return _apply_archive(ws, proposal, change)
+    if change.cls == "suspicious" and _read_again(ws, proposal.origin):
+        return proposals.ApplyResult(False, t(ws.locale, "condense.superseded_later"))
     with memory_store.editing(ws) as memory:
         before = memory.text()
         outcome = apply_held(before, change)
@@ -66,6 +72,20 @@ def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> propos
         if outcome.text != before:
             memory.replace(outcome.text)
     return proposals.ApplyResult(True, t(ws.locale, APPROVED[change.cls]))
+
+
+def _read_again(ws: Workspace, origin: str) -> bool:
+    """Whether a run started after the one that held this whole rewrite: its span reached
+    back over that run's (which did not stand while its rewrite waited) and read the week
+    again, so approving the rewrite now would fold the week in a second time. Told by the read
+    floor, which every run raises to the end of its span before it reads; a later run that
+    failed counts too, and the next run reads the week again all the same."""
+    run_id = origin.removeprefix(ORIGIN)
+    if run_id == origin or not RUN_ID_RE.fullmatch(run_id):
+        return False
+    journal = read_journal(ws, run_id)
+    floor = read_floor(ws)
+    return journal is not None and floor is not None and floor > utc(journal.started_at)
 
 
 def _apply_archive(

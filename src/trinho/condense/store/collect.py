@@ -24,6 +24,7 @@ from trinho.config import CondenseProtocol
 from trinho.conversations.store import read_day
 from trinho.memory import store as memory_store
 from trinho.models import estimate_tokens
+from trinho.notes.journal import late_days
 from trinho.notes.store import (
     LooseLine,
     NoteEntry,
@@ -162,7 +163,11 @@ def collect(ws: Workspace, span: Span) -> Collected:
     items: list[Material] = []
     # from a cutoff on, a day named in a zone since changed may lie a day either side
     margin = timedelta(days=0 if span.start is None else 1)
-    for day in ws.days_between(since - margin, today + margin):
+    days = ws.days_between(since - margin, today + margin)
+    if span.start is not None:  # an entry saved with the clock set back counts in this span
+        late = late_days(ws, utc(span.start), utc(span.end))
+        days = sorted({*days, *late})
+    for day in days:
         found = [
             item
             for rel in day_files(ws, day)

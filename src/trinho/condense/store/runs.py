@@ -38,7 +38,7 @@ from trinho.clock import resolve_in_history, utc
 from trinho.condense.rules.gate import Change
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import NotFound, TrinhoError
-from trinho.proposals.store import STATUSES, ProposalStatus
+from trinho.proposals.store import STATUSES, ProposalStatus, get_proposal
 from trinho.workspace import Workspace
 
 RunState = Literal["running", "applying", "applied", "proposed", "done", "failed", "skipped"]
@@ -294,8 +294,55 @@ def previous_cutoff(ws: Workspace, run_id: str) -> datetime | None:
     for other in reversed(earlier):
         journal = read_journal(ws, other)
         if journal is not None and journal.state in WRITTEN and not journal.undone:
+            if rewrite_waits(ws, journal):
+                continue  # its reading has not stood: the next run reads its span again
             return journal.cutoff
     return None
+
+
+def rewrite_waits(ws: Workspace, journal: Journal) -> bool:
+    """Whether the run's rewrite was held whole (`suspicious`) and the owner has not approved
+    it: pending, rejected, stale, or never asked (the same change was rejected before). Such a
+    run changed nothing in MEMORY.md, so its week's notes are in no standing change: the next
+    run's span reaches back over it to the cutoff of the last run whose changes stand, and that
+    run makes the waiting proposal stale (`superseded_rewrites`), so no note is read by two
+    standing runs."""
+    whole = [n for n, change in enumerate(journal.held) if change.cls == "suspicious"]
+    if not whole:
+        return False
+    for n in whole:
+        if n >= len(journal.proposals):
+            return True
+        entry = journal.proposals[n]
+        if entry.proposal_id is None:
+            return True
+        try:
+            status = get_proposal(ws, entry.proposal_id).status
+        except TrinhoError:
+            return True
+        if status != "approved":
+            return True
+    return False
+
+
+def superseded_rewrites(ws: Workspace, run_id: str) -> frozenset[str]:
+    """The ids of the runs other than `run_id` whose whole rewrite still waits: run `run_id`
+    read their spans again, so their proposals must no longer be approved."""
+    root = runs_root(ws)
+    if not root.is_dir():
+        return frozenset()
+    found = set()
+    for child in root.iterdir():
+        if child.is_dir() and RUN_ID_RE.fullmatch(child.name) and child.name != run_id:
+            journal = read_journal(ws, child.name)
+            if (
+                journal is not None
+                and journal.state in WRITTEN
+                and not journal.undone
+                and rewrite_waits(ws, journal)
+            ):
+                found.add(child.name)
+    return frozenset(found)
 
 
 def _run_order(run_id: str) -> tuple[int, int, int]:
@@ -346,8 +393,9 @@ def later_runs(ws: Workspace, run_id: str) -> list[str]:
 
 
 def given_back_start(ws: Workspace) -> datetime | None:
-    """Where the next run reads from when every run that wrote MEMORY.md was undone: the start
-    of the first such run's 7-day window (its span, given back); None when no run was undone."""
+    """Where the next run reads from when no run that wrote MEMORY.md stands (each was undone,
+    or its rewrite waits held whole: `rewrite_waits`): the start of the first such run's 7-day
+    window (its span, given back); None when there is no such run."""
     root = runs_root(ws)
     if not root.is_dir():
         return None
@@ -355,7 +403,9 @@ def given_back_start(ws: Workspace) -> datetime | None:
     for child in root.iterdir():
         if child.is_dir() and RUN_ID_RE.fullmatch(child.name):
             journal = read_journal(ws, child.name)
-            if journal is not None and journal.undone:
+            if journal is not None and (
+                journal.undone or (journal.state in WRITTEN and rewrite_waits(ws, journal))
+            ):
                 starts.append(utc(journal.started_at))
     if not starts:
         return None

@@ -1,0 +1,91 @@
+"""A note saved while the clock reads behind the last run's cutoff is read by the next run.
+
+Real workspace, real condensation; a scripted model answers NONE and records what each run
+was shown. The rule: a saved entry counts at the later of its instant and the read floor (the
+end of the span of the last run that started), `trinho.notes.journal.counted_at`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conftest import FixedClock
+from trinho.condense import run_condensation
+from trinho.errors import TrinhoError
+from trinho.models import ChatRequest, ScriptedModel
+from trinho.notes.journal import counted_at, read_floor
+from trinho.notes.store import save_note
+from trinho.workspace import init_workspace
+
+TOKEN = re.compile(r"tok(\d+)x")
+START = datetime(2026, 11, 27, 9, 0, tzinfo=UTC)
+
+
+def _reader() -> tuple[ScriptedModel, list[set[int]]]:
+    shown: list[set[int]] = []
+
+    def reply(request: ChatRequest) -> str:
+        shown[-1].update(int(n) for m in request.messages for n in TOKEN.findall(m.text))
+        return "NONE"
+
+    return ScriptedModel(reply), shown
+
+
+INSTANTS = st.datetimes(
+    min_value=datetime(1971, 1, 1), max_value=datetime(9990, 1, 1), timezones=st.just(UTC)
+)
+
+
+@given(saved=INSTANTS, floor=st.none() | INSTANTS)
+def test_an_entry_counts_at_its_instant_or_the_floor_whichever_is_later(
+    saved: datetime, floor: datetime | None
+) -> None:
+    counts = counted_at(saved, floor)
+    assert counts == (saved if floor is None else max(saved, floor))
+
+
+def test_a_note_saved_with_the_clock_set_back_is_read_by_the_next_run_once(
+    tmp_path: Path,
+) -> None:
+    clock = FixedClock(START)
+    ws = init_workspace(tmp_path / "ws", timezone="Asia/Ho_Chi_Minh", clock=clock).workspace
+    model, shown = _reader()
+    save_note(ws, "first tok1x")
+    clock.advance(minutes=1)
+    shown.append(set())
+    run_condensation(ws, model=model)
+    floor = read_floor(ws)
+    assert floor == START + timedelta(minutes=1)
+    clock.now = START - timedelta(days=12)  # set back twelve days, behind the cutoff
+    save_note(ws, "while back tok2x")
+    record = json.loads(
+        (ws.internal / "notes-journal" / "2026-11-15.jsonl").read_text(encoding="utf-8")
+    )
+    assert record["at"] == "2026-11-15T09:00:00+00:00"
+    assert record["counts"] == floor.isoformat()
+    shown.append(set())
+    with pytest.raises(TrinhoError) as refused:
+        run_condensation(ws, model=model, force=True)
+    assert refused.value.key == "error.condense.clock_back"
+    clock.now = START + timedelta(days=8)  # put right, a week on
+    save_note(ws, "later tok3x")  # retires the set-back day's journal, keeping its instants
+    assert (ws.internal / "notes-journal" / "2026-11-15.instants.jsonl").exists()
+    clock.advance(minutes=1)
+    shown.append(set())
+    run_condensation(ws, model=model)
+    clock.advance(days=8)
+    shown.append(set())
+    run_condensation(ws, model=model)
+    assert shown == [{1}, set(), {2, 3}, set()]
+    assert read_floor(ws) == utc_minute(clock.now)
+
+
+def utc_minute(moment: datetime) -> datetime:
+    return moment.astimezone(UTC).replace(second=0, microsecond=0)
