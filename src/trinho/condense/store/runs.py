@@ -28,6 +28,7 @@ import difflib
 import hashlib
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
@@ -283,21 +284,28 @@ def previous_cutoff(ws: Workspace, run_id: str) -> datetime | None:
     Latest by run id, not only those before `run_id`: a clock set back into a week already
     condensed makes an id older than the last run's, and it must still read from the last
     cutoff on (a run never starts before it: `run_condensation` refuses a clock behind it)."""
-    root = runs_root(ws)
-    if not root.is_dir():
-        return None
-    ids = sorted(
-        (c.name for c in root.iterdir() if c.is_dir() and RUN_ID_RE.fullmatch(c.name)),
-        key=_run_order,
-    )
-    earlier = [i for i in ids if i != run_id]
-    for other in reversed(earlier):
-        journal = read_journal(ws, other)
-        if journal is not None and journal.state in WRITTEN and not journal.undone:
+    for _, journal in _latest_first(ws, run_id):
+        if journal.state in WRITTEN and not journal.undone:
             if rewrite_waits(ws, journal):
                 continue  # its reading has not stood: the next run reads its span again
             return journal.cutoff
     return None
+
+
+def _latest_first(ws: Workspace, run_id: str) -> Iterator[tuple[str, Journal]]:
+    """Every other run's readable journal, latest run id first: the walks back to the last
+    standing run stop there, so they cost the runs since it, not all of history."""
+    root = runs_root(ws)
+    if not root.is_dir():
+        return
+    ids = sorted(
+        (c.name for c in root.iterdir() if c.is_dir() and RUN_ID_RE.fullmatch(c.name)),
+        key=_run_order,
+        reverse=True,
+    )
+    for other in ids:
+        if other != run_id and (journal := read_journal(ws, other)) is not None:
+            yield other, journal
 
 
 def rewrite_waits(ws: Workspace, journal: Journal) -> bool:
@@ -326,22 +334,16 @@ def rewrite_waits(ws: Workspace, journal: Journal) -> bool:
 
 
 def superseded_rewrites(ws: Workspace, run_id: str) -> frozenset[str]:
-    """The ids of the runs other than `run_id` whose whole rewrite still waits: run `run_id`
-    read their spans again, so their proposals must no longer be approved."""
-    root = runs_root(ws)
-    if not root.is_dir():
-        return frozenset()
+    """The ids of the runs since the last standing one whose whole rewrite still waits: run
+    `run_id` read their spans again, so their proposals must no longer be approved. Older ones
+    were superseded by that standing run already."""
     found = set()
-    for child in root.iterdir():
-        if child.is_dir() and RUN_ID_RE.fullmatch(child.name) and child.name != run_id:
-            journal = read_journal(ws, child.name)
-            if (
-                journal is not None
-                and journal.state in WRITTEN
-                and not journal.undone
-                and rewrite_waits(ws, journal)
-            ):
-                found.add(child.name)
+    for other, journal in _latest_first(ws, run_id):
+        if journal.state not in WRITTEN or journal.undone:
+            continue
+        if not rewrite_waits(ws, journal):
+            break
+        found.add(other)
     return frozenset(found)
 
 
