@@ -8,7 +8,7 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -504,30 +504,22 @@ def _rel(folder: Path, root: Path) -> str:
         return str(folder) + "/"
 
 
-_TABLE_RE = re.compile(
-    r"""^\s*\[\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>[A-Za-z0-9_-]+))\s*\]\s*(?:\#.*)?$"""
-)
-
-
-def toml_table(line: str) -> str | None:
-    """The table a `[name]` header line opens, written in any form TOML allows (spaces, quotes,
-    a comment after it); None for any other line, dotted and array tables included."""
-    match = _TABLE_RE.match(line)
-    if match is None:
-        return None
-    return match.group("dq") or match.group("sq") or match.group("bare")
+def edit_config(text: str, section: str, values: Mapping[str, str]) -> str:
+    """The config text with `values` set in its `[section]` (the table added when missing),
+    every other line, comment and blank kept as written: the one editor of the owner's file,
+    for `trinho init` and `trinho mcp --init-token` alike."""
+    document = tomlkit.parse(text)
+    table = document.get(section)
+    if table is None:
+        table = tomlkit.table()
+        document.add(section, table)
+    for key, value in values.items():
+        if table.get(key) != value:
+            table[key] = value
+    return tomlkit.dumps(document)
 
 
 def _update_owner_values(text: str, config: Config) -> str:
-    """Change the [owner] values in an existing config, keeping every other line, comment and
-    blank as written (a comment after a changed value too); a missing [owner] is added."""
-    document = tomlkit.parse(text)
+    """Change the [owner] values in an existing config; a missing [owner] is added."""
     values = {"timezone": config.timezone, "user": config.owner, "locale": config.locale}
-    owner = document.get("owner")
-    if owner is None:
-        owner = tomlkit.table()
-        document.add("owner", owner)
-    for key, value in values.items():
-        if owner.get(key) != value:
-            owner[key] = value
-    return tomlkit.dumps(document)
+    return edit_config(text, "owner", values)

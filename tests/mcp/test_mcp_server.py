@@ -36,7 +36,7 @@ from trinho.errors import TrinhoError
 from trinho.mcp import server as mcp_server
 from trinho.notes.store import read_notes
 from trinho.tools.service import Actor
-from trinho.workspace import CONFIG_PATH, Workspace, open_workspace
+from trinho.workspace import CONFIG_PATH, Workspace, edit_config, open_workspace
 
 TRINHO = str(Path(sys.executable).parent / "trinho")
 TIMEOUT = 60.0
@@ -628,26 +628,27 @@ def test_adding_a_token_keeps_every_other_setting(
         text += f"{header}\nport_hint = 1\n"
     if not trailing_newline:
         text = text.rstrip("\n")
-    updated = tomllib.loads(mcp_server._with_token(text, "t" * 43))
+    updated = tomllib.loads(edit_config(text, "mcp", {"token": "t" * 43}))
     assert updated.pop("mcp") == {"token": "t" * 43, **({"port_hint": 1} if with_mcp_table else {})}
     assert {k: v for k, v in updated.items()} == {
         k: v for k, v in tomllib.loads(text).items() if k != "mcp"
     }
 
 
-def test_a_config_the_token_cannot_be_added_to_is_named_and_left_untouched(
+def test_an_inline_mcp_table_gets_the_token_and_keeps_the_rest(
     cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """The one TOML editor (tomlkit) writes into whatever form the owner gave [mcp]."""
     assert main(["init"]) == 0
     path = Path(cli_env["TRINHO_HOME"]) / CONFIG_PATH
-    path.write_text("mcp = {}\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
     before = path.read_text(encoding="utf-8")
+    path.write_text("mcp = {port = 9000}  # mine\n" + before, encoding="utf-8")
     capsys.readouterr()
-    assert main(["mcp", "--init-token"]) == 1
-    err = capsys.readouterr().err
-    assert err.startswith(f"trinho: error: {path}: cannot add the token")
-    assert "[mcp] table by hand" in err
-    assert path.read_text(encoding="utf-8") == before
+    assert main(["mcp", "--init-token"]) == 0
+    after = path.read_text(encoding="utf-8")
+    data = tomllib.loads(after)
+    assert data["mcp"]["port"] == 9000 and len(data["mcp"]["token"]) >= 32
+    assert after.endswith(before) and "# mine" in after
 
 
 def test_the_actor_is_passed_through(workspace: Workspace) -> None:

@@ -25,6 +25,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+import tomlkit
+import tomlkit.exceptions
+
 from trinho.boundary import public_error, require_extra
 from trinho.config import McpConfig
 from trinho.context.run import build_context, facts_index_text
@@ -42,9 +45,9 @@ from trinho.web.guard import HostCheck, allowed_hosts
 from trinho.workspace import (
     CONFIG_PATH,
     Workspace,
+    edit_config,
     parse_day,
     render_config,
-    toml_table,
     validate_slug,
 )
 
@@ -449,26 +452,15 @@ def init_token(ws: Workspace) -> tuple[str, bool]:
         # its time zone stays the one it was opened with, not UTC
         text = read_regular(path).decode("utf-8") if path.exists() else render_config(ws.config)
         token = secrets.token_urlsafe(32)
-        updated = _with_token(text, token)
         try:
+            updated = edit_config(text, "mcp", {"token": token})
             tomllib.loads(updated)
-        except tomllib.TOMLDecodeError as exc:
+        except (tomlkit.exceptions.TOMLKitError, tomllib.TOMLDecodeError) as exc:
             raise TrinhoError.keyed(
                 "error.mcp.cannot_add_token", path=path, error=str(exc), token=token
             ) from None
         write_secret_text(path, updated)
     return token, True
-
-
-def _with_token(text: str, token: str) -> str:
-    """The config text with `token = "..."` in its [mcp] table (added at the end if missing)."""
-    lines = text.split("\n")
-    for i, line in enumerate(lines):
-        if toml_table(line) == "mcp":
-            lines.insert(i + 1, f'token = "{token}"  # bearer token for `trinho mcp --http`')
-            return "\n".join(lines)
-    tail = "" if not text or text.endswith("\n") else "\n"
-    return f'{text}{tail}\n[mcp]\ntoken = "{token}"  # bearer token for `trinho mcp --http`\n'
 
 
 class StaticTokenVerifier:
