@@ -181,9 +181,8 @@ def undo_run(ws: Workspace, run_id: str) -> UndoResult:
         current = memory.text() if memory.exists() else None
         plan = _plan(ws, journal, current)
         if current is not None and current != plan.memory:
-            kept = _free_name(folder, "MEMORY.undone", ".md")
-            atomic_write_text(kept, current)
-        if not journal.undone or kept is not None:
+            kept = _kept_copy(folder, current)
+        if not journal.undone or (kept and all(e.kept != kept.name for e in journal.undone)):
             undone = UndoEntry(ws.now(), kept.name if kept else None)
             advance(ws, journal, "done", undone=(*journal.undone, undone))
         try:
@@ -284,6 +283,17 @@ def withdraw(ws: Workspace, proposal_id: str, run_id: str) -> bool:
     decided meanwhile."""
     note = t(ws.locale, "condense.withdrawn", run=run_id)
     return proposals.expire(ws, proposal_id, undo_by(run_id), note) is not None
+
+
+def _kept_copy(folder: Path, text: str) -> Path:
+    """Where the text an undo replaces is kept: a copy an undo cut off already wrote of the
+    same text, else a new `MEMORY.undone[.N].md`."""
+    for path in sorted(folder.glob("MEMORY.undone*.md")):
+        if path.read_text(encoding="utf-8") == text:
+            return path
+    path = _free_name(folder, "MEMORY.undone", ".md")
+    atomic_write_text(path, text)
+    return path
 
 
 def _free_name(folder: Path, stem: str, suffix: str) -> Path:
