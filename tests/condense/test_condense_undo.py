@@ -25,7 +25,7 @@ from conftest import START, TZ, FixedClock
 from trinho.condense import undo_run
 from trinho.condense.rules.archive import archive_section
 from trinho.condense.rules.gate import Change
-from trinho.condense.rules.undo import plan_undo, render_plan
+from trinho.condense.rules.undo import Decision, plan_undo, render_plan
 from trinho.condense.store.apply import preview_undo, sha
 from trinho.condense.store.runs import Journal, origin_of, save_before, write_journal
 from trinho.durable import FaultPoint, atomic_write_text, ensure_dir, inject
@@ -378,3 +378,22 @@ def test_the_cli_says_what_the_undo_reverts_before_and_after(
         "vi": "đã hoàn tác (đã duyệt, rồi hoàn tác)",
     }
     assert listed.count(reverted[locale]) == 2
+
+
+def test_an_older_runs_approval_made_since_is_taken_back_and_its_archive_section_goes() -> None:
+    """Approvals of another run's changes made after the run are in no text before it: the undo
+    takes them back too and says so; one the old text already held is left alone."""
+    kept = "- 2025-03-01: ba"
+    before = f"# Trí nhớ\n- 2025-01-01: một\n- 2025-02-01: hai\n{kept}\n"
+    current = f"# Trí nhớ\n{kept}\n"  # W47's removal and W47's archive, approved after W48
+    removal = Decision(
+        "r1", "2026-W47", "approved", {"class": "removed", "old": "- 2025-01-01: một"}
+    )
+    moved = Decision("a1", "2026-W47", "approved", {"class": "archive", "old": "- 2025-02-01: hai"})
+    earlier = Decision("e1", "2026-W47", "approved", {"class": "removed", "old": "- 2025-09-09: x"})
+    archive = OLDER + "\n" + archive_section("2026-W47", ("- 2025-02-01: hai",))
+    plan = plan_undo(RUN, before, current, archive, [], [removal, moved, earlier])
+    assert plan.memory == before
+    assert [d.id for d in plan.approved] == ["r1", "a1"]  # "e1" the old text did not hold
+    assert plan.archive == OLDER and plan.unarchived == ("- 2025-02-01: hai",)
+    assert plan.removed == ()
