@@ -397,3 +397,10 @@ def test_an_older_runs_approval_made_since_is_taken_back_and_its_archive_section
     assert [d.id for d in plan.approved] == ["r1", "a1"]  # "e1" the old text did not hold
     assert plan.archive == OLDER and plan.unarchived == ("- 2025-02-01: hai",)
     assert plan.removed == ()
+
+
+def test_a_line_the_run_only_moved_is_not_said_removed() -> None:
+    before = "# A\n- 2025-01-01: một\n# B\n- 2025-02-01: hai\n"
+    current = "# B\n- 2025-02-01: hai\n# A\n- 2025-01-01: một\n"
+    plan = plan_undo(RUN, before, current, "", [], [])
+    assert plan.memory == before and plan.removed == ()

@@ -96,7 +96,8 @@ def plan_undo(
     archive_after, unarchived = without_sections(archive, run_id, _sections(approved))
     made = {line for c in auto for line in _added(c.to_dict())}
     made |= {line for d in approved for line in _added(d.change)}
-    removed = tuple(line for line in dropped if line not in made)
+    still = set(back)  # a line only moved since the run is not removed: the old text has it
+    removed = tuple(line for line in dropped if line not in made and line not in still)
     shown_auto = tuple(c for c in auto if c.cls != "folded")
     return UndoPlan(
         run_id,
