@@ -140,12 +140,12 @@ class FakeBotApi:
 
     @staticmethod
     def buttons(call: Call) -> list[tuple[str, str]]:
-        """(label, callback_data) of every inline button a sendMessage call carried."""
+        """(label, callback_data or url) of every inline button a call carried."""
         markup = call.params.get("reply_markup")
         if not markup:
             return []
         rows = json.loads(markup)["inline_keyboard"]
-        return [(b["text"], b["callback_data"]) for row in rows for b in row]
+        return [(b["text"], b.get("callback_data") or b["url"]) for row in rows for b in row]
 
     # -- the server ------------------------------------------------------------------------
 

@@ -384,3 +384,160 @@ def test_a_press_is_answered_while_a_chat_turn_is_in_progress(
     order = [c.method for c in api.calls if c.method in ("answerCallbackQuery", "sendMessage")]
     assert order == ["sendMessage", "answerCallbackQuery", "sendMessage"]
     assert api.ok_calls("sendMessage")[1].params["text"] == "xong"
+
+
+# --- the review over the real queue: risk, what still waits, the page's link ----------------
+
+
+def queued_review(ws: Workspace) -> Notification:
+    """Five held changes as the queue holds them: a removal, an owner's fact replaced (one at
+    a time), two fact edits and one new fact (small changes)."""
+    from trinho.facts import save_fact
+    from trinho.proposals import store as proposals
+    from trinho.review.announce import proposal_item
+
+    save_fact(ws, "coffee", "black, no sugar", basis="user", actor="chat")
+    save_fact(ws, "city", "Hà Nội", basis="inferred", actor="chat")
+    save_fact(ws, "gym", "Mondays", basis="inferred", actor="chat")
+    removal = {"class": "removed", "action": "held", "old": "- 2026-09-14: Allergic to shrimp",
+               "new": None, "reason": "gone", "reason_code": "removed_entry"}  # fmt: skip
+    made = [
+        proposals.submit(
+            ws,
+            "memory",
+            removal,
+            reason="gone",
+            origin="condense:2026-W48",
+            why="duplicate of the food line",
+        ).proposal,  # fmt: skip
+        save_fact(
+            ws,
+            "coffee",
+            "flat white",
+            basis="inferred",
+            actor="job",
+            origin="job:facts",
+            why="ordered one at the airport",
+        ).proposal,  # fmt: skip
+        save_fact(ws, "city", "Huế", basis="inferred", actor="job", origin="job:facts").proposal,
+        save_fact(
+            ws, "gym", "Tuesdays", basis="inferred", actor="job", origin="job:facts"
+        ).proposal,
+        save_fact(ws, "tea", "green", basis="inferred", actor="job", origin="job:facts").proposal,
+    ]
+    items = tuple(proposal_item(p, ws.locale) for p in made if p is not None)
+    return Notification("digest:2026-11-29", "Changes that wait", "5 changes wait.", items)
+
+
+def queue_channel(api: FakeBotApi, ws: Workspace, **kw: object) -> TelegramChannel:
+    from trinho.review.service import QueueDecider
+
+    settings = TelegramSettings(token=TOKEN, owner_id=OWNER, base_url=api.base_url)
+    return TelegramChannel(
+        settings, locale=ws.locale, lookup=Outbox(ws), decider=QueueDecider(ws), timeout=10, **kw
+    )  # type: ignore[arg-type]
+
+
+def test_over_the_queue_the_bulk_approval_covers_only_what_still_waits_and_is_small(
+    api: FakeBotApi, workspace: Workspace
+) -> None:
+    from trinho.proposals import store as proposals
+
+    note = queued_review(workspace)
+    box = Outbox(workspace)
+    box.enqueue(note)
+    with queue_channel(api, workspace, review_url="https://trinho.example.org") as channel:
+        box.deliver(channel)
+        channel.start(poll_timeout=1)
+        sent = api.ok_calls("sendMessage")[0]
+        lines = sent.params["text"].splitlines()
+        assert lines[-5:] == [
+            "🗑 Removes: - 2026-09-14: Allergic to shrimp",
+            "✋ Replaces what you said: coffee: flat white",
+            "✏️ Edits: city: Huế",
+            "✏️ Edits: gym: Tuesdays",
+            "➕ Adds: tea: green",
+        ]
+        buttons = dict(api.buttons(sent))
+        markup = sent.params["reply_markup"]
+        assert "https://trinho.example.org" in markup  # the page, one tap away
+        # the owner keeps one small change on the page meanwhile
+        city = note.items[2].proposal_id
+        proposals.reject(workspace, city, "web")
+        answer = press_and_wait(api, buttons["✅ Approve the 3 small changes"])
+        assert answer == "Approved 2 of 2."
+        edited = api.ok_calls("editMessageText")[-1].params["text"]
+        assert "already" not in edited and "Not done" not in edited
+        assert "2 of 5 changes still wait for you:" in edited and "5 changes wait" not in edited
+        assert "↩️ Edits: city: Huế (kept as it was)" in edited
+        statuses = {p.id: p.status for p in proposals.list_proposals(workspace).proposals}
+        assert [statuses[i.proposal_id] for i in note.items] == [
+            "pending", "pending", "rejected", "approved", "approved",
+        ]  # fmt: skip
+        # one at a time: the removal first, its buttons saying what they do, why and from whom
+        press_and_wait(api, buttons["🔍 Review one by one"])
+        screen = api.ok_calls("editMessageText")[-1]
+        assert "Its own reason: “duplicate of the food line”" in screen.params["text"]
+        assert "Proposed by: the weekly condensation" in screen.params["text"]
+        assert "condense:" not in screen.params["text"]
+        labels = [label for label, _ in api.buttons(screen)]
+        assert labels == ["Remove this line", "Keep it", "↩️ Back to the list"]
+        press_and_wait(api, dict(api.buttons(screen))["Keep it"])
+        coffee = api.ok_calls("editMessageText")[-1]
+        assert [label for label, _ in api.buttons(coffee)][:2] == [
+            "Replace what you said with “flat white”?",
+            "Keep what you said",
+        ]
+        press_and_wait(api, dict(api.buttons(coffee))["Keep what you said"])
+        final = api.ok_calls("editMessageText")[-1]
+        assert "Review finished: 2 approved, 3 kept as they were, 0 left." in final.params["text"]
+        assert [label for label, _ in api.buttons(final)] == ["🌐 Open the review page"]
+
+
+def test_a_screen_shown_again_unchanged_is_refused_by_telegram_and_the_press_still_answered(
+    api: FakeBotApi, running: TelegramChannel, decider: RecordingDecider
+) -> None:
+    review = summary_buttons(api)["🔍 Review one by one"]
+    press_and_wait(api, review)
+    back = dict(api.buttons(api.ok_calls("editMessageText")[-1]))["↩️ Back to the list"]
+    assert press_and_wait(api, back) == "The list of changes"
+    assert press_and_wait(api, back) == "The list of changes"  # same list: Telegram says 400
+    refused = [c for c in api.calls if c.method == "editMessageText" and c.status == 400]
+    assert len(refused) == 1
+
+
+def test_the_fake_refuses_what_telegram_refuses(api: FakeBotApi) -> None:
+    """The double is as strict as the server: a test cannot pass on what Telegram refuses."""
+    import json as _json
+
+    def markup(**button: str) -> str:
+        return _json.dumps({"inline_keyboard": [[{"text": "x", **button}]]})
+
+    assert api._refusal("sendMessage", {"text": ""}) == "message text is empty"
+    assert api._refusal("sendMessage", {"text": "😀" * 2049}) == "message is too long"
+    assert api._refusal("sendMessage", {"text": "a", "reply_markup": markup(callback_data="x" * 65)}) == "BUTTON_DATA_INVALID"  # fmt: skip
+    assert "Wrong HTTP URL" in str(api._refusal("sendMessage", {"text": "a", "reply_markup": markup(url="http://127.0.0.1:8766")}))  # fmt: skip
+    assert api._refusal("sendMessage", {"text": "a", "reply_markup": markup(url="https://x.org")}) is None  # fmt: skip
+    assert api._refusal("editMessageText", {"text": "a", "message_id": 99}) == "message to edit not found"  # fmt: skip
+    assert api._refusal("answerCallbackQuery", {"text": "x" * 201}) == "MESSAGE_TOO_LONG"
+
+
+def test_without_a_public_address_the_review_has_no_page_button(
+    api: FakeBotApi, workspace: Workspace
+) -> None:
+    from trinho.channels import channel_from_config
+    from trinho.errors import TrinhoError
+    from trinho.workspace import open_workspace, parse_config
+
+    config = workspace.internal / "config.toml"
+    config.write_text(
+        config.read_text() + '\n[web]\nenabled = true\npublic_url = "https://r.example.org/"\n'
+    )
+    ws = open_workspace(workspace.root)
+    env = {"TRINHO_TELEGRAM_TOKEN": TOKEN, "TRINHO_TELEGRAM_OWNER_ID": str(OWNER)}
+    channel = channel_from_config(ws, env=env)
+    assert getattr(channel, "review_url", None) == "https://r.example.org"
+    channel.close()
+    for bad in ("http://127.0.0.1:8766", "ftp://x.org", "https://localhost/"):
+        with pytest.raises(TrinhoError, match="public_url"):
+            parse_config(f'[web]\npublic_url = "{bad}"\n', "cfg")
