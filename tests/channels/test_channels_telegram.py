@@ -409,7 +409,7 @@ def queued_review(ws: Workspace) -> Notification:
             reason="gone",
             origin="condense:2026-W48",
             why="duplicate of the food line",
-        ).proposal,  # fmt: skip
+        ).proposal,
         save_fact(
             ws,
             "coffee",
@@ -418,7 +418,7 @@ def queued_review(ws: Workspace) -> Notification:
             actor="job",
             origin="job:facts",
             why="ordered one at the airport",
-        ).proposal,  # fmt: skip
+        ).proposal,
         save_fact(ws, "city", "Huế", basis="inferred", actor="job", origin="job:facts").proposal,
         save_fact(
             ws, "gym", "Tuesdays", basis="inferred", actor="job", origin="job:facts"
@@ -429,13 +429,18 @@ def queued_review(ws: Workspace) -> Notification:
     return Notification("digest:2026-11-29", "Changes that wait", "5 changes wait.", items)
 
 
-def queue_channel(api: FakeBotApi, ws: Workspace, **kw: object) -> TelegramChannel:
+def queue_channel(api: FakeBotApi, ws: Workspace, review_url: str | None = None) -> TelegramChannel:
     from trinho.review.service import QueueDecider
 
     settings = TelegramSettings(token=TOKEN, owner_id=OWNER, base_url=api.base_url)
     return TelegramChannel(
-        settings, locale=ws.locale, lookup=Outbox(ws), decider=QueueDecider(ws), timeout=10, **kw
-    )  # type: ignore[arg-type]
+        settings,
+        locale=ws.locale,
+        lookup=Outbox(ws),
+        decider=QueueDecider(ws),
+        timeout=10,
+        review_url=review_url,
+    )
 
 
 def test_over_the_queue_the_bulk_approval_covers_only_what_still_waits_and_is_small(
@@ -513,12 +518,16 @@ def test_the_fake_refuses_what_telegram_refuses(api: FakeBotApi) -> None:
     def markup(**button: str) -> str:
         return _json.dumps({"inline_keyboard": [[{"text": "x", **button}]]})
 
+    def send(**button: str) -> str | None:
+        return api._refusal("sendMessage", {"text": "a", "reply_markup": markup(**button)})
+
     assert api._refusal("sendMessage", {"text": ""}) == "message text is empty"
     assert api._refusal("sendMessage", {"text": "😀" * 2049}) == "message is too long"
-    assert api._refusal("sendMessage", {"text": "a", "reply_markup": markup(callback_data="x" * 65)}) == "BUTTON_DATA_INVALID"  # fmt: skip
-    assert "Wrong HTTP URL" in str(api._refusal("sendMessage", {"text": "a", "reply_markup": markup(url="http://127.0.0.1:8766")}))  # fmt: skip
-    assert api._refusal("sendMessage", {"text": "a", "reply_markup": markup(url="https://x.org")}) is None  # fmt: skip
-    assert api._refusal("editMessageText", {"text": "a", "message_id": 99}) == "message to edit not found"  # fmt: skip
+    assert send(callback_data="x" * 65) == "BUTTON_DATA_INVALID"
+    assert "Wrong HTTP URL" in str(send(url="http://127.0.0.1:8766"))
+    assert send(url="https://x.org") is None
+    edit = api._refusal("editMessageText", {"text": "a", "message_id": 99})
+    assert edit == "message to edit not found"
     assert api._refusal("answerCallbackQuery", {"text": "x" * 201}) == "MESSAGE_TOO_LONG"
 
 
