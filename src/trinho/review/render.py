@@ -12,8 +12,9 @@ from trinho.condense.rules.loss import suspicious_sides
 from trinho.condense.rules.reasons import stored_reason
 from trinho.facts.rules import FactVersion
 from trinho.i18n import t
-from trinho.i18n.keys import GATE_CLASS, PROPOSAL_STATUS
+from trinho.i18n.keys import FACT_REASON, GATE_CLASS, PROPOSAL_STATUS, RISK_LABEL
 from trinho.proposals.store import Proposal
+from trinho.review.risk import Risk, risk_of
 
 
 def fact_version_line(locale: str, key: str, v: FactVersion) -> str:
@@ -70,22 +71,154 @@ def proposal_details(proposal: Proposal, locale: str) -> str:
     return "".join(f"\n    {line}" for side in sides for line in side.splitlines())
 
 
-def proposals_text(locale: str, shown: list[Proposal]) -> str:
-    """The proposals listing: one line each with its status, change, origin and reason; a
-    rewrite held whole is followed by the lines it would remove and add."""
+LINE_WIDTH = 100
+"""No line of `trinho proposals` is longer (a phone's terminal, an 80-100 column window)."""
+SHORT_ID = 6
+"""The shortest id prefix shown; longer where two proposals share it."""
+
+
+def short_ids(ids: Iterable[str], minimum: int = SHORT_ID) -> dict[str, str]:
+    """Each id's shortest prefix of at least `minimum` characters that no other id shares."""
+    every = sorted(set(ids))
+    out: dict[str, str] = {}
+    for n, pid in enumerate(every):
+        length = minimum
+        for other in (every[n - 1] if n else "", every[n + 1] if n + 1 < len(every) else ""):
+            shared = next(
+                (i for i, (a, b) in enumerate(zip(pid, other, strict=False)) if a != b),
+                min(len(pid), len(other)),
+            )
+            length = max(length, shared + 1)
+        out[pid] = pid[: min(length, len(pid))]
+    return out
+
+
+def _fit(text: str, width: int = LINE_WIDTH) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1].rstrip() + "…"
+
+
+def proposal_what(p: Proposal, locale: str) -> str:
+    """What the change does to the owner's memory, in one line: its risk and the text."""
+    label = t(locale, RISK_LABEL[int(risk_of(p))])
+    change = p.change
+    if p.kind == "memory" and change.get("class") == "archive":
+        lines = [line for line in str(change.get("old") or "").split("\n") if line.strip()]
+        first = lines[0] if lines else ""
+        if len(lines) > 1:
+            return f"{label}: " + t(locale, "channel.line.more", text=first, count=len(lines) - 1)
+        return f"{label}: {first}"
+    if p.kind == "memory" and change.get("class") == "suspicious":
+        return f"{label}: {proposal_summary(p, locale)}"
+    if p.kind == "memory":
+        sides = [str(change[k]) for k in ("old", "new") if change.get(k) is not None]
+        return f"{label}: " + " → ".join(sides) if sides else label
+    return f"{label}: {proposal_summary(p, locale).replace(' -> ', ' → ')}"
+
+
+def proposal_block(p: Proposal, locale: str, short: str) -> str:
+    """One proposal in a few short lines: id and what it does; why; who and when; where from."""
+    head = t(
+        locale, "proposals.block.head", id=short, status=t(locale, PROPOSAL_STATUS[p.status]),
+        what=proposal_what(p, locale),
+    )  # fmt: skip
+    created = p.created_at.strftime("%Y-%m-%d %H:%M")
+    by = t(locale, "proposals.block.by", who=proposer_words(p, locale), created=created)
+    lines = [
+        _fit(head),
+        "  " + _fit(t(locale, "proposals.block.why", text=reason_words(p, locale)), LINE_WIDTH - 2),
+        "  " + _fit(by, LINE_WIDTH - 2),
+    ]
+    drawn = [s for s in p.sources if s.kind != "memory"]
+    if drawn:
+        where = t(locale, "proposals.block.from", text=f"“{drawn[0].text}”")
+        lines.append("  " + _fit(where, LINE_WIDTH - 2))
+    details = proposal_details(p, locale).splitlines()
+    for d in (d for d in details if d.strip()):
+        lead = d[: len(d) - len(d.lstrip())]
+        lines.append(lead + _fit(d, LINE_WIDTH - len(lead)))
+    return "\n".join(lines)
+
+
+def proposals_text(locale: str, shown: list[Proposal], every: Iterable[str] = ()) -> str:
+    """The proposals listing: a short block each (no line over `LINE_WIDTH`), ids cut to the
+    prefix that names them among `every` id (default: those shown), which every command that
+    takes an id accepts."""
     if not shown:
         return t(locale, "proposals.none")
-    return "\n".join(
-        t(
-            locale,
-            "proposals.line",
-            id=p.id,
-            status=t(locale, PROPOSAL_STATUS[p.status]),
-            summary=proposal_summary(p, locale),
-            origin=p.origin,
-            created=p.created_at.strftime("%Y-%m-%d %H:%M"),
-            reason=proposal_reason(p, locale),
-        )
-        + proposal_details(p, locale)
-        for p in shown
-    )
+    short = short_ids([*every, *(p.id for p in shown)])
+    return "\n\n".join(proposal_block(p, locale, short[p.id]) for p in shown)
+
+
+# --- the review as the owner reads it: who, why, and what each button does ---------------------
+
+_BUTTON_VALUE_CHARS = 30
+"""How much of a value a button label quotes (a chat button shows about one line)."""
+
+
+def proposer_words(p: Proposal, locale: str) -> str:
+    """Who proposed, in words the owner uses: never an origin code such as `agent:main`."""
+    kind, _, name = p.origin.partition(":")
+    if kind == "condense":
+        return t(locale, "review.by.condense")
+    if kind in ("agent", "chat"):
+        if name in ("", "main"):
+            return t(locale, "review.by.chat")
+        return t(locale, "review.by.agent", name=name)
+    if kind == "job":
+        if name == "facts":
+            return t(locale, "review.by.facts")
+        if name == "":
+            return t(locale, "review.by.some_job")
+        return t(locale, "review.by.job", name=name)
+    if kind == "mcp":
+        return t(locale, "review.by.mcp")
+    if kind == "owner":
+        return t(locale, "review.by.owner")
+    return t(locale, "review.by.other")
+
+
+def gate_reason_words(p: Proposal, locale: str) -> str:
+    """The reason code decided with, in `locale`: a MEMORY.md change's gate reason, a fact's
+    reconciliation reason (a job's proposal, or an inference against the owner's word)."""
+    if p.kind == "fact":
+        job = p.origin == "job" or p.origin.startswith("job:")
+        code = "job" if job else "contradicts_user"
+        return t(locale, FACT_REASON[code], fact=_clip(str(p.change.get("key", "")), 60))
+    return proposal_reason(p, locale)
+
+
+def reason_words(p: Proposal, locale: str) -> str:
+    """Why the change waits, in the owner's language, with the proposer's own reason beside
+    it when it gave one."""
+    reason = gate_reason_words(p, locale)
+    if p.why:
+        return t(locale, "review.reason_with_why", reason=reason, why=p.why)
+    return reason
+
+
+def effect_words(p: Proposal, locale: str) -> tuple[str, str]:
+    """The approve and the reject button labels, named by what each does to the owner's memory."""
+    risk = risk_of(p)
+    change = p.change
+    new = _clip(str(change.get("value") or change.get("new") or ""), _BUTTON_VALUE_CHARS)
+    if risk is Risk.REMOVES:
+        if p.kind == "memory" and change.get("class") == "suspicious":
+            return t(locale, "review.do.rewrite"), t(locale, "review.keep.file")
+        return t(locale, "review.do.remove"), t(locale, "review.keep.line")
+    if risk is Risk.ARCHIVES:
+        return t(locale, "review.do.archive"), t(locale, "review.keep.in_memory")
+    if risk is Risk.REPLACES_OWNER:
+        return t(locale, "review.do.replace_owner", new=new), t(locale, "review.keep.owner")
+    if risk is Risk.ADDS:
+        if p.kind == "fact":
+            return t(locale, "review.do.save", new=new), t(locale, "review.keep.unsaved")
+        return t(locale, "review.do.add"), t(locale, "review.keep.unadded")
+    if p.kind == "fact":
+        return t(locale, "review.do.change", new=new), t(locale, "review.keep.old")
+    return t(locale, "review.do.edit"), t(locale, "review.keep.old")
+
+
+def _clip(text: str, limit: int) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
