@@ -30,9 +30,18 @@ def test_submit_writes_one_file_with_every_field(workspace: Workspace) -> None:
     assert len(p.id) == 10 and int(p.id, 16) >= 0
     data = json.loads((workspace.proposals_root / f"{p.id}.json").read_text(encoding="utf-8"))
     assert set(data) == {
-        "id", "kind", "change", "reason", "origin", "created_at", "status",
-        "decided_at", "decided_by", "decision_note", "content_hash",
-    }  # fmt: skip
+        "id",
+        "kind",
+        "change",
+        "reason",
+        "origin",
+        "created_at",
+        "status",
+        "decided_at",
+        "decided_by",
+        "decision_note",
+        "content_hash",
+    }  # fmt: skip  (why and sources only when the proposer gave them)
     assert data["status"] == "pending" and data["created_at"] == "2026-11-29T14:05:00+07:00"
     assert data["content_hash"] == proposals.content_hash("memory", CHANGE)
     assert proposals.get_proposal(workspace, p.id) == p
@@ -291,3 +300,39 @@ def test_a_proposal_field_that_does_not_read_is_named(
     path.write_text("[]", encoding="utf-8")
     with pytest.raises(TrinhoError, match="the file holds one JSON object"):
         proposals.get_proposal(workspace, "cf66aa76da")
+
+
+def test_why_and_sources_are_kept_beside_the_change_and_old_files_read_without_them(
+    workspace: Workspace,
+) -> None:
+    long = "Grabbed a flat white at the airport " * 10
+    source = proposals.Source("turn", "conversations/2026-11-29.jsonl#3", long)
+    sub = proposals.submit(
+        workspace, "memory", CHANGE, reason="r", origin="job:facts",
+        why="  duplicate of\nthe food line ", sources=[source, source],
+    )  # fmt: skip
+    p = sub.proposal
+    assert p.why == "duplicate of the food line"
+    assert len(p.sources) == 1 and len(p.sources[0].text) == proposals.MAX_SOURCE_CHARS
+    assert p.sources[0].text.endswith("…") and "\n" not in p.sources[0].text
+    assert p.content_hash == proposals.content_hash("memory", CHANGE)  # not part of the hash
+    assert proposals.get_proposal(workspace, p.id) == p
+    path = workspace.proposals_root / f"{p.id}.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["sources"][0]["kind"] == "turn"
+    del data["why"], data["sources"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    old = proposals.get_proposal(workspace, p.id)
+    assert old.why is None and old.sources == ()
+    again = proposals.submit(workspace, "memory", CHANGE, reason="r", origin="job:facts", why="x")
+    assert not again.created and again.proposal.id == p.id
+
+
+def test_a_source_of_an_unknown_kind_is_a_broken_file(workspace: Workspace) -> None:
+    p = proposals.submit(workspace, "memory", CHANGE, reason="r", origin="o").proposal
+    path = workspace.proposals_root / f"{p.id}.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["sources"] = [{"kind": "email", "ref": "x", "text": "y"}]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    listing = proposals.list_proposals(workspace)
+    assert listing.proposals == [] and len(listing.broken) == 1

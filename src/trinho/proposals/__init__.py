@@ -8,6 +8,7 @@ from trinho import lazy_exports
 
 if TYPE_CHECKING:
     from trinho.proposals.store import Proposal as Proposal
+    from trinho.proposals.store import Source as Source
     from trinho.proposals.store import Submitted as Submitted
     from trinho.proposals.store import approve as approve
     from trinho.proposals.store import get_proposal as get_proposal
@@ -21,6 +22,7 @@ __all__, __getattr__ = lazy_exports(
     {
         "trinho.proposals.store": (
             "Proposal",
+            "Source",
             "Submitted",
             "approve",
             "get_proposal",

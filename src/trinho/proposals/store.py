@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -30,6 +30,43 @@ _ID_RE = re.compile(r"^[0-9a-f]{10}$")
 _KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 MAX_REASON_CHARS = 2000
 MAX_ORIGIN_CHARS = 200
+MAX_WHY_CHARS = 500
+MAX_SOURCE_CHARS = 200
+"""A source's quoted line is one line of at most this many characters (longer: cut, with …)."""
+MAX_SOURCES = 20
+SourceKind = Literal["note", "turn", "memory", "fact"]
+SOURCE_KINDS: tuple[SourceKind, ...] = ("note", "turn", "memory", "fact")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a proposed change was drawn from, so the owner can check it before deciding.
+
+    `ref` is a workspace-relative path and an anchor (`memory/2026-11-20.md#14:05`, a
+    conversation file and a turn index); `text` the line quoted from there, one line.
+    """
+
+    kind: SourceKind
+    ref: str
+    text: str
+
+    @classmethod
+    def quoted(cls, kind: SourceKind, ref: str, text: str) -> Source:
+        """A source with its line made one line of at most `MAX_SOURCE_CHARS` characters."""
+        line = one_line(nfc(text))
+        if len(line) > MAX_SOURCE_CHARS:
+            line = line[: MAX_SOURCE_CHARS - 1].rstrip() + "…"
+        return cls(kind, one_line(ref), line)
+
+    def to_json(self) -> dict[str, str]:
+        return {"kind": self.kind, "ref": self.ref, "text": self.text}
+
+    @classmethod
+    def from_json(cls, data: object, where: records.Where) -> Source:
+        fields = records.as_object(data, where)
+        kind = records.choice(fields, "kind", SOURCE_KINDS, where)
+        ref = records.typed(fields, "ref", str, where)
+        return cls.quoted(cast(SourceKind, kind), ref, records.typed(fields, "text", str, where))
 
 
 @dataclass(frozen=True)
@@ -47,6 +84,10 @@ class Proposal:
     decided_at: datetime | None = None
     decided_by: str | None = None
     decision_note: str | None = None
+    why: str | None = None
+    """The proposer's own reason (a model's `REMOVE [n] duplicate of ...`), as it gave it."""
+    sources: tuple[Source, ...] = ()
+    """What the change was drawn from; neither this nor `why` is part of `content_hash`."""
 
     def user_or(self, owner: str) -> str:
         """The user the change is about: a fact's user, else the workspace's owner."""
@@ -66,6 +107,8 @@ class Proposal:
             "decided_by": self.decided_by,
             "decision_note": self.decision_note,
             "content_hash": self.content_hash,
+            "why": self.why,
+            "sources": [source.to_json() for source in self.sources],
         }
 
     @classmethod
@@ -90,6 +133,10 @@ class Proposal:
             decided_at=records.maybe_moment(fields, "decided_at", where),
             decided_by=records.maybe(fields, "decided_by", str, where),
             decision_note=records.maybe(fields, "decision_note", str, where),
+            why=records.maybe(fields, "why", str, where),
+            sources=tuple(
+                Source.from_json(s, where) for s in records.items(fields, "sources", where)
+            ),
         )
 
 
@@ -154,14 +201,21 @@ def submit(
     reason: str,
     origin: str,
     context: Collection[str] = (),
+    why: str | None = None,
+    sources: Iterable[Source] = (),
 ) -> Submitted:
     """Queue a change for the owner, unless it is already pending or was rejected from `origin`.
 
     `context` names keys of `change` that record the state it was made against (a fact's value
     then), not what it changes: a rejection stands whatever they hold now, so the owner is not
     asked again just because something else was saved in between.
+
+    `why` (the proposer's own words) and `sources` (what it was drawn from) are kept beside
+    the change for the owner to read; they do not make a change a different one.
     """
     _check_kind(kind)
+    why = _why(why)
+    kept_sources = _sources(sources)
     reason = _text(reason, "proposal reason", MAX_REASON_CHARS)
     origin = _text(origin, "proposal origin", MAX_ORIGIN_CHARS)
     plain: dict[str, Any] = json.loads(json.dumps(dict(change), ensure_ascii=False))
@@ -194,6 +248,8 @@ def submit(
             created_at=created_at,
             status="pending",
             content_hash=digest,
+            why=why,
+            sources=kept_sources,
         )
         _write(ws, proposal)
     return Submitted(proposal, created=True)
@@ -331,8 +387,33 @@ def _text(value: str, what: str, limit: int) -> str:
     return cleaned
 
 
+def _why(value: str | None) -> str | None:
+    """The proposer's reason, one line, cut to `MAX_WHY_CHARS`; None when it gave none."""
+    if value is None:
+        return None
+    line = one_line(nfc(value))
+    if len(line) > MAX_WHY_CHARS:
+        line = line[: MAX_WHY_CHARS - 1].rstrip() + "…"
+    return line or None
+
+
+def _sources(sources: Iterable[Source]) -> tuple[Source, ...]:
+    """The sources once each, in the order given, at most `MAX_SOURCES`."""
+    kept: list[Source] = []
+    for source in sources:
+        clean = Source.quoted(source.kind, source.ref, source.text)
+        if clean.kind in SOURCE_KINDS and clean.text and clean not in kept:
+            kept.append(clean)
+    return tuple(kept[:MAX_SOURCES])
+
+
 def _write(ws: Workspace, proposal: Proposal) -> None:
-    text = json.dumps(proposal.to_json(), ensure_ascii=False, indent=2, sort_keys=False) + "\n"
+    """The file as `to_json` has it; `why` and `sources` only when there are any, so a
+    proposal without them is written byte for byte as before they existed."""
+    data = proposal.to_json()
+    if proposal.why is None and not proposal.sources:
+        del data["why"], data["sources"]
+    text = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
     atomic_write_text(proposal_path(ws, proposal.id), text)
 
 

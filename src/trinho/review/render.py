@@ -12,8 +12,9 @@ from trinho.condense.rules.loss import suspicious_sides
 from trinho.condense.rules.reasons import stored_reason
 from trinho.facts.rules import FactVersion
 from trinho.i18n import t
-from trinho.i18n.keys import GATE_CLASS, PROPOSAL_STATUS
+from trinho.i18n.keys import FACT_REASON, GATE_CLASS, PROPOSAL_STATUS
 from trinho.proposals.store import Proposal
+from trinho.review.risk import Risk, risk_of
 
 
 def fact_version_line(locale: str, key: str, v: FactVersion) -> str:
@@ -89,3 +90,77 @@ def proposals_text(locale: str, shown: list[Proposal]) -> str:
         + proposal_details(p, locale)
         for p in shown
     )
+
+
+# --- the review as the owner reads it: who, why, and what each button does ---------------------
+
+_BUTTON_VALUE_CHARS = 30
+"""How much of a value a button label quotes (a chat button shows about one line)."""
+
+
+def proposer_words(p: Proposal, locale: str) -> str:
+    """Who proposed, in words the owner uses: never an origin code such as `agent:main`."""
+    kind, _, name = p.origin.partition(":")
+    if kind == "condense":
+        return t(locale, "review.by.condense")
+    if kind in ("agent", "chat"):
+        if name in ("", "main"):
+            return t(locale, "review.by.chat")
+        return t(locale, "review.by.agent", name=name)
+    if kind == "job":
+        if name == "facts":
+            return t(locale, "review.by.facts")
+        if name == "":
+            return t(locale, "review.by.some_job")
+        return t(locale, "review.by.job", name=name)
+    if kind == "mcp":
+        return t(locale, "review.by.mcp")
+    if kind == "owner":
+        return t(locale, "review.by.owner")
+    return t(locale, "review.by.other")
+
+
+def gate_reason_words(p: Proposal, locale: str) -> str:
+    """The reason code decided with, in `locale`: a MEMORY.md change's gate reason, a fact's
+    reconciliation reason (a job's proposal, or an inference against the owner's word)."""
+    if p.kind == "fact":
+        job = p.origin == "job" or p.origin.startswith("job:")
+        code = "job" if job else "contradicts_user"
+        return t(locale, FACT_REASON[code], fact=_clip(str(p.change.get("key", "")), 60))
+    return proposal_reason(p, locale)
+
+
+def reason_words(p: Proposal, locale: str) -> str:
+    """Why the change waits, in the owner's language, with the proposer's own reason beside
+    it when it gave one."""
+    reason = gate_reason_words(p, locale)
+    if p.why:
+        return t(locale, "review.reason_with_why", reason=reason, why=p.why)
+    return reason
+
+
+def effect_words(p: Proposal, locale: str) -> tuple[str, str]:
+    """The approve and the reject button labels, named by what each does to the owner's memory."""
+    risk = risk_of(p)
+    change = p.change
+    new = _clip(str(change.get("value") or change.get("new") or ""), _BUTTON_VALUE_CHARS)
+    if risk is Risk.REMOVES:
+        if p.kind == "memory" and change.get("class") == "suspicious":
+            return t(locale, "review.do.rewrite"), t(locale, "review.keep.file")
+        return t(locale, "review.do.remove"), t(locale, "review.keep.line")
+    if risk is Risk.ARCHIVES:
+        return t(locale, "review.do.archive"), t(locale, "review.keep.in_memory")
+    if risk is Risk.REPLACES_OWNER:
+        return t(locale, "review.do.replace_owner", new=new), t(locale, "review.keep.owner")
+    if risk is Risk.ADDS:
+        if p.kind == "fact":
+            return t(locale, "review.do.save", new=new), t(locale, "review.keep.unsaved")
+        return t(locale, "review.do.add"), t(locale, "review.keep.unadded")
+    if p.kind == "fact":
+        return t(locale, "review.do.change", new=new), t(locale, "review.keep.old")
+    return t(locale, "review.do.edit"), t(locale, "review.keep.old")
+
+
+def _clip(text: str, limit: int) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
