@@ -8,6 +8,7 @@ Shared by the review page's tests and `bench/web_screenshots.py`, which photogra
 from __future__ import annotations
 
 import io
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,8 @@ from condense_weeks import NOW, fill_week, two_roles
 from trinho.channels import ConsoleChannel
 from trinho.condense import RunReport, run_condensation
 from trinho.facts.store import save_fact
+from trinho.proposals import store as proposals
+from trinho.proposals.store import Source
 from trinho.workspace import Clock, Workspace, init_workspace, open_workspace
 
 MEMORY = """\
@@ -123,14 +126,53 @@ def review_week(ws: Workspace, clock: Any) -> ReviewWeek:
     for held in report.held:
         assert held.proposal_id is not None
         by_class.setdefault(held.change.cls, []).append(held.proposal_id)
-    facts = [s.proposal for s in (coffee, city, swim)]
-    assert all(f is not None for f in facts)
-    return ReviewWeek(
+    facts = [s.proposal.id for s in (coffee, city, swim) if s.proposal is not None]
+    week = ReviewWeek(
         report,
         tuple(by_class.get("removed", [])),
         tuple(by_class.get("edited", [])),
         by_class["archive"][0],
-        facts[0].id,  # type: ignore[union-attr]
-        tuple(f.id for f in facts[1:]),  # type: ignore[union-attr]
+        facts[0],
+        tuple(facts[1:]),
     )
+    assert len(week.removals) == 2 and len(week.edits) == 2 and len(facts) == 3
+    for pid in week.all_ids:
+        annotate(ws, pid, *WHY.get(_what(ws, pid), (None, ())))
+    return week
 
+
+WHY: dict[str, tuple[str | None, tuple[Source, ...]]] = {
+    SHRIMP: ("trùng với dòng về món ăn", ()),
+    FISH: ("không còn đúng", ()),
+    RUNNING: (
+        "thêm buổi chạy sáng thứ Tư",
+        (Source("turn", "conversations/2026-11-27.jsonl#1", TURNS[0][2]),),
+    ),
+    ENGLISH: (
+        "lịch học mới",
+        (Source("note", "memory/2026-11-28.md#21:00", NOTES[3][1]),),
+    ),
+    "flat white": (
+        "bạn uống flat white ở sân bay",
+        (Source("note", "memory/2026-11-25.md#07:30", NOTES[1][1]),),
+    ),
+    "bơi": (None, (Source("note", "memory/2026-11-24.md#08:10", NOTES[0][1]),)),
+}
+"""The proposer's own reason and sources, by the line or value each change is about."""
+
+
+def _what(ws: Workspace, pid: str) -> str:
+    change = proposals.get_proposal(ws, pid).change
+    return str(change.get("old") if change.get("old") is not None else change.get("value"))
+
+
+def annotate(ws: Workspace, pid: str, why: str | None, sources: tuple[Source, ...]) -> None:
+    """Give a stored proposal the reason and sources its proposer gave (neither is part of its
+    content hash), as the file format keeps them."""
+    if why is None and not sources:
+        return
+    path = proposals.proposal_path(ws, pid)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["why"] = why
+    data["sources"] = [source.to_json() for source in sources]
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

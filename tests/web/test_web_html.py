@@ -59,7 +59,7 @@ def test_each_side_of_a_word_diff_is_its_line_once_the_marks_are_taken_out(
 ) -> None:
     left, right = word_diff(old, new)
     for side, tags, line in ((left, ("<del>", "</del>"), old), (right, ("<ins>", "</ins>"), new)):
-        plain = side
+        plain = str(side)
         for tag in tags:
             plain = plain.replace(tag, "")
         assert plain == esc(line)

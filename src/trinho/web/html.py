@@ -37,9 +37,10 @@ def join(parts: Iterable[object], sep: str = "") -> Html:
     return Html(sep.join(esc(part) for part in parts))
 
 
-_TOKEN = re.compile(r"[\w\u0300-\u036f]+|\s+|[^\w\s]")
-"""A word, a run of spaces, or one punctuation mark: the units a changed line is compared in,
-so an added semicolon marks the semicolon, not the word it follows."""
+_TOKEN = re.compile(r"\d{4}-\d{2}-\d{2}|[\w\u0300-\u036f]+|\s+|[^\w\s]")
+"""A date, a word, a run of spaces, or one punctuation mark: the units a changed line is
+compared in, so an added semicolon marks the semicolon, not the word it follows, and a changed
+date is marked whole."""
 
 
 def tokens(line: str) -> list[str]:
@@ -87,8 +88,9 @@ def _row(left: object, right: object, left_class: str, right_class: str) -> Html
     )
 
 
-def side_by_side(old: str, new: str) -> Html:
-    """A two-column table of `old` against `new`, line by line, words marked in changed lines."""
+def side_by_side(old: str, new: str, head: str = "") -> Html:
+    """A two-column table of `old` against `new` under `head` (a row of markup), line by line, words
+    marked in changed lines; on a narrow screen the page's style stacks the two columns."""
     a, b = old.split("\n") if old else [], new.split("\n") if new else []
     rows: list[Html] = []
     matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
@@ -112,4 +114,4 @@ def side_by_side(old: str, new: str) -> Html:
                         "new" if right is not None else "none",
                     )
                 )
-    return html('<table class="diff">{rows}</table>', rows=join(rows))
+    return html('<table class="diff">{head}{rows}</table>', head=Html(head), rows=join(rows))
