@@ -35,7 +35,7 @@ text is never set in a monospace font, which on common Linux desktops lacks them
 CSS = """
 body{font:17px/1.5 FONT;margin:0 auto;max-width:60rem;padding:.5rem .75rem;color:#1b1b1b}
 nav{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;margin-bottom:.5rem}
-nav a,main a{display:inline-flex;align-items:center;min-height:44px}
+nav a,main a{display:inline-flex;align-items:center;min-height:44px;min-width:44px}
 form.find{display:flex;gap:.5rem;flex:1 1 14rem}input{font:inherit;min-height:44px;
 box-sizing:border-box;padding:.3rem .6rem;border:1px solid #888;border-radius:6px}
 input[type=search]{flex:1;min-width:0}
@@ -45,7 +45,8 @@ display:inline-flex;align-items:center;justify-content:center;box-sizing:border-
 button.remove{background:#b3261e;border-color:#b3261e;color:#fff}
 button.apply{background:#1f5fbf;border-color:#1f5fbf;color:#fff}
 button.keep{background:#fff;border-color:#1e7a34;color:#1e7a34}
-article{border:1px solid #bbb;border-radius:10px;padding:.75rem;margin:1rem 0}
+article{border:1px solid #bbb;border-radius:10px;padding:.75rem;margin:1rem 0;
+scroll-margin-top:8px}
 article.removes{border:3px solid #b3261e}article.replaces_owner,article.archives{border-width:2px;
 border-color:#9a6700}
 .badge{display:inline-block;font-weight:600;padding:.1rem .5rem;border-radius:4px;margin:0}
