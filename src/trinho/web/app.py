@@ -323,8 +323,11 @@ class _Review:
         return self.page(t(self.locale, "web.receipt.title"), body, session)
 
     async def runs(self, request: Request, session: Session) -> Response:
+        runs = await run_in_threadpool(
+            lambda: [(r, _report(self.ws, r)) for r in _run_ids(self.ws)]
+        )
         return self.page(
-            t(self.locale, "web.nav.runs"), pages.runs_page(_run_ids(self.ws), self.locale), session
+            t(self.locale, "web.nav.runs"), pages.runs_page(runs, self.locale), session
         )
 
     async def run(self, request: Request, session: Session) -> Response:

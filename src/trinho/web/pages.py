@@ -71,7 +71,7 @@ ul.sources{margin:.2rem 0;padding-left:1.1rem}
 .decide form{display:flex;flex-wrap:wrap;gap:8px;flex:1 1 16rem}
 .decide form button{flex:1 1 auto}.decide input{flex:1 1 10rem}
 .ref{color:#666;font-size:.8rem;margin:.6rem 0 0}
-pre{white-space:pre-wrap;overflow-wrap:anywhere}
+pre,code,kbd,samp{font-family:FONT;white-space:pre-wrap;overflow-wrap:anywhere}
 .lines div{white-space:pre-wrap;overflow-wrap:anywhere}.lines div:target,.turn:target{
 background:#ffff99}.lines a{color:#666;display:inline-block;min-width:2.5rem;min-height:0}
 .turn{border-left:4px solid #bbb;padding:.3rem .6rem;margin:.5rem 0}.turn.user{
@@ -501,10 +501,14 @@ def receipt_page(done: Sequence[Applied], locale: str, owner: str) -> Html:
     return join(parts)
 
 
-def runs_page(run_ids: Sequence[str], locale: str) -> Html:
-    if not run_ids:
+def runs_page(runs: Sequence[tuple[str, dict[str, Any] | None]], locale: str) -> Html:
+    """`GET /runs`: each condensation named by the days it read (its id is not a name)."""
+    if not runs:
         return html("<p>{none}</p>", none=t(locale, "web.runs.none"))
-    items = join(html('<li><a href="/runs/{id}">{id}</a></li>', id=r) for r in run_ids)
+    items = join(
+        html('<li><a href="/runs/{id}">{title}</a></li>', id=r, title=run_title(r, report, locale))
+        for r, report in runs
+    )
     return html("<ul>{items}</ul>", items=items)
 
 
@@ -558,9 +562,9 @@ def run_page(run_id: str, report: dict[str, Any] | None, locale: str, undoable: 
     verdicts = _counted(
         screening.get("verdicts", []),
         lambda s: html(
-            "<li>{decision}: <code>{line}</code> {reason}</li>",
+            "<li>{decision}: “{line}” {reason}</li>",
             decision=_screen(s.get("decision"), locale),
-            line=s.get("line"),
+            line=entry_text(str(s.get("line") or "")),
             reason=s.get("reason") or "",
         ),
     )
