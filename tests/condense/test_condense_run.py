@@ -819,6 +819,40 @@ def test_every_operation_kind_end_to_end(workspace: Workspace, clock: FixedClock
     assert "Mai được chọn" in rewrite.messages[-1].text and "[1]" not in rewrite.messages[-1].text
 
 
+def test_a_held_change_keeps_the_models_reason_and_where_it_came_from(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    vi_week(workspace, clock)
+    coffee = line_no(VI_MEMORY, "- 2026-11-01: Thích uống cà phê")
+    shrimp = line_no(VI_MEMORY, "- 2026-09-14: Dị ứng tôm")
+    script = "\n".join(
+        [
+            f"EDIT [{coffee}] - 2026-11-26: Thích uống trà sữa đá buổi sáng",
+            f"REMOVE [{shrimp}] trùng với dòng về đồ ăn",
+        ]
+    )
+    run(workspace, two_roles(script))
+    by_class = {p.change["class"]: p for p in memory_proposals(workspace)}
+    removal, edit = by_class["removed"], by_class["edited"]
+    assert removal.why == "trùng với dòng về đồ ăn"
+    [line] = removal.sources
+    assert (line.kind, line.ref) == ("memory", f"MEMORY.md#L{shrimp}")
+    assert line.text == "- 2026-09-14: Dị ứng tôm"
+    assert edit.why is None
+    kinds = [(s.kind, s.text) for s in edit.sources]
+    assert kinds[0] == ("memory", "- 2026-11-01: Thích uống cà phê sữa đá buổi sáng")
+    assert ("note", "Chuyển sang uống trà xanh, bỏ cà phê sữa đá") in kinds
+    [note] = [s for s in edit.sources if s.kind == "note"]
+    assert note.ref == "memory/2026-11-26.md#19:30"
+    # neither is part of the change the owner's decision is bound to
+    assert "why" not in removal.change and "sources" not in removal.change
+    assert removal.content_hash == proposals.content_hash("memory", removal.change)
+    # the run's journal keeps them, so a resumed run proposes them the same
+    journal = read_journal(workspace, removal.origin.removeprefix("condense:"))
+    assert journal is not None
+    assert any(c.why == "trùng với dòng về đồ ăn" for c in journal.held)
+
+
 def test_labels_are_not_trusted_the_gate_judges_the_rewrite(
     workspace: Workspace, clock: FixedClock
 ) -> None:

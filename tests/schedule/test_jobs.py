@@ -94,6 +94,35 @@ def test_a_jobs_fact_becomes_a_proposal_and_one_digest_announces_it(
     assert len(digests) == 1
 
 
+def test_a_jobs_fact_names_the_turn_it_was_drawn_from_and_why(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    jobs = parse_config(CONFIG, "cfg").jobs
+    save_fact(workspace, "coffee", "black, no sugar", basis="user", actor="chat")
+    record_turn(workspace, "user", "Long day.\nGrabbed a flat white at the airport")
+    args = {
+        "key": "coffee",
+        "value": "flat white",
+        "basis": "inferred",
+        "why": "ordered one at the airport",
+        "quote": "grabbed a  flat white",
+    }
+    invented = {**args, "key": "tea", "quote": "I love green tea"}
+    calls = (ToolCall("c1", "user_memory_save", args), ToolCall("c2", "user_memory_save", invented))
+    models = Models({"facts": [ChatResponse("", calls), "ok"], "tidy": ["-"]})
+    runner = WorkspaceJobRunner(workspace, models)
+    run_due(workspace, jobs, runner)
+    clock.set("2026-11-30T08:00:00+07:00")
+    run_due(workspace, jobs, runner)
+    made = {p.change["key"]: p for p in proposals.list_proposals(workspace).proposals}
+    coffee = made["coffee"]
+    assert coffee.why == "ordered one at the airport"
+    [source] = coffee.sources
+    assert source.kind == "turn" and source.text == "Grabbed a flat white at the airport"
+    assert source.ref == "conversations/2026-11-29.jsonl#1"
+    assert made["tea"].sources == ()  # a quote found nowhere it was shown names no source
+
+
 def test_the_owner_approves_through_the_decider(workspace: Workspace) -> None:
     save_fact(workspace, "home_city", "Hà Nội", basis="user", actor="chat")
     saved = save_fact(workspace, "home_city", "Huế", basis="user", actor="job", origin="job:x")

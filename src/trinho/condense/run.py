@@ -16,6 +16,7 @@ from typing import Any
 from trinho.channels import Channel, Notification, NotificationItem, Outbox, channel_from_config
 from trinho.clock import utc
 from trinho.condense.rules.archive import archive_section, archived_by, without_lines
+from trinho.condense.rules.explain import SourceTriple, explained, removal_reasons
 from trinho.condense.rules.gate import Change, GateResult, gate
 from trinho.condense.rules.handedit import added_during_run, carry_added, drop_deleted
 from trinho.condense.rules.held import can_still_apply
@@ -252,6 +253,8 @@ class _Run:
     models: dict[Purpose, ChatModel] = field(default_factory=dict)
     script: Script | None = None
     """The run's edit scripts merged (protocol `ops`), for the report."""
+    material: tuple[SourceTriple, ...] = ()
+    """The week's notes and turns as sources a held change may name."""
 
     @property
     def locale(self) -> str:
@@ -289,6 +292,7 @@ class _Run:
             raise
 
     def _execute(self, collected: Collected) -> RunReport:
+        self.material = tuple(material_source(m) for m in collected.items)
         protocol = condense_protocol(self.ws)
         version = FILE_REWRITE_VERSION if protocol == "file" else None
         rewrite_prompt, screen_prompt = load_prompt("rewrite", version), load_prompt("screen")
@@ -512,6 +516,10 @@ class _Run:
                 )
                 result = GateResult(reattach_markers(base, result.applied), result.changes)
                 result, moved = self._archive(result)
+                reasons = removal_reasons(old, self.script) if self.script is not None else {}
+                result = GateResult(
+                    result.applied, explained(result.changes, base, reasons, self.material)
+                )
                 to_propose = tuple(c for c in result.held if not added_during_run(c, old))
                 if self.journal is None:
                     return result, to_propose, restarts
@@ -570,6 +578,15 @@ class _Run:
         return self.ws.relative(run_dir(self.ws, self.run_id) / BEFORE)
 
 
+def material_source(m: Material) -> SourceTriple:
+    """A note or turn of the week as a source: its file, anchored at the note's time or the
+    turn's line (`memory/2026-11-20.md#14:05`, `conversations/2026-11-20.jsonl#3`)."""
+    path, _, line = m.where.rpartition(":")
+    if m.source == "note":
+        return ("note", f"{path}#{m.time or 'L' + line}", m.text)
+    return ("turn", f"{path}#{line}", m.text)
+
+
 def no_room(ws: Workspace, memory: int, context: int) -> TrinhoError:
     """No room for the week beside MEMORY.md: the error names the archive proposal that waits
     (approving it makes room), asked again at every run while it waits."""
@@ -614,6 +631,12 @@ def _report_change(change: Change, to_propose: tuple[Change, ...]) -> ReportChan
     return ReportChange(change)
 
 
+def without_explanation(data: dict[str, Any]) -> dict[str, Any]:
+    """A held change as its proposal holds it: the model's reason and the sources are kept
+    on the proposal beside it (`why`, `sources`), not in the change its hash binds."""
+    return {k: v for k, v in data.items() if k not in ("why", "sources")}
+
+
 def substance(change: Mapping[str, Any]) -> tuple[object, ...]:
     """What makes two held changes the same question for the owner: the class and the lines.
 
@@ -639,7 +662,7 @@ def _propose(
         waiting = {substance(p.change): p for p in queue if p.status == "pending"}
         entries: list[ProposalEntry] = []
         for change in held:
-            data = change.to_dict()
+            data = without_explanation(change.to_dict())
             digest = proposals.content_hash(KIND, data)
             if substance(data) in rejected:
                 entries.append(ProposalEntry(None, digest, "rejected"))
@@ -649,7 +672,13 @@ def _propose(
                 entries.append(ProposalEntry(earlier.id, earlier.content_hash, "pending"))
                 continue
             submitted = proposals.submit(
-                ws, KIND, data, reason=change.reason, origin=f"condense:{journal.run_id}"
+                ws,
+                KIND,
+                data,
+                reason=change.reason,
+                origin=f"condense:{journal.run_id}",
+                why=change.why,
+                sources=[proposals.Source.quoted(*triple) for triple in change.sources],
             )
             p = submitted.proposal
             entries.append(ProposalEntry(p.id, p.content_hash, p.status))

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from trinho.context.run import build_context
 from trinho.conversations.store import Turn, read_turns, record_turn
 from trinho.models import ChatModel, ChatRequest, Message, assistant, system, user
 from trinho.models import tool_result as tool_message
+from trinho.proposals.store import Source
 from trinho.tools import service as tools
 from trinho.tools.service import Actor
 from trinho.workspace import Workspace
@@ -61,7 +62,9 @@ def run_turn(
     """Answer `text`: tool calls go through `tools.call` as `actor`, at most `max_rounds`
     model calls may ask for tools, then the model must answer in words."""
     if record:
-        record_turn(ws, "user", text)
+        said = record_turn(ws, "user", text)
+        source = Source("turn", f"{said.path}#{said.line}", text)
+        actor = replace(actor, seen=(*actor.seen, source))
     # trinho's own agent: OpenClaw loads none of the workspace's files into this prompt
     context = build_context(ws, actor.user, openclaw=False)
     messages: list[Message] = [

@@ -10,7 +10,7 @@ generated digest OpenClaw's own memory_search reads (`write_facts_digest`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
@@ -42,6 +42,7 @@ from trinho.i18n import t
 from trinho.i18n.keys import FACT_OUTCOME, FACT_REASON
 from trinho.openclaw.files import DIGEST_MARK, FACTS_DIGEST, is_digest, openclaw_enabled
 from trinho.proposals.store import ApplyResult, Proposal, proposal_path, submit
+from trinho.proposals.store import Source as ProposalSource
 from trinho.textnorm import nfc, one_line
 from trinho.workspace import Workspace, parse_day, validate_slug
 
@@ -139,11 +140,14 @@ def save_fact(
     valid_to: date | None = None,
     source: str | None = None,
     origin: str | None = None,
+    why: str | None = None,
+    sources: Iterable[ProposalSource] = (),
 ) -> Saved:
     """user_memory_save: reconcile under the fact's lock and apply the decision durably.
 
     `origin` names who proposes when the decision is a proposal (e.g. "agent:main",
-    "job:nightly"); it defaults to the actor.
+    "job:nightly"); it defaults to the actor. `why` and `sources` (the proposer's reason and
+    the turns or notes it drew the fact from) are kept on that proposal for the owner.
     """
     user = user or ws.config.owner
     validate_slug(user, "user id")
@@ -171,6 +175,8 @@ def save_fact(
                 reason=t(ws.locale, FACT_REASON[decision.proposal_reason], fact=key),
                 origin=origin or actor,
                 context=CHANGE_CONTEXT,
+                why=why,
+                sources=sources,
             )
             return Saved("proposed", current, submitted.proposal, submitted.created)
         if decision.after is not None:

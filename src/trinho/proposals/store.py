@@ -51,8 +51,10 @@ class Source:
     text: str
 
     @classmethod
-    def quoted(cls, kind: SourceKind, ref: str, text: str) -> Source:
+    def quoted(cls, kind: str, ref: str, text: str) -> Source:
         """A source with its line made one line of at most `MAX_SOURCE_CHARS` characters."""
+        if kind not in SOURCE_KINDS:
+            raise ValueError(f"not a kind of source: {kind!r}")
         line = one_line(nfc(text))
         if len(line) > MAX_SOURCE_CHARS:
             line = line[: MAX_SOURCE_CHARS - 1].rstrip() + "…"
@@ -66,7 +68,7 @@ class Source:
         fields = records.as_object(data, where)
         kind = records.choice(fields, "kind", SOURCE_KINDS, where)
         ref = records.typed(fields, "ref", str, where)
-        return cls.quoted(cast(SourceKind, kind), ref, records.typed(fields, "text", str, where))
+        return cls.quoted(kind, ref, records.typed(fields, "text", str, where))
 
 
 @dataclass(frozen=True)

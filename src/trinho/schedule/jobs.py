@@ -22,6 +22,7 @@ from trinho.conversations.store import StoredTurn, read_turns
 from trinho.i18n import t
 from trinho.models import ChatModel
 from trinho.proposals import store as proposals
+from trinho.proposals.store import Source
 from trinho.review.announce import enqueue_digest
 from trinho.schedule.plan import DueRun
 from trinho.tools.service import Actor
@@ -124,15 +125,18 @@ class WorkspaceJobRunner:
         if not text:
             return t(self.ws.locale, "jobs.facts_nothing")
         prompt = t(self.ws.locale, "jobs.facts_prompt", since=since.isoformat())
-        return self._prompt(run, f"{prompt}\n\n{text}")
+        seen = tuple(
+            Source("turn", f"{s.path}#{s.line}", s.turn.text) for s in turns if since < s.turn.at
+        )
+        return self._prompt(run, f"{prompt}\n\n{text}", seen)
 
-    def _prompt(self, run: DueRun, text: str) -> str:
+    def _prompt(self, run: DueRun, text: str, seen: tuple[Source, ...] = ()) -> str:
         before = {p.id for p in proposals.list_proposals(self.ws).proposals}
         result: TurnResult = run_turn(
             self.ws,
             self.model_for(run),
             text,
-            actor=Actor("job", run.job.name),
+            actor=Actor("job", run.job.name, seen=seen),
             record=False,
         )
         made = [p for p in proposals.list_proposals(self.ws).proposals if p.id not in before]

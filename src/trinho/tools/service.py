@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, Literal, cast
 
@@ -26,7 +26,7 @@ from trinho.facts.rules import BASES, ActorKind
 from trinho.facts.store import save_fact
 from trinho.notes.store import MAX_NOTE_CHARS, save_note
 from trinho.proposals import store as proposals
-from trinho.textnorm import json_text, printable
+from trinho.textnorm import json_text, match_key, printable
 from trinho.tools import args as jsonargs
 from trinho.workspace import SLUG_PATTERN, Workspace, parse_day, validate_slug
 
@@ -54,6 +54,9 @@ class Actor:
     kind: ActorKind = "chat"
     agent: str = "main"
     user: str | None = None
+    seen: tuple[proposals.Source, ...] = field(default=(), compare=False)
+    """The turns and notes this actor was shown (the facts job's transcript, the owner's
+    message in chat): a fact it proposes names the one its `quote` is found in."""
 
     def __post_init__(self) -> None:
         if self.kind not in ("chat", "job"):
@@ -180,6 +183,27 @@ _OUTCOME_NOTES = {
 }
 
 
+MIN_QUOTE_CHARS = 4
+MAX_QUOTE_CHARS = 200
+
+
+def quoted_in(seen: Sequence[proposals.Source], quote: str | None) -> tuple[proposals.Source, ...]:
+    """The sources among `seen` that hold `quote` (case and spacing aside), each shown by its
+    line that holds it: a quote found nowhere the actor was shown names no source, so a
+    source the owner reads is always one that exists."""
+    key = match_key(quote or "")
+    if len(key) < MIN_QUOTE_CHARS:
+        return ()
+    found: list[proposals.Source] = []
+    for source in seen:
+        lines = [line for line in source.text.split("\n") if key in match_key(line)]
+        if lines or key in match_key(source.text):
+            found.append(
+                proposals.Source.quoted(source.kind, source.ref, (lines or [source.text])[0])
+            )
+    return tuple(found[-3:])
+
+
 def _user_memory_save(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
     saved = save_fact(
         ws,
@@ -192,6 +216,8 @@ def _user_memory_save(ws: Workspace, args: dict[str, Any], actor: Actor) -> Tool
         valid_to=_day(args, "valid_to"),
         source=actor.origin,
         origin=actor.origin,
+        why=args.get("why"),
+        sources=quoted_in(actor.seen, args.get("quote")),
     )
     current = saved.fact.value_on(ws.today()) if saved.fact is not None else None
     data: dict[str, Any] = {
@@ -328,6 +354,20 @@ TOOLS: tuple[MemoryTool, ...] = (
                 },
                 "valid_from": {**DATE, "description": "First day it holds (default: today)."},
                 "valid_to": {**DATE, "description": "Day it stops holding, if known."},
+                "why": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": proposals.MAX_WHY_CHARS,
+                    "description": "Why you conclude it, in a few words; the owner reads it "
+                    "when the fact waits for their approval.",
+                },
+                "quote": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": MAX_QUOTE_CHARS,
+                    "description": "The words of the conversation it is drawn from, copied "
+                    "exactly, e.g. 'Grabbed a flat white at the airport'.",
+                },
             },
             ["key", "value", "basis"],
         ),

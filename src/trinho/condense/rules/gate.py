@@ -212,6 +212,10 @@ class Change:
     similarity: float | None = None
     reason_code: ReasonCode | None = None
     reason_params: Params = ()
+    why: str | None = None
+    """The model's own reason for the change (a `REMOVE [n] reason`), when it gave one."""
+    sources: tuple[tuple[str, str, str], ...] = ()
+    """What the change was drawn from, as (kind, ref, text): `trinho.condense.rules.explain`."""
 
     @classmethod
     def because(
@@ -274,9 +278,16 @@ class Change:
         return reason_or(self.reason_code, self.reason_params, self.reason, locale)
 
     def to_dict(self) -> dict[str, Any]:
-        """Every field, `cls` spelt `class`: what a store persists and `from_dict` reads."""
+        """Every field, `cls` spelt `class`: what a store persists and `from_dict` reads;
+        `why` and `sources` only when there are any (a journal reads as it did before them)."""
         data = asdict(self)
         data["reason_params"] = dict(self.reason_params)
+        if self.why is None:
+            del data["why"]
+        if self.sources:
+            data["sources"] = [list(s) for s in self.sources]
+        else:
+            del data["sources"]
         return {"class": data.pop("cls"), **data}
 
     @classmethod
@@ -290,6 +301,13 @@ class Change:
         if (code is not None and code not in REASON_CODES) or not isinstance(params, dict):
             raise ValueError(f"not a gate change reason: {code!r} {params!r}")
         fields["reason_params"] = tuple(params.items())
+        sources = fields.get("sources") or []
+        if not isinstance(sources, list) or not all(
+            isinstance(s, list) and len(s) == 3 and all(isinstance(x, str) for x in s)
+            for s in sources
+        ):
+            raise ValueError(f"not a gate change's sources: {sources!r}")
+        fields["sources"] = tuple((s[0], s[1], s[2]) for s in sources)
         return cls(**fields)
 
 
