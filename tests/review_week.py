@@ -8,7 +8,6 @@ Shared by the review page's tests and `bench/web_screenshots.py`, which photogra
 from __future__ import annotations
 
 import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,6 @@ from condense_weeks import NOW, fill_week, two_roles
 from trinho.channels import ConsoleChannel
 from trinho.condense import RunReport, run_condensation
 from trinho.facts.store import save_fact
-from trinho.proposals import store as proposals
 from trinho.proposals.store import Source
 from trinho.workspace import Clock, Workspace, init_workspace, open_workspace
 
@@ -53,6 +51,7 @@ TURNS = [
     ("2026-11-27T20:00:05+07:00", "assistant", "Được, tôi sẽ ghi nhớ."),
 ]
 
+WORK = "- 2026-06-01: Làm việc tại công ty hậu cần ở Đà Nẵng"
 SHRIMP = "- 2026-07-12: Dị ứng tôm"
 FISH = "- 2026-09-14: Thích ăn bún chả cá"
 RUNNING = "- 2026-10-20: Chạy bộ mỗi sáng chủ nhật"
@@ -70,13 +69,20 @@ BUDGET = 140
 """`[context] memory_tokens` for the week: the rewrite is over it by five entries' worth."""
 
 
-def rewrite() -> str:
-    """The model's MEMORY.md: two lines dropped, two edited, nothing added."""
-    return (
-        MEMORY.replace(SHRIMP + "\n", "")
-        .replace(FISH + "\n", "")
-        .replace(RUNNING, RUNNING_NOW)
-        .replace(ENGLISH, ENGLISH_NOW)
+def _line(text: str) -> int:
+    return MEMORY.split("\n").index(text) + 1
+
+
+def edit_script() -> str:
+    """The model's answer, as an edit script on the numbered MEMORY.md: two lines removed
+    (with its reasons), two edited, nothing added."""
+    return "\n".join(
+        [
+            f"REMOVE [{_line(SHRIMP)}] trùng với dòng về món ăn",
+            f"REMOVE [{_line(FISH)}] không còn đúng nữa",
+            f"EDIT [{_line(RUNNING)}] {RUNNING_NOW}",
+            f"EDIT [{_line(ENGLISH)}] {ENGLISH_NOW}",
+        ]
     )
 
 
@@ -114,13 +120,36 @@ def review_week(ws: Workspace, clock: Any) -> ReviewWeek:
     fill_week(ws, clock, MEMORY, NOTES, TURNS)
     clock.set(NOW)
     channel = ConsoleChannel(ws.locale, io.StringIO())
-    report = run_condensation(ws, model=two_roles(rewrite()), channel=channel)
+    report = run_condensation(ws, model=two_roles(edit_script()), channel=channel)
     coffee = save_fact(
-        ws, "do-uong-buoi-sang", "flat white", actor="chat", basis="inferred", origin="agent:main"
+        ws,
+        "do-uong-buoi-sang",
+        "flat white",
+        actor="chat",
+        basis="inferred",
+        origin="agent:main",
+        why="bạn uống flat white ở sân bay",
+        sources=[Source.quoted("note", "memory/2026-11-25.md#07:30", NOTES[1][1])],
     )
-    city = save_fact(ws, "thanh-pho", "Đà Nẵng", actor="job", basis="inferred", origin="job:facts")
+    city = save_fact(
+        ws,
+        "thanh-pho",
+        "Đà Nẵng",
+        actor="job",
+        basis="inferred",
+        origin="job:facts",
+        sources=[Source.quoted("memory", f"MEMORY.md#L{_line(WORK)}", WORK)],
+    )
     swim = save_fact(
-        ws, "the-thao-cua-mai", "bơi", user="mai", actor="job", basis="inferred", origin="job:facts"
+        ws,
+        "the-thao-cua-mai",
+        "bơi",
+        user="mai",
+        actor="job",
+        basis="inferred",
+        origin="job:facts",
+        why="Mai vào đội bơi của trường",
+        sources=[Source.quoted("note", "memory/2026-11-24.md#08:10", NOTES[0][1])],
     )
     by_class: dict[str, list[str]] = {}
     for held in report.held:
@@ -136,43 +165,4 @@ def review_week(ws: Workspace, clock: Any) -> ReviewWeek:
         tuple(facts[1:]),
     )
     assert len(week.removals) == 2 and len(week.edits) == 2 and len(facts) == 3
-    for pid in week.all_ids:
-        annotate(ws, pid, *WHY.get(_what(ws, pid), (None, ())))
     return week
-
-
-WHY: dict[str, tuple[str | None, tuple[Source, ...]]] = {
-    SHRIMP: ("trùng với dòng về món ăn", ()),
-    FISH: ("không còn đúng", ()),
-    RUNNING: (
-        "thêm buổi chạy sáng thứ Tư",
-        (Source("turn", "conversations/2026-11-27.jsonl#1", TURNS[0][2]),),
-    ),
-    ENGLISH: (
-        "lịch học mới",
-        (Source("note", "memory/2026-11-28.md#21:00", NOTES[3][1]),),
-    ),
-    "flat white": (
-        "bạn uống flat white ở sân bay",
-        (Source("note", "memory/2026-11-25.md#07:30", NOTES[1][1]),),
-    ),
-    "bơi": (None, (Source("note", "memory/2026-11-24.md#08:10", NOTES[0][1]),)),
-}
-"""The proposer's own reason and sources, by the line or value each change is about."""
-
-
-def _what(ws: Workspace, pid: str) -> str:
-    change = proposals.get_proposal(ws, pid).change
-    return str(change.get("old") if change.get("old") is not None else change.get("value"))
-
-
-def annotate(ws: Workspace, pid: str, why: str | None, sources: tuple[Source, ...]) -> None:
-    """Give a stored proposal the reason and sources its proposer gave (neither is part of its
-    content hash), as the file format keeps them."""
-    if why is None and not sources:
-        return
-    path = proposals.proposal_path(ws, pid)
-    data = json.loads(path.read_text(encoding="utf-8"))
-    data["why"] = why
-    data["sources"] = [source.to_json() for source in sources]
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

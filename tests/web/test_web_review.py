@@ -318,6 +318,8 @@ def test_a_note_source_opens_the_note_at_its_line(week: ReviewWeek, owner: Owner
         "/source", params={"ref": "users/mai/facts/the-thao-cua-mai.md"}, follow_redirects=False
     )
     assert r.headers["location"] == "/facts?user=mai#the-thao-cua-mai"
+    r = owner.c.get("/source", params={"ref": "MEMORY.md#L14"}, follow_redirects=False)
+    assert r.headers["location"] == "/file?path=MEMORY.md#L14"
 
 
 def hit(score: float, text: str = "x") -> Hit:

@@ -504,13 +504,14 @@ def _source_link(ws: Workspace, ref: str) -> str:
     note's `HH:MM`)."""
     path, _, anchor = ref.partition("#")
     if _CONVERSATION.fullmatch(path):
-        line = anchor if anchor.isdigit() else "1"
+        line = anchor.removeprefix("L") if anchor.removeprefix("L").isdigit() else "1"
         return f"/turn?path={quote(path, safe='/')}#T{line}"
     fact = pages.fact_link(path)
     if fact is not None:
         return fact
     lines = _file_lines(ws, path)
-    number = int(anchor) if anchor.isdigit() else None
+    digits = anchor.removeprefix("L")
+    number = int(digits) if digits.isdigit() else None
     if number is None and _NOTE_TIME.fullmatch(anchor):
         number = next(
             (n for n, line in enumerate(lines, 1) if line.lstrip("- ").startswith(anchor)), None
