@@ -1,5 +1,6 @@
 """Photograph the review page as the owner sees it, for docs/web.md: the list of what waits, a
-removal's card, the review step of a bulk approval, its receipt and a search, at a phone's
+removal's card, a change to what the owner said, the review step of a bulk approval, its
+receipt and a search, at a phone's
 width (375 px) and a desktop's (1280 px), in Vietnamese and English.
 
 Run: .venv/bin/python bench/web_screenshots.py [--out docs/img]
@@ -20,22 +21,38 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from conftest import FixedClock
-from review_week import review_week, review_workspace
+from review_week import ReviewWeek, review_week, review_workspace
 from webdriver import DESKTOP, PHONE, Browser, chromium, serving
 
 LIMIT = 150_000
 """Bytes a screenshot may take in the repository."""
 
 
-def shots(browser: Browser, base: str, login: str, removal: str, out: Path, tag: str) -> None:
-    """Every page of the review, photographed in `browser`, named `web-PAGE-tag.png`."""
-    tall = 1500 if browser.width < 500 else 1000
+ALL_PAGES = ("review", "removal", "bulk", "receipt", "search")
+PAGES = {"vi": ALL_PAGES, "en": ("review", "removal")}
+"""What is photographed in each language: every page in Vietnamese, where the marks and the
+wording matter most; the list and a removal in English."""
+
+
+def card_shot(browser: Browser, pid: str, path: Path) -> None:
+    """One card, whole, wherever it is on the page."""
+    top = int(browser.script(f"return document.getElementById('card-{pid}').offsetTop"))
+    height = int(browser.script(f"return document.getElementById('card-{pid}').offsetHeight"))
+    browser.clip(max(top - 8, 0), height + 16, path)
+
+
+def shots(
+    browser: Browser, base: str, login: str, week: ReviewWeek, out: Path, locale: str
+) -> None:
+    """The review's pages in `browser`, each `web-PAGE-LOCALE-WIDTH.png`."""
+    tag = f"{locale}-{browser.width}"
+    tall = 1400 if browser.width < 500 else 900
     browser.go(login)
     browser.clip(0, tall, out / f"web-review-{tag}.png")
-    browser.go(f"{base}/#card-{removal}")
-    top = int(browser.script(f"return document.getElementById('card-{removal}').offsetTop"))
-    height = int(browser.script(f"return document.getElementById('card-{removal}').offsetHeight"))
-    browser.clip(max(top - 8, 0), height + 16, out / f"web-removal-{tag}.png")
+    card_shot(browser, week.removals[0], out / f"web-removal-{tag}.png")
+    if "bulk" not in PAGES[locale]:
+        return
+    card_shot(browser, week.coffee, out / f"web-owner-{tag}.png")
     browser.go(f"{base}/bulk")
     browser.clip(0, tall, out / f"web-bulk-{tag}.png")
     browser.click('form[action="/bulk"] button')
@@ -57,8 +74,7 @@ def main() -> None:
                 week = review_week(ws, clock)
                 with serving(ws) as site, chromium(Path(tmp) / "profile", width) as browser:
                     base = site.url.split("/login")[0]
-                    tag = f"{locale}-{width}"
-                    shots(browser, base, site.url, week.removals[0], args.out, tag)
+                    shots(browser, base, site.url, week, args.out, locale)
     for path in sorted(args.out.glob("web-*.png")):
         size = path.stat().st_size
         over = f"  over {LIMIT // 1000} KB" if size > LIMIT else ""

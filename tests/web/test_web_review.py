@@ -283,7 +283,7 @@ def test_the_search_keeps_the_query_and_names_hits_for_people(
     week: ReviewWeek, owner: Owner, locale: str
 ) -> None:
     page = owner.c.get("/search", params={"q": "chạy bộ"}).text
-    assert page.count('value="chạy bộ"') == 2  # the box in the page and the one in the bar
+    assert page.count('name="q"') == 1 and 'value="chạy bộ"' in page  # one box, holding it
     main = page.split("<main>", 1)[1]
     titles = re.findall(r'<li><a href="([^"]+)">([^<]+)</a>', main)
     assert titles

@@ -97,7 +97,7 @@ class _Review:
         body: Html,
         session: Session | None = None,
         status: int = 200,
-        query: str = "",
+        query: str | None = "",
     ) -> Response:
         notices = list(session.notices) if session else []
         if session:
@@ -397,7 +397,7 @@ class _Review:
             session.notices.append(self.said(exc))
             hits = []
         body = pages.search_page(query, hits, self.locale)
-        return self.page(t(self.locale, "web.search"), body, session, query=query)
+        return self.page(t(self.locale, "web.search"), body, session, query=None)
 
     async def source(self, request: Request, session: Session) -> Response:
         """A change's source opened where it is: a note or MEMORY.md at its line, a

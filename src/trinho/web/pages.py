@@ -87,23 +87,32 @@ ol.hits li{margin:.6rem 0}
 
 
 def layout(
-    locale: str, title: str, body: Html, notices: Sequence[str] = (), query: str = ""
+    locale: str, title: str, body: Html, notices: Sequence[str] = (), query: str | None = ""
 ) -> Html:
-    """Every page: the navigation (its search box keeps `query`), the notices, the body."""
+    """Every page: the navigation with its search box (none when `query` is None: the search
+    page has its own, holding the query), the notices, the body."""
+    find = (
+        html(
+            '<form class="find" method="get" action="/search">'
+            '<input type="search" name="q" value="{query}" aria-label="{search}">'
+            "<button>{search}</button></form>",
+            query=query,
+            search=t(locale, "web.search"),
+        )
+        if query is not None
+        else Html("")
+    )
     nav = html(
         '<nav><a href="/">{queue}</a><a href="/runs">{runs}</a>'
         '<a href="/file?path=MEMORY.md">{memory}</a>'
         '<a href="/file?path=memory/archive.md">{archive}</a><a href="/facts">{facts}</a>'
-        '<form class="find" method="get" action="/search">'
-        '<input type="search" name="q" value="{query}" aria-label="{search}">'
-        "<button>{search}</button></form></nav>",
+        "{find}</nav>",
         queue=t(locale, "web.nav.queue"),
         runs=t(locale, "web.nav.runs"),
         memory=t(locale, "web.nav.memory"),
         archive=t(locale, "web.nav.archive"),
         facts=t(locale, "web.nav.facts"),
-        search=t(locale, "web.search"),
-        query=query,
+        find=find,
     )
     shown = join(html('<p class="notice" role="status">{n}</p>', n=n) for n in notices)
     return html(
