@@ -23,11 +23,22 @@ from trinho.review.risk import bulk_eligible, one_at_a_time, review_order
 from trinho.search import Hit
 from trinho.web.app import web_app
 from trinho.web.auth import Guard
-from trinho.web.pages import next_card, worth_showing
+from trinho.web.pages import entry_text, next_card, worth_showing
 from trinho.workspace import Workspace
 
 BASE = "http://127.0.0.1:8766"
-PAGES = ("/", "/bulk", "/runs", "/runs/2026-W48", "/facts", "/search?q=chạy+bộ", "/search?q=")
+PAGES = (
+    "/",
+    "/bulk",
+    "/runs",
+    "/runs/2026-W48",
+    "/runs/2026-W48/undo",
+    "/facts",
+    "/facts?user=mai",
+    "/file?path=MEMORY.md",
+    "/search?q=chạy+bộ",
+    "/search?q=",
+)
 
 
 @pytest.fixture(params=["vi", "en"])
@@ -119,7 +130,7 @@ def test_every_card_says_why_where_from_and_what_each_button_does(
         if p.why:
             assert p.why in text
         for source in p.sources:
-            assert source.text in text
+            assert entry_text(source.text) in text
             assert f'href="/source?ref={source.ref}"' in shown
     coffee = shown_text(card(page, week.coffee))
     assert "cà phê sữa đá" in coffee and "flat white" in coffee
@@ -223,6 +234,8 @@ def test_a_bulk_approval_applies_exactly_what_it_showed_and_gives_a_receipt(
     assert SHRIMP in memory and all(line in memory for line in ARCHIVED)
     receipt = shown_text(owner.c.get(location).text)
     assert all(pid in receipt for pid in (*week.edits, *week.facts))
+    if ws.locale == "vi":
+        assert internal_terms_in(receipt) == []
     assert "ba buổi một tuần" in receipt and "Đà Nẵng" in receipt
     assert Owner(ws).c.get(location).status_code in (401, 404)  # another session: not shown
 

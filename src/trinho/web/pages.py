@@ -159,6 +159,7 @@ SOURCE_KIND: dict[str, str] = {
     "fact": N_("web.place.fact"),
 }
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_LINE = re.compile(r"#L?(\d+)$")
 
 
 def fact_name(key: object) -> str:
@@ -180,6 +181,9 @@ def place_title(kind: str, path: str, locale: str) -> str:
         return t(locale, "web.place.fact_of", name=fact_name(stem))
     if path.split("#", 1)[0] == "memory/archive.md":
         return t(locale, "web.place.archive")
+    line = _LINE.search(path)
+    if kind == "memory" and line:
+        return t(locale, "web.place.memory_line", line=int(line.group(1)))
     return t(locale, SOURCE_KIND.get(kind, N_("web.place.memory")))
 
 
@@ -308,7 +312,7 @@ def _sources(p: Proposal, locale: str) -> Html:
             '<li><a href="/source?ref={ref}">{place}</a>: “{text}”</li>',
             ref=quote(s.ref, safe="/:#"),
             place=place_title(s.kind, s.ref, locale),
-            text=s.text,
+            text=entry_text(s.text),
         )
         for s in p.sources
     )
@@ -734,7 +738,7 @@ def search_page(query: str, hits: Sequence[Hit], locale: str) -> Html:
         html(
             '<li><a href="{link}">{title}</a><br>{text}</li>',
             link=hit_link(h),
-            title=place_title(h.kind, h.path, locale),
+            title=place_title(h.kind, f"{h.path}#L{h.line}", locale),
             text=h.text[:300],
         )
         for h in shown
