@@ -178,6 +178,8 @@ def test_the_owner_reviews_the_week_on_a_phone_and_a_desktop(
     order = [p.id for p in review_order(waiting)]
     ids = browser.script("return [...document.querySelectorAll('article')].map(a => a.id.slice(5))")
     assert ids == order and set(ids[:2]) == set(week.removals)  # removals first
+    first = browser.script(RECT, f"#card-{ids[0]}")["top"]
+    assert first < browser.script("return window.innerHeight")  # on the first screen
 
     removal = week.removals[0]
     approve = f'#card-{removal} form[action$="/approve"] button'

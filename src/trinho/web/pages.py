@@ -52,7 +52,7 @@ border-color:#9a6700}
 .badge{display:inline-block;font-weight:600;padding:.1rem .5rem;border-radius:4px;margin:0}
 .removes .badge{background:#b3261e;color:#fff}.archives .badge,.replaces_owner .badge{
 background:#ffe8a3}.edits .badge,.adds .badge{background:#e6eefb}
-h2{font-size:1.15rem;margin:.4rem 0}
+h1{margin:.4rem 0}h2{font-size:1.15rem;margin:.4rem 0}
 .summary{background:#f4f6fb;border-radius:8px;padding:.5rem .75rem}.summary ul{margin:.3rem 0}
 .diff{width:100%;border-collapse:collapse;table-layout:fixed}
 .diff th{text-align:left;font-weight:600;font-size:.9rem}
@@ -386,9 +386,8 @@ def summary(waiting: Sequence[Proposal], locale: str) -> Html:
     bulk = bulk_eligible(waiting)
     offer = (
         html(
-            '<p><a class="button" href="/bulk">{label}</a></p><p>{rule}</p>',
+            '<p><a class="button" href="/bulk">{label}</a></p>',
             label=t(locale, "web.bulk.offer", count=len(bulk)),
-            rule=t(locale, "web.bulk.rule"),
         )
         if bulk
         else Html("")
