@@ -4,6 +4,12 @@ It answers the methods PTB calls (getMe, sendMessage, editMessageText, answerCal
 getUpdates, deleteWebhook...), records every call, serves updates a test injects, and can
 fail a method with a 5xx a given number of times.
 
+It refuses what the real Bot API refuses, with its status and words: a message text empty or
+over 4096 UTF-16 units; an edit of a message it never sent, or one that changes neither the
+text nor the buttons ("message is not modified"); a button with no text, with not exactly one
+of `callback_data` and `url`, with `callback_data` over 64 bytes, or with a URL that is not a
+public http(s) address; a button press answer over 200 characters.
+
 Updates are confirmed as Telegram confirms them: once getUpdates asks for an offset, every
 update below it is gone for good. A getUpdates while another one is still waiting is answered
 409 Conflict, as Telegram answers two pollers of one bot. `before` lets a test act inside a
@@ -20,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlsplit
 
 BOT_USER = {"id": 4242, "is_bot": True, "first_name": "trinho", "username": "trinho_test_bot"}
 LONG_POLL_CAP = 0.3
@@ -44,6 +50,8 @@ class FakeBotApi:
         """Every update below this offset was confirmed and dropped."""
         self.before: Callable[[str, dict[str, Any]], bool] | None = None
         """Called with each call before it is answered; True drops the call unanswered."""
+        self.messages: dict[int, tuple[str, str]] = {}
+        """Every message sent or edited: its id -> (text, buttons as JSON)."""
         self._polls = 0
         self._cond = threading.Condition()
         self._ids = itertools.count(1)
@@ -132,12 +140,12 @@ class FakeBotApi:
 
     @staticmethod
     def buttons(call: Call) -> list[tuple[str, str]]:
-        """(label, callback_data) of every inline button a sendMessage call carried."""
+        """(label, callback_data or url) of every inline button a call carried."""
         markup = call.params.get("reply_markup")
         if not markup:
             return []
         rows = json.loads(markup)["inline_keyboard"]
-        return [(b["text"], b["callback_data"]) for row in rows for b in row]
+        return [(b["text"], b.get("callback_data") or b["url"]) for row in rows for b in row]
 
     # -- the server ------------------------------------------------------------------------
 
@@ -165,6 +173,11 @@ class FakeBotApi:
             result: Any = got
         elif method == "getMe":
             result = BOT_USER
+        elif (refused := self._refusal(method, params)) is not None:
+            with self._cond:
+                self.calls.append(Call(method, params, 400))
+                self._cond.notify_all()
+            return 400, {"ok": False, "error_code": 400, "description": f"Bad Request: {refused}"}
         elif method in ("sendMessage", "editMessageText"):
             result = {
                 "message_id": int(params.get("message_id") or next(self._ids)),
@@ -175,10 +188,48 @@ class FakeBotApi:
             }
         else:
             result = True
+        if method in ("sendMessage", "editMessageText"):
+            with self._cond:
+                self.messages[result["message_id"]] = self._shown(params)
         with self._cond:
             self.calls.append(Call(method, params, 200))
             self._cond.notify_all()
         return 200, {"ok": True, "result": result}
+
+    @staticmethod
+    def _shown(params: dict[str, Any]) -> tuple[str, str]:
+        markup = params.get("reply_markup") or ""
+        rows = json.loads(markup).get("inline_keyboard", []) if markup else []
+        return str(params.get("text", "")), json.dumps(rows, sort_keys=True)
+
+    def _refusal(self, method: str, params: dict[str, Any]) -> str | None:
+        """What the real Bot API answers 400 to, or None."""
+        if method == "answerCallbackQuery" and len(str(params.get("text") or "")) > 200:
+            return "MESSAGE_TOO_LONG"
+        if method not in ("sendMessage", "editMessageText"):
+            return None
+        text = str(params.get("text", ""))
+        if not text.strip():
+            return "message text is empty"
+        if len(text.encode("utf-16-le")) // 2 > 4096:
+            return "message is too long"
+        markup = params.get("reply_markup")
+        for row in json.loads(markup).get("inline_keyboard", []) if markup else []:
+            for button in row:
+                refused = _button_refusal(button)
+                if refused is not None:
+                    return refused
+        if method == "editMessageText":
+            with self._cond:
+                before = self.messages.get(int(params.get("message_id") or 0))
+            if before is None:
+                return "message to edit not found"
+            if before == self._shown(params):
+                return (
+                    "message is not modified: specified new message content and reply markup "
+                    "are exactly the same as a current content and reply markup of the message"
+                )
+        return None
 
     def _get_updates(self, params: dict[str, Any]) -> list[dict[str, Any]] | None:
         """The updates from `offset` on (None: another poll is waiting, a 409)."""
@@ -231,3 +282,22 @@ class FakeBotApi:
                 pass
 
         return Handler
+
+
+def _button_refusal(button: dict[str, Any]) -> str | None:
+    """Why the Bot API refuses an inline button, or None."""
+    if not str(button.get("text") or "").strip():
+        return "text buttons are unallowed in the inline keyboard"
+    kinds = [k for k in ("callback_data", "url") if k in button]
+    if len(kinds) != 1:
+        return "text buttons are unallowed in the inline keyboard"
+    if "callback_data" in button:
+        size = len(str(button["callback_data"]).encode("utf-8"))
+        return None if 1 <= size <= 64 else "BUTTON_DATA_INVALID"
+    url = str(button["url"])
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    local = host in ("localhost", "") or host.startswith("127.") or "." not in host
+    if parts.scheme not in ("http", "https") or local:
+        return f"inline keyboard button URL '{url}' is invalid: Wrong HTTP URL"
+    return None

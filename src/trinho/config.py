@@ -111,6 +111,9 @@ class WebConfig:
     port: int = 8766
     token: str | None = field(default=None, repr=False)
     allowed_hosts: tuple[str, ...] = ()
+    public_url: str | None = None
+    """The page's address as the owner's phone reaches it (a tunnel, a reverse proxy): the
+    Telegram review links to it. Unset: no link (127.0.0.1 is not reachable from a phone)."""
 
 
 @dataclass(frozen=True)
@@ -652,7 +655,24 @@ def _web(r: _Reader) -> WebConfig:
         port=r.port("port", WebConfig.port),
         token=_token(r, "token"),
         allowed_hosts=r.hosts("allowed_hosts"),
+        public_url=_public_url(r, "public_url"),
     )
+
+
+_PUBLIC_URL_RE = re.compile(r"^https?://(?P<host>[A-Za-z0-9.-]+)(?::[0-9]{1,5})?(?:/[^\s]*)?$")
+
+
+def _public_url(r: _Reader, key: str) -> str | None:
+    """An http(s) address with a public host name: a button in Telegram can only open one."""
+    value = r.optional_text(key)
+    if value is None:
+        return None
+    match = _PUBLIC_URL_RE.fullmatch(value.strip())
+    host = match.group("host").lower() if match else ""
+    if not match or host == "localhost" or host.startswith("127.") or "." not in host:
+        r.fail("error.web.bad_public_url", value=_Shown(value))
+        return None
+    return value.strip().rstrip("/")
 
 
 def _search(r: _Reader) -> SearchConfig:

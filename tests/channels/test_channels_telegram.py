@@ -158,57 +158,82 @@ def test_sent_once_across_5xx_retries_and_restarts(
     sent = api.ok_calls("sendMessage")[0]
     assert sent.params["chat_id"] == str(OWNER)
     assert "3 changes wait for your approval:" in sent.params["text"]
+    assert sent.params["text"].splitlines()[-3:] == [
+        "🗑 Removes: - 2026-10-01: likes tea",
+        "✏️ Edits: - 2026-11-28: ở Huế",
+        "➕ Adds: - 2027-01-01: x",
+    ]
     assert [label for label, _ in api.buttons(sent)] == [
-        "✅ Approve all",
-        "❌ Reject all",
         "🔍 Review one by one",
+        "✅ Approve the 2 small changes",
+        "✋ Keep the 3 waiting as they are",
     ]
     assert all(len(data.encode()) <= 64 for _, data in api.buttons(sent))
 
 
-def test_approve_all_by_the_owner_reaches_the_decider(
+def test_the_bulk_approval_never_covers_a_removal(
     api: FakeBotApi, running: TelegramChannel, decider: RecordingDecider
 ) -> None:
-    answer = press_and_wait(api, summary_buttons(api)["✅ Approve all"])
-    assert answer == "Approved 3 of 3."
+    answer = press_and_wait(api, summary_buttons(api)["✅ Approve the 2 small changes"])
+    assert answer == "Approved 2 of 2."
     assert decider.calls == [
-        (item.proposal_id, item.content_hash, True, f"telegram:{OWNER}") for item in NOTE.items
+        (item.proposal_id, item.content_hash, True, f"telegram:{OWNER}") for item in NOTE.items[1:]
     ]
     edited = api.ok_calls("editMessageText")[-1].params
-    assert "Approved 3 of 3." in edited["text"]
-    assert "reply_markup" not in edited  # the buttons are gone
+    assert edited["message_id"] == "1"  # the summary itself, updated in place
+    assert "1 of 3 changes still waits for you:" in edited["text"]
+    assert "✅ Edits: - 2026-11-28: ở Huế (approved)" in edited["text"]
+    assert "Approved 2 of 2." in edited["text"]
+    assert "12 lines kept" not in edited["text"]  # the run's count of what waited then
+    labels = [label for label, _ in FakeBotApi.buttons(api.ok_calls("editMessageText")[-1])]
+    assert labels == ["🔍 Review one by one", "✋ Keep the 1 waiting as it is"]
 
 
 def test_reject_all_then_a_second_press_is_refused_by_the_queue(
     api: FakeBotApi, running: TelegramChannel, decider: RecordingDecider
 ) -> None:
-    reject_all = summary_buttons(api)["❌ Reject all"]
+    reject_all = summary_buttons(api)["✋ Keep the 3 waiting as they are"]
     assert press_and_wait(api, reject_all) == "Rejected 3 of 3."
     assert {approve for *_, approve, _ in decider.calls} == {False}
-    assert press_and_wait(api, reject_all) == "Rejected 0 of 3."
-    assert "stale" in api.ok_calls("editMessageText")[-1].params["text"]
+    final = api.ok_calls("editMessageText")[-1]
+    assert "Review finished: 0 approved, 3 kept as they were, 0 left." in final.params["text"]
+    assert FakeBotApi.buttons(final) == []  # nothing waits: no button to press again
+    assert press_and_wait(api, reject_all) == "Rejected 0 of 0."
+    assert len(decider.calls) == 3  # nothing is asked twice, nothing refused item by item
+    assert "Not done" not in api.ok_calls("editMessageText")[-1].params["text"]
 
 
 def test_review_one_by_one(
     api: FakeBotApi, running: TelegramChannel, decider: RecordingDecider
 ) -> None:
     assert press_and_wait(api, summary_buttons(api)["🔍 Review one by one"]) == "Review: 3 changes"
-    first = api.ok_calls("sendMessage")[-1]
+    assert len(api.ok_calls("sendMessage")) == 1  # every screen is the same message, edited
+    first = api.ok_calls("editMessageText")[-1]
     assert first.params["text"].splitlines()[:4] == [
         "Change 1 of 3: lines removed",
-        "Proposal p-1",
         "Old: - 2026-10-01: likes tea",
         "New: (nothing)",
+        "Reason: gone",
+    ]
+    assert [label for label, _ in api.buttons(first)] == [
+        "✅ Approve",
+        "❌ Reject",
+        "↩️ Back to the list",
     ]
     assert press_and_wait(api, dict(api.buttons(first))["❌ Reject"]) == "Rejected."
-    second = api.ok_calls("sendMessage")[-1]
+    second = api.ok_calls("editMessageText")[-1]
+    assert second.params["text"].startswith(
+        "↩️ Removes: - 2026-10-01: likes tea (kept as it was)\n→ Rejected.\n\nChange 2 of 3"
+    )
     assert "Old: - 2026-11-01: ở Hà Nội\nNew: - 2026-11-28: ở Huế" in second.params["text"]
     assert press_and_wait(api, dict(api.buttons(second))["✅ Approve"]) == "Approved."
-    third = api.ok_calls("sendMessage")[-1]
+    third = api.ok_calls("editMessageText")[-1]
     decider.hashes["p-3"] = "sha256:changed"  # the proposal changed after it was announced
     answer = press_and_wait(api, dict(api.buttons(third))["✅ Approve"])
     assert answer.startswith("Not done: proposal p-3 changed since")
-    assert api.ok_calls("sendMessage")[-1].params["text"] == "Review finished."
+    final = api.ok_calls("editMessageText")[-1].params["text"]
+    assert "Review finished: 1 approved, 1 kept as they were, 1 left." in final
+    assert "✅ Edits: - 2026-11-28: ở Huế (approved)" in final
     assert [(pid, approve) for pid, _, approve, _ in decider.calls] == [
         ("p-1", False),
         ("p-2", True),
@@ -222,7 +247,7 @@ def test_a_press_from_another_user_or_chat_is_refused_and_logged(
     decider: RecordingDecider,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    approve_all = summary_buttons(api)["✅ Approve all"]
+    approve_all = summary_buttons(api)["✅ Approve the 2 small changes"]
     with caplog.at_level(logging.WARNING, logger="trinho.channels.telegram"):
         stranger = press_and_wait(api, approve_all, user_id=666, chat_id=666)
         in_group = press_and_wait(api, approve_all, user_id=OWNER, chat_id=-100123)
@@ -267,8 +292,8 @@ def test_every_press_is_answered(api: FakeBotApi, running: TelegramChannel) -> N
     ids = [
         api.press(buttons["🔍 Review one by one"], user_id=OWNER, chat_id=OWNER),
         api.press("junk", user_id=OWNER, chat_id=OWNER),
-        api.press(buttons["✅ Approve all"], user_id=5, chat_id=5),
-        api.press(buttons["✅ Approve all"], user_id=OWNER, chat_id=OWNER),
+        api.press(buttons["✅ Approve the 2 small changes"], user_id=5, chat_id=5),
+        api.press(buttons["✅ Approve the 2 small changes"], user_id=OWNER, chat_id=OWNER),
     ]
     api.wait_for(lambda: len(api.ok_calls("answerCallbackQuery")) == len(ids))
     answered = [c.params["callback_query_id"] for c in api.ok_calls("answerCallbackQuery")]
@@ -291,8 +316,8 @@ def test_a_press_is_answered_even_when_the_decider_breaks(
     ) as channel:
         Outbox(workspace).deliver(channel)
         channel.start(poll_timeout=1)
-        answer = press_and_wait(api, summary_buttons(api)["✅ Approve all"])
-    assert answer == "Approved 0 of 3."
+        answer = press_and_wait(api, summary_buttons(api)["✅ Approve the 2 small changes"])
+    assert answer == "Approved 0 of 2."
     assert "OSError: disk full" in api.ok_calls("editMessageText")[-1].params["text"]
 
 
@@ -325,10 +350,11 @@ def test_vietnamese_owner_gets_vietnamese_buttons(
         channel.send(NOTE)
     sent = api.ok_calls("sendMessage")[0]
     assert "3 thay đổi đang chờ bạn duyệt:" in sent.params["text"]
+    assert "🗑 Xoá: - 2026-10-01: likes tea" in sent.params["text"]
     assert [label for label, _ in api.buttons(sent)] == [
-        "✅ Duyệt tất cả",
-        "❌ Từ chối tất cả",
         "🔍 Xem từng mục",
+        "✅ Duyệt 2 thay đổi nhỏ",
+        "✋ Giữ nguyên 3 thay đổi đang chờ",
     ]
 
 
@@ -351,10 +377,176 @@ def test_a_press_is_answered_while_a_chat_turn_is_in_progress(
         channel.start(poll_timeout=1)
         api.say("một câu hỏi dài", user_id=OWNER, chat_id=OWNER)
         assert turn_started.wait(15)
-        answer = press_and_wait(api, summary_buttons(api)["✅ Approve all"])
+        answer = press_and_wait(api, summary_buttons(api)["✅ Approve the 2 small changes"])
         press_answered.set()
         api.wait_for(lambda: len(api.ok_calls("sendMessage")) == 2)
-    assert answer == "Approved 3 of 3."
+    assert answer == "Approved 2 of 2."
     order = [c.method for c in api.calls if c.method in ("answerCallbackQuery", "sendMessage")]
     assert order == ["sendMessage", "answerCallbackQuery", "sendMessage"]
     assert api.ok_calls("sendMessage")[1].params["text"] == "xong"
+
+
+# --- the review over the real queue: risk, what still waits, the page's link ----------------
+
+
+def queued_review(ws: Workspace) -> Notification:
+    """Five held changes as the queue holds them: a removal, an owner's fact replaced (one at
+    a time), two fact edits and one new fact (small changes)."""
+    from trinho.facts import save_fact
+    from trinho.proposals import store as proposals
+    from trinho.review.announce import proposal_item
+
+    save_fact(ws, "coffee", "black, no sugar", basis="user", actor="chat")
+    save_fact(ws, "city", "Hà Nội", basis="inferred", actor="chat")
+    save_fact(ws, "gym", "Mondays", basis="inferred", actor="chat")
+    removal = {"class": "removed", "action": "held", "old": "- 2026-09-14: Allergic to shrimp",
+               "new": None, "reason": "gone", "reason_code": "removed_entry"}  # fmt: skip
+    made = [
+        proposals.submit(
+            ws,
+            "memory",
+            removal,
+            reason="gone",
+            origin="condense:2026-W48",
+            why="duplicate of the food line",
+        ).proposal,
+        save_fact(
+            ws,
+            "coffee",
+            "flat white",
+            basis="inferred",
+            actor="job",
+            origin="job:facts",
+            why="ordered one at the airport",
+        ).proposal,
+        save_fact(ws, "city", "Huế", basis="inferred", actor="job", origin="job:facts").proposal,
+        save_fact(
+            ws, "gym", "Tuesdays", basis="inferred", actor="job", origin="job:facts"
+        ).proposal,
+        save_fact(ws, "tea", "green", basis="inferred", actor="job", origin="job:facts").proposal,
+    ]
+    items = tuple(proposal_item(p, ws.locale) for p in made if p is not None)
+    return Notification("digest:2026-11-29", "Changes that wait", "5 changes wait.", items)
+
+
+def queue_channel(api: FakeBotApi, ws: Workspace, review_url: str | None = None) -> TelegramChannel:
+    from trinho.review.service import QueueDecider
+
+    settings = TelegramSettings(token=TOKEN, owner_id=OWNER, base_url=api.base_url)
+    return TelegramChannel(
+        settings,
+        locale=ws.locale,
+        lookup=Outbox(ws),
+        decider=QueueDecider(ws),
+        timeout=10,
+        review_url=review_url,
+    )
+
+
+def test_over_the_queue_the_bulk_approval_covers_only_what_still_waits_and_is_small(
+    api: FakeBotApi, workspace: Workspace
+) -> None:
+    from trinho.proposals import store as proposals
+
+    note = queued_review(workspace)
+    box = Outbox(workspace)
+    box.enqueue(note)
+    with queue_channel(api, workspace, review_url="https://trinho.example.org") as channel:
+        box.deliver(channel)
+        channel.start(poll_timeout=1)
+        sent = api.ok_calls("sendMessage")[0]
+        lines = sent.params["text"].splitlines()
+        assert lines[-5:] == [
+            "🗑 Removes: - 2026-09-14: Allergic to shrimp",
+            "✋ Replaces what you said: coffee: flat white",
+            "✏️ Edits: city: Huế",
+            "✏️ Edits: gym: Tuesdays",
+            "➕ Adds: tea: green",
+        ]
+        buttons = dict(api.buttons(sent))
+        markup = sent.params["reply_markup"]
+        assert "https://trinho.example.org" in markup  # the page, one tap away
+        # the owner keeps one small change on the page meanwhile
+        city = note.items[2].proposal_id
+        proposals.reject(workspace, city, "web")
+        answer = press_and_wait(api, buttons["✅ Approve the 3 small changes"])
+        assert answer == "Approved 2 of 2."
+        edited = api.ok_calls("editMessageText")[-1].params["text"]
+        assert "already" not in edited and "Not done" not in edited
+        assert "2 of 5 changes still wait for you:" in edited and "5 changes wait" not in edited
+        assert "↩️ Edits: city: Huế (kept as it was)" in edited
+        statuses = {p.id: p.status for p in proposals.list_proposals(workspace).proposals}
+        assert [statuses[i.proposal_id] for i in note.items] == [
+            "pending", "pending", "rejected", "approved", "approved",
+        ]  # fmt: skip
+        # one at a time: the removal first, its buttons saying what they do, why and from whom
+        press_and_wait(api, buttons["🔍 Review one by one"])
+        screen = api.ok_calls("editMessageText")[-1]
+        assert "Its own reason: “duplicate of the food line”" in screen.params["text"]
+        assert "Proposed by: the weekly condensation" in screen.params["text"]
+        assert "condense:" not in screen.params["text"]
+        labels = [label for label, _ in api.buttons(screen)]
+        assert labels == ["Remove this line", "Keep it", "↩️ Back to the list"]
+        press_and_wait(api, dict(api.buttons(screen))["Keep it"])
+        coffee = api.ok_calls("editMessageText")[-1]
+        assert [label for label, _ in api.buttons(coffee)][:2] == [
+            "Replace what you said with “flat white”?",
+            "Keep what you said",
+        ]
+        press_and_wait(api, dict(api.buttons(coffee))["Keep what you said"])
+        final = api.ok_calls("editMessageText")[-1]
+        assert "Review finished: 2 approved, 3 kept as they were, 0 left." in final.params["text"]
+        assert [label for label, _ in api.buttons(final)] == ["🌐 Open the review page"]
+
+
+def test_a_screen_shown_again_unchanged_is_refused_by_telegram_and_the_press_still_answered(
+    api: FakeBotApi, running: TelegramChannel, decider: RecordingDecider
+) -> None:
+    review = summary_buttons(api)["🔍 Review one by one"]
+    press_and_wait(api, review)
+    back = dict(api.buttons(api.ok_calls("editMessageText")[-1]))["↩️ Back to the list"]
+    assert press_and_wait(api, back) == "The list of changes"
+    assert press_and_wait(api, back) == "The list of changes"  # same list: Telegram says 400
+    refused = [c for c in api.calls if c.method == "editMessageText" and c.status == 400]
+    assert len(refused) == 1
+
+
+def test_the_fake_refuses_what_telegram_refuses(api: FakeBotApi) -> None:
+    """The double is as strict as the server: a test cannot pass on what Telegram refuses."""
+    import json as _json
+
+    def markup(**button: str) -> str:
+        return _json.dumps({"inline_keyboard": [[{"text": "x", **button}]]})
+
+    def send(**button: str) -> str | None:
+        return api._refusal("sendMessage", {"text": "a", "reply_markup": markup(**button)})
+
+    assert api._refusal("sendMessage", {"text": ""}) == "message text is empty"
+    assert api._refusal("sendMessage", {"text": "😀" * 2049}) == "message is too long"
+    assert send(callback_data="x" * 65) == "BUTTON_DATA_INVALID"
+    assert "Wrong HTTP URL" in str(send(url="http://127.0.0.1:8766"))
+    assert send(url="https://x.org") is None
+    edit = api._refusal("editMessageText", {"text": "a", "message_id": 99})
+    assert edit == "message to edit not found"
+    assert api._refusal("answerCallbackQuery", {"text": "x" * 201}) == "MESSAGE_TOO_LONG"
+
+
+def test_without_a_public_address_the_review_has_no_page_button(
+    api: FakeBotApi, workspace: Workspace
+) -> None:
+    from trinho.channels import channel_from_config
+    from trinho.errors import TrinhoError
+    from trinho.workspace import open_workspace, parse_config
+
+    config = workspace.internal / "config.toml"
+    config.write_text(
+        config.read_text() + '\n[web]\nenabled = true\npublic_url = "https://r.example.org/"\n'
+    )
+    ws = open_workspace(workspace.root)
+    env = {"TRINHO_TELEGRAM_TOKEN": TOKEN, "TRINHO_TELEGRAM_OWNER_ID": str(OWNER)}
+    channel = channel_from_config(ws, env=env)
+    assert getattr(channel, "review_url", None) == "https://r.example.org"
+    channel.close()
+    for bad in ("http://127.0.0.1:8766", "ftp://x.org", "https://localhost/"):
+        with pytest.raises(TrinhoError, match="public_url"):
+            parse_config(f'[web]\npublic_url = "{bad}"\n', "cfg")

@@ -258,7 +258,12 @@ def _help(home: Path, *argv: str) -> str:
 def test_the_help_says_clicks_words_in_vietnamese(vi_home: Path) -> None:
     out = _help(vi_home, "--help")
     assert out.startswith("Cách dùng: trinho [OPTIONS] COMMAND [ARGS]...")
-    for said in ("Tuỳ chọn:", "Lệnh:", "Hiện thông báo này rồi thoát.", "Hiện phiên bản rồi thoát"):
+    for said in (
+        "Tuỳ chọn:",
+        "Hằng ngày:",
+        "Hiện thông báo này rồi thoát.",
+        "Hiện phiên bản rồi thoát",
+    ):
         assert said in out
     assert _help(vi_home, "note", "--help").startswith("Cách dùng: trinho note [OPTIONS] TEXT")
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from trinho.channels.base import Notification as Notification
     from trinho.channels.base import NotificationItem as NotificationItem
     from trinho.channels.base import NotificationLookup as NotificationLookup
+    from trinho.channels.base import ReviewQueue as ReviewQueue
     from trinho.channels.base import SentReceipt as SentReceipt
     from trinho.channels.base import notification_key as notification_key
     from trinho.channels.console import ConsoleChannel as ConsoleChannel
@@ -43,6 +44,7 @@ __all__, __getattr__ = lazy_exports(
             "Notification",
             "NotificationItem",
             "NotificationLookup",
+            "ReviewQueue",
             "SentReceipt",
             "notification_key",
         ),

@@ -7,8 +7,9 @@ injected by the caller (the proposals queue), which refuses a proposal whose con
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Self
+from typing import Any, Protocol, Self, runtime_checkable
 
 from trinho import fields as records
 from trinho.errors import TrinhoError
@@ -36,6 +37,11 @@ class NotificationItem:
     `content_hash` is the proposal's content hash when it was announced; a decision carries it
     back so the queue can refuse a proposal that changed since.
     `kind` is the change's class: removed, edited, strange_date, malformed, suspicious, fact...
+
+    `risk` is `trinho.review.risk.Risk` as a number (0 removes a line, 1 archives, 2 replaces
+    what the owner said, 3 edits, 4 adds); `approve` and `keep` the buttons' labels, named by
+    their effect; `who` who proposed, in words; `source` the line it was drawn from. Items
+    announced before these existed have None (`item_risk` then reads the risk from the kind).
     """
 
     proposal_id: str
@@ -44,6 +50,11 @@ class NotificationItem:
     old: str | None
     new: str | None
     reason: str
+    risk: int | None = None
+    approve: str | None = None
+    keep: str | None = None
+    who: str | None = None
+    source: str | None = None
 
     def __post_init__(self) -> None:
         _check_id(self.proposal_id, "proposal id")
@@ -58,6 +69,17 @@ class NotificationItem:
             "old": self.old,
             "new": self.new,
             "reason": self.reason,
+            **{
+                name: value
+                for name, value in (
+                    ("risk", self.risk),
+                    ("approve", self.approve),
+                    ("keep", self.keep),
+                    ("who", self.who),
+                    ("source", self.source),
+                )
+                if value is not None
+            },
         }
 
     @classmethod
@@ -70,6 +92,11 @@ class NotificationItem:
             old=records.maybe(fields, "old", str, where),
             new=records.maybe(fields, "new", str, where),
             reason=records.maybe(fields, "reason", str, where) or "",
+            risk=records.maybe(fields, "risk", int, where),
+            approve=records.maybe(fields, "approve", str, where),
+            keep=records.maybe(fields, "keep", str, where),
+            who=records.maybe(fields, "who", str, where),
+            source=records.maybe(fields, "source", str, where),
         )
 
 
@@ -155,6 +182,18 @@ class Decider(Protocol):
     def decide(
         self, proposal_id: str, content_hash: str, approve: bool, by: str
     ) -> DecisionOutcome: ...
+
+
+@runtime_checkable
+class ReviewQueue(Decider, Protocol):
+    """A decider that also knows the queue: where each proposal stands now ("pending",
+    "approved", "rejected", "stale"; an unknown id is left out), and each announced change as
+    the owner should read it today (its risk, buttons named by effect, who proposed, where from),
+    so a review shows only what still waits, riskiest first, whenever it was announced."""
+
+    def states(self, proposal_ids: Sequence[str]) -> Mapping[str, str]: ...
+
+    def described(self, items: Sequence[NotificationItem]) -> tuple[NotificationItem, ...]: ...
 
 
 class MessageHandler(Protocol):

@@ -36,4 +36,5 @@ def channel_from_config(
         decider=decider,
         on_message=on_message,
         inbox=Inbox(ws),
+        review_url=ws.config.web.public_url if ws.config.web.enabled else None,
     )

@@ -8,11 +8,11 @@ long titles or lines are cut with a visible marker.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from trinho.channels.base import Notification, NotificationItem
 from trinho.i18n import N_, t
-from trinho.i18n.keys import CHANNEL_KIND
+from trinho.i18n.keys import CHANNEL_KIND, DECIDED_LABEL, RISK_LABEL
 from trinho.textnorm import printable
 
 TELEGRAM_LIMIT = 4096
@@ -86,26 +86,35 @@ def summary_text(notification: Notification, locale: str, limit: int = TELEGRAM_
 
 
 def item_text(
-    notification: Notification, index: int, locale: str, limit: int = TELEGRAM_LIMIT
+    notification: Notification,
+    index: int,
+    locale: str,
+    limit: int = TELEGRAM_LIMIT,
+    *,
+    for_owner: bool = False,
 ) -> str:
-    """The review screen of one change: its class, old -> new, and the reason."""
+    """The review screen of one change: its class, old -> new, and the reason. `for_owner`:
+    numbered in review order and without the proposal's id (the chat review); an archive's
+    new side says where the lines go instead of "(nothing)"."""
     item = notification.items[index]
     none = t(locale, "channel.item.none")
-    header = "\n".join(
-        [
-            t(
-                locale,
-                "channel.item.header",
-                index=index + 1,
-                total=len(notification.items),
-                label=kind_label(item.kind, locale),
-            ),
-            t(locale, "channel.item.proposal", id=item.proposal_id),
-        ]
-    )
+    number = review_indices(notification).index(index) if for_owner else index
+    header_lines = [
+        t(
+            locale,
+            "channel.item.header",
+            index=number + 1,
+            total=len(notification.items),
+            label=kind_label(item.kind, locale),
+        )
+    ]
+    if not for_owner:
+        header_lines.append(t(locale, "channel.item.proposal", id=item.proposal_id))
+    header = "\n".join(header_lines)
+    new_none = t(locale, "channel.item.archived") if item_risk(item) == 1 and for_owner else none
     fields = [
         (N_("channel.item.old"), none if item.old is None else item.old),
-        (N_("channel.item.new"), none if item.new is None else item.new),
+        (N_("channel.item.new"), new_none if item.new is None else item.new),
         (N_("channel.item.reason"), item.reason or none),
     ]
     frame = text_length(header) + sum(text_length(t(locale, key, text="")) + 1 for key, _ in fields)
@@ -147,3 +156,150 @@ def split_text(text: str, limit: int = TELEGRAM_LIMIT) -> list[str]:
     if current or not chunks:
         chunks.append(current)
     return chunks
+
+
+# --- the review: one line per change, riskiest first, updated as the owner decides -----------
+
+ONE_AT_A_TIME_RISKS = frozenset({0, 1, 2})
+"""Risks (`trinho.review.risk.ONE_AT_A_TIME`) never decided in bulk: removing a line,
+archiving lines, replacing what the owner said."""
+_KIND_RISK = {"removed": 0, "suspicious": 0, "archive": 1, "fact": 2}
+"""The risk of an item announced before items carried one: a fact is taken as replacing the
+owner's word (decided one at a time), as it may."""
+_RISK_MARK = {0: "🗑", 1: "📦", 2: "✋", 3: "✏️", 4: "➕"}
+_STATE_MARK = {"approved": "✅", "rejected": "↩️", "stale": "⌛"}
+LINE_CHARS = 90
+"""How much of a change's text its summary line shows."""
+BUTTON_CHARS = 60
+
+
+def item_risk(item: NotificationItem) -> int:
+    """The item's risk: as announced, or from its kind for an item announced without one."""
+    if item.risk is not None:
+        return item.risk
+    if item.kind in _KIND_RISK:
+        return _KIND_RISK[item.kind]
+    if item.new is None:
+        return 0
+    return 4 if item.old is None else 3
+
+
+def item_state(item: NotificationItem, states: Mapping[str, str]) -> str:
+    return states.get(item.proposal_id, "pending")
+
+
+def review_indices(notification: Notification) -> list[int]:
+    """The items' indices riskiest first, then in the order announced (oldest first)."""
+    items = notification.items
+    return sorted(range(len(items)), key=lambda i: (item_risk(items[i]), i))
+
+
+def pending_indices(notification: Notification, states: Mapping[str, str]) -> list[int]:
+    """What still waits, in review order."""
+    return [
+        i
+        for i in review_indices(notification)
+        if item_state(notification.items[i], states) == "pending"
+    ]
+
+
+def bulk_indices(notification: Notification, states: Mapping[str, str]) -> list[int]:
+    """What one bulk approval may cover: what still waits and is not one-at-a-time."""
+    return [
+        i
+        for i in pending_indices(notification, states)
+        if item_risk(notification.items[i]) not in ONE_AT_A_TIME_RISKS
+    ]
+
+
+def change_line(item: NotificationItem, locale: str, state: str = "pending") -> str:
+    """One change in one line: its mark, what it does and the text it touches; a decided one
+    says how it was decided."""
+    risk = item_risk(item)
+    touched = item.old if risk in (0, 1) or item.new is None else item.new
+    lines = [line for line in (touched or "").split("\n") if line.strip()]
+    text = lines[0] if lines else t(locale, "channel.item.none")
+    if len(lines) > 1:
+        text = t(locale, "channel.line.more", text=text, count=len(lines) - 1)
+    label = t(locale, RISK_LABEL.get(risk, RISK_LABEL[3]))
+    mark = _STATE_MARK.get(state) or _RISK_MARK.get(risk, "•")
+    line = f"{mark} {label}: {clip(text, LINE_CHARS, locale)}"
+    if state in DECIDED_LABEL:
+        line += f" ({t(locale, DECIDED_LABEL[state])})"
+    return line
+
+
+def tally(notification: Notification, states: Mapping[str, str], locale: str) -> str:
+    """How the review ended: how many approved, kept (rejected), left (still waiting or out
+    of date)."""
+    found = Counter(item_state(item, states) for item in notification.items)
+    approved, kept = found["approved"], found["rejected"]
+    left = len(notification.items) - approved - kept
+    return t(locale, "channel.tally", approved=approved, kept=kept, left=left)
+
+
+def review_text(
+    notification: Notification,
+    locale: str,
+    states: Mapping[str, str] | None = None,
+    headline: str = "",
+    limit: int = TELEGRAM_LIMIT,
+) -> str:
+    """The summary message: the title; the announcement's own summary until a decision is
+    made (it counts what waited then); how many changes still wait; one line per change,
+    riskiest first; and when nothing waits any more, the tally."""
+    states = states or {}
+    items = notification.items
+    waiting = pending_indices(notification, states)
+    decided = len(waiting) < len(items)
+    head = [notification.title] if notification.title.strip() else []
+    if notification.summary.strip() and not decided:
+        head.append(notification.summary)
+    if not items:
+        count = t(locale, "channel.nothing_waiting")
+    elif not waiting:
+        count = tally(notification, states, locale)
+    elif decided:
+        count = t(locale, "channel.still_waiting", count=len(waiting), total=len(items))
+    else:
+        count = t(locale, "channel.waiting", count=len(items))
+    lines = [
+        change_line(items[i], locale, item_state(items[i], states))
+        for i in review_indices(notification)
+    ]
+    tail = [headline] if headline else []
+    fixed = "\n".join([count, *tail])
+    room = limit - text_length(fixed) - 4
+    body: list[str] = []
+    for n, line in enumerate(lines):
+        more = t(locale, "channel.line.others", count=len(lines) - n)
+        if text_length("\n".join([*body, line, more])) > room * 3 // 4:
+            body.append(more)
+            break
+        body.append(line)
+    block = "\n".join([count, *body, *(["", *tail] if tail else [])])
+    if not head:
+        return clip(block, limit, locale)
+    head_room = limit - text_length(block) - 2
+    if head_room < 20:
+        return clip(block, limit, locale)
+    return f"{clip(chr(10).join(head), head_room, locale)}\n\n{block}"
+
+
+def review_item_text(
+    notification: Notification, index: int, locale: str, limit: int = TELEGRAM_LIMIT
+) -> str:
+    """One change's review screen: what it does, old and new, why, who proposed, from where."""
+    item = notification.items[index]
+    screen = item_text(notification, index, locale, limit=limit * 3 // 4, for_owner=True)
+    extra = []
+    if item.who:
+        extra.append(t(locale, "channel.item.who", text=clip(item.who, 200, locale)))
+    if item.source:
+        extra.append(t(locale, "channel.item.source", text=clip(item.source, 300, locale)))
+    return clip("\n".join([screen, *extra]), limit, locale)
+
+
+def button_label(text: str, locale: str) -> str:
+    """A button's label cut to fit on a phone's button."""
+    return clip(" ".join(text.split()), BUTTON_CHARS, locale)

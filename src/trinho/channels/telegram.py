@@ -14,7 +14,8 @@ import concurrent.futures
 import contextlib
 import logging
 import threading
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -26,11 +27,23 @@ from trinho.channels.base import (
     MessageHandler,
     Notification,
     NotificationLookup,
+    ReviewQueue,
     SentReceipt,
 )
 from trinho.channels.callbacks import CallbackAction
 from trinho.channels.inbox import InboxItem, MemoryInbox, next_item
-from trinho.channels.render import item_text, split_text, summary_text
+from trinho.channels.render import (
+    TELEGRAM_LIMIT,
+    bulk_indices,
+    button_label,
+    change_line,
+    item_state,
+    pending_indices,
+    review_indices,
+    review_item_text,
+    review_text,
+    split_text,
+)
 from trinho.channels.settings import TelegramSettings
 from trinho.errors import TrinhoError
 from trinho.i18n import N_, t
@@ -68,6 +81,7 @@ class TelegramChannel:
         on_message: MessageHandler | None = None,
         inbox: MemoryInbox | None = None,
         timeout: float = 30.0,
+        review_url: str | None = None,
     ) -> None:
         try:
             from telegram.ext import ApplicationBuilder
@@ -79,6 +93,9 @@ class TelegramChannel:
         self.decider = decider
         self.on_message = on_message
         self.timeout = timeout
+        self.review_url = review_url
+        """The review page as the owner's phone reaches it (`[web] public_url`), or None."""
+        self._decided: dict[str, str] = {}
         self.inbox = inbox or MemoryInbox(lambda: datetime.now(UTC))
         self.owner_chat = settings.owner_id
         self._secret = callbacks.callback_secret(settings.token)
@@ -269,7 +286,8 @@ class TelegramChannel:
     # -- sending ---------------------------------------------------------------------------
 
     def send(self, notification: Notification) -> SentReceipt:
-        """One message to the owner: the summary, with approve all / reject all / review."""
+        """One message to the owner: every change in one line, riskiest first, with review one
+        by one, approve the small changes, reject what waits, and the review page's link."""
         from telegram.error import TelegramError
 
         self._ensure_initialized()
@@ -280,52 +298,93 @@ class TelegramChannel:
         return SentReceipt(channel=self.name, ref=f"{message.chat_id}:{message.message_id}")
 
     async def _send_summary(self, notification: Notification) -> Message:
-        markup = self._summary_buttons(notification) if notification.items else None
+        notification = await self._described(notification)
+        states = await self._states(notification)
         message: Message = await self._app.bot.send_message(
             chat_id=self.owner_chat,
-            text=summary_text(notification, self.locale),
-            reply_markup=markup,
+            text=review_text(notification, self.locale, states),
+            reply_markup=self._summary_buttons(notification, states),
         )
         return message
 
-    def _button(self, label_key: str, action: CallbackAction) -> InlineKeyboardButton:
+    def _button(self, label: str, action: CallbackAction) -> InlineKeyboardButton:
         from telegram import InlineKeyboardButton
 
         return InlineKeyboardButton(
-            t(self.locale, label_key), callback_data=callbacks.encode(self._secret, action)
+            button_label(label, self.locale), callback_data=callbacks.encode(self._secret, action)
         )
 
-    def _summary_buttons(self, notification: Notification) -> InlineKeyboardMarkup:
-        from telegram import InlineKeyboardMarkup
+    def _summary_buttons(
+        self, notification: Notification, states: Mapping[str, str]
+    ) -> InlineKeyboardMarkup | None:
+        """Review first; the bulk approval only over what may be decided in bulk and still
+        waits, saying how many; rejecting what waits; the review page when it is reachable."""
+        from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
         key = notification.key
-        return InlineKeyboardMarkup(
-            [
-                [
-                    self._button(N_("channel.button.approve_all"), CallbackAction("A", key, 0, "")),
-                    self._button(N_("channel.button.reject_all"), CallbackAction("R", key, 0, "")),
-                ],
-                [self._button(N_("channel.button.review"), CallbackAction("V", key, 0, ""))],
-            ]
-        )
+        waiting = pending_indices(notification, states)
+        bulk = bulk_indices(notification, states)
+        rows: list[list[InlineKeyboardButton]] = []
+        if waiting:
+            review = t(self.locale, "channel.button.review")
+            rows.append([self._button(review, CallbackAction("V", key, waiting[0], ""))])
+        if bulk:
+            label = t(self.locale, "channel.button.approve_small", count=len(bulk))
+            rows.append([self._button(label, CallbackAction("A", key, 0, ""))])
+        if waiting:
+            label = t(self.locale, "channel.button.reject_waiting", count=len(waiting))
+            rows.append([self._button(label, CallbackAction("R", key, 0, ""))])
+        if self.review_url:
+            page = button_label(t(self.locale, "channel.button.page"), self.locale)
+            rows.append([InlineKeyboardButton(page, url=self.review_url)])
+        return InlineKeyboardMarkup(rows) if rows else None
 
     def _item_buttons(self, notification: Notification, index: int) -> InlineKeyboardMarkup:
+        """The change's own buttons, named by their effect, and the way back to the list."""
         from telegram import InlineKeyboardMarkup
 
-        hashed = callbacks.short_hash(notification.items[index].content_hash)
+        item = notification.items[index]
+        hashed = callbacks.short_hash(item.content_hash)
         key = notification.key
+        approve = item.approve or t(self.locale, "channel.button.approve")
+        keep = item.keep or t(self.locale, "channel.button.reject")
+        back = t(self.locale, "channel.button.list")
         return InlineKeyboardMarkup(
             [
-                [
-                    self._button(
-                        N_("channel.button.approve"), CallbackAction("y", key, index, hashed)
-                    ),
-                    self._button(
-                        N_("channel.button.reject"), CallbackAction("n", key, index, hashed)
-                    ),
-                ]
+                [self._button(approve, CallbackAction("y", key, index, hashed))],
+                [self._button(keep, CallbackAction("n", key, index, hashed))],
+                [self._button(back, CallbackAction("S", key, 0, ""))],
             ]
         )
+
+    async def _described(self, notification: Notification) -> Notification:
+        """The notification with each change as the queue describes it now (same ids, hashes
+        and order: a button's index still names the same change)."""
+        if not isinstance(self.decider, ReviewQueue) or not notification.items:
+            return notification
+        try:
+            items = await asyncio.to_thread(self.decider.described, notification.items)
+        except Exception:
+            log.exception("telegram: describing the changes failed")
+            return notification
+        same = [(i.proposal_id, i.content_hash) for i in items] == [
+            (i.proposal_id, i.content_hash) for i in notification.items
+        ]
+        return replace(notification, items=tuple(items)) if same else notification
+
+    async def _states(self, notification: Notification) -> dict[str, str]:
+        """Where each change stands: the queue's word when the decider can say, else what was
+        decided through this channel since it started."""
+        ids = [item.proposal_id for item in notification.items]
+        known = {pid: self._decided[pid] for pid in ids if pid in self._decided}
+        if isinstance(self.decider, ReviewQueue):
+            try:
+                found = await asyncio.to_thread(self.decider.states, ids)
+            except Exception:
+                log.exception("telegram: reading where the changes stand failed")
+            else:
+                known.update(found)
+        return known
 
     # -- incoming --------------------------------------------------------------------------
 
@@ -368,9 +427,15 @@ class TelegramChannel:
         if notification is None or not self._matches(notification, action):
             log.info("telegram: refused a stale button %r", query.data)
             return t(self.locale, "channel.cb.stale")
+        notification = await self._described(notification)
+        if action.op == "S":
+            await self._show_summary(query, notification)
+            return t(self.locale, "channel.cb.list")
         if action.op == "V":
-            await self._send_item(notification, action.index)
-            return t(self.locale, "channel.cb.review", count=len(notification.items))
+            states = await self._states(notification)
+            waiting = pending_indices(notification, states)
+            await self._show_next(query, notification, states, action.index, "")
+            return t(self.locale, "channel.cb.review", count=len(waiting))
         if self.decider is None:
             return t(self.locale, "channel.cb.unavailable")
         by = f"telegram:{user_id}"
@@ -379,7 +444,7 @@ class TelegramChannel:
         return await self._decide_one(query, notification, action, by)
 
     def _matches(self, notification: Notification, action: CallbackAction) -> bool:
-        if action.op in ("A", "R"):
+        if action.op in ("A", "R", "S"):
             return action.index == 0 and bool(notification.items)
         if not 0 <= action.index < len(notification.items):
             return False
@@ -393,18 +458,26 @@ class TelegramChannel:
     ) -> DecisionOutcome:
         assert self.decider is not None
         try:
-            return await asyncio.to_thread(
+            outcome = await asyncio.to_thread(
                 self.decider.decide, proposal_id, content_hash, approve, by
             )
         except Exception as exc:
             log.exception("telegram: deciding %s failed", proposal_id)
             return DecisionOutcome(ok=False, message=f"{type(exc).__name__}: {exc}")
+        if outcome.ok:
+            self._decided[proposal_id] = "approved" if approve else "rejected"
+        return outcome
 
     async def _decide_all(
         self, query: CallbackQuery, notification: Notification, approve: bool, by: str
     ) -> str:
+        """Approve what may be approved in bulk, or reject what waits: only what still waits
+        (what was decided meanwhile is left out, not refused one by one), then the list again."""
+        states = await self._states(notification)
+        chosen = bulk_indices if approve else pending_indices
         outcomes: list[tuple[str, DecisionOutcome]] = []
-        for item in notification.items:
+        for index in chosen(notification, states):
+            item = notification.items[index]
             outcome = await self._decide(item.proposal_id, item.content_hash, approve, by)
             outcomes.append((item.proposal_id, outcome))
         done = sum(1 for _, outcome in outcomes if outcome.ok)
@@ -415,18 +488,14 @@ class TelegramChannel:
             for pid, outcome in outcomes
             if not outcome.ok
         ]
-        await self._edit(
-            query, "\n".join([summary_text(notification, self.locale), "", headline, *lines])
-        )
+        await self._show_summary(query, notification, "\n".join([headline, *lines]))
         return headline
 
     async def _decide_one(
         self, query: CallbackQuery, notification: Notification, action: CallbackAction, by: str
     ) -> str:
-        """Apply one decision and show the next change; the decision stands even when the
-        next screen cannot be sent (the owner is told what was decided, not that it failed)."""
-        from telegram.error import TelegramError
-
+        """Apply one decision and show, in the same message, the next change that waits, or
+        the list with its tally when none does."""
         item = notification.items[action.index]
         approve = action.op == "y"
         outcome = await self._decide(item.proposal_id, item.content_hash, approve, by)
@@ -435,35 +504,64 @@ class TelegramChannel:
             result = t(self.locale, key)
         else:
             result = t(self.locale, "channel.cb.refused", message=outcome.message)
-        screen = item_text(notification, action.index, self.locale, limit=3800)
-        await self._edit(query, f"{screen}\n\n→ {result}")
-        try:
-            await self._next_screen(notification, action.index + 1)
-        except TelegramError as exc:
-            log.warning("telegram: the next review screen was not sent: %s", exc)
+        states = await self._states(notification)
+        if not outcome.ok and item_state(item, states) == "pending":
+            states[item.proposal_id] = "stale"  # refused (changed since): not shown again now
+        done = f"{change_line(item, self.locale, item_state(item, states))}\n→ {result}"
+        await self._show_next(query, notification, states, action.index, done)
         return result
 
-    async def _next_screen(self, notification: Notification, index: int) -> None:
-        if index < len(notification.items):
-            await self._send_item(notification, index)
-        else:
-            await self._app.bot.send_message(
-                chat_id=self.owner_chat, text=t(self.locale, "channel.review.done")
+    async def _show_next(
+        self,
+        query: CallbackQuery,
+        notification: Notification,
+        states: Mapping[str, str],
+        start: int,
+        done: str,
+    ) -> None:
+        """The change at `start` if it still waits, else the next one that does in review
+        order; the list with its tally when nothing waits."""
+        waiting = pending_indices(notification, states)
+        if not waiting:
+            await self._edit(
+                query,
+                review_text(notification, self.locale, states, done, limit=TELEGRAM_LIMIT),
+                self._summary_buttons(notification, states),
             )
+            return
+        order = review_indices(notification)
+        after = order[order.index(start) :] + order[: order.index(start)]
+        index = next(i for i in after if i in waiting)
+        screen = review_item_text(
+            notification, index, self.locale, limit=TELEGRAM_LIMIT - len(done) - 8
+        )
+        text = f"{done}\n\n{screen}" if done else screen
+        await self._edit(query, text, self._item_buttons(notification, index))
 
-    async def _send_item(self, notification: Notification, index: int) -> None:
-        await self._app.bot.send_message(
-            chat_id=self.owner_chat,
-            text=item_text(notification, index, self.locale),
-            reply_markup=self._item_buttons(notification, index),
+    async def _show_summary(
+        self, query: CallbackQuery, notification: Notification, headline: str = ""
+    ) -> None:
+        states = await self._states(notification)
+        await self._edit(
+            query,
+            review_text(notification, self.locale, states, headline),
+            self._summary_buttons(notification, states),
         )
 
-    async def _edit(self, query: CallbackQuery, text: str) -> None:
-        """Show the outcome in place of the buttons, so a press cannot be repeated by mistake."""
-        from telegram.error import TelegramError
+    async def _edit(
+        self, query: CallbackQuery, text: str, markup: InlineKeyboardMarkup | None = None
+    ) -> None:
+        """Show the next screen in place of the one pressed, so the chat holds one message per
+        announcement and a press cannot be repeated by mistake."""
+        from telegram.error import BadRequest, TelegramError
 
         try:
-            await query.edit_message_text(text=split_text(text)[0], reply_markup=None)
+            await query.edit_message_text(text=split_text(text)[0], reply_markup=markup)
+        except BadRequest as exc:
+            if "not modified" in str(exc).lower():
+                log.info("telegram: the message already shows this")
+            else:
+                log.warning("telegram: could not update the message: %s", exc)
         except TelegramError as exc:
             log.warning("telegram: could not update the message: %s", exc)
 

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import click
 
 from trinho.config import TOOL_PROFILES
-from trinho.i18n import click_says
+from trinho.i18n import N_, click_says, t
 from trinho.textnorm import json_text, printable
 from trinho.workspace import Workspace, default_home, open_workspace, owner_locale
 
@@ -76,6 +76,14 @@ COMMANDS: dict[str, str] = {
 }
 """Each command and the module under trinho.cli that defines it (on `cli`, when imported)."""
 
+SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (N_("cli.section.everyday"), ("note", "notes", "search", "get", "chat", "fact", "facts")),
+    (N_("cli.section.review"), ("proposals", "approve", "reject", "condense", "web")),
+    (N_("cli.section.setup"), ("init", "import", "model", "serve", "jobs", "mcp", "usage")),
+    (N_("cli.section.developer"), ("context", "gate", "index", "tools", "demo")),
+)
+"""`trinho --help` in groups, everyday commands first; every command is in exactly one."""
+
 
 class LazyGroup(click.Group):
     """The root group: a command's module is imported when that command is asked for, so a
@@ -88,6 +96,25 @@ class LazyGroup(click.Group):
         if cmd_name not in self.commands and cmd_name in COMMANDS:
             import_module(f"trinho.cli.{COMMANDS[cmd_name]}")
         return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands in `SECTIONS`, each section titled in the owner's language; a command
+        no section names (one added elsewhere) under the last."""
+        root = ctx.find_root().obj
+        locale = root.locale() if isinstance(root, State) else "en"
+        listed = {name for _, names in SECTIONS for name in names}
+        extra = tuple(name for name in self.list_commands(ctx) if name not in listed)
+        sections = [*SECTIONS[:-1], (SECTIONS[-1][0], SECTIONS[-1][1] + extra)]
+        width = formatter.width - 6 - max(len(name) for name in self.list_commands(ctx))
+        for title, names in sections:
+            rows = []
+            for name in names:
+                command = self.get_command(ctx, name)
+                if command is not None and not command.hidden:
+                    rows.append((name, command.get_short_help_str(limit=width)))
+            if rows:
+                with formatter.section(t(locale, title)):
+                    formatter.write_dl(rows)
 
 
 class ClickWordedOption(click.Option):

@@ -806,10 +806,7 @@ def _archive_again(ws: Workspace, listed: set[str]) -> tuple[NotificationItem, s
         *memory_sides(archive.change, ws.locale),
         change.reason_in(ws.locale),
     )
-    line = t(
-        ws.locale, "condense.notify.archive_again", tokens=tokens, budget=budget, id=archive.id
-    )
-    return item, line
+    return item, t(ws.locale, "condense.notify.archive_again")
 
 
 def _save_report(ws: Workspace, report: RunReport) -> None:

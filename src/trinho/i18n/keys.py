@@ -124,6 +124,22 @@ CHANNEL_KIND: dict[str, str] = {
 }
 """A notification's kind -> its label."""
 
+RISK_LABEL: dict[int, str] = {
+    0: N_("channel.risk.removes"),
+    1: N_("channel.risk.archives"),
+    2: N_("channel.risk.replaces_owner"),
+    3: N_("channel.risk.edits"),
+    4: N_("channel.risk.adds"),
+}
+"""A change's risk (`trinho.review.risk.Risk`) -> the word its line in a summary starts with."""
+
+DECIDED_LABEL: dict[str, str] = {
+    "approved": N_("channel.state.approved"),
+    "rejected": N_("channel.state.rejected"),
+    "stale": N_("channel.state.stale"),
+}
+"""Where a decided change stands -> the word its line in a summary ends with."""
+
 FACT_REASON: dict[str, str] = {
     "contradicts_user": N_("fact.reason.contradicts_user"),
     "job": N_("fact.reason.job"),

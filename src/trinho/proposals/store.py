@@ -191,6 +191,33 @@ def validate_id(value: str) -> str:
     return value
 
 
+MIN_PREFIX = 4
+_PREFIX_RE = re.compile(r"^[0-9a-f]{1,10}$")
+MAX_NAMED = 5
+"""How many candidates an ambiguous prefix names."""
+
+
+def resolve_id(ws: Workspace, given: str) -> str:
+    """The proposal id `given` names: the id itself, or the one id it is a prefix of (at least
+    `MIN_PREFIX` hex digits). A prefix that names none is not found; one that names several is
+    refused, naming them, so a decision never lands on a proposal the owner did not mean."""
+    value = given.strip().lower()
+    if _ID_RE.fullmatch(value):
+        return value
+    if not _PREFIX_RE.fullmatch(value):
+        return validate_id(given)  # the bad-id error, as before
+    if len(value) < MIN_PREFIX:
+        raise TrinhoError.keyed("error.proposal.short_prefix", value=given, minimum=MIN_PREFIX)
+    root = ws.proposals_root
+    found = sorted(p.stem for p in root.glob(f"{value}*.json") if _ID_RE.fullmatch(p.stem))
+    if not found:
+        raise NotFound.keyed("error.proposal.not_found", id=given, folder=root)
+    if len(found) > 1:
+        named = ", ".join(found[:MAX_NAMED]) + (", …" if len(found) > MAX_NAMED else "")
+        raise TrinhoError.keyed("error.proposal.ambiguous", value=given, ids=named)
+    return found[0]
+
+
 def proposal_path(ws: Workspace, proposal_id: str) -> Path:
     return ws.confine(ws.proposals_root / f"{validate_id(proposal_id)}.json")
 

@@ -10,6 +10,7 @@ repeats a change.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
@@ -18,7 +19,8 @@ from trinho.condense.rules.loss import memory_sides
 from trinho.i18n import t
 from trinho.proposals import store as proposals
 from trinho.proposals.store import Proposal
-from trinho.review.render import proposal_reason
+from trinho.review.render import effect_words, proposer_words, reason_words
+from trinho.review.risk import risk_of
 from trinho.workspace import Workspace
 
 
@@ -42,13 +44,23 @@ def proposal_item(proposal: Proposal, locale: str) -> NotificationItem:
         old, new = _shown(change, "current_value"), _shown(change, "value")
     else:
         old, new = memory_sides(change, locale)
-    return NotificationItem(
-        proposal_id=proposal.id,
-        content_hash=proposal.content_hash,
-        kind=proposal.kind,
-        old=old,
-        new=new,
-        reason=proposal_reason(proposal, locale),
+    item = NotificationItem(proposal.id, proposal.content_hash, proposal.kind, old, new, "")
+    return described_item(item, proposal, locale)
+
+
+def described_item(item: NotificationItem, proposal: Proposal, locale: str) -> NotificationItem:
+    """`item` as the owner reads its proposal: its risk, the buttons named by their effect,
+    who proposed and why in words, and the note or turn it was drawn from."""
+    approve, keep = effect_words(proposal, locale)
+    drawn = [s for s in proposal.sources if s.kind != "memory"]
+    return replace(
+        item,
+        reason=reason_words(proposal, locale),
+        risk=int(risk_of(proposal)),
+        approve=approve,
+        keep=keep,
+        who=proposer_words(proposal, locale),
+        source=f"“{drawn[0].text}”" if drawn else None,
     )
 
 

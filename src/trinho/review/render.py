@@ -12,7 +12,7 @@ from trinho.condense.rules.loss import suspicious_sides
 from trinho.condense.rules.reasons import stored_reason
 from trinho.facts.rules import FactVersion
 from trinho.i18n import t
-from trinho.i18n.keys import FACT_REASON, GATE_CLASS, PROPOSAL_STATUS
+from trinho.i18n.keys import FACT_REASON, GATE_CLASS, PROPOSAL_STATUS, RISK_LABEL
 from trinho.proposals.store import Proposal
 from trinho.review.risk import Risk, risk_of
 
@@ -71,25 +71,81 @@ def proposal_details(proposal: Proposal, locale: str) -> str:
     return "".join(f"\n    {line}" for side in sides for line in side.splitlines())
 
 
-def proposals_text(locale: str, shown: list[Proposal]) -> str:
-    """The proposals listing: one line each with its status, change, origin and reason; a
-    rewrite held whole is followed by the lines it would remove and add."""
+LINE_WIDTH = 100
+"""No line of `trinho proposals` is longer (a phone's terminal, an 80-100 column window)."""
+SHORT_ID = 6
+"""The shortest id prefix shown; longer where two proposals share it."""
+
+
+def short_ids(ids: Iterable[str], minimum: int = SHORT_ID) -> dict[str, str]:
+    """Each id's shortest prefix of at least `minimum` characters that no other id shares."""
+    every = sorted(set(ids))
+    out: dict[str, str] = {}
+    for n, pid in enumerate(every):
+        length = minimum
+        for other in (every[n - 1] if n else "", every[n + 1] if n + 1 < len(every) else ""):
+            shared = next(
+                (i for i, (a, b) in enumerate(zip(pid, other, strict=False)) if a != b),
+                min(len(pid), len(other)),
+            )
+            length = max(length, shared + 1)
+        out[pid] = pid[: min(length, len(pid))]
+    return out
+
+
+def _fit(text: str, width: int = LINE_WIDTH) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1].rstrip() + "…"
+
+
+def proposal_what(p: Proposal, locale: str) -> str:
+    """What the change does to the owner's memory, in one line: its risk and the text."""
+    label = t(locale, RISK_LABEL[int(risk_of(p))])
+    change = p.change
+    if p.kind == "memory" and change.get("class") == "archive":
+        lines = [line for line in str(change.get("old") or "").split("\n") if line.strip()]
+        first = lines[0] if lines else ""
+        if len(lines) > 1:
+            return f"{label}: " + t(locale, "channel.line.more", text=first, count=len(lines) - 1)
+        return f"{label}: {first}"
+    if p.kind == "memory" and change.get("class") == "suspicious":
+        return f"{label}: {proposal_summary(p, locale)}"
+    if p.kind == "memory":
+        sides = [str(change[k]) for k in ("old", "new") if change.get(k) is not None]
+        return f"{label}: " + " → ".join(sides) if sides else label
+    return f"{label}: {proposal_summary(p, locale).replace(' -> ', ' → ')}"
+
+
+def proposal_block(p: Proposal, locale: str, short: str) -> str:
+    """One proposal in a few short lines: id and what it does; why; who and when; where from."""
+    head = t(
+        locale, "proposals.block.head", id=short, status=t(locale, PROPOSAL_STATUS[p.status]),
+        what=proposal_what(p, locale),
+    )  # fmt: skip
+    created = p.created_at.strftime("%Y-%m-%d %H:%M")
+    by = t(locale, "proposals.block.by", who=proposer_words(p, locale), created=created)
+    lines = [
+        _fit(head),
+        "  " + _fit(t(locale, "proposals.block.why", text=reason_words(p, locale)), LINE_WIDTH - 2),
+        "  " + _fit(by, LINE_WIDTH - 2),
+    ]
+    drawn = [s for s in p.sources if s.kind != "memory"]
+    if drawn:
+        where = t(locale, "proposals.block.from", text=f"“{drawn[0].text}”")
+        lines.append("  " + _fit(where, LINE_WIDTH - 2))
+    details = proposal_details(p, locale).splitlines()
+    lines += ["    " + _fit(d, LINE_WIDTH - 4) for d in details if d.strip()]
+    return "\n".join(lines)
+
+
+def proposals_text(locale: str, shown: list[Proposal], every: Iterable[str] = ()) -> str:
+    """The proposals listing: a short block each (no line over `LINE_WIDTH`), ids cut to the
+    prefix that names them among `every` id (default: those shown), which every command that
+    takes an id accepts."""
     if not shown:
         return t(locale, "proposals.none")
-    return "\n".join(
-        t(
-            locale,
-            "proposals.line",
-            id=p.id,
-            status=t(locale, PROPOSAL_STATUS[p.status]),
-            summary=proposal_summary(p, locale),
-            origin=p.origin,
-            created=p.created_at.strftime("%Y-%m-%d %H:%M"),
-            reason=proposal_reason(p, locale),
-        )
-        + proposal_details(p, locale)
-        for p in shown
-    )
+    short = short_ids([*every, *(p.id for p in shown)])
+    return "\n\n".join(proposal_block(p, locale, short[p.id]) for p in shown)
 
 
 # --- the review as the owner reads it: who, why, and what each button does ---------------------

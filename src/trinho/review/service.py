@@ -7,19 +7,43 @@ changed since, was already decided, or does not exist. Only channels that verifi
 
 from __future__ import annotations
 
-from trinho.channels import DecisionOutcome
+from collections.abc import Mapping, Sequence
+
+from trinho.channels import DecisionOutcome, NotificationItem
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.proposals import store as proposals
+from trinho.proposals.store import Proposal
+from trinho.review.announce import described_item
 from trinho.review.appliers import APPLIERS
 from trinho.workspace import Workspace
 
 
 class QueueDecider:
-    """The channels' `Decider` over `memory_proposals/`."""
+    """The channels' `Decider` and `ReviewQueue` over `memory_proposals/`."""
 
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
+
+    def _find(self, proposal_id: str) -> Proposal | None:
+        try:
+            return proposals.get_proposal(self.ws, proposal_id)
+        except (TrinhoError, OSError):  # unknown or unreadable: said by deciding on it
+            return None
+
+    def states(self, proposal_ids: Sequence[str]) -> Mapping[str, str]:
+        found = {pid: self._find(pid) for pid in proposal_ids}
+        return {pid: p.status for pid, p in found.items() if p is not None}
+
+    def described(self, items: Sequence[NotificationItem]) -> tuple[NotificationItem, ...]:
+        """Each item as its proposal reads now; an item whose proposal is gone or changed
+        since it was announced, as it was (deciding on it says why it cannot be)."""
+        out = []
+        for item in items:
+            p = self._find(item.proposal_id)
+            same = p is not None and p.content_hash == item.content_hash
+            out.append(described_item(item, p, self.ws.locale) if p is not None and same else item)
+        return tuple(out)
 
     def decide(
         self, proposal_id: str, content_hash: str, approve: bool, by: str

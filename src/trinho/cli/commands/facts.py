@@ -179,23 +179,30 @@ def _about(ws: Workspace, proposal_id: str, user: str | None) -> None:
 
 
 @cli.command(name="proposals")
+@click.argument("proposal_id", metavar="[ID]", required=False)
 @click.option("--all", "show_all", is_flag=True, help="Include decided proposals.")
 @click.option(
     "--user", "user", default=None, help="Only the proposals about this user (default: all)."
 )
 @json_option
-def proposals_cmd(show_all: bool, user: str | None, as_json: bool) -> None:
-    """The proposals waiting for your decision (with --all: decided ones too)."""
+def proposals_cmd(proposal_id: str | None, show_all: bool, user: str | None, as_json: bool) -> None:
+    """The proposals waiting for your decision (with --all: decided ones too); with ID (or
+    the first characters of it, 4 at least), that one, whatever its status."""
     ws = state().workspace()
     if user is not None:
         validate_slug(user, "user id")
-    listing = proposals_mod.list_proposals(ws, include_decided=show_all)
+    listing = proposals_mod.list_proposals(ws, include_decided=show_all or proposal_id is not None)
     for broken in listing.broken:
         say(t(ws.locale, "proposals.broken", error=broken.error), err=True)
-    shown = [p for p in listing.proposals if user is None or p.user_or(ws.config.owner) == user]
+    every = [p.id for p in listing.proposals]
+    if proposal_id is not None:
+        wanted = proposals_mod.resolve_id(ws, proposal_id)
+        shown = [proposals_mod.get_proposal(ws, wanted)]
+    else:
+        shown = [p for p in listing.proposals if user is None or p.user_or(ws.config.owner) == user]
     data = [p.to_json() for p in shown]
 
-    emit(as_json, data, lambda: proposals_text(ws.locale, shown))
+    emit(as_json, data, lambda: proposals_text(ws.locale, shown, every))
 
 
 @cli.command()
@@ -203,8 +210,10 @@ def proposals_cmd(show_all: bool, user: str | None, as_json: bool) -> None:
 @click.option("--user", "user", default=None, help="Refuse unless ID is about this user.")
 @json_option
 def approve(proposal_id: str, user: str | None, as_json: bool) -> None:
-    """Approve proposal ID: its change is applied (a fact is saved as the owner's word)."""
+    """Approve proposal ID (or the first 4+ characters of it): its change is applied (a fact
+    is saved as the owner's word)."""
     ws = state().workspace()
+    proposal_id = proposals_mod.resolve_id(ws, proposal_id)
     _about(ws, proposal_id, user)
     decided, applied = proposals_mod.approve(ws, proposal_id, _decider(ws), appliers=APPLIERS)
     key = N_("proposal.approved") if applied.ok else N_("proposal.stale")
@@ -213,12 +222,19 @@ def approve(proposal_id: str, user: str | None, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("proposal_id", metavar="ID")
-@click.option("--reason", help="Why; kept with the decision.")
+@click.argument("why", metavar="[REASON]", required=False)
+@click.option("--reason", help="Why; kept with the decision (the same as REASON).")
 @click.option("--user", "user", default=None, help="Refuse unless ID is about this user.")
 @json_option
-def reject(proposal_id: str, reason: str | None, user: str | None, as_json: bool) -> None:
-    """Reject proposal ID: nothing is applied, and its origin will not propose it again."""
+def reject(
+    proposal_id: str, why: str | None, reason: str | None, user: str | None, as_json: bool
+) -> None:
+    """Reject proposal ID (or the first 4+ characters of it): nothing is applied, and its
+    origin will not propose it again. REASON, or --reason, is kept with the decision."""
     ws = state().workspace()
+    if why is not None and reason is not None and why != reason:
+        raise TrinhoError.keyed("error.proposal.two_reasons")
+    proposal_id = proposals_mod.resolve_id(ws, proposal_id)
     _about(ws, proposal_id, user)
-    decided = proposals_mod.reject(ws, proposal_id, _decider(ws), reason)
+    decided = proposals_mod.reject(ws, proposal_id, _decider(ws), reason or why)
     emit(as_json, decided.to_json(), t(ws.locale, "proposal.rejected", id=decided.id))
