@@ -161,6 +161,8 @@ def test_a_decision_returns_to_the_next_card_and_says_what_it_did(
     page = owner.c.get(r.headers["location"]).text  # type: ignore[attr-defined]
     said = shown_text(card(page, order[1]))
     assert effect_words(first, locale)[1] in said  # "Giữ lại": in the card the page is at
+    notice = said[: said.index(effect_words(first, locale)[1]) + 200]
+    assert entry_text(first.change["old"]) in notice  # and the line it kept
     assert proposals.get_proposal(ws, first.id).decision_note == "còn đúng"
     assert SHRIMP in ws.memory_file.read_text(encoding="utf-8")
 

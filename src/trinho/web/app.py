@@ -232,7 +232,7 @@ class _Review:
             session.notices.append(self.said(exc))
             return False
         label = effect_words(shown, self.locale)[0]
-        what = pages.change_title(shown, self.locale, self.ws.config.owner)
+        what = pages.change_gist(shown, self.locale, self.ws.config.owner)
         key = N_("web.done.approved") if applied.ok else N_("web.done.stale")
         session.notices.append(
             t(self.locale, key, label=label, what=what, message=applied.message, id=decided.id)
@@ -266,7 +266,7 @@ class _Review:
                 )
             )
             label = effect_words(shown, self.locale)[1]
-            what = pages.change_title(shown, self.locale, self.ws.config.owner)
+            what = pages.change_gist(shown, self.locale, self.ws.config.owner)
             session.notices.append(t(self.locale, "web.done.kept", label=label, what=what))
         except TrinhoError as exc:
             session.notices.append(self.said(exc))

@@ -275,6 +275,19 @@ def change_title(p: Proposal, locale: str, owner: str) -> str:
     return t(locale, "web.title.edit")
 
 
+def change_gist(p: Proposal, locale: str, owner: str) -> str:
+    """The change in one line, for the notice after deciding it: the line it removes, the
+    wording it writes, the value it saves; an archive or a rewrite by its title."""
+    change = p.change
+    if p.kind == "fact":
+        return f"{fact_name(change.get('key'))}: {change.get('value')}"
+    if p.kind == "memory" and change.get("class") not in ("archive", "suspicious"):
+        line = change.get("new") if change.get("new") is not None else change.get("old")
+        if isinstance(line, str) and "\n" not in line:
+            return entry_text(line)
+    return change_title(p, locale, owner)
+
+
 def change_body(p: Proposal, locale: str) -> Html:
     """What the change would do, every line it touches shown."""
     change = p.change
