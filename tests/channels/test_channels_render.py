@@ -115,3 +115,69 @@ def test_split_text_fits_and_loses_nothing(text: str, limit: int) -> None:
     chunks = split_text(text, limit)
     assert all(text_length(chunk) <= limit for chunk in chunks)
     assert "".join(chunks).replace("\n", "") == text.replace("\n", "")
+
+
+# --- the review: one line per change, what still waits, the tally ---------------------------
+
+from trinho.channels.render import (  # noqa: E402
+    ONE_AT_A_TIME_RISKS,
+    bulk_indices,
+    item_risk,
+    pending_indices,
+    review_indices,
+    review_text,
+)
+
+_STATES = st.sampled_from(["pending", "approved", "rejected", "stale"])
+_ITEMS = st.lists(
+    st.builds(
+        NotificationItem,
+        st.uuids().map(lambda u: u.hex[:10]),
+        st.just("h"),
+        st.sampled_from(["removed", "edited", "archive", "fact", "malformed", "suspicious"]),
+        st.none() | st.text(min_size=1, max_size=40),
+        st.none() | st.text(min_size=1, max_size=40),
+        st.just("why"),
+        st.none() | st.integers(0, 4),
+    ),
+    max_size=12,
+    unique_by=lambda i: i.proposal_id,
+)
+
+
+@settings(max_examples=60)
+@given(_ITEMS, st.lists(_STATES, min_size=12, max_size=12), st.sampled_from(["en", "vi"]))
+def test_the_list_counts_only_what_still_waits_and_bulk_never_holds_a_risky_change(
+    items: list[NotificationItem], picked: list[str], locale: str
+) -> None:
+    note = Notification("digest:2026-11-29", "Title", "7 changes wait.", tuple(items))
+    states = {i.proposal_id: s for i, s in zip(items, picked, strict=False)}
+    waiting = pending_indices(note, states)
+    bulk = bulk_indices(note, states)
+    assert set(bulk) <= set(waiting)
+    assert all(item_risk(items[i]) not in ONE_AT_A_TIME_RISKS for i in bulk)
+    risks = [item_risk(items[i]) for i in review_indices(note)]
+    assert risks == sorted(risks)
+    text = review_text(note, locale, states)
+    assert text_length(text) <= TELEGRAM_LIMIT
+    decided = len(waiting) < len(items)
+    if decided:  # the announcement's own count is of what waited then: not shown any more
+        assert "7 changes wait." not in text
+    if items and not waiting:
+        assert "Review finished" in text or "Đã xem xong" in text
+
+
+def test_the_review_ends_with_a_tally_in_the_owners_language() -> None:
+    note = Notification(
+        "digest:2026-11-29",
+        "Changes",
+        "",
+        (item("removed"), item("edited", new="- 2026-11-02: new"), item("fact", None, "x")),
+    )
+    states = {note.items[0].proposal_id: "rejected", note.items[1].proposal_id: "approved",
+              note.items[2].proposal_id: "stale"}  # fmt: skip
+    vi = review_text(note, "vi", states)
+    assert "Đã xem xong: 1 đã duyệt, 1 giữ nguyên, 1 còn lại." in vi
+    assert "↩️ Xoá: - 2026-11-01: old (đã giữ nguyên)" in vi
+    en = review_text(note, "en", {note.items[1].proposal_id: "approved"})
+    assert "2 of 3 changes still wait for you:" in en

@@ -137,9 +137,10 @@ def test_a_suspicious_rewrite_shows_the_lines_it_would_remove_and_its_reason_onc
     assert main(["proposals"]) == 0
     listed = capsys.readouterr().out.splitlines()
     reason = "bản viết lại sẽ xoá 7 trong số 7 dòng; cả bản chờ bạn duyệt, chưa áp dụng gì"
-    assert listed[0].endswith(f"): {reason}") and listed[0].count(reason) == 1
-    assert " [chờ duyệt] MEMORY.md bản viết lại đáng ngờ (condense:2026-W48, " in listed[0]
-    assert listed[1:] == [
+    assert listed[0].endswith(" [chờ duyệt] Xoá: MEMORY.md bản viết lại đáng ngờ")
+    assert listed[1] == f"  lý do: {reason}" and "\n".join(listed).count(reason) == 1
+    assert listed[2].startswith("  do lần cô đọng hằng tuần đề xuất, ")
+    assert listed[3:] == [
         "    " + line.removeprefix("Cũ: ").removeprefix("Mới: ") for line in removed
     ]
 
@@ -244,8 +245,8 @@ def test_proposals_lists_held_memory_changes_readably(
     capsys.readouterr()
     assert main(["proposals"]) == 0
     out = capsys.readouterr().out
-    assert f"[chờ duyệt] MEMORY.md xoá: {DROPPED}" in out and "condense:2026-W48" in out
-    assert out.rstrip("\n").endswith(f": {REMOVED_VI}")
+    assert f"[chờ duyệt] Xoá: {DROPPED}" in out and "do lần cô đọng hằng tuần đề xuất" in out
+    assert f"  lý do: {REMOVED_VI}\n" in out
     assert main(["proposals", "--json"]) == 0
     [stored] = json.loads(capsys.readouterr().out)
     assert stored["reason"] == REMOVED_EN and stored["change"]["reason_code"] == "removed_entry"
@@ -255,9 +256,7 @@ def test_proposals_lists_held_memory_changes_readably(
     config.write_text(config.read_text(encoding="utf-8").replace('locale = "vi"', 'locale = "en"'))
     assert main(["proposals"]) == 0
     out = capsys.readouterr().out
-    assert f"[pending] MEMORY.md removed: {DROPPED}" in out and out.rstrip("\n").endswith(
-        f": {REMOVED_EN}"
-    )
+    assert f"[pending] Removes: {DROPPED}" in out and f"  why: {REMOVED_EN}\n" in out
 
 
 def test_condense_human_report_and_announcement_give_reasons_in_vietnamese(
@@ -307,4 +306,4 @@ def test_proposals_from_before_reason_codes_show_their_stored_reason(
     proposals.submit(ws, "memory", change, reason=REMOVED_EN, origin="condense:2026-W40")
     assert main(["proposals"]) == 0
     out = capsys.readouterr().out
-    assert f"MEMORY.md xoá: {DROPPED}" in out and out.rstrip("\n").endswith(f": {REMOVED_EN}")
+    assert f"Xoá: {DROPPED}" in out and f"  lý do: {REMOVED_EN}\n" in out

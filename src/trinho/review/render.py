@@ -134,7 +134,9 @@ def proposal_block(p: Proposal, locale: str, short: str) -> str:
         where = t(locale, "proposals.block.from", text=f"“{drawn[0].text}”")
         lines.append("  " + _fit(where, LINE_WIDTH - 2))
     details = proposal_details(p, locale).splitlines()
-    lines += ["    " + _fit(d, LINE_WIDTH - 4) for d in details if d.strip()]
+    for d in (d for d in details if d.strip()):
+        lead = d[: len(d) - len(d.lstrip())]
+        lines.append(lead + _fit(d, LINE_WIDTH - len(lead)))
     return "\n".join(lines)
 
 
