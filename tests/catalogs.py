@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from babel.messages.catalog import Catalog, Message
@@ -43,3 +44,39 @@ CATALOG: dict[str, dict[str, str]] = {
     if is_key(m)
 }
 """Every trinho key -> locale -> text (a plural message: its last form, the "other" one)."""
+
+
+INTERNAL_TERMS: tuple[str, ...] = (
+    "agent:main",
+    "job:",
+    "condense:",
+    "basis",
+    "inferred",
+    "owner",
+    "tokens",
+    "budget",
+    "valid",
+    "similarity",
+)
+"""Words of trinho's inside that an owner reading Vietnamese must never meet: origin codes
+(`agent:main`, `job:facts`, `condense:2026-W48`) and English field names (a fact's basis, a
+budget in tokens). Every page, message and CLI output in the vi locale is
+checked against them (`internal_terms_in`), as is every run id shown as a title."""
+
+_RUN_ID = re.compile(r"\b\d{4}-W\d{2}\b")
+
+
+def internal_terms_in(text: str) -> list[str]:
+    """The internal terms `text` carries, as whole words (case-insensitive), in catalog order."""
+    found = []
+    for term in INTERNAL_TERMS:
+        left = r"\b" if term[0].isalnum() else ""
+        right = r"\b" if term[-1].isalnum() else ""
+        if re.search(f"{left}{re.escape(term)}{right}", text, re.IGNORECASE):
+            found.append(term)
+    return found
+
+
+def run_ids_in(title: str) -> list[str]:
+    """Run ids (`2026-W48`) in a title, where a person reads days instead."""
+    return _RUN_ID.findall(title)

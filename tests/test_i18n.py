@@ -159,7 +159,7 @@ def test_every_message_about_a_count_has_plural_forms() -> None:
     ("key", "params", "one", "many"),
     [
         ("channel.waiting", {}, "1 change waits for your approval:", "3 changes wait"),
-        ("web.approve_all", {}, "Approve the 1 change of this run", "Approve all 3 of this run"),
+        ("web.bulk.confirm", {}, "Apply this 1 change", "Apply these 3 changes"),
         ("condense.loss.added", {}, "would add 1 line:", "would add 3 lines:"),
         ("condense.undo.archive_lines", {}, "1 line moved", "3 lines moved"),
         ("error.get.past_end", {"path": "p", "line": 9}, "has 1 line;", "has 3 lines;"),

@@ -187,7 +187,11 @@ def route_calls(path_arg: str) -> list[tuple[str, str, dict[str, str] | None]]:
         ("POST", "/proposals/broken/reject", {"reason": "no"}),
         ("GET", "/runs", None),
         ("GET", "/runs/bad-run", None),
-        ("POST", "/runs/bad-run/approve-all", {}),
+        ("GET", "/bulk", None),
+        ("POST", "/bulk", {"item": "broken:0"}),
+        ("GET", "/receipts/gone", None),
+        ("GET", f"/source?ref={path_arg}%23L1", None),
+        ("GET", "/turn?path=conversations/2026-11-29.jsonl", None),
         ("GET", "/runs/bad-run/undo", None),
         ("POST", "/runs/bad-run/undo", {}),
         ("GET", f"/file?path={path_arg}", None),
@@ -296,8 +300,8 @@ def test_the_table_covers_every_tool_and_route(workspace: Workspace) -> None:
         (
             method,
             re.sub(
-                r"/(broken|bad-run)(?=/|$)",
-                lambda m: "/{pid}" if m.group(1) == "broken" else "/{run}",
+                r"/(broken|bad-run|gone)(?=/|$)",
+                lambda m: {"broken": "/{pid}", "bad-run": "/{run}", "gone": "/{rid}"}[m.group(1)],
                 url.split("?")[0],
             ),
         )
@@ -343,8 +347,8 @@ def test_every_surface_answers_one_line_without_the_workspace_path(
     # the rest of the workspace still answers: the facts, the runs, the queue
     assert not by["tool default/user_memory_save"]["error"]
     assert by["route GET /runs"]["status"] == 200 and by["route GET /"]["status"] == 200
-    assert by["route POST /runs/bad-run/approve-all"]["status"] == 303
-    assert "invalid run id" in by["route POST /runs/bad-run/approve-all"]["text"]
+    assert by["route POST /bulk"]["status"] == 303
+    assert "invalid proposal id" in by["route POST /bulk"]["text"]
 
 
 def test_an_unreadable_note_is_left_out_of_search_and_context_with_a_notice(

@@ -109,12 +109,11 @@ def test_the_queue_shows_a_word_diff_and_decides_through_the_same_code(
 ) -> None:
     c, csrf = logged_in(workspace, guard)
     page = c.get("/").text
-    assert f"Run {held.run_id}" in page
     assert "<del>2026-02-11: Sister Anna lives in Lisbon</del>" not in page
     assert "<ins>Porto</ins>" in page and "<del>Lisbon</del>" in page
     edited, removed = pid_of(held, "edited"), pid_of(held, "removed")
     r = c.post(f"/proposals/{edited}/approve", data={"csrf": csrf})
-    assert r.status_code == 200 and "approved" in r.text.lower()
+    assert r.status_code == 200 and "Done — Use the new wording" in r.text
     decided = proposals.get_proposal(workspace, edited)
     assert decided.status == "approved" and decided.decided_by == "owner (web)"
     assert PORTO in workspace.memory_file.read_text(encoding="utf-8")
@@ -124,11 +123,15 @@ def test_the_queue_shows_a_word_diff_and_decides_through_the_same_code(
     assert rejected.decision_note == "keep it"
 
 
-def test_approve_all_of_a_run(workspace: Workspace, guard: Guard, held: RunReport) -> None:
+def test_a_run_has_no_approve_all_of_its_own(
+    workspace: Workspace, guard: Guard, held: RunReport
+) -> None:
+    """One tap once removed a line the owner never saw: a run's changes are decided on their
+    cards, and together only through the review step of `/bulk`."""
     c, csrf = logged_in(workspace, guard)
-    c.post(f"/runs/{held.run_id}/approve-all", data={"csrf": csrf})
+    assert c.post(f"/runs/{held.run_id}/approve-all", data={"csrf": csrf}).status_code == 404
     assert all(
-        proposals.get_proposal(workspace, rc.proposal_id).status == "approved"
+        proposals.get_proposal(workspace, rc.proposal_id).status == "pending"
         for rc in held.held
         if rc.proposal_id
     )
@@ -140,7 +143,7 @@ def test_a_run_page_shows_its_report_and_undo_asks_first(
     c, csrf = logged_in(workspace, guard)
     assert held.run_id in c.get("/runs").text
     page = c.get(f"/runs/{held.run_id}").text
-    assert "Days read" in page and "tokens in" in page
+    assert "Days read" in page and "tokens read" in page
     confirm = c.get(f"/runs/{held.run_id}/undo").text
     assert f'action="/runs/{held.run_id}/undo"' in confirm
     r = c.post(f"/runs/{held.run_id}/undo", data={"csrf": csrf})

@@ -1,159 +1,51 @@
-"""The review page in a real headless Chromium, driven over WebDriver (Debian's chromium and
-chromium-driver; no downloaded browser): log in with the link, see a held edit's diff, approve
-it, reject another with a reason, undo a run, search "ha noi" and open a hit, at a phone's
-width, with screenshots checked for the key elements."""
+"""The review page in a real headless Chromium, driven over WebDriver (`webdriver.py`): log in
+with the link, decide, undo a run and search at a phone's width; and the owner's review of a
+Vietnamese week at 375 px and 1280 px, in Vietnamese and English: tap targets measured, no
+sideways scroll, the next card in view after a decision, and a bulk approval that removes no
+line the screen did not show first."""
 
 from __future__ import annotations
 
-import base64
 import io
-import json
 import os
-import shutil
-import socket
 import struct
-import subprocess
-import threading
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from catalogs import internal_terms_in
 from condense_weeks import EN_MEMORY, en_week, two_roles
 from conftest import FixedClock
-from test_diagram import CHROMIUM_FLAGS, decode_png, near
+from review_week import SHRIMP, ReviewWeek, review_week, review_workspace
+from test_diagram import decode_png, near
 from trinho.channels import ConsoleChannel
 from trinho.condense import RunReport, run_condensation
 from trinho.notes.store import save_note
 from trinho.proposals import store as proposals
+from trinho.review.risk import bulk_eligible, review_order
 from trinho.web.app import WebHttp
+from trinho.web.pages import entry_text
 from trinho.workspace import Workspace
+from webdriver import DESKTOP, PHONE, Browser, browsers_installed, chromium, serving
 
 ANNA = "- 2026-02-11: Sister Anna lives in Lisbon"
 PORTO = "- 2026-11-23: Sister Anna lives in Porto"
 PENICILLIN = "- 2026-10-05: Allergic to penicillin"
-WIDTH = 375
-FLAGS = [
-    *(flag for flag in CHROMIUM_FLAGS if not flag.startswith("--host-resolver-rules")),
-    # no test reaches the internet; the page under test is on 127.0.0.1
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
-    "--hide-scrollbars",
-    "--force-device-scale-factor=1",
-]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _wait_for(port: int) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise AssertionError(f"nothing listens on {port}")
-
-
-class Browser:
-    """A WebDriver session: plain JSON over HTTP to chromedriver, nothing else."""
-
-    def __init__(self, port: int, profile: Path) -> None:
-        self.base = f"http://127.0.0.1:{port}"
-        options = {
-            "binary": shutil.which("chromium"),
-            "args": [*FLAGS, f"--user-data-dir={profile}"],
-            # a phone's viewport: a desktop window cannot be narrower than 500 px
-            "mobileEmulation": {"deviceMetrics": {"width": WIDTH, "height": 812, "pixelRatio": 1}},
-        }
-        caps = {"capabilities": {"alwaysMatch": {"goog:chromeOptions": options}}}
-        self.session = self._call("POST", "/session", caps)["sessionId"]
-
-    def _call(self, method: str, path: str, body: object | None = None) -> Any:
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(
-            self.base + path, data, {"Content-Type": "application/json"}, method=method
-        )
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return json.loads(response.read())["value"]
-
-    def command(self, method: str, path: str, body: object | None = None) -> Any:
-        return self._call(method, f"/session/{self.session}{path}", body)
-
-    def go(self, url: str) -> None:
-        self.command("POST", "/url", {"url": url})
-
-    def find(self, css: str) -> str:
-        found = self.command("POST", "/element", {"using": "css selector", "value": css})
-        return str(next(iter(found.values())))
-
-    def click(self, css: str) -> None:
-        """Click and wait for the page it leads to: a tap in a phone's viewport returns before
-        the form's request is answered."""
-        self.script("window.__old_page = true")
-        self.command("POST", f"/element/{self.find(css)}/click", {})
-        deadline = time.monotonic() + 30
-        while self.script(
-            "return window.__old_page === true || document.readyState !== 'complete'"
-        ):
-            assert time.monotonic() < deadline, f"clicking {css} led nowhere"
-            time.sleep(0.05)
-
-    def type(self, css: str, text: str) -> None:
-        self.command("POST", f"/element/{self.find(css)}/value", {"text": text})
-
-    def source(self) -> str:
-        return str(self.command("GET", "/source"))
-
-    def url(self) -> str:
-        return str(self.command("GET", "/url"))
-
-    def script(self, code: str) -> Any:
-        return self.command("POST", "/execute/sync", {"script": code, "args": []})
-
-    def screenshot(self, path: Path) -> bytes:
-        data = base64.b64decode(self.command("GET", "/screenshot"))
-        path.write_bytes(data)
-        return data
-
-    def close(self) -> None:
-        self.command("DELETE", "")
 
 
 @pytest.fixture
-def chromedriver() -> str:
-    found = shutil.which("chromedriver")
-    if found is None or shutil.which("chromium") is None:
+def installed() -> None:
+    if not browsers_installed():
         if os.environ.get("TRINHO_REQUIRE_CHROMIUM") == "1":
             pytest.fail("chromium or chromedriver is not installed and TRINHO_REQUIRE_CHROMIUM=1")
         pytest.skip("chromium and chromium-driver (Debian) are not installed")
-    return found
 
 
 @pytest.fixture
-def browser(chromedriver: str, tmp_path: Path) -> Iterator[Browser]:
-    port = _free_port()
-    driver = subprocess.Popen(
-        [chromedriver, f"--port={port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    try:
-        _wait_for(port)
-        session = Browser(port, tmp_path / "profile")
-        try:
-            yield session
-        finally:
-            session.close()
-    finally:
-        driver.terminate()
-        driver.wait(timeout=30)
+def browser(installed: None, tmp_path: Path) -> Iterator[Browser]:
+    with chromium(tmp_path / "profile", PHONE) as session:
+        yield session
 
 
 @pytest.fixture
@@ -167,15 +59,8 @@ def held(workspace: Workspace, clock: FixedClock) -> RunReport:
 
 @pytest.fixture
 def site(workspace: Workspace, held: RunReport) -> Iterator[WebHttp]:
-    web = WebHttp(workspace, "127.0.0.1", _free_port())
-    thread = threading.Thread(target=web.server.run, daemon=True)
-    thread.start()
-    _wait_for(web.server.config.port)
-    try:
+    with serving(workspace) as web:
         yield web
-    finally:
-        web.stop()
-        thread.join(timeout=30)
 
 
 def png_size(data: bytes) -> tuple[int, int]:
@@ -197,40 +82,172 @@ def test_the_owner_reviews_decides_undoes_and_searches_in_a_browser(
     edited, removed = str(ids["edited"]), str(ids["removed"])
     browser.go(site.url)  # the login link, as `trinho web` prints it
     page = browser.source()
-    assert (
-        f"Run {held.run_id}" in page and "<ins>Porto</ins>" in page and "<del>Lisbon</del>" in page
-    )
-    assert browser.script("return window.innerWidth") == WIDTH
-    assert browser.script("return document.documentElement.scrollWidth") <= WIDTH  # no sideways
+    assert "<ins>Porto</ins>" in page and "<del>Lisbon</del>" in page
+    assert browser.script("return window.innerWidth") == PHONE
+    assert browser.script("return document.documentElement.scrollWidth") <= PHONE  # no sideways
     shot = browser.screenshot(tmp_path / "queue.png")
-    assert png_size(shot)[0] == WIDTH
-    assert shows(shot, "#99ee99") and shows(shot, "#ff9999")  # the word diff's ins and del
+    assert png_size(shot)[0] == PHONE
+    assert shows(shot, "#f5a3a3")  # the removal's struck line, in the removal's colour
 
     browser.click(f'form[action="/proposals/{edited}/approve"] button')
     assert proposals.get_proposal(workspace, edited).status == "approved"
     assert PORTO in workspace.memory_file.read_text(encoding="utf-8")
 
-    browser.go(site.url.split("/login")[0] + "/")
+    base = site.url.split("/login")[0]
+    browser.go(base + "/")
     browser.type(f'form[action="/proposals/{removed}/reject"] input[name="reason"]', "keep it")
     browser.click(f'form[action="/proposals/{removed}/reject"] button')
     rejected = proposals.get_proposal(workspace, removed)
     assert rejected.status == "rejected" and rejected.decision_note == "keep it"
     assert rejected.decided_by == "owner (web)"
 
-    base = site.url.split("/login")[0]
     browser.go(f"{base}/runs/{held.run_id}/undo")
     assert "undo" in browser.source().lower()
     browser.click(f'form[action="/runs/{held.run_id}/undo"] button')
     assert ANNA in workspace.memory_file.read_text(encoding="utf-8")
-    browser.screenshot(tmp_path / "undone.png")
 
     browser.go(base + "/")
-    browser.type('input[name="q"]', "ha noi")
+    browser.type('nav input[name="q"]', "ha noi")
     browser.click('nav form[action="/search"] button')
     assert "Hà Nội" in browser.source()
+    assert browser.script("return document.querySelector('main input[name=q]').value") == "ha noi"
     browser.click('main a[href^="/file?path=memory/"]')
     assert "/file?path=memory" in browser.url() and "#L" in browser.url()
     assert "Flight to Hà Nội" in browser.source()
     shot = browser.screenshot(tmp_path / "hit.png")
-    assert png_size(shot)[0] == WIDTH
+    assert png_size(shot)[0] == PHONE
     assert shows(shot, "#ffff99")  # the hit's line, highlighted as the link's target
+
+
+TAPPABLE = "main button, main a, nav a, nav button, main input, nav input"
+SIZES = """
+return [...document.querySelectorAll(arguments[0])]
+  .filter(e => e.offsetParent !== null && e.type !== 'hidden')
+  .map(e => { const r = e.getBoundingClientRect();
+    return {what: e.outerHTML.slice(0, 80), w: r.width, h: r.height}; })
+"""
+GAP = """
+const a = document.querySelector(arguments[0]).getBoundingClientRect();
+const b = document.querySelector(arguments[1]).getBoundingClientRect();
+return Math.max(b.top - a.bottom, a.top - b.bottom, b.left - a.right, a.left - b.right)
+"""
+COLOUR = "return getComputedStyle(document.querySelector(arguments[0])).backgroundColor"
+RECT = """
+const r = document.querySelector(arguments[0]).getBoundingClientRect();
+return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}
+"""
+
+
+def no_sideways_scroll(browser: Browser) -> None:
+    width = browser.script("return document.documentElement.scrollWidth")
+    assert width <= browser.width, f"{browser.url()} scrolls sideways: {width} px"
+
+
+def tap_targets_are_big_enough(browser: Browser) -> None:
+    found = browser.script(SIZES, TAPPABLE)
+    assert found
+    small = [t for t in found if t["h"] < 44 or t["w"] < 44]
+    assert small == [], small
+
+
+@pytest.fixture(params=[(PHONE, "vi"), (PHONE, "en"), (DESKTOP, "vi"), (DESKTOP, "en")])
+def week_in_a_browser(
+    request: pytest.FixtureRequest, installed: None, tmp_path: Path, clock: FixedClock
+) -> Iterator[tuple[Browser, str, Workspace, ReviewWeek]]:
+    width, locale = request.param
+    ws = review_workspace(tmp_path / "ws", clock, locale)
+    week = review_week(ws, clock)
+    with serving(ws) as site, chromium(tmp_path / "profile", width) as browser:
+        browser.go(site.url)
+        yield browser, site.url.split("/login")[0], ws, week
+
+
+@pytest.mark.slow
+def test_the_owner_reviews_the_week_on_a_phone_and_a_desktop(
+    week_in_a_browser: tuple[Browser, str, Workspace, ReviewWeek],
+) -> None:
+    browser, base, ws, week = week_in_a_browser
+    locale = ws.locale
+    assert browser.script("return window.innerWidth") == browser.width
+    no_sideways_scroll(browser)
+    tap_targets_are_big_enough(browser)
+    text = browser.text()
+    if locale == "vi":
+        assert internal_terms_in(text) == []
+    waiting = proposals.list_proposals(ws, include_decided=False).proposals
+    order = [p.id for p in review_order(waiting)]
+    ids = browser.script("return [...document.querySelectorAll('article')].map(a => a.id.slice(5))")
+    assert ids == order and set(ids[:2]) == set(week.removals)  # removals first
+    first = browser.script(RECT, f"#card-{ids[0]}")["top"]
+    assert first < browser.script("return window.innerHeight")  # on the first screen
+
+    removal = week.removals[0]
+    approve = f'#card-{removal} form[action$="/approve"] button'
+    keep = f'#card-{removal} form[action$="/reject"] button'
+    assert browser.script(COLOUR, approve) != browser.script(COLOUR, keep)
+    assert browser.script(GAP, approve, keep) >= 8
+
+    edit = week.edits[0]
+    memory_font = browser.script(
+        f"return getComputedStyle(document.querySelector('#card-{edit} td.old')).fontFamily"
+    )
+    assert "mono" not in memory_font.lower() and "Noto Sans" in memory_font
+    old = browser.script(RECT, f"#card-{edit} td.old")
+    new = browser.script(RECT, f"#card-{edit} td.new")
+    if browser.width < 600:
+        assert new["top"] >= old["bottom"] - 1 and abs(new["left"] - old["left"]) < 1  # stacked
+    else:
+        assert new["left"] >= old["right"] - 1 and abs(new["top"] - old["top"]) < 1  # beside
+
+    # a decision: the page comes back at the next card, in view, saying what was done
+    browser.click(keep)
+    after = order[1]
+    assert browser.url().endswith(f"#card-{after}")
+    top = browser.script(RECT, f"#card-{after}")["top"]
+    assert -1 <= top < browser.script("return window.innerHeight") / 2
+    notice = browser.script(f"return document.querySelector('#card-{after} .notice').innerText")
+    assert notice and SHRIMP in ws.memory_file.read_text(encoding="utf-8")
+    tap_targets_are_big_enough(browser)
+
+    # a bulk approval removes no line the screen did not show first
+    browser.go(f"{base}/bulk")
+    no_sideways_scroll(browser)
+    tap_targets_are_big_enough(browser)
+    shown = browser.text()
+    if locale == "vi":
+        assert internal_terms_in(shown) == []
+    before = ws.memory_file.read_text(encoding="utf-8").split("\n")
+    eligible = bulk_eligible(proposals.list_proposals(ws, include_decided=False).proposals)
+    assert eligible and all(p.id in shown for p in eligible)
+    browser.click('form[action="/bulk"] button')
+    assert "/receipts/" in browser.url()
+    after_lines = ws.memory_file.read_text(encoding="utf-8").split("\n")
+    gone = [line for line in before if line not in after_lines]
+    assert gone  # the two edits replaced their lines
+    assert all(entry_text(line) in shown for line in gone)  # each was on the screen first
+    assert all(line in after_lines for line in before if "Dị ứng tôm" in line)
+    receipt = browser.text()
+    assert all(p.id in receipt for p in eligible)
+    no_sideways_scroll(browser)
+    tap_targets_are_big_enough(browser)
+
+    # search: the query stays, hits are named for people, a conversation opens rendered
+    browser.go(f"{base}/search?q=")
+    empty = browser.text()
+    assert {"vi": "Hãy gõ", "en": "Type what"}[locale] in empty
+    browser.type('main input[name="q"]', "chạy bộ thứ Tư")
+    browser.click('main form[action="/search"] button')
+    value = browser.script("return document.querySelector('main input[name=q]').value")
+    assert value == "chạy bộ thứ Tư"
+    titles = browser.script(
+        "return [...document.querySelectorAll('ol.hits a')].map(a => a.innerText)"
+    )
+    assert titles and not any(title.endswith((".md", ".jsonl")) for title in titles)
+    no_sideways_scroll(browser)
+    tap_targets_are_big_enough(browser)
+    browser.click('ol.hits a[href^="/turn"]')
+    assert "/turn?path=conversations/" in browser.url()
+    turn = browser.text()
+    assert "Từ tuần sau tôi chạy bộ cả sáng thứ Tư nữa" in turn and '"role"' not in turn
+    if locale == "vi":
+        assert internal_terms_in(turn) == []

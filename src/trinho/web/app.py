@@ -10,8 +10,11 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import quote
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -27,17 +30,18 @@ from trinho.condense.store.runs import (
     REPORT,
     RUN_ID_RE,
     later_runs,
-    origin_of,
     read_journal,
     run_dir,
     runs_root,
-    validate_run_id,
 )
+from trinho.conversations.store import read_day
 from trinho.errors import TrinhoError
 from trinho.facts.store import list_facts
 from trinho.i18n import N_, t
 from trinho.proposals import store as proposals
 from trinho.review.appliers import APPLIERS
+from trinho.review.render import effect_words
+from trinho.review.risk import bulk_eligible, one_at_a_time, review_order
 from trinho.search import memory_get, readable_path, search
 from trinho.web import pages
 from trinho.web.auth import (
@@ -50,10 +54,12 @@ from trinho.web.auth import (
     is_loopback,
 )
 from trinho.web.guard import HostCheck
-from trinho.web.html import Html
-from trinho.workspace import CONFIG_PATH, Workspace, validate_slug
+from trinho.web.html import Html, html
+from trinho.workspace import CONFIG_PATH, Workspace, parse_day, validate_slug
 
 log = logging.getLogger("trinho.web")
+MAX_RECEIPTS = 50
+"""The bulk approvals' receipts a server keeps for their pages (the newest; in memory)."""
 
 
 def required_token(ws: Workspace, host: str) -> str | None:
@@ -84,22 +90,36 @@ class _Review:
         self.cookie = cookie_name(port)
         self.locale = ws.locale
         self.by = f"{ws.config.owner} (web)"
+        self.receipts: dict[str, tuple[str, list[pages.Applied]]] = {}
 
     def page(
-        self, title: str, body: Html, session: Session | None = None, status: int = 200
+        self,
+        title: str,
+        body: Html,
+        session: Session | None = None,
+        status: int = 200,
+        query: str | None = "",
     ) -> Response:
         notices = list(session.notices) if session else []
         if session:
             session.notices.clear()
-        return HTMLResponse(pages.layout(self.locale, title, body, notices), status)
+        return HTMLResponse(pages.layout(self.locale, title, body, notices, query), status)
 
     def said(self, exc: BaseException) -> str:
         """A failure as the one line a notice shows: keyed, in the owner's locale, its paths
         relative to the workspace."""
         return public_error(exc, self.ws.root).localized(self.locale)
 
-    def refused(self, status: int) -> Response:
-        return self.page(t(self.locale, "web.refused"), Html(""), status=status)
+    def refused(self, status: int, why: str = N_("web.refused.other")) -> Response:
+        """A refusal that says why, and what to do about it."""
+        body = html("<p>{why}</p>", why=t(self.locale, why))
+        return self.page(t(self.locale, "web.refused"), body, status=status)
+
+    def signed_out(self, request: Request) -> Response:
+        """No live session: an expired (or forgotten, after a restart) one says so and how to
+        sign in again; none at all says where the login link is."""
+        had = request.cookies.get(self.cookie) is not None
+        return self.refused(401, N_("web.session.expired") if had else N_("web.session.none"))
 
     def guarded(
         self, handler: Callable[[Request, Session | None], Awaitable[Response]]
@@ -123,9 +143,9 @@ class _Review:
     def viewer(self, handler: Page) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request, session: Session | None) -> Response:
             if not fetch_allowed(request.headers.get("sec-fetch-site")):
-                return self.refused(403)  # another site or port: the login link alone may
+                return self.refused(403, N_("web.refused.site"))  # the login link alone may
             if session is None:
-                return self.refused(401)
+                return self.signed_out(request)
             return await handler(request, session)
 
         return self.guarded(endpoint)
@@ -133,12 +153,12 @@ class _Review:
     def decider(self, handler: Page) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request, session: Session | None) -> Response:
             if not fetch_allowed(request.headers.get("sec-fetch-site")):
-                return self.refused(403)
+                return self.refused(403, N_("web.refused.site"))
             if session is None:
-                return self.refused(401)
+                return self.signed_out(request)
             form = await request.form()
             if not csrf_ok(session, form.get("csrf")):
-                return self.refused(403)
+                return self.refused(403, N_("web.refused.form"))
             return await handler(request, session)
 
         return self.guarded(endpoint)
@@ -159,11 +179,11 @@ class _Review:
     async def login(self, request: Request) -> Response:
         code = request.query_params.get("code", "")
         if not self.guard.code_valid(code):
-            return self.refused(403)
+            return self.refused(403, N_("web.login.used"))
         if self.token is not None:
             return self.page(t(self.locale, "web.login.go"), pages.token_form(code, self.locale))
         sid = self.guard.login(code)
-        return self.logged_in(sid) if sid else self.refused(403)
+        return self.logged_in(sid) if sid else self.refused(403, N_("web.login.used"))
 
     async def login_post(self, request: Request) -> Response:
         form = await request.form()
@@ -173,60 +193,142 @@ class _Review:
             or not isinstance(given, str)
             or not csrf_ok(Session(self.token, self.guard.now()), given)
         ):
-            return self.refused(403)
+            return self.refused(403, N_("web.login.wrong_token"))
         sid = self.guard.login(str(form.get("code", "")))
-        return self.logged_in(sid) if sid else self.refused(403)
+        return self.logged_in(sid) if sid else self.refused(403, N_("web.login.used"))
+
+    def waiting(self) -> list[proposals.Proposal]:
+        return proposals.list_proposals(self.ws, include_decided=False).proposals
 
     async def queue(self, request: Request, session: Session) -> Response:
-        waiting = proposals.list_proposals(self.ws, include_decided=False).proposals
-        groups: dict[str, list[proposals.Proposal]] = {}
-        for p in waiting:
-            groups.setdefault(p.origin, []).append(p)
-        shown = [pages.Group(origin, _run_of(origin), items) for origin, items in groups.items()]
-        return self.page(
-            t(self.locale, "web.nav.queue"),
-            pages.queue_page(shown, self.locale, session.csrf),
-            session,
-        )
+        waiting = await run_in_threadpool(self.waiting)
+        at = request.query_params.get("at")
+        notices: list[str] = []
+        if at is not None and any(p.id == at for p in waiting):
+            notices = list(session.notices)  # shown in the card the page returned to
+            session.notices.clear()
+        owner = self.ws.config.owner
+        body = pages.queue_page(waiting, self.locale, session.csrf, owner, at, notices)
+        return self.page(t(self.locale, "web.nav.queue"), body, session)
 
-    def approve_one(self, session: Session, pid: str) -> None:
+    def decided(self, session: Session, before: list[str], pid: str) -> Response:
+        """Back to the review, at the card after the one just decided (no script needed)."""
+        pending = {p.id for p in self.waiting()}
+        after = pages.next_card(before, pid, pending)
+        if after is None:
+            return RedirectResponse("/", 303)
+        return RedirectResponse(f"/?at={after}#card-{after}", 303)
+
+    def order(self) -> list[str]:
+        return [p.id for p in review_order(self.waiting())]
+
+    def approve_one(self, session: Session, pid: str, digest: str | None) -> bool:
+        """Approve `pid` as the owner saw it (`digest`), saying what it did in a notice."""
         try:
-            decided, applied = proposals.approve(self.ws, pid, self.by, appliers=APPLIERS)
+            shown = proposals.get_proposal(self.ws, pid)
+            decided, applied = proposals.approve(
+                self.ws, pid, self.by, appliers=APPLIERS, content_hash=digest
+            )
         except TrinhoError as exc:
             session.notices.append(self.said(exc))
-            return
-        key = N_("proposal.approved") if applied.ok else N_("proposal.stale")
-        session.notices.append(t(self.locale, key, id=decided.id, message=applied.message))
+            return False
+        label = effect_words(shown, self.locale)[0]
+        what = pages.change_gist(shown, self.locale, self.ws.config.owner)
+        key = N_("web.done.approved") if applied.ok else N_("web.done.stale")
+        session.notices.append(
+            t(self.locale, key, label=label, what=what, message=applied.message, id=decided.id)
+        )
+        return applied.ok
 
     async def approve(self, request: Request, session: Session) -> Response:
-        await run_in_threadpool(self.approve_one, session, request.path_params["pid"])
-        return RedirectResponse("/", 303)
+        pid = request.path_params["pid"]
+        digest = (await request.form()).get("hash")
+        before = await run_in_threadpool(self.order)
+        await run_in_threadpool(
+            self.approve_one, session, pid, digest if isinstance(digest, str) else None
+        )
+        return await run_in_threadpool(self.decided, session, before, pid)
 
     async def reject(self, request: Request, session: Session) -> Response:
-        reason = (await request.form()).get("reason")
+        form = await request.form()
+        reason, digest = form.get("reason"), form.get("hash")
         note = reason if isinstance(reason, str) and reason.strip() else None
         pid = request.path_params["pid"]
+        before = await run_in_threadpool(self.order)
         try:
-            decided = await run_in_threadpool(proposals.reject, self.ws, pid, self.by, note)
-            session.notices.append(t(self.locale, "proposal.rejected", id=decided.id))
+            shown = await run_in_threadpool(proposals.get_proposal, self.ws, pid)
+            await run_in_threadpool(
+                lambda: proposals.reject(
+                    self.ws,
+                    pid,
+                    self.by,
+                    note,
+                    content_hash=digest if isinstance(digest, str) else None,
+                )
+            )
+            label = effect_words(shown, self.locale)[1]
+            what = pages.change_gist(shown, self.locale, self.ws.config.owner)
+            session.notices.append(t(self.locale, "web.done.kept", label=label, what=what))
         except TrinhoError as exc:
             session.notices.append(self.said(exc))
-        return RedirectResponse("/", 303)
+        return await run_in_threadpool(self.decided, session, before, pid)
 
-    async def approve_all(self, request: Request, session: Session) -> Response:
-        try:
-            origin = origin_of(validate_run_id(request.path_params["run"]))
-        except TrinhoError as exc:
-            session.notices.append(self.said(exc))
+    async def bulk_ask(self, request: Request, session: Session) -> Response:
+        eligible = bulk_eligible(await run_in_threadpool(self.waiting))
+        body = pages.bulk_page(eligible, self.locale, session.csrf, self.ws.config.owner)
+        return self.page(t(self.locale, "web.bulk.title"), body, session)
+
+    def apply_bound(self, session: Session, items: list[str]) -> list[pages.Applied]:
+        """Approve exactly the proposals the review step showed (`id:hash` each), never one
+        that must be decided on its own, nor one changed since it was shown."""
+        done: list[pages.Applied] = []
+        for item in items:
+            pid, _, digest = item.partition(":")
+            try:
+                shown = proposals.get_proposal(self.ws, pid)
+            except TrinhoError as exc:
+                session.notices.append(self.said(exc))
+                continue
+            if one_at_a_time(shown):
+                note = t(self.locale, "web.bulk.refused")
+                done.append(pages.Applied(shown, False, note))
+                continue
+            try:
+                _, applied = proposals.approve(
+                    self.ws, pid, self.by, appliers=APPLIERS, content_hash=digest
+                )
+            except TrinhoError as exc:
+                done.append(pages.Applied(shown, False, self.said(exc)))
+                continue
+            done.append(pages.Applied(shown, applied.ok, applied.message))
+        return done
+
+    async def bulk(self, request: Request, session: Session) -> Response:
+        items = [str(v) for v in (await request.form()).getlist("item")]
+        if not items:
+            session.notices.append(t(self.locale, "web.bulk.none"))
             return RedirectResponse("/", 303)
-        for p in proposals.list_proposals(self.ws, include_decided=False).proposals:
-            if p.origin == origin:
-                await run_in_threadpool(self.approve_one, session, p.id)
-        return RedirectResponse("/", 303)
+        done = await run_in_threadpool(self.apply_bound, session, items)
+        rid = secrets.token_urlsafe(12)
+        self.receipts[rid] = (session.csrf, done)
+        while len(self.receipts) > MAX_RECEIPTS:
+            self.receipts.pop(next(iter(self.receipts)))
+        return RedirectResponse(f"/receipts/{rid}", 303)
+
+    async def receipt(self, request: Request, session: Session) -> Response:
+        kept = self.receipts.get(request.path_params["rid"])
+        if kept is None or kept[0] != session.csrf:  # another session's receipt: not shown
+            return self.refused(404)
+        done = kept[1]
+        body = pages.receipt_page(done, self.locale, self.ws.config.owner)
+        return self.page(t(self.locale, "web.receipt.title"), body, session)
 
     async def runs(self, request: Request, session: Session) -> Response:
+        runs = await run_in_threadpool(
+            lambda: [(r, _report(self.ws, r)) for r in _run_ids(self.ws)]
+        )
         return self.page(
-            t(self.locale, "web.nav.runs"), pages.runs_page(_run_ids(self.ws), self.locale), session
+            t(self.locale, "web.nav.runs"), pages.runs_page(runs, self.locale), session
         )
 
     async def run(self, request: Request, session: Session) -> Response:
@@ -240,8 +342,9 @@ class _Review:
             and journal.state in ("applied", "proposed", "done")
             and not later_runs(self.ws, run_id)  # only the latest standing run is undone
         )
-        body = pages.run_page(run_id, _report(self.ws, run_id), self.locale, undoable)
-        return self.page(t(self.locale, "web.queue.run", run=run_id), body, session)
+        report = _report(self.ws, run_id)
+        body = pages.run_page(run_id, report, self.locale, undoable)
+        return self.page(pages.run_title(run_id, report, self.locale), body, session)
 
     async def undo_ask(self, request: Request, session: Session) -> Response:
         run_id = _known_run(self.ws, request.path_params["run"])
@@ -299,9 +402,29 @@ class _Review:
         except TrinhoError as exc:
             session.notices.append(self.said(exc))
             hits = []
-        return self.page(
-            t(self.locale, "web.search"), pages.search_page(query, hits, self.locale), session
-        )
+        body = pages.search_page(query, hits, self.locale)
+        return self.page(t(self.locale, "web.search"), body, session, query=None)
+
+    async def source(self, request: Request, session: Session) -> Response:
+        """A change's source opened where it is: a note or MEMORY.md at its line, a
+        conversation as rendered turns, a fact in the facts page."""
+        ref = request.query_params.get("ref", "")
+        try:
+            target = await run_in_threadpool(_source_link, self.ws, ref)
+        except TrinhoError as exc:
+            session.notices.append(self.said(exc))
+            return RedirectResponse("/", 303)
+        return RedirectResponse(target, 303)
+
+    async def turn(self, request: Request, session: Session) -> Response:
+        path = request.query_params.get("path", "")
+        try:
+            said = await run_in_threadpool(_turns_of, self.ws, path)
+        except TrinhoError as exc:
+            session.notices.append(self.said(exc))
+            return self.page(t(self.locale, "web.place.turn"), Html(""), session, 404)
+        title = pages.place_title("turn", path, self.locale)
+        return self.page(title, pages.turn_page(said, self.locale), session)
 
 
 def web_app(ws: Workspace, guard: Guard, host: str, port: int, token: str | None) -> ASGIApp:
@@ -314,9 +437,13 @@ def web_app(ws: Workspace, guard: Guard, host: str, port: int, token: str | None
         Route("/", viewer(r.queue), methods=["GET"]),
         Route("/proposals/{pid}/approve", decider(r.approve), methods=["POST"]),
         Route("/proposals/{pid}/reject", decider(r.reject), methods=["POST"]),
+        Route("/bulk", viewer(r.bulk_ask), methods=["GET"]),
+        Route("/bulk", decider(r.bulk), methods=["POST"]),
+        Route("/receipts/{rid}", viewer(r.receipt), methods=["GET"]),
+        Route("/source", viewer(r.source), methods=["GET"]),
+        Route("/turn", viewer(r.turn), methods=["GET"]),
         Route("/runs", viewer(r.runs), methods=["GET"]),
         Route("/runs/{run}", viewer(r.run), methods=["GET"]),
-        Route("/runs/{run}/approve-all", decider(r.approve_all), methods=["POST"]),
         Route("/runs/{run}/undo", viewer(r.undo_ask), methods=["GET"]),
         Route("/runs/{run}/undo", decider(r.undo), methods=["POST"]),
         Route("/file", viewer(r.file), methods=["GET"]),
@@ -325,11 +452,6 @@ def web_app(ws: Workspace, guard: Guard, host: str, port: int, token: str | None
     ]
     extra = ws.config.web.allowed_hosts
     return HostCheck(Starlette(routes=routes), allowed_hosts(host, port, extra))
-
-
-def _run_of(origin: str) -> str | None:
-    run = origin.removeprefix("condense:")
-    return run if run != origin and RUN_ID_RE.fullmatch(run) else None
 
 
 def _run_ids(ws: Workspace) -> list[str]:
@@ -362,6 +484,46 @@ def _file_lines(ws: Workspace, path: str) -> list[str]:
     if not ws.path(path).is_file():
         return []
     return memory_get(ws, shown).text.split("\n")
+
+
+_CONVERSATION = re.compile(r"conversations/(\d{4}-\d{2}-\d{2})\.jsonl")
+_NOTE_TIME = re.compile(r"\d{1,2}:\d{2}")
+
+
+def _turns_of(ws: Workspace, path: str) -> list[pages.SaidTurn]:
+    """A day's conversation as the page shows it; only `conversations/YYYY-MM-DD.jsonl`."""
+    found = _CONVERSATION.fullmatch(path)
+    if found is None:
+        raise TrinhoError.keyed("error.web.not_a_conversation", path=path)
+    stored = read_day(ws, parse_day(found.group(1), "conversation day"))
+    return [
+        pages.SaidTurn(
+            s.line, s.turn.role, s.turn.at.astimezone(ws.tz).strftime("%H:%M"), s.turn.text
+        )
+        for s in stored
+    ]
+
+
+def _source_link(ws: Workspace, ref: str) -> str:
+    """Where a source's `path#anchor` opens: a conversation turn rendered (`#T<line>`), a fact
+    in the facts page, any other file at the line its anchor names (a line number, or a
+    note's `HH:MM`)."""
+    path, _, anchor = ref.partition("#")
+    if _CONVERSATION.fullmatch(path):
+        line = anchor.removeprefix("L") if anchor.removeprefix("L").isdigit() else "1"
+        return f"/turn?path={quote(path, safe='/')}#T{line}"
+    fact = pages.fact_link(path)
+    if fact is not None:
+        return fact
+    lines = _file_lines(ws, path)
+    digits = anchor.removeprefix("L")
+    number = int(digits) if digits.isdigit() else None
+    if number is None and _NOTE_TIME.fullmatch(anchor):
+        number = next(
+            (n for n, line in enumerate(lines, 1) if line.lstrip("- ").startswith(anchor)), None
+        )
+    target = f"/file?path={quote(path, safe='/')}"
+    return f"{target}#L{number}" if number else target
 
 
 def serve(host: str, port: int, app: ASGIApp) -> None:

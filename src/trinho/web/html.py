@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import html as stdlib_html
+import re
 from collections.abc import Iterable
 
 from trinho.textnorm import printable
@@ -36,24 +37,45 @@ def join(parts: Iterable[object], sep: str = "") -> Html:
     return Html(sep.join(esc(part) for part in parts))
 
 
-def _marked(words: list[str], tag: str) -> Html:
-    return html(f"<{tag}>{{text}}</{tag}>", text="".join(words)) if words else Html("")
+_TOKEN = re.compile(r"\d{4}-\d{2}-\d{2}|[\w\u0300-\u036f]+|\s+|[^\w\s]")
+"""A date, a word, a run of spaces, or one punctuation mark: the units a changed line is
+compared in, so an added semicolon marks the semicolon, not the word it follows, and a changed
+date is marked whole."""
+
+
+def tokens(line: str) -> list[str]:
+    """`line` cut into words, spaces and single marks; joined, they give `line` back."""
+    return _TOKEN.findall(line)
+
+
+def _marked(parts: list[str], tag: str) -> Html:
+    """A changed run, its spaces at either end left unmarked (a mark reads as the word's)."""
+    text = "".join(parts)
+    core = text.strip()
+    if not core:
+        return esc(text)
+    start = text.index(core)
+    lead, trail = text[:start], text[start + len(core) :]
+    return html(f"{{lead}}<{tag}>{{core}}</{tag}>{{trail}}", lead=lead, core=core, trail=trail)
 
 
 def word_diff(old: str, new: str) -> tuple[Html, Html]:
-    """Both sides of a changed line, the words that differ wrapped in <del> and <ins>."""
-    a, b = old.split(" "), new.split(" ")
+    """Both sides of a changed line, the words and marks that differ wrapped in <del> and
+    <ins>."""
+    a, b = tokens(old), tokens(new)
     left: list[Html] = []
     right: list[Html] = []
     matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
-            left.append(esc(" ".join(a[i1:i2])))
-            right.append(esc(" ".join(b[j1:j2])))
+            left.append(esc("".join(a[i1:i2])))
+            right.append(esc("".join(b[j1:j2])))
             continue
-        left.append(_marked([" ".join(a[i1:i2])] if i2 > i1 else [], "del"))
-        right.append(_marked([" ".join(b[j1:j2])] if j2 > j1 else [], "ins"))
-    return join((p for p in left if p), " "), join((p for p in right if p), " ")
+        if i2 > i1:
+            left.append(_marked(a[i1:i2], "del"))
+        if j2 > j1:
+            right.append(_marked(b[j1:j2], "ins"))
+    return join(left), join(right)
 
 
 def _row(left: object, right: object, left_class: str, right_class: str) -> Html:
@@ -66,8 +88,9 @@ def _row(left: object, right: object, left_class: str, right_class: str) -> Html
     )
 
 
-def side_by_side(old: str, new: str) -> Html:
-    """A two-column table of `old` against `new`, line by line, words marked in changed lines."""
+def side_by_side(old: str, new: str, head: str = "") -> Html:
+    """A two-column table of `old` against `new` under `head` (a row of markup), line by line, words
+    marked in changed lines; on a narrow screen the page's style stacks the two columns."""
     a, b = old.split("\n") if old else [], new.split("\n") if new else []
     rows: list[Html] = []
     matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
@@ -91,4 +114,4 @@ def side_by_side(old: str, new: str) -> Html:
                         "new" if right is not None else "none",
                     )
                 )
-    return html('<table class="diff">{rows}</table>', rows=join(rows))
+    return html('<table class="diff">{head}{rows}</table>', head=Html(head), rows=join(rows))

@@ -2,64 +2,117 @@
 
 Each function takes what a page shows (proposals, a run's report as stored, a file's lines)
 and the owner's locale, and returns `Html`; `trinho.web.app` reads the workspace and decides.
+The review reads as the owner would say it: the riskiest change first, each with why, where
+from and buttons named by what they do; no origin codes, no ids ahead of reasons.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
 from trinho.condense.rules.loss import suspicious_sides
+from trinho.condense.rules.reasons import stored_reason
 from trinho.facts.rules import Fact
 from trinho.i18n import N_, t
 from trinho.i18n.keys import GATE_CLASS, RUN_OUTCOME, SCREEN_DECISION
 from trinho.proposals.store import Proposal
-from trinho.review.render import proposal_reason
+from trinho.review.render import effect_words, proposer_words, reason_words
+from trinho.review.risk import Risk, bulk_eligible, review_order, risk_of
 from trinho.search import Hit
 from trinho.web.html import Html, html, join, side_by_side
 
+FONT = (
+    '"Noto Sans","Segoe UI","Roboto","Helvetica Neue","Liberation Sans","DejaVu Sans",'
+    "Arial,system-ui,sans-serif"
+)
+"""A proportional stack whose every member has Vietnamese's stacked marks (ế, ắ, ổ): memory
+text is never set in a monospace font, which on common Linux desktops lacks them."""
+
 CSS = """
-body{font:16px/1.45 system-ui,sans-serif;margin:0 auto;max-width:60rem;padding:.5rem}
-nav{display:flex;flex-wrap:wrap;gap:.3rem .8rem;align-items:center;margin-bottom:1rem}
-nav form{display:flex;gap:.3rem}input[type=search]{max-width:10rem}
-section,article{border:1px solid #ccc;border-radius:6px;padding:.5rem;margin:.6rem 0}
-.diff{width:100%;border-collapse:collapse;table-layout:fixed;font-family:monospace;font-size:.85rem}
-.diff td{vertical-align:top;padding:.1rem .3rem;overflow-wrap:anywhere;white-space:pre-wrap}
-.old{background:#fee}.new{background:#efe}.none{background:#f6f6f6}
-del{background:#f99;text-decoration:line-through}ins{background:#9e9;text-decoration:none}
-pre{white-space:pre-wrap;overflow-wrap:anywhere}.lines{font-family:monospace;font-size:.85rem}
-.lines div{white-space:pre-wrap;overflow-wrap:anywhere}.lines div:target{background:#ff9}
-.lines a{color:#888;display:inline-block;min-width:2.5rem}
-.notice{background:#eef;padding:.4rem;border-radius:4px}
-form.decide{display:flex;flex-wrap:wrap;gap:.4rem;margin-top:.4rem}
-button{padding:.35rem .8rem}
-"""
+body{font:17px/1.5 FONT;margin:0 auto;max-width:60rem;padding:.5rem .75rem;color:#1b1b1b}
+nav{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;margin-bottom:.5rem}
+nav a,main a{display:inline-flex;align-items:center;min-height:44px;min-width:44px}
+form.find{display:flex;gap:.5rem;flex:1 1 14rem}input{font:inherit;min-height:44px;
+box-sizing:border-box;padding:.3rem .6rem;border:1px solid #888;border-radius:6px}
+input[type=search]{flex:1;min-width:0}
+button,a.button{font:inherit;min-height:48px;padding:.5rem 1rem;border-radius:8px;
+border:2px solid #555;background:#f4f4f4;color:#1b1b1b;cursor:pointer;text-decoration:none;
+display:inline-flex;align-items:center;justify-content:center;box-sizing:border-box}
+button.remove{background:#b3261e;border-color:#b3261e;color:#fff}
+button.apply{background:#1f5fbf;border-color:#1f5fbf;color:#fff}
+button.keep{background:#fff;border-color:#1e7a34;color:#1e7a34}
+article{border:1px solid #bbb;border-radius:10px;padding:.75rem;margin:1rem 0;
+scroll-margin-top:8px}
+article.removes{border:3px solid #b3261e}article.replaces_owner,article.archives{border-width:2px;
+border-color:#9a6700}
+.badge{display:inline-block;font-weight:600;padding:.1rem .5rem;border-radius:4px;margin:0}
+.removes .badge{background:#b3261e;color:#fff}.archives .badge,.replaces_owner .badge{
+background:#ffe8a3}.edits .badge,.adds .badge{background:#e6eefb}
+h1{margin:.4rem 0}h2{font-size:1.15rem;margin:.4rem 0}
+.summary{background:#f4f6fb;border-radius:8px;padding:.5rem .75rem}.summary ul{margin:.3rem 0}
+.diff{width:100%;border-collapse:collapse;table-layout:fixed}
+.diff th{text-align:left;font-weight:600;font-size:.9rem}
+.diff td{vertical-align:top;padding:.2rem .4rem;overflow-wrap:anywhere;white-space:pre-wrap}
+.old{background:#fdecea}.new{background:#e7f6ea}.none{background:#f6f6f6}
+del{background:#f5a3a3;text-decoration:line-through}ins{background:#8fd19e;text-decoration:none}
+.gone{background:#fdecea;padding:.4rem .6rem;border-radius:6px;overflow-wrap:anywhere}
+ul.moved{list-style:none;padding:0;margin:.3rem 0}ul.moved li{background:#fff8e1;
+margin:.2rem 0;padding:.3rem .6rem;border-radius:6px}
+table.fact{border-collapse:collapse;width:100%}table.fact th{text-align:left;
+font-weight:600;padding:.3rem .6rem .3rem 0;width:40%;vertical-align:top}
+table.fact td{padding:.3rem .6rem;overflow-wrap:anywhere}
+dl.about{margin:.6rem 0}dl.about dt{font-weight:600;margin-top:.3rem}dl.about dd{margin:0}
+ul.sources{margin:.2rem 0;padding-left:1.1rem}
+.decide{display:flex;flex-wrap:wrap;gap:12px;margin-top:.8rem;align-items:stretch}
+.decide form{display:flex;flex-wrap:wrap;gap:8px;flex:1 1 16rem}
+.decide form button{flex:1 1 auto}.decide input{flex:1 1 10rem}
+.ref{color:#666;font-size:.8rem;margin:.6rem 0 0}
+pre,code,kbd,samp{font-family:FONT;white-space:pre-wrap;overflow-wrap:anywhere}
+.lines div{white-space:pre-wrap;overflow-wrap:anywhere}.lines div:target,.turn:target{
+background:#ffff99}.lines a{color:#666;display:inline-block;min-width:2.5rem;min-height:0}
+.turn{border-left:4px solid #bbb;padding:.3rem .6rem;margin:.5rem 0}.turn.user{
+border-color:#1f5fbf}
+.notice{background:#e8f0fe;padding:.5rem .75rem;border-radius:6px}
+ol.hits li{margin:.6rem 0}
+@media (max-width:600px){
+.diff tr.head{display:none}.diff tr,.diff td{display:block;width:auto}
+.diff td.same+td.same{display:none}.diff td.none{display:none}
+.diff td.old::before{content:"− "}.diff td.new::before{content:"+ "}
+}
+""".replace("FONT", FONT)
 
 
-@dataclass(frozen=True)
-class Group:
-    """The proposals one origin made: a condensation run (`run` set) or someone else."""
-
-    origin: str
-    run: str | None
-    proposals: Sequence[Proposal]
-
-
-def layout(locale: str, title: str, body: Html, notices: Sequence[str] = ()) -> Html:
+def layout(
+    locale: str, title: str, body: Html, notices: Sequence[str] = (), query: str | None = ""
+) -> Html:
+    """Every page: the navigation with its search box (none when `query` is None: the search
+    page has its own, holding the query), the notices, the body."""
+    find = (
+        html(
+            '<form class="find" method="get" action="/search">'
+            '<input type="search" name="q" value="{query}" aria-label="{search}">'
+            "<button>{search}</button></form>",
+            query=query,
+            search=t(locale, "web.search"),
+        )
+        if query is not None
+        else Html("")
+    )
     nav = html(
         '<nav><a href="/">{queue}</a><a href="/runs">{runs}</a>'
         '<a href="/file?path=MEMORY.md">{memory}</a>'
         '<a href="/file?path=memory/archive.md">{archive}</a><a href="/facts">{facts}</a>'
-        '<form method="get" action="/search"><input type="search" name="q" aria-label="{search}">'
-        "<button>{search}</button></form></nav>",
+        "{find}</nav>",
         queue=t(locale, "web.nav.queue"),
         runs=t(locale, "web.nav.runs"),
         memory=t(locale, "web.nav.memory"),
         archive=t(locale, "web.nav.archive"),
         facts=t(locale, "web.nav.facts"),
-        search=t(locale, "web.search"),
+        find=find,
     )
     shown = join(html('<p class="notice" role="status">{n}</p>', n=n) for n in notices)
     return html(
@@ -76,112 +129,427 @@ def layout(locale: str, title: str, body: Html, notices: Sequence[str] = ()) -> 
     )
 
 
+RISK_NAME: dict[Risk, str] = {
+    Risk.REMOVES: "removes",
+    Risk.ARCHIVES: "archives",
+    Risk.REPLACES_OWNER: "replaces_owner",
+    Risk.EDITS: "edits",
+    Risk.ADDS: "adds",
+}
+"""A risk's name in the page: the card's class, and part of its badge's and summary's keys."""
+
+RISK_BADGE: dict[Risk, str] = {
+    Risk.REMOVES: N_("web.risk.removes"),
+    Risk.ARCHIVES: N_("web.risk.archives"),
+    Risk.REPLACES_OWNER: N_("web.risk.replaces_owner"),
+    Risk.EDITS: N_("web.risk.edits"),
+    Risk.ADDS: N_("web.risk.adds"),
+}
+RISK_COUNT: dict[Risk, str] = {
+    Risk.REMOVES: N_("web.summary.removes"),
+    Risk.ARCHIVES: N_("web.summary.archives"),
+    Risk.REPLACES_OWNER: N_("web.summary.replaces_owner"),
+    Risk.EDITS: N_("web.summary.edits"),
+    Risk.ADDS: N_("web.summary.adds"),
+}
+SOURCE_KIND: dict[str, str] = {
+    "note": N_("web.place.note"),
+    "turn": N_("web.place.turn"),
+    "memory": N_("web.place.memory"),
+    "fact": N_("web.place.fact"),
+}
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_LINE = re.compile(r"#L?(\d+)$")
+
+
+def fact_name(key: object) -> str:
+    """A fact's key as words (`do-uong-buoi-sang` -> `do uong buoi sang`)."""
+    return str(key or "").replace("-", " ").replace("_", " ").strip()
+
+
+def place_title(kind: str, path: str, locale: str) -> str:
+    """Where a line lives, named for a person: the day of a note or a conversation, the
+    long-term memory, its archive, a fact's name; never the file's path."""
+    day = _DAY.search(path)
+    shown = day.group(0) if day else ""
+    if kind in ("turn", "conversation"):
+        return t(locale, "web.place.turn_of", day=shown) if day else t(locale, "web.place.turn")
+    if kind == "note":
+        return t(locale, "web.place.note_of", day=shown) if day else t(locale, "web.place.note")
+    if kind == "fact":
+        stem = path.rsplit("/", 1)[-1].split("#", 1)[0].removesuffix(".md")
+        return t(locale, "web.place.fact_of", name=fact_name(stem))
+    if path.split("#", 1)[0] == "memory/archive.md":
+        return t(locale, "web.place.archive")
+    line = _LINE.search(path)
+    if kind == "memory" and line:
+        return t(locale, "web.place.memory_line", line=int(line.group(1)))
+    return t(locale, SOURCE_KIND.get(kind, N_("web.place.memory")))
+
+
 def _hidden(csrf: str) -> Html:
     return html('<input type="hidden" name="csrf" value="{csrf}">', csrf=csrf)
 
 
-def _fact_change(change: dict[str, Any], locale: str) -> Html:
-    none = t(locale, "web.fact.none")
-    was = change.get("current_value")
-    until = change.get("valid_to") or t(locale, "fact.open_end")
+def entry_text(line: str) -> str:
+    """A MEMORY.md entry without its list marker, for a list that draws its own."""
+    return line[2:] if line.startswith(("- ", "* ")) else line
+
+
+def _removed_line(old: str, locale: str) -> Html:
     return html(
-        "<h3>{title}</h3><p><del>{old}</del> -&gt; <ins>{new}</ins></p><p>{basis} · {valid}</p>",
-        title=t(locale, "web.fact.change", key=change.get("key"), user=change.get("user")),
-        old=none if was is None else was,
-        new=change.get("value"),
-        basis=t(locale, "web.fact.basis", basis=change.get("basis")),
-        valid=t(locale, "web.fact.valid", since=change.get("valid_from") or "…", until=until),
+        '<p>{head}</p><p class="gone"><del>{line}</del></p>',
+        head=t(locale, "web.remove.head"),
+        line=entry_text(old),
     )
 
 
-def _memory_change(change: dict[str, Any], locale: str) -> Html:
-    cls = str(change.get("class"))
-    label = t(locale, GATE_CLASS[cls]) if cls in GATE_CLASS else cls
-    if cls == "archive":
-        lines = str(change.get("old") or "").split("\n")
-        items = join(html("<li><code>{line}</code></li>", line=line) for line in lines)
-        return html(
-            "<h3>MEMORY.md: {label}</h3><p>{head}</p><ul>{items}</ul>",
-            label=label,
-            head=t(locale, "web.archive.lines", count=len(lines)),
-            items=items,
-        )
-    if cls == "suspicious":
-        old, new = suspicious_sides(change, locale)
-    else:
-        old, new = str(change.get("old") or ""), str(change.get("new") or "")
+def _archive_lines(change: dict[str, Any], locale: str) -> Html:
+    lines = [line for line in str(change.get("old") or "").split("\n") if line.strip()]
+    items = join(html("<li>{line}</li>", line=entry_text(line)) for line in lines)
+    return html(
+        '<p>{head}</p><ul class="moved">{items}</ul>',
+        head=t(locale, "web.archive.moves", count=len(lines)),
+        items=items,
+    )
+
+
+def _diff(old: str, new: str, locale: str) -> Html:
     head = html(
-        '<table class="diff"><tr><th>{a}</th><th>{b}</th></tr></table>',
+        '<tr class="head"><th>{a}</th><th>{b}</th></tr>',
         a=t(locale, "web.side.before"),
         b=t(locale, "web.side.after"),
     )
-    return html(
-        "<h3>MEMORY.md: {label}</h3>{head}{diff}",
-        label=label,
-        head=head,
-        diff=side_by_side(old, new),
-    )
+
+    def entries(text: str) -> str:
+        return "\n".join(entry_text(line) for line in text.split("\n")) if text else ""
+
+    return side_by_side(entries(old), entries(new), head)
 
 
-def proposal_card(p: Proposal, locale: str, csrf: str) -> Html:
-    """One waiting change, what it would do, and its approve and reject forms."""
-    if p.kind == "fact":
-        what = _fact_change(p.change, locale)
-    elif p.kind == "memory":
-        what = _memory_change(p.change, locale)
+def _fact_change(change: dict[str, Any], locale: str) -> Html:
+    was, basis_then = change.get("current_value"), change.get("current_basis")
+    if was is None:
+        now_label, now = t(locale, "web.fact.now"), t(locale, "web.fact.nothing")
+    elif basis_then == "user":
+        now_label, now = t(locale, "web.fact.you_said"), was
     else:
-        what = html("<h3>{kind}</h3><pre>{change}</pre>", kind=p.kind, change=p.change)
+        now_label, now = t(locale, "web.fact.now"), was
+    new_key = N_("web.fact.inferred") if change.get("basis") == "inferred" else N_("web.fact.new")
+    since = change.get("valid_from")
+    new_label = t(locale, new_key)
+    if since:
+        new_label = t(locale, "web.fact.since", label=new_label, day=since)
     return html(
-        '<article id="p-{id}">{what}<p><small>{id} · {reason}</small></p>'
-        '<form class="decide" method="post" action="/proposals/{id}/approve">{hidden}'
-        "<button>{approve}</button></form>"
-        '<form class="decide" method="post" action="/proposals/{id}/reject">{hidden}'
-        '<input name="reason" aria-label="{why}" placeholder="{why}">'
-        "<button>{reject}</button></form></article>",
-        id=p.id,
-        what=what,
-        reason=proposal_reason(p, locale),
-        hidden=_hidden(csrf),
-        approve=t(locale, "web.approve"),
-        reject=t(locale, "web.reject"),
-        why=t(locale, "web.reason"),
+        '<table class="fact"><tr><th>{now_label}</th><td class="old">{now}</td></tr>'
+        '<tr><th>{new_label}</th><td class="new">{new}</td></tr></table>',
+        now_label=now_label,
+        now=now,
+        new_label=new_label,
+        new=change.get("value"),
     )
 
 
-def queue_page(groups: Sequence[Group], locale: str, csrf: str) -> Html:
-    """`GET /`: what waits, grouped by the run (or other origin) that proposed it."""
-    if not groups:
-        return html("<p>{none}</p>", none=t(locale, "web.queue.none"))
-    parts: list[Html] = []
-    for group in groups:
-        if group.run is not None:
-            title = t(locale, "web.queue.run", run=group.run)
-            all_form = html(
-                '<form method="post" action="/runs/{run}/approve-all">{hidden}'
-                "<button>{label}</button></form>",
-                run=group.run,
-                hidden=_hidden(csrf),
-                label=t(locale, "web.approve_all", count=len(group.proposals)),
-            )
-        else:
-            title, all_form = t(locale, "web.queue.origin", origin=group.origin), Html("")
-        cards = join(proposal_card(p, locale, csrf) for p in group.proposals)
-        parts.append(
-            html(
-                "<section><h2>{title}</h2>{all}{cards}</section>",
-                title=title,
-                all=all_form,
-                cards=cards,
-            )
+def change_title(p: Proposal, locale: str, owner: str) -> str:
+    """The card's heading: what the change does, in words."""
+    risk, change = risk_of(p), p.change
+    if p.kind == "fact":
+        name = fact_name(change.get("key"))
+        user = p.user_or(owner)
+        key = {
+            Risk.REPLACES_OWNER: N_("web.title.fact_owner"),
+            Risk.ADDS: N_("web.title.fact_new"),
+        }.get(risk, N_("web.title.fact"))
+        title = t(locale, key, name=name)
+        return title if user == owner else t(locale, "web.title.about", title=title, user=user)
+    cls = change.get("class")
+    if cls == "archive":
+        count = len([x for x in str(change.get("old") or "").split("\n") if x.strip()])
+        return t(locale, "web.title.archive", count=count)
+    if cls == "suspicious":
+        return t(locale, "web.title.rewrite")
+    if risk is Risk.REMOVES:
+        return t(locale, "web.title.remove")
+    if risk is Risk.ADDS:
+        return t(locale, "web.title.add")
+    return t(locale, "web.title.edit")
+
+
+def change_gist(p: Proposal, locale: str, owner: str) -> str:
+    """The change in one line, for the notice after deciding it: the line it removes, the
+    wording it writes, the value it saves; an archive or a rewrite by its title."""
+    change = p.change
+    if p.kind == "fact":
+        return f"{fact_name(change.get('key'))}: {change.get('value')}"
+    if p.kind == "memory" and change.get("class") not in ("archive", "suspicious"):
+        line = change.get("new") if change.get("new") is not None else change.get("old")
+        if isinstance(line, str) and "\n" not in line:
+            return entry_text(line)
+    return change_title(p, locale, owner)
+
+
+def change_body(p: Proposal, locale: str) -> Html:
+    """What the change would do, every line it touches shown."""
+    change = p.change
+    if p.kind == "fact":
+        return _fact_change(change, locale)
+    if p.kind != "memory":
+        return html("<pre>{change}</pre>", change=change)
+    cls = change.get("class")
+    if cls == "archive":
+        return _archive_lines(change, locale)
+    if cls == "suspicious":
+        return _diff(*suspicious_sides(change, locale), locale)
+    before, after = change.get("old"), change.get("new")
+    if before is not None and after is None:
+        return _removed_line(str(before), locale)
+    return _diff(str(before or ""), str(after or ""), locale)
+
+
+def card_reason(p: Proposal, locale: str) -> str:
+    """Why the change waits, for a person: an archive says the file grew past the size set for
+    it (not how many tokens), the rest as the review reads them everywhere."""
+    if p.kind == "memory" and p.change.get("class") == "archive":
+        params = p.change.get("reason_params") or {}
+        count = params.get("count") if isinstance(params, dict) else None
+        text = t(locale, "web.why.archive", count=count if isinstance(count, int) else 0)
+        return t(locale, "web.why.with_model", reason=text, why=p.why) if p.why else text
+    return reason_words(p, locale)
+
+
+def _sources(p: Proposal, locale: str) -> Html:
+    if not p.sources:
+        return html("<p>{none}</p>", none=t(locale, "web.card.no_source"))
+    items = join(
+        html(
+            '<li><a href="/source?ref={ref}">{place}</a>: “{text}”</li>',
+            ref=quote(s.ref, safe="/:#"),
+            place=place_title(s.kind, s.ref, locale),
+            text=entry_text(s.text),
         )
+        for s in p.sources
+    )
+    return html('<ul class="sources">{items}</ul>', items=items)
+
+
+def about(p: Proposal, locale: str) -> Html:
+    """Why, where from, and who proposed: what the owner weighs before deciding."""
+    return html(
+        '<dl class="about"><dt>{why_h}</dt><dd>{why}</dd><dt>{from_h}</dt><dd>{sources}</dd>'
+        "<dt>{by_h}</dt><dd>{by}</dd></dl>",
+        why_h=t(locale, "web.card.why"),
+        why=card_reason(p, locale),
+        from_h=t(locale, "web.card.from"),
+        sources=_sources(p, locale),
+        by_h=t(locale, "web.card.by"),
+        by=proposer_words(p, locale),
+    )
+
+
+def _badge(p: Proposal, locale: str) -> Html:
+    return html('<p class="badge">{text}</p>', text=t(locale, RISK_BADGE[risk_of(p)]))
+
+
+def proposal_card(
+    p: Proposal, locale: str, csrf: str, owner: str, notices: Sequence[str] = ()
+) -> Html:
+    """One waiting change: what it does, why, where from, and two buttons named by their
+    effect; the id last and small. `notices` (the decision just made) open the card, since the
+    page returns here after a decision."""
+    approve, keep = effect_words(p, locale)
+    risk = risk_of(p)
+    danger = "remove" if risk in (Risk.REMOVES, Risk.ARCHIVES, Risk.REPLACES_OWNER) else "apply"
+    shown = join(html('<p class="notice" role="status">{n}</p>', n=n) for n in notices)
+    return html(
+        '<article id="card-{id}" class="{risk}">{notices}{badge}<h2>{title}</h2>{body}{about}'
+        '<div class="decide"><form method="post" action="/proposals/{id}/approve">{hidden}'
+        '<input type="hidden" name="hash" value="{hash}">'
+        '<button class="{danger}">{approve}</button></form>'
+        '<form method="post" action="/proposals/{id}/reject">{hidden}'
+        '<input type="hidden" name="hash" value="{hash}">'
+        '<input name="reason" aria-label="{why}" placeholder="{why}">'
+        '<button class="keep">{keep}</button></form></div>'
+        '<p class="ref">{ref}</p></article>',
+        id=p.id,
+        risk=RISK_NAME[risk],
+        notices=shown,
+        badge=_badge(p, locale),
+        title=change_title(p, locale, owner),
+        body=change_body(p, locale),
+        about=about(p, locale),
+        hidden=_hidden(csrf),
+        hash=p.content_hash,
+        danger=danger,
+        approve=approve,
+        keep=keep,
+        why=t(locale, "web.reason"),
+        ref=t(locale, "web.card.ref", id=p.id),
+    )
+
+
+def summary(waiting: Sequence[Proposal], locale: str) -> Html:
+    """The counts at the top: how many wait, and how many of each kind of risk."""
+    counts: dict[Risk, int] = {}
+    for p in waiting:
+        counts[risk_of(p)] = counts.get(risk_of(p), 0) + 1
+    items = join(
+        html("<li>{text}</li>", text=t(locale, RISK_COUNT[risk], count=counts[risk]))
+        for risk in sorted(counts)
+    )
+    bulk = bulk_eligible(waiting)
+    offer = (
+        html(
+            '<p><a class="button" href="/bulk">{label}</a></p>',
+            label=t(locale, "web.bulk.offer", count=len(bulk)),
+        )
+        if bulk
+        else Html("")
+    )
+    return html(
+        '<section class="summary"><p>{head}</p><ul>{items}</ul>{offer}</section>',
+        head=t(locale, "web.summary.head", count=len(waiting)),
+        items=items,
+        offer=offer,
+    )
+
+
+def queue_page(
+    waiting: Sequence[Proposal],
+    locale: str,
+    csrf: str,
+    owner: str,
+    at: str | None = None,
+    notices: Sequence[str] = (),
+) -> Html:
+    """`GET /`: what waits, the riskiest first, after a summary of counts; `notices` open the
+    card `at` (the one the page returned to after a decision)."""
+    if not waiting:
+        shown = join(html('<p class="notice" role="status">{n}</p>', n=n) for n in notices)
+        return html("{shown}<p>{none}</p>", shown=shown, none=t(locale, "web.queue.none"))
+    cards = join(
+        proposal_card(p, locale, csrf, owner, notices if p.id == at else ())
+        for p in review_order(waiting)
+    )
+    return html("{summary}{cards}", summary=summary(waiting, locale), cards=cards)
+
+
+def next_card(order: Sequence[str], decided: str, pending: set[str]) -> str | None:
+    """The card the page returns to after `decided`: the next one still waiting in the review
+    order, else the nearest before it, else none."""
+    if decided in order:
+        i = order.index(decided)
+        for pid in [*order[i + 1 :], *reversed(order[:i])]:
+            if pid in pending:
+                return pid
+    return next((pid for pid in order if pid in pending), None)
+
+
+def bulk_page(eligible: Sequence[Proposal], locale: str, csrf: str, owner: str) -> Html:
+    """`GET /bulk`: the review step of a bulk approval. Every line each change touches is on
+    the page, and the confirm button is bound to exactly these proposals (ids and content
+    hashes): one added or changed since is not swept in."""
+    if not eligible:
+        return html(
+            '<p>{none}</p><p><a href="/">{back}</a></p>',
+            none=t(locale, "web.bulk.none"),
+            back=t(locale, "web.back"),
+        )
+    items = join(
+        html(
+            '<article id="card-{id}" class="{risk}">{badge}<h2>{title}</h2>{body}{about}'
+            '<p class="ref">{ref}</p></article>',
+            id=p.id,
+            risk=RISK_NAME[risk_of(p)],
+            badge=_badge(p, locale),
+            title=change_title(p, locale, owner),
+            body=change_body(p, locale),
+            about=about(p, locale),
+            ref=t(locale, "web.card.ref", id=p.id),
+        )
+        for p in eligible
+    )
+    bound = join(
+        html('<input type="hidden" name="item" value="{id}:{hash}">', id=p.id, hash=p.content_hash)
+        for p in eligible
+    )
+    return html(
+        "<p>{intro}</p><p>{rule}</p>{items}"
+        '<div class="decide"><form method="post" action="/bulk">{hidden}{bound}'
+        '<button class="apply">{confirm}</button></form>'
+        '<a class="button" href="/">{back}</a></div>',
+        intro=t(locale, "web.bulk.intro", count=len(eligible)),
+        rule=t(locale, "web.bulk.rule"),
+        items=items,
+        hidden=_hidden(csrf),
+        bound=bound,
+        confirm=t(locale, "web.bulk.confirm", count=len(eligible)),
+        back=t(locale, "web.back"),
+    )
+
+
+@dataclass(frozen=True)
+class Applied:
+    """One line of a receipt: the change as it was shown, and what deciding it did."""
+
+    proposal: Proposal
+    ok: bool
+    message: str
+
+
+def receipt_page(done: Sequence[Applied], locale: str, owner: str) -> Html:
+    """What a bulk approval changed, exactly: each change applied (its lines), then each one
+    that was not, with why."""
+    applied = [a for a in done if a.ok]
+    missed = [a for a in done if not a.ok]
+
+    def item(a: Applied) -> Html:
+        return html(
+            '<article class="{risk}"><h2>{title}</h2>{body}<p>{message}</p>'
+            '<p class="ref">{ref}</p></article>',
+            risk=RISK_NAME[risk_of(a.proposal)],
+            title=change_title(a.proposal, locale, owner),
+            body=change_body(a.proposal, locale),
+            message=a.message,
+            ref=t(locale, "web.card.ref", id=a.proposal.id),
+        )
+
+    parts = [html("<p>{head}</p>", head=t(locale, "web.receipt.applied", count=len(applied)))]
+    parts.extend(item(a) for a in applied)
+    if missed:
+        parts.append(
+            html("<h2>{head}</h2>", head=t(locale, "web.receipt.missed", count=len(missed)))
+        )
+        parts.extend(item(a) for a in missed)
+    parts.append(
+        html('<p><a class="button" href="/">{back}</a></p>', back=t(locale, "web.receipt.back"))
+    )
     return join(parts)
 
 
-def runs_page(run_ids: Sequence[str], locale: str) -> Html:
-    if not run_ids:
+def runs_page(runs: Sequence[tuple[str, dict[str, Any] | None]], locale: str) -> Html:
+    """`GET /runs`: each condensation named by the days it read (its id is not a name)."""
+    if not runs:
         return html("<p>{none}</p>", none=t(locale, "web.runs.none"))
-    items = join(html('<li><a href="/runs/{id}">{id}</a></li>', id=r) for r in run_ids)
+    items = join(
+        html('<li><a href="/runs/{id}">{title}</a></li>', id=r, title=run_title(r, report, locale))
+        for r, report in runs
+    )
     return html("<ul>{items}</ul>", items=items)
+
+
+BASIS_WORDS: dict[str, str] = {
+    "user": N_("web.fact.basis_user"),
+    "inferred": N_("web.fact.basis_inferred"),
+}
+SPEAKER: dict[str, str] = {"user": N_("web.turn.you"), "assistant": N_("web.turn.assistant")}
+SPEAKER_OTHER = N_("web.turn.other")
+
+
+def run_title(run_id: str, report: dict[str, Any] | None, locale: str) -> str:
+    """A run's page title: the days it read, not its id."""
+    if report is not None and report.get("since") and report.get("today"):
+        return t(locale, "web.run.title", since=report["since"], today=report["today"])
+    return t(locale, "web.run.title", since=run_id, today="…")
 
 
 def _counted(items: Sequence[Any], render: Any) -> Html:
@@ -219,9 +587,9 @@ def run_page(run_id: str, report: dict[str, Any] | None, locale: str, undoable: 
     verdicts = _counted(
         screening.get("verdicts", []),
         lambda s: html(
-            "<li>{decision}: <code>{line}</code> {reason}</li>",
+            "<li>{decision}: “{line}” {reason}</li>",
             decision=_screen(s.get("decision"), locale),
-            line=s.get("line"),
+            line=entry_text(str(s.get("line") or "")),
             reason=s.get("reason") or "",
         ),
     )
@@ -265,15 +633,16 @@ def _report_change(change: dict[str, Any], locale: str) -> Html:
     label = t(locale, GATE_CLASS[cls]) if cls in GATE_CLASS else cls
     held = t(locale, "web.run.held") if change.get("proposal") else t(locale, "web.run.auto")
     sides = join(
-        html("<div><code>{mark} {text}</code></div>", mark=mark, text=change[side])
-        for side, mark in (("old", "-"), ("new", "+"))
+        html('<div class="{cls}">{mark} {text}</div>', cls=side, mark=mark, text=entry_text(line))
+        for side, mark in (("old", "−"), ("new", "+"))
         if change.get(side) is not None
+        for line in str(change[side]).split("\n")
     )
     return html(
         "<li>{label} ({held}): {reason}{sides}</li>",
         label=label,
         held=held,
-        reason=change.get("reason", ""),
+        reason=stored_reason(change, str(change.get("reason", "")), locale),
         sides=sides,
     )
 
@@ -315,37 +684,111 @@ def facts_page(facts: Sequence[Fact], locale: str) -> Html:
             html(
                 "<li><b>{since}</b> → {until}: {value} <small>({basis})</small></li>",
                 since=v.valid_from,
-                until=v.valid_to or t(locale, "fact.open_end"),
+                until=v.valid_to or t(locale, "web.fact.until_now"),
                 value=v.value,
-                basis=v.basis,
+                basis=t(locale, BASIS_WORDS.get(v.basis, BASIS_WORDS["inferred"])),
             )
             for v in sorted(fact.versions(), key=lambda v: v.valid_from)
         )
         parts.append(
             html(
-                '<section id="{key}"><h2>{key}</h2><ol>{items}</ol></section>',
+                '<section id="{key}"><h2>{name}</h2><ol>{items}</ol></section>',
                 key=fact.key,
+                name=fact_name(fact.key),
                 items=items,
             )
         )
     return join(parts)
 
 
+HIT_FLOOR = 0.35
+"""A hit scoring under this share of the best one is padding (a line sharing one common word
+with the query), not an answer: the page leaves it out."""
+
+
+def worth_showing(hits: Sequence[Hit]) -> list[Hit]:
+    """The hits that score within `HIT_FLOOR` of the best, in their order."""
+    top = max((h.score for h in hits), default=0.0)
+    return [h for h in hits if top <= 0 or h.score >= HIT_FLOOR * top]
+
+
+_FACT_FILE = re.compile(r"users/([a-z0-9][a-z0-9_-]*)/facts/([a-z0-9][a-z0-9_-]*)\.md")
+
+
+def fact_link(path: str) -> str | None:
+    """A fact file's place in the facts page (`/facts?user=mai#the-thao`), else None."""
+    found = _FACT_FILE.fullmatch(path)
+    if found is None:
+        return None
+    return f"/facts?user={quote(found.group(1))}#{quote(found.group(2))}"
+
+
+def hit_link(hit: Hit) -> str:
+    """Where a hit opens: a conversation's turn rendered, a fact in the facts page, any other
+    file at its line."""
+    path = quote(hit.path, safe="/")
+    fact = fact_link(hit.path) if hit.kind == "fact" else None
+    if fact is not None:
+        return fact
+    if hit.kind == "conversation":
+        return f"/turn?path={path}#T{hit.line}"
+    return f"/file?path={path}#L{hit.line}"
+
+
 def search_page(query: str, hits: Sequence[Hit], locale: str) -> Html:
-    if not hits:
-        return html("<p>{none}</p>", none=t(locale, "web.search.none", query=query))
+    """`GET /search`: the hits named by where they are (a day's note, a conversation, a fact),
+    the query kept in the box; an empty query says what to type."""
+    box = html(
+        '<form class="find" method="get" action="/search">'
+        '<input type="search" name="q" value="{query}" aria-label="{label}">'
+        "<button>{label}</button></form>",
+        query=query,
+        label=t(locale, "web.search"),
+    )
+    if not query.strip():
+        return html("{box}<p>{hint}</p>", box=box, hint=t(locale, "web.search.empty"))
+    shown = worth_showing(hits)
+    if not shown:
+        return html("{box}<p>{none}</p>", box=box, none=t(locale, "web.search.none", query=query))
     items = join(
         html(
-            '<li><a href="/file?path={link}#L{line}">{path}:{line}</a> {day} {text}</li>',
-            link=quote(h.path, safe="/"),
-            path=h.path,
-            line=h.line,
-            day=h.date or "",
+            '<li><a href="{link}">{title}</a><br>{text}</li>',
+            link=hit_link(h),
+            title=place_title(h.kind, f"{h.path}#L{h.line}", locale),
             text=h.text[:300],
         )
-        for h in hits
+        for h in shown
     )
-    return html("<ol>{items}</ol>", items=items)
+    return html('{box}<ol class="hits">{items}</ol>', box=box, items=items)
+
+
+@dataclass(frozen=True)
+class SaidTurn:
+    """A conversation turn as the page shows it: its line in the file, who, when, what."""
+
+    line: int
+    role: str
+    at: str
+    text: str
+
+
+def turn_page(turns: Sequence[SaidTurn], locale: str) -> Html:
+    """`GET /turn`: a day's conversation rendered, each turn anchored (`#T3`), never raw JSONL."""
+    if not turns:
+        return html("<p>{none}</p>", none=t(locale, "web.turn.none"))
+    items = join(
+        html(
+            '<div id="T{line}" class="turn {role}"><b>{who}</b> <small>{at}</small>'
+            "<p>{text}</p></div>",
+            line=s.line,
+            role="user" if s.role == "user" else "other",
+            who=t(locale, SPEAKER.get(s.role, SPEAKER_OTHER), role=s.role),
+            at=s.at,
+            text=s.text,
+        )
+        for s in turns
+    )
+    return html("{items}", items=items)
 
 
 def token_form(code: str, locale: str) -> Html:
