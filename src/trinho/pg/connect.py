@@ -10,6 +10,7 @@ import contextlib
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
+from trinho.config import STORE_SCHEMES
 from trinho.errors import TrinhoError
 from trinho.textnorm import validate_slug
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
 
 URL_ENV = "TRINHO_DATABASE_URL"
-SCHEMES = ("postgresql://", "postgres://")
+SCHEMES = STORE_SCHEMES
 
 
 def check_url(url: str, where: str) -> str:
