@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import psycopg
 import pytest
-from conftest import Cluster, Urls
 from psycopg import errors
 
+from pg.pgserver import Cluster, Urls
 from trinho.errors import TrinhoError
 from trinho.pg.connect import Database
 from trinho.pg.migrate import OWNER_TABLES, migrate
@@ -42,7 +42,7 @@ def test_every_primary_key_starts_with_the_owner(pg_urls: Urls) -> None:
         WHERE i.indisprimary AND c.relname NOT LIKE '%yoyo%'
     """
     with psycopg.connect(pg_urls.admin) as conn:
-        first = dict(conn.execute(query).fetchall())
+        first: dict[str, str] = dict(conn.execute(query).fetchall())
     assert set(first) == {"owners", *OWNER_TABLES}
     assert set(first.values()) == {"owner_id"}
 
@@ -117,9 +117,7 @@ def test_the_application_role_sees_no_row_without_an_owner_and_one_owners_rows_w
             conn.execute("SELECT * FROM owners")
 
 
-def test_even_the_tables_owner_sees_nothing_without_an_owner_set(
-    pg_urls: Urls, owner: str
-) -> None:
+def test_even_the_tables_owner_sees_nothing_without_an_owner_set(pg_urls: Urls, owner: str) -> None:
     with psycopg.connect(pg_urls.admin) as conn:
         _fill(conn, owner)
         conn.commit()
