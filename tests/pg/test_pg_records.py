@@ -3,14 +3,21 @@ the same outcomes and the same text, on the file workspace and in PostgreSQL."""
 
 from __future__ import annotations
 
-from datetime import date
+import uuid
+from datetime import date, timedelta
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from conftest import FixedClock
+from conftest import TZ, FixedClock
 from trinho.errors import TrinhoError
 from trinho.facts.format import render_fact
-from trinho.pg.protocol import Records
+from trinho.pg.connect import Database
+from trinho.pg.owners import add_owner
+from trinho.pg.protocol import FileRecords, Records
+from trinho.pg.store import PgRecords
+from trinho.workspace import init_workspace
 
 DAY = date(2026, 11, 29)
 
@@ -124,3 +131,56 @@ def test_the_fact_file_text_is_the_same_on_both(records: Records, clock: FixedCl
     assert fact is not None
     assert render_fact(fact).startswith("---\nkey: city\n")
     assert "Huế" in render_fact(fact)
+
+
+_SAVES = st.lists(
+    st.tuples(
+        st.sampled_from(["city", "pet"]),
+        st.sampled_from(["Huế", "Hà Nội", "cat", "Đà Nẵng"]),
+        st.sampled_from(["user", "inferred"]),
+        st.sampled_from(["owner", "chat", "job"]),
+        st.integers(min_value=0, max_value=3),  # days the clock moves first
+        st.sampled_from([None, -3, 0, 2]),  # valid_from, days from today
+    ),
+    max_size=8,
+)
+
+
+@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(saves=_SAVES)
+def test_any_sequence_of_saves_ends_the_same_on_both_backends(
+    saves: list[tuple[str, str, str, str, int, int | None]],
+    pg_app: Database,
+    pg_admin: Database,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The property: whatever the owner, a chat model and a job save, in whatever order and
+    on whatever days, both backends give the same outcome each time, the same errors, the
+    same fact files and the same queue of proposals."""
+    clock = FixedClock()
+    ws = init_workspace(tmp_path_factory.mktemp("ws") / "ws", timezone=TZ, clock=clock).workspace
+    owner = f"p-{uuid.uuid4().hex[:12]}"
+    add_owner(pg_admin, owner)
+    both: list[Records] = [FileRecords(ws), PgRecords(pg_app, owner, clock=clock, timezone=TZ)]
+    for key, value, basis, actor, days, start in saves:
+        clock.advance(days=days)
+        valid_from = None if start is None else clock.now.date() + timedelta(days=start)
+        results = []
+        for records in both:
+            try:
+                saved = records.save_fact(
+                    key,
+                    value,
+                    basis=basis,
+                    actor=actor,
+                    valid_from=valid_from,  # type: ignore[arg-type]
+                )
+                results.append((saved.outcome, saved.proposal_created))
+            except TrinhoError as exc:
+                results.append((exc.key, False))
+        assert results[0] == results[1]
+    for key in ("city", "pet"):
+        files, db = (records.load_fact(key) for records in both)
+        assert (render_fact(files) if files else None) == (render_fact(db) if db else None)
+    files_queue, db_queue = (records.proposals() for records in both)
+    assert [p.to_json() for p in files_queue] == [p.to_json() for p in db_queue]
