@@ -84,7 +84,11 @@ def _fill(conn: psycopg.Connection, owner: str) -> None:
         " 'pending', 'h', NULL, NULL, NULL, NULL)",
         (owner,),
     )
-    conn.execute("INSERT INTO search_docs VALUES (%s, 'd', 'notes', 'b', 'b')", (owner,))
+    conn.execute(
+        "INSERT INTO search_docs VALUES (%s, 'd', 'note', 'memory/x.md', 1, NULL, 'b', '{}', 1,"
+        " 'b')",
+        (owner,),
+    )
 
 
 def test_the_application_role_sees_no_row_without_an_owner_and_one_owners_rows_with_one(

@@ -90,15 +90,21 @@ CREATE TABLE proposals (
     PRIMARY KEY (owner_id, id)
 );
 
--- Search: `terms` is trinho's own folding (trinho.search.tokenize, computed in Python), so
--- the 'simple' configuration only splits it; the GIN index leads with the owner.
+-- Search: one row per searchable unit (a note entry, a MEMORY.md entry, a fact version, a
+-- turn), as `trinho.search.documents` makes them. `tsv` is written by trinho from its own
+-- folded, stemmed terms (`trinho.search.tokenize`), the text's terms weighted A and its
+-- neighbours' D; no text search parser touches them. `tokens` is the length BM25 divides by.
 CREATE TABLE search_docs (
     owner_id text NOT NULL REFERENCES owners ON DELETE CASCADE,
     doc_id text NOT NULL,
-    source text NOT NULL,
-    body text NOT NULL,
-    terms text NOT NULL,
-    tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', terms)) STORED,
+    kind text NOT NULL,
+    path text NOT NULL,
+    line integer NOT NULL,
+    day date,
+    shown text NOT NULL,
+    refs text[] NOT NULL,
+    tokens integer NOT NULL,
+    tsv tsvector NOT NULL,
     PRIMARY KEY (owner_id, doc_id)
 );
 CREATE INDEX search_docs_tsv ON search_docs USING gin (owner_id, tsv);
