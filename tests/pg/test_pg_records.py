@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import date, timedelta
+from typing import cast
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from conftest import TZ, FixedClock
 from trinho.errors import TrinhoError
 from trinho.facts.format import render_fact
+from trinho.facts.rules import ActorKind, Basis
 from trinho.pg.connect import Database
 from trinho.pg.owners import add_owner
 from trinho.pg.protocol import FileRecords, Records
@@ -165,15 +167,15 @@ def test_any_sequence_of_saves_ends_the_same_on_both_backends(
     for key, value, basis, actor, days, start in saves:
         clock.advance(days=days)
         valid_from = None if start is None else clock.now.date() + timedelta(days=start)
-        results = []
+        results: list[tuple[str | None, bool]] = []
         for records in both:
             try:
                 saved = records.save_fact(
                     key,
                     value,
-                    basis=basis,
-                    actor=actor,
-                    valid_from=valid_from,  # type: ignore[arg-type]
+                    basis=cast(Basis, basis),
+                    actor=cast(ActorKind, actor),
+                    valid_from=valid_from,
                 )
                 results.append((saved.outcome, saved.proposal_created))
             except TrinhoError as exc:

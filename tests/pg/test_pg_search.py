@@ -109,7 +109,7 @@ def test_a_tsvector_literal_is_read_by_postgresql_as_written(
         found = conn.execute(
             "SELECT %s::tsvector @@ %s::tsquery", (literal, tsquery_literal(words or ["ctx"]))
         ).fetchone()
-    weights = dict(rows)
+    weights: dict[str, list[str]] = dict(rows)
     assert set(weights) == {*words, "ctx"}
     if "ctx" not in words:
         assert weights["ctx"] == ["D"]
