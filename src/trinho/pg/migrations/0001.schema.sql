@@ -9,8 +9,10 @@
 
 CREATE EXTENSION IF NOT EXISTS btree_gin;
 
+-- `timezone`: the zone the owner's `- HH:MM` lines and instants are written in.
 CREATE TABLE owners (
     owner_id text PRIMARY KEY,
+    timezone text NOT NULL DEFAULT 'UTC',
     created_at timestamptz NOT NULL DEFAULT now()
 );
 
