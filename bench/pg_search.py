@@ -6,7 +6,7 @@ transcripts are written into the database for one owner per conversation
 (`trinho.pg.search.add_docs`), so the figure compares the two engines, not two corpora (the
 PostgreSQL stores do not hold transcripts yet). The SQLite side is the file index as
 `bench/locomo.py` runs it, without its ranking boosts ("lexical, as before") and with them
-(the default).
+(the default); the PostgreSQL side likewise, the boosts being the same pure functions.
 
     .venv/bin/python bench/pg_search.py --url postgresql://trinho_admin@127.0.0.1:5432/bench
 
@@ -19,6 +19,7 @@ import argparse
 import statistics
 import sys
 import tempfile
+import time
 import uuid
 from datetime import date
 from pathlib import Path
@@ -48,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     migrate(args.url)
     plain = Tuning(speaker_boost=1.0, when_boost=1.0, per_session=0)
-    rows: dict[str, list[tuple[int, float]]] = {"pg": [], "plain": [], "default": []}
+    rows: dict[str, list[tuple[int, float]]] = {k: [] for k in ("plain", "default", "pg", "pgd")}
+    took: dict[str, list[float]] = {k: [] for k in rows}
     run = uuid.uuid4().hex[:8]
     with tempfile.TemporaryDirectory() as tmp, Database(args.url) as db:
         for path in files:
@@ -69,24 +71,36 @@ def main(argv: list[str] | None = None) -> int:
             for name, tuning in (("plain", plain), ("default", Tuning(per_session=0))):
                 with SearchIndex(ws, tuning=tuning) as index:
                     for q in asked:
-                        hits = index.search(Query(q.text, limit=10))
+                        start = time.perf_counter()
+                        hits = index.search(Query(q.text, limit=10), fresh=False)
+                        took[name].append(time.perf_counter() - start)
                         got = recall10(q.evidence, [list(h.refs) for h in hits])
                         rows[name].append((q.category, got))
-            for q in asked:
-                hits = search(records, q.text, 10)
-                rows["pg"].append((q.category, recall10(q.evidence, [list(h.refs) for h in hits])))
+            for name, tuning in (("pg", plain), ("pgd", Tuning(per_session=0))):
+                for q in asked:
+                    start = time.perf_counter()
+                    hits = search(records, q.text, 10, tuning)
+                    took[name].append(time.perf_counter() - start)
+                    got = recall10(q.evidence, [list(h.refs) for h in hits])
+                    rows[name].append((q.category, got))
     print(f"LoCoMo dev: {len(files)} conversations, {len(rows['pg'])} questions; recall@10")
     header = " ".join(f"{h:>11}" for h in ("overall", *CATEGORIES.values()))
     print(f"{'':<44}{header}")
     labels = {
         "plain": "SQLite index, lexical, no boosts",
         "default": "SQLite index, lexical default (boosts)",
-        "pg": "PostgreSQL, BM25 over the same terms",
+        "pg": "PostgreSQL, BM25, no boosts",
+        "pgd": "PostgreSQL, BM25 + the same boosts",
     }
-    for name in ("plain", "default", "pg"):
+    for name in ("plain", "pg", "default", "pgd"):
         cells = [statistics.fmean(r for _, r in rows[name])]
         cells += [statistics.fmean(r for c, r in rows[name] if c == cat) for cat in CATEGORIES]
         print(f"{labels[name]:<44}" + " ".join(f"{c:>11.3f}" for c in cells))
+    print("\nper query (ms)                                   p50         p95")
+    for name in ("plain", "pg", "default", "pgd"):
+        cut = statistics.quantiles(took[name], n=20)
+        p50, p95 = statistics.median(took[name]) * 1000, cut[18] * 1000
+        print(f"{labels[name]:<44} {p50:>11.2f} {p95:>11.2f}")
     return 0
 
 

@@ -4,19 +4,14 @@ one migrated database it shares, and a new owner for each test."""
 from __future__ import annotations
 
 import os
-import pwd
-import shutil
-import subprocess
-import tempfile
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
 from conftest import TZ, FixedClock
-from pg.pgserver import Cluster, Urls, bindir, free_port, migrated_database
+from pg.pgserver import Cluster, Urls, bindir, migrated_database, running_cluster
 from trinho.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -26,68 +21,14 @@ if TYPE_CHECKING:
 
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[Cluster]:
+    """A server for this test process; skipped without the binaries, except under CI=true."""
     binaries = bindir()
     if binaries is None:
         if os.environ.get("CI"):
             pytest.fail("CI: PostgreSQL's initdb is not installed (.ci/run installs postgresql)")
         pytest.skip("PostgreSQL binaries not installed (apt-get install postgresql)")
-    as_root = os.geteuid() == 0
-    run_as = ["runuser", "-u", "postgres", "--"] if as_root else []
-    user = "postgres" if as_root else pwd.getpwuid(os.geteuid()).pw_name
-    folder = Path(tempfile.mkdtemp(prefix="trinho-pg-"))
-    data = folder / "data"
-    if as_root:
-        shutil.chown(folder, "postgres", "postgres")
-    port = free_port()
-    log = folder / "server.log"
-    subprocess.run(
-        [
-            *run_as,
-            str(binaries / "initdb"),
-            "-D",
-            str(data),
-            "-U",
-            user,
-            "-A",
-            "trust",
-            "-E",
-            "UTF8",
-            "--no-locale",
-            "--no-sync",
-        ],
-        check=True,
-        capture_output=True,
-    )
-    options = (
-        f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off "
-        "-c synchronous_commit=off -c full_page_writes=off -c shared_buffers=16MB "
-        "-c max_connections=40"
-    )
-    subprocess.run(
-        [
-            *run_as,
-            str(binaries / "pg_ctl"),
-            "-D",
-            str(data),
-            "-l",
-            str(log),
-            "-o",
-            options,
-            "-w",
-            "start",
-        ],
-        check=True,
-        capture_output=True,
-    )
-    try:
-        yield Cluster("127.0.0.1", port, user)
-    finally:
-        subprocess.run(
-            [*run_as, str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
-            check=False,
-            capture_output=True,
-        )
-        shutil.rmtree(folder, ignore_errors=True)
+    with running_cluster(binaries) as cluster:
+        yield cluster
 
 
 @pytest.fixture(scope="session")

@@ -9,9 +9,15 @@ the binaries the tests are skipped, except under CI=true, where a missing server
 
 from __future__ import annotations
 
+import contextlib
+import os
+import pwd
 import shutil
 import socket
+import subprocess
+import tempfile
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -93,3 +99,66 @@ def migrated_database(cluster: Cluster) -> Urls:
     cluster.role(APP_ROLE)
     grant_app_role(admin, APP_ROLE)
     return Urls(admin, cluster.url(admin.rsplit("/", 1)[1], APP_ROLE))
+
+
+@contextlib.contextmanager
+def running_cluster(binaries: Path) -> Iterator[Cluster]:
+    """initdb and start a server in a temp folder on a free port; stopped and removed after.
+    As root, the folder and the server are the `postgres` user's (`runuser`)."""
+    as_root = os.geteuid() == 0
+    run_as = ["runuser", "-u", "postgres", "--"] if as_root else []
+    user = "postgres" if as_root else pwd.getpwuid(os.geteuid()).pw_name
+    folder = Path(tempfile.mkdtemp(prefix="trinho-pg-"))
+    data = folder / "data"
+    if as_root:
+        shutil.chown(folder, "postgres", "postgres")
+    port = free_port()
+    log = folder / "server.log"
+    subprocess.run(
+        [
+            *run_as,
+            str(binaries / "initdb"),
+            "-D",
+            str(data),
+            "-U",
+            user,
+            "-A",
+            "trust",
+            "-E",
+            "UTF8",
+            "--no-locale",
+            "--no-sync",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    options = (
+        f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off "
+        "-c synchronous_commit=off -c full_page_writes=off -c shared_buffers=16MB "
+        "-c max_connections=40"
+    )
+    subprocess.run(
+        [
+            *run_as,
+            str(binaries / "pg_ctl"),
+            "-D",
+            str(data),
+            "-l",
+            str(log),
+            "-o",
+            options,
+            "-w",
+            "start",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    try:
+        yield Cluster("127.0.0.1", port, user)
+    finally:
+        subprocess.run(
+            [*run_as, str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
+            check=False,
+            capture_output=True,
+        )
+        shutil.rmtree(folder, ignore_errors=True)

@@ -85,8 +85,8 @@ def _fill(conn: psycopg.Connection, owner: str) -> None:
         (owner,),
     )
     conn.execute(
-        "INSERT INTO search_docs VALUES (%s, 'd', 'note', 'memory/x.md', 1, NULL, 'b', '{}', 1,"
-        " 'b')",
+        "INSERT INTO search_docs VALUES (%s, 'd', 'note', 'memory/x.md', 1, NULL, 'b', '', '{}',"
+        " 1, 'b')",
         (owner,),
     )
 

@@ -6,8 +6,10 @@ The terms are computed in Python and written as a tsvector literal (each term a 
 text's positions weighted A and its neighbours' D), so no PostgreSQL text search parser or
 dictionary decides what a word is: `Hà Nội`, `ha noi` and `HÀ NỘI` meet exactly as they do in
 the files' index. BM25 follows SQLite FTS5's (k1 1.2, b 0.75, the same idf floor, the
-neighbours' words weighted `CONTEXT_WEIGHT`), so both indexes rank alike; a match that also has
-the query's diacritics is raised as there (`trinho.search.rank.rerank`).
+neighbours' words weighted `CONTEXT_WEIGHT`), so both indexes rank alike; then the file index's
+own ranking rules reorder the candidates (`trinho.search.rank`): a match that also has the
+query's diacritics is raised, and what a person named in the question said, or a line that
+says when, for a "when" question.
 """
 
 from __future__ import annotations
@@ -20,8 +22,17 @@ from typing import TYPE_CHECKING
 
 from trinho.openclaw.markers import day_of_name
 from trinho.search.documents import Doc, fact_docs, memory_docs, note_docs
-from trinho.search.rank import Scored, rerank
-from trinho.search.tokenize import accented_words, query_terms
+from trinho.search.rank import (
+    Candidate,
+    Scored,
+    Tuning,
+    fuse,
+    has_time_cue,
+    is_when_question,
+    named_people,
+    rerank,
+)
+from trinho.search.tokenize import accented_words, fold, query_terms
 from trinho.workspace import MEMORY_FILE
 
 if TYPE_CHECKING:
@@ -35,7 +46,7 @@ MAX_POSITIONS = 256
 """PostgreSQL keeps at most this many positions of one lexeme."""
 MAX_POSITION = 16_383
 POOL = 50
-"""Candidates ranked before the diacritics bonus reorders them."""
+"""Candidates beyond the limit that the ranking rules reorder, as in `trinho.search.index`."""
 
 
 def _lexeme(term: str) -> str:
@@ -88,12 +99,13 @@ def replace_docs(conn: psycopg.Connection, owner: str, docs: Sequence[Doc]) -> N
 def add_docs(conn: psycopg.Connection, owner: str, docs: Sequence[Doc]) -> None:
     with conn.cursor() as cur:
         cur.executemany(
-            "INSERT INTO search_docs (owner_id, doc_id, kind, path, line, day, shown, refs,"
-            " tokens, tsv) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector)"
+            "INSERT INTO search_docs (owner_id, doc_id, kind, path, line, day, shown, speaker,"
+            " refs, tokens, tsv) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector)"
             " ON CONFLICT (owner_id, doc_id) DO NOTHING",
             [
                 (
-                    owner, doc_id(d), d.kind, d.path, d.line, d.day, d.text, list(d.refs),
+                    owner, doc_id(d), d.kind, d.path, d.line, d.day, d.text, d.speaker,
+                    list(d.refs),
                     len(d.body.split()) + len(d.context.split()),
                     tsvector_literal(d.body, d.context),
                 )
@@ -118,6 +130,7 @@ class PgHit:
     line: int
     day: date | None
     text: str
+    speaker: str
     refs: tuple[str, ...]
     score: float
 
@@ -138,7 +151,7 @@ WITH stats AS (
 ), df AS (
     SELECT lexeme, count(*)::float8 AS n FROM tf GROUP BY lexeme
 )
-SELECT d.doc_id, d.kind, d.path, d.line, d.day, d.shown, d.refs, r.score
+SELECT d.doc_id, d.kind, d.path, d.line, d.day, d.shown, d.speaker, d.refs, r.score
 FROM (
     SELECT tf.doc_id,
         sum(greatest(ln((s.n - df.n + 0.5) / (df.n + 0.5)), 1e-6)
@@ -152,8 +165,20 @@ ORDER BY r.score DESC, d.doc_id
 """
 
 
-def search(records: PgRecords, text: str, limit: int = 10) -> list[PgHit]:
+def _people(conn: psycopg.Connection, owner: str) -> list[str]:
+    rows = conn.execute(
+        "SELECT DISTINCT speaker FROM search_docs WHERE owner_id = %s AND speaker <> ''"
+        " ORDER BY speaker",
+        (owner,),
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def search(
+    records: PgRecords, text: str, limit: int = 10, tuning: Tuning | None = None
+) -> list[PgHit]:
     """The owner's best units for `text`, best first."""
+    tuning = tuning or Tuning()
     terms = query_terms(text)
     if not terms:
         return []
@@ -162,17 +187,34 @@ def search(records: PgRecords, text: str, limit: int = 10) -> list[PgHit]:
         "query": tsquery_literal(terms),
         "terms": terms,
         "cw": CONTEXT_WEIGHT,
-        "pool": max(POOL, limit),
+        "pool": limit + POOL,
     }
     with records.db.owner_tx(records.owner) as conn:
         rows = conn.execute(_BM25, params).fetchall()
-    hits = {
-        row[0]: PgHit(row[0], row[1], row[2], row[3], row[4], row[5], tuple(row[6]), row[7])
-        for row in rows
-    }
+        named = named_people(text, _people(conn, records.owner))
+    hits = [
+        PgHit(doc, kind, path, line, day, shown, speaker, tuple(refs), score)
+        for doc, kind, path, line, day, shown, speaker, refs, score in rows
+    ]
     order = rerank(
-        [Scored(i, hit.text, hit.score) for i, hit in enumerate(hits.values())],
-        accented_words(text),
+        [Scored(i, hit.text, hit.score) for i, hit in enumerate(hits)], accented_words(text)
     )
-    ranked = list(hits.values())
-    return [replace(ranked[s.doc_id], score=s.score) for s in order][:limit]
+    when = is_when_question(text)
+    if named or when:
+        people = {fold(p) for p in named}
+        candidates = [
+            Candidate(
+                doc_id=s.doc_id,
+                text=s.text,
+                session=hits[s.doc_id].path,
+                lexical=s.score,
+                lexical_rank=rank,
+                speaker_named=bool(people) and fold(hits[s.doc_id].speaker) in people,
+                time_cue=when and has_time_cue(s.text),
+            )
+            for rank, s in enumerate(order, 1)
+        ]
+        ranked = [(r.doc_id, r.score) for r in fuse(candidates, tuning, when)]
+    else:
+        ranked = [(s.doc_id, s.score) for s in order]
+    return [replace(hits[i], score=score) for i, score in ranked[:limit]]

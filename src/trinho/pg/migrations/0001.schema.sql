@@ -104,6 +104,7 @@ CREATE TABLE search_docs (
     line integer NOT NULL,
     day date,
     shown text NOT NULL,
+    speaker text NOT NULL DEFAULT '',
     refs text[] NOT NULL,
     tokens integer NOT NULL,
     tsv tsvector NOT NULL,
