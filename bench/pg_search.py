@@ -24,8 +24,7 @@ import uuid
 from datetime import date
 from pathlib import Path
 
-from locomo import DEFAULT_DATA, CATEGORIES, load, recall10
-
+from locomo import CATEGORIES, DEFAULT_DATA, load, recall10
 from trinho.conversations.store import import_turns
 from trinho.pg.connect import Database
 from trinho.pg.migrate import migrate
