@@ -86,6 +86,16 @@ class Database:
             yield conn
 
     @contextlib.contextmanager
+    def owner_pipeline(self, owner: str) -> Iterator[psycopg.Connection]:
+        """`owner_tx` in pipeline mode: the statements are sent without waiting for each
+        answer, so a read of a few statements costs one round trip to the server, not one per
+        statement. Results are read after the block."""
+        check_owner(owner)
+        with self.pool.connection() as conn, conn.pipeline(), conn.transaction():
+            conn.execute("SELECT set_config('trinho.owner', %s, true)", (owner,))
+            yield conn
+
+    @contextlib.contextmanager
     def tx(self) -> Iterator[psycopg.Connection]:
         """One transaction naming no owner: the operator's registry, and nothing else."""
         with self.pool.connection() as conn, conn.transaction():

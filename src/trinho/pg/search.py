@@ -151,7 +151,9 @@ WITH stats AS (
 ), df AS (
     SELECT lexeme, count(*)::float8 AS n FROM tf GROUP BY lexeme
 )
-SELECT d.doc_id, d.kind, d.path, d.line, d.day, d.shown, d.speaker, d.refs, r.score
+SELECT d.doc_id, d.kind, d.path, d.line, d.day, d.shown, d.speaker, d.refs, r.score,
+    (SELECT array_agg(DISTINCT speaker ORDER BY speaker) FROM search_docs
+     WHERE owner_id = %(owner)s AND speaker <> '') AS people
 FROM (
     SELECT tf.doc_id,
         sum(greatest(ln((s.n - df.n + 0.5) / (df.n + 0.5)), 1e-6)
@@ -163,15 +165,6 @@ FROM (
 ) r JOIN search_docs d ON d.owner_id = %(owner)s AND d.doc_id = r.doc_id
 ORDER BY r.score DESC, d.doc_id
 """
-
-
-def _people(conn: psycopg.Connection, owner: str) -> list[str]:
-    rows = conn.execute(
-        "SELECT DISTINCT speaker FROM search_docs WHERE owner_id = %s AND speaker <> ''"
-        " ORDER BY speaker",
-        (owner,),
-    ).fetchall()
-    return [row[0] for row in rows]
 
 
 def search(
@@ -189,12 +182,13 @@ def search(
         "cw": CONTEXT_WEIGHT,
         "pool": limit + POOL,
     }
-    with records.db.owner_tx(records.owner) as conn:
-        rows = conn.execute(_BM25, params).fetchall()
-        named = named_people(text, _people(conn, records.owner))
+    with records.db.owner_pipeline(records.owner) as conn:
+        found = conn.execute(_BM25, params)
+    rows = found.fetchall()
+    named = named_people(text, rows[0][9] or []) if rows else []
     hits = [
         PgHit(doc, kind, path, line, day, shown, speaker, tuple(refs), score)
-        for doc, kind, path, line, day, shown, speaker, refs, score in rows
+        for doc, kind, path, line, day, shown, speaker, refs, score, _ in rows
     ]
     order = rerank(
         [Scored(i, hit.text, hit.score) for i, hit in enumerate(hits)], accented_words(text)
