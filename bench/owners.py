@@ -101,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         asked = queries(args.queries, seed=1)
         pg_took: list[float] = []
         file_took: list[float] = []
+        trip_took: list[float] = []
         with tempfile.TemporaryDirectory() as tmp:
             for owner, files in sampled.items():
                 ws = init_workspace(Path(tmp) / owner, timezone="Asia/Ho_Chi_Minh").workspace
@@ -116,6 +117,10 @@ def main(argv: list[str] | None = None) -> int:
                         start = time.perf_counter()
                         search(records, text, 10)
                         pg_took.append(time.perf_counter() - start)
+                        start = time.perf_counter()
+                        with db.owner_pipeline(owner) as conn:
+                            conn.execute("SELECT 1")
+                        trip_took.append(time.perf_counter() - start)
     assert size_before is not None and size_after is not None
     total = args.owners * args.notes
     per_owner = (size_after[0] - size_before[0]) / args.owners
@@ -129,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"file store (SQLite index of the workspace)      {f50:>8.2f} {f95:>8.2f}")
     print(f"PostgreSQL (one database, all owners)           {p50:>8.2f} {p95:>8.2f}")
     print(f"ratio PostgreSQL / files                        {p50 / f50:>8.2f} {p95 / f95:>8.2f}")
+    t50, t95 = quantiles(trip_took)
+    print(f"PostgreSQL, an empty transaction (SELECT 1)     {t50:>8.2f} {t95:>8.2f}")
     return 0
 
 
