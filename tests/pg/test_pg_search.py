@@ -115,3 +115,20 @@ def test_a_tsvector_literal_is_read_by_postgresql_as_written(
         assert weights["ctx"] == ["D"]
     assert all(weights[w] and "A" in weights[w] for w in words)
     assert found == (True,)
+
+
+def test_what_a_store_writes_is_found_at_once_and_what_it_replaced_is_not(
+    pg: PgRecords, clock
+) -> None:
+    pg.save_note("mua bánh mì")
+    pg.write_memory("# Memory\n- 2026-11-22: thích phở\n")
+    pg.save_fact("city", "Huế", basis="user")
+    assert [h.path for h in search(pg, "banh mi")] == ["memory/2026-11-29.md"]
+    assert [h.path for h in search(pg, "pho")] == ["MEMORY.md"]
+    assert [h.text for h in search(pg, "city hue")][0].startswith("city: Huế")
+    pg.write_memory("# Memory\n- 2026-11-29: thích bún\n")
+    assert search(pg, "pho") == []
+    clock.advance(days=1)
+    pg.save_fact("city", "Hà Nội", basis="user")
+    found = [h.text for h in search(pg, "city")]
+    assert len(found) == 2 and any("Hà Nội" in text for text in found)

@@ -86,8 +86,19 @@ def owner_docs(records: PgRecords) -> list[Doc]:
     for user, key in records.fact_keys():
         text = records.fact_file_text(user, key)
         if text is not None:
-            docs.extend(fact_docs(f"users/{user}/facts/{key}.md", key, text))
+            docs.extend(fact_docs(fact_path(user, key), key, text))
     return docs
+
+
+def replace_path_docs(conn: psycopg.Connection, owner: str, path: str, docs: Sequence[Doc]) -> None:
+    """One file's units become `docs`, in the caller's transaction: a store calls this in the
+    transaction that writes the record, so what is saved is found at once, or neither."""
+    conn.execute("DELETE FROM search_docs WHERE owner_id = %s AND path = %s", (owner, path))
+    add_docs(conn, owner, docs)
+
+
+def fact_path(user: str, key: str) -> str:
+    return f"users/{user}/facts/{key}.md"
 
 
 def replace_docs(conn: psycopg.Connection, owner: str, docs: Sequence[Doc]) -> None:

@@ -6,6 +6,9 @@ crash before the commit leaves nothing of it. The decisions are the file stores'
 functions (`trinho.facts.rules.reconcile`, the note and proposal formats), so both backends
 decide alike; a test runs the same operations on both (tests/pg/test_records.py).
 
+Every write also replaces the search units of what it wrote (`trinho.pg.search`), in the same
+transaction: a saved note is found at once, and a rolled-back one never.
+
 Serialisation: a day file's row is locked `FOR UPDATE`; a fact, MEMORY.md and the proposal
 queue take a transaction-scoped advisory lock on (owner, what), as the file stores take a file
 lock. Instants are stored as `timestamptz` (UTC) and given back in the owner's zone, as the
@@ -42,6 +45,7 @@ from trinho.i18n import t
 from trinho.i18n.keys import FACT_OUTCOME, FACT_REASON
 from trinho.notes.store import SavedNote, format_entry, parse_note_file, validate_note_text
 from trinho.pg.connect import Database, check_owner
+from trinho.pg.search import fact_path, replace_path_docs
 from trinho.proposals.store import (
     MAX_ORIGIN_CHARS,
     MAX_REASON_CHARS,
@@ -55,8 +59,9 @@ from trinho.proposals.store import (
 from trinho.proposals.store import _check_kind as check_kind
 from trinho.proposals.store import _identity as identity
 from trinho.proposals.store import _text as proposal_text
+from trinho.search.documents import fact_docs, memory_docs, note_docs
 from trinho.textnorm import validate_slug
-from trinho.workspace import NOTES_DIR, parse_day
+from trinho.workspace import MEMORY_FILE, NOTES_DIR, parse_day
 
 if TYPE_CHECKING:
     import psycopg
@@ -138,10 +143,12 @@ class PgRecords:
             before: str = row[0]
             gap = "\n" if before and not before.endswith("\n") else ""
             start = before.count("\n") + 1 + (1 if gap else 0) if before else 1
+            after = before + gap + entry + "\n"
             conn.execute(
                 "UPDATE note_files SET body = %s WHERE owner_id = %s AND name = %s",
-                (before + gap + entry + "\n", self.owner, name),
+                (after, self.owner, name),
             )
+            replace_path_docs(conn, self.owner, name, note_docs(name, day, after))
             conn.execute(
                 "INSERT INTO note_acks (owner_id, day, seq, hhmm, note, saved_at)"
                 " SELECT %s, %s, coalesce(max(seq), 0) + 1, %s, %s, %s FROM note_acks"
@@ -221,6 +228,7 @@ class PgRecords:
                 " VALUES (%s, %s, %s, %s, %s)",
                 (self.owner, latest + 1, text, run, self.now()),
             )
+            replace_path_docs(conn, self.owner, MEMORY_FILE, memory_docs(MEMORY_FILE, text))
         return latest + 1
 
     # ---- facts ---------------------------------------------------------------------------------
@@ -316,6 +324,9 @@ class PgRecords:
                     for n, (is_head, v) in enumerate(versions)
                 ],
             )
+        path = fact_path(user, fact.key)
+        text = verbatim if verbatim is not None else render_fact(fact)
+        replace_path_docs(conn, self.owner, path, fact_docs(path, fact.key, text))
 
     def save_fact(
         self,
