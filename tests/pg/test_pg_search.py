@@ -125,7 +125,8 @@ def test_what_a_store_writes_is_found_at_once_and_what_it_replaced_is_not(
     pg.save_fact("city", "Huế", basis="user")
     assert [h.path for h in search(pg, "banh mi")] == ["memory/2026-11-29.md"]
     assert [h.path for h in search(pg, "pho")] == ["MEMORY.md"]
-    assert [h.text for h in search(pg, "city hue")][0].startswith("city: Huế")
+    city = search(pg, "city hue")
+    assert city and city[0].text.startswith("city: Huế")
     pg.write_memory("# Memory\n- 2026-11-29: thích bún\n")
     assert search(pg, "pho") == []
     clock.advance(days=1)

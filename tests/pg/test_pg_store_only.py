@@ -54,3 +54,44 @@ def test_the_environment_names_the_database_before_the_config() -> None:
     with pytest.raises(TrinhoError) as caught:
         database_url({"TRINHO_DATABASE_URL": "sqlite:///x"}, url)
     assert caught.value.key == "error.store.bad_url" and "TRINHO_DATABASE_URL" in str(caught.value)
+
+
+def test_concurrent_writers_of_one_day_lose_nothing_and_number_lines_apart(
+    pg: PgRecords,
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [f"note {n}" for n in range(60)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        saved = list(pool.map(pg.save_note, texts))
+    day = saved[0].date
+    entries = pg.note_entries(day)
+    assert sorted(text for _, text in entries) == sorted(texts)
+    assert sorted(s.line_number for s in saved) == list(range(1, 61))
+    lines = pg.note_text(day).split("\n")
+    assert all(lines[s.line_number - 1] == s.line for s in saved)
+    assert len(pg.acknowledged(day)) == 60
+
+
+def test_one_owners_store_cannot_reach_another_owners_records(
+    pg_app: Database, pg_admin: Database, owner: str, clock: FixedClock
+) -> None:
+    from trinho.pg.owners import add_owner
+
+    add_owner(pg_admin, owner + "-b")
+    mine = PgRecords(pg_app, owner, clock=clock, timezone=TZ)
+    theirs = PgRecords(pg_app, owner + "-b", clock=clock, timezone=TZ)
+    theirs.save_note("their note")
+    theirs.write_memory("# theirs\n")
+    theirs.save_fact("city", "Huế")
+    proposed = theirs.save_fact("city", "Vinh", basis="inferred")
+    assert proposed.proposal is not None
+    day = clock.now.date()
+    assert (mine.note_text(day), mine.memory_text(), mine.load_fact("city")) == ("", "", None)
+    assert mine.proposals() == [] and mine.fact_keys() == [] and mine.note_files() == {}
+    with pytest.raises(TrinhoError) as caught:
+        mine.approve(proposed.proposal.id, "owner")
+    assert caught.value.key == "error.proposal.not_found"
+    with pytest.raises(TrinhoError):
+        mine.reject(proposed.proposal.id, "owner")
+    assert [p.status for p in theirs.proposals()] == ["pending"]
