@@ -148,7 +148,7 @@ _SAVES = st.lists(
 )
 
 
-@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=20, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(saves=_SAVES)
 def test_any_sequence_of_saves_ends_the_same_on_both_backends(
     saves: list[tuple[str, str, str, str, int, int | None]],

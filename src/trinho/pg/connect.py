@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 URL_ENV = "TRINHO_DATABASE_URL"
 SCHEMES = STORE_SCHEMES
+CONNECT_TIMEOUT = 5
+"""Seconds a first connection may take before the database is said to be unreachable."""
 
 
 def check_url(url: str, where: str) -> str:
@@ -55,17 +57,18 @@ class Database:
 
     def __init__(self, url: str, *, max_size: int = 4) -> None:
         _driver()
+        import psycopg
         from psycopg_pool import ConnectionPool
 
         self.url = url
+        try:  # one connection first: a database that cannot be reached is one line, at once
+            psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT).close()
+        except psycopg.Error as exc:
+            raise TrinhoError.keyed("error.store.unreachable", error=type(exc).__name__) from None
         self.pool: ConnectionPool = ConnectionPool(
             url, min_size=1, max_size=max_size, open=False, kwargs={"autocommit": False}
         )
-        try:
-            self.pool.open(wait=True, timeout=10)
-        except Exception as exc:  # the pool's own PoolTimeout, a refused connection
-            self.pool.close()
-            raise TrinhoError.keyed("error.store.unreachable", error=type(exc).__name__) from None
+        self.pool.open(wait=True, timeout=CONNECT_TIMEOUT * 2)
 
     def close(self) -> None:
         self.pool.close()
