@@ -1,7 +1,7 @@
 """Smoke test of one extra, run in a venv that has trinho with that extra only (.ci/extras):
 its feature through the real `trinho` command, against local fakes (no network).
 
-    python .ci/smoke.py web|mcp|telegram|local|anthropic
+    python .ci/smoke.py web|mcp|telegram|local|anthropic|postgres
 """
 
 from __future__ import annotations
@@ -206,12 +206,34 @@ def smoke_anthropic() -> None:
     assert "Xin chao from the fake Claude" in out, out
 
 
+def smoke_postgres() -> None:
+    """The PostgreSQL store on a throwaway server (tests/pg/pgserver.py): migrate, import a
+    workspace as an owner, export it back byte for byte, through psycopg and yoyo."""
+    from pg.pgserver import bindir, running_cluster
+
+    binaries = bindir()
+    assert binaries is not None, "PostgreSQL's initdb is not installed"
+    env = workspace()
+    run(env, "note", "smoke into PostgreSQL")
+    home = Path(env["TRINHO_HOME"])
+    with running_cluster(binaries) as cluster:
+        env["TRINHO_DATABASE_URL"] = cluster.create_database("smoke")
+        run(env, "store", "migrate")
+        moved = json.loads(run(env, "import", "workspace", str(home), "--owner", "an", "--json"))
+        out = home.parent / "export"
+        run(env, "export", "--owner", "an", str(out))
+    assert moved["files"], moved
+    for rel in moved["files"]:
+        assert (out / rel).read_bytes() == (home / rel).read_bytes(), rel
+
+
 SMOKES = {
     "web": smoke_web,
     "mcp": smoke_mcp,
     "telegram": smoke_telegram,
     "local": smoke_local,
     "anthropic": smoke_anthropic,
+    "postgres": smoke_postgres,
 }
 
 if __name__ == "__main__":

@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 uv pip compile pyproject.toml --python-version 3.11 -q -o requirements/run.lock
-uv pip compile pyproject.toml --python-version 3.11 -q --extra dev --extra telegram --extra anthropic --extra semantic --extra local --extra mcp --extra web -o requirements/dev.lock
+uv pip compile pyproject.toml --python-version 3.11 -q --extra dev --extra telegram --extra anthropic --extra semantic --extra local --extra mcp --extra web --extra postgres -o requirements/dev.lock

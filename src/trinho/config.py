@@ -128,6 +128,14 @@ class SearchConfig:
 
 
 @dataclass(frozen=True)
+class StoreConfig:
+    """`[store]`: where the records are. No `url` (the default): the workspace's files. A
+    `postgresql://` URL: the PostgreSQL backend (`trinho.pg`; `TRINHO_DATABASE_URL` wins)."""
+
+    url: str | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
 class ToolsConfig:
     """`[tools]`: the agent tools' argument names and result shapes."""
 
@@ -342,6 +350,7 @@ class Config:
     schedule: ScheduleConfig = ScheduleConfig()
     service: ServiceConfig = ServiceConfig()
     telegram: TelegramConfig = TelegramConfig()
+    store: StoreConfig = StoreConfig()
     jobs: tuple[JobSpec, ...] = field(default_factory=_default_jobs)
     """The scheduled jobs: the built-ins not `off`, then each `[[jobs]]` table, checked."""
 
@@ -362,6 +371,7 @@ SECTIONS: dict[str, type] = {
     "schedule": ScheduleConfig,
     "service": ServiceConfig,
     "telegram": TelegramConfig,
+    "store": StoreConfig,
 }
 """Every other section: its name is its `Config` field, its keys its dataclass's fields."""
 
@@ -446,6 +456,7 @@ def check_config(data: Mapping[str, object]) -> Config | tuple[TrinhoError, ...]
         schedule=_schedule(sections["schedule"]),
         service=ServiceConfig(_stop_grace(sections["service"])),
         telegram=_telegram(sections["telegram"]),
+        store=_store(sections["store"]),
         jobs=_jobs(sections["schedule"], data.get("jobs", []), job_issues),
     )
     found = {name: reader.issues for name, reader in sections.items()} | {"jobs": job_issues}
@@ -732,6 +743,17 @@ def _stop_grace(r: _Reader) -> float:
         )
         return DEFAULT_STOP_GRACE
     return float(value)
+
+
+STORE_SCHEMES = ("postgresql://", "postgres://")
+
+
+def _store(r: _Reader) -> StoreConfig:
+    url = r.optional_text("url")
+    if url is not None and not url.startswith(STORE_SCHEMES):
+        r.fail("error.store.bad_url", where=f"{CONFIG_PATH} [store] url")
+        return StoreConfig()
+    return StoreConfig(url=url)
 
 
 def _telegram(r: _Reader) -> TelegramConfig:

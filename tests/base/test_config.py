@@ -293,3 +293,12 @@ def test_init_adds_a_missing_owner_table_without_touching_the_rest(tmp_path: Pat
     assert after.startswith(text)
     owner = tomllib.loads(after)["owner"]
     assert owner == {"timezone": "Europe/Paris", "user": "owner", "locale": "vi"}
+
+
+def test_the_store_is_the_files_unless_a_postgresql_url_is_given() -> None:
+    assert config_from({}).store.url is None
+    url = "postgresql://trinho@127.0.0.1:5432/trinho"
+    assert config_from({"store": {"url": url}}).store.url == url
+    checked = check_config({"store": {"url": "mysql://x"}})
+    assert isinstance(checked, tuple) and [e.key for e in checked] == ["error.store.bad_url"]
+    assert "[store] url" in str(checked[0]) and "[store] url" in checked[0].localized("vi")

@@ -107,3 +107,9 @@ def import_conversations(file: Path, as_json: bool) -> None:
     else:
         report = transcripts.import_turns(ws, turns)
     emit(as_json, asdict(report), t(ws.locale, "import.done", **asdict(report)))
+
+
+# `trinho import workspace DIR --owner ID`: the PostgreSQL store's way in (commands.store).
+from trinho.cli.commands.store import import_workspace  # noqa: E402
+
+import_group.add_command(import_workspace)

@@ -1,0 +1,134 @@
+"""The operator's commands for a PostgreSQL store of many owners: owners, export, import
+workspace, store migrate. The database is `TRINHO_DATABASE_URL`, else the workspace's
+`[store] url`; psycopg is imported only when one of these runs."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict
+from pathlib import Path
+
+import click
+
+from trinho.cli.app import cli, emit, json_option, say, state
+from trinho.errors import TrinhoError
+from trinho.i18n import t
+from trinho.pg.connect import Database, database_url
+from trinho.workspace import CONFIG_PATH, open_workspace
+
+OWNER_ENV = "TRINHO_OWNER"
+
+
+def _url() -> str:
+    configured = None
+    if (state().workspace_dir / CONFIG_PATH).is_file():
+        configured = state().workspace().config.store.url
+    url = database_url(os.environ, configured)
+    if url is None:
+        raise TrinhoError.keyed("error.store.no_url", config=CONFIG_PATH)
+    return url
+
+
+def _database() -> Database:
+    return Database(_url(), max_size=2)
+
+
+def owner_option(func: click.decorators.FC) -> click.decorators.FC:
+    """`--owner ID` (or TRINHO_OWNER): whose records the command works on."""
+    return click.option(
+        "--owner", "owner", required=True, envvar=OWNER_ENV, help="The owner's id."
+    )(func)
+
+
+@cli.group()
+def owners() -> None:
+    """The owners a PostgreSQL store holds (for the operator)."""
+
+
+@owners.command(name="add")
+@click.argument("owner_id", metavar="ID")
+@click.option("--tz", "timezone", default="UTC", help="The owner's time zone (IANA name).")
+def owners_add(owner_id: str, timezone: str) -> None:
+    """Register an owner."""
+    from trinho.pg.owners import add_owner
+
+    with _database() as db:
+        add_owner(db, owner_id, timezone)
+    say(t(state().locale(), "owners.added", owner=owner_id))
+
+
+@owners.command(name="list")
+@json_option
+def owners_list(as_json: bool) -> None:
+    """Every owner and their time zone."""
+    from trinho.pg.owners import owner_zones
+
+    with _database() as db:
+        zones = owner_zones(db)
+    rows = [{"owner": owner, "timezone": zone} for owner, zone in zones.items()]
+    human = "\n".join(f"{r['owner']}  {r['timezone']}" for r in rows)
+    emit(as_json, rows, human or t(state().locale(), "owners.none"))
+
+
+@owners.command(name="remove")
+@click.argument("owner_id", metavar="ID")
+def owners_remove(owner_id: str) -> None:
+    """Remove an owner and every record of theirs."""
+    from trinho.pg.owners import remove_owner
+
+    with _database() as db:
+        remove_owner(db, owner_id)
+    say(t(state().locale(), "owners.removed", owner=owner_id))
+
+
+@cli.command(name="export")
+@owner_option
+@click.argument("folder", metavar="DIR", type=click.Path(path_type=Path))
+@json_option
+def export(owner: str, folder: Path, as_json: bool) -> None:
+    """Write an owner's records from the database as workspace files into DIR."""
+    from trinho.pg.transfer import export_owner
+
+    with _database() as db:
+        done = export_owner(db, owner, folder)
+    emit(as_json, asdict(done), t(state().locale(), "store.exported", owner=owner, folder=folder))
+
+
+@click.command(name="workspace")
+@click.argument("folder", metavar="DIR", type=click.Path(path_type=Path, file_okay=False))
+@owner_option
+@json_option
+def import_workspace(folder: Path, owner: str, as_json: bool) -> None:
+    """Copy the workspace DIR's records into the database as one owner."""
+    from trinho.pg.transfer import import_workspace as copy_in
+
+    source = open_workspace(folder)
+    with _database() as db:
+        done = copy_in(db, source, owner)
+    text = t(state().locale(), "store.imported", owner=owner, folder=folder)
+    emit(as_json, asdict(done), text)
+
+
+@cli.group(name="store")
+def store_group() -> None:
+    """The PostgreSQL store's schema."""
+
+
+@store_group.command(name="migrate")
+@click.option("--grant", "role", help="Also grant this application role the owners' tables.")
+@json_option
+def store_migrate(role: str | None, as_json: bool) -> None:
+    """Apply the schema migrations not applied yet (safe to run again)."""
+    from trinho.pg.migrate import grant_app_role, migrate
+
+    url = _url()
+    applied = migrate(url)
+    if role:
+        grant_app_role(url, role)
+    locale = state().locale()
+    text = (
+        t(locale, "store.migrated", applied=", ".join(applied))
+        if applied
+        else t(locale, "store.up_to_date")
+    )
+    emit(as_json, {"applied": applied, "granted": role}, text)

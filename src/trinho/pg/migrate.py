@@ -1,0 +1,62 @@
+"""Schema migrations, applied by yoyo from `trinho/pg/migrations/*.sql`.
+
+yoyo (SQL files, a lock so two processes never migrate at once, a log of what was applied)
+rather than alembic, which brings SQLAlchemy for what are plain SQL files here. Applying is
+idempotent: a migration already applied is skipped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from trinho.pg.connect import SCHEMES
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+OWNER_TABLES = (
+    "note_files",
+    "note_acks",
+    "memory_versions",
+    "facts",
+    "fact_versions",
+    "proposals",
+    "search_docs",
+)
+"""The tables that hold an owner's memory: row-level security on each."""
+
+
+def _yoyo_url(url: str) -> str:
+    for scheme in SCHEMES:
+        if url.startswith(scheme):
+            return "postgresql+psycopg://" + url[len(scheme) :]
+    return url
+
+
+def migrate(url: str) -> list[str]:
+    """Apply every migration not applied yet; the ids applied now (empty: up to date)."""
+    from yoyo import get_backend, read_migrations
+
+    backend = get_backend(_yoyo_url(url))
+    try:
+        migrations = read_migrations(str(MIGRATIONS))
+        with backend.lock():
+            pending = backend.to_apply(migrations)
+            backend.apply_migrations(pending)
+        return [migration.id for migration in pending]
+    finally:
+        backend.connection.close()
+
+
+def grant_app_role(url: str, role: str) -> None:
+    """Let the application role read and write the owners' tables, and nothing else: it
+    owns none of them and is no superuser, so row-level security holds it."""
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(url) as conn:
+        for table in OWNER_TABLES:
+            conn.execute(
+                sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(
+                    sql.Identifier(table), sql.Identifier(role)
+                )
+            )

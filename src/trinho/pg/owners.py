@@ -1,0 +1,59 @@
+"""The operator's registry of owners: add, list, remove (`trinho owners`).
+
+Removing an owner removes every row of theirs (foreign keys with ON DELETE CASCADE, checked
+by the database, which row-level security does not hide rows from).
+"""
+
+from __future__ import annotations
+
+from trinho.errors import TrinhoError
+from trinho.pg.connect import Database, check_owner
+from trinho.workspace import load_zone
+
+
+def add_owner(db: Database, owner: str, timezone: str = "UTC") -> None:
+    """Register an owner, whose times are written in `timezone` (an IANA name)."""
+    check_owner(owner)
+    load_zone(timezone, "--tz")
+    with db.tx() as conn:
+        added = conn.execute(
+            "INSERT INTO owners (owner_id, timezone) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+            (owner, timezone),
+        ).rowcount
+    if not added:
+        raise TrinhoError.keyed("error.owner.exists", owner=owner)
+
+
+def list_owners(db: Database) -> list[str]:
+    return list(owner_zones(db))
+
+
+def owner_zones(db: Database) -> dict[str, str]:
+    """Every owner and their time zone, in id order."""
+    with db.tx() as conn:
+        rows = conn.execute("SELECT owner_id, timezone FROM owners ORDER BY owner_id").fetchall()
+    return dict(rows)
+
+
+def owner_zone(db: Database, owner: str) -> str | None:
+    """The owner's time zone, or None when there is no such owner."""
+    check_owner(owner)
+    with db.tx() as conn:
+        row = conn.execute("SELECT timezone FROM owners WHERE owner_id = %s", (owner,)).fetchone()
+    return row[0] if row else None
+
+
+def require_owner(db: Database, owner: str) -> str:
+    """The owner's time zone; one keyed line when there is no such owner."""
+    zone = owner_zone(db, owner)
+    if zone is None:
+        raise TrinhoError.keyed("error.owner.unknown", owner=owner)
+    return zone
+
+
+def remove_owner(db: Database, owner: str) -> None:
+    check_owner(owner)
+    with db.tx() as conn:
+        gone = conn.execute("DELETE FROM owners WHERE owner_id = %s", (owner,)).rowcount
+    if not gone:
+        raise TrinhoError.keyed("error.owner.unknown", owner=owner)

@@ -1,0 +1,225 @@
+"""Search in PostgreSQL over trinho's own terms: the same documents and the same folding as
+the SQLite index (`trinho.search.documents`, `trinho.search.tokenize`: NFC, case, diacritics,
+`đ`, English stemming), ranked by BM25 computed in SQL, under a GIN index led by the owner.
+
+The terms are computed in Python and written as a tsvector literal (each term a lexeme, the
+text's positions weighted A and its neighbours' D), so no PostgreSQL text search parser or
+dictionary decides what a word is: `Hà Nội`, `ha noi` and `HÀ NỘI` meet exactly as they do in
+the files' index. BM25 follows SQLite FTS5's (k1 1.2, b 0.75, the same idf floor, the
+neighbours' words weighted `CONTEXT_WEIGHT`), so both indexes rank alike; then the file index's
+own ranking rules reorder the candidates (`trinho.search.rank`): a match that also has the
+query's diacritics is raised, and what a person named in the question said, or a line that
+says when, for a "when" question.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import date
+from typing import TYPE_CHECKING
+
+from trinho.openclaw.markers import day_of_name
+from trinho.search.documents import Doc, fact_docs, memory_docs, note_docs
+from trinho.search.rank import (
+    Candidate,
+    Scored,
+    Tuning,
+    fuse,
+    has_time_cue,
+    is_when_question,
+    named_people,
+    rerank,
+)
+from trinho.search.tokenize import accented_words, fold, query_terms
+from trinho.workspace import MEMORY_FILE
+
+if TYPE_CHECKING:
+    import psycopg
+
+    from trinho.pg.store import PgRecords
+
+CONTEXT_WEIGHT = 0.3
+"""The neighbours' words against a text's own, as in `trinho.search.index`."""
+MAX_POSITIONS = 256
+"""PostgreSQL keeps at most this many positions of one lexeme."""
+MAX_POSITION = 16_383
+POOL = 50
+"""Candidates beyond the limit that the ranking rules reorder, as in `trinho.search.index`."""
+
+
+def _lexeme(term: str) -> str:
+    return "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def tsvector_literal(body: str, context: str) -> str:
+    """The tsvector of a document's terms (space-joined, as `Doc.body` and `Doc.context`):
+    the body's positions weighted A, the context's D. Pure, so a test can read it."""
+    positions: dict[str, list[str]] = defaultdict(list)
+    at = 0
+    for weight, text in (("A", body), ("D", context)):
+        for term in text.split():
+            at = min(at + 1, MAX_POSITION)
+            if len(positions[term]) < MAX_POSITIONS:
+                positions[term].append(f"{at}{weight}")
+    return " ".join(f"{_lexeme(term)}:{','.join(found)}" for term, found in positions.items())
+
+
+def tsquery_literal(terms: Sequence[str]) -> str:
+    """Any of the terms, as a tsquery literal (no parser)."""
+    return " | ".join(_lexeme(term) for term in terms)
+
+
+def doc_id(doc: Doc) -> str:
+    return f"{doc.path}:{doc.line}"
+
+
+def owner_docs(records: PgRecords) -> list[Doc]:
+    """Every searchable unit of an owner's records, as the file index makes them."""
+    docs: list[Doc] = []
+    for name, body in records.note_files().items():
+        found = day_of_name(name.rsplit("/", 1)[-1])
+        if found is not None:
+            docs.extend(note_docs(name, found[0], body))
+    docs.extend(memory_docs(MEMORY_FILE, records.memory_text()))
+    for user, key in records.fact_keys():
+        text = records.fact_file_text(user, key)
+        if text is not None:
+            docs.extend(fact_docs(fact_path(user, key), key, text))
+    return docs
+
+
+def replace_path_docs(conn: psycopg.Connection, owner: str, path: str, docs: Sequence[Doc]) -> None:
+    """One file's units become `docs`, in the caller's transaction: a store calls this in the
+    transaction that writes the record, so what is saved is found at once, or neither."""
+    conn.execute("DELETE FROM search_docs WHERE owner_id = %s AND path = %s", (owner, path))
+    add_docs(conn, owner, docs)
+
+
+def fact_path(user: str, key: str) -> str:
+    return f"users/{user}/facts/{key}.md"
+
+
+def replace_docs(conn: psycopg.Connection, owner: str, docs: Sequence[Doc]) -> None:
+    """The owner's index becomes `docs`, in the caller's transaction (all or nothing)."""
+    conn.execute("DELETE FROM search_docs WHERE owner_id = %s", (owner,))
+    add_docs(conn, owner, docs)
+
+
+def add_docs(conn: psycopg.Connection, owner: str, docs: Sequence[Doc]) -> None:
+    with conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO search_docs (owner_id, doc_id, kind, path, line, day, shown, speaker,"
+            " refs, tokens, tsv) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector)"
+            " ON CONFLICT (owner_id, doc_id) DO NOTHING",
+            [
+                (
+                    owner, doc_id(d), d.kind, d.path, d.line, d.day, d.text, d.speaker,
+                    list(d.refs),
+                    len(d.body.split()) + len(d.context.split()),
+                    tsvector_literal(d.body, d.context),
+                )
+                for d in docs
+            ],
+        )  # fmt: skip
+
+
+def reindex(records: PgRecords) -> int:
+    """Rebuild the owner's index from their records, in one transaction; how many units."""
+    docs = owner_docs(records)
+    with records.db.owner_tx(records.owner) as conn:
+        replace_docs(conn, records.owner, docs)
+    return len(docs)
+
+
+@dataclass(frozen=True)
+class PgHit:
+    doc_id: str
+    kind: str
+    path: str
+    line: int
+    day: date | None
+    text: str
+    speaker: str
+    refs: tuple[str, ...]
+    score: float
+
+
+_BM25 = """
+WITH stats AS (
+    SELECT count(*)::float8 AS n, coalesce(avg(tokens), 1)::float8 AS avgdl
+    FROM search_docs WHERE owner_id = %(owner)s
+), cand AS (
+    SELECT doc_id, tsv, tokens FROM search_docs
+    WHERE owner_id = %(owner)s AND tsv @@ %(query)s::tsquery
+), tf AS (
+    SELECT c.doc_id, c.tokens, u.lexeme,
+        (SELECT count(*) FILTER (WHERE w = 'A') + %(cw)s * count(*) FILTER (WHERE w <> 'A')
+         FROM unnest(u.weights) AS w)::float8 AS f
+    FROM cand c, unnest(c.tsv) AS u
+    WHERE u.lexeme = ANY(%(terms)s)
+), df AS (
+    SELECT lexeme, count(*)::float8 AS n FROM tf GROUP BY lexeme
+)
+SELECT d.doc_id, d.kind, d.path, d.line, d.day, d.shown, d.speaker, d.refs, r.score,
+    (SELECT array_agg(DISTINCT speaker ORDER BY speaker) FROM search_docs
+     WHERE owner_id = %(owner)s AND speaker <> '') AS people
+FROM (
+    SELECT tf.doc_id,
+        sum(greatest(ln((s.n - df.n + 0.5) / (df.n + 0.5)), 1e-6)
+            * tf.f * 2.2 / (tf.f + 1.2 * (0.25 + 0.75 * tf.tokens / s.avgdl))) AS score
+    FROM tf JOIN df USING (lexeme) CROSS JOIN stats s
+    GROUP BY tf.doc_id
+    ORDER BY score DESC, tf.doc_id
+    LIMIT %(pool)s
+) r JOIN search_docs d ON d.owner_id = %(owner)s AND d.doc_id = r.doc_id
+ORDER BY r.score DESC, d.doc_id
+"""
+
+
+def search(
+    records: PgRecords, text: str, limit: int = 10, tuning: Tuning | None = None
+) -> list[PgHit]:
+    """The owner's best units for `text`, best first."""
+    tuning = tuning or Tuning()
+    terms = query_terms(text)
+    if not terms:
+        return []
+    params = {
+        "owner": records.owner,
+        "query": tsquery_literal(terms),
+        "terms": terms,
+        "cw": CONTEXT_WEIGHT,
+        "pool": limit + POOL,
+    }
+    with records.db.owner_pipeline(records.owner) as conn:
+        found = conn.execute(_BM25, params)
+    rows = found.fetchall()
+    named = named_people(text, rows[0][9] or []) if rows else []
+    hits = [
+        PgHit(doc, kind, path, line, day, shown, speaker, tuple(refs), score)
+        for doc, kind, path, line, day, shown, speaker, refs, score, _ in rows
+    ]
+    order = rerank(
+        [Scored(i, hit.text, hit.score) for i, hit in enumerate(hits)], accented_words(text)
+    )
+    when = is_when_question(text)
+    if named or when:
+        people = {fold(p) for p in named}
+        candidates = [
+            Candidate(
+                doc_id=s.doc_id,
+                text=s.text,
+                session=hits[s.doc_id].path,
+                lexical=s.score,
+                lexical_rank=rank,
+                speaker_named=bool(people) and fold(hits[s.doc_id].speaker) in people,
+                time_cue=when and has_time_cue(s.text),
+            )
+            for rank, s in enumerate(order, 1)
+        ]
+        ranked = [(r.doc_id, r.score) for r in fuse(candidates, tuning, when)]
+    else:
+        ranked = [(s.doc_id, s.score) for s in order]
+    return [replace(hits[i], score=score) for i, score in ranked[:limit]]

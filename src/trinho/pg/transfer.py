@@ -1,0 +1,154 @@
+"""The way in and the way out: a file workspace into the database as one owner, and an
+owner's records back out as files, byte for byte (`trinho import workspace`, `trinho export`).
+
+What moves: the daily note files (`memory/DAY.md`, OpenClaw's `memory/DAY-slug.md`), MEMORY.md,
+every user's facts (`users/USER/facts/KEY.md`) and the proposals (`memory_proposals/ID.json`).
+An import is one transaction: all of it or none. A file the database would give back otherwise
+than it was (a fact file edited by hand, an offset other than the owner's zone) is kept
+verbatim beside its rows until trinho next writes that record, so an export returns exactly
+what was imported. Everything else in the workspace (transcripts, the archive, `.trinho/`)
+does not move yet, and the import says which files it left (docs/scale.md).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from trinho.durable import atomic_write_text, ensure_dir
+from trinho.errors import TrinhoError
+from trinho.facts.format import parse_fact, render_fact
+from trinho.openclaw.markers import day_of_name
+from trinho.pg.connect import Database
+from trinho.pg.owners import add_owner, owner_zone
+from trinho.pg.search import reindex
+from trinho.pg.store import PgRecords, proposal_json
+from trinho.proposals.store import Proposal
+from trinho.textnorm import decode, validate_slug
+from trinho.workspace import MEMORY_FILE, NOTES_DIR, Workspace, system_clock
+
+USERS_DIR = "users"
+PROPOSALS_DIR = "memory_proposals"
+"""Where an export writes facts and proposals: the workspace defaults (`[paths]`)."""
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """What moved: the workspace-relative files, and (on import) the files left behind."""
+
+    owner: str
+    files: list[str]
+    left: list[str] = field(default_factory=list)
+
+
+def _records(db: Database, owner: str, timezone: str, user: str = "owner") -> PgRecords:
+    return PgRecords(db, owner, clock=system_clock, timezone=timezone, user=user)
+
+
+def _has_records(records: PgRecords) -> bool:
+    with records.db.owner_tx(records.owner) as conn:
+        row = conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM note_files WHERE owner_id = %(o)s)"
+            " OR EXISTS (SELECT 1 FROM memory_versions WHERE owner_id = %(o)s)"
+            " OR EXISTS (SELECT 1 FROM facts WHERE owner_id = %(o)s)"
+            " OR EXISTS (SELECT 1 FROM proposals WHERE owner_id = %(o)s)",
+            {"o": records.owner},
+        ).fetchone()
+    return bool(row and row[0])
+
+
+def _read(ws: Workspace, path: Path) -> str:
+    text = decode(path.read_bytes(), ws.shown(path))
+    if "\x00" in text:  # PostgreSQL's text holds no NUL
+        raise TrinhoError.keyed("error.import.nul", path=ws.shown(path))
+    return text
+
+
+def import_workspace(db: Database, ws: Workspace, owner: str) -> Transfer:
+    """Copy the workspace's records into the database as `owner` (registered with the
+    workspace's zone when new), in one transaction; refused when the owner has records."""
+    zone = owner_zone(db, owner)
+    if zone is None:
+        add_owner(db, owner, ws.config.timezone)
+        zone = ws.config.timezone
+    records = _records(db, owner, zone, ws.config.owner)
+    if _has_records(records):
+        raise TrinhoError.keyed("error.owner.not_empty", owner=owner)
+    moved: list[str] = []
+    with db.owner_tx(owner) as conn:
+        for path in sorted(ws.notes_dir.glob("*.md")) if ws.notes_dir.is_dir() else []:
+            if day_of_name(path.name) is None or not path.is_file():
+                continue
+            name = f"{NOTES_DIR}/{path.name}"
+            conn.execute(
+                "INSERT INTO note_files (owner_id, name, body) VALUES (%s, %s, %s)",
+                (owner, name, _read(ws, path)),
+            )
+            moved.append(name)
+        if ws.memory_file.is_file():
+            conn.execute(
+                "INSERT INTO memory_versions (owner_id, version, body, run, written_at)"
+                " VALUES (%s, 1, %s, 'import', now())",
+                (owner, _read(ws, ws.memory_file)),
+            )
+            moved.append(MEMORY_FILE)
+        users = ws.path(ws.config.users_dir)
+        for facts_dir in sorted(users.glob("*/facts")) if users.is_dir() else []:
+            user = validate_slug(facts_dir.parent.name, "user id")
+            for path in sorted(facts_dir.glob("*.md")):
+                text = _read(ws, path)
+                fact = parse_fact(text, ws.shown(path), expected_key=path.stem)
+                records._write_fact(conn, user, fact)
+                again = records._fact(conn, user, fact.key)
+                if again is None or render_fact(again) != text:
+                    records._write_fact(conn, user, fact, verbatim=text)
+                moved.append(ws.shown(path))
+        root = ws.proposals_root
+        for path in sorted(root.glob("*.json")) if root.is_dir() else []:
+            if path.name.startswith("."):
+                continue
+            text = _read(ws, path)
+            proposal = Proposal.from_json(json.loads(text), ws.shown(path))
+            records._write_proposal(conn, proposal)
+            if proposal_json(records._one(conn, proposal.id, lock=False)) != text:
+                records._write_proposal(conn, proposal, verbatim=text)
+            moved.append(ws.shown(path))
+    reindex(records)
+    return Transfer(owner, moved, _left(ws, moved))
+
+
+def _left(ws: Workspace, moved: list[str]) -> list[str]:
+    """The workspace's files that did not move; hidden ones (`.trinho/`, lock files) aside."""
+    taken = set(moved)
+    left = []
+    for path in sorted(ws.root.rglob("*")):
+        parts = path.relative_to(ws.root).parts
+        rel = "/".join(parts)
+        if path.is_file() and not any(p.startswith(".") for p in parts) and rel not in taken:
+            left.append(rel)
+    return left
+
+
+def export_owner(db: Database, owner: str, folder: Path) -> Transfer:
+    """Write the owner's records as files into `folder` (new or empty)."""
+    zone = owner_zone(db, owner)
+    if zone is None:
+        raise TrinhoError.keyed("error.owner.unknown", owner=owner)
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise TrinhoError.keyed("error.export.not_empty", folder=folder)
+    records = _records(db, owner, zone)
+    files: dict[str, str] = dict(records.note_files())
+    if records.memory_version() is not None:
+        files[MEMORY_FILE] = records.memory_text()
+    for user, key in records.fact_keys():
+        text = records.fact_file_text(user, key)
+        if text is not None:
+            files[f"{USERS_DIR}/{user}/facts/{key}.md"] = text
+    for proposal in records.proposals():
+        files[f"{PROPOSALS_DIR}/{proposal.id}.json"] = records.proposal_file_text(proposal.id)
+    for rel, text in sorted(files.items()):
+        path = folder / rel
+        ensure_dir(path.parent)
+        atomic_write_text(path, text)
+    return Transfer(owner, sorted(files))

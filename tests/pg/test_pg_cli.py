@@ -1,0 +1,117 @@
+"""The operator's commands end to end: owners, store migrate, import workspace, export; one
+keyed line and a non-zero exit for a bad request (in this process through `trinho.cli.main`,
+as the CLI tests do, and once through the real `trinho` command)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pg.pgserver import Cluster
+from trinho.cli import main
+
+TRINHO = str(Path(sys.executable).parent / "trinho")
+
+
+@pytest.fixture
+def url(pg_cluster: Cluster, cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> str:
+    """A new empty database named by TRINHO_DATABASE_URL, and the owner's workspace."""
+    made = pg_cluster.create_database("cli")
+    monkeypatch.setenv("TRINHO_DATABASE_URL", made)
+    monkeypatch.delenv("TRINHO_OWNER", raising=False)
+    return made
+
+
+def trinho(capsys: pytest.CaptureFixture[str], *args: str, ok: bool = True) -> tuple[str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    assert (code == 0) == ok, err
+    return out, err
+
+
+def test_an_operator_migrates_adds_owners_imports_and_exports(
+    url: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    first = json.loads(trinho(capsys, "store", "migrate", "--json")[0])
+    assert first == {"applied": ["0001.schema"], "granted": None}
+    assert "up to date" in trinho(capsys, "store", "migrate")[0]
+    home = Path(os.environ["TRINHO_HOME"])
+    trinho(capsys, "init", "--tz", "Asia/Ho_Chi_Minh")
+    trinho(capsys, "note", "đi chợ mua cá")
+    trinho(capsys, "fact", "set", "city", "Huế")
+    (home / "MEMORY.md").write_text("# Memory\n- 2026-11-22: likes phở\n")
+    moved = json.loads(
+        trinho(capsys, "import", "workspace", str(home), "--owner", "an", "--json")[0]
+    )
+    assert moved["owner"] == "an" and "MEMORY.md" in moved["files"]
+    assert "users/owner/facts/city.md" in moved["files"]
+    trinho(capsys, "owners", "add", "binh", "--tz", "UTC")
+    listed = json.loads(trinho(capsys, "owners", "list", "--json")[0])
+    assert listed == [
+        {"owner": "an", "timezone": "Asia/Ho_Chi_Minh"},
+        {"owner": "binh", "timezone": "UTC"},
+    ]
+    out = tmp_path / "an-export"
+    exported = json.loads(trinho(capsys, "export", "--owner", "an", str(out), "--json")[0])
+    assert exported["files"] == sorted(moved["files"])
+    for rel in moved["files"]:
+        assert (out / rel).read_bytes() == (home / rel).read_bytes(), rel
+    assert "an" in trinho(capsys, "owners", "remove", "an")[0]
+    remaining = json.loads(trinho(capsys, "owners", "list", "--json")[0])
+    assert [o["owner"] for o in remaining] == ["binh"]
+
+
+@pytest.mark.parametrize(
+    ("args", "key_text"),
+    [
+        (("owners", "remove", "nobody"), "there is no owner 'nobody'"),
+        (("owners", "add", "Not A Slug"), "owner id"),
+        (("export", "--owner", "nobody", "out"), "there is no owner 'nobody'"),
+    ],
+)
+def test_a_bad_request_is_one_line_and_a_non_zero_exit(
+    url: str, capsys: pytest.CaptureFixture[str], args: tuple[str, ...], key_text: str
+) -> None:
+    trinho(capsys, "store", "migrate")
+    _, err = trinho(capsys, *args, ok=False)
+    assert key_text in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_the_owner_can_come_from_trinho_owner(
+    url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    trinho(capsys, "store", "migrate")
+    trinho(capsys, "owners", "add", "chi")
+    monkeypatch.setenv("TRINHO_OWNER", "chi")
+    done = trinho(capsys, "export", str(tmp_path / "x"), "--json")[0]
+    assert json.loads(done)["owner"] == "chi"
+
+
+def test_without_a_database_the_operators_commands_say_how_to_name_one(
+    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TRINHO_DATABASE_URL", raising=False)
+    _, err = trinho(capsys, "owners", "list", ok=False)
+    assert "TRINHO_DATABASE_URL" in err and "Traceback" not in err
+    monkeypatch.setenv("TRINHO_DATABASE_URL", "mysql://x")
+    _, bad = trinho(capsys, "owners", "list", ok=False)
+    assert "postgresql://" in bad
+
+
+def test_the_real_command_says_an_unreachable_database_in_one_line(
+    cli_env: dict[str, str],
+) -> None:
+    url = "postgresql://nobody@127.0.0.1:1/none?connect_timeout=1"
+    env = {**os.environ, **cli_env, "TRINHO_DATABASE_URL": url}
+    done = subprocess.run(
+        [TRINHO, "owners", "list"], env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode != 0
+    assert "cannot reach the database" in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

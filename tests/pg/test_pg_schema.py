@@ -1,0 +1,156 @@
+"""The schema: migrations from an empty database, applied again as a no-op; every key led by
+the owner; row-level security that shows the application role one owner's rows or none."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+from psycopg import errors
+
+from pg.pgserver import Cluster, Urls
+from trinho.errors import TrinhoError
+from trinho.pg.connect import Database
+from trinho.pg.migrate import OWNER_TABLES, migrate
+from trinho.pg.owners import add_owner, list_owners, remove_owner
+
+
+def test_migrations_build_the_schema_from_an_empty_database_and_rerun_as_a_no_op(
+    pg_cluster: Cluster,
+) -> None:
+    url = pg_cluster.create_database("empty")
+    applied = migrate(url)
+    assert applied == ["0001.schema"]
+    assert migrate(url) == []
+    with psycopg.connect(url) as conn:
+        tables = {
+            row[0]
+            for row in conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+                " AND tablename NOT LIKE '%yoyo%'"
+            )
+        }
+    assert {"owners", *OWNER_TABLES} == tables
+
+
+def test_every_primary_key_starts_with_the_owner(pg_urls: Urls) -> None:
+    query = """
+        SELECT c.relname, a.attname
+        FROM pg_index i
+        JOIN pg_class c ON c.oid = i.indrelid
+        JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
+        JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = i.indkey[0]
+        WHERE i.indisprimary AND c.relname NOT LIKE '%yoyo%'
+    """
+    with psycopg.connect(pg_urls.admin) as conn:
+        first: dict[str, str] = dict(conn.execute(query).fetchall())
+    assert set(first) == {"owners", *OWNER_TABLES}
+    assert set(first.values()) == {"owner_id"}
+
+
+def test_every_owner_table_forces_row_level_security(pg_urls: Urls) -> None:
+    with psycopg.connect(pg_urls.admin) as conn:
+        rows = conn.execute(
+            "SELECT relname, relrowsecurity, relforcerowsecurity FROM pg_class"
+            " WHERE relname = ANY(%s)",
+            (list(OWNER_TABLES),),
+        ).fetchall()
+    assert sorted(rows) == sorted((name, True, True) for name in OWNER_TABLES)
+
+
+def _rows(conn: psycopg.Connection, owner: str | None) -> dict[str, int]:
+    if owner is not None:
+        conn.execute("SELECT set_config('trinho.owner', %s, true)", (owner,))
+    return {
+        table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # type: ignore[index]
+        for table in OWNER_TABLES
+    }
+
+
+def _fill(conn: psycopg.Connection, owner: str) -> None:
+    conn.execute("SELECT set_config('trinho.owner', %s, true)", (owner,))
+    conn.execute("INSERT INTO note_files VALUES (%s, 'memory/2026-11-29.md', 'x')", (owner,))
+    conn.execute(
+        "INSERT INTO note_acks VALUES (%s, '2026-11-29', 1, '14:05', 'x', now())", (owner,)
+    )
+    conn.execute("INSERT INTO memory_versions VALUES (%s, 1, 'm', NULL, now())", (owner,))
+    conn.execute("INSERT INTO facts VALUES (%s, 'owner', 'city', NULL)", (owner,))
+    conn.execute(
+        "INSERT INTO fact_versions VALUES (%s, 'owner', 'city', 0, true, 'Hue', 'user',"
+        " '2026-11-29', NULL, now(), 'cli', NULL)",
+        (owner,),
+    )
+    conn.execute(
+        "INSERT INTO proposals VALUES (%s, 'abcdef0123', 'fact', '{}', 'r', 'o', now(),"
+        " 'pending', 'h', NULL, NULL, NULL, NULL)",
+        (owner,),
+    )
+    conn.execute(
+        "INSERT INTO search_docs VALUES (%s, 'd', 'note', 'memory/x.md', 1, NULL, 'b', '', '{}',"
+        " 1, 'b')",
+        (owner,),
+    )
+
+
+def test_the_application_role_sees_no_row_without_an_owner_and_one_owners_rows_with_one(
+    pg_urls: Urls, owner: str, pg_admin: Database
+) -> None:
+    other = owner + "-b"
+    add_owner(pg_admin, other)
+    with psycopg.connect(pg_urls.app) as conn:
+        _fill(conn, owner)
+        conn.commit()
+        _fill(conn, other)
+        conn.commit()
+        assert set(_rows(conn, None).values()) == {0}
+        conn.rollback()
+        assert set(_rows(conn, owner).values()) == {1}
+        conn.rollback()
+        assert set(_rows(conn, other).values()) == {1}
+        conn.rollback()
+        conn.execute("SELECT set_config('trinho.owner', %s, true)", (owner,))
+        with pytest.raises(errors.InsufficientPrivilege):  # WITH CHECK: no row for another
+            conn.execute(
+                "INSERT INTO note_files VALUES (%s, 'memory/2026-11-30.md', 'x')", (other,)
+            )
+        conn.rollback()
+        conn.execute("SELECT set_config('trinho.owner', %s, true)", (owner,))
+        changed = conn.execute("UPDATE note_files SET body = 'y' WHERE owner_id = %s", (other,))
+        assert changed.rowcount == 0
+        conn.rollback()
+        with pytest.raises(errors.InsufficientPrivilege):  # the registry is the operator's
+            conn.execute("SELECT * FROM owners")
+
+
+def test_even_the_tables_owner_sees_nothing_without_an_owner_set(pg_urls: Urls, owner: str) -> None:
+    with psycopg.connect(pg_urls.admin) as conn:
+        _fill(conn, owner)
+        conn.commit()
+        assert set(_rows(conn, None).values()) == {0}
+
+
+def test_removing_an_owner_removes_every_row_of_theirs_and_no_one_elses(
+    pg_urls: Urls, pg_admin: Database, owner: str
+) -> None:
+    other = owner + "-keep"
+    add_owner(pg_admin, other)
+    with psycopg.connect(pg_urls.app) as conn:
+        _fill(conn, owner)
+        _fill(conn, other)
+        conn.commit()
+    remove_owner(pg_admin, owner)
+    assert owner not in list_owners(pg_admin) and other in list_owners(pg_admin)
+    with psycopg.connect(pg_urls.admin) as conn:
+        assert set(_rows(conn, owner).values()) == {0}
+        conn.rollback()
+        assert set(_rows(conn, other).values()) == {1}
+
+
+def test_owner_ids_are_slugs_and_each_is_added_once(pg_admin: Database, owner: str) -> None:
+    with pytest.raises(TrinhoError, match="owner id"):
+        add_owner(pg_admin, "Bad Id")
+    with pytest.raises(TrinhoError) as caught:
+        add_owner(pg_admin, owner)
+    assert caught.value.key == "error.owner.exists"
+    with pytest.raises(TrinhoError) as gone:
+        remove_owner(pg_admin, "nobody-here")
+    assert gone.value.key == "error.owner.unknown"

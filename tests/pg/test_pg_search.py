@@ -1,0 +1,135 @@
+"""Search in PostgreSQL: trinho's folding (diacritics, đ, stemming) in the indexed terms, the
+GIN index, BM25 ranking, one owner's units only; and the same hits as the file index."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conftest import TZ
+from pg.pgserver import Urls
+from trinho.pg.connect import Database
+from trinho.pg.search import reindex, search, tsquery_literal, tsvector_literal
+from trinho.pg.store import PgRecords
+from trinho.search import Query, SearchIndex
+from trinho.workspace import Workspace
+
+
+@pytest.fixture
+def pg(pg_app: Database, owner: str, clock) -> PgRecords:
+    return PgRecords(pg_app, owner, clock=clock, timezone=TZ)
+
+
+@pytest.mark.parametrize("query", ["Hà Nội", "ha noi", "HÀ NỘI", ["hanoi", "trip"][0] and "Ha Noi"])
+def test_vietnamese_is_found_with_or_without_diacritics(pg: PgRecords, query: str) -> None:
+    pg.save_note("đi Hà Nội thăm bà")
+    pg.save_note("ăn phở bò")
+    reindex(pg)
+    hits = search(pg, query)
+    assert [h.text for h in hits] == ["đi Hà Nội thăm bà"]
+
+
+def test_d_with_stroke_and_stemming_are_folded(pg: PgRecords) -> None:
+    pg.save_note("Đà Nẵng painting class")
+    reindex(pg)
+    assert [h.text for h in search(pg, "da nang")] == ["Đà Nẵng painting class"]
+    assert [h.text for h in search(pg, "painted")] == ["Đà Nẵng painting class"]
+    assert search(pg, "hue") == []
+
+
+def test_a_match_with_the_querys_diacritics_ranks_first(pg: PgRecords) -> None:
+    pg.save_note("ma")  # folded: ma
+    pg.save_note("má")  # folded: ma, as written with the accent
+    reindex(pg)
+    assert [h.text for h in search(pg, "má")] == ["má", "ma"]
+
+
+def test_more_of_the_terms_and_rarer_terms_rank_higher(pg: PgRecords) -> None:
+    for text in ["rice", "rice", "rice fish", "rice", "fish"]:
+        pg.save_note(text)
+    pg.write_memory("# Memory\n- 2026-11-22: loves rice and fish soup\n")
+    reindex(pg)
+    hits = search(pg, "fish soup")
+    assert hits[0].text == "loves rice and fish soup" and hits[0].path == "MEMORY.md"
+    assert {h.text for h in hits[1:]} == {"rice fish", "fish"}
+
+
+def test_one_owner_never_finds_another_owners_units(
+    pg_app: Database, pg_admin: Database, owner: str, clock
+) -> None:
+    from trinho.pg.owners import add_owner
+
+    add_owner(pg_admin, owner + "-x")
+    mine = PgRecords(pg_app, owner, clock=clock, timezone=TZ)
+    theirs = PgRecords(pg_app, owner + "-x", clock=clock, timezone=TZ)
+    theirs.save_note("secret plan")
+    reindex(theirs)
+    reindex(mine)
+    assert search(mine, "secret plan") == []
+    assert [h.text for h in search(theirs, "secret plan")] == ["secret plan"]
+
+
+def test_the_index_is_gin_led_by_the_owner(pg_urls: Urls) -> None:
+    with psycopg.connect(pg_urls.admin) as conn:
+        row = conn.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'search_docs_tsv'"
+        ).fetchone()
+    assert row is not None and "USING gin (owner_id, tsv)" in row[0]
+
+
+def test_the_same_notes_give_the_same_hits_as_the_file_index(
+    pg: PgRecords, workspace: Workspace
+) -> None:
+    from trinho.notes.store import save_note
+
+    texts = ["bought rice at the market", "fish soup for dinner", "rice cooker broke",
+             "đi chợ mua cá", "Mai's birthday party", "market closed on Monday"]  # fmt: skip
+    for text in texts:
+        save_note(workspace, text)
+        pg.save_note(text)
+    reindex(pg)
+    with SearchIndex(workspace) as index:
+        for query in ["rice", "market", "cá", "birthday Mai", "soup dinner"]:
+            files = [h.text for h in index.search(Query(query, limit=5))]
+            assert [h.text for h in search(pg, query, 5)] == files, query
+
+
+@given(st.lists(st.text(alphabet="aáđ'\\:b|&!", min_size=1, max_size=8), max_size=6))
+def test_a_tsvector_literal_is_read_by_postgresql_as_written(
+    pg_urls: Urls, words: list[str]
+) -> None:
+    """Every term, quotes, backslashes and operators too, is one lexeme with its weights."""
+    literal = tsvector_literal(" ".join(words), "ctx")
+    with psycopg.connect(pg_urls.app) as conn:
+        rows = conn.execute(
+            "SELECT lexeme, weights FROM unnest(%s::tsvector)", (literal,)
+        ).fetchall()
+        found = conn.execute(
+            "SELECT %s::tsvector @@ %s::tsquery", (literal, tsquery_literal(words or ["ctx"]))
+        ).fetchone()
+    weights: dict[str, list[str]] = dict(rows)
+    assert set(weights) == {*words, "ctx"}
+    if "ctx" not in words:
+        assert weights["ctx"] == ["D"]
+    assert all(weights[w] and "A" in weights[w] for w in words)
+    assert found == (True,)
+
+
+def test_what_a_store_writes_is_found_at_once_and_what_it_replaced_is_not(
+    pg: PgRecords, clock
+) -> None:
+    pg.save_note("mua bánh mì")
+    pg.write_memory("# Memory\n- 2026-11-22: thích phở\n")
+    pg.save_fact("city", "Huế", basis="user")
+    assert [h.path for h in search(pg, "banh mi")] == ["memory/2026-11-29.md"]
+    assert [h.path for h in search(pg, "pho")] == ["MEMORY.md"]
+    city = search(pg, "city hue")
+    assert city and city[0].text.startswith("city: Huế")
+    pg.write_memory("# Memory\n- 2026-11-29: thích bún\n")
+    assert search(pg, "pho") == []
+    clock.advance(days=1)
+    pg.save_fact("city", "Hà Nội", basis="user")
+    found = [h.text for h in search(pg, "city")]
+    assert len(found) == 2 and any("Hà Nội" in text for text in found)
