@@ -48,6 +48,7 @@ from trinho.search.rank import (
     has_time_cue,
     is_multipart,
     is_when_question,
+    lexical_suffices,
     match_expression,
     named_people,
     rerank,
@@ -488,7 +489,7 @@ class SearchIndex:
         by_id: dict[int, sqlite3.Row] = {row["id"]: row for row in rows}
         lexical = rerank([Scored(row["id"], row["text"], -row["s"]) for row in rows], accented)
         dense: dict[int, tuple[float, int]] = {}
-        if self.vectors is not None:
+        if self.vectors is not None and not self._lexical_suffices(found, lexical, by_id, query):
             dense = self._dense(query.text, where, params, wanted, by_id)
         if not (wide and (named or when or dense)):
             chosen = [Ranked(c.doc_id, c.score, ()) for c in lexical]
@@ -517,6 +518,18 @@ class SearchIndex:
         chosen = self._current_first(chosen, by_id, where, params)[: query.limit]
         hits = [_hit(by_id[r.doc_id], r.score) for r in chosen]
         return Found(hits, tuple(named), tuple(r.why for r in chosen))
+
+    def _lexical_suffices(
+        self, found: list[str], lexical: list[Scored], by_id: dict[int, sqlite3.Row], query: Query
+    ) -> bool:
+        if self.tuning.dense_when_lexical_full or not self.tuning.protect_full_matches:
+            return False
+        wanted_terms = set(found)
+        first = [by_id[c.doc_id] for c in lexical[: query.limit]]
+        return lexical_suffices(
+            [wanted_terms <= set(terms(f"{row['speaker']} {row['text']}")) for row in first],
+            query.limit,
+        )
 
     def _lexical(
         self, expression: str, where: str, params: list[object], wanted: int
