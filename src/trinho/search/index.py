@@ -54,7 +54,14 @@ from trinho.search.rank import (
     rerank,
     spread_sessions,
 )
-from trinho.search.tokenize import TOKENIZER_VERSION, accented_words, fold, query_terms, terms
+from trinho.search.tokenize import (
+    TOKENIZER_VERSION,
+    accented_words,
+    expansions,
+    fold,
+    query_terms,
+    terms,
+)
 from trinho.search.vectors import Embedder, VectorStore, dense_key
 from trinho.workspace import ARCHIVE_FILE, CONVERSATIONS_DIR, MEMORY_FILE, NOTES_DIR, Workspace
 
@@ -485,7 +492,8 @@ class SearchIndex:
         multipart = self.tuning.per_session > 0 and is_multipart(query.text, named)
         wide = bool(accented or named or when or multipart) or self.vectors is not None
         wanted = query.limit + (CANDIDATES if wide else 0)
-        rows = self._lexical(match_expression(found), where, params, wanted)
+        expression = match_expression([*found, *expansions(query.text)])
+        rows = self._lexical(expression, where, params, wanted)
         by_id: dict[int, sqlite3.Row] = {row["id"]: row for row in rows}
         lexical = rerank([Scored(row["id"], row["text"], -row["s"]) for row in rows], accented)
         dense: dict[int, tuple[float, int]] = {}

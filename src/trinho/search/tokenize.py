@@ -142,6 +142,86 @@ def query_terms(text: str) -> list[str]:
     return out[:MAX_QUERY_TERMS]
 
 
+SYNONYMS: tuple[tuple[str, ...], ...] = (
+    # Northern and Southern words for one thing, and everyday pairs.
+    ("máy lạnh", "điều hòa"),
+    ("xe hơi", "ô tô"),
+    ("xe máy", "xe gắn máy"),
+    ("tivi", "ti vi"),
+    ("máy tính xách tay", "laptop"),
+    ("bác sĩ", "thầy thuốc"),
+    ("nha sĩ", "bác sĩ răng", "nha khoa"),
+    ("bệnh viện", "nhà thương"),
+    ("nhập viện", "nằm viện", "vào viện"),
+    ("cao huyết áp", "tăng huyết áp", "huyết áp cao"),
+    ("tiêm phòng", "chích ngừa", "tiêm chủng"),
+    ("lợn", "heo"),
+    ("thìa", "muỗng"),
+    ("mũ", "nón"),
+    ("vừng", "mè"),
+    ("mất điện", "cúp điện", "cắt điện"),
+    ("mất nước", "cúp nước"),
+    ("hàng xóm", "láng giềng"),
+    ("chuyển nhà", "dọn nhà"),
+    ("tăng lương", "lên lương"),
+    ("hải sản", "đồ biển"),
+    ("ngộ độc thực phẩm", "ngộ độc thức ăn"),
+    ("sân bay", "phi trường"),
+    ("máy bay", "phi cơ"),
+    ("đám cưới", "lễ cưới", "tiệc cưới"),
+    ("hộ chiếu", "passport"),
+    ("cà phê", "cafe"),
+    # Days known by name, and their dates as digits (day/month).
+    ("ngày nhà giáo", "20/11", "20 tháng 11"),
+    ("quốc khánh", "2/9", "2 tháng 9"),
+    ("quốc tế phụ nữ", "8/3", "8 tháng 3"),
+    ("phụ nữ việt nam", "20/10", "20 tháng 10"),
+    ("quốc tế lao động", "1/5", "1 tháng 5"),
+    ("giải phóng miền nam", "30/4", "30 tháng 4"),
+    ("quốc tế thiếu nhi", "1/6", "1 tháng 6"),
+    ("giáng sinh", "noel", "25/12", "25 tháng 12"),
+    ("lễ tình nhân", "valentine", "14/2", "14 tháng 2"),
+    ("tết dương lịch", "1/1", "1 tháng 1"),
+)
+"""Phrases a query finds one another by: a query holding one (as written, or typed without
+diacritics when it has two words or more) also searches the others as phrases. One word
+without diacritics never triggers (`mu`, `non`, `heo` are words of their own). A word with two
+everyday meanings (`lạc`: peanut, lost; `chăn`: blanket, to herd) is left out."""
+
+
+def _as_terms(phrase: str) -> tuple[str, ...]:
+    return tuple(term(w) for w in words(phrase))
+
+
+_SYNONYM_TERMS = tuple(tuple(_as_terms(p) for p in group) for group in SYNONYMS)
+_SYNONYM_WORDS = tuple(tuple(tuple(words(p)) for p in group) for group in SYNONYMS)
+
+
+def _holds(sequence: list[str], part: tuple[str, ...]) -> bool:
+    n = len(part)
+    return any(tuple(sequence[i : i + n]) == part for i in range(len(sequence) - n + 1))
+
+
+def expansions(text: str) -> list[str]:
+    """The other phrases of every `SYNONYMS` group the query holds, each as its terms joined
+    by spaces (an FTS5 phrase), not already in the query: `máy lạnh hỏng` gives `dieu hoa`,
+    `ngày Nhà giáo` gives `20 11` and `20 thang 11`."""
+    exact = words(text[:MAX_QUERY_CHARS])
+    folded = [fold(w) for w in exact]
+    out: list[str] = []
+    for group_words, group_terms in zip(_SYNONYM_WORDS, _SYNONYM_TERMS, strict=True):
+        held = [
+            _holds(exact, w) or (len(w) > 1 and _holds(folded, tuple(fold(x) for x in w)))
+            for w in group_words
+        ]
+        if any(held):
+            for present, phrase in zip(held, group_terms, strict=True):
+                joined = " ".join(phrase)
+                if not present and joined not in out:
+                    out.append(joined)
+    return out
+
+
 def accented_words(text: str) -> frozenset[str]:
     """Query words that carry diacritics: the ones whose exact form earns a bonus."""
     return frozenset(w for w in words(text[:MAX_QUERY_CHARS]) if fold(w) != w)
