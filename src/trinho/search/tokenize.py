@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from functools import lru_cache
 
 import snowballstemmer  # type: ignore[import-untyped]
@@ -142,6 +143,11 @@ def query_terms(text: str) -> list[str]:
     return out[:MAX_QUERY_TERMS]
 
 
+def terms_of(phrase: str) -> list[str]:
+    """Every word of a phrase as its index term, stop words included."""
+    return [term(w) for w in words(phrase)]
+
+
 SYNONYMS: tuple[tuple[str, ...], ...] = (
     # Northern and Southern words for one thing, and everyday pairs.
     ("máy lạnh", "điều hòa"),
@@ -185,16 +191,23 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
 )
 """Phrases a query finds one another by: a query holding one (as written, or typed without
 diacritics when it has two words or more) also searches the others as phrases. One word
-without diacritics never triggers (`mu`, `non`, `heo` are words of their own). A word with two
+without diacritics never triggers (`mu`, `non`, `bac si` are words of their own). A word with two
 everyday meanings (`lạc`: peanut, lost; `chăn`: blanket, to herd) is left out."""
 
 
-def _as_terms(phrase: str) -> tuple[str, ...]:
-    return tuple(term(w) for w in words(phrase))
+@dataclass(frozen=True)
+class _Phrase:
+    group: int
+    exact: tuple[str, ...]
+    folded: tuple[str, ...]
+    searched: str
 
 
-_SYNONYM_TERMS = tuple(tuple(_as_terms(p) for p in group) for group in SYNONYMS)
-_SYNONYM_WORDS = tuple(tuple(tuple(words(p)) for p in group) for group in SYNONYMS)
+_PHRASES = tuple(
+    _Phrase(g, tuple(words(p)), tuple(fold(w) for w in words(p)), " ".join(terms_of(p)))
+    for g, group in enumerate(SYNONYMS)
+    for p in group
+)
 
 
 def _holds(sequence: list[str], part: tuple[str, ...]) -> bool:
@@ -208,17 +221,18 @@ def expansions(text: str) -> list[str]:
     `ngày Nhà giáo` gives `20 11` and `20 thang 11`."""
     exact = words(text[:MAX_QUERY_CHARS])
     folded = [fold(w) for w in exact]
+    seen_exact, seen_folded = set(exact), set(folded)
+    held = {
+        i
+        for i, p in enumerate(_PHRASES)
+        if (p.exact[0] in seen_exact and _holds(exact, p.exact))
+        or (len(p.folded) > 1 and p.folded[0] in seen_folded and _holds(folded, p.folded))
+    }
+    groups = {_PHRASES[i].group for i in held}
     out: list[str] = []
-    for group_words, group_terms in zip(_SYNONYM_WORDS, _SYNONYM_TERMS, strict=True):
-        held = [
-            _holds(exact, w) or (len(w) > 1 and _holds(folded, tuple(fold(x) for x in w)))
-            for w in group_words
-        ]
-        if any(held):
-            for present, phrase in zip(held, group_terms, strict=True):
-                joined = " ".join(phrase)
-                if not present and joined not in out:
-                    out.append(joined)
+    for i, p in enumerate(_PHRASES):
+        if p.group in groups and i not in held and p.searched not in out:
+            out.append(p.searched)
     return out
 
 
