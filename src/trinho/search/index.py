@@ -44,6 +44,7 @@ from trinho.search.rank import (
     Ranked,
     Scored,
     Tuning,
+    fact_people,
     fuse,
     has_time_cue,
     is_multipart,
@@ -338,6 +339,7 @@ class SearchIndex:
         self.ws = ws
         self.tuning = tuning or Tuning()
         self._people_cache: tuple[int, list[str]] | None = None
+        self._facts_cache: tuple[int, list[tuple[str, str]]] | None = None
         self.path = ws.internal / INDEX_FILE
         self._last_sweep: float | None = None
         self._folders: dict[Path, int] = {}
@@ -447,6 +449,7 @@ class SearchIndex:
         if self.vectors is not None:
             self.vectors.forget_loaded()
         self._people_cache = None
+        self._facts_cache = None
         return len(changed) + len(gone)
 
     def _folder_times(self) -> dict[Path, int]:
@@ -487,13 +490,16 @@ class SearchIndex:
             self.ensure_fresh()
         where, params = _filters(query)
         accented = accented_words(query.text)
+        known = fact_people(self._facts(), query.text)
         named = named_people(query.text, self._people())
+        named += [person for person in known if person not in named]
         when = is_when_question(query.text)
         multipart = self.tuning.per_session > 0 and is_multipart(query.text, named)
         wide = bool(accented or named or when or multipart) or self.vectors is not None
         wanted = query.limit + (CANDIDATES if wide else 0)
-        expression = match_expression([*found, *expansions(query.text)])
-        rows = self._lexical(expression, where, params, wanted)
+        extra = [*expansions(query.text), *(t for p in known for t in query_terms(p))]
+        searched = [*found, *(t for t in dict.fromkeys(extra) if t not in found)]
+        rows = self._lexical(match_expression(searched), where, params, wanted)
         by_id: dict[int, sqlite3.Row] = {row["id"]: row for row in rows}
         lexical = rerank([Scored(row["id"], row["text"], -row["s"]) for row in rows], accented)
         dense: dict[int, tuple[float, int]] = {}
@@ -593,6 +599,20 @@ class SearchIndex:
             for rank, (doc_id, score) in enumerate(ordered, 1)
             if doc_id in kept
         }
+
+    def _facts(self) -> list[tuple[str, str]]:
+        """The owner's current facts as (key, value), cached until the index changes."""
+        version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+        if self._facts_cache is None or self._facts_cache[0] != version:
+            pairs = []
+            for row in self.conn.execute(
+                "SELECT path, text FROM docs WHERE kind = 'fact' AND current = 1"
+            ):
+                key = Path(str(row["path"])).stem
+                value = str(row["text"]).removeprefix(f"{key}: ").rsplit(" (", 1)[0]
+                pairs.append((key, value))
+            self._facts_cache = (version, pairs)
+        return self._facts_cache[1]
 
     def _people(self) -> list[str]:
         """The speakers of the transcripts, longest name first, cached until the index changes."""

@@ -143,6 +143,33 @@ def named_people(query: str, people: Sequence[str]) -> list[str]:
     return [p for p in people if (parts := [fold(w) for w in words(p)]) and set(parts) <= asked]
 
 
+_GENERIC_KEY_WORDS = frozenset({"name", "ten", "full"})
+_NAME_WORD_RE = re.compile(r"^[^\W\d_][^\W_]*$")
+
+
+def looks_like_name(value: str) -> bool:
+    """A fact value that names a person: one to four words, each starting with a capital
+    (`Lan`, `Nguyễn Thị Lan`, `Bob`), nothing else (no digits, no sentence)."""
+    parts = value.split()
+    return 0 < len(parts) <= 4 and all(
+        _NAME_WORD_RE.match(p) is not None and p[0].isupper() for p in parts
+    )
+
+
+def fact_people(facts: Sequence[tuple[str, str]], query: str) -> list[str]:
+    """The people the owner's facts know that a query names by their relation: a current fact
+    (key, value) whose value is a name and whose key's words are all in the query (`wife`:
+    `Lan` for `what does my wife like`; `ten-con-gai`: `Na` for `con gái`), diacritics
+    folded; words such as `name` in a key are not needed."""
+    asked = {fold(w) for w in words(query)}
+    found: list[str] = []
+    for key, value in facts:
+        parts = {fold(w) for w in words(key)} - _GENERIC_KEY_WORDS
+        if parts and parts <= asked and looks_like_name(value) and value not in found:
+            found.append(value)
+    return found
+
+
 _PARTS_RE = re.compile(r"\b(and|both|or|also|và|cả|hoặc|với)\b", re.IGNORECASE)
 
 
