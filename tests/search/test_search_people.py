@@ -8,7 +8,7 @@ from trinho.conversations.store import Turn, import_turns
 from trinho.facts import save_fact
 from trinho.notes.store import save_note
 from trinho.search import Query, SearchIndex
-from trinho.search.rank import fact_people, looks_like_name
+from trinho.search.rank import fact_people, known_people, looks_like_name
 from trinho.workspace import Workspace
 
 
@@ -30,7 +30,9 @@ def test_a_name_is_a_few_capitalised_words(value: str, expected: bool) -> None:
 
 
 def test_a_relation_named_in_the_query_gives_the_person() -> None:
-    facts = [("wife", "Lan"), ("ten-con-gai", "Na"), ("home-city", "Đà Nẵng là nhà"), ("dog", "x")]
+    facts = known_people(
+        [("wife", "Lan"), ("ten-con-gai", "Na"), ("home-city", "Đà Nẵng là nhà"), ("dog", "x")]
+    )
     assert fact_people(facts, "What does my wife like?") == ["Lan"]
     assert fact_people(facts, "quà sinh nhật cho con gái") == ["Na"]
     assert fact_people(facts, "quà sinh nhật cho con") == []

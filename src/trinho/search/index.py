@@ -49,6 +49,7 @@ from trinho.search.rank import (
     has_time_cue,
     is_multipart,
     is_when_question,
+    known_people,
     lexical_suffices,
     match_expression,
     named_people,
@@ -339,7 +340,7 @@ class SearchIndex:
         self.ws = ws
         self.tuning = tuning or Tuning()
         self._people_cache: tuple[int, list[str]] | None = None
-        self._facts_cache: tuple[int, list[tuple[str, str]]] | None = None
+        self._facts_cache: tuple[int, list[tuple[frozenset[str], str]]] | None = None
         self.path = ws.internal / INDEX_FILE
         self._last_sweep: float | None = None
         self._folders: dict[Path, int] = {}
@@ -600,8 +601,9 @@ class SearchIndex:
             if doc_id in kept
         }
 
-    def _facts(self) -> list[tuple[str, str]]:
-        """The owner's current facts as (key, value), cached until the index changes."""
+    def _facts(self) -> list[tuple[frozenset[str], str]]:
+        """The people of the owner's current facts (`known_people`), cached until the index
+        changes."""
         version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
         if self._facts_cache is None or self._facts_cache[0] != version:
             pairs = []
@@ -611,7 +613,7 @@ class SearchIndex:
                 key = Path(str(row["path"])).stem
                 value = str(row["text"]).removeprefix(f"{key}: ").rsplit(" (", 1)[0]
                 pairs.append((key, value))
-            self._facts_cache = (version, pairs)
+            self._facts_cache = (version, known_people(pairs))
         return self._facts_cache[1]
 
     def _people(self) -> list[str]:

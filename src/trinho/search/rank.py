@@ -156,17 +156,27 @@ def looks_like_name(value: str) -> bool:
     )
 
 
-def fact_people(facts: Sequence[tuple[str, str]], query: str) -> list[str]:
-    """The people the owner's facts know that a query names by their relation: a current fact
-    (key, value) whose value is a name and whose key's words are all in the query (`wife`:
-    `Lan` for `what does my wife like`; `ten-con-gai`: `Na` for `con gái`), diacritics
-    folded; words such as `name` in a key are not needed."""
+def known_people(facts: Sequence[tuple[str, str]]) -> list[tuple[frozenset[str], str]]:
+    """The people among current facts (key, value): each name-valued fact as the words of its
+    key (diacritics folded; words such as `name` left out) and the name. Computed once per
+    change of the index, so a search only compares sets."""
+    found: list[tuple[frozenset[str], str]] = []
+    for key, value in facts:
+        parts = frozenset(fold(w) for w in words(key)) - _GENERIC_KEY_WORDS
+        if parts and looks_like_name(value):
+            found.append((parts, value))
+    return found
+
+
+def fact_people(known: Sequence[tuple[frozenset[str], str]], query: str) -> list[str]:
+    """The people the owner's facts know that a query names by their relation: every key word
+    in the query (`wife`: `Lan` for `what does my wife like`; `ten-con-gai`: `Na` for
+    `con gái`), diacritics folded."""
     asked = {fold(w) for w in words(query)}
     found: list[str] = []
-    for key, value in facts:
-        parts = {fold(w) for w in words(key)} - _GENERIC_KEY_WORDS
-        if parts and parts <= asked and looks_like_name(value) and value not in found:
-            found.append(value)
+    for parts, name in known:
+        if parts <= asked and name not in found:
+            found.append(name)
     return found
 
 
