@@ -425,8 +425,10 @@ class SearchIndex:
         """
         if paths is None:
             self._folders = self._folder_times()
-            self._last_sweep = time.monotonic()
             current = scan(self.ws)
+            # Counted from the sweep's end: a sweep slower than the interval (seconds on a
+            # busy disk) must not make every search sweep again.
+            self._last_sweep = time.monotonic()
             self._watched = _newest(current)
             rows = self.conn.execute("SELECT path, mtime_ns, size, ctime_ns FROM files").fetchall()
         else:
