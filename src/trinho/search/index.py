@@ -44,16 +44,26 @@ from trinho.search.rank import (
     Ranked,
     Scored,
     Tuning,
+    fact_people,
     fuse,
     has_time_cue,
     is_multipart,
     is_when_question,
+    known_people,
+    lexical_suffices,
     match_expression,
     named_people,
     rerank,
     spread_sessions,
 )
-from trinho.search.tokenize import TOKENIZER_VERSION, accented_words, fold, query_terms, terms
+from trinho.search.tokenize import (
+    TOKENIZER_VERSION,
+    accented_words,
+    expansions,
+    fold,
+    query_terms,
+    terms,
+)
 from trinho.search.vectors import Embedder, VectorStore, dense_key
 from trinho.workspace import ARCHIVE_FILE, CONVERSATIONS_DIR, MEMORY_FILE, NOTES_DIR, Workspace
 
@@ -330,6 +340,7 @@ class SearchIndex:
         self.ws = ws
         self.tuning = tuning or Tuning()
         self._people_cache: tuple[int, list[str]] | None = None
+        self._facts_cache: tuple[int, list[tuple[frozenset[str], str]]] | None = None
         self.path = ws.internal / INDEX_FILE
         self._last_sweep: float | None = None
         self._folders: dict[Path, int] = {}
@@ -414,8 +425,10 @@ class SearchIndex:
         """
         if paths is None:
             self._folders = self._folder_times()
-            self._last_sweep = time.monotonic()
             current = scan(self.ws)
+            # Counted from the sweep's end: a sweep slower than the interval (seconds on a
+            # busy disk) must not make every search sweep again.
+            self._last_sweep = time.monotonic()
             self._watched = _newest(current)
             rows = self.conn.execute("SELECT path, mtime_ns, size, ctime_ns FROM files").fetchall()
         else:
@@ -439,6 +452,7 @@ class SearchIndex:
         if self.vectors is not None:
             self.vectors.forget_loaded()
         self._people_cache = None
+        self._facts_cache = None
         return len(changed) + len(gone)
 
     def _folder_times(self) -> dict[Path, int]:
@@ -479,16 +493,20 @@ class SearchIndex:
             self.ensure_fresh()
         where, params = _filters(query)
         accented = accented_words(query.text)
+        known = fact_people(self._facts(), query.text)
         named = named_people(query.text, self._people())
+        named += [person for person in known if person not in named]
         when = is_when_question(query.text)
         multipart = self.tuning.per_session > 0 and is_multipart(query.text, named)
         wide = bool(accented or named or when or multipart) or self.vectors is not None
         wanted = query.limit + (CANDIDATES if wide else 0)
-        rows = self._lexical(match_expression(found), where, params, wanted)
+        extra = [*expansions(query.text), *(t for p in known for t in query_terms(p))]
+        searched = [*found, *(t for t in dict.fromkeys(extra) if t not in found)]
+        rows = self._lexical(match_expression(searched), where, params, wanted)
         by_id: dict[int, sqlite3.Row] = {row["id"]: row for row in rows}
         lexical = rerank([Scored(row["id"], row["text"], -row["s"]) for row in rows], accented)
         dense: dict[int, tuple[float, int]] = {}
-        if self.vectors is not None:
+        if self.vectors is not None and not self._lexical_suffices(found, lexical, by_id, query):
             dense = self._dense(query.text, where, params, wanted, by_id)
         if not (wide and (named or when or dense)):
             chosen = [Ranked(c.doc_id, c.score, ()) for c in lexical]
@@ -517,6 +535,18 @@ class SearchIndex:
         chosen = self._current_first(chosen, by_id, where, params)[: query.limit]
         hits = [_hit(by_id[r.doc_id], r.score) for r in chosen]
         return Found(hits, tuple(named), tuple(r.why for r in chosen))
+
+    def _lexical_suffices(
+        self, found: list[str], lexical: list[Scored], by_id: dict[int, sqlite3.Row], query: Query
+    ) -> bool:
+        if self.tuning.dense_when_lexical_full or not self.tuning.protect_full_matches:
+            return False
+        wanted_terms = set(found)
+        first = [by_id[c.doc_id] for c in lexical[: query.limit]]
+        return lexical_suffices(
+            [wanted_terms <= set(terms(f"{row['speaker']} {row['text']}")) for row in first],
+            query.limit,
+        )
 
     def _lexical(
         self, expression: str, where: str, params: list[object], wanted: int
@@ -572,6 +602,21 @@ class SearchIndex:
             for rank, (doc_id, score) in enumerate(ordered, 1)
             if doc_id in kept
         }
+
+    def _facts(self) -> list[tuple[frozenset[str], str]]:
+        """The people of the owner's current facts (`known_people`), cached until the index
+        changes."""
+        version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+        if self._facts_cache is None or self._facts_cache[0] != version:
+            pairs = []
+            for row in self.conn.execute(
+                "SELECT path, text FROM docs WHERE kind = 'fact' AND current = 1"
+            ):
+                key = Path(str(row["path"])).stem
+                value = str(row["text"]).removeprefix(f"{key}: ").rsplit(" (", 1)[0]
+                pairs.append((key, value))
+            self._facts_cache = (version, known_people(pairs))
+        return self._facts_cache[1]
 
     def _people(self) -> list[str]:
         """The speakers of the transcripts, longest name first, cached until the index changes."""

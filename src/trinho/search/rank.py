@@ -63,10 +63,12 @@ class Tuning:
 
     `dense_weight`: how much a dense hit at the top of the dense list counts against the best
     lexical hit (both scaled to 0..1 within the query's candidates; a cosine below the
-    `dense_pool`-th best counts 0). `speaker_boost`: the factor
-    for what a person named in the question said. `when_boost`: the factor for a line that
-    carries a time expression, for a "when" question. `per_session`: the most hits of one day
-    file among the first ones when a question has several parts (0: no limit).
+    `dense_pool`-th best counts 0; `dense_when_lexical_full` false: the dense side is not asked
+    when the first lexical hits all hold every query term, see `lexical_suffices`).
+    `speaker_boost`: the factor for what a person named in the question said. `when_boost`:
+    the factor for a line that carries a time expression, for a "when" question.
+    `per_session`: the most hits of one day file among the first ones when a question has
+    several parts (0: no limit).
     """
 
     dense_weight: float = 0.3
@@ -75,6 +77,7 @@ class Tuning:
     per_session: int = 0
     protect_full_matches: bool = True
     dense_pool: int = 60
+    dense_when_lexical_full: bool = False
 
 
 @dataclass(frozen=True)
@@ -140,12 +143,56 @@ def named_people(query: str, people: Sequence[str]) -> list[str]:
     return [p for p in people if (parts := [fold(w) for w in words(p)]) and set(parts) <= asked]
 
 
+_GENERIC_KEY_WORDS = frozenset({"name", "ten", "full"})
+_NAME_WORD_RE = re.compile(r"^[^\W\d_][^\W_]*$")
+
+
+def looks_like_name(value: str) -> bool:
+    """A fact value that names a person: one to four words, each starting with a capital
+    (`Lan`, `Nguyễn Thị Lan`, `Bob`), nothing else (no digits, no sentence)."""
+    parts = value.split()
+    return 0 < len(parts) <= 4 and all(
+        _NAME_WORD_RE.match(p) is not None and p[0].isupper() for p in parts
+    )
+
+
+def known_people(facts: Sequence[tuple[str, str]]) -> list[tuple[frozenset[str], str]]:
+    """The people among current facts (key, value): each name-valued fact as the words of its
+    key (diacritics folded; words such as `name` left out) and the name. Computed once per
+    change of the index, so a search only compares sets."""
+    found: list[tuple[frozenset[str], str]] = []
+    for key, value in facts:
+        parts = frozenset(fold(w) for w in words(key)) - _GENERIC_KEY_WORDS
+        if parts and looks_like_name(value):
+            found.append((parts, value))
+    return found
+
+
+def fact_people(known: Sequence[tuple[frozenset[str], str]], query: str) -> list[str]:
+    """The people the owner's facts know that a query names by their relation: every key word
+    in the query (`wife`: `Lan` for `what does my wife like`; `ten-con-gai`: `Na` for
+    `con gái`), diacritics folded."""
+    asked = {fold(w) for w in words(query)}
+    found: list[str] = []
+    for parts, name in known:
+        if parts <= asked and name not in found:
+            found.append(name)
+    return found
+
+
 _PARTS_RE = re.compile(r"\b(and|both|or|also|và|cả|hoặc|với)\b", re.IGNORECASE)
 
 
 def is_multipart(text: str, named: Sequence[str]) -> bool:
     """Whether a question has more than one part: two people, or parts joined by `and`/`và`."""
     return len(named) > 1 or _PARTS_RE.search(text) is not None
+
+
+def lexical_suffices(full_matches: Sequence[bool], limit: int) -> bool:
+    """Whether the first `limit` lexical hits (in order, each: does it hold every query term)
+    leave the dense side nothing to do: every one is a full match, which no line found by
+    meaning alone may pass, so the query is not embedded (the dearest step of a search)."""
+    return len(full_matches) >= limit and all(full_matches[:limit])
 
 
 def fuse(candidates: Sequence[Candidate], tuning: Tuning, when: bool) -> list[Ranked]:

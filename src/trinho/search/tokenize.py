@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from functools import lru_cache
 
 import snowballstemmer  # type: ignore[import-untyped]
@@ -140,6 +141,99 @@ def query_terms(text: str) -> list[str]:
         if value not in out:
             out.append(value)
     return out[:MAX_QUERY_TERMS]
+
+
+def terms_of(phrase: str) -> list[str]:
+    """Every word of a phrase as its index term, stop words included."""
+    return [term(w) for w in words(phrase)]
+
+
+SYNONYMS: tuple[tuple[str, ...], ...] = (
+    # Northern and Southern words for one thing, and everyday pairs.
+    ("máy lạnh", "điều hòa"),
+    ("xe hơi", "ô tô"),
+    ("xe máy", "xe gắn máy"),
+    ("tivi", "ti vi"),
+    ("máy tính xách tay", "laptop"),
+    ("bác sĩ", "thầy thuốc"),
+    ("nha sĩ", "bác sĩ răng", "nha khoa"),
+    ("bệnh viện", "nhà thương"),
+    ("nhập viện", "nằm viện", "vào viện"),
+    ("cao huyết áp", "tăng huyết áp", "huyết áp cao"),
+    ("tiêm phòng", "chích ngừa", "tiêm chủng"),
+    ("lợn", "heo"),
+    ("thìa", "muỗng"),
+    ("mũ", "nón"),
+    ("vừng", "mè"),
+    ("mất điện", "cúp điện", "cắt điện"),
+    ("mất nước", "cúp nước"),
+    ("hàng xóm", "láng giềng"),
+    ("chuyển nhà", "dọn nhà"),
+    ("tăng lương", "lên lương"),
+    ("hải sản", "đồ biển"),
+    ("ngộ độc thực phẩm", "ngộ độc thức ăn"),
+    ("sân bay", "phi trường"),
+    ("máy bay", "phi cơ"),
+    ("đám cưới", "lễ cưới", "tiệc cưới"),
+    ("hộ chiếu", "passport"),
+    ("cà phê", "cafe"),
+    # Days known by name, and their dates as digits (day/month).
+    ("ngày nhà giáo", "20/11", "20 tháng 11"),
+    ("quốc khánh", "2/9", "2 tháng 9"),
+    ("quốc tế phụ nữ", "8/3", "8 tháng 3"),
+    ("phụ nữ việt nam", "20/10", "20 tháng 10"),
+    ("quốc tế lao động", "1/5", "1 tháng 5"),
+    ("giải phóng miền nam", "30/4", "30 tháng 4"),
+    ("quốc tế thiếu nhi", "1/6", "1 tháng 6"),
+    ("giáng sinh", "noel", "25/12", "25 tháng 12"),
+    ("lễ tình nhân", "valentine", "14/2", "14 tháng 2"),
+    ("tết dương lịch", "1/1", "1 tháng 1"),
+)
+"""Phrases a query finds one another by: a query holding one (as written, or typed without
+diacritics when it has two words or more) also searches the others as phrases. One word
+without diacritics never triggers (`mu`, `non`, `bac si` are words of their own). A word with two
+everyday meanings (`lạc`: peanut, lost; `chăn`: blanket, to herd) is left out."""
+
+
+@dataclass(frozen=True)
+class _Phrase:
+    group: int
+    exact: tuple[str, ...]
+    folded: tuple[str, ...]
+    searched: str
+
+
+_PHRASES = tuple(
+    _Phrase(g, tuple(words(p)), tuple(fold(w) for w in words(p)), " ".join(terms_of(p)))
+    for g, group in enumerate(SYNONYMS)
+    for p in group
+)
+
+
+def _holds(sequence: list[str], part: tuple[str, ...]) -> bool:
+    n = len(part)
+    return any(tuple(sequence[i : i + n]) == part for i in range(len(sequence) - n + 1))
+
+
+def expansions(text: str) -> list[str]:
+    """The other phrases of every `SYNONYMS` group the query holds, each as its terms joined
+    by spaces (an FTS5 phrase), not already in the query: `máy lạnh hỏng` gives `dieu hoa`,
+    `ngày Nhà giáo` gives `20 11` and `20 thang 11`."""
+    exact = words(text[:MAX_QUERY_CHARS])
+    folded = [fold(w) for w in exact]
+    seen_exact, seen_folded = set(exact), set(folded)
+    held = {
+        i
+        for i, p in enumerate(_PHRASES)
+        if (p.exact[0] in seen_exact and _holds(exact, p.exact))
+        or (len(p.folded) > 1 and p.folded[0] in seen_folded and _holds(folded, p.folded))
+    }
+    groups = {_PHRASES[i].group for i in held}
+    out: list[str] = []
+    for i, p in enumerate(_PHRASES):
+        if p.group in groups and i not in held and p.searched not in out:
+            out.append(p.searched)
+    return out
 
 
 def accented_words(text: str) -> frozenset[str]:
