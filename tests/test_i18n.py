@@ -161,7 +161,7 @@ def test_every_message_about_a_count_has_plural_forms() -> None:
         ("channel.waiting", {}, "1 change waits for your approval:", "3 changes wait"),
         ("web.approve_all", {}, "Approve the 1 change of this run", "Approve all 3 of this run"),
         ("condense.loss.added", {}, "would add 1 line:", "would add 3 lines:"),
-        ("web.run.undone", {"run": "rx"}, "1 waiting change withdrawn", "3 waiting changes"),
+        ("condense.undo.archive_lines", {}, "1 line moved", "3 lines moved"),
         ("error.get.past_end", {"path": "p", "line": 9}, "has 1 line;", "has 3 lines;"),
     ],
 )

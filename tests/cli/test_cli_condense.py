@@ -89,10 +89,27 @@ def test_condense_json_then_once_per_week_then_approve_then_undo(
     capsys.readouterr()
     assert DROPPED not in (ready / "MEMORY.md").read_text(encoding="utf-8")
 
+    assert main(["condense", "--undo", "2026-W48", "--dry-run"]) == 0  # says it all first
+    preview = capsys.readouterr().out.splitlines()
+    assert preview[0].startswith("Hoàn tác lần chạy 2026-W48 đưa MEMORY.md trở lại")
+    said = [
+        "Thay đổi lần chạy tự áp dụng, được hoàn tác (1):",
+        f"  - thêm: {ADDED}",
+        'Thay đổi bạn đã duyệt, được hoàn tác (1; đề xuất giờ ghi "đã hoàn tác"):',
+        f"  - {removed['proposal']}: xoá: {DROPPED}",
+    ]
+    assert preview[1:] == said
+    assert DROPPED not in (ready / "MEMORY.md").read_text(encoding="utf-8")  # nothing written
+
     assert main(["condense", "--undo", "2026-W48"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Đã hoàn tác 2026-W48") and "đã thay đổi sau lần chạy" in out
+    assert out.splitlines()[2:] == said
     assert (ready / "MEMORY.md").read_text(encoding="utf-8") == VI_MEMORY
+    assert main(["proposals", "--json", "--all"]) == 0
+    [decided] = [p for p in json.loads(capsys.readouterr().out) if p["id"] == removed["proposal"]]
+    assert (decided["status"], decided["decided_by"]) == ("reverted", "owner (cli)")
+    assert decided["reverted_by"] == "trinho condense --undo 2026-W48"
 
 
 def test_condense_human_report_lists_every_change(
@@ -160,9 +177,10 @@ def test_undo_withdraws_the_held_rewrite_and_approving_it_is_refused_in_one_line
 
     assert main(["condense", "--undo", "2026-W48"]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[-1] == (
-        "Đã rút lại 1 đề xuất đang chờ của lần chạy 2026-W48; không thể duyệt chúng nữa"
-    )
+    assert out.splitlines()[1:] == [
+        f"Thay đổi đang chờ của lần chạy, bị rút lại (1): {held.id}",
+        "Lần chạy chưa thay đổi MEMORY.md; không có gì khác thay đổi.",
+    ]
     assert main(["approve", held.id]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
@@ -191,12 +209,18 @@ def test_a_run_that_writes_the_first_memory_md_says_so_and_its_undo_removes_it(
 
     assert main(["condense", "--undo", "2026-W48", "--json"]) == 0
     undone = json.loads(capsys.readouterr().out)
+    [auto] = undone.pop("reverted_auto")
+    assert (auto["class"], auto["new"]) == ("added", ADDED)
     assert undone == {
         "run_id": "2026-W48",
         "restored_from": None,
         "kept_current": ".trinho/runs/2026-W48/MEMORY.undone.md",
         "changed_since": False,
         "withdrawn": [],
+        "reverted_approved": [],
+        "kept_promoted": [],
+        "removed_since": [],
+        "unarchived": [],
     }
     assert not (ready / "MEMORY.md").exists()
     assert (folder / "MEMORY.undone.md").read_text(encoding="utf-8") == ADDED + "\n"
@@ -220,7 +244,7 @@ def test_condense_errors_are_one_line(
     assert main(["condense", "--undo", "../../etc"]) == 1
     assert "mã lần chạy '../../etc' không hợp lệ" in capsys.readouterr().err
     assert main(["condense", "--undo", "2026-W48", "--force"]) == 1
-    assert "--undo không dùng chung được với --dry-run hay --force" in capsys.readouterr().err
+    assert "--undo không dùng chung được với --force" in capsys.readouterr().err
 
 
 def test_condense_model_unreachable_fails_clearly(

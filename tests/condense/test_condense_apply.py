@@ -143,11 +143,16 @@ def test_undo_restores_the_previous_version_and_keeps_the_current(
     assert result.kept_current == f".trinho/runs/{RUN}/MEMORY.undone.md"
     assert (workspace.root / result.kept_current).read_text(encoding="utf-8") == rewrite
     assert result.changed_since is False
-    again = undo_run(workspace, RUN)
-    assert again.kept_current is not None and again.kept_current.endswith("MEMORY.undone.2.md")
-    assert again.changed_since is True
+    again = undo_run(workspace, RUN)  # twice is once: nothing left to write
+    assert again.kept_current is None and memory(workspace) == VI_MEMORY
+    assert not (workspace.root / f".trinho/runs/{RUN}/MEMORY.undone.2.md").exists()
     journal = read_journal(workspace, RUN)
-    assert journal is not None and len(journal.undone) == 2
+    assert journal is not None and len(journal.undone) == 1
+    workspace.memory_file.write_text(VI_MEMORY + "- 2026-11-30: sửa tay\n", encoding="utf-8")
+    third = undo_run(workspace, RUN)  # edited since: put back again, the edit kept aside
+    assert third.kept_current is not None and third.kept_current.endswith("MEMORY.undone.2.md")
+    assert third.changed_since is True and memory(workspace) == VI_MEMORY
+    assert third.plan is not None and third.plan.removed == ("- 2026-11-30: sửa tay",)
 
 
 def test_undo_refuses_unknown_and_malformed_runs(workspace: Workspace) -> None:
@@ -218,7 +223,9 @@ def test_undo_withdraws_the_runs_pending_proposals_and_approving_one_is_refused(
     assert workspace.memory_file.read_bytes() == before
     journal = read_journal(workspace, RUN)
     assert journal is not None and journal.state == "done" and len(journal.undone) == 1
-    assert undo_run(workspace, RUN).withdrawn == ()  # nothing left to withdraw
+    again = undo_run(workspace, RUN)  # says what the undo did; writes nothing again
+    assert again.withdrawn == (removal,)
+    assert proposals.get_proposal(workspace, removal) == withdrawn
 
 
 def test_a_suspicious_rewrite_of_an_undone_run_never_reaches_memory_md(

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import date
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trinho.openclaw.markers import day_of_name, line_roles, reattach_markers
+from trinho.openclaw.markers import (
+    day_of_name,
+    line_roles,
+    promotion_lines,
+    promotion_markers_of,
+    reattach_markers,
+)
+
+FIXTURE = Path(__file__).parents[1] / "data" / "openclaw" / "MEMORY.md"
 
 BLOCK = (
     "## Light Sleep\n<!-- openclaw:dreaming:light:start -->\n- Candidate: x\n"
@@ -106,3 +115,38 @@ def test_owned_lines_are_always_text_and_roles_are_local(
     for i, line in enumerate(lines):  # a line no block can take is a marker only as itself
         if roles[i] == "marker":
             assert line.rstrip().startswith("<!--") and line.rstrip().endswith("-->")
+
+
+def test_what_openclaw_writes_when_it_promotes_is_told_apart() -> None:
+    """In OpenClaw's own MEMORY.md: the section heading, the blank under it, each marker and
+    the line it tags; not the hand-written lines before them."""
+    lines = FIXTURE.read_text(encoding="utf-8").split("\n")
+    assert sorted(promotion_lines(lines)) == [6, 7, 8, 9, 10, 11]
+    assert promotion_markers_of(lines, 9) == (8,)
+    assert promotion_markers_of(lines, 11) == (10,)
+    assert promotion_markers_of(lines, 4) == ()  # a line nobody promoted
+    assert promotion_markers_of(lines, 8) == ()  # a marker tags, it is not tagged
+
+
+_line = st.sampled_from(
+    [
+        "<!-- openclaw-memory-promotion:memory:memory/2026-04-20.md:3:3 -->",
+        "<!-- trigger: x -->",
+        "## Promoted From Short-Term Memory (2026-04-21)",
+        "- 2026-01-01: an entry",
+        "- promoted [score=0.8]",
+        "prose",
+        "",
+    ]
+)
+
+
+@given(st.lists(_line, max_size=14), st.integers(0, 14))
+def test_only_promotion_markers_right_above_a_line_tag_it(lines: list[str], at: int) -> None:
+    found = promotion_markers_of(lines, at)
+    roles = line_roles(lines)
+    for i in found:
+        assert lines[i].startswith("<!-- openclaw-memory-promotion:") and i < at
+        assert all(roles[j] == "marker" for j in range(i, at))
+    assert set(found) <= promotion_lines(lines)
+    assert all(0 <= i < len(lines) for i in promotion_lines(lines))

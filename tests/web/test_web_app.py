@@ -16,6 +16,7 @@ from trinho.condense import RunReport, run_condensation
 from trinho.config import WebConfig
 from trinho.errors import TrinhoError
 from trinho.proposals import store as proposals
+from trinho.review.appliers import APPLIERS
 from trinho.web.app import login_url, required_token, web_app
 from trinho.web.auth import Guard
 from trinho.workspace import Workspace
@@ -149,6 +150,28 @@ def test_a_run_page_shows_its_report_and_undo_asks_first(
         for rc in held.held
         if rc.proposal_id
     )
+
+
+def test_undo_says_before_and_after_that_it_takes_back_the_owners_approvals(
+    workspace: Workspace, guard: Guard, held: RunReport
+) -> None:
+    """The confirmation lists the approval the undo takes back and the change it withdraws;
+    afterwards the approved proposal reads "reverted", no longer plain "approved"."""
+    c, csrf = logged_in(workspace, guard)
+    [removal] = [rc.proposal_id for rc in held.held if rc.change.cls == "removed"]
+    [edit] = [rc.proposal_id for rc in held.held if rc.change.cls == "edited"]
+    assert removal is not None and edit is not None
+    proposals.approve(workspace, removal, "web", appliers=APPLIERS)
+    confirm = c.get(f"/runs/{held.run_id}/undo").text
+    approved = "Changes you approved, taken back (1;"
+    assert approved.replace("Changes", "A change") in confirm.replace("&quot;", '"')
+    assert f"{removal}: removed: {PENICILLIN}" in confirm
+    assert f"withdrawn (1): {edit}" in confirm
+    assert PENICILLIN not in workspace.memory_file.read_text(encoding="utf-8")  # not yet
+    page = c.post(f"/runs/{held.run_id}/undo", data={"csrf": csrf}).text
+    assert f"{removal}: removed: {PENICILLIN}" in page and f"withdrawn (1): {edit}" in page
+    assert PENICILLIN in workspace.memory_file.read_text(encoding="utf-8")
+    assert proposals.get_proposal(workspace, removal).status == "reverted"
 
 
 def test_hostile_stored_text_is_escaped(workspace: Workspace, guard: Guard) -> None:

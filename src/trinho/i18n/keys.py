@@ -160,6 +160,7 @@ PROPOSAL_STATUS: dict[str, str] = {
     "pending": N_("proposal.status.pending"),
     "rejected": N_("proposal.status.rejected"),
     "stale": N_("proposal.status.stale"),
+    "reverted": N_("proposal.status.reverted"),
 }
 """A proposal's status -> its label."""
 

@@ -8,7 +8,7 @@ and rendering stay pure in `trinho.memory.format`.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from trinho.durable import (
@@ -18,6 +18,7 @@ from trinho.durable import (
     ensure_dir,
     fsync_dir,
     read_regular,
+    truncate,
 )
 from trinho.memory.format import MemoryDoc, parse, render
 from trinho.textnorm import decode
@@ -111,6 +112,33 @@ def _committed(ws: Workspace, path: Path) -> bytes:
     data = read_regular(path)
     torn_at = committed_size(path, ws.intent_path(path))
     return data if torn_at is None else data[:torn_at]
+
+
+def rewrite_archive(ws: Workspace, change: Callable[[str], str]) -> bool:
+    """Replace `memory/archive.md` with `change` of its committed text (under its lock, atomic;
+    removed when left empty); False, writing nothing, when that is the text it has. A tail
+    torn by a killed append is cut off first, and its intent record removed, so the record
+    can never cut the new file."""
+    path = ws.archive_file
+    if not path.exists():
+        return False
+    with ws.lock(path):
+        intent = ws.intent_path(path)
+        torn_at = committed_size(path, intent)
+        if torn_at is not None:
+            truncate(path, torn_at)
+        intent.unlink(missing_ok=True)
+        old = decode(read_regular(path), ARCHIVE_FILE)
+        new = change(old)
+        if new == old:
+            return False
+        if new:
+            atomic_write_text(path, new)
+        else:
+            path.unlink()
+            fsync_dir(path.parent)
+    ws.written([ARCHIVE_FILE])
+    return True
 
 
 def archived_text(ws: Workspace) -> str:

@@ -26,6 +26,8 @@ __all__ = [
     "is_comment_line",
     "line_roles",
     "memory_entry_lines",
+    "promotion_lines",
+    "promotion_markers_of",
     "reattach_markers",
 ]
 
@@ -37,6 +39,7 @@ _DAY_NAME_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:-([a-z0-9][a-z0-9._-]*))?\.md
 _START_RE = re.compile(r"^<!--\s*([\w.-]+(?::[\w.-]+)*):start\s*-->$")
 _HEADING_RE = re.compile(r"^#{1,6}(?:[ \t]|$)")
 _MEMORY_ENTRY_RE = re.compile(r"^- [0-9]{4}-[0-9]{1,2}-[0-9]{1,2}: ")
+_PROMOTION_RE = re.compile(r"^<!--\s*openclaw-memory-promotion:")
 
 
 def day_of_name(name: str) -> tuple[date, str] | None:
@@ -197,3 +200,47 @@ def _place(kept: list[str], after: list[tuple[str, int]], taken: set[int]) -> in
                 taken.add(index)
             return index
     return len(kept)
+
+
+def _is_promotion(lines: Sequence[str], roles: Sequence[Role], i: int) -> bool:
+    return roles[i] == "marker" and bool(_PROMOTION_RE.match(_bare(lines[i], i == 0)))
+
+
+def promotion_markers_of(lines: Sequence[str], at: int) -> tuple[int, ...]:
+    """The indices of the promotion markers that tag line `at`: the marker lines right above
+    it (OpenClaw writes each on the line before its entry, no blank between) that are
+    `openclaw-memory-promotion` markers. Removing the line takes them with it, so no marker is
+    left tagging the line after."""
+    roles = line_roles(lines, memory_entry_lines(lines))
+    if not 0 <= at < len(lines) or roles[at] != "text" or not lines[at].strip():
+        return ()
+    found: list[int] = []
+    j = at - 1
+    while j >= 0 and roles[j] == "marker":
+        if _is_promotion(lines, roles, j):
+            found.append(j)
+        j -= 1
+    return tuple(sorted(found))
+
+
+def promotion_lines(lines: Sequence[str]) -> frozenset[int]:
+    """The indices of what OpenClaw writes when it promotes: each promotion marker, the line
+    it tags (the next non-blank line that is not a marker), and the heading of the section it
+    opened (a heading right above the first marker, blank lines between included)."""
+    roles = line_roles(lines, memory_entry_lines(lines))
+    found: set[int] = set()
+    for i in range(len(lines)):
+        if not _is_promotion(lines, roles, i):
+            continue
+        found.add(i)
+        j = i + 1
+        while j < len(lines) and (roles[j] == "marker" or not lines[j].strip()):
+            j += 1
+        if j < len(lines) and roles[j] == "text":
+            found.add(j)
+        k = i - 1
+        while k >= 0 and not lines[k].strip():
+            k -= 1
+        if k >= 0 and roles[k] == "text" and _HEADING_RE.match(_bare(lines[k], k == 0)):
+            found.update(range(k, i))
+    return frozenset(found)

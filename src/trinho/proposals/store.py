@@ -23,8 +23,10 @@ from trinho.errors import BrokenFile, NotFound, TrinhoError
 from trinho.textnorm import nfc, one_line
 from trinho.workspace import Workspace
 
-ProposalStatus = Literal["pending", "approved", "rejected", "stale"]
-STATUSES: tuple[ProposalStatus, ...] = ("pending", "approved", "rejected", "stale")
+ProposalStatus = Literal["pending", "approved", "rejected", "stale", "reverted"]
+STATUSES: tuple[ProposalStatus, ...] = ("pending", "approved", "rejected", "stale", "reverted")
+"""`reverted`: approved, then taken back by an undo of the condensation run (`revert`); the
+approval's `decided_at`, `decided_by` and `decision_note` stay as they were."""
 
 _ID_RE = re.compile(r"^[0-9a-f]{10}$")
 _KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
@@ -90,6 +92,9 @@ class Proposal:
     """The proposer's own reason (a model's `REMOVE [n] duplicate of ...`), as it gave it."""
     sources: tuple[Source, ...] = ()
     """What the change was drawn from; neither this nor `why` is part of `content_hash`."""
+    reverted_at: datetime | None = None
+    """When an undo took the approved change back (status `reverted`), and what did it."""
+    reverted_by: str | None = None
 
     def user_or(self, owner: str) -> str:
         """The user the change is about: a fact's user, else the workspace's owner."""
@@ -111,7 +116,11 @@ class Proposal:
             "content_hash": self.content_hash,
             "why": self.why,
             "sources": [source.to_json() for source in self.sources],
-        }
+        } | (
+            {"reverted_at": self.reverted_at.isoformat(), "reverted_by": self.reverted_by}
+            if self.reverted_at is not None
+            else {}
+        )
 
     @classmethod
     def from_json(cls, data: object, where: records.Where) -> Self:
@@ -139,6 +148,8 @@ class Proposal:
             sources=tuple(
                 Source.from_json(s, where) for s in records.items(fields, "sources", where)
             ),
+            reverted_at=records.maybe_moment(fields, "reverted_at", where),
+            reverted_by=records.maybe(fields, "reverted_by", str, where),
         )
 
 
@@ -381,6 +392,20 @@ def expire(ws: Workspace, proposal_id: str, by: str, note: str) -> Proposal | No
         )
         _write(ws, decided)
     return decided
+
+
+def revert(ws: Workspace, proposal_id: str, by: str) -> Proposal | None:
+    """Mark an approved proposal `reverted`: an undo of the run put MEMORY.md back to before
+    the change (code finds it, no person decides). The approval's fields stay. None when it
+    is not approved (reverted already, or never approved)."""
+    path = proposal_path(ws, proposal_id)
+    with sibling_lock(path):
+        proposal = get_proposal(ws, proposal_id)
+        if proposal.status != "approved":
+            return None
+        reverted = replace(proposal, status="reverted", reverted_at=ws.now(), reverted_by=by)
+        _write(ws, reverted)
+    return reverted
 
 
 def _pending(ws: Workspace, proposal_id: str, expected_hash: str | None) -> Proposal:

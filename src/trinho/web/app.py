@@ -21,7 +21,8 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from trinho.boundary import http_status, public_error
-from trinho.condense.store.apply import undo_run
+from trinho.condense.rules.undo import render_plan
+from trinho.condense.store.apply import preview_undo, undo_run
 from trinho.condense.store.runs import (
     REPORT,
     RUN_ID_RE,
@@ -246,7 +247,12 @@ class _Review:
         run_id = _known_run(self.ws, request.path_params["run"])
         if run_id is None:
             return self.refused(404)
-        body = pages.undo_page(run_id, self.locale, session.csrf)
+        try:
+            plan = render_plan(await run_in_threadpool(preview_undo, self.ws, run_id), self.locale)
+        except TrinhoError as exc:
+            session.notices.append(self.said(exc))
+            return RedirectResponse(f"/runs/{run_id}", 303)
+        body = pages.undo_page(run_id, self.locale, session.csrf, plan)
         return self.page(t(self.locale, "web.run.undo"), body, session)
 
     async def undo(self, request: Request, session: Session) -> Response:
@@ -255,13 +261,13 @@ class _Review:
             return self.refused(404)
         try:
             result = await run_in_threadpool(undo_run, self.ws, run_id)
-            session.notices.append(
-                t(self.locale, "web.run.undone", run=run_id, count=len(result.withdrawn))
-            )
+            session.notices.append(t(self.locale, "condense.undo.done", run=run_id))
             if result.changed_since and result.kept_current is not None:
                 session.notices.append(
                     t(self.locale, "condense.undone_changed", kept=result.kept_current)
                 )
+            if result.plan is not None:
+                session.notices.extend(render_plan(result.plan, self.locale, result.kept_current))
         except TrinhoError as exc:
             session.notices.append(self.said(exc))
         return RedirectResponse(f"/runs/{run_id}", 303)

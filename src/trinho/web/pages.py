@@ -278,11 +278,15 @@ def _report_change(change: dict[str, Any], locale: str) -> Html:
     )
 
 
-def undo_page(run_id: str, locale: str, csrf: str) -> Html:
+def undo_page(run_id: str, locale: str, csrf: str, plan: Sequence[str] = ()) -> Html:
+    """The confirmation: what the undo reverts, withdraws and keeps (`render_plan`'s lines),
+    before the one button that does it."""
     return html(
-        '<p>{ask}</p><form method="post" action="/runs/{id}/undo">{hidden}'
+        '<p>{ask}</p><div class="undo-plan">{plan}</div>'
+        '<form method="post" action="/runs/{id}/undo">{hidden}'
         '<button>{yes}</button></form><p><a href="/runs/{id}">{back}</a></p>',
         ask=t(locale, "web.run.undo_confirm", run=run_id),
+        plan=join(html("<p>{line}</p>", line=line) for line in plan),
         id=run_id,
         hidden=_hidden(csrf),
         yes=t(locale, "web.run.undo_yes", run=run_id),

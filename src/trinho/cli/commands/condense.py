@@ -8,8 +8,9 @@ import click
 
 from trinho.cli.app import cli, emit, json_option, state
 from trinho.condense.rules.report import render_report
+from trinho.condense.rules.undo import UndoPlan, render_plan
 from trinho.condense.run import run_condensation
-from trinho.condense.store.apply import undo_run
+from trinho.condense.store.apply import plan_dict, preview_undo, undo_run
 from trinho.errors import TrinhoError
 from trinho.i18n import N_, t
 
@@ -25,7 +26,11 @@ if TYPE_CHECKING:
     "--undo",
     "undo_id",
     metavar="RUN_ID",
-    help="Restore the MEMORY.md run RUN_ID replaced; withdraw its pending proposals.",
+    help=(
+        "Restore the MEMORY.md run RUN_ID replaced (keeping what OpenClaw promoted since), take"
+        " back its changes and approvals, withdraw its pending proposals; with --dry-run, say"
+        " what it would do."
+    ),
 )
 @json_option
 def condense(dry_run: bool, force: bool, undo_id: str | None, as_json: bool) -> None:
@@ -36,8 +41,17 @@ def condense(dry_run: bool, force: bool, undo_id: str | None, as_json: bool) -> 
     """
     ws = state().workspace()
     if undo_id is not None:
-        if dry_run or force:
+        if force:
             raise TrinhoError.keyed("error.condense.undo_alone")
+        if dry_run:
+            plan = preview_undo(ws, undo_id)
+            lines = [t(ws.locale, "condense.undo.preview", run=undo_id)]
+            emit(
+                as_json,
+                {"run_id": undo_id} | plan_dict(plan),
+                lambda: _lines(lines, plan, ws.locale),
+            )
+            return
         undone = undo_run(ws, undo_id)
 
         def human_undo() -> str:
@@ -58,9 +72,7 @@ def condense(dry_run: bool, force: bool, undo_id: str | None, as_json: bool) -> 
             ]
             if undone.changed_since and undone.kept_current is not None:
                 lines.append(t(ws.locale, "condense.undone_changed", kept=undone.kept_current))
-            count = len(undone.withdrawn)
-            lines.append(t(ws.locale, "condense.undone_withdrawn", count=count, run=undone.run_id))
-            return "\n".join(lines)
+            return _lines(lines, undone.plan, ws.locale, undone.kept_current)
 
         emit(as_json, undone.to_dict(), human_undo)
         return
@@ -71,6 +83,11 @@ def condense(dry_run: bool, force: bool, undo_id: str | None, as_json: bool) -> 
         if channel is not None:
             channel.close()
     emit(as_json, report.to_dict(), lambda: render_report(report, ws.locale))
+
+
+def _lines(head: list[str], plan: UndoPlan | None, locale: str, kept: str | None = None) -> str:
+    """The undo's first lines, then everything it reverts, withdraws and keeps."""
+    return "\n".join([*head, *(render_plan(plan, locale, kept) if plan is not None else ())])
 
 
 def _review_channel(ws: Workspace) -> Channel | None:

@@ -13,6 +13,7 @@ from typing import Any
 from trinho.condense.rules.gate import Change
 from trinho.condense.rules.reasons import StaleReason
 from trinho.memory.format import Entry, parse_line
+from trinho.openclaw.markers import promotion_markers_of
 from trinho.textnorm import match_key
 
 
@@ -47,7 +48,8 @@ def apply_held(current_text: str, change: Change) -> HeldApplied | Stale:
     if at is None:
         return Stale(StaleReason.of("line_gone", line=change.old.strip()))
     if change.new is None:
-        del lines[at]
+        for gone in sorted((at, *promotion_markers_of(lines, at)), reverse=True):
+            del lines[gone]  # a promoted line takes its OpenClaw marker with it
     else:
         lines[at] = change.new
     return HeldApplied("\n".join(lines))

@@ -16,10 +16,12 @@ from trinho.clock import utc
 from trinho.condense.rules.archive import apply_archive, archive_section
 from trinho.condense.rules.gate import Change
 from trinho.condense.rules.held import HeldApplied, apply_held
+from trinho.condense.rules.undo import Decision, UndoPlan, archive_after, plan_undo
 from trinho.condense.store.runs import (
     BEFORE,
     ORIGIN,
     RUN_ID_RE,
+    Journal,
     UndoEntry,
     advance,
     has_before,
@@ -28,6 +30,7 @@ from trinho.condense.store.runs import (
     read_before,
     read_journal,
     require_run,
+    run_dir,
     undone_origin,
     write_journal,
 )
@@ -39,6 +42,8 @@ from trinho.memory import store as memory_store
 from trinho.notes.journal import read_floor
 from trinho.proposals import store as proposals
 from trinho.workspace import Workspace
+
+KIND = "memory"
 
 
 def sha(text: str) -> str:
@@ -120,35 +125,106 @@ class UndoResult:
     MEMORY.md, which the undo removes."""
     kept_current: str | None
     """Workspace-relative path where the text it replaced was kept; None when there was no
-    MEMORY.md to keep (removed since a run that created it)."""
+    MEMORY.md to keep (removed since a run that created it), or it was already the one the
+    undo writes (an undo run again)."""
     changed_since: bool
     """MEMORY.md had changed since the run wrote it (approvals, hand edits): kept all the same."""
     withdrawn: tuple[str, ...] = ()
     """The ids of the run's pending proposals the undo withdrew (made stale)."""
+    plan: UndoPlan | None = None
+    """Everything the undo reverted, withdrew and kept (`trinho.condense.rules.undo`)."""
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        data: dict[str, object] = {
             "run_id": self.run_id,
             "restored_from": self.restored_from,
             "kept_current": self.kept_current,
             "changed_since": self.changed_since,
             "withdrawn": list(self.withdrawn),
         }
+        if self.plan is not None:
+            data |= plan_dict(self.plan)
+        return data
+
+
+def plan_dict(plan: UndoPlan) -> dict[str, object]:
+    """The plan's parts for `--json`: what reverts, what is kept, what leaves the archive."""
+    return {
+        "reverted_auto": [change.to_dict() for change in plan.auto],
+        "reverted_approved": [d.id for d in plan.approved],
+        "kept_promoted": list(plan.kept),
+        "removed_since": list(plan.removed),
+        "unarchived": list(plan.unarchived),
+    }
 
 
 def undo_run(ws: Workspace, run_id: str) -> UndoResult:
     """Put back the MEMORY.md that run `run_id` replaced, keeping the current one as a version,
-    and withdraw every proposal of the run still pending; its span is read again by the next
-    run. Only the latest run that stands can be undone: a later run's MEMORY.md holds its
-    changes too and read on from its cutoff, so undoing an older one is refused, naming the
-    command that works (undo the later runs first, newest first).
+    with what OpenClaw promoted since; take the run's archived lines (and those of archives
+    approved since) out of `memory/archive.md` again; mark the approvals it takes back
+    `reverted` and withdraw every proposal of the run still pending. Its span is read again
+    by the next run. Only the latest run that stands can be undone: a later run's MEMORY.md
+    holds its changes too and read on from its cutoff, so undoing an older one is refused,
+    naming the command that works (undo the later runs first, newest first).
 
     When there was no MEMORY.md before the run, putting it back means removing the file. The
-    journal records the undo first (and ends the run: it is never resumed), so a crash at any
-    later point leaves nothing of the run approvable; running the undo again finishes it.
+    writes go in an order that a rerun finishes: the journal records the undo first (and ends
+    the run: it is never resumed, nothing of it is approvable), then MEMORY.md gets its lines
+    back, then the archive loses them (a crash between leaves them in both, never in
+    neither), then the proposals are marked. The plan is a fixpoint, so running the undo again
+    at any point writes what one clean undo writes, and nothing when it is complete.
     """
     folder = require_run(ws, run_id)
-    before_path = folder / BEFORE
+    journal = _undoable(ws, run_id)
+    kept: Path | None = None
+    with memory_store.editing(ws) as memory:
+        current = memory.text() if memory.exists() else None
+        plan = _plan(ws, journal, current)
+        if current is not None and current != plan.memory:
+            kept = _kept_copy(folder, current)
+        if not journal.undone or (kept and all(e.kept != kept.name for e in journal.undone)):
+            undone = UndoEntry(ws.now(), kept.name if kept else None)
+            advance(ws, journal, "done", undone=(*journal.undone, undone))
+        try:
+            if plan.memory is None:
+                memory.remove()
+            elif plan.memory != current:
+                memory.replace(plan.memory)
+        except Exception:
+            write_journal(ws, journal)  # not undone after all: the run's proposals stand
+            raise
+        memory_store.rewrite_archive(ws, lambda text: archive_after(plan, text))
+    by = undo_by(run_id)
+    for decision in plan.approved:
+        proposals.revert(ws, decision.id, by)
+    withdraw_run(ws, run_id)
+    restored = journal.had_memory
+    return UndoResult(
+        run_id,
+        ws.relative(folder / BEFORE) if restored else None,
+        ws.relative(kept) if kept else None,
+        changed_since=journal.applied_sha is not None
+        and current is not None
+        and sha(current) != journal.applied_sha,
+        withdrawn=plan.withdrawn,
+        plan=plan,
+    )
+
+
+def preview_undo(ws: Workspace, run_id: str) -> UndoPlan:
+    """What `undo_run` would do now, writing nothing (the page's confirmation, `--dry-run`)."""
+    require_run(ws, run_id)
+    journal = _undoable(ws, run_id)
+    return _plan(ws, journal, memory_store.read_text(ws) if memory_store.exists(ws) else None)
+
+
+def undo_by(run_id: str) -> str:
+    """Who an undo's decisions name: the command that made them."""
+    return f"trinho condense --undo {run_id}"
+
+
+def _undoable(ws: Workspace, run_id: str) -> Journal:
+    """The run's journal when it can be undone now; else the one-line refusal."""
     journal = read_journal(ws, run_id)
     if journal is None or journal.state not in ("applied", "proposed", "done"):
         raise TrinhoError.keyed("error.run.nothing_to_undo", id=run_id)
@@ -158,31 +234,41 @@ def undo_run(ws: Workspace, run_id: str) -> UndoResult:
             "error.run.not_latest", id=run_id, later=", ".join(later), latest=later[-1]
         )
     if journal.had_memory and not has_before(ws, run_id):
-        raise TrinhoError.keyed("error.run.before_missing", path=before_path, id=run_id)
-    restored = read_before(ws, run_id) if journal.had_memory else None
-    kept: Path | None = None
-    with memory_store.editing(ws) as memory:
-        current = memory.text()
-        if restored is not None or memory.exists():
-            kept = _free_name(folder, "MEMORY.undone", ".md")
-            atomic_write_text(kept, current)
-        undone = UndoEntry(ws.now(), kept.name if kept else None)
-        advance(ws, journal, "done", undone=(*journal.undone, undone))
-        try:
-            if restored is not None:
-                memory.replace(restored)
-            else:
-                memory.remove()
-        except Exception:
-            write_journal(ws, journal)  # not undone after all: the run's proposals stand
-            raise
-    return UndoResult(
-        run_id,
-        ws.relative(before_path) if restored is not None else None,
-        ws.relative(kept) if kept else None,
-        changed_since=journal.applied_sha is not None and sha(current) != journal.applied_sha,
-        withdrawn=withdraw_run(ws, run_id),
+        path = run_dir(ws, run_id) / BEFORE
+        raise TrinhoError.keyed("error.run.before_missing", path=path, id=run_id)
+    return journal
+
+
+def _plan(ws: Workspace, journal: Journal, current: str | None) -> UndoPlan:
+    before = read_before(ws, journal.run_id) if journal.had_memory else None
+    return plan_undo(
+        journal.run_id,
+        before,
+        current,
+        memory_store.archived_text(ws),
+        journal.auto,
+        _decisions(ws, journal),
     )
+
+
+def _decisions(ws: Workspace, journal: Journal) -> list[Decision]:
+    """The MEMORY.md proposals an undo of the run looks at: the run's own, whatever their
+    status, and the approvals of others decided since the run started."""
+    origin = origin_of(journal.run_id)
+    by = undo_by(journal.run_id)
+    since = utc(journal.started_at)
+    found = []
+    for p in proposals.list_proposals(ws).proposals:
+        if p.kind != KIND:
+            continue
+        mine = p.origin == origin
+        later = p.decided_at is not None and utc(p.decided_at) >= since
+        if not mine and not (later and p.status in ("approved", "reverted")):
+            continue
+        run = p.origin.removeprefix(ORIGIN) if p.origin.startswith(ORIGIN) else None
+        ours = p.decided_by == by or p.reverted_by == by
+        found.append(Decision(p.id, run, p.status, p.change, by_this_undo=ours))
+    return found
 
 
 def withdraw_run(ws: Workspace, run_id: str) -> tuple[str, ...]:
@@ -196,8 +282,18 @@ def withdraw(ws: Workspace, proposal_id: str, run_id: str) -> bool:
     """Make one pending proposal of the undone run `run_id` stale, saying so; False when it was
     decided meanwhile."""
     note = t(ws.locale, "condense.withdrawn", run=run_id)
-    by = f"trinho condense --undo {run_id}"
-    return proposals.expire(ws, proposal_id, by, note) is not None
+    return proposals.expire(ws, proposal_id, undo_by(run_id), note) is not None
+
+
+def _kept_copy(folder: Path, text: str) -> Path:
+    """Where the text an undo replaces is kept: a copy an undo cut off already wrote of the
+    same text, else a new `MEMORY.undone[.N].md`."""
+    for path in sorted(folder.glob("MEMORY.undone*.md")):
+        if path.read_text(encoding="utf-8") == text:
+            return path
+    path = _free_name(folder, "MEMORY.undone", ".md")
+    atomic_write_text(path, text)
+    return path
 
 
 def _free_name(folder: Path, stem: str, suffix: str) -> Path:
