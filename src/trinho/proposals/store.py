@@ -88,13 +88,13 @@ class Proposal:
     decided_at: datetime | None = None
     decided_by: str | None = None
     decision_note: str | None = None
-    reverted_at: datetime | None = None
-    """When an undo took the approved change back (status `reverted`), and what did it."""
-    reverted_by: str | None = None
     why: str | None = None
     """The proposer's own reason (a model's `REMOVE [n] duplicate of ...`), as it gave it."""
     sources: tuple[Source, ...] = ()
     """What the change was drawn from; neither this nor `why` is part of `content_hash`."""
+    reverted_at: datetime | None = None
+    """When an undo took the approved change back (status `reverted`), and what did it."""
+    reverted_by: str | None = None
 
     def user_or(self, owner: str) -> str:
         """The user the change is about: a fact's user, else the workspace's owner."""
@@ -144,12 +144,12 @@ class Proposal:
             decided_at=records.maybe_moment(fields, "decided_at", where),
             decided_by=records.maybe(fields, "decided_by", str, where),
             decision_note=records.maybe(fields, "decision_note", str, where),
-            reverted_at=records.maybe_moment(fields, "reverted_at", where),
-            reverted_by=records.maybe(fields, "reverted_by", str, where),
             why=records.maybe(fields, "why", str, where),
             sources=tuple(
                 Source.from_json(s, where) for s in records.items(fields, "sources", where)
             ),
+            reverted_at=records.maybe_moment(fields, "reverted_at", where),
+            reverted_by=records.maybe(fields, "reverted_by", str, where),
         )
 
 
