@@ -89,3 +89,24 @@ def test_a_job_turn_is_not_recorded_as_conversation(workspace: Workspace) -> Non
     model = ScriptedModel(["không có gì mới"])
     run_turn(workspace, model, "job prompt", actor=Actor("job", "tidy"), record=False)
     assert read_day(workspace, workspace.today()) == []
+
+
+def test_an_inference_in_chat_names_the_owners_message_it_quotes(workspace: Workspace) -> None:
+    from trinho.facts import save_fact
+    from trinho.proposals import store as proposals
+
+    save_fact(workspace, "coffee", "black", basis="user", actor="chat")
+    args = {
+        "key": "coffee",
+        "value": "flat white",
+        "basis": "inferred",
+        "why": "you ordered one",
+        "quote": "Grabbed a flat white",
+    }
+    model = ScriptedModel([ChatResponse("", (ToolCall("c1", "user_memory_save", args),)), "ok"])
+    run_turn(workspace, model, "Grabbed a flat white at the airport", actor=Actor("chat"))
+    [p] = proposals.list_proposals(workspace).proposals
+    assert p.origin == "agent:main" and p.why == "you ordered one"
+    [source] = p.sources
+    assert source.text == "Grabbed a flat white at the airport"
+    assert source.ref == f"conversations/{workspace.today().isoformat()}.jsonl#1"

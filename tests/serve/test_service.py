@@ -83,14 +83,23 @@ def test_chat_digest_and_approval_through_telegram(
         digest = next(
             c for c in api.ok_calls("sendMessage") if "Waiting for your" in c.params["text"]
         )
-        approve_all = dict(api.buttons(digest))["✅ Approve all"]
-        query = api.press(approve_all, user_id=OWNER, chat_id=OWNER)
-        api.wait_for(
-            lambda: any(
-                c.params.get("callback_query_id") == query
-                for c in api.ok_calls("answerCallbackQuery")
+        # it replaces what the owner said: no bulk button, it is shown and decided on its own
+        buttons = dict(api.buttons(digest))
+        assert not any(label.startswith("✅ Approve the") for label in buttons)
+        shown = next(m for m, (text, _) in api.messages.items() if "Waiting for your" in text)
+
+        def press(data: str) -> None:
+            query = api.press(data, user_id=OWNER, chat_id=OWNER, message_id=shown)
+            api.wait_for(
+                lambda: any(
+                    c.params.get("callback_query_id") == query
+                    for c in api.ok_calls("answerCallbackQuery")
+                )
             )
-        )
+
+        press(buttons["🔍 Review one by one"])
+        screen = api.ok_calls("editMessageText")[-1]
+        press(dict(api.buttons(screen))["Replace what you said with “Huế”?"])
     notes = read_notes(workspace, clock.now.date().replace(day=29)).entries
     assert [e.text for e in notes] == ["Mai đi Đà Lạt"]
     day = read_day(workspace, clock.now.date().replace(day=29))
@@ -104,7 +113,9 @@ def test_chat_digest_and_approval_through_telegram(
     fact = load_fact(workspace, "home_city")
     assert fact is not None and fact.head is not None and fact.head.value == "Huế"
     answers = [c.params["text"] for c in api.ok_calls("answerCallbackQuery")]
-    assert answers == ["Approved 1 of 1."]
+    assert answers == ["Review: 1 change", "Approved."]
+    final = api.ok_calls("editMessageText")[-1].params["text"]
+    assert "Review finished: 1 approved, 0 kept as they were, 0 left." in final
     assert (
         len([c for c in api.ok_calls("sendMessage") if "Waiting for your" in c.params["text"]]) == 1
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from trinho.cli.app import cli, emit, json_option, state
@@ -10,6 +12,10 @@ from trinho.condense.run import run_condensation
 from trinho.condense.store.apply import undo_run
 from trinho.errors import TrinhoError
 from trinho.i18n import N_, t
+
+if TYPE_CHECKING:
+    from trinho.channels import Channel
+    from trinho.workspace import Workspace
 
 
 @cli.command(name="condense")
@@ -58,5 +64,23 @@ def condense(dry_run: bool, force: bool, undo_id: str | None, as_json: bool) -> 
 
         emit(as_json, undone.to_dict(), human_undo)
         return
-    report = run_condensation(ws, force=force, dry_run=dry_run)
+    channel = None if dry_run else _review_channel(ws)
+    try:
+        report = run_condensation(ws, force=force, dry_run=dry_run, channel=channel)
+    finally:
+        if channel is not None:
+            channel.close()
     emit(as_json, report.to_dict(), lambda: render_report(report, ws.locale))
+
+
+def _review_channel(ws: Workspace) -> Channel | None:
+    """The configured channel, able to describe each held change as the queue reads it (its
+    risk, buttons named by effect) when it announces them; None when its configuration is
+    broken (the run then keeps the announcement in the outbox and says why)."""
+    from trinho.channels import channel_from_config
+    from trinho.review.service import QueueDecider
+
+    try:
+        return channel_from_config(ws, decider=QueueDecider(ws))
+    except TrinhoError:
+        return None
