@@ -45,9 +45,13 @@ class HashEmbedder:
     name = "bench:hash384"
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        return [self.embed_query(t) for t in texts]
+        return [self.hashed(t) for t in texts]
 
     def embed_query(self, text: str) -> list[float]:
+        return self.hashed(text)
+
+    @staticmethod
+    def hashed(text: str) -> list[float]:
         seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
         vector = np.random.default_rng(seed).standard_normal(384).astype(np.float32)
         return list(vector / np.linalg.norm(vector))
@@ -63,7 +67,7 @@ class RealQueries(HashEmbedder):
     def embed_query(self, text: str) -> list[float]:
         self.model.embed_query(text)
         self.calls += 1
-        return super().embed_query(text)
+        return self.hashed(text)
 
 
 def percentiles(samples: list[float]) -> tuple[float, float]:
