@@ -264,8 +264,17 @@ class Workspace:
         return self.confine(self.root / INTERNAL_DIR)
 
     @property
+    def memory_name(self) -> str:
+        """The name of the workspace's long-term memory file: MEMORY.md, or a lone legacy
+        `memory.md` (with both, MEMORY.md is the file and memory.md only searched: OpenClaw's
+        `doctor --fix` merges it)."""
+        names = root_entries(self.root)
+        lone = LEGACY_MEMORY_FILE in names and MEMORY_FILE not in names
+        return LEGACY_MEMORY_FILE if lone else MEMORY_FILE
+
+    @property
     def memory_file(self) -> Path:
-        return self.confine(self.root / MEMORY_FILE)
+        return self.confine(self.root / self.memory_name)
 
     @property
     def archive_file(self) -> Path:

@@ -18,15 +18,14 @@ from trinho.workspace import looks_like_openclaw as looks_like_openclaw
 BOOTSTRAP_FILES = (
     "AGENTS.md",
     "SOUL.md",
-    "TOOLS.md",
     "IDENTITY.md",
     "USER.md",
-    "HEARTBEAT.md",
     "BOOTSTRAP.md",
     "MEMORY.md",
 )
-"""The files OpenClaw puts in its agent's prompt itself, in its order (`src/agents/workspace.ts`
-of openclaw/openclaw at 0033b7033e2efd7e41875abc8fbba03618f7876d)."""
+"""The files OpenClaw 2026.9.6 puts in its agent's prompt itself, in its order
+(`WORKSPACE_BOOTSTRAP_FILENAMES`, `src/agents/workspace-bootstrap-policy.ts`): TOOLS.md and
+HEARTBEAT.md are retired, and a legacy `memory.md` is not loaded."""
 
 
 FACTS_DIGEST = "memory/facts.md"

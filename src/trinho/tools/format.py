@@ -17,8 +17,8 @@ GET_LINES = 120
 GET_CHARS = 12_000
 """Characters an OpenClaw memory_get answers at most: whole lines, never more than this."""
 
-PATH_NOT_ALLOWED = "MEMORY_PATH_NOT_ALLOWED"
-READ_FAILED = "MEMORY_READ_FAILED"
+MEMORY_PATH_NOT_ALLOWED = "MEMORY_PATH_NOT_ALLOWED"
+MEMORY_READ_FAILED = "MEMORY_READ_FAILED"
 
 
 def excerpt(

@@ -527,7 +527,9 @@ def _openclaw_get(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResu
         shown = search.readable_path(ws, path)
         target = ws.path(path)
     except TrinhoError as exc:
-        return ToolResult.ok(oc_format.read_error(path, oc_format.PATH_NOT_ALLOWED, str(exc)))
+        return ToolResult.ok(
+            oc_format.read_error(path, oc_format.MEMORY_PATH_NOT_ALLOWED, str(exc))
+        )
     if not target.exists():
         return ToolResult.ok(oc_format.not_found(shown))
     try:
@@ -536,7 +538,7 @@ def _openclaw_get(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResu
         text = decode(read_regular(target), path)
     except (TrinhoError, OSError) as exc:
         message = str(public_error(exc, ws.root))
-        return ToolResult.ok(oc_format.read_error(shown, oc_format.READ_FAILED, message))
+        return ToolResult.ok(oc_format.read_error(shown, oc_format.MEMORY_READ_FAILED, message))
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
