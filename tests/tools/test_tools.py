@@ -985,7 +985,7 @@ def test_the_openclaw_memory_get_description_tells_the_model_to_read_status() ->
     spec = {t.name: t for t in tools.profile_tools(OPENCLAW)}["memory_get"]
     for word in ("status", "not_found", "error", "truncated", "nextFrom"):
         assert word in spec.description
-    assert spec.result["required"] == ["status", "path", "text"]
+    assert spec.result is not None and spec.result["required"] == ["status", "path", "text"]
 
 
 def test_the_workspace_config_chooses_the_profile_an_argument_overrides(

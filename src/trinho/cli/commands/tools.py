@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from trinho.cli.app import cli, profile_option, say, state
+from trinho.cli.app import cli, emit, profile_option, say, state
 from trinho.textnorm import json_text
 from trinho.tools import service as tools_mod
 from trinho.workspace import CONFIG_PATH
@@ -57,8 +57,6 @@ def call(tool: str, raw_args: str | None, actor_kind: str, agent: str, profile: 
     given = sys.stdin.read() if raw_args is None else raw_args
     actor = tools_mod.Actor("job" if actor_kind == "job" else "chat", agent)
     result = tools_mod.call(ws, tool, given, actor, tools_mod.config_profile(ws, profile))
-    sys.stdout.write(
-        json_text({"is_error": result.is_error, "text": result.text, "data": result.data}) + "\n"
-    )
+    emit(True, {"is_error": result.is_error, "text": result.text, "data": result.data}, "")
     if result.is_error:
         raise SystemExit(1)
