@@ -58,6 +58,13 @@ def _no_fsync_unless_durability(
         monkeypatch.setenv("TRINHO_TEST_FSYNC", "off")  # read by offline/sitecustomize.py
 
 
+@pytest.fixture(autouse=True)
+def _no_openclaw_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """trinho follows OpenClaw's `userTimezone` from OpenClaw's config: in tests, none exists
+    unless a test writes one there, so a developer's own ~/.openclaw is never read."""
+    monkeypatch.setenv("OPENCLAW_CONFIG_PATH", str(tmp_path / "openclaw-config" / "openclaw.json"))
+
+
 START = datetime.fromisoformat("2026-11-29T14:05:00+07:00")
 TZ = "Asia/Ho_Chi_Minh"
 

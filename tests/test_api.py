@@ -55,13 +55,18 @@ def test_memory_speaks_the_profile_asked_or_configured(tmp_path: Path, clock: Fi
     memory = trinho.Memory(tmp_path / "ws", create=True, timezone=TZ, clock=clock)
     assert memory.tools("mcp", profile="openclaw") == trinho.tools.service.export("mcp", "openclaw")
     missing = {"path": "memory/1999-01-01.md"}
-    assert memory.call("memory_get", missing, profile="openclaw").data == {**missing, "text": ""}
+    got = memory.call("memory_get", missing, profile="openclaw").data
+    assert got == {"status": "not_found", **missing, "text": ""}
     assert memory.call("memory_get", missing).is_error  # trinho's own: no such file
     config = memory.workspace.root / CONFIG_PATH
     config.write_text(config.read_text() + '\n[tools]\nprofile = "openclaw"\n')
     configured = trinho.Memory(tmp_path / "ws", clock=clock)
     assert configured.tools("mcp") == trinho.tools.service.export("mcp", "openclaw")
-    assert configured.call("memory_get", missing).data == {**missing, "text": ""}
+    assert configured.call("memory_get", missing).data == {
+        "status": "not_found",
+        **missing,
+        "text": "",
+    }
     assert configured.tools("mcp", profile="default") == trinho.tools.service.export("mcp")
     assert configured.call("memory_get", missing, profile="default").is_error
     unknown = memory.call("memory_get", missing, profile="hermes")  # type: ignore[arg-type]

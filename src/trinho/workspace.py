@@ -24,6 +24,7 @@ from trinho.config import Config as Config
 from trinho.config import config_from
 from trinho.durable import (
     append_bytes,
+    atomic_write_text,
     ensure_dir,
     file_lock,
     read_regular,
@@ -47,6 +48,12 @@ MEMORY_FILE = "MEMORY.md"
 ZONES_FILE = f"{INTERNAL_DIR}/zones.jsonl"
 """The workspace's zones over time: one line per `trinho init --tz` that changed it, so a day
 written before a change is read in the zone it was written in (`trinho.clock`)."""
+LEGACY_MEMORY_FILE = "memory.md"
+"""OpenClaw's old lower-case name for MEMORY.md (2026.9.6 no longer indexes it and its
+`doctor --fix` merges it into MEMORY.md): alone, trinho reads it as MEMORY.md."""
+OPENCLAW_SIGNS = ("AGENTS.md", ".openclaw")
+"""Either one at the root makes a folder an OpenClaw workspace (OpenClaw seeds the first and
+keeps its state in the second)."""
 ARCHIVE_FILE = "memory/archive.md"
 """Entries moved out of MEMORY.md to keep it within its prompt budget, verbatim: searchable,
 never in the prompt."""
@@ -257,8 +264,17 @@ class Workspace:
         return self.confine(self.root / INTERNAL_DIR)
 
     @property
+    def memory_name(self) -> str:
+        """The name of the workspace's long-term memory file: MEMORY.md, or a lone legacy
+        `memory.md` (with both, MEMORY.md is the file and memory.md only searched: OpenClaw's
+        `doctor --fix` merges it)."""
+        names = root_entries(self.root)
+        lone = LEGACY_MEMORY_FILE in names and MEMORY_FILE not in names
+        return LEGACY_MEMORY_FILE if lone else MEMORY_FILE
+
+    @property
     def memory_file(self) -> Path:
-        return self.confine(self.root / MEMORY_FILE)
+        return self.confine(self.root / self.memory_name)
 
     @property
     def archive_file(self) -> Path:
@@ -300,9 +316,13 @@ class Workspace:
 
     @contextlib.contextmanager
     def lock(self, target: Path) -> Iterator[None]:
-        """Cross-process lock for one file; lock files live in .trinho/locks, not beside it."""
+        """Cross-process lock for one file; lock files live in .trinho/locks, not beside it.
+
+        Every store write holds one, so its end is where trinho's own folders, made by then,
+        get their ignore file (`ignore_own_state`)."""
         with file_lock(self._lock_path(target)):
             yield
+        ignore_own_state(self)
 
     def intent_path(self, target: Path) -> Path:
         """Where an append to `target` records its start and length (beside its lock file)."""
@@ -316,6 +336,34 @@ class Workspace:
 
     def days_between(self, since: date, until: date) -> list[date]:
         return [since + timedelta(days=i) for i in range((until - since).days + 1)]
+
+
+GIT_IGNORE = "# trinho's own state, kept out of git by trinho\n*\n"
+"""What `.gitignore` says in each folder trinho owns: everything in it, itself included."""
+
+
+def own_folders(ws: Workspace) -> tuple[Path, ...]:
+    """The folders at the workspace root that are trinho's own: `.trinho/`, and the users and
+    proposals folders when the config keeps them inside the workspace."""
+    folders = [ws.root / INTERNAL_DIR]
+    for configured in (ws.config.users_dir, ws.config.proposals_dir):
+        folder = Path(configured).expanduser()
+        if not folder.is_absolute():
+            folders.append(ws.root / folder)
+    return tuple(folders)
+
+
+def ignore_own_state(ws: Workspace) -> None:
+    """In a git workspace (OpenClaw's is one, and its agent commits), give each of trinho's
+    own folders that exists a `.gitignore` ignoring all of it, so they never show as untracked;
+    no file of the owner's (the workspace's own `.gitignore`) is touched. Idempotent: a folder
+    that has one keeps it as it is."""
+    if not (ws.root / ".git").exists():
+        return
+    for folder in own_folders(ws):
+        marker = folder / ".gitignore"
+        if folder.is_dir() and not folder.is_symlink() and not marker.exists():
+            atomic_write_text(marker, GIT_IGNORE)
 
 
 def _allowed_roots(root: Path, config: Config) -> tuple[Path, ...]:
@@ -371,16 +419,87 @@ def _written_locale(root: Path) -> str:
     return locale if isinstance(locale, str) and locale in LOCALES else "en"
 
 
+def root_entries(root: Path) -> set[str]:
+    """The names at a folder's root, exactly as spelled (a case-insensitive disk must not make
+    `agents.md` count as `AGENTS.md`, nor `MEMORY.md` as `memory.md`)."""
+    try:
+        return set(os.listdir(root))
+    except OSError:
+        return set()
+
+
+def looks_like_openclaw(root: Path) -> bool:
+    """Whether the folder has one of OpenClaw's signs at its root."""
+    return bool(root_entries(root) & set(OPENCLAW_SIGNS))
+
+
+def openclaw_config_path(env: Mapping[str, str] | None = None) -> Path:
+    """Where OpenClaw keeps its config, as OpenClaw 2026.9.6 looks for it:
+    `OPENCLAW_CONFIG_PATH`, else `openclaw.json` in `OPENCLAW_STATE_DIR`, else in
+    `~/.openclaw` (`~/.openclaw-PROFILE` for a named `OPENCLAW_PROFILE`), home being
+    `OPENCLAW_HOME` when set."""
+    env = os.environ if env is None else env
+    if env.get("OPENCLAW_CONFIG_PATH", "").strip():
+        return Path(env["OPENCLAW_CONFIG_PATH"].strip()).expanduser()
+    if env.get("OPENCLAW_STATE_DIR", "").strip():
+        return Path(env["OPENCLAW_STATE_DIR"].strip()).expanduser() / "openclaw.json"
+    home = env.get("OPENCLAW_HOME", "").strip() or env.get("HOME", "") or str(Path.home())
+    profile = env.get("OPENCLAW_PROFILE", "").strip()
+    folder = f".openclaw-{profile}" if profile and profile.lower() != "default" else ".openclaw"
+    return Path(home).expanduser() / folder / "openclaw.json"
+
+
+def openclaw_timezone(env: Mapping[str, str] | None = None) -> str | None:
+    """`agents.defaults.userTimezone` from OpenClaw's config, None when there is none.
+
+    The file is JSON5 (comments, trailing commas), read with the json5 package. One that is
+    missing, unreadable or not JSON5 gives None: OpenClaw's own problem, not a reason to stop
+    trinho. A zone that is set but unknown is a keyed error naming the file.
+    """
+    import json5
+
+    path = openclaw_config_path(env)
+    try:
+        raw = json5.loads(read_regular(path).decode("utf-8"))
+    except (OSError, TrinhoError, UnicodeDecodeError, ValueError):
+        return None
+    zone: object = raw
+    for key in ("agents", "defaults", "userTimezone"):
+        zone = zone.get(key) if isinstance(zone, dict) else None
+    if not isinstance(zone, str) or not zone.strip():
+        return None
+    load_zone(zone.strip(), f"{path} agents.defaults.userTimezone")
+    return zone.strip()
+
+
+def _zone_given(root: Path) -> bool:
+    """Whether the config at `root` sets `[owner] timezone` itself."""
+    try:
+        owner = tomllib.loads(read_regular(root / CONFIG_PATH).decode("utf-8")).get("owner")
+    except (TrinhoError, OSError, ValueError):
+        return True
+    return isinstance(owner, dict) and "timezone" in owner
+
+
 def open_workspace(
     root: str | Path, clock: Clock | None = None, on_written: WrittenHook | None = None
 ) -> Workspace:
-    """Open an existing workspace, trinho's own or an OpenClaw-style folder, without writing."""
+    """Open an existing workspace, trinho's own or an OpenClaw one, without writing.
+
+    A fresh OpenClaw workspace (AGENTS.md, no memory yet) opens as it is. In an OpenClaw
+    workspace whose trinho config does not set a zone, OpenClaw's `userTimezone` is the zone,
+    so day files are named by the same date as OpenClaw's.
+    """
     path = Path(root).expanduser()
     if not path.is_dir():
         raise TrinhoError.keyed("error.workspace.missing", path=path)
     config = read_config(path)
+    openclaw = looks_like_openclaw(path)
     if config is None:
-        if not ((path / MEMORY_FILE).exists() or (path / NOTES_DIR).is_dir()):
+        names = root_entries(path)
+        if not (
+            openclaw or {MEMORY_FILE, LEGACY_MEMORY_FILE} & names or (path / NOTES_DIR).is_dir()
+        ):
             raise TrinhoError.keyed(
                 "error.workspace.not_one",
                 path=path,
@@ -388,7 +507,9 @@ def open_workspace(
                 memory=MEMORY_FILE,
                 notes=NOTES_DIR,
             )
-        config = Config(timezone=local_zone_name())
+        config = Config(timezone=(openclaw and openclaw_timezone()) or local_zone_name())
+    elif openclaw and not _zone_given(path):
+        config = replace(config, timezone=openclaw_timezone() or config.timezone)
     return Workspace(path.resolve(), config, clock or clock_from_env(), on_written)
 
 

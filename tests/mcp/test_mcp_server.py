@@ -110,7 +110,11 @@ def test_the_openclaw_profile_over_mcp(workspace: Workspace, how: str) -> None:
     ]
     assert results[0]["source"] == "memory" and results[0]["startLine"] == 1
     assert not missing.is_error
-    assert missing.structured_content == {"path": "memory/1999-01-01.md", "text": ""}
+    assert missing.structured_content == {
+        "status": "not_found",
+        "path": "memory/1999-01-01.md",
+        "text": "",
+    }
 
 
 def test_a_profile_given_wins_over_the_config(workspace: Workspace) -> None:

@@ -895,7 +895,38 @@ def test_openclaw_wiki_corpus_is_empty_not_an_error(
     wiki = call(workspace, "memory_search", {"query": "ha noi", "corpus": "wiki"}, CHAT, OPENCLAW)
     assert wiki.data == {"results": []} and not wiki.is_error
     got = call(workspace, "memory_get", {"path": "MEMORY.md", "corpus": "wiki"}, CHAT, OPENCLAW)
-    assert got.data == {"path": "MEMORY.md", "text": ""}
+    assert got.data == {"status": "not_found", "path": "MEMORY.md", "text": ""}
+
+
+def test_openclaw_sessions_corpus_is_an_empty_flagged_answer(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    """OpenClaw 2026.9.6 answers corpus "sessions" it cannot search with an empty result the
+    model is told to report, never an error."""
+    openclaw_workspace(workspace, clock)
+    found = call(
+        workspace, "memory_search", {"query": "ha noi", "corpus": "sessions"}, CHAT, OPENCLAW
+    )
+    assert not found.is_error and found.data is not None
+    assert found.data["results"] == []
+    assert found.data["disabled"] is True and found.data["unavailable"] is True
+    assert found.data["warning"] and found.data["action"]
+
+
+@pytest.mark.parametrize("asked", [1, 10, 51, 100, 5000])
+def test_openclaw_max_results_has_no_most(
+    workspace: Workspace, clock: FixedClock, asked: int
+) -> None:
+    openclaw_workspace(workspace, clock)
+    for i in range(12):
+        call(workspace, "memory_save", {"text": f"Hà Nội lần {i}"}, CHAT)
+    found = call(
+        workspace, "memory_search", {"query": "ha noi", "maxResults": asked}, CHAT, OPENCLAW
+    )
+    assert not found.is_error and found.data is not None
+    assert len(found.data["results"]) == min(asked, 15)
+    zero = call(workspace, "memory_search", {"query": "ha noi", "maxResults": 0}, CHAT, OPENCLAW)
+    assert zero.is_error and "maxResults" in zero.text
 
 
 def test_openclaw_memory_get(workspace: Workspace, clock: FixedClock) -> None:
@@ -903,6 +934,7 @@ def test_openclaw_memory_get(workspace: Workspace, clock: FixedClock) -> None:
     args = {"path": "memory/2026-11-29.md", "from": 1, "lines": 5}
     got = call(workspace, "memory_get", args, CHAT, OPENCLAW)
     assert got.data == {
+        "status": "ok",
         "path": "memory/2026-11-29.md",
         "text": "- 14:05 Hẹn nha sĩ ở Hà Nội thứ Sáu",
         "from": 1,
@@ -910,13 +942,50 @@ def test_openclaw_memory_get(workspace: Workspace, clock: FixedClock) -> None:
     }
     missing = call(workspace, "memory_get", {"path": "memory/1999-01-01.md"}, CHAT, OPENCLAW)
     assert not missing.is_error
-    assert missing.data == {"path": "memory/1999-01-01.md", "text": ""}
+    assert missing.data == {"status": "not_found", "path": "memory/1999-01-01.md", "text": ""}
     assert json.loads(missing.text) == missing.data
-    for refused in (".trinho/config.toml", "../outside.md"):
+    for refused in (".trinho/config.toml", "../outside.md", "/etc/passwd"):
         result = call(workspace, "memory_get", {"path": refused}, CHAT, OPENCLAW)
-        assert result.is_error
+        assert not result.is_error and result.data is not None
+        assert result.data["status"] == "error" and result.data["text"] == ""
+        assert result.data["code"] == "MEMORY_PATH_NOT_ALLOWED" and result.data["error"]
+        assert str(workspace.root) not in result.text
+    (workspace.root / "memory" / "folder.md").mkdir()
+    folder = call(workspace, "memory_get", {"path": "memory/folder.md"}, CHAT, OPENCLAW).data
+    assert folder is not None and folder["status"] == "error"
+    assert folder["code"] == "MEMORY_READ_FAILED"
     old_names = call(workspace, "memory_get", {"path": "MEMORY.md", "from_line": 1}, CHAT, OPENCLAW)
     assert old_names.is_error and "from_line" in old_names.text
+
+
+def test_openclaw_memory_get_reads_120_lines_and_says_where_to_go_on(
+    workspace: Workspace,
+) -> None:
+    lines = [f"- 2026-11-{1 + i % 28:02d}: dòng {i + 1}" for i in range(300)]
+    (workspace.root / "MEMORY.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    first = call(workspace, "memory_get", {"path": "MEMORY.md"}, CHAT, OPENCLAW).data
+    assert first is not None
+    assert first["status"] == "ok" and first["from"] == 1 and first["lines"] == 120
+    assert first["truncated"] is True and first["nextFrom"] == 121
+    assert first["text"].startswith("\n".join(lines[:120]) + "\n\n[")
+    assert "from=121" in first["text"]
+    last = call(workspace, "memory_get", {"path": "MEMORY.md", "from": 281}, CHAT, OPENCLAW).data
+    assert last == {
+        "status": "ok",
+        "path": "MEMORY.md",
+        "text": "\n".join(lines[280:]),
+        "from": 281,
+        "lines": 20,
+    }
+    past = call(workspace, "memory_get", {"path": "MEMORY.md", "from": 999}, CHAT, OPENCLAW).data
+    assert past is not None and past["status"] == "ok" and past["lines"] == 0
+
+
+def test_the_openclaw_memory_get_description_tells_the_model_to_read_status() -> None:
+    spec = {t.name: t for t in tools.profile_tools(OPENCLAW)}["memory_get"]
+    for word in ("status", "not_found", "error", "truncated", "nextFrom"):
+        assert word in spec.description
+    assert spec.result is not None and spec.result["required"] == ["status", "path", "text"]
 
 
 def test_the_workspace_config_chooses_the_profile_an_argument_overrides(

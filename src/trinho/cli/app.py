@@ -50,6 +50,7 @@ class State:
 
 COMMANDS: dict[str, str] = {
     "approve": "commands.facts",
+    "call": "commands.tools",
     "chat": "commands.chat",
     "condense": "commands.condense",
     "context": "commands.context",

@@ -22,7 +22,7 @@ from trinho.durable import (
 )
 from trinho.memory.format import MemoryDoc, parse, render
 from trinho.textnorm import decode
-from trinho.workspace import ARCHIVE_FILE, MEMORY_FILE, Workspace
+from trinho.workspace import ARCHIVE_FILE, Workspace
 
 
 def exists(ws: Workspace) -> bool:
@@ -33,7 +33,7 @@ def read_text(ws: Workspace) -> str:
     """MEMORY.md's text, "" when there is none. Reading writes nothing, not even a lock file:
     a replace is atomic, so a reader sees the old file or the new one."""
     path = ws.memory_file
-    return decode(read_regular(path), MEMORY_FILE) if path.exists() else ""
+    return decode(read_regular(path), ws.memory_name) if path.exists() else ""
 
 
 def read(ws: Workspace) -> MemoryDoc:
@@ -75,7 +75,7 @@ def editing(ws: Workspace, *, lock: bool = True) -> Iterator[Editing]:
             yield session
     finally:
         if session.wrote:
-            ws.written([MEMORY_FILE])
+            ws.written([ws.memory_name])
 
 
 def read_archive(ws: Workspace) -> str:

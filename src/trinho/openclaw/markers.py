@@ -40,6 +40,17 @@ _START_RE = re.compile(r"^<!--\s*([\w.-]+(?::[\w.-]+)*):start\s*-->$")
 _HEADING_RE = re.compile(r"^#{1,6}(?:[ \t]|$)")
 _MEMORY_ENTRY_RE = re.compile(r"^- [0-9]{4}-[0-9]{1,2}-[0-9]{1,2}: ")
 _PROMOTION_RE = re.compile(r"^<!--\s*openclaw-memory-promotion:")
+_ANNOTATION_RE = re.compile(r"<!--\s*(?:trigger|importance|project)\s*:[^\r\n]*?-->", re.IGNORECASE)
+_TRAILING_BLANKS_RE = re.compile(r"[ \t]+(?=[\r\n\u2028\u2029]|\Z)")
+
+
+def strip_annotations(text: str) -> str:
+    """`text` without OpenClaw's inline annotations (`<!-- trigger: ... -->`,
+    `<!-- importance: 8 -->`, `<!-- project: ... -->`, closed on their own line), as its
+    `stripMemoryAnnotationCarriers` reads a promoted line: what is left is the owner's text,
+    with the blanks the annotations left at a line's end gone. Text with none is unchanged."""
+    stripped = _ANNOTATION_RE.sub("", text)
+    return text if stripped == text else _TRAILING_BLANKS_RE.sub("", stripped)
 
 
 def day_of_name(name: str) -> tuple[date, str] | None:

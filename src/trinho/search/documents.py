@@ -16,7 +16,7 @@ from trinho.errors import TrinhoError
 from trinho.facts.format import parse_fact
 from trinho.memory import format as memory_md
 from trinho.notes.store import NoteEntry, parse_note_file
-from trinho.openclaw.markers import line_roles, memory_entry_lines
+from trinho.openclaw.markers import line_roles, memory_entry_lines, strip_annotations
 from trinho.search.tokenize import terms
 
 Kind = Literal["note", "memory", "fact", "conversation"]
@@ -78,7 +78,7 @@ def note_docs(path: str, day: date, text: str) -> list[Doc]:
     day. Blank lines and OpenClaw's machine lines (markers, managed blocks) are not memory."""
     docs = []
     for item in parse_note_file(text).items:
-        shown = item.text if isinstance(item, NoteEntry) else item.shown
+        shown = strip_annotations(item.text if isinstance(item, NoteEntry) else item.shown)
         if not shown and not isinstance(item, NoteEntry):
             continue
         refs = (f"{path}:{item.line}",)
@@ -103,6 +103,7 @@ def memory_docs(path: str, text: str) -> list[Doc]:
             shown, day = item.raw.lstrip("\ufeff").strip(), None
         else:
             continue
+        shown = strip_annotations(shown)
         refs = (f"{path}:{item.line}",)
         body = " ".join(terms(shown))
         docs.append(Doc("memory", path, item.line, day, shown, refs, body, dense=dated(day, shown)))

@@ -88,7 +88,9 @@ _DOC_COLUMNS = (
 )
 _DAY_FILE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.(md|jsonl)$")
 LOWER_MEMORY_FILE = "memory.md"
-"""OpenClaw also loads a lower-case `memory.md` at the root: searched like MEMORY.md."""
+"""OpenClaw's legacy lower-case `memory.md` at the root: searched like MEMORY.md."""
+USER_FILE = "USER.md"
+"""OpenClaw's profile of the owner, which OpenClaw 2026.9.6 indexes as memory: searched too."""
 
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -198,7 +200,7 @@ def scan(ws: Workspace) -> dict[str, FileStat]:
     block."""
     found: dict[str, FileStat] = {}
     candidates: list[tuple[str, Kind, Path]] = [
-        (memory, "memory", ws.root / memory) for memory in (MEMORY_FILE, ARCHIVE_FILE)
+        (memory, "memory", ws.root / memory) for memory in (MEMORY_FILE, ARCHIVE_FILE, USER_FILE)
     ]
     if _distinct_lower_memory(ws):
         candidates.append((LOWER_MEMORY_FILE, "memory", ws.root / LOWER_MEMORY_FILE))
@@ -234,13 +236,13 @@ def _distinct_lower_memory(ws: Workspace) -> bool:
 
 
 def memory_files(ws: Workspace) -> list[str]:
-    """Every `*.md` under `memory/`, at any depth, as OpenClaw indexes them; hidden folders
-    (OpenClaw's own `memory/.dreams/` state) are not memory, and links to folders are not
-    followed. trinho's generated facts digest is left out: its facts are indexed as facts."""
+    """Every `*.md` under `memory/`, at any depth, hidden folders (OpenClaw's `memory/.dreams/`)
+    included, as OpenClaw 2026.9.6 indexes them; links to folders are not followed. trinho's
+    generated facts digest is left out: its facts are indexed as facts."""
     found: list[str] = []
     root = ws.root / NOTES_DIR
     for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        dirs.sort()
         rel_folder = Path(folder).relative_to(ws.root).as_posix()
         found.extend(f"{rel_folder}/{name}" for name in sorted(files) if name.endswith(".md"))
     return [rel for rel in found if not _generated_digest(ws, rel)]
@@ -270,7 +272,7 @@ def file_path(ws: Workspace, rel: str) -> Path:
 
 def kind_of(ws: Workspace, rel: str) -> Kind | None:
     """Which kind of indexed file a path (as `scan` names it) is, if any."""
-    if rel in (MEMORY_FILE, ARCHIVE_FILE, LOWER_MEMORY_FILE):
+    if rel in (MEMORY_FILE, ARCHIVE_FILE, LOWER_MEMORY_FILE, USER_FILE):
         return "memory"
     path = file_path(ws, rel)
     if path.suffix == ".md" and path.parent.name == FACTS_DIR:
@@ -281,7 +283,7 @@ def kind_of(ws: Workspace, rel: str) -> Kind | None:
     parts = rel.split("/")
     if parts[0] == NOTES_DIR and len(parts) > 1 and name.endswith(".md"):
         if any(part.startswith(".") for part in parts[1:-1]):
-            return None  # OpenClaw's own state (memory/.dreams/): not memory
+            return "memory"  # OpenClaw's own (memory/.dreams/): memory, never a day's notes
         if _generated_digest(ws, rel):
             return None  # the facts again, for OpenClaw: already indexed as facts
         return "note" if day_of_name(name) is not None else "memory"

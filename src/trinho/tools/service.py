@@ -21,13 +21,15 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from trinho.boundary import public_error
 from trinho.config import TOOL_PROFILES
 from trinho.config import ToolProfile as ToolProfile
+from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.facts.rules import BASES, ActorKind
 from trinho.facts.store import save_fact
-from trinho.notes.store import MAX_NOTE_CHARS, save_note
+from trinho.notes.store import MAX_NOTE_CHARS, decode, save_note
 from trinho.proposals import store as proposals
 from trinho.textnorm import json_text, match_key, printable
 from trinho.tools import args as jsonargs
+from trinho.tools import format as oc_format
 from trinho.workspace import SLUG_PATTERN, Workspace, parse_day, validate_slug
 
 if TYPE_CHECKING:
@@ -514,17 +516,26 @@ TOOLS: tuple[MemoryTool, ...] = (
 
 BY_NAME: dict[str, MemoryTool] = {tool.name: tool for tool in TOOLS}
 
-OPENCLAW_CORPORA = ("memory", "wiki", "all")
-"""OpenClaw's `corpus`: trinho has no wiki, so `wiki` finds nothing; `memory` and `all` search
-everything trinho keeps."""
+OPENCLAW_CORPORA = ("memory", "wiki", "all", "sessions")
+"""OpenClaw's `corpus` for memory_search: trinho has no wiki, so `wiki` finds nothing; `memory`
+and `all` search everything trinho keeps; `sessions` (OpenClaw's own transcript search) is an
+empty answer flagged unavailable, as OpenClaw gives when it is off."""
+
+OPENCLAW_GET_CORPORA = ("memory", "wiki", "all")
 
 
 def _openclaw_search(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
     from trinho import search
+    from trinho.search.index import MAX_LIMIT
 
-    if args.get("corpus") == "wiki":
+    corpus = args.get("corpus")
+    if corpus == "wiki":
         return ToolResult.ok({"results": []})
-    hits = search.search(ws, args["query"], limit=int(args.get("maxResults", 10)))
+    if corpus == "sessions":
+        return ToolResult.ok(oc_format.sessions_unavailable())
+    # OpenClaw sets no most: a larger ask gets the most trinho ranks.
+    limit = min(int(args.get("maxResults", 10)), MAX_LIMIT)
+    hits = search.search(ws, args["query"], limit=limit)
     floor = args.get("minScore")
     results = []
     for hit in hits:
@@ -545,34 +556,52 @@ def _openclaw_search(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolR
 
 
 def _openclaw_get(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
-    """OpenClaw reads a missing file (or the wiki trinho lacks) as empty text, not an error."""
+    """OpenClaw's read: a `status` always, and a refusal is a result the model reads, not a
+    failed call."""
     from trinho import search
 
-    empty = ToolResult.ok({"path": args["path"], "text": ""})
+    path = args["path"]
     if args.get("corpus") == "wiki":
-        return empty
-    resolved = search.readable_path(ws, args["path"])
-    if not ws.path(args["path"]).is_file():
-        return empty
-    lines = args.get("lines")
-    snippet = search.memory_get(
-        ws, resolved, int(args.get("from", 1)), None if lines is None else int(lines)
-    )
+        return ToolResult.ok(oc_format.not_found(path))
+    try:
+        shown = search.readable_path(ws, path)
+        target = ws.path(path)
+    except TrinhoError as exc:
+        return ToolResult.ok(
+            oc_format.read_error(path, oc_format.MEMORY_PATH_NOT_ALLOWED, str(exc))
+        )
+    if not target.exists():
+        return ToolResult.ok(oc_format.not_found(shown))
+    try:
+        if target.is_dir():
+            raise TrinhoError.keyed("error.get.folder", path=path)
+        text = decode(read_regular(target), path)
+    except (TrinhoError, OSError) as exc:
+        message = str(public_error(exc, ws.root))
+        return ToolResult.ok(oc_format.read_error(shown, oc_format.MEMORY_READ_FAILED, message))
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    count = args.get("lines")
     return ToolResult.ok(
-        {
-            "path": snippet.path,
-            "text": snippet.text,
-            "from": snippet.start,
-            "lines": snippet.end - snippet.start + 1,
-        }
+        oc_format.excerpt(
+            shown, lines, int(args.get("from", 1)), None if count is None else int(count)
+        )
     )
 
 
 CORPUS: dict[str, Any] = {
     "type": "string",
     "enum": list(OPENCLAW_CORPORA),
-    "description": "Where to look: 'memory' or 'all' (everything trinho keeps); 'wiki' has "
-    "nothing in trinho.",
+    "description": "Where to look: 'memory' or 'all' (everything trinho keeps, saved "
+    "conversations included); 'wiki' has nothing in trinho; 'sessions' (OpenClaw's session "
+    "transcripts) answers unavailable.",
+}
+GET_CORPUS: dict[str, Any] = {
+    "type": "string",
+    "enum": list(OPENCLAW_GET_CORPORA),
+    "description": "Where to read: 'memory' or 'all' (trinho's files); 'wiki' has nothing in "
+    "trinho.",
 }
 
 _SEARCH = BY_NAME["memory_search"]
@@ -583,12 +612,12 @@ _OPENCLAW_SEARCH = replace(
         {
             "query": _SEARCH.parameters["properties"]["query"],
             "maxResults": {
-                **_SEARCH.parameters["properties"]["limit"],
+                "type": "integer",
+                "minimum": 1,
                 "description": "How many results at most (default 10).",
             },
             "minScore": {
                 "type": "number",
-                "minimum": 0,
                 "description": "Leave out results scoring below this (the score each result "
                 "carries: higher is better, not bounded to 1).",
             },
@@ -599,7 +628,9 @@ _OPENCLAW_SEARCH = replace(
     description=_SEARCH.description.replace(
         "Returns hits with kind, path, line, date and text",
         "Returns results with path, startLine, endLine, score, snippet and source",
-    ),
+    )
+    + " If the answer has disabled=true or unavailable=true, tell the owner, with its warning "
+    "and action.",
     handler=_openclaw_search,
     result=_result(
         {
@@ -616,7 +647,12 @@ _OPENCLAW_SEARCH = replace(
                     },
                     ["path", "startLine", "endLine", "score", "snippet", "source"],
                 ),
-            }
+            },
+            "disabled": {"type": "boolean"},
+            "unavailable": {"type": "boolean"},
+            "error": STRING,
+            "warning": STRING,
+            "action": STRING,
         },
         ["results"],
     ),
@@ -628,16 +664,38 @@ _OPENCLAW_GET = replace(
         {
             "path": _GET.parameters["properties"]["path"],
             "from": _GET.parameters["properties"]["from_line"],
-            "lines": _GET.parameters["properties"]["lines"],
-            "corpus": CORPUS,
+            "lines": {
+                "type": "integer",
+                "minimum": 1,
+                "description": f"How many lines (default {oc_format.GET_LINES}).",
+            },
+            "corpus": GET_CORPUS,
         },
         ["path"],
     ),
-    description=_GET.description + " A file that does not exist reads as empty text.",
+    description=(
+        "Read lines of a memory file, e.g. around a memory_search result: the path exactly as "
+        f"the result shows it, the first line (from) and how many lines (default "
+        f"{oc_format.GET_LINES}, at most {oc_format.GET_CHARS:,} characters). Read status: "
+        "'ok' means the text is the excerpt asked for (truncated=true and nextFrom say "
+        "where more follows); 'not_found' means the file does not exist; 'error' means the "
+        "read was refused or failed (code and error say why), not that memory is empty. It "
+        "never reads outside the workspace."
+    ),
     handler=_openclaw_get,
     result=_result(
-        {"path": STRING, "text": STRING, "from": INTEGER, "lines": INTEGER},
-        ["path", "text"],
+        {
+            "status": {"type": "string", "enum": ["ok", "not_found", "error"]},
+            "path": STRING,
+            "text": STRING,
+            "from": INTEGER,
+            "lines": INTEGER,
+            "truncated": {"type": "boolean"},
+            "nextFrom": INTEGER,
+            "code": STRING,
+            "error": STRING,
+        },
+        ["status", "path", "text"],
     ),
 )
 OPENCLAW_TOOLS: tuple[MemoryTool, ...] = tuple(

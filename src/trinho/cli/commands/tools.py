@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
-from trinho.cli.app import cli, profile_option, say, state
+from trinho.cli.app import cli, emit, profile_option, say, state
 from trinho.textnorm import json_text
 from trinho.tools import service as tools_mod
 from trinho.workspace import CONFIG_PATH
@@ -25,3 +27,36 @@ def tools(fmt: tools_mod.ToolFormat, profile: str | None) -> None:
     if profile is None and (state().workspace_dir / CONFIG_PATH).is_file():
         profile = tools_mod.config_profile(state().workspace())
     say(json_text(tools_mod.export(fmt, profile or "default"), indent=2))
+
+
+@cli.command("call")
+@click.argument("tool")
+@click.option(
+    "--args",
+    "raw_args",
+    default=None,
+    help="The tool's arguments as one JSON object. Default: read from standard input.",
+)
+@click.option(
+    "--as",
+    "actor_kind",
+    type=click.Choice(["chat", "job"]),
+    default="chat",
+    show_default=True,
+    help="Who calls: chat (the owner is present) or job (unattended).",
+)
+@click.option("--agent", default="main", show_default=True, help="The agent's name.")
+@profile_option
+def call(tool: str, raw_args: str | None, actor_kind: str, agent: str, profile: str | None) -> None:
+    """Call one agent tool and print its result as one JSON line: a host that runs trinho
+    per call (the OpenClaw plugin) gets what MCP would give, with no server to keep.
+
+    The line is {"is_error", "text", "data"}; a tool error exits 1 after printing it.
+    """
+    ws = state().workspace()
+    given = sys.stdin.read() if raw_args is None else raw_args
+    actor = tools_mod.Actor("job" if actor_kind == "job" else "chat", agent)
+    result = tools_mod.call(ws, tool, given, actor, tools_mod.config_profile(ws, profile))
+    emit(True, {"is_error": result.is_error, "text": result.text, "data": result.data}, "")
+    if result.is_error:
+        raise SystemExit(1)

@@ -1,0 +1,229 @@
+"""trinho as OpenClaw's memory, against the real OpenClaw (npm `openclaw`, the version pinned in
+openclaw-plugin/package-lock.json): setup, the plugin in the memory slot, the tools called
+through the gateway's `POST /tools/invoke` with no model, then the plugin removed and OpenClaw's
+own memory finding what trinho saved.
+
+Runs only where `TRINHO_OPENCLAW` names the `openclaw` command (Node 24 first on PATH):
+`.ci/openclaw-e2e` installs both from npm and runs this file. Everything OpenClaw writes goes
+under the test's temporary HOME.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+OPENCLAW = os.environ.get("TRINHO_OPENCLAW", "")
+PLUGIN = Path(__file__).parents[2] / "openclaw-plugin"
+TRINHO = str(Path(sys.executable).parent / "trinho")
+TOKEN = "trinho-e2e-token"
+NOTE = "Mẹ hẹn khám răng thứ Sáu 9 giờ"
+SAVED = "Cuối tuần đi Đà Lạt với Lan, nhớ mang áo khoác"
+
+pytestmark = pytest.mark.skipif(
+    not OPENCLAW, reason="needs the real OpenClaw: TRINHO_OPENCLAW (see .ci/openclaw-e2e)"
+)
+
+
+class OpenClaw:
+    """The openclaw command with its own HOME, and a gateway it started."""
+
+    def __init__(self, home: Path, workspace: Path) -> None:
+        self.home = home
+        self.workspace = workspace
+        # trinho on the PATH, as the install in docs/openclaw.md assumes.
+        path = f"{Path(TRINHO).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+        self.env = {**os.environ, "HOME": str(home), "OPENCLAW_HOME": str(home), "PATH": path}
+        for name in ("OPENCLAW_CONFIG_PATH", "OPENCLAW_STATE_DIR", "OPENCLAW_PROFILE"):
+            self.env.pop(name, None)
+        self.port = free_port()
+        self.gateway: subprocess.Popen[bytes] | None = None
+
+    def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [OPENCLAW, *args], env=self.env, capture_output=True, text=True, timeout=600
+        )
+        if check and done.returncode != 0:
+            raise AssertionError(f"openclaw {' '.join(args)}: {done.stdout}\n{done.stderr}")
+        return done
+
+    def config(self) -> dict[str, Any]:
+        path = self.home / ".openclaw" / "openclaw.json"
+        return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+    def lint(self) -> subprocess.Popen[str]:
+        """`openclaw doctor --lint`, started (it takes most of a minute): `findings` reads it."""
+        return subprocess.Popen(
+            [OPENCLAW, "doctor", "--lint"], env=self.env, stdout=subprocess.PIPE, text=True
+        )
+
+    def start(self, log: Path) -> None:
+        args = ["gateway", "run", "--port", str(self.port), "--bind", "loopback"]
+        args += ["--auth", "token", "--token", TOKEN]
+        with log.open("wb") as out:
+            self.gateway = subprocess.Popen(
+                [OPENCLAW, *args], env=self.env, stdout=out, stderr=subprocess.STDOUT
+            )
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            assert self.gateway.poll() is None, log.read_text(errors="replace")
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/", timeout=5).close()
+                return
+            except urllib.error.HTTPError:
+                return  # it answers
+            except OSError:
+                time.sleep(1)
+        raise AssertionError("the gateway did not start: " + log.read_text(errors="replace"))
+
+    def stop(self) -> None:
+        if self.gateway is not None and self.gateway.poll() is None:
+            self.gateway.terminate()
+            try:
+                self.gateway.wait(60)
+            except subprocess.TimeoutExpired:
+                self.gateway.kill()
+                self.gateway.wait()
+
+    def invoke(self, tool: str, args: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """POST /tools/invoke: (HTTP status, body)."""
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.port}/tools/invoke",
+            data=json.dumps({"tool": tool, "args": args}).encode(),
+            headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=120) as answer:
+                return answer.status, json.loads(answer.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read() or b"{}")
+
+    def details(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        status, body = self.invoke(tool, args)
+        assert status == 200 and body["ok"], body
+        content = body["result"]["content"]
+        assert (
+            content[0]["type"] == "text"
+            and json.loads(content[0]["text"]) == (body["result"]["details"])
+        )
+        return body["result"]["details"]  # type: ignore[no-any-return]
+
+
+def findings(lint: subprocess.Popen[str]) -> set[tuple[str, str]]:
+    """A lint's findings, as (check, path)."""
+    out, _ = lint.communicate(timeout=600)
+    report = json.loads(out[out.index("{") :])
+    return {(f["checkId"], f.get("path", "")) for f in report["findings"]}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def openclaw(tmp_path: Path) -> Iterator[OpenClaw]:
+    home = tmp_path / "home"
+    home.mkdir()
+    claw = OpenClaw(home, tmp_path / "workspace")
+    try:
+        yield claw
+    finally:
+        claw.stop()
+
+
+def trinho(workspace: Path, *args: str) -> str:
+    done = subprocess.run(
+        [TRINHO, "--workspace", str(workspace), *args], capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def test_trinho_is_openclaws_memory(openclaw: OpenClaw, tmp_path: Path) -> None:
+    ws = openclaw.workspace
+    openclaw.run("setup", "--baseline", "--workspace", str(ws))
+    openclaw.run("config", "set", "memory.search.provider", "none")
+    seeded = {p.name for p in ws.iterdir()}
+    assert {"AGENTS.md", "BOOTSTRAP.md", ".git"} <= seeded and "memory" not in seeded
+    before = findings(openclaw.lint())
+
+    # The plugin as a clone of the repository has it (no node_modules), installed as the
+    # docs say; it takes the memory slot.
+    source = tmp_path / "plugin"
+    source.mkdir()
+    for name in ("package.json", "openclaw.plugin.json", "dist"):
+        copy = shutil.copytree if (PLUGIN / name).is_dir() else shutil.copy
+        copy(PLUGIN / name, source / name)
+    openclaw.run("plugins", "install", "--force", "--accept-capabilities", str(source))
+    openclaw.run("config", "set", "plugins.entries.trinho.config.dreaming.enabled", "false")
+    plugins = openclaw.config()["plugins"]
+    assert plugins["slots"]["memory"] == "trinho" and plugins["entries"]["trinho"]["enabled"]
+    after = openclaw.lint()  # beside the gateway: both only read the config
+
+    openclaw.start(tmp_path / "gateway.log")
+    empty = openclaw.details("memory_search", {"query": "kham rang"})
+    assert empty == {"results": []}  # trinho's answer, not memory-core's (no provider, debug)
+    assert not (ws / "memory").exists() and (ws / "BOOTSTRAP.md").is_file()
+
+    # A note trinho saved is found with the diacritics left out, and read back.
+    trinho(ws, "note", NOTE)
+    found = openclaw.details("memory_search", {"query": "kham rang", "maxResults": 100})
+    hit = found["results"][0]
+    assert hit["snippet"] == NOTE and hit["source"] == "memory"
+    assert list(hit) == ["path", "startLine", "endLine", "score", "snippet", "source"]
+    got = openclaw.details("memory_get", {"path": hit["path"], "from": hit["startLine"]})
+    assert got["status"] == "ok" and got["path"] == hit["path"] and got["from"] == 1
+    assert got["lines"] == 1 and got["text"].endswith(NOTE) and "truncated" not in got
+    missing = openclaw.details("memory_get", {"path": "memory/1999-01-01.md"})
+    assert missing == {"status": "not_found", "path": "memory/1999-01-01.md", "text": ""}
+    refused = openclaw.details("memory_get", {"path": "../outside.md"})
+    assert refused["status"] == "error" and refused["code"] == "MEMORY_PATH_NOT_ALLOWED"
+    sessions = openclaw.details("memory_search", {"query": "x", "corpus": "sessions"})
+    assert sessions["results"] == [] and sessions["disabled"] and sessions["unavailable"]
+    assert sessions["warning"] and sessions["action"]
+    status, bad = openclaw.invoke("memory_save", {"txt": "x"})
+    assert status == 400 and "text: required" in bad["error"]["message"]
+
+    # memory_save and user_memory_save write through trinho.
+    saved = openclaw.details("memory_save", {"text": SAVED})
+    assert saved["saved"].endswith(SAVED) and saved["path"].startswith("memory/")
+    fact = openclaw.details(
+        "user_memory_save", {"key": "home_city", "value": "Đà Nẵng", "basis": "user"}
+    )
+    assert fact["outcome"] == "created"
+    assert openclaw.details("memory_search", {"query": "da lat ao khoac"})["results"]
+    openclaw.stop()
+    assert findings(after) <= before  # doctor finds nothing new with the plugin in the slot
+
+    # The owner's git sees the notes, never trinho's own state.
+    status_lines = subprocess.run(
+        ["git", "-C", str(ws), "status", "--porcelain", "--untracked-files=all"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\n")
+    untracked = {line[3:] for line in status_lines if line}
+    assert untracked and all(not p.startswith((".trinho/", "users/")) for p in untracked)
+    assert (ws / "BOOTSTRAP.md").is_file()
+
+    # Removing the plugin gives OpenClaw its own memory back, and it finds what trinho saved.
+    openclaw.run("plugins", "uninstall", "trinho", "--force")
+    assert openclaw.config()["plugins"].get("slots", {}).get("memory") in (None, "memory-core")
+    openclaw.run("memory", "index", "--force")
+    out = openclaw.run("memory", "search", "Đà Lạt", "--json").stdout
+    own = json.loads(out[out.index("{") :])
+    assert any(SAVED in r["snippet"] and r["path"] == saved["path"] for r in own["results"])
+    assert (ws / "BOOTSTRAP.md").is_file()
