@@ -167,7 +167,7 @@ _KIND_RISK = {"removed": 0, "suspicious": 0, "archive": 1, "fact": 2}
 """The risk of an item announced before items carried one: a fact is taken as replacing the
 owner's word (decided one at a time), as it may."""
 _RISK_MARK = {0: "🗑", 1: "📦", 2: "✋", 3: "✏️", 4: "➕"}
-_STATE_MARK = {"approved": "✅", "rejected": "↩️", "stale": "⌛"}
+_STATE_MARK = {"approved": "✅", "rejected": "↩️", "stale": "⌛", "reverted": "⏪"}
 LINE_CHARS = 90
 """How much of a change's text its summary line shows."""
 BUTTON_CHARS = 60

@@ -137,6 +137,7 @@ DECIDED_LABEL: dict[str, str] = {
     "approved": N_("channel.state.approved"),
     "rejected": N_("channel.state.rejected"),
     "stale": N_("channel.state.stale"),
+    "reverted": N_("channel.state.reverted"),
 }
 """Where a decided change stands -> the word its line in a summary ends with."""
 
