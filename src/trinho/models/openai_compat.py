@@ -23,7 +23,7 @@ from trinho.models.base import (
 )
 from trinho.models.config import PROVIDERS, ModelSettings, is_loopback
 from trinho.models.sdk_errors import SdkModel
-from trinho.models.server import ServerProbe
+from trinho.models.probe import ServerProbe
 from trinho.workspace import CONFIG_PATH
 
 
