@@ -22,8 +22,8 @@ from trinho.models.base import (
     parse_arguments,
 )
 from trinho.models.config import PROVIDERS, ModelSettings, is_loopback
-from trinho.models.sdk_errors import SdkModel
 from trinho.models.probe import ServerProbe
+from trinho.models.sdk_errors import SdkModel
 from trinho.workspace import CONFIG_PATH
 
 

@@ -12,8 +12,8 @@ from datetime import time as day_start
 import click
 
 from trinho.cli.app import cli, emit, json_option, say, state
-from trinho.i18n import N_, t
 from trinho.context.budget import MARGIN, estimate_tokens
+from trinho.i18n import N_, t
 from trinho.models.base import (
     ChatModel,
     ChatRequest,
