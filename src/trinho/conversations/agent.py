@@ -198,7 +198,8 @@ def _answer(
             messages.append(tool_message(call, result.text))
     cut = response.stop_reason in CUT_STOP_REASONS
     if cut:
-        reply = f"{reply}\n{t(ws.locale, 'chat.cut')}".strip()
+        mark = t(ws.locale, "chat.cut")
+        reply = f"{reply}\n{mark}".strip()
     return TurnResult(reply, tuple(uses), calls, cut, len(history))
 
 
