@@ -105,8 +105,8 @@ class FakeServer:
 
     @property
     def posts(self) -> list[Seen]:
-        """The requests that asked for an answer (listings left out)."""
-        return [seen for seen in self.requests if seen.method == "POST"]
+        """The requests that asked for an answer (listings and probes left out)."""
+        return [s for s in self.requests if s.method == "POST" and s.path.startswith("/v1")]
 
     @property
     def busy(self) -> bool:
@@ -120,6 +120,10 @@ class FakeServer:
             if not isinstance(content, str):
                 return llamacpp_error('"content" must be provided', 400)
             return Reply({"tokens": list(range(fake_tokens(content)))})
+        if not seen.path.startswith("/v1"):  # a server's own endpoint this one does not have
+            with self._lock:
+                self.requests.append(seen)
+            return Reply(error_body("File Not Found"), status=404)
         with self._lock:
             self.requests.append(seen)
             self._posts += 1

@@ -326,7 +326,7 @@ def test_a_configured_model_plays_the_chat_and_every_step_says_what_it_did(
         assert recorded not in out
     assert [c["by"] for c in summary["tool_calls"]] == ["recorded"] * 3 + [name] * 3
     # Each turn went through the agent loop: context, tools offered, results sent back.
-    bodies = [seen.body for seen in srv.requests]
+    bodies = [seen.body for seen in srv.posts]
     assert len(bodies) == 10 and {b["model"] for b in bodies} == {"qwen3:8b"}
     assert "Thứ Sáu này mẹ hẹn nha sĩ" in bodies[0]["messages"][-1]["content"]
     assert {t["function"]["name"] for t in bodies[0]["tools"]} >= {

@@ -8,6 +8,7 @@ once it exists, so a failing model never loses what the owner said.
 
 from __future__ import annotations
 
+import json
 import math
 import threading
 from collections.abc import Sequence
@@ -52,6 +53,13 @@ def message_tokens(message: Message) -> int:
     return estimate_tokens(message.text + calls) + MESSAGE_FRAME_TOKENS
 
 
+def specs_tokens(specs: Sequence[ToolSpec]) -> int:
+    """What the tools' schemas cost in a request (a chat template writes them out in JSON)."""
+    return estimate_tokens(
+        "".join(json.dumps([s.name, s.description, dict(s.parameters)]) for s in specs)
+    )
+
+
 def fit_history(history: Sequence[Message], budget: int) -> tuple[Message, ...]:
     """The newest turns of `history` that fit `budget` tokens, whole turns only: the oldest
     leave first (they stay in the transcripts, and search finds them), and what is kept
@@ -82,8 +90,10 @@ class ChatBudget:
         return max(0, min(MAX_REPLY_TOKENS, left))
 
     def history_room(self, fixed: int) -> int:
-        """The tokens left for history beside `fixed` and a full reply."""
-        return max(0, self.usable - fixed - math.ceil(MAX_REPLY_TOKENS / self.factor))
+        """The tokens left for history beside `fixed` and a reply: a full one, or a quarter
+        of a context too short for it."""
+        reserve = min(math.ceil(MAX_REPLY_TOKENS / self.factor), self.usable // 4)
+        return max(0, self.usable - fixed - reserve)
 
 
 def chat_budget(ws: Workspace, estimate: TokenEstimate) -> ChatBudget:
@@ -144,7 +154,9 @@ def run_turn(
         estimate = token_estimate(ws, model, (context.system,))
     budget = chat_budget(ws, estimate)
     fixed = message_tokens(system(context.system)) + message_tokens(opening)
-    fixed += estimate_tokens("".join(s.name + s.description + str(s.parameters) for s in specs))
+    if budget.reply_tokens(fixed + specs_tokens(specs)) < MIN_REPLY_TOKENS:
+        specs = ()  # a context too short for the tools' schemas: the model answers in words
+    fixed += specs_tokens(specs)
     kept = fit_history(history, budget.history_room(fixed))
     try:
         result = _answer(ws, model, context.system, kept, opening, specs, actor, max_rounds, budget)
@@ -173,10 +185,7 @@ def _answer(
     calls = 0
     while True:
         offered = specs if calls < max_rounds else ()
-        request_tokens = sum(message_tokens(m) for m in messages)
-        request_tokens += estimate_tokens(
-            "".join(s.name + s.description + str(s.parameters) for s in offered)
-        )
+        request_tokens = sum(message_tokens(m) for m in messages) + specs_tokens(offered)
         limit = min(budget.reply_tokens(request_tokens), max_output_tokens(ws))
         if limit < MIN_REPLY_TOKENS:
             raise ModelError.failed(

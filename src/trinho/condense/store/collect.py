@@ -21,9 +21,9 @@ from typing import Literal
 from trinho.clock import utc
 from trinho.config import DEFAULT_CONTEXT_TOKENS as DEFAULT_CONTEXT_TOKENS
 from trinho.config import CondenseProtocol
+from trinho.context.budget import MAX_CHAR_TOKENS
 from trinho.conversations.store import read_day
 from trinho.memory import store as memory_store
-from trinho.context.budget import MAX_CHAR_TOKENS
 from trinho.models import estimate_tokens
 from trinho.notes.journal import late_days
 from trinho.notes.store import (
