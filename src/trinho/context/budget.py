@@ -55,7 +55,7 @@ def base_tokens(text: str) -> float:
         if piece == "\n":
             total += PUNCT_TOKENS
         elif piece[0].isalnum() or piece[0] == "_":
-            digits = sum(c.isdigit() for c in piece)
+            digits = sum(c.isdigit() and c.isascii() for c in piece)
             if piece.isascii():
                 total += (len(piece) - digits) * ENGLISH_LETTER_TOKENS + digits * DIGIT_TOKENS
             else:
