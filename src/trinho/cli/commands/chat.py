@@ -30,14 +30,14 @@ def chat(messages: tuple[str, ...], as_json: bool) -> None:
                 result = session.ask(text)
                 if not as_json:  # shown as it comes: a later turn that fails loses none
                     say(result.reply)
-                turns.append(
-                    {
-                        "message": text,
-                        "reply": result.reply,
-                        "cut": result.cut,
-                        "tools": [{"name": u.name, "error": u.is_error} for u in result.tool_uses],
-                    }
-                )
+                turn: dict[str, object] = {
+                    "message": text,
+                    "reply": result.reply,
+                    "tools": [{"name": u.name, "error": u.is_error} for u in result.tool_uses],
+                }
+                if result.cut:  # the server stopped it at its length limit
+                    turn["cut"] = True
+                turns.append(turn)
         finally:
             if as_json:
                 emit(True, {"turns": turns}, "")
