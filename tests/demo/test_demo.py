@@ -386,7 +386,7 @@ def test_what_the_run_held_and_nobody_decided_is_said_to_wait(
     assert snapshot(owner.root) == before
     summary = json.loads(capsys.readouterr().out)
     assert summary["model"]["source"] == f"[model] name, {owner.root / '.trinho/config.toml'}"
-    assert len(srv.requests) == 8
+    assert len(srv.posts) == 8
     held = [c for c in summary["condensation"]["changes"] if c["action"] == "held"]
     assert [c["class"] for c in held] == ["suspicious"]
     waiting = held[0]["proposal"]
