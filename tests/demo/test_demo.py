@@ -328,7 +328,7 @@ def test_a_configured_model_plays_the_chat_and_every_step_says_what_it_did(
         assert recorded not in out
     assert [c["by"] for c in summary["tool_calls"]] == ["recorded"] * 3 + [name] * 3
     # Each turn went through the agent loop: context, tools offered, results sent back.
-    bodies = [seen.body for seen in srv.requests]
+    bodies = [seen.body for seen in srv.posts]
     assert len(bodies) == 10 and {b["model"] for b in bodies} == {"qwen3:8b"}
     assert "Thứ Sáu này mẹ hẹn nha sĩ" in bodies[0]["messages"][-1]["content"]
     assert {t["function"]["name"] for t in bodies[0]["tools"]} >= {
@@ -388,7 +388,7 @@ def test_what_the_run_held_and_nobody_decided_is_said_to_wait(
     assert snapshot(owner.root) == before
     summary = json.loads(capsys.readouterr().out)
     assert summary["model"]["source"] == f"[model] name, {owner.root / '.trinho/config.toml'}"
-    assert len(srv.requests) == 8
+    assert len(srv.posts) == 8
     held = [c for c in summary["condensation"]["changes"] if c["action"] == "held"]
     assert [c["class"] for c in held] == ["suspicious"]
     waiting = held[0]["proposal"]

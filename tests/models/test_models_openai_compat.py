@@ -157,7 +157,7 @@ def test_429_then_200_is_retried() -> None:
     ) as srv:
         response = model_at(srv).chat(ChatRequest((user("hi"),)))
     assert response.text == "ok"
-    assert len(srv.requests) == 2
+    assert len(srv.posts) == 2
 
 
 def test_500_five_times_gives_a_clear_error_after_five_attempts() -> None:
@@ -187,7 +187,7 @@ def test_a_local_server_that_does_not_answer_in_time_is_not_asked_again() -> Non
         f"mô hình llamacpp:qwen: {srv.url}/v1 không trả lời trong 0.2 giây: "
         "hãy tăng [model] timeout trong .trinho/config.toml"
     )
-    assert len(srv.requests) == 1
+    assert len(srv.posts) == 1
 
 
 def test_a_hosted_api_that_does_not_answer_in_time_is_asked_again() -> None:
@@ -198,7 +198,7 @@ def test_a_hosted_api_that_does_not_answer_in_time_is_asked_again() -> None:
             OpenAICompatModel(replace(settings, policy=hosted)).chat(ChatRequest((user("hi"),)))
     assert info.value.kind == "timeout"
     assert "no answer from" in str(info.value) and "(after 2 attempts)" in str(info.value)
-    assert len(srv.requests) == 2
+    assert len(srv.posts) == 2
 
 
 def test_a_server_that_is_not_there_is_named_unreachable() -> None:

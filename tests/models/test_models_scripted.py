@@ -13,14 +13,14 @@ def test_replies_come_in_order_and_usage_adds_up() -> None:
     canned = ChatResponse("", (ToolCall("c1", "memory_save", {"text": "x"}),), Usage(10, 3))
     model = ScriptedModel(["NHẬN", canned], name="scripted:demo")
     assert isinstance(model, ChatModel)
-    first = model.chat(ChatRequest((user("a" * 40),), max_tokens=7))
+    first = model.chat(ChatRequest((user("a" * 30),), max_tokens=7))
     second = model.chat(ChatRequest((user("b"),)))
     assert first.text == "NHẬN"
     assert first.usage == Usage(10, estimate_tokens("NHẬN"))
     assert first.model == "scripted:demo"
     assert second is canned
     assert model.usage == first.usage + canned.usage
-    assert [r.messages[0].text for r in model.requests] == ["a" * 40, "b"]
+    assert [r.messages[0].text for r in model.requests] == ["a" * 30, "b"]
     assert model.remaining == 0
 
 

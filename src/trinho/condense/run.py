@@ -7,7 +7,9 @@ the shell that reads, calls the model, writes and records each step in the run j
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
@@ -27,7 +29,10 @@ from trinho.condense.rules.ops import (
     material_beside,
     material_for_output,
     merge_scripts,
+    number_lines,
     parse_ops,
+    script_tokens,
+    unusable,
     view_lines,
 )
 from trinho.condense.rules.report import (
@@ -70,12 +75,14 @@ from trinho.condense.store.collect import (
     Collected,
     Material,
     Span,
+    answer_tokens,
     collect,
     condense_protocol,
     context_tokens,
     material_room,
     moment_of,
     plan_chunks,
+    render_material,
     take_chunk,
     window,
 )
@@ -98,6 +105,7 @@ from trinho.condense.store.runs import (
     undone_origin,
     write_journal,
 )
+from trinho.context.budget import MARGIN, TokenEstimate
 from trinho.context.run import budgets_from_config
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import TrinhoError
@@ -113,7 +121,7 @@ from trinho.models import (
     load_model,
 )
 from trinho.models.config import max_output_tokens
-from trinho.models.ledger import Purpose
+from trinho.models.ledger import Purpose, token_estimate
 from trinho.notes.journal import write_floor
 from trinho.openclaw.markers import reattach_markers
 from trinho.proposals import store as proposals
@@ -255,6 +263,8 @@ class _Run:
     """The run's edit scripts merged (protocol `ops`), for the report."""
     material: tuple[SourceTriple, ...] = ()
     """The week's notes and turns as sources a held change may name."""
+    estimate: TokenEstimate = field(default_factory=TokenEstimate)
+    """The rewrite model's token counts, measured at the start of the rewrite."""
 
     @property
     def locale(self) -> str:
@@ -318,6 +328,12 @@ class _Run:
                 prompts=prompts,
                 days=days,
             )
+        kind = unusable(self.script) if protocol == "ops" else None
+        if kind is not None and self.journal is not None:
+            said = _notify_unusable(
+                self.ws, self.run_id, self.models["rewrite"].name, kind, len(read), self.channel
+            )[1]
+            why = f"{why} {said}".strip()
         screened, lines, skipped = self._screen(old, rewrite, screen_prompt)
         result, to_propose, restarts = self._apply(old, screened)
         changes = [_report_change(c, to_propose) for c in result.changes]
@@ -364,6 +380,12 @@ class _Run:
         self.tallies.setdefault(purpose, _Tally()).add(response)
         return response
 
+    def _measure(self, instructions: str, memory: str, notes: str) -> None:
+        """The rewrite model's estimate, by its server's tokenizer on what is about to be sent
+        (the instructions, MEMORY.md, the week), else by the ledger."""
+        model = self.models["rewrite"]
+        self.estimate = token_estimate(self.ws, model, (instructions, memory, notes))
+
     def _rewrite_ops(
         self, old: str, items: tuple[Material, ...], prompt: Prompt
     ) -> tuple[str, tuple[Chunk, ...], tuple[Material, ...], str]:
@@ -379,10 +401,15 @@ class _Run:
         max_output = max_output_tokens(self.ws)
         budget = budgets_from_config(self.ws).memory
         prefix = ops_prefix(prompt, old, self.today, self.since, self.locale, budget)
+        numbered = number_lines(old)
+        self._measure(prefix[: len(prefix) - len(numbered)], numbered, render_material(items))
+        usable = self.estimate.usable(context)
         beside = estimate_tokens(prefix) + week_frame_tokens(self.today, self.since, self.locale)
-        room = min(material_beside(context - beside), material_for_output(max_output))
+        room = min(material_beside(usable - beside), material_for_output(max_output))
         if room < MIN_ROOM_TOKENS:
-            raise no_room(self.ws, estimate_tokens(old), context)
+            memory = estimate_tokens(numbered)
+            script = script_tokens(MIN_ROOM_TOKENS, MIN_ROOM_TOKENS)
+            raise no_room(self.ws, self.estimate, context, beside - memory, memory, script)
         line_count = len(view_lines(old))
         total = len(plan_chunks(items, room))
         scripts: list[Script] = []
@@ -424,17 +451,24 @@ class _Run:
         """
         overhead = overhead_tokens(prompt, self.today, self.since, self.locale)
         context = context_tokens(self.ws)
-        if material_room(context, overhead, estimate_tokens(old)) < MIN_ROOM_TOKENS:
-            raise no_room(self.ws, estimate_tokens(old), context)
+        self._measure(prompt.fill(self.today, self.since), old, render_material(items))
+        usable = self.estimate.usable(context)
+        if material_room(usable, overhead, estimate_tokens(old)) < MIN_ROOM_TOKENS:
+            memory = estimate_tokens(old)
+            reply = answer_tokens(memory, MIN_ROOM_TOKENS)
+            raise no_room(self.ws, self.estimate, context, overhead, memory, reply)
         partial = old
         read: list[Chunk] = []
         pending = items
         why = ""
         while pending:
             memory_tokens = estimate_tokens(partial)
-            room = material_room(context, overhead, memory_tokens)
+            room = material_room(usable, overhead, memory_tokens)
             if room < MIN_ROOM_TOKENS:
-                why = t(self.locale, "condense.no_room", memory=memory_tokens, context=context)
+                reply = answer_tokens(memory_tokens, MIN_ROOM_TOKENS)
+                why = no_room(
+                    self.ws, self.estimate, context, overhead, memory_tokens, reply, archive=False
+                ).localized(self.locale)
                 break
             taken, rest = take_chunk(pending, room)
             chunk = Chunk(len(read) + 1, taken)
@@ -587,15 +621,46 @@ def material_source(m: Material) -> SourceTriple:
     return ("turn", f"{path}#{line}", m.text)
 
 
-def no_room(ws: Workspace, memory: int, context: int) -> TrinhoError:
-    """No room for the week beside MEMORY.md: the error names the archive proposal that waits
-    (approving it makes room), asked again at every run while it waits."""
-    archive = waiting_archive(ws)
-    if archive is not None:
+def no_room(
+    ws: Workspace,
+    estimate: TokenEstimate,
+    context: int,
+    instructions: int,
+    memory: int,
+    answer: int,
+    *,
+    archive: bool = True,
+) -> TrinhoError:
+    """No room for the week: the error names each part's share of the context (in the model's
+    tokens) and blames the one that takes most, the instructions or MEMORY.md; when MEMORY.md
+    does, it names the archive proposal that waits (approving it makes room), asked again at
+    every run while it waits."""
+    waiting = waiting_archive(ws) if archive else None
+    if waiting is not None and memory > instructions:
         return TrinhoError.keyed(
-            "condense.no_room_archive", memory=memory, context=context, id=archive.id
+            "condense.no_room_archive", memory=estimate.real(memory), context=context, id=waiting.id
         )
-    return TrinhoError.keyed("condense.no_room", memory=memory, context=context)
+    parts = no_room_parts(estimate, context, instructions, memory, answer)
+    key = N_("condense.no_room_instructions") if instructions >= memory else N_("condense.no_room")
+    return TrinhoError.keyed(key, **parts)
+
+
+def no_room_parts(
+    estimate: TokenEstimate, context: int, instructions: int, memory: int, answer: int
+) -> dict[str, int]:
+    """The parts of a request that did not fit, in the model's tokens, and the context that
+    would hold them with the margin kept."""
+    need = instructions + memory + answer + MIN_ROOM_TOKENS
+    return {
+        "context": context,
+        "usable": math.floor(context * (1 - MARGIN)),
+        "margin": round(MARGIN * 100),
+        "instructions": estimate.real(instructions),
+        "memory": estimate.real(memory),
+        "answer": estimate.real(answer),
+        "needed": estimate.real(MIN_ROOM_TOKENS),
+        "suggest": math.ceil(estimate.real(need) / (1 - MARGIN)),
+    }
 
 
 def _days(
@@ -772,10 +837,45 @@ def _announce(
         advance(ws, journal, "done")
     if not items:
         return None, ""
+    return notification_id, _deliver(ws, notification_id, channel)
+
+
+def _notify_unusable(
+    ws: Workspace, run_id: str, model: str, kind: str, chunks: int, channel: Channel | None
+) -> tuple[str, str, str]:
+    """Tell the owner once that the model answered nothing usable, and what to change: the
+    notification's id is the model and the kind of failure, so the weeks after that fail the
+    same way announce nothing new (a new model, or a new way of failing, does). Returns the
+    id, the text said and how its delivery went."""
+    digest = hashlib.sha256(model.encode("utf-8")).hexdigest()[:12]
+    notification_id = f"condense-unusable:{digest}:{kind}"
+    summary = t(
+        ws.locale,
+        N_("condense.notify.unusable"),
+        model=model,
+        chunks=chunks,
+        kind=t(ws.locale, UNUSABLE_KIND[kind]),
+        advice=t(ws.locale, N_("condense.notify.unusable.advice")),
+    )
+    title = t(ws.locale, N_("condense.notify.unusable_title"), run=run_id)
+    if not Outbox(ws).enqueue(Notification(notification_id, title, summary)).created:
+        return notification_id, summary, ""
+    return notification_id, summary, _deliver(ws, notification_id, channel)
+
+
+UNUSABLE_KIND = {
+    "empty": N_("condense.notify.unusable.empty"),
+    "chatter": N_("condense.notify.unusable.chatter"),
+}
+
+
+def _deliver(ws: Workspace, notification_id: str, channel: Channel | None) -> str:
+    """Deliver the outbox (the notification `notification_id` among what waits): "sent", or
+    the line saying it stays queued and why."""
     try:
         target = channel if channel is not None else channel_from_config(ws)
     except TrinhoError as exc:  # e.g. a broken channel config: the outbox keeps it for later
-        return notification_id, t(ws.locale, "condense.queued", error=f"({exc})")
+        return t(ws.locale, "condense.queued", error=f"({exc})")
     try:
         delivered = Outbox(ws).deliver(target)
     finally:
@@ -783,11 +883,9 @@ def _announce(
             target.close()
     entry = Outbox(ws).get(notification_id)
     if entry is not None and entry.status == "sent":
-        return notification_id, "sent"
+        return "sent"
     errors = [f"({error})" for nid, error in delivered.failed if nid == notification_id]
-    return notification_id, t(
-        ws.locale, "condense.queued", error=errors[0] if errors else ""
-    ).strip()
+    return t(ws.locale, "condense.queued", error=errors[0] if errors else "").strip()
 
 
 def _archive_again(ws: Workspace, listed: set[str]) -> tuple[NotificationItem, str] | None:

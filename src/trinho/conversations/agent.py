@@ -8,15 +8,30 @@ once it exists, so a failing model never loses what the owner said.
 
 from __future__ import annotations
 
+import json
+import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
+from trinho.context.budget import TokenEstimate, estimate_tokens
 from trinho.context.run import build_context
 from trinho.conversations.store import Turn, read_turns, record_turn
-from trinho.models import ChatModel, ChatRequest, Message, assistant, system, user
+from trinho.i18n import t
+from trinho.models import (
+    ChatModel,
+    ChatRequest,
+    Message,
+    ModelError,
+    ToolSpec,
+    assistant,
+    system,
+    user,
+)
 from trinho.models import tool_result as tool_message
+from trinho.models.config import max_output_tokens
+from trinho.models.ledger import token_estimate
 from trinho.proposals.store import Source
 from trinho.tools import service as tools
 from trinho.tools.service import Actor
@@ -24,8 +39,68 @@ from trinho.workspace import Workspace
 
 MAX_TOOL_ROUNDS = 8
 """Model calls that may ask for tools in one turn; the next call is offered no tools."""
-MAX_HISTORY_MESSAGES = 20
 MAX_REPLY_TOKENS = 1024
+MIN_REPLY_TOKENS = 128
+"""A reply is asked for less than `MAX_REPLY_TOKENS` when the context is short, not less
+than this: below it the turn does not fit at all."""
+MESSAGE_FRAME_TOKENS = 4
+"""What the chat template adds around each message."""
+CUT_STOP_REASONS = ("length", "max_tokens")
+
+
+def message_tokens(message: Message) -> int:
+    """One message's estimate, its tool calls and the template's frame included."""
+    calls = "".join(c.name + str(dict(c.arguments)) for c in message.tool_calls)
+    return estimate_tokens(message.text + calls) + MESSAGE_FRAME_TOKENS
+
+
+def specs_tokens(specs: Sequence[ToolSpec]) -> int:
+    """What the tools' schemas cost in a request (a chat template writes them out in JSON)."""
+    return estimate_tokens(
+        "".join(json.dumps([s.name, s.description, dict(s.parameters)]) for s in specs)
+    )
+
+
+def fit_history(history: Sequence[Message], budget: int) -> tuple[Message, ...]:
+    """The newest turns of `history` that fit `budget` tokens, whole turns only: the oldest
+    leave first (they stay in the transcripts, and search finds them), and what is kept
+    never starts with a reply whose question left."""
+    kept: list[Message] = []
+    used = 0
+    for message in reversed(history):
+        used += message_tokens(message)
+        if used > budget:
+            break
+        kept.append(message)
+    kept.reverse()
+    while kept and kept[0].role != "user":
+        kept.pop(0)
+    return tuple(kept)
+
+
+@dataclass(frozen=True)
+class ChatBudget:
+    """The room of one model call in `estimate_tokens` units (see `TokenEstimate.usable`)."""
+
+    usable: int
+    factor: float = 1.0
+
+    def reply_tokens(self, fixed: int) -> int:
+        """What the reply may be asked for beside `fixed` tokens of prompt (real tokens)."""
+        left = math.floor((self.usable - fixed) * self.factor)
+        return max(0, min(MAX_REPLY_TOKENS, left))
+
+    def history_room(self, fixed: int) -> int:
+        """The tokens left for history beside `fixed` and a reply: a full one, or a quarter
+        of a context too short for it."""
+        reserve = min(math.ceil(MAX_REPLY_TOKENS / self.factor), self.usable // 4)
+        return max(0, self.usable - fixed - reserve)
+
+
+def chat_budget(ws: Workspace, estimate: TokenEstimate) -> ChatBudget:
+    """The model's context (`[condense] context_tokens`, the server's context whatever asks)
+    less the margin, in estimate units."""
+    return ChatBudget(estimate.usable(ws.config.condense.context_tokens), estimate.factor)
 
 
 @dataclass(frozen=True)
@@ -42,6 +117,10 @@ class TurnResult:
     reply: str
     tool_uses: tuple[ToolUse, ...]
     model_calls: int
+    cut: bool = False
+    """The server stopped the reply at its length limit: `reply` ends with a mark saying so."""
+    history_used: int = 0
+    """How many messages of the history the model was given."""
 
 
 def opening_text(preamble: str, text: str) -> str:
@@ -58,28 +137,68 @@ def run_turn(
     history: Sequence[Message] = (),
     record: bool = True,
     max_rounds: int = MAX_TOOL_ROUNDS,
+    estimate: TokenEstimate | None = None,
 ) -> TurnResult:
     """Answer `text`: tool calls go through `tools.call` as `actor`, at most `max_rounds`
-    model calls may ask for tools, then the model must answer in words."""
+    model calls may ask for tools, then the model must answer in words.
+
+    The history given is what fits the context beside the system message, the message and a
+    reply; a server that still refuses the request as too long is asked once more with no
+    history. A reply the server cut at its length limit is marked as cut."""
     if record:
         said = record_turn(ws, "user", text)
         source = Source("turn", f"{said.path}#{said.line}", text)
         actor = replace(actor, seen=(*actor.seen, source))
     # trinho's own agent: OpenClaw loads none of the workspace's files into this prompt
     context = build_context(ws, actor.user, openclaw=False)
-    messages: list[Message] = [
-        system(context.system),
-        *history,
-        user(opening_text(context.preamble, text)),
-    ]
+    opening = user(opening_text(context.preamble, text))
     specs = tools.model_specs()
+    if estimate is None:
+        estimate = token_estimate(ws, model, (context.system,))
+    budget = chat_budget(ws, estimate)
+    fixed = message_tokens(system(context.system)) + message_tokens(opening)
+    if budget.reply_tokens(fixed + specs_tokens(specs)) < MIN_REPLY_TOKENS:
+        specs = ()  # a context too short for the tools' schemas: the model answers in words
+    fixed += specs_tokens(specs)
+    kept = fit_history(history, budget.history_room(fixed))
+    try:
+        result = _answer(ws, model, context.system, kept, opening, specs, actor, max_rounds, budget)
+    except ModelError as exc:
+        if exc.kind != "context_exceeded" or not kept:
+            raise
+        result = _answer(ws, model, context.system, (), opening, specs, actor, max_rounds, budget)
+    if record and result.reply:
+        record_turn(ws, "assistant", result.reply)
+    return result
+
+
+def _answer(
+    ws: Workspace,
+    model: ChatModel,
+    system_text: str,
+    history: tuple[Message, ...],
+    opening: Message,
+    specs: tuple[ToolSpec, ...],
+    actor: Actor,
+    max_rounds: int,
+    budget: ChatBudget,
+) -> TurnResult:
+    messages: list[Message] = [system(system_text), *history, opening]
     uses: list[ToolUse] = []
     calls = 0
     while True:
         offered = specs if calls < max_rounds else ()
-        response = model.chat(
-            ChatRequest(tuple(messages), tools=offered, max_tokens=MAX_REPLY_TOKENS)
-        )
+        request_tokens = sum(message_tokens(m) for m in messages) + specs_tokens(offered)
+        limit = min(budget.reply_tokens(request_tokens), max_output_tokens(ws))
+        if limit < MIN_REPLY_TOKENS:
+            raise ModelError.failed(
+                model.name,
+                "context_exceeded",
+                "chat.too_long",
+                tokens=TokenEstimate(budget.factor).real(request_tokens),
+                context=ws.config.condense.context_tokens,
+            )
+        response = model.chat(ChatRequest(tuple(messages), tools=offered, max_tokens=limit))
         calls += 1
         if not response.tool_calls or not offered:
             reply = response.text.strip()
@@ -89,9 +208,11 @@ def run_turn(
             result = tools.call_model_tool(ws, call, actor)
             uses.append(ToolUse(call.name, result.is_error, result.text))
             messages.append(tool_message(call, result.text))
-    if record and reply:
-        record_turn(ws, "assistant", reply)
-    return TurnResult(reply, tuple(uses), calls)
+    cut = response.stop_reason in CUT_STOP_REASONS
+    if cut:
+        mark = t(ws.locale, "chat.cut")
+        reply = f"{reply}\n{mark}".strip()
+    return TurnResult(reply, tuple(uses), calls, cut, len(history))
 
 
 def replay_state(turns: Sequence[Turn], ref: str) -> tuple[bool, str | None]:
@@ -102,37 +223,45 @@ def replay_state(turns: Sequence[Turn], ref: str) -> tuple[bool, str | None]:
 
 
 class ChatSession:
-    """A conversation with the owner: recent turns are kept as history for the next turn.
+    """A conversation with the owner: recent turns are kept as history for the next turn,
+    as many as the model's context holds (see `fit_history`); the session keeps no more
+    than that, however long it runs.
 
     Safe to call from several threads (Telegram handles updates concurrently): turns are
     taken one at a time, so history and the transcript stay in order.
     """
 
-    def __init__(
-        self,
-        ws: Workspace,
-        model: ChatModel,
-        *,
-        actor: Actor | None = None,
-        max_history: int = MAX_HISTORY_MESSAGES,
-    ) -> None:
+    def __init__(self, ws: Workspace, model: ChatModel, *, actor: Actor | None = None) -> None:
         self.ws = ws
         self.model = model
         self.actor = actor or Actor("chat")
-        self.max_history = max_history
         self.history: list[Message] = []
+        self.estimate: TokenEstimate | None = None
+        """Measured at the first turn (the server's tokenizer or the ledger), then kept."""
         self._lock = threading.Lock()
 
     def ask(self, text: str, ref: str | None = None) -> TurnResult:
         """Answer `text`. With a `ref` (a message replayed after a crash carries the same one),
         a turn already in the transcript is not recorded or asked again."""
         with self._lock:
+            if self.estimate is None:
+                prompt = build_context(self.ws, self.actor.user, openclaw=False).system
+                self.estimate = token_estimate(self.ws, self.model, (prompt,))
             if ref is None:
-                result = run_turn(self.ws, self.model, text, actor=self.actor, history=self.history)
+                result = run_turn(
+                    self.ws,
+                    self.model,
+                    text,
+                    actor=self.actor,
+                    history=self.history,
+                    estimate=self.estimate,
+                )
             else:
                 result = self._replayable_turn(text, ref)
             self.history += [user(text), assistant(result.reply)]
-            del self.history[: max(0, len(self.history) - self.max_history)]
+            self.history = list(
+                fit_history(self.history, chat_budget(self.ws, self.estimate).usable)
+            )
             return result
 
     def _replayable_turn(self, text: str, ref: str) -> TurnResult:
@@ -144,7 +273,13 @@ class ChatSession:
         if not asked:
             record_turn(self.ws, "user", text, ref=ref)
         result = run_turn(
-            self.ws, self.model, text, actor=self.actor, history=self.history, record=False
+            self.ws,
+            self.model,
+            text,
+            actor=self.actor,
+            history=self.history,
+            record=False,
+            estimate=self.estimate,
         )
         if result.reply:
             record_turn(self.ws, "assistant", result.reply, ref=ref)

@@ -209,6 +209,16 @@ class ListsModels(Protocol):
 
 
 @runtime_checkable
+class CountsTokens(Protocol):
+    """An adapter whose server tokenizes text for it (llama.cpp, llama-cpp-python, vLLM)."""
+
+    def server_tokens(self, text: str) -> int | None:
+        """`text`'s tokens by the server's tokenizer; None when the server has no tokenizer
+        endpoint (or it failed: the estimate then stands in)."""
+        ...
+
+
+@runtime_checkable
 class ChatModel(Protocol):
     """Anything that answers a chat request: the SDK adapters, the scripted model, the ledger."""
 

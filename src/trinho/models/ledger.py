@@ -15,11 +15,19 @@ from datetime import datetime, timedelta
 from typing import Any, Literal, Self, cast, get_args
 
 from trinho import fields as records
+from trinho.context.budget import Source, TokenEstimate, estimate_tokens, measured
 from trinho.durable import append_bytes, read_regular
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.i18n.keys import BUDGET_OVER
-from trinho.models.base import ChatModel, ChatRequest, ChatResponse, ModelError, Usage
+from trinho.models.base import (
+    ChatModel,
+    ChatRequest,
+    ChatResponse,
+    CountsTokens,
+    ModelError,
+    Usage,
+)
 from trinho.workspace import INTERNAL_DIR, Config, Workspace
 
 Purpose = Literal["rewrite", "screen", "chat", "job", "check"]
@@ -41,6 +49,9 @@ class UsageRecord:
     failure: str | None = None
     """How the call failed (a `FailureKind`: `timeout`, `context_exceeded`, ...); None when it
     was answered. Read as any string, so a ledger written by a newer trinho still reads."""
+    estimated_input_tokens: int = 0
+    """`estimate_tokens` of the prompt sent (0: not recorded), beside the server's own count
+    in `input_tokens`: their ratio calibrates the estimate for this model."""
 
     @property
     def total_tokens(self) -> int:
@@ -63,6 +74,8 @@ class UsageRecord:
             record["run"] = self.run
         if self.failure is not None:
             record["failure"] = self.failure
+        if self.estimated_input_tokens:
+            record["estimated_input_tokens"] = self.estimated_input_tokens
         return record
 
     @classmethod
@@ -77,6 +90,7 @@ class UsageRecord:
             run=records.maybe(fields, "run", str, where),
             cached_input_tokens=_count(fields, "cached_input_tokens", where, 0),
             failure=records.maybe(fields, "failure", str, where),
+            estimated_input_tokens=_count(fields, "estimated_input_tokens", where, 0),
         )
 
 
@@ -295,10 +309,16 @@ class LedgeredModel:
             self._record(Usage(), exc.kind)
             raise
         self.usage = self.usage + response.usage
-        self._record(response.usage, None)
+        self._record(response.usage, None, request.estimated_tokens() - request.max_tokens)
         return response
 
-    def _record(self, usage: Usage, failure: str | None) -> None:
+    def server_tokens(self, text: str) -> int | None:
+        """The server's own count of `text`, when the wrapped model can ask for one."""
+        if isinstance(self.inner, CountsTokens):
+            return self.inner.server_tokens(text)
+        return None
+
+    def _record(self, usage: Usage, failure: str | None, estimated: int = 0) -> None:
         append_usage(
             self.ws,
             UsageRecord(
@@ -310,5 +330,48 @@ class LedgeredModel:
                 self.run,
                 usage.cached_input_tokens,
                 failure,
+                estimated,
             ),
         )
+
+
+CALIBRATION_CALLS = 20
+"""The most recent answered calls of a model whose counts calibrate its estimate."""
+
+
+def usage_samples(records: Iterable[UsageRecord], model: str) -> tuple[tuple[int, int], ...]:
+    """(estimated, reported) prompt tokens of `model`'s latest answered calls, newest last."""
+    pairs = [
+        (r.estimated_input_tokens, r.input_tokens)
+        for r in records
+        if r.model == model and r.failure is None and r.estimated_input_tokens
+    ]
+    return tuple(pairs[-CALIBRATION_CALLS:])
+
+
+def calibrated(
+    server_pairs: Iterable[tuple[int, int]],
+    records: Iterable[UsageRecord],
+    model: str,
+) -> TokenEstimate:
+    """The estimate for `model`: from the server's tokenizer when it counted the texts, else
+    from the `prompt_tokens` its answers reported, else the safe default."""
+    chosen: tuple[tuple[tuple[int, int], ...], Source]
+    for chosen in ((tuple(server_pairs), "server"), (usage_samples(records, model), "usage")):
+        estimate = measured(*chosen)
+        if estimate.source != "default":
+            return estimate
+    return TokenEstimate()
+
+
+def token_estimate(ws: Workspace, model: ChatModel, texts: Iterable[str] = ()) -> TokenEstimate:
+    """The estimate every budget of this call site uses: `texts` (what is about to be sent)
+    counted by the server's tokenizer when it has one, else the ledger's calibration."""
+    counter = model if isinstance(model, CountsTokens) else None
+    pairs: list[tuple[int, int]] = []
+    for text in texts if counter is not None else ():
+        real = counter.server_tokens(text) if counter is not None else None
+        if real is None:
+            break
+        pairs.append((estimate_tokens(text), real))
+    return calibrated(pairs, read_ledger(ws).records, model.name)

@@ -21,8 +21,10 @@ from trinho.models.base import (
     Usage,
     parse_arguments,
 )
-from trinho.models.config import ModelSettings
+from trinho.models.config import PROVIDERS, ModelSettings, is_loopback
+from trinho.models.probe import ServerProbe
 from trinho.models.sdk_errors import SdkModel
+from trinho.workspace import CONFIG_PATH
 
 
 def to_openai_messages(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
@@ -141,6 +143,9 @@ class OpenAICompatModel(SdkModel):
             timeout=openai.Timeout(policy.timeout, connect=policy.connect_timeout),
             max_retries=0,
         )
+        local = PROVIDERS[settings.provider].local or is_loopback(settings.shown_url)
+        self.probe = ServerProbe(settings.shown_url, settings.model) if local else None
+        """Only a server of the owner's own is asked for its tokenizer, context and slots."""
 
     def chat(self, request: ChatRequest) -> ChatResponse:
         params = to_openai_request(request, self.settings)
@@ -148,7 +153,26 @@ class OpenAICompatModel(SdkModel):
         def attempt() -> ChatResponse:
             return from_openai_response(self._client.chat.completions.create(**params), self.name)
 
-        return self._retried(attempt)
+        try:
+            return self._retried(attempt)
+        except ModelError as exc:
+            if exc.kind != "timeout" or self.probe is None or not self.probe.busy():
+                raise
+            raise ModelError.failed(
+                self.name,
+                "timeout",
+                "error.model.timeout_busy",
+                url=self.settings.shown_url,
+                seconds=self.settings.policy.timeout,
+                config=CONFIG_PATH,
+            ) from None
+
+    def server_tokens(self, text: str) -> int | None:
+        return self.probe.tokens(text) if self.probe is not None else None
+
+    def server_context(self) -> int | None:
+        """The context length the server runs with, when it tells (llama.cpp, vLLM)."""
+        return self.probe.context() if self.probe is not None else None
 
     def served_models(self) -> tuple[str, ...]:
         """The ids `GET {base_url}/models` lists (one attempt: it only informs a check)."""

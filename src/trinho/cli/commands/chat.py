@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from trinho.cli.app import cli, emit, json_option, say, state
+from trinho.errors import TrinhoError
 from trinho.i18n import t
 
 
@@ -24,18 +25,22 @@ def chat(messages: tuple[str, ...], as_json: bool) -> None:
     session = ChatSession(ws, load_model(ws, "chat"))
     if messages:
         turns: list[dict[str, object]] = []
-        replies: list[str] = []
-        for text in messages:
-            result = session.ask(text)
-            replies.append(result.reply)
-            turns.append(
-                {
+        try:
+            for text in messages:
+                result = session.ask(text)
+                if not as_json:  # shown as it comes: a later turn that fails loses none
+                    say(result.reply)
+                turn: dict[str, object] = {
                     "message": text,
                     "reply": result.reply,
                     "tools": [{"name": u.name, "error": u.is_error} for u in result.tool_uses],
                 }
-            )
-        emit(as_json, {"turns": turns}, "\n".join(replies))
+                if result.cut:  # the server stopped it at its length limit
+                    turn["cut"] = True
+                turns.append(turn)
+        finally:
+            if as_json:
+                emit(True, {"turns": turns}, "")
         return
     say(t(ws.locale, "chat.intro"), err=True)
     while True:
@@ -45,4 +50,7 @@ def chat(messages: tuple[str, ...], as_json: bool) -> None:
             break
         if not text.strip():
             break
-        say(session.ask(text).reply)
+        try:
+            say(session.ask(text).reply)
+        except TrinhoError as exc:  # one turn failed (an overflow, a server down): say so, go on
+            say(exc.localized(ws.locale), err=True)

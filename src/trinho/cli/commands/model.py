@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from dataclasses import replace
@@ -11,11 +12,21 @@ from datetime import time as day_start
 import click
 
 from trinho.cli.app import cli, emit, json_option, say, state
+from trinho.context.budget import MARGIN, estimate_tokens
 from trinho.i18n import N_, t
-from trinho.models.base import ChatModel, ChatRequest, ChatResponse, ListsModels, ModelError, user
+from trinho.models.base import (
+    ChatModel,
+    ChatRequest,
+    ChatResponse,
+    ListsModels,
+    ModelError,
+    system,
+    user,
+)
 from trinho.models.config import ModelSettings, resolve_model
-from trinho.models.ledger import Totals, read_ledger, summarize
+from trinho.models.ledger import Totals, read_ledger, summarize, token_estimate
 from trinho.models.loader import build_model, load_model
+from trinho.models.openai_compat import OpenAICompatModel
 from trinho.textnorm import one_line
 from trinho.workspace import parse_day
 
@@ -24,6 +35,28 @@ CHECK_ATTEMPTS = 2
 """`model check` should answer quickly: one retry at most, whatever the config says."""
 CHECK_TOKENS = 32
 MAX_SHOWN_MODELS = 5
+CHECK_SYSTEM = " ".join(
+    [
+        "You are the owner's assistant and keep a long-term memory for them.",
+        "Answer briefly, in the owner's language, and never invent what they did not say.",
+    ]
+    * 12
+)
+"""A system message of about 300 tokens: a server that keeps it counts that many more
+prompt tokens than for the same request without it."""
+SYSTEM_KEPT_SHARE = 0.5
+"""The share of the system message's estimate the count must grow by for it to have
+arrived: chat templates and tokenizers differ, a dropped message adds nothing at all."""
+OUTPUT_SHARE = 4
+"""`[model] max_output_tokens` advised at most a quarter of the context: the rest is the
+prompt's."""
+
+
+TOKEN_SOURCE = {
+    "default": N_("model.tokenizer.default"),
+    "server": N_("model.tokenizer.server"),
+    "usage": N_("model.tokenizer.usage"),
+}
 
 
 @cli.group()
@@ -108,27 +141,122 @@ def ask(
         ) from None
 
 
+def system_dropped(
+    settings: ModelSettings, without: ChatResponse, with_system: ChatResponse
+) -> ModelError | None:
+    """The failure of a server that drops the system message: the same request with a long
+    system message counted (nearly) no more prompt tokens than without it. None when it
+    arrived, or when the server reports no prompt tokens to tell by."""
+    before, after = without.usage.input_tokens, with_system.usage.input_tokens
+    system_tokens = estimate_tokens(CHECK_SYSTEM)
+    if not before or not after or after - before >= system_tokens * SYSTEM_KEPT_SHARE:
+        return None
+    return ModelError.failed(
+        settings.name,
+        "bad_response",
+        "error.model.check_system_dropped",
+        url=settings.shown_url,
+        with_system=after,
+        without=before,
+        system=system_tokens,
+    )
+
+
+def sized_settings(
+    locale: str,
+    context: int | None,
+    rate: float | None,
+    seconds: float,
+    output: int,
+    settings: ModelSettings,
+    tokens: int,
+) -> list[str]:
+    """What follows from the server's context and speed, one line each."""
+    lines = []
+    if context is None:
+        lines.append(t(locale, N_("model.server_context_unknown")))
+    else:
+        usable = math.floor(context * (1 - MARGIN))
+        lines.append(
+            t(
+                locale,
+                N_("model.server_context"),
+                context=context,
+                usable=usable,
+                margin=round(MARGIN * 100),
+                output=min(output, context // OUTPUT_SHARE),
+            )
+        )
+    if rate:
+        answer = round(output / rate, 1)
+        verdict = (
+            N_("model.speed_ok") if answer < settings.policy.timeout else N_("model.speed_short")
+        )
+        lines.append(
+            t(
+                locale,
+                N_("model.speed"),
+                rate=round(rate, 1),
+                tokens=tokens,
+                seconds=seconds,
+                output=output,
+                answer=answer,
+                timeout=settings.policy.timeout,
+                verdict=t(locale, verdict),
+            )
+        )
+    return lines
+
+
 @model.command()
 @json_option
 def check(as_json: bool) -> None:
-    """Send one tiny request to the configured model and say what answered.
+    """Send two tiny requests to the configured model and say what answered.
 
-    Fails when the model answers nothing; warns when the server does not list the configured
-    model among those it serves (`GET /models`)."""
+    Fails when the model answers nothing, or when the server drops the system message (the
+    same request with a long one must count more prompt tokens); warns when the server does
+    not list the configured model among those it serves (`GET /models`). Says the server's
+    context length and speed, and the settings that follow from them."""
     ws = state().workspace()
     settings = resolve_model(ws.config, os.environ)
     attempts = min(settings.policy.attempts, CHECK_ATTEMPTS)
     settings = replace(settings, policy=replace(settings.policy, attempts=attempts))
     inner = build_model(settings)
     listed = listed_models(inner)
+    checked = load_model(ws, "check", model=inner)
     started = time.monotonic()
-    response = ask(settings, load_model(ws, "check", model=inner), listed)
+    response = ask(settings, checked, listed)
     seconds = round(time.monotonic() - started, 2)
     failure = empty_answer(settings, response)
     if failure is not None:
         raise failure
+    with_system = checked.chat(
+        ChatRequest((system(CHECK_SYSTEM), user(CHECK_PROMPT)), max_tokens=CHECK_TOKENS)
+    )
+    failure = system_dropped(settings, response, with_system)
+    if failure is not None:
+        raise failure
+    context = inner.server_context() if isinstance(inner, OpenAICompatModel) else None
+    estimate = token_estimate(ws, checked, (CHECK_SYSTEM,))
+    rate = response.usage.output_tokens / seconds if seconds > 0 else None
+    output = settings.max_output_tokens
+    sized = sized_settings(
+        ws.locale, context, rate, seconds, output, settings, response.usage.output_tokens
+    )
     warning = name_warning(settings, listed)
     warnings = [warning] if warning else []
+    kept = t(
+        ws.locale,
+        N_("model.system_kept"),
+        with_system=with_system.usage.input_tokens,
+        without=response.usage.input_tokens,
+    )
+    tokenizer = t(
+        ws.locale,
+        N_("model.tokenizer"),
+        source=t(ws.locale, TOKEN_SOURCE[estimate.source]),
+        factor=round(estimate.factor, 2),
+    )
     data = {
         "ok": True,
         "model": settings.name,
@@ -143,6 +271,14 @@ def check(as_json: bool) -> None:
         "listed_models": list(listed) if listed is not None else None,
         "warnings": [t("en", key, **params) for key, params in warnings],
         "timeout": settings.policy.timeout,
+        "system_message": {
+            "input_tokens_with": with_system.usage.input_tokens,
+            "input_tokens_without": response.usage.input_tokens,
+        },
+        "context_tokens": context,
+        "tokens_per_second": round(rate, 2) if rate else None,
+        "token_estimate": {"source": estimate.source, "factor": round(estimate.factor, 3)},
+        "settings": sized,
     }
     human = t(
         ws.locale,
@@ -153,7 +289,7 @@ def check(as_json: bool) -> None:
         tokens=response.usage.total_tokens,
         reply=one_line(response.text)[:80],
     )
-    emit(as_json, data, human)
+    emit(as_json, data, "\n".join([human, kept, tokenizer, *sized]))
     for key, params in warnings if not as_json else ():
         say(t(ws.locale, key, **params), err=True)
 

@@ -10,11 +10,12 @@ date (the gate holds those already).
 from __future__ import annotations
 
 import hashlib
+import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from trinho.context.budget import estimate_tokens
+from trinho.context.budget import base_tokens, estimate_tokens
 from trinho.memory.format import BOM, Entry, parse
 from trinho.textnorm import one_line
 
@@ -57,13 +58,13 @@ def plan_archive(text: str, budget_tokens: int) -> ArchivePlan | None:
     if before <= budget_tokens:
         return None
     raws = text.split("\n")
-    left = len(text.encode("utf-8"))
+    left = base_tokens(text)
     chosen: set[int] = set()
     for entry in _oldest_first(text):
         if _within_target(left, budget_tokens):
             break
         chosen.add(entry.line - 1)
-        left -= len(entry.raw.encode("utf-8")) + 1  # the line and one line break
+        left -= base_tokens(entry.raw + "\n")  # the line and one line break
     if not chosen:
         return None
     after = "\n".join(raw for i, raw in enumerate(raws) if i not in chosen)
@@ -151,10 +152,10 @@ def _oldest_first(text: str) -> list[Entry]:
     return [entry for _, _, entry in sorted(dated, key=lambda d: (d[0], d[1]))]
 
 
-def _within_target(size: int, budget_tokens: int) -> bool:
-    """Whether `size` UTF-8 bytes estimate at most 9/10 of the budget (as `estimate_tokens`
-    counts: a token per 4 bytes, rounded up)."""
-    tokens = -(-max(size, 0) // 4)
+def _within_target(left: float, budget_tokens: int) -> bool:
+    """Whether `left` (a `base_tokens` sum: it adds up over the lines) is at most 9/10 of
+    the budget once rounded up as `estimate_tokens` rounds."""
+    tokens = math.ceil(round(max(left, 0.0), 6))
     numerator, denominator = TARGET_SHARE
     return tokens * denominator <= budget_tokens * numerator
 

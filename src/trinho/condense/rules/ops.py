@@ -438,6 +438,15 @@ class _Out:
         return f"- {op.date_text}{raw[2 + len(item.date_text) :]}"
 
 
+def unusable(script: Script | None) -> Literal["empty", "chatter"] | None:
+    """How a run's merged script is of no use, if it is: `empty` (the model wrote nothing),
+    `chatter` (it wrote, but no operation could be read). A script with an operation, an
+    explicit NONE or a whole MEMORY.md is an answer."""
+    if script is None or script.ops or script.none or script.whole_file is not None:
+        return None
+    return "chatter" if script.chatter or script.ignored else "empty"
+
+
 def merge_scripts(scripts: Sequence[Script]) -> Script:
     """The scripts of a run's chunks as one, every chunk having read the same numbered
     MEMORY.md: operations in chunk order, a line named by an earlier chunk taken (the later
@@ -488,16 +497,23 @@ def op_tokens(operation: str) -> int:
     return estimate_tokens(operation) + 1
 
 
-def script_tokens(material_tokens: int) -> int:
-    """The `max_tokens` of one edit-script call over `material_tokens` of the week.
+OP_TOKENS = 48
+"""What one change costs in an edit script: its frame (`EDIT [123] - 2026-11-28: `, about 12
+tokens) and a line of a fact or two."""
 
-    The new lines together are counted as half the material, as the whole-file rewrite counts
-    what the material adds; the operations' frames (`EDIT [123] `, about 4 tokens) a quarter
-    more, as if one note or turn in three brought a change. MEMORY.md's size does not enter:
-    the script names lines, it does not repeat them. An estimate, not a bound: an answer cut
-    at the limit loses only its last operations (see `parse_ops(cut=True)`).
+
+def script_tokens(material_tokens: int, items: int) -> int:
+    """The `max_tokens` of one edit-script call over `items` notes and turns holding
+    `material_tokens` of the week: proportional to the work, so a slow server is not asked
+    for thousands of tokens it would take half an hour to write.
+
+    At most one change per note or turn (`OP_TOKENS` each), and never more than the new lines
+    could take: half the material, as the whole-file rewrite counts what the material adds,
+    and a quarter more for the operations' frames. MEMORY.md's size does not enter: the
+    script names lines, it does not repeat them. An estimate, not a bound: an answer cut at
+    the limit loses only its last operations (see `parse_ops(cut=True)`).
     """
-    return SCRIPT_SLACK_TOKENS + math.ceil(material_tokens * 3 / 4)
+    return SCRIPT_SLACK_TOKENS + min(OP_TOKENS * items, math.ceil(material_tokens * 3 / 4))
 
 
 def material_beside(left: int) -> int:

@@ -76,7 +76,7 @@ def ops_request(
     week = t(locale, "condense.prompt.week", since=since, today=today, part=chunk.number, of=chunks)
     return ChatRequest(
         messages=(system(prefix), user(week + "\n" + render_material(chunk.items))),
-        max_tokens=min(max_output, script_tokens(chunk.tokens)),
+        max_tokens=min(max_output, script_tokens(chunk.tokens, len(chunk.items))),
         cache_prefix=True,
     )
 

@@ -21,6 +21,7 @@ from typing import Literal
 from trinho.clock import utc
 from trinho.config import DEFAULT_CONTEXT_TOKENS as DEFAULT_CONTEXT_TOKENS
 from trinho.config import CondenseProtocol
+from trinho.context.budget import MAX_CHAR_TOKENS
 from trinho.conversations.store import read_day
 from trinho.memory import store as memory_store
 from trinho.models import estimate_tokens
@@ -317,7 +318,7 @@ def cut(item: Material, room: int) -> list[Material]:
     label = f"{item.part}." if item.part else ""
     frame = Material(item.day, item.source, item.time, item.who, "", item.where, label + "99/99")
     frame_tokens = frame.tokens
-    size = max(1, (room - frame_tokens - 1) * 4 // 3)  # even if every char were a line break
+    size = max(1, math.floor((room - frame_tokens - 1) / MAX_CHAR_TOKENS))  # the costliest chars
     text = item.text
     pieces = [text[i : i + size] for i in range(0, len(text), size)]
     return [

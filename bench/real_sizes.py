@@ -1,0 +1,172 @@
+"""Sizing against a real llama.cpp-compatible server: the estimate's error per part, a
+condensation and a ten-turn chat at the server's context, in Vietnamese and in English.
+
+Run by bench/real_model.sh for each model and `--n_ctx`; usable on its own:
+
+    .venv/bin/python bench/real_sizes.py --base-url http://127.0.0.1:8089/v1 --model M --n-ctx 2048
+
+The checks are the promises, not the model's quality: the estimate never more than 10% under
+the server's tokenizer on this text, no traceback, the condensation either runs or refuses in
+one line naming the part that did not fit, every chat turn answered (exit 0), nothing refused
+by the server for length. Exits 1 when one is broken.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import sys
+import tempfile
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from real_model import MEMORY, NOTES, TURNS, Checks, run, week
+from trinho.condense.store.prompts import load_prompt
+from trinho.context.budget import estimate_tokens
+from trinho.tools import service as tools
+
+CHAT = {
+    "vi": [
+        "Chào bạn, mình là Minh.",
+        "Tuần này mình có hẹn gì với ngân hàng?",
+        "Mai tập bơi vào những ngày nào?",
+        "Nhắc mình gọi cho mẹ tối chủ nhật nhé.",
+        "Mình bị dị ứng gì?",
+    ],
+    "en": [
+        "What book did I finish this week?",
+        "When is the warehouse cutover?",
+        "Please remember that my favourite drink is iced milk coffee.",
+        "What do you know about my daughter Mai?",
+        "Thanks, that is all for today.",
+    ],
+}
+
+
+def server_count(base_url: str, text: str) -> int | None:
+    root = base_url.rstrip("/").removesuffix("/v1")
+    for path, body in (
+        ("/extras/tokenize/count", {"input": text}),
+        ("/tokenize", {"content": text}),
+    ):
+        request = urllib.request.Request(
+            root + path,
+            data=json.dumps(body).encode(),
+            headers={"content-type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                data: Any = json.loads(answer.read())
+        except OSError:
+            continue
+        if isinstance(data.get("count"), int):
+            return int(data["count"])
+        if isinstance(data.get("tokens"), list):
+            return len(data["tokens"])
+    return None
+
+
+def parts() -> dict[str, str]:
+    vi = [text for _, text in NOTES if any(not c.isascii() for c in text)]
+    en = [text for _, text in NOTES if all(c.isascii() for c in text)]
+    schemas = json.dumps(
+        [[s.name, s.description, dict(s.parameters)] for s in tools.model_specs()],
+        ensure_ascii=False,
+    )
+    return {
+        "rewrite instructions (en)": load_prompt("rewrite", 2).text,
+        "MEMORY.md (vi+en)": MEMORY,
+        "notes (vi)": "\n".join(vi),
+        "notes (en)": "\n".join(en),
+        "turns (vi+en)": "\n".join(text for _, _, text in TURNS),
+        "chat messages (vi)": "\n".join(CHAT["vi"]),
+        "chat messages (en)": "\n".join(CHAT["en"]),
+        "tool schemas (JSON)": schemas,
+    }
+
+
+def estimate_errors(base_url: str, checks: Checks) -> None:
+    print("  the estimate against the server's tokenizer, per part:")
+    for name, text in parts().items():
+        real = server_count(base_url, text)
+        estimate = estimate_tokens(text)
+        if real is None:
+            print(f"    {name:28s} estimate {estimate:5d}, the server has no tokenizer")
+            continue
+        error = (estimate - real) / real * 100
+        print(f"    {name:28s} server {real:5d}  estimate {estimate:5d}  error {error:+6.1f}%")
+        checks.require(error >= -10, f"estimate of {name}: never more than 10% under")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--base-url", required=True)
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--n-ctx", type=int, required=True)
+    parser.add_argument("--max-output", type=int, default=256)
+    args = parser.parse_args()
+    checks = Checks()
+    print(f"== {args.model}, --n_ctx {args.n_ctx} ==")
+    estimate_errors(args.base_url, checks)
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp) / "ws"
+        env = {
+            **os.environ,
+            "TRINHO_HOME": str(home),
+            "TRINHO_NOW": "2026-11-29T20:00:00+07:00",
+            "TRINHO_MODEL": f"llamacpp:{args.model}",
+            "TRINHO_BASE_URL": args.base_url,
+        }
+        with contextlib.redirect_stdout(io.StringIO()):
+            week(env, home)
+        config = home / ".trinho" / "config.toml"
+        text = config.read_text(encoding="utf-8")
+        text = text.replace("max_output_tokens = 1024", f"max_output_tokens = {args.max_output}")
+        text = text.replace("context_tokens = 8192", f"context_tokens = {args.n_ctx}")
+        config.write_text(text, encoding="utf-8")
+        code, out, err, seconds = run(env, "condense", "--json")
+        checks.require("Traceback" not in out + err, "condense: no traceback")
+        if code == 0:
+            report = json.loads(out)
+            script = report.get("script") or {}
+            print(
+                f"  condense: {report.get('chunks', 0)} chunk(s), "
+                f"{script.get('operations', 0)} operations read, {seconds:.0f} s"
+            )
+            checks.require(True, "condense: ran")
+        else:
+            line = err.strip().splitlines()
+            print(f"  condense refused in {seconds:.0f} s: {err.strip()[:400]}")
+            checks.require(len(line) == 1, "condense: one line when it cannot run")
+            checks.require(
+                "exceeds the available context" not in err, "condense: not refused by the server"
+            )
+        for lang in ("vi", "en"):
+            messages = [a for m in CHAT[lang] for a in ("-m", m)]
+            code, out, err, seconds = run(env, "chat", "--json", *messages, *messages)
+            checks.require("Traceback" not in out + err, f"chat ({lang}): no traceback")
+            checks.require(
+                code == 0, f"chat ({lang}): ten turns answered, exit 0 ({err.strip()[:200]})"
+            )
+            turns = json.loads(out)["turns"] if out.strip() else []
+            cut = sum(bool(t.get("cut")) for t in turns)
+            print(
+                f"  chat ({lang}): {len(turns)} turns in {seconds:.0f} s, "
+                f"{cut} cut at the length limit"
+            )
+        usage = home / ".trinho" / "usage.jsonl"
+        lines = usage.read_text(encoding="utf-8").splitlines() if usage.exists() else []
+        records = [json.loads(line) for line in lines if line]
+        refused = sum(r.get("failure") == "context_exceeded" for r in records)
+        print(f"  calls: {len(records)}, refused for length by the server: {refused}")
+    print(f"  {'all checks pass' if not checks.broken else 'BROKEN: ' + '; '.join(checks.broken)}")
+    return 1 if checks.broken else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
