@@ -83,7 +83,10 @@ COMMANDS: dict[str, str] = {
 SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (N_("cli.section.everyday"), ("note", "notes", "search", "get", "chat", "fact", "facts")),
     (N_("cli.section.review"), ("proposals", "approve", "reject", "condense", "web")),
-    (N_("cli.section.setup"), ("init", "import", "export", "model", "serve", "jobs", "mcp", "usage")),
+    (
+        N_("cli.section.setup"),
+        ("init", "import", "export", "model", "serve", "jobs", "mcp", "usage"),
+    ),
     (N_("cli.section.operator"), ("owners", "store")),
     (N_("cli.section.developer"), ("context", "gate", "index", "tools", "call", "demo")),
 )
