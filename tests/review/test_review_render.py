@@ -91,3 +91,21 @@ def test_every_label_is_short_and_never_a_bare_approve(
     assert approve not in ("Approve", "Duyệt")
     if risk_of(p) is Risk.REMOVES and cls == "removed":
         assert approve in ("Remove this line", "Xoá dòng này")
+
+
+@pytest.mark.parametrize("locale", ["en", "vi"])
+@pytest.mark.parametrize(
+    ("code", "params"),
+    [
+        ("edited", {"similarity": 0.72}),
+        ("edited_heading", {"similarity": 0.5}),
+        ("over_budget", {"tokens": 447, "budget": 420, "count": 5}),
+    ],
+)
+def test_the_owner_reads_a_technical_reason_in_words(
+    locale: str, code: str, params: dict[str, object]
+) -> None:
+    change = {**memory("edited", "- a", "- b", code), "reason_params": params}
+    text = reason_words(proposal("memory", change), locale)
+    assert not re.search(r"similarity|token|0\.72|447|420", text), text
+    assert ("5" in text) is (code == "over_budget")

@@ -141,6 +141,14 @@ DECIDED_LABEL: dict[str, str] = {
 }
 """Where a decided change stands -> the word its line in a summary ends with."""
 
+OWNER_REASON: dict[str, str] = {
+    "edited": N_("review.why.edited"),
+    "edited_heading": N_("review.why.edited_heading"),
+    "over_budget": N_("review.why.over_budget"),
+}
+"""Gate reasons whose technical text (a similarity, a token count) the owner's review says in
+words instead; the run report keeps the technical one."""
+
 FACT_REASON: dict[str, str] = {
     "contradicts_user": N_("fact.reason.contradicts_user"),
     "job": N_("fact.reason.job"),

@@ -12,7 +12,7 @@ from trinho.condense.rules.loss import suspicious_sides
 from trinho.condense.rules.reasons import stored_reason
 from trinho.facts.rules import FactVersion
 from trinho.i18n import t
-from trinho.i18n.keys import FACT_REASON, GATE_CLASS, PROPOSAL_STATUS, RISK_LABEL
+from trinho.i18n.keys import FACT_REASON, GATE_CLASS, OWNER_REASON, PROPOSAL_STATUS, RISK_LABEL
 from trinho.proposals.store import Proposal
 from trinho.review.risk import Risk, risk_of
 
@@ -185,6 +185,11 @@ def gate_reason_words(p: Proposal, locale: str) -> str:
         job = p.origin == "job" or p.origin.startswith("job:")
         code = "job" if job else "contradicts_user"
         return t(locale, FACT_REASON[code], fact=_clip(str(p.change.get("key", "")), 60))
+    code = p.change.get("reason_code")
+    if p.kind == "memory" and isinstance(code, str) and code in OWNER_REASON:
+        params = p.change.get("reason_params")
+        count = params.get("count") if isinstance(params, dict) else None
+        return t(locale, OWNER_REASON[code], **({"count": count} if isinstance(count, int) else {}))
     return proposal_reason(p, locale)
 
 
