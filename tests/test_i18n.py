@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import trinho
-from catalogs import CATALOG, LOCALES, PO, forms, is_key, msgid
+from catalogs import CATALOG, LOCALES, PO, forms, internal_terms_in, is_key, msgid
 from trinho.i18n import catalog, click_in, t
 
 SRC = Path(trinho.__file__).parent
@@ -288,3 +288,23 @@ def test_a_fresh_interpreter_reads_the_catalogs_without_babel() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "2 thay đổi đang chờ bạn duyệt:\n"
+
+
+FOR_THE_MODEL_OR_A_FILE = ("jobs.", "error.config.", "error.fact_file.", "error.budget.")
+"""Keys whose Vietnamese text may name an English code: prompts the model reads, and errors
+that name the field of a config or fact file as it must be typed."""
+
+
+def test_no_vietnamese_message_carries_an_internal_term() -> None:
+    """Every message an owner reads in vi (pages, Telegram, CLI output all come from the
+    catalog) is free of trinho's inside words; a placeholder's name is not shown."""
+    found = {}
+    for m in PO["vi"]:
+        key = msgid(m)
+        if not key or key.startswith(FOR_THE_MODEL_OR_A_FILE):
+            continue
+        for text in forms(m):
+            shown = re.sub(r"\{[^{}]*\}|`[^`]*`|\[[a-z_]+\]", "", text)
+            if internal_terms_in(shown):
+                found[key] = internal_terms_in(shown)
+    assert found == {}

@@ -149,6 +149,12 @@ OWNER_REASON: dict[str, str] = {
 """Gate reasons whose technical text (a similarity, a token count) the owner's review says in
 words instead; the run report keeps the technical one."""
 
+BASIS_WORDS: dict[str, str] = {
+    "user": N_("web.fact.basis_user"),
+    "inferred": N_("web.fact.basis_inferred"),
+}
+"""A fact value's basis -> who it comes from, in words (never the field's code)."""
+
 FACT_REASON: dict[str, str] = {
     "contradicts_user": N_("fact.reason.contradicts_user"),
     "job": N_("fact.reason.job"),

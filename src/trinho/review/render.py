@@ -12,7 +12,14 @@ from trinho.condense.rules.loss import suspicious_sides
 from trinho.condense.rules.reasons import stored_reason
 from trinho.facts.rules import FactVersion
 from trinho.i18n import t
-from trinho.i18n.keys import FACT_REASON, GATE_CLASS, OWNER_REASON, PROPOSAL_STATUS, RISK_LABEL
+from trinho.i18n.keys import (
+    BASIS_WORDS,
+    FACT_REASON,
+    GATE_CLASS,
+    OWNER_REASON,
+    PROPOSAL_STATUS,
+    RISK_LABEL,
+)
 from trinho.proposals.store import Proposal
 from trinho.review.risk import Risk, risk_of
 
@@ -25,7 +32,7 @@ def fact_version_line(locale: str, key: str, v: FactVersion) -> str:
         "fact.value",
         fact=key,
         value=v.value,
-        basis=v.basis,
+        basis=t(locale, BASIS_WORDS.get(v.basis, BASIS_WORDS["inferred"])),
         since=v.valid_from,
         until=until,
     )
@@ -183,8 +190,11 @@ def gate_reason_words(p: Proposal, locale: str) -> str:
     reconciliation reason (a job's proposal, or an inference against the owner's word)."""
     if p.kind == "fact":
         job = p.origin == "job" or p.origin.startswith("job:")
-        code = "job" if job else "contradicts_user"
-        return t(locale, FACT_REASON[code], fact=_clip(str(p.change.get("key", "")), 60))
+        return t(
+            locale,
+            FACT_REASON["job" if job else "contradicts_user"],
+            fact=_clip(str(p.change.get("key", "")), 60),
+        )
     code = p.change.get("reason_code")
     if p.kind == "memory" and isinstance(code, str) and code in OWNER_REASON:
         params = p.change.get("reason_params")

@@ -18,7 +18,7 @@ from trinho.condense.rules.loss import suspicious_sides
 from trinho.condense.rules.reasons import stored_reason
 from trinho.facts.rules import Fact
 from trinho.i18n import N_, t
-from trinho.i18n.keys import GATE_CLASS, RUN_OUTCOME, SCREEN_DECISION
+from trinho.i18n.keys import BASIS_WORDS, GATE_CLASS, RUN_OUTCOME, SCREEN_DECISION
 from trinho.proposals.store import Proposal
 from trinho.review.render import effect_words, proposer_words, reason_words
 from trinho.review.risk import Risk, bulk_eligible, review_order, risk_of
@@ -537,10 +537,6 @@ def runs_page(runs: Sequence[tuple[str, dict[str, Any] | None]], locale: str) ->
     return html("<ul>{items}</ul>", items=items)
 
 
-BASIS_WORDS: dict[str, str] = {
-    "user": N_("web.fact.basis_user"),
-    "inferred": N_("web.fact.basis_inferred"),
-}
 SPEAKER: dict[str, str] = {"user": N_("web.turn.you"), "assistant": N_("web.turn.assistant")}
 SPEAKER_OTHER = N_("web.turn.other")
 
