@@ -170,6 +170,21 @@ def profile_option(func: F) -> F:
     )(func)
 
 
+def caller_options(func: F) -> F:
+    """`--as` and `--agent`: whom a tool call speaks for (`trinho call`, `trinho mcp`)."""
+    func = click.option("--agent", default="main", show_default=True, help="The agent's name.")(
+        func
+    )
+    return click.option(
+        "--as",
+        "actor_kind",
+        type=click.Choice(["chat", "job"]),
+        default="chat",
+        show_default=True,
+        help="Who calls: chat (the owner is present) or job (unattended).",
+    )(func)
+
+
 def state() -> State:
     obj = click.get_current_context().find_root().obj
     assert isinstance(obj, State)

@@ -17,7 +17,6 @@ file stores write them.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
@@ -54,6 +53,7 @@ from trinho.proposals.store import (
     ProposalStatus,
     Submitted,
     content_hash,
+    fresh_id,
     validate_id,
 )
 from trinho.proposals.store import _check_kind as check_kind
@@ -448,13 +448,9 @@ class PgRecords:
             if identity(existing.kind, existing.change, context) == same:
                 return Submitted(existing, created=False)
         created_at = self.now()
-        salt = 0
-        while True:
-            seed = f"{digest}\n{origin}\n{created_at.isoformat()}\n{salt}"
-            new_id = hashlib.sha256(seed.encode()).hexdigest()[:10]
-            if not self._proposals(conn, "id = %s", new_id):
-                break
-            salt += 1
+        new_id = fresh_id(
+            digest, origin, created_at, lambda i: bool(self._proposals(conn, "id = %s", i))
+        )
         proposal = Proposal(
             id=new_id,
             kind=kind,

@@ -191,6 +191,18 @@ def content_hash(kind: str, change: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+def fresh_id(digest: str, origin: str, created_at: datetime, taken: Callable[[str], bool]) -> str:
+    """A new proposal's id: ten hex digits of its hash, origin and instant, salted past any id
+    `taken` says is in use, so every store names the same proposal the same way."""
+    salt = 0
+    while True:
+        seed = f"{digest}\n{origin}\n{created_at.isoformat()}\n{salt}"
+        candidate = hashlib.sha256(seed.encode()).hexdigest()[:10]
+        if not taken(candidate):
+            return candidate
+        salt += 1
+
+
 def _identity(kind: str, change: Mapping[str, Any], context: Collection[str]) -> str:
     return content_hash(kind, {k: v for k, v in change.items() if k not in context})
 
@@ -272,13 +284,7 @@ def submit(
             ):
                 return Submitted(existing, created=False)
         created_at = ws.now()
-        salt = 0
-        while True:
-            seed = f"{digest}\n{origin}\n{created_at.isoformat()}\n{salt}"
-            new_id = hashlib.sha256(seed.encode()).hexdigest()[:10]
-            if not proposal_path(ws, new_id).exists():
-                break
-            salt += 1
+        new_id = fresh_id(digest, origin, created_at, lambda i: proposal_path(ws, i).exists())
         proposal = Proposal(
             id=new_id,
             kind=kind,

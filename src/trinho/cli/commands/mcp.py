@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from trinho.cli.app import cli, emit, json_option, profile_option, say, state
+from trinho.cli.app import caller_options, cli, emit, json_option, profile_option, say, state
 from trinho.errors import TrinhoError
 from trinho.i18n import N_, t
 from trinho.mcp import server as mcp_server
@@ -25,15 +25,7 @@ from trinho.workspace import CONFIG_PATH
     is_flag=True,
     help="Write a new bearer token into the config ([mcp] token) if it has none, and exit.",
 )
-@click.option(
-    "--as",
-    "actor_kind",
-    type=click.Choice(["chat", "job"]),
-    default="chat",
-    show_default=True,
-    help="Who the client speaks for: chat (the owner is present) or job (unattended).",
-)
-@click.option("--agent", default="main", show_default=True, help="The agent's name.")
+@caller_options
 @profile_option
 @json_option
 def mcp(

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from trinho.cli.app import cli, emit, profile_option, say, state
+from trinho.cli.app import caller_options, cli, emit, profile_option, say, state
 from trinho.textnorm import json_text
 from trinho.tools import service as tools_mod
 from trinho.workspace import CONFIG_PATH
@@ -37,15 +37,7 @@ def tools(fmt: tools_mod.ToolFormat, profile: str | None) -> None:
     default=None,
     help="The tool's arguments as one JSON object. Default: read from standard input.",
 )
-@click.option(
-    "--as",
-    "actor_kind",
-    type=click.Choice(["chat", "job"]),
-    default="chat",
-    show_default=True,
-    help="Who calls: chat (the owner is present) or job (unattended).",
-)
-@click.option("--agent", default="main", show_default=True, help="The agent's name.")
+@caller_options
 @profile_option
 def call(tool: str, raw_args: str | None, actor_kind: str, agent: str, profile: str | None) -> None:
     """Call one agent tool and print its result as one JSON line: a host that runs trinho
