@@ -88,7 +88,10 @@ def smoke_web() -> None:
         assert csrf and action, page[:500]
         form = urllib.parse.urlencode({"csrf": csrf.group(1), "reason": "smoke"}).encode()
         after = opener.open(f"http://127.0.0.1:{port}{action.group(1)}", form, timeout=TIMEOUT)
-        assert after.status == 200 and "rejected" in after.read().decode().lower()
+        assert after.status == 200, after.status
+        listing = json.loads(run(env, "proposals", "--all", "--json"))
+        statuses = [p["status"] for p in listing]
+        assert statuses == ["rejected"], statuses
     finally:
         proc.terminate()
         proc.wait(TIMEOUT)
