@@ -208,6 +208,17 @@ def _ident(v: FactVersion) -> tuple[str, date, datetime]:
     return (v.value, v.valid_from, v.recorded_at)
 
 
+def _later(
+    today: date, moment: datetime, days: int, start_off: int | None, end_off: int | None
+) -> tuple[date, datetime, date | None, date | None]:
+    """The clock moved `days` (and a minute), and the step's dates from the new today."""
+    today += timedelta(days=days)
+    moment += timedelta(days=days, minutes=1)
+    start = today + timedelta(days=start_off) if start_off is not None else None
+    end = today + timedelta(days=end_off) if end_off is not None else None
+    return today, moment, start, end
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(step, min_size=1, max_size=25))
 def test_random_saves_keep_every_invariant(
@@ -216,10 +227,7 @@ def test_random_saves_keep_every_invariant(
     fact: Fact | None = None
     today, moment = TODAY, NOW
     for days, actor, basis, value, start_off, end_off in steps:
-        today += timedelta(days=days)
-        moment += timedelta(days=days, minutes=1)
-        start = today + timedelta(days=start_off) if start_off is not None else None
-        end = today + timedelta(days=end_off) if end_off is not None else None
+        today, moment, start, end = _later(today, moment, days, start_off, end_off)
         item = Incoming("home-city", value, basis, moment, actor, start, end)
         try:
             decision = reconcile(fact, item, actor, today)
@@ -274,10 +282,7 @@ def test_an_approval_taken_back_leaves_the_fact_as_it_was_before(
     fact: Fact | None = None
     today, moment = TODAY, NOW
     for days, actor, basis, said, s_off, e_off in steps:
-        today += timedelta(days=days)
-        moment += timedelta(days=days, minutes=1)
-        start = today + timedelta(days=s_off) if s_off is not None else None
-        end = today + timedelta(days=e_off) if e_off is not None else None
+        today, moment, start, end = _later(today, moment, days, s_off, e_off)
         try:
             decided = reconcile(
                 fact, Incoming("k", said, basis, moment, actor, start, end), actor, today
@@ -285,8 +290,7 @@ def test_an_approval_taken_back_leaves_the_fact_as_it_was_before(
         except FactConflict:
             continue
         fact = decided.after or fact
-    start = today + timedelta(days=start_off) if start_off is not None else None
-    end = today + timedelta(days=end_off) if end_off is not None else None
+    _, _, start, end = _later(today, moment, 0, start_off, end_off)
     approval = Incoming("k", value, "user", moment + timedelta(minutes=1), APPROVAL, start, end)
     try:
         decision = reconcile(fact, approval, "owner", today)
