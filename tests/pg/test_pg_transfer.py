@@ -13,8 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import TZ, FixedClock
+from trinho.condense.rules.archive import archive_section
+from trinho.conversations.store import record_turn
 from trinho.errors import TrinhoError
 from trinho.facts.store import save_fact
+from trinho.memory.store import archive
 from trinho.notes.store import save_note
 from trinho.pg.connect import Database
 from trinho.pg.owners import owner_zone
@@ -23,7 +26,7 @@ from trinho.pg.store import PgRecords
 from trinho.pg.transfer import export_owner, import_workspace
 from trinho.workspace import Workspace, init_workspace
 
-RECORDS = ("memory/", "MEMORY.md", "users/", "memory_proposals/")
+RECORDS = ("memory/", "MEMORY.md", "users/", "memory_proposals/", "conversations/")
 
 
 def _record_files(root: Path) -> dict[str, bytes]:
@@ -59,11 +62,15 @@ def test_a_workspace_comes_back_byte_for_byte(
     (workspace.root / "MEMORY.md").write_text("# Memory\n- 2026-11-22: likes phở\nprose\n")
     notes = workspace.root / "memory"
     (notes / "2026-11-01-lesson.md").write_bytes(b"\xef\xbb\xbf## 14:00 - Lesson\r\n- 09:00 hi")
+    record_turn(workspace, "user", "chào\u2028bạn", ref="telegram:7")
+    record_turn(workspace, "assistant", "Vâng")
+    (workspace.root / "conversations" / "2026-11-02.jsonl").write_bytes(b'{"at": "2026-1')
+    archive(workspace, archive_section("2026-W40", ["- 2026-01-02: phở"]))
     before = _record_files(workspace.root)
     after, left = _round_trip(pg_admin, workspace, tmp_path / "out")
     assert after == before
-    assert len(before) >= 6
-    assert all(not rel.startswith(RECORDS) or rel.startswith("memory/archive") for rel in left)
+    assert {"conversations/2026-12-02.jsonl", "memory/archive.md"} <= set(before)
+    assert not [rel for rel in left if rel.startswith(RECORDS)]
 
 
 def test_an_imported_workspace_is_the_owners_records_and_is_searchable(
@@ -71,6 +78,8 @@ def test_an_imported_workspace_is_the_owners_records_and_is_searchable(
 ) -> None:
     save_note(workspace, "đi Hà Nội thăm bà")
     save_fact(workspace, "city", "Huế", basis="user", actor="owner")
+    record_turn(workspace, "user", "mai đi Đà Nẵng")
+    archive(workspace, archive_section("2026-W40", ["- 2026-01-02: thích phở Nam Định"]))
     owner = _new_owner()
     import_workspace(pg_admin, workspace, owner)
     assert owner_zone(pg_admin, owner) == TZ
@@ -78,6 +87,8 @@ def test_an_imported_workspace_is_the_owners_records_and_is_searchable(
     fact = records.load_fact("city")
     assert fact is not None and fact.head is not None and fact.head.value == "Huế"
     assert [h.text for h in search(records, "ha noi")] == ["đi Hà Nội thăm bà"]
+    assert [h.path for h in search(records, "da nang")] == ["conversations/2026-11-29.jsonl"]
+    assert [h.path for h in search(records, "nam dinh")] == ["memory/archive.md"]
     clock.advance(minutes=5)
     records.save_note("về nhà")
     assert records.note_text(clock.now.date()).endswith("- 14:10 về nhà\n")
@@ -133,6 +144,9 @@ _TEXT = st.text(
         st.tuples(st.sampled_from(["city", "pet", "job"]), _TEXT, st.booleans()), max_size=5
     ),
     hand=st.none() | _TEXT,
+    turns=st.lists(st.tuples(_TEXT, st.integers(0, 600)), max_size=4),
+    transcript=st.none() | _TEXT,
+    archived=st.lists(st.tuples(_TEXT, st.booleans()), max_size=3),
 )
 def test_any_workspace_comes_back_byte_for_byte(
     pg_admin: Database,
@@ -141,10 +155,14 @@ def test_any_workspace_comes_back_byte_for_byte(
     memory: str | None,
     facts: list[tuple[str, str, bool]],
     hand: str | None,
+    turns: list[tuple[str, int]],
+    transcript: str | None,
+    archived: list[tuple[str, bool]],
 ) -> None:
     """The property: notes saved at any time (continuation lines, any letters), a MEMORY.md
-    and a day file written by hand (a BOM, CR, anything), facts saved and proposed: the export
-    holds exactly the bytes the workspace held."""
+    and a day file written by hand (a BOM, CR, anything), facts saved and proposed, turns
+    recorded and a transcript written by hand (a torn last line too), archived sections and
+    an archive edited by hand: the export holds exactly the bytes the workspace held."""
     clock = FixedClock()
     base = tmp_path_factory.mktemp("rt")
     ws = init_workspace(base / "ws", timezone=TZ, clock=clock).workspace
@@ -162,6 +180,20 @@ def test_any_workspace_comes_back_byte_for_byte(
     if hand is not None:
         day = (clock.now - timedelta(days=40)).date().isoformat()
         (ws.root / "memory" / f"{day}.md").write_text(hand, encoding="utf-8", newline="")
+    for text, minutes in turns:
+        clock.advance(minutes=minutes)
+        record_turn(ws, "user", text)
+    if transcript:
+        day = (clock.now - timedelta(days=3)).date().isoformat()
+        (ws.root / "conversations" / f"{day}.jsonl").write_text(
+            transcript, encoding="utf-8", newline=""
+        )
+    for n, (text, by_hand) in enumerate(archived):
+        if by_hand:
+            with ws.archive_file.open("a", encoding="utf-8", newline="") as edited:
+                edited.write(text)
+        else:
+            archive(ws, archive_section(f"2026-W{n + 10}", [t for t in text.split("\n") if t]))
     before = _record_files(ws.root)
     after, _ = _round_trip(pg_admin, ws, base / "out")
     assert after == before

@@ -2,31 +2,39 @@
 owner's records back out as files, byte for byte (`trinho import workspace`, `trinho export`).
 
 What moves: the daily note files (`memory/DAY.md`, OpenClaw's `memory/DAY-slug.md`), MEMORY.md,
-every user's facts (`users/USER/facts/KEY.md`) and the proposals (`memory_proposals/ID.json`).
+every user's facts (`users/USER/facts/KEY.md`), the proposals (`memory_proposals/ID.json`), the
+transcripts (`conversations/DAY.jsonl`) and `memory/archive.md`.
 An import is one transaction: all of it or none. A file the database would give back otherwise
 than it was (a fact file edited by hand, an offset other than the owner's zone) is kept
 verbatim beside its rows until trinho next writes that record, so an export returns exactly
-what was imported. Everything else in the workspace (transcripts, the archive, `.trinho/`)
-does not move yet, and the import says which files it left (docs/scale.md).
+what was imported. Everything else in the workspace (`.trinho/`, an empty transcript, any file
+trinho does not write) does not move, and the import says which files it left (docs/scale.md).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import TrinhoError
 from trinho.facts.format import parse_fact, render_fact
 from trinho.openclaw.markers import day_of_name
+from trinho.pg.archive import PgArchive
 from trinho.pg.connect import Database
 from trinho.pg.owners import add_owner, owner_zone
 from trinho.pg.search import reindex
 from trinho.pg.store import PgRecords, proposal_json
+from trinho.pg.transcripts import PgTranscripts, transcript_name
 from trinho.proposals.store import Proposal
 from trinho.textnorm import decode, validate_slug
-from trinho.workspace import MEMORY_FILE, NOTES_DIR, Workspace, system_clock
+from trinho.workspace import ARCHIVE_FILE, MEMORY_FILE, NOTES_DIR, Workspace, system_clock
+
+if TYPE_CHECKING:
+    import psycopg
 
 USERS_DIR = "users"
 PROPOSALS_DIR = "memory_proposals"
@@ -52,7 +60,9 @@ def _has_records(records: PgRecords) -> bool:
             "SELECT EXISTS (SELECT 1 FROM note_files WHERE owner_id = %(o)s)"
             " OR EXISTS (SELECT 1 FROM memory_versions WHERE owner_id = %(o)s)"
             " OR EXISTS (SELECT 1 FROM facts WHERE owner_id = %(o)s)"
-            " OR EXISTS (SELECT 1 FROM proposals WHERE owner_id = %(o)s)",
+            " OR EXISTS (SELECT 1 FROM proposals WHERE owner_id = %(o)s)"
+            " OR EXISTS (SELECT 1 FROM transcript_lines WHERE owner_id = %(o)s)"
+            " OR EXISTS (SELECT 1 FROM archive_sections WHERE owner_id = %(o)s)",
             {"o": records.owner},
         ).fetchone()
     return bool(row and row[0])
@@ -73,19 +83,13 @@ def import_workspace(db: Database, ws: Workspace, owner: str) -> Transfer:
         add_owner(db, owner, ws.config.timezone)
         zone = ws.config.timezone
     records = _records(db, owner, zone, ws.config.owner)
+    transcripts = PgTranscripts(db, owner, clock=system_clock, timezone=zone)
+    archive = PgArchive(db, owner)
     if _has_records(records):
         raise TrinhoError.keyed("error.owner.not_empty", owner=owner)
     moved: list[str] = []
     with db.owner_tx(owner) as conn:
-        for path in sorted(ws.notes_dir.glob("*.md")) if ws.notes_dir.is_dir() else []:
-            if day_of_name(path.name) is None or not path.is_file():
-                continue
-            name = f"{NOTES_DIR}/{path.name}"
-            conn.execute(
-                "INSERT INTO note_files (owner_id, name, body) VALUES (%s, %s, %s)",
-                (owner, name, _read(ws, path)),
-            )
-            moved.append(name)
+        moved.extend(_import_notes(conn, ws, owner))
         if ws.memory_file.is_file():
             conn.execute(
                 "INSERT INTO memory_versions (owner_id, version, body, run, written_at)"
@@ -114,8 +118,46 @@ def import_workspace(db: Database, ws: Workspace, owner: str) -> Transfer:
             if proposal_json(records._one(conn, proposal.id, lock=False)) != text:
                 records._write_proposal(conn, proposal, verbatim=text)
             moved.append(ws.shown(path))
+        moved.extend(_import_transcripts(conn, ws, transcripts))
+        if ws.archive_file.is_file():
+            archive.put_file(conn, _read(ws, ws.archive_file))
+            moved.append(ARCHIVE_FILE)
     reindex(records)
+    transcripts.reindex()
+    archive.reindex()
     return Transfer(owner, moved, _left(ws, moved))
+
+
+def _import_notes(conn: psycopg.Connection, ws: Workspace, owner: str) -> list[str]:
+    moved = []
+    for path in sorted(ws.notes_dir.glob("*.md")) if ws.notes_dir.is_dir() else []:
+        if day_of_name(path.name) is None or not path.is_file():
+            continue
+        name = f"{NOTES_DIR}/{path.name}"
+        conn.execute(
+            "INSERT INTO note_files (owner_id, name, body) VALUES (%s, %s, %s)",
+            (owner, name, _read(ws, path)),
+        )
+        moved.append(name)
+    return moved
+
+
+def _import_transcripts(
+    conn: psycopg.Connection, ws: Workspace, transcripts: PgTranscripts
+) -> list[str]:
+    """Each day's transcript as its lines; an empty one holds no line, and is left."""
+    moved = []
+    folder = ws.conversations_dir
+    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+        try:
+            day = date.fromisoformat(path.stem)
+        except ValueError:
+            continue
+        text = _read(ws, path)
+        if path.is_file() and text and path.name == f"{day.isoformat()}.jsonl":
+            transcripts.put_file(conn, day, text)
+            moved.append(transcript_name(day))
+    return moved
 
 
 def _left(ws: Workspace, moved: list[str]) -> list[str]:
@@ -147,6 +189,12 @@ def export_owner(db: Database, owner: str, folder: Path) -> Transfer:
             files[f"{USERS_DIR}/{user}/facts/{key}.md"] = text
     for proposal in records.proposals():
         files[f"{PROPOSALS_DIR}/{proposal.id}.json"] = records.proposal_file_text(proposal.id)
+    transcripts = PgTranscripts(db, owner, clock=system_clock, timezone=zone)
+    for day in transcripts.days():
+        files[transcript_name(day)] = transcripts.day_text(day)
+    archive = PgArchive(db, owner)
+    if archive.exists():
+        files[ARCHIVE_FILE] = archive.archived_text()
     for rel, text in sorted(files.items()):
         path = folder / rel
         ensure_dir(path.parent)
