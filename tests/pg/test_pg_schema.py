@@ -90,10 +90,10 @@ def _fill(conn: psycopg.Connection, owner: str) -> None:
         (owner,),
     )
     conn.execute("INSERT INTO transcript_lines VALUES (%s, '2026-11-29', 1, '{}', true)", (owner,))
-    conn.execute("INSERT INTO usage_entries VALUES (%s, 1, now(), NULL, '{}')", (owner,))
+    conn.execute("INSERT INTO usage_entries VALUES (%s, 1, now(), NULL, '{}', true)", (owner,))
     conn.execute("INSERT INTO run_files VALUES (%s, '2026-W48', 'journal.json', '{}')", (owner,))
     conn.execute("INSERT INTO outbox_entries VALUES (%s, 'k', now(), '{}')", (owner,))
-    conn.execute("INSERT INTO inbox_events VALUES (%s, 'telegram', 1, '{}')", (owner,))
+    conn.execute("INSERT INTO inbox_events VALUES (%s, 'telegram', 1, '{}', true)", (owner,))
     conn.execute("INSERT INTO archive_sections VALUES (%s, 1, 'x')", (owner,))
 
 

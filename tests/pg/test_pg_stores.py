@@ -23,7 +23,7 @@ from trinho.condense.store.runs import Journal, ProposalEntry, journal_text
 from trinho.conversations.store import turn_line
 from trinho.errors import TrinhoError
 from trinho.i18n import t
-from trinho.models.ledger import UsageRecord, summarize
+from trinho.models.ledger import LEDGER_PATH, UsageRecord, record_line, summarize
 from trinho.pg.archive import PgArchive
 from trinho.pg.connect import Database
 from trinho.pg.inbox import PgInbox
@@ -226,6 +226,22 @@ def test_the_ledger_reads_back_every_call_in_order_and_sums_alike(
     assert (totals.calls, totals.total_tokens) == (1, 110)
 
 
+@pytest.mark.parametrize("tail", ["", '{"at": "2026-11-2', "   "])
+def test_the_ledger_text_is_the_files_a_torn_last_line_too(
+    pg_app: Database, owner: str, workspace: Workspace, clock: FixedClock, tail: str
+) -> None:
+    files, pg = FileLedger(workspace), PgLedger(pg_app, owner)
+    path = workspace.root / LEDGER_PATH
+    path.write_text(record_line(_record(clock.now, 1)) + "\n" + tail, encoding="utf-8")
+    with pg.db.owner_tx(pg.owner) as conn:
+        pg.put_file(conn, path.read_text(encoding="utf-8"))
+    for store in (files, pg):
+        store.append(_record(clock.now, 2, run="r"))
+    assert pg.file_text() == path.read_text(encoding="utf-8")
+    assert pg.read() == files.read()
+    assert pg.read().skipped == (1 if tail.strip() else 0)
+
+
 # ---- run journals -------------------------------------------------------------------------
 
 
@@ -358,6 +374,16 @@ def test_the_inbox_folds_the_same_log_on_both(inbox: InboxLog, clock: FixedClock
     assert (done.reply, done.sent, done.done) == ("Chào bạn", (10,), True)
     assert (waiting.attempts, waiting.last_error) == (1, "502")
     assert waiting.next_attempt_at == clock.now + timedelta(seconds=30)
+
+
+def test_the_inbox_text_is_the_files(
+    pg_app: Database, owner: str, workspace: Workspace, clock: FixedClock
+) -> None:
+    files, pg = Inbox(workspace), PgInbox(pg_app, owner, clock=clock)
+    for box in (files, pg):
+        box.add([(1, "chào\u2029"), (2, None)])
+        box.record_reply(box.state().items[0], "Chào")
+    assert pg.file_text() == files.path.read_text(encoding="utf-8")
 
 
 def test_one_process_holds_the_inbox(inbox: InboxLog) -> None:

@@ -13,11 +13,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import TZ, FixedClock
+from trinho.channels.base import Notification
+from trinho.channels.inbox import Inbox
+from trinho.channels.outbox import Outbox
 from trinho.condense.rules.archive import archive_section
+from trinho.condense.store.runs import Journal, write_journal
 from trinho.conversations.store import record_turn
 from trinho.errors import TrinhoError
 from trinho.facts.store import save_fact
 from trinho.memory.store import archive
+from trinho.models.ledger import UsageRecord, append_usage
 from trinho.notes.store import save_note
 from trinho.pg.connect import Database
 from trinho.pg.owners import owner_zone
@@ -29,12 +34,18 @@ from trinho.workspace import Workspace, init_workspace
 RECORDS = ("memory/", "MEMORY.md", "users/", "memory_proposals/", "conversations/")
 
 
+INTERNAL = (".trinho/usage.jsonl", ".trinho/runs/", ".trinho/outbox/", ".trinho/inbox/")
+
+
 def _record_files(root: Path) -> dict[str, bytes]:
     return {
         p.relative_to(root).as_posix(): p.read_bytes()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and p.relative_to(root).as_posix().startswith(RECORDS)
-        and not any(part.startswith(".") for part in p.relative_to(root).parts)
+        if p.is_file() and (
+            (p.relative_to(root).as_posix().startswith(RECORDS)
+            and not any(part.startswith(".") for part in p.relative_to(root).parts))
+            or p.relative_to(root).as_posix().startswith(INTERNAL)
+        )
     }  # fmt: skip
 
 
@@ -66,10 +77,18 @@ def test_a_workspace_comes_back_byte_for_byte(
     record_turn(workspace, "assistant", "Vâng")
     (workspace.root / "conversations" / "2026-11-02.jsonl").write_bytes(b'{"at": "2026-1')
     archive(workspace, archive_section("2026-W40", ["- 2026-01-02: phở"]))
+    append_usage(workspace, UsageRecord(clock.now, "chat", "scripted", 12, 3, run="2026-W48"))
+    write_journal(workspace, Journal("2026-W48", "done", clock.now, clock.now, error="đã"))
+    (workspace.internal / "runs" / "2026-W48" / "MEMORY.before.md").write_text("# Memory\n")
+    Outbox(workspace).enqueue(Notification("condense:2026-W48", "Tuần", "2 thay đổi"))
+    Inbox(workspace).add([(5, "chào"), (6, None)])
     before = _record_files(workspace.root)
     after, left = _round_trip(pg_admin, workspace, tmp_path / "out")
     assert after == before
-    assert {"conversations/2026-12-02.jsonl", "memory/archive.md"} <= set(before)
+    assert {"conversations/2026-12-02.jsonl", "memory/archive.md", ".trinho/usage.jsonl"} <= set(
+        before
+    )
+    assert len([rel for rel in before if rel.startswith(INTERNAL)]) == 5
     assert not [rel for rel in left if rel.startswith(RECORDS)]
 
 
@@ -147,6 +166,7 @@ _TEXT = st.text(
     turns=st.lists(st.tuples(_TEXT, st.integers(0, 600)), max_size=4),
     transcript=st.none() | _TEXT,
     archived=st.lists(st.tuples(_TEXT, st.booleans()), max_size=3),
+    ledger=st.lists(st.tuples(_TEXT, st.booleans()), max_size=3),
 )
 def test_any_workspace_comes_back_byte_for_byte(
     pg_admin: Database,
@@ -158,11 +178,13 @@ def test_any_workspace_comes_back_byte_for_byte(
     turns: list[tuple[str, int]],
     transcript: str | None,
     archived: list[tuple[str, bool]],
+    ledger: list[tuple[str, bool]],
 ) -> None:
     """The property: notes saved at any time (continuation lines, any letters), a MEMORY.md
     and a day file written by hand (a BOM, CR, anything), facts saved and proposed, turns
     recorded and a transcript written by hand (a torn last line too), archived sections and
-    an archive edited by hand: the export holds exactly the bytes the workspace held."""
+    an archive edited by hand, model calls in the usage ledger and lines torn or written by
+    hand: the export holds exactly the bytes the workspace held."""
     clock = FixedClock()
     base = tmp_path_factory.mktemp("rt")
     ws = init_workspace(base / "ws", timezone=TZ, clock=clock).workspace
@@ -180,6 +202,22 @@ def test_any_workspace_comes_back_byte_for_byte(
     if hand is not None:
         day = (clock.now - timedelta(days=40)).date().isoformat()
         (ws.root / "memory" / f"{day}.md").write_text(hand, encoding="utf-8", newline="")
+    _write_logs(ws, clock, turns, transcript, archived, ledger)
+    before = _record_files(ws.root)
+    after, _ = _round_trip(pg_admin, ws, base / "out")
+    assert after == before
+
+
+def _write_logs(
+    ws: Workspace,
+    clock: FixedClock,
+    turns: list[tuple[str, int]],
+    transcript: str | None,
+    archived: list[tuple[str, bool]],
+    ledger: list[tuple[str, bool]],
+) -> None:
+    """Turns, a transcript by hand, model calls and torn ledger lines, archived sections and
+    hand edits of the archive."""
     for text, minutes in turns:
         clock.advance(minutes=minutes)
         record_turn(ws, "user", text)
@@ -188,12 +226,14 @@ def test_any_workspace_comes_back_byte_for_byte(
         (ws.root / "conversations" / f"{day}.jsonl").write_text(
             transcript, encoding="utf-8", newline=""
         )
+    for n, (text, cut) in enumerate(ledger):
+        append_usage(ws, UsageRecord(clock.now, "job", text or "m", n, n, run=f"2026-W{n + 10}"))
+        if cut:  # a line torn by a kill, or written by hand
+            with (ws.internal / "usage.jsonl").open("a", encoding="utf-8", newline="") as torn:
+                torn.write(text)
     for n, (text, by_hand) in enumerate(archived):
         if by_hand:
             with ws.archive_file.open("a", encoding="utf-8", newline="") as edited:
                 edited.write(text)
         else:
             archive(ws, archive_section(f"2026-W{n + 10}", [t for t in text.split("\n") if t]))
-    before = _record_files(ws.root)
-    after, _ = _round_trip(pg_admin, ws, base / "out")
-    assert after == before

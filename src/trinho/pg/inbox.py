@@ -14,11 +14,15 @@ import json
 import logging
 from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trinho.channels.inbox import MemoryInbox, compacted
 from trinho.pg.connect import Database, check_owner
+from trinho.pg.lines import lines_text, text_lines
 from trinho.pg.locks import session_lock, xact_lock
+
+if TYPE_CHECKING:
+    import psycopg
 
 log = logging.getLogger("trinho.pg.inbox")
 
@@ -59,7 +63,8 @@ class PgInbox(MemoryInbox):
         self.append_lines([json.dumps(e, ensure_ascii=False) for e in events])
 
     def append_lines(self, lines: list[str]) -> None:
-        """Event lines as they are, in order, in one transaction."""
+        """Event lines, in order, in one transaction; a last line left without its newline
+        is ended first, as the file's append does."""
         with self.db.owner_tx(self.owner) as conn:
             xact_lock(conn, self.owner, "inbox", self.channel)
             row = conn.execute(
@@ -67,24 +72,41 @@ class PgInbox(MemoryInbox):
                 " AND channel = %s",
                 (self.owner, self.channel),
             ).fetchone()
-            start: int = row[0] if row else 0
-            with conn.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO inbox_events (owner_id, channel, seq, body)"
-                    " VALUES (%s, %s, %s, %s)",
-                    [
-                        (self.owner, self.channel, n, line)
-                        for n, line in enumerate(lines, start + 1)
-                    ],
-                )
+            last: int = row[0] if row else 0
+            conn.execute(
+                "UPDATE inbox_events SET newline = true WHERE owner_id = %s AND channel = %s"
+                " AND seq = %s AND NOT newline",
+                (self.owner, self.channel, last),
+            )
+            self._insert(conn, last, [(line, True) for line in lines])
 
-    def lines(self) -> list[str]:
+    def _insert(self, conn: psycopg.Connection, last: int, rows: list[tuple[str, bool]]) -> None:
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO inbox_events (owner_id, channel, seq, body, newline)"
+                " VALUES (%s, %s, %s, %s, %s)",
+                [(self.owner, self.channel, n, b, nl) for n, (b, nl) in enumerate(rows, last + 1)],
+            )
+
+    def put_file(self, conn: psycopg.Connection, text: str) -> None:
+        """The inbox file's exact text as its lines (an import), in the caller's transaction."""
+        self._insert(conn, 0, text_lines(text))
+
+    def _rows(self) -> list[tuple[str, bool]]:
         with self.db.owner_tx(self.owner) as conn:
             rows = conn.execute(
-                "SELECT body FROM inbox_events WHERE owner_id = %s AND channel = %s ORDER BY seq",
+                "SELECT body, newline FROM inbox_events WHERE owner_id = %s AND channel = %s"
+                " ORDER BY seq",
                 (self.owner, self.channel),
             ).fetchall()
-        return [row[0] for row in rows]
+        return [(body, newline) for body, newline in rows]
+
+    def lines(self) -> list[str]:
+        return [body for body, _ in self._rows()]
+
+    def file_text(self) -> str:
+        """The log as its file says it ("" when there is none)."""
+        return lines_text(self._rows())
 
     def _load(self) -> list[dict[str, Any]]:
         return parse_events(self.lines())
@@ -105,15 +127,7 @@ class PgInbox(MemoryInbox):
                 "DELETE FROM inbox_events WHERE owner_id = %s AND channel = %s",
                 (self.owner, self.channel),
             )
-            with conn.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO inbox_events (owner_id, channel, seq, body)"
-                    " VALUES (%s, %s, %s, %s)",
-                    [
-                        (self.owner, self.channel, n, json.dumps(e, ensure_ascii=False))
-                        for n, e in enumerate(kept, 1)
-                    ],
-                )
+            self._insert(conn, 0, [(json.dumps(e, ensure_ascii=False), True) for e in kept])
         log.info(
             "inbox compacted",
             extra={

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from trinho.condense.store.runs import (
@@ -26,6 +26,9 @@ from trinho.condense.store.runs import (
     validate_run_id,
 )
 from trinho.pg.connect import Database, check_owner
+
+if TYPE_CHECKING:
+    import psycopg
 
 Clock = Callable[[], datetime]
 RUNS_PLACE = ".trinho/runs"
@@ -78,11 +81,15 @@ class PgJournals:
     def put_file(self, run_id: str, name: str, text: str) -> None:
         """One of the run's files, replaced whole (committed when this returns)."""
         with self.db.owner_tx(self.owner) as conn:
-            conn.execute(
-                "INSERT INTO run_files (owner_id, run_id, name, body) VALUES (%s, %s, %s, %s)"
-                " ON CONFLICT (owner_id, run_id, name) DO UPDATE SET body = excluded.body",
-                (self.owner, validate_run_id(run_id), name, text),
-            )
+            self.put_in(conn, run_id, name, text)
+
+    def put_in(self, conn: psycopg.Connection, run_id: str, name: str, text: str) -> None:
+        """`put_file` in the caller's transaction (an import)."""
+        conn.execute(
+            "INSERT INTO run_files (owner_id, run_id, name, body) VALUES (%s, %s, %s, %s)"
+            " ON CONFLICT (owner_id, run_id, name) DO UPDATE SET body = excluded.body",
+            (self.owner, validate_run_id(run_id), name, text),
+        )
 
     def files(self) -> dict[str, str]:
         """Every run's files by their path under `.trinho/runs/`, for an export."""

@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from trinho.channels.base import Channel, Notification, notification_key
@@ -30,6 +31,9 @@ from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.pg.connect import Database, check_owner
 from trinho.pg.locks import session_lock, xact_lock
+
+if TYPE_CHECKING:
+    import psycopg
 
 Clock = Callable[[], datetime]
 OUTBOX_PLACE = ".trinho/outbox"
@@ -130,6 +134,15 @@ class PgOutbox:
     def next_due(self) -> datetime | None:
         times = [e.next_attempt_at or e.enqueued_at for e in self.pending()]
         return min(times) if times else None
+
+    def put_in(self, conn: psycopg.Connection, key: str, text: str) -> None:
+        """An entry's file text as it is (an import), in the caller's transaction; refused in
+        one line when it is no entry, which the file outbox would set aside."""
+        entry = self._parse(key, text)
+        conn.execute(
+            "INSERT INTO outbox_entries (owner_id, key, enqueued_at, body) VALUES (%s, %s, %s, %s)",
+            (self.owner, key, entry.enqueued_at, text),
+        )
 
     def files(self) -> dict[str, str]:
         """Every entry's file text by its file name, for an export."""

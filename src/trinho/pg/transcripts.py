@@ -27,6 +27,7 @@ from trinho.conversations.store import (
 )
 from trinho.errors import TrinhoError
 from trinho.pg.connect import Database, check_owner
+from trinho.pg.lines import lines_text, text_lines
 from trinho.pg.locks import xact_lock
 from trinho.pg.search import replace_path_docs
 from trinho.search.documents import Doc, conversation_docs
@@ -41,18 +42,6 @@ NUL_SHOWN = "\ufffd"
 
 def transcript_name(day: date) -> str:
     return f"{CONVERSATIONS_DIR}/{day.isoformat()}.jsonl"
-
-
-def lines_text(rows: Sequence[tuple[str, bool]]) -> str:
-    """A transcript's text from its lines: each with its newline, unless written without."""
-    return "".join(body + ("\n" if newline else "") for body, newline in rows)
-
-
-def text_lines(text: str) -> list[tuple[str, bool]]:
-    """The inverse of `lines_text`: a file's text as its lines (pure)."""
-    pieces = text.split("\n")
-    rows = [(piece, True) for piece in pieces[:-1]]
-    return [*rows, (pieces[-1], False)] if pieces[-1] else rows
 
 
 def without_nul(doc: Doc) -> Doc:

@@ -15,13 +15,14 @@ CREATE TABLE transcript_lines (
 );
 
 -- The usage ledger: one row per model call, the ledger line's exact text beside the instant
--- and run it is summed by.
+-- and run it is summed by (none for a line that is no record); `newline` as in transcripts.
 CREATE TABLE usage_entries (
     owner_id text NOT NULL REFERENCES owners ON DELETE CASCADE,
     seq bigint NOT NULL,
     at timestamptz,
     run text,
     body text NOT NULL,
+    newline boolean NOT NULL DEFAULT true,
     PRIMARY KEY (owner_id, seq)
 );
 
@@ -44,12 +45,14 @@ CREATE TABLE outbox_entries (
     PRIMARY KEY (owner_id, key)
 );
 
--- The inbound queue of one channel: its event log, one JSON line per event, in order.
+-- The inbound queue of one channel: its event log, one JSON line per event, in order;
+-- `newline` as in transcripts.
 CREATE TABLE inbox_events (
     owner_id text NOT NULL REFERENCES owners ON DELETE CASCADE,
     channel text NOT NULL,
     seq bigint NOT NULL,
     body text NOT NULL,
+    newline boolean NOT NULL DEFAULT true,
     PRIMARY KEY (owner_id, channel, seq)
 );
 
