@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -14,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import TZ, FixedClock
+from pg.pgserver import Urls
 from trinho.channels import inbox as inbox_module
 from trinho.channels.base import ChannelError, Notification, NotificationItem, SentReceipt
 from trinho.channels.inbox import Inbox
@@ -471,3 +473,57 @@ def test_any_archive_history_ends_in_the_same_text_on_both(
         assert both[0].archived_text() == both[1].archived_text()
     on_disk = ws.archive_file.read_bytes() if ws.archive_file.exists() else b""
     assert both[1].archived_text().encode("utf-8") == on_disk
+
+
+# ---- owners and writers at once -----------------------------------------------------------
+
+
+def test_one_owners_stores_see_nothing_of_anothers(
+    pg_app: Database, pg_admin: Database, owner: str, clock: FixedClock
+) -> None:
+    other = owner + "-b"
+    add_owner(pg_admin, other)
+    for who in [owner]:
+        PgTranscripts(pg_app, who, clock=clock, timezone=TZ).record_turn("user", "bí mật")
+        PgLedger(pg_app, who).append(_record(clock.now, 1))
+        PgJournals(pg_app, who, clock=clock, timezone=TZ).write(
+            Journal("2026-W48", "done", clock.now, clock.now)
+        )
+        PgOutbox(pg_app, who, clock=clock, timezone=TZ).enqueue(_notification("digest:x"))
+        PgInbox(pg_app, who, clock=clock).add([(1, "bí mật")])
+        PgArchive(pg_app, who).archive(archive_section("2026-W48", ["- bí mật"]))
+    assert PgTranscripts(pg_app, other, clock=clock, timezone=TZ).days() == []
+    assert PgLedger(pg_app, other).read().records == ()
+    assert PgJournals(pg_app, other, clock=clock, timezone=TZ).run_ids() == []
+    outbox = PgOutbox(pg_app, other, clock=clock, timezone=TZ)
+    assert outbox.entries() == [] and outbox.get("digest:x") is None
+    assert PgInbox(pg_app, other, clock=clock).state().items == ()
+    assert PgArchive(pg_app, other).archived_text() == ""
+    mine, theirs = PgInbox(pg_app, owner, clock=clock), PgInbox(pg_app, other, clock=clock)
+    with mine.hold() as held, theirs.hold() as held_too:
+        assert held and held_too  # each owner's inbox is held by its own process
+
+
+def test_writers_at_once_lose_no_turn_and_no_call(
+    pg_urls: Urls, owner: str, clock: FixedClock
+) -> None:
+    """Four writers recording fifteen turns and fifteen model calls each, on one day: every
+    one is there, numbered once."""
+    with Database(pg_urls.app, max_size=4) as db:
+        turns = PgTranscripts(db, owner, clock=clock, timezone=TZ)
+        usage = PgLedger(db, owner)
+
+        def write(n: int) -> None:
+            for i in range(15):
+                turns.record_turn("user", f"w{n}-{i}")
+                usage.append(_record(clock.now, n * 100 + i))
+
+        with ThreadPoolExecutor(4) as pool:
+            list(pool.map(write, range(4)))
+        day = turns.read_day(DAY)
+        calls = usage.read().records
+    assert [s.line for s in day] == list(range(1, 61))
+    said = sorted(f"w{n}-{i}" for n in range(4) for i in range(15))
+    assert sorted(s.turn.text for s in day) == said
+    spent = sorted(100 * (n * 100 + i) for n in range(4) for i in range(15))
+    assert sorted(c.input_tokens for c in calls) == spent
