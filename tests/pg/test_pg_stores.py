@@ -22,7 +22,7 @@ from trinho.channels.inbox import Inbox
 from trinho.channels.outbox import Outbox
 from trinho.condense.rules.archive import archive_section
 from trinho.condense.store.runs import Journal, ProposalEntry, journal_text
-from trinho.conversations.store import turn_line
+from trinho.conversations.store import make_turn, turn_line
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.models.ledger import LEDGER_PATH, UsageRecord, record_line, summarize
@@ -125,6 +125,22 @@ def test_a_bad_turn_is_refused_and_nothing_is_written(
         transcripts.record_turn(role, text)
     assert caught.value.key == key
     assert transcripts.read_day(DAY) == []
+
+
+def test_an_import_of_turns_run_again_adds_nothing(transcripts: Transcripts) -> None:
+    at = datetime.fromisoformat("2026-11-29T09:00:00+07:00")
+    turns = [
+        make_turn("user", "chào", at, "telegram:1", "t"),
+        make_turn("assistant", "Chào bạn", at + timedelta(minutes=1), None, "t"),
+        make_turn("user", "chào", at, "telegram:1", "t"),  # twice in the file
+        make_turn("user", "mai", at + timedelta(days=1), None, "t"),
+    ]
+    seen: list[int] = []
+    first = transcripts.import_turns(turns, seen.append)
+    assert (first.imported, first.skipped, first.days, seen) == (3, 1, 2, [3, 1])
+    again = transcripts.import_turns(turns)
+    assert (again.imported, again.skipped) == (0, 4)
+    assert [s.turn.text for s in transcripts.read_day(DAY)] == ["chào", "Chào bạn"]
 
 
 def _seed_transcript(store: Transcripts, text: str) -> None:

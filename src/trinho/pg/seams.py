@@ -10,7 +10,7 @@ same calls with the same outcomes. The file side is each file store as it is, un
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime
 from typing import Any, Protocol
 
@@ -20,7 +20,7 @@ from trinho.channels.outbox import DeliveryReport, EnqueueResult, OutboxEntry
 from trinho.condense.store import runs
 from trinho.condense.store.runs import Journal, RunState
 from trinho.conversations import store as conversations
-from trinho.conversations.store import StoredTurn
+from trinho.conversations.store import ImportReport, StoredTurn, Turn
 from trinho.memory import store as memory
 from trinho.models import ledger
 from trinho.models.ledger import Ledger, UsageRecord
@@ -33,6 +33,10 @@ class Transcripts(Protocol):
     ) -> StoredTurn: ...
 
     def read_day(self, day: date) -> list[StoredTurn]: ...
+
+    def import_turns(
+        self, turns: Iterable[Turn], progress: Callable[[int], None] | None = None
+    ) -> ImportReport: ...
 
 
 class UsageLedger(Protocol):
@@ -102,6 +106,11 @@ class FileTranscripts:
 
     def read_day(self, day: date) -> list[StoredTurn]:
         return conversations.read_day(self.ws, day)
+
+    def import_turns(
+        self, turns: Iterable[Turn], progress: Callable[[int], None] | None = None
+    ) -> ImportReport:
+        return conversations.import_turns(self.ws, turns, progress)
 
 
 class FileLedger:

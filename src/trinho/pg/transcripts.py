@@ -11,13 +11,15 @@ transaction.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from trinho.conversations.store import (
+    ImportReport,
     StoredTurn,
     Turn,
     make_turn,
@@ -80,27 +82,31 @@ class PgTranscripts:
 
     def append(self, day: date, turns: Sequence[Turn]) -> list[StoredTurn]:
         """Append validated turns to one day, in order, in one transaction."""
-        rel = transcript_name(day)
         with self.db.owner_tx(self.owner) as conn:
             xact_lock(conn, self.owner, "transcript", day.isoformat())
-            last = conn.execute(
-                "SELECT line, body, newline FROM transcript_lines WHERE owner_id = %s"
-                " AND day = %s ORDER BY line DESC LIMIT 1",
-                (self.owner, day),
-            ).fetchone()
-            first = 1
-            if last is not None:
-                line, body, newline = last
-                first = line + 1
-                if not newline:
-                    first = self._end_tail(conn, day, line, body, rel)
-            with conn.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO transcript_lines (owner_id, day, line, body)"
-                    " VALUES (%s, %s, %s, %s)",
-                    [(self.owner, day, first + i, turn_line(t)) for i, t in enumerate(turns)],
-                )
-            self._index(conn, day)
+            return self._append(conn, day, turns)
+
+    def _append(
+        self, conn: psycopg.Connection, day: date, turns: Sequence[Turn]
+    ) -> list[StoredTurn]:
+        rel = transcript_name(day)
+        last = conn.execute(
+            "SELECT line, body, newline FROM transcript_lines WHERE owner_id = %s"
+            " AND day = %s ORDER BY line DESC LIMIT 1",
+            (self.owner, day),
+        ).fetchone()
+        first = 1
+        if last is not None:
+            line, body, newline = last
+            first = line + 1
+            if not newline:
+                first = self._end_tail(conn, day, line, body, rel)
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO transcript_lines (owner_id, day, line, body) VALUES (%s, %s, %s, %s)",
+                [(self.owner, day, first + i, turn_line(t)) for i, t in enumerate(turns)],
+            )
+        self._index(conn, day)
         return [StoredTurn(turn, rel, first + i) for i, turn in enumerate(turns)]
 
     def _end_tail(self, conn: psycopg.Connection, day: date, line: int, body: str, rel: str) -> int:
@@ -134,6 +140,41 @@ class PgTranscripts:
         rel = transcript_name(day)
         docs = conversation_docs(rel, day, self._text(conn, day))
         replace_path_docs(conn, self.owner, rel, [without_nul(doc) for doc in docs])
+
+    def import_turns(
+        self, turns: Iterable[Turn], progress: Callable[[int], None] | None = None
+    ) -> ImportReport:
+        """File validated turns under their days, as `trinho import conversations` does; a
+        turn already there verbatim is skipped, so an import run again adds nothing. Each
+        day is one transaction."""
+        by_day: dict[date, list[Turn]] = defaultdict(list)
+        for turn in turns:
+            by_day[turn.at.astimezone(self.tz).date()].append(turn)
+        imported = skipped = 0
+        for day in sorted(by_day):
+            fresh = self._fresh(day, by_day[day])
+            skipped += len(by_day[day]) - len(fresh)
+            imported += len(fresh)
+            if progress is not None:
+                progress(len(by_day[day]))
+        return ImportReport(imported, skipped, len(by_day))
+
+    def _fresh(self, day: date, turns: list[Turn]) -> list[Turn]:
+        """Append the day's turns not there yet, under the day's lock; those appended."""
+        rel = transcript_name(day)
+        with self.db.owner_tx(self.owner) as conn:
+            xact_lock(conn, self.owner, "transcript", day.isoformat())
+            text = self._text(conn, day)
+            present = {turn_line(s.turn) for s in parse_transcript(text.encode("utf-8"), rel)}
+            fresh = []
+            for turn in turns:
+                line = turn_line(turn)
+                if line not in present:
+                    present.add(line)
+                    fresh.append(turn)
+            if fresh:
+                self._append(conn, day, fresh)
+        return fresh
 
     def read_day(self, day: date) -> list[StoredTurn]:
         """Turns of one day, in order, as the file store reads the same text."""
