@@ -27,8 +27,6 @@ from trinho.pg.search import search
 from trinho.pg.store import PgRecords
 from trinho.pg.transcripts import PgTranscripts
 
-pytestmark = pytest.mark.durability
-
 
 class Statements:
     """Counts the statements of each transaction a store runs, and stops the server at the

@@ -83,8 +83,11 @@ def test_a_workspace_comes_back_byte_for_byte(
     Outbox(workspace).enqueue(Notification("condense:2026-W48", "Tuần", "2 thay đổi"))
     Inbox(workspace).add([(5, "chào"), (6, None)])
     before = _record_files(workspace.root)
+    broken = workspace.internal / "outbox" / "0123456789abcdef.json"
+    broken.write_text("{not an entry")  # the file outbox would set it aside
     after, left = _round_trip(pg_admin, workspace, tmp_path / "out")
     assert after == before
+    assert ".trinho/outbox/0123456789abcdef.json" in left
     assert {"conversations/2026-12-02.jsonl", "memory/archive.md", ".trinho/usage.jsonl"} <= set(
         before
     )
