@@ -16,6 +16,7 @@
 #   REAL_MODEL_DIR=/tmp/rm bench/real_model.sh
 #   REAL_MODEL_SIZES=0 bench/real_model.sh   # the first check only
 #   REAL_MODEL_FIRST=0 bench/real_model.sh   # the sizes only
+#   REAL_MODEL_RUNS="gemma-3-270m:8192" bench/real_model.sh   # only these model:n_ctx sizes
 #
 # Needs the project's venv (the README's test command makes it), gcc, cmake from PyPI (pulled
 # by the build) and network access to PyPI for the first run. Nothing is installed outside
@@ -101,6 +102,9 @@ broken=0
 for spec in "smollm2-135m:$gguf:chatml-function-calling" "gemma-3-270m:$gemma:"; do
     IFS=: read -r alias model_file chat_format <<<"$spec"
     for n_ctx in 1024 2048 8192; do
+        if [ -n "${REAL_MODEL_RUNS:-}" ] && [[ " $REAL_MODEL_RUNS " != *" $alias:$n_ctx "* ]]; then
+            continue
+        fi
         format_args=()
         [ -n "$chat_format" ] && format_args=(--chat_format "$chat_format")
         "$dir/venv/bin/python" -m llama_cpp.server --model "$model_file" --model_alias "$alias" \

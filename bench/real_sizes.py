@@ -108,7 +108,15 @@ def main() -> int:
     parser.add_argument("--base-url", required=True)
     parser.add_argument("--model", required=True)
     parser.add_argument("--n-ctx", type=int, required=True)
-    parser.add_argument("--max-output", type=int, default=256)
+    parser.add_argument(
+        "--max-output", type=int, default=256, help="[model] max_output_tokens for the chat"
+    )
+    parser.add_argument(
+        "--condense-output",
+        type=int,
+        default=512,
+        help="[model] max_output_tokens for the condensation",
+    )
     args = parser.parse_args()
     checks = Checks()
     print(f"== {args.model}, --n_ctx {args.n_ctx} ==")
@@ -126,9 +134,9 @@ def main() -> int:
             week(env, home)
         config = home / ".trinho" / "config.toml"
         text = config.read_text(encoding="utf-8")
-        text = text.replace("max_output_tokens = 1024", f"max_output_tokens = {args.max_output}")
         text = text.replace("context_tokens = 8192", f"context_tokens = {args.n_ctx}")
-        config.write_text(text, encoding="utf-8")
+        output = "max_output_tokens = {}"
+        config.write_text(text.replace(output.format(1024), output.format(args.condense_output)))
         code, out, err, seconds = run(env, "condense", "--json")
         checks.require("Traceback" not in out + err, "condense: no traceback")
         if code == 0:
@@ -146,6 +154,7 @@ def main() -> int:
             checks.require(
                 "exceeds the available context" not in err, "condense: not refused by the server"
             )
+        config.write_text(text.replace(output.format(1024), output.format(args.max_output)))
         for lang in ("vi", "en"):
             messages = [a for m in CHAT[lang] for a in ("-m", m)]
             code, out, err, seconds = run(env, "chat", "--json", *messages, *messages)

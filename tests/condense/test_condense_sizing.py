@@ -48,6 +48,27 @@ def test_a_context_the_instructions_fill_blames_the_instructions(
     assert params["suggest"] > 1024  # type: ignore[operator]
 
 
+def test_an_output_limit_too_small_for_any_script_names_the_limit_not_the_context(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    ws = with_config(
+        workspace, clock, "[condense]\ncontext_tokens = 8192\n[model]\nmax_output_tokens = 256"
+    )
+    vi_week(ws, clock)
+    model = two_roles("NONE")
+    with pytest.raises(TrinhoError) as caught:
+        run(ws, model)
+    text = str(caught.value)
+    assert caught.value.key == "condense.no_room_output"
+    assert "max_output_tokens = 256" in text and "context_tokens" not in text
+    assert caught.value.params["needed"] > 256  # type: ignore[operator]
+    assert not [r for r in model.requests if r.cache_prefix]  # refused before any call
+    config = ws.internal / "config.toml"
+    needed = caught.value.params["needed"]
+    config.write_text(config.read_text().replace("= 256", f"= {needed}"))
+    run(open_workspace(ws.root, clock), two_roles("NONE"))  # the limit it names is enough
+
+
 def test_an_edit_script_is_asked_for_tens_of_tokens_a_note(
     workspace: Workspace, clock: FixedClock
 ) -> None:

@@ -405,7 +405,11 @@ class _Run:
         self._measure(prefix[: len(prefix) - len(numbered)], numbered, render_material(items))
         usable = self.estimate.usable(context)
         beside = estimate_tokens(prefix) + week_frame_tokens(self.today, self.since, self.locale)
-        room = min(material_beside(usable - beside), material_for_output(max_output))
+        by_output = material_for_output(max_output)
+        room = min(material_beside(usable - beside), by_output)
+        if by_output < MIN_ROOM_TOKENS:  # the output limit binds, whatever the context
+            needed = script_tokens(MIN_ROOM_TOKENS, MIN_ROOM_TOKENS)
+            raise TrinhoError.keyed("condense.no_room_output", max_output=max_output, needed=needed)
         if room < MIN_ROOM_TOKENS:
             memory = estimate_tokens(numbered)
             script = script_tokens(MIN_ROOM_TOKENS, MIN_ROOM_TOKENS)
