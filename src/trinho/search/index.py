@@ -88,6 +88,8 @@ day files. A fresh `SearchIndex` (each CLI run) always starts with a full sweep.
 _DOC_COLUMNS = (
     "d.id, d.kind, d.path, d.line, d.day, d.text, d.refs, d.speaker, d.current, d.dense_key"
 )
+_PLACE_COLUMNS = "d.id, d.kind, d.path, d.dense_key"
+"""What places an entry among its neighbours, without its text."""
 _DAY_FILE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.(md|jsonl)$")
 LOWER_MEMORY_FILE = "memory.md"
 """OpenClaw's legacy lower-case `memory.md` at the root: searched like MEMORY.md."""
@@ -599,6 +601,9 @@ class SearchIndex:
             out = self._smoothed(text, out, where, params, by_id)
         ordered = sorted(out.items(), key=lambda kv: (-kv[1], kv[0]))
         kept = {doc_id for doc_id, _ in ordered[:wanted]} | set(lexical.values())
+        missing = sorted(kept - set(by_id))  # neighbours that became candidates
+        for row in self._rows_where("d.id", missing, where, params):
+            by_id[row["id"]] = row
         return {
             doc_id: (score, rank)
             for rank, (doc_id, score) in enumerate(ordered, 1)
@@ -606,14 +611,19 @@ class SearchIndex:
         }
 
     def _rows_where(
-        self, column: str, values: Sequence[object], where: str, params: list[object]
+        self,
+        column: str,
+        values: Sequence[object],
+        where: str,
+        params: list[object],
+        columns: str = _DOC_COLUMNS,
     ) -> list[sqlite3.Row]:
         """The docs whose `column` is one of `values` (and that the filters let in)."""
         found: list[sqlite3.Row] = []
         for start in range(0, len(values), 500):
             part = values[start : start + 500]
             found += self.conn.execute(
-                f"SELECT {_DOC_COLUMNS} FROM docs d "
+                f"SELECT {columns} FROM docs d "
                 f"WHERE {column} IN ({', '.join('?' * len(part))}) {where}",
                 (*part, *params),
             ).fetchall()
@@ -628,19 +638,17 @@ class SearchIndex:
         by_id: dict[int, sqlite3.Row],
     ) -> dict[int, float]:
         """`out` (doc id -> cosine) with the neighbouring turns of its transcript turns added
-        and every cosine smoothed over its neighbours (`rank.smooth_dense`)."""
+        and every cosine smoothed over its neighbours (`rank.smooth_dense`). Of a neighbour
+        only what places it is read here; the rows of those kept are read after."""
         assert self.vectors is not None
         turns = [i for i in out if by_id[i]["kind"] == "conversation"]
         around = sorted({n for i in turns for n in (i - 1, i + 1)} - set(out))
-        added = [
-            row for row in self._rows_where("d.id", around, where, params) if row["id"] not in by_id
-        ]
-        for row in added:
-            by_id[row["id"]] = row
+        added = self._rows_where("d.id", around, where, params, _PLACE_COLUMNS)
         cosine = dict(self.vectors.cosines_of(text, [str(row["dense_key"]) for row in added]))
         cosines = dict(out)
         cosines.update({row["id"]: cosine[row["dense_key"]] for row in added})
-        return smooth_dense(cosines, _neighbours(by_id, cosines), self.tuning.dense_neighbours)
+        placed = {**{row["id"]: row for row in added}, **by_id}
+        return smooth_dense(cosines, _neighbours(placed, cosines), self.tuning.dense_neighbours)
 
     def _facts(self) -> list[tuple[frozenset[str], str]]:
         """The people of the owner's current facts (`known_people`), cached until the index
