@@ -148,6 +148,7 @@ def bm25_baseline(conv: Conversation) -> Callable[[str], list[list[str]]]:
     return ask
 
 
+Step = tuple[str, Embedder | None, Tuning]
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 OUT = ROOT / "bench" / "out"
 
@@ -246,6 +247,37 @@ def paired(a: Sequence[tuple[str, int, float]], b: Sequence[tuple[str, int, floa
 HEADER = f"{'':<40}" + " ".join(f"{h:>11}" for h in ("overall", *CATEGORIES.values()))
 
 
+def steps_for(embedder: Embedder | None, name: str | None) -> list[Step]:
+    """The steps measured, each one rule more than the one it is paired with."""
+    plain = Tuning(speaker_boost=1.0, when_boost=1.0, answer_weight=0.0, dense_neighbours=0.0)
+    boosts = replace(plain, speaker_boost=Tuning.speaker_boost, when_boost=Tuning.when_boost)
+    steps: list[Step] = [
+        ("lexical, as before", None, plain),
+        ("+ speaker boost", None, replace(plain, speaker_boost=Tuning.speaker_boost)),
+        ("+ when boost", None, boosts),
+        ("+ reply after a question (default)", None, Tuning()),
+        ("+ session spread (multi-part)", None, Tuning(per_session=SPREAD)),
+    ]
+    if embedder is not None:
+        steps += [
+            (f"hybrid {name}, no boosts", embedder, plain),
+            (f"hybrid {name}, boosts", embedder, boosts),
+            (
+                "+ dense over neighbours",
+                embedder,
+                replace(boosts, dense_neighbours=Tuning.dense_neighbours),
+            ),
+            ("+ reply after a question (default)", embedder, Tuning()),
+            (f"hybrid {name} + spread", embedder, Tuning(per_session=SPREAD)),
+            (
+                f"hybrid {name}, always embedded",
+                embedder,
+                Tuning(dense_when_lexical_full=True),
+            ),
+        ]
+    return steps
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -295,36 +327,22 @@ def main(argv: list[str] | None = None) -> int:
         n = sum(1 for c, _ in convs for q in c.questions if q.evidence)
         print(f"LoCoMo dev: {len(files)} conversations, {n} questions (categories 1-4)")
         print(f"plain BM25, single turns: recall@10 {base.r10 / max(base.n, 1):.3f}")
-        plain = Tuning(speaker_boost=1.0, when_boost=1.0, per_session=0)
-        steps: list[tuple[str, Embedder | None, Tuning]] = [
-            ("lexical, as before", None, plain),
-            ("+ speaker boost", None, replace(plain, speaker_boost=Tuning.speaker_boost)),
-            ("+ when boost (lexical default)", None, Tuning(per_session=0)),
-            ("+ session spread (multi-part)", None, Tuning(per_session=SPREAD)),
-        ]
-        if embedder is not None:
-            steps += [
-                (f"hybrid {args.embedder}, no boosts", embedder, replace(plain)),
-                (f"hybrid {args.embedder}, default", embedder, Tuning()),
-                (f"hybrid {args.embedder} + spread", embedder, Tuning(per_session=SPREAD)),
-                (
-                    f"hybrid {args.embedder}, always embedded",
-                    embedder,
-                    Tuning(dense_when_lexical_full=True),
-                ),
-            ]
+        steps = steps_for(embedder, args.embedder)
         print(f"\nrecall@10{HEADER[9:]}")
         results = []
         for name, emb, tuning in steps:
             rows = scores(convs, emb, tuning)
             results.append(rows)
-            print(f"{len(results)}. {name:<37}{summary(rows)}")
+            print(f"{len(results):>2}. {name:<36}{summary(rows)}")
         print(f"\npaired difference (mean ± s.e.){HEADER[31:]}")
         # Each step against the one it builds on; the hybrid default also against the
-        # lexical default (3), which is what turning the semantic layer on changes.
+        # hybrid default before the neighbour rules (7) and against the lexical default (4),
+        # which is what turning the semantic layer on changes.
         # The last: the query embedded even when the first lexical hits hold every term.
-        pairs = [(1, 0), (2, 1), (3, 2), (4, 0), (5, 4), (5, 2), (6, 5), (7, 5)]
-        for i, ref in pairs[: len(steps) - 1 + (len(steps) > 5)]:
+        pairs = [(1, 0), (2, 1), (3, 2), (4, 3)]
+        if embedder is not None:
+            pairs += [(5, 0), (6, 5), (7, 6), (8, 7), (8, 6), (8, 3), (9, 8), (10, 8)]
+        for i, ref in pairs:
             label = f"{i + 1}. vs {ref + 1}. ({steps[i][0]})"
             print(f"{label[:40]:<40}{paired(results[ref], results[i])}")
         if args.loo:
@@ -335,31 +353,41 @@ def main(argv: list[str] | None = None) -> int:
 SPREAD = 3
 GRID_WEIGHTS = (0.3, 0.6)
 GRID_BOOSTS = (1.0, 1.25, 1.5, 2.0)
+GRID_ANSWERS = (0.0, 0.15, 0.3, 0.45)
+GRID_NEIGHBOURS = (0.0, 0.25, 0.5, 0.75)
 
 
 def leave_one_out(
     convs: Sequence[tuple[Conversation, Workspace]], embedder: Embedder | None
 ) -> None:
-    """Pick the dense weight and the speaker boost on four conversations, score the fifth."""
-    grid = [
-        Tuning(dense_weight=w, speaker_boost=b)
-        for w in (GRID_WEIGHTS if embedder is not None else (0.0,))
-        for b in GRID_BOOSTS
-    ]
+    """Pick the tuned weights on four conversations, score the fifth: lexical, the speaker
+    boost and the reply's share; hybrid, the dense weight, the reply's share and the
+    neighbours' share in the dense score."""
+    if embedder is None:
+        grid = [Tuning(speaker_boost=b, answer_weight=a) for b in GRID_BOOSTS for a in GRID_ANSWERS]
+    else:
+        grid = [
+            Tuning(dense_weight=w, answer_weight=a, dense_neighbours=n)
+            for w in GRID_WEIGHTS
+            for a in GRID_ANSWERS
+            for n in GRID_NEIGHBOURS
+        ]
     per = {t: scores(convs, embedder, t) for t in grid}
     held: list[tuple[str, int, float]] = []
     for conv, _ in convs:
         best = max(grid, key=lambda t: statistics.fmean(r for c, _, r in per[t] if c != conv.name))
         held += [row for row in per[best] if row[0] == conv.name]
-        print(
-            f"  held out {conv.name}: chose dense_weight {best.dense_weight}, "
+        chosen = (
             f"speaker_boost {best.speaker_boost}"
+            if embedder is None
+            else f"dense_weight {best.dense_weight}, dense_neighbours {best.dense_neighbours}"
         )
+        print(f"  held out {conv.name}: chose {chosen}, answer_weight {best.answer_weight}")
     print(f"leave-one-conversation-out{HEADER[26:]}")
     print(f"{'held-out scores':<40}{summary(held)}")
-    default = per.get(Tuning(dense_weight=0.0 if embedder is None else Tuning.dense_weight))
-    if default is not None:
-        print(f"{'defaults, same questions':<40}{summary(default)}")
+    default = per[Tuning()]
+    print(f"{'defaults, same questions':<40}{summary(default)}")
+    print(f"{'held-out vs defaults':<40}{paired(default, held)}")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ comparable): the figure a user waits for. The in-memory cache of query vectors i
 `--query-model e5` alone times only the model.
 
     .venv/bin/python bench/speed.py [--years 10] [--queries 1000] [--semantic] [--query-model e5]
+        [--without-neighbours]
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from synth import make_workspace, queries
 from trinho.notes.store import save_note
 from trinho.search import Query, SearchIndex, vectors
 from trinho.search.index import INDEX_FILE
+from trinho.search.rank import Tuning
 from trinho.search.vectors import Embedder
 
 
@@ -70,6 +72,9 @@ class RealQueries(HashEmbedder):
         return self.hashed(text)
 
 
+WITHOUT_NEIGHBOURS = Tuning(answer_weight=0.0, dense_neighbours=0.0)
+
+
 def percentiles(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
     p50 = statistics.median(ordered)
@@ -89,6 +94,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=1_000)
     parser.add_argument("--semantic", action="store_true")
     parser.add_argument("--query-model", choices=["e5", "local"])
+    parser.add_argument(
+        "--without-neighbours",
+        action="store_true",
+        help="also time, interleaved, the search without the neighbouring-turn rules",
+    )
     args = parser.parse_args(argv)
     vectors.QUERY_CACHE = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -124,16 +134,24 @@ def main(argv: list[str] | None = None) -> int:
         ours: list[float] = []
         stale: list[float] = []
         raw: list[float] = []
+        alone: list[float] = []
         runs: list[tuple[list[float], Callable[[str], object]]] = [
             (raw, lambda q: index.raw_fts(q, 10)),
             (stale, lambda q: index.search(Query(q, limit=10), fresh=False)),
             (ours, lambda q: index.search(Query(q, limit=10))),
         ]
-        # Interleaved query by query, so a burst of load on the machine hits all three alike;
-        # the order rotates, so none of them always finds the pages warmed by another.
+        if args.without_neighbours:
+            other = SearchIndex(ws, embedder=embedder, tuning=WITHOUT_NEIGHBOURS)
+            other.search(Query("Đà Lạt ghi chú mới", limit=1))  # its vectors loaded, as above
+            runs.append((alone, lambda q: other.search(Query(q, limit=10), fresh=False)))
+        # Interleaved query by query, so a burst of load on the machine hits all alike; the
+        # order rotates, so none of them always finds the pages warmed by another.
         for i, q in enumerate(texts):
-            for samples, run in runs[i % 3 :] + runs[: i % 3]:
+            turn = i % len(runs)
+            for samples, run in runs[turn:] + runs[:turn]:
                 samples.append(timed(lambda run=run, q=q: run(q)))  # type: ignore[misc]
+        if args.without_neighbours:
+            other.close()
         index.close()
     o50, o95 = percentiles(ours)
     s50, s95 = percentiles(stale)
@@ -142,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"raw FTS5 (baseline) {r50:>8.2f} {r95:>8.2f}")
     print(f"trinho, no check    {s50:>8.2f} {s95:>8.2f}")
     print(f"trinho search       {o50:>8.2f} {o95:>8.2f}")
+    if alone:
+        a50, a95 = percentiles(alone)
+        print(f"no check, without the neighbouring-turn rules {a50:>8.2f} {a95:>8.2f}")
     print(f"overhead vs raw FTS5: p50 {o50 / r50:.2f}x, p95 {o95 / r95:.2f}x")
     if isinstance(embedder, RealQueries):
         print(

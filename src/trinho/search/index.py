@@ -44,6 +44,7 @@ from trinho.search.rank import (
     Ranked,
     Scored,
     Tuning,
+    asks_question,
     fact_people,
     fuse,
     has_time_cue,
@@ -54,6 +55,7 @@ from trinho.search.rank import (
     match_expression,
     named_people,
     rerank,
+    smooth_dense,
     spread_sessions,
 )
 from trinho.search.tokenize import (
@@ -86,6 +88,8 @@ day files. A fresh `SearchIndex` (each CLI run) always starts with a full sweep.
 _DOC_COLUMNS = (
     "d.id, d.kind, d.path, d.line, d.day, d.text, d.refs, d.speaker, d.current, d.dense_key"
 )
+_PLACE_COLUMNS = "d.id, d.kind, d.path, d.dense_key"
+"""What places an entry among its neighbours, without its text."""
 _DAY_FILE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.(md|jsonl)$")
 LOWER_MEMORY_FILE = "memory.md"
 """OpenClaw's legacy lower-case `memory.md` at the root: searched like MEMORY.md."""
@@ -523,7 +527,7 @@ class SearchIndex:
             # hundred candidates are most of the time a search spends in Python.
             full = wanted_terms if dense and self.tuning.protect_full_matches else None
             candidates = [
-                _candidate(by_id[i], lexical_rank.get(i), dense.get(i), full, people, when)
+                _candidate(by_id[i], lexical_rank.get(i), dense.get(i), full, people, when, by_id)
                 for i in order
             ]
             chosen = fuse(candidates, self.tuning, when)
@@ -580,30 +584,71 @@ class SearchIndex:
         assert self.vectors is not None
         self.vectors.sync()
         lexical = {str(row["dense_key"]): doc_id for doc_id, row in by_id.items()}
-        pool = wanted * (4 if where else 1)
+        smoothing = self.tuning.dense_neighbours > 0
+        # Smoothing can lift a turn from below the first `pool` (its neighbour is near):
+        # twice as many are looked at, with their neighbours.
+        pool = wanted * (4 if where else 1) * (2 if smoothing else 1)
         near = self.vectors.nearest(text, pool, sorted(lexical))
         cosine = {key: score for key, score in near}
         out: dict[int, float] = {
             doc_id: cosine[key] for key, doc_id in lexical.items() if key in cosine
         }
         fresh = [key for key, _ in near[:pool] if key not in lexical]
-        for start in range(0, len(fresh), 500):
-            keys = fresh[start : start + 500]
-            rows = self.conn.execute(
-                f"SELECT {_DOC_COLUMNS} FROM docs d "
-                f"WHERE d.dense_key IN ({', '.join('?' * len(keys))}) {where}",
-                (*keys, *params),
-            ).fetchall()
-            for row in rows:
-                by_id.setdefault(row["id"], row)
-                out[row["id"]] = cosine[row["dense_key"]]
+        for row in self._rows_where("d.dense_key", fresh, where, params):
+            by_id.setdefault(row["id"], row)
+            out[row["id"]] = cosine[row["dense_key"]]
+        if smoothing:
+            out = self._smoothed(text, out, where, params, by_id)
         ordered = sorted(out.items(), key=lambda kv: (-kv[1], kv[0]))
         kept = {doc_id for doc_id, _ in ordered[:wanted]} | set(lexical.values())
+        missing = sorted(kept - set(by_id))  # neighbours that became candidates
+        for row in self._rows_where("d.id", missing, where, params):
+            by_id[row["id"]] = row
         return {
             doc_id: (score, rank)
             for rank, (doc_id, score) in enumerate(ordered, 1)
             if doc_id in kept
         }
+
+    def _rows_where(
+        self,
+        column: str,
+        values: Sequence[object],
+        where: str,
+        params: list[object],
+        columns: str = _DOC_COLUMNS,
+    ) -> list[sqlite3.Row]:
+        """The docs whose `column` is one of `values` (and that the filters let in)."""
+        found: list[sqlite3.Row] = []
+        for start in range(0, len(values), 500):
+            part = values[start : start + 500]
+            found += self.conn.execute(
+                f"SELECT {columns} FROM docs d "
+                f"WHERE {column} IN ({', '.join('?' * len(part))}) {where}",
+                (*part, *params),
+            ).fetchall()
+        return found
+
+    def _smoothed(
+        self,
+        text: str,
+        out: dict[int, float],
+        where: str,
+        params: list[object],
+        by_id: dict[int, sqlite3.Row],
+    ) -> dict[int, float]:
+        """`out` (doc id -> cosine) with the neighbouring turns of its transcript turns added
+        and every cosine smoothed over its neighbours (`rank.smooth_dense`). Of a neighbour
+        only what places it is read here; the rows of those kept are read after."""
+        assert self.vectors is not None
+        turns = [i for i in out if by_id[i]["kind"] == "conversation"]
+        around = sorted({n for i in turns for n in (i - 1, i + 1)} - set(out))
+        added = self._rows_where("d.id", around, where, params, _PLACE_COLUMNS)
+        cosine = dict(self.vectors.cosines_of(text, [str(row["dense_key"]) for row in added]))
+        cosines = dict(out)
+        cosines.update({row["id"]: cosine[row["dense_key"]] for row in added})
+        placed = {**{row["id"]: row for row in added}, **by_id}
+        return smooth_dense(cosines, _neighbours(placed, cosines), self.tuning.dense_neighbours)
 
     def _facts(self) -> list[tuple[frozenset[str], str]]:
         """The people of the owner's current facts (`known_people`), cached until the index
@@ -685,6 +730,29 @@ class SearchIndex:
         return int(self.conn.execute("SELECT count(*) AS n FROM docs").fetchone()["n"])
 
 
+def _same_transcript(a: sqlite3.Row, b: sqlite3.Row | None) -> bool:
+    return b is not None and b["kind"] == "conversation" and b["path"] == a["path"]
+
+
+def _neighbours(
+    by_id: dict[int, sqlite3.Row], ids: Iterable[int]
+) -> dict[int, tuple[int | None, int | None]]:
+    """The turns just before and after each transcript turn among `ids` (those in `by_id`).
+    A file's entries are inserted in order in one transaction, so the turn before a turn is
+    the entry with the id before its own, when it is of the same transcript."""
+    out: dict[int, tuple[int | None, int | None]] = {}
+    for i in ids:
+        row = by_id[i]
+        if row["kind"] != "conversation":
+            continue
+        before, after = by_id.get(i - 1), by_id.get(i + 1)
+        out[i] = (
+            i - 1 if _same_transcript(row, before) else None,
+            i + 1 if _same_transcript(row, after) else None,
+        )
+    return out
+
+
 def _candidate(
     row: sqlite3.Row,
     lexical: tuple[int, float] | None,
@@ -692,9 +760,11 @@ def _candidate(
     wanted_terms: set[str] | None,
     people: set[str],
     when: bool,
+    by_id: dict[int, sqlite3.Row],
 ) -> Candidate:
     """What ranking needs of one row: its evidence from each side and the facets asked for
-    (`wanted_terms` None: no full-match test; `when` false: no time-cue test)."""
+    (`wanted_terms` None: no full-match test; `when` false: no time-cue test); `by_id` holds
+    the other candidates, where the turn before this one is looked for."""
     speaker = str(row["speaker"])
     full = (
         wanted_terms is not None
@@ -713,6 +783,8 @@ def _candidate(
         speaker_named=bool(people) and bool(speaker) and fold(speaker) in people,
         time_cue=when and has_time_cue(row["text"]),
         current=bool(row["current"]),
+        asks=row["kind"] == "conversation" and asks_question(row["text"]),
+        previous=row["id"] - 1 if _same_transcript(row, by_id.get(row["id"] - 1)) else None,
     )
 
 

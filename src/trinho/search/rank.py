@@ -1,10 +1,11 @@
 """Pure ranking: the FTS5 match expression, the diacritics bonus, fusion of the lexical and
-dense sides, the who/when boosts and the spread over sessions."""
+dense sides, the who/when boosts, the neighbouring turns (a reply after a question, a dense
+score smoothed over the turns around it) and the spread over sessions."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -68,7 +69,10 @@ class Tuning:
     `speaker_boost`: the factor for what a person named in the question said. `when_boost`:
     the factor for a line that carries a time expression, for a "when" question.
     `per_session`: the most hits of one day file among the first ones when a question has
-    several parts (0: no limit).
+    several parts (0: no limit). `answer_weight`: the share of a turn's score that the next
+    turn of its transcript gains when the turn asks a question (the answer is said after it).
+    `dense_neighbours`: the share of the best neighbouring turn's cosine a turn's own cosine
+    gains (`smooth_dense`).
     """
 
     dense_weight: float = 0.3
@@ -78,11 +82,17 @@ class Tuning:
     protect_full_matches: bool = True
     dense_pool: int = 60
     dense_when_lexical_full: bool = False
+    answer_weight: float = 0.3
+    dense_neighbours: float = 0.5
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """What ranking knows of one entry: its lexical and dense evidence and its facets."""
+    """What ranking knows of one entry: its lexical and dense evidence and its facets.
+
+    `dense` is the cosine with the query, smoothed over the neighbouring turns for a turn
+    (`smooth_dense`); `asks`: a transcript turn that asks a question; `previous`: the doc id
+    of the turn just before this one in its transcript."""
 
     doc_id: int
     text: str
@@ -95,6 +105,8 @@ class Candidate:
     speaker_named: bool = False
     time_cue: bool = False
     current: bool = True
+    asks: bool = False
+    previous: int | None = None
 
 
 @dataclass(frozen=True)
@@ -183,6 +195,31 @@ def fact_people(known: Sequence[tuple[frozenset[str], str]], query: str) -> list
 _PARTS_RE = re.compile(r"\b(and|both|or|also|và|cả|hoặc|với)\b", re.IGNORECASE)
 
 
+def asks_question(text: str) -> bool:
+    """Whether a line asks something (a question mark, half- or full-width): the turn after
+    it is where its answer is."""
+    return "?" in text or "\uff1f" in text
+
+
+def smooth_dense(
+    cosines: Mapping[int, float],
+    neighbours: Mapping[int, tuple[int | None, int | None]],
+    weight: float,
+) -> dict[int, float]:
+    """Each turn's cosine plus `weight` times the best cosine of the turns just before and
+    after it in its transcript (those in `cosines`; a line without any counts its own), so a
+    turn is found by what is said around it, as the lexical side reads its neighbours' words.
+
+    A reply (`Three times a week`) holds little of the question's meaning; the line it answers
+    does."""
+    out: dict[int, float] = {}
+    for doc_id, own in cosines.items():
+        before, after = neighbours.get(doc_id, (None, None))
+        around = [cosines[n] for n in (before, after) if n is not None and n in cosines]
+        out[doc_id] = own + weight * (max(around) if around else own)
+    return out
+
+
 def is_multipart(text: str, named: Sequence[str]) -> bool:
     """Whether a question has more than one part: two people, or parts joined by `and`/`và`."""
     return len(named) > 1 or _PARTS_RE.search(text) is not None
@@ -217,20 +254,44 @@ def fuse(candidates: Sequence[Candidate], tuning: Tuning, when: bool) -> list[Ra
         if c.dense is not None:
             part = tuning.dense_weight * max(c.dense - floor, 0.0) / span
             score += part
-            why.append(f"dense #{c.dense_rank} cosine {c.dense:.3f} (+{part:.3f})")
+            why.append(f"dense #{c.dense_rank} {c.dense:.3f} (+{part:.3f})")
         if c.speaker_named and tuning.speaker_boost != 1.0:
             score *= tuning.speaker_boost
             why.append(f"said by a person named x{tuning.speaker_boost:g}")
         if when and c.time_cue and tuning.when_boost != 1.0:
             score *= tuning.when_boost
             why.append(f"says when x{tuning.when_boost:g}")
-        shown = score * best_lexical  # on the BM25 scale, as a lexical hit's score is
-        ranked.append((score, order, Ranked(c.doc_id, shown, tuple(why)), c))
+        ranked.append((score, order, Ranked(c.doc_id, 0.0, tuple(why)), c))
+    ranked = _answers(ranked, tuning.answer_weight)
+    ranked = [
+        (score, order, Ranked(r.doc_id, score * best_lexical, r.why), c)  # on the BM25 scale
+        for score, order, r, c in ranked
+    ]
     ranked.sort(key=lambda item: (-item[0], item[1]))
     out = [(r, c) for _, _, r, c in ranked]
     if tuning.protect_full_matches:
         out = _protect(out)
     return [r for r, _ in out]
+
+
+def _answers(
+    ranked: list[tuple[float, int, Ranked, Candidate]], weight: float
+) -> list[tuple[float, int, Ranked, Candidate]]:
+    """A turn right after a candidate that asks a question gains `weight` times that
+    question's score: `How often do you all work out together?` finds the reply
+    `Three times a week`, which shares no word with the query."""
+    if weight <= 0:
+        return ranked
+    asking = {c.doc_id: score for score, _, _, c in ranked if c.asks}
+    out = []
+    for score, order, r, c in ranked:
+        asked = asking.get(c.previous) if c.previous is not None else None
+        if asked:
+            part = weight * asked
+            score += part
+            r = Ranked(r.doc_id, r.score, (*r.why, f"answers a question found (+{part:.3f})"))
+        out.append((score, order, r, c))
+    return out
 
 
 def _protect(ranked: list[tuple[Ranked, Candidate]]) -> list[tuple[Ranked, Candidate]]:

@@ -307,16 +307,27 @@ class VectorStore:
         best = best[np.argsort(-scores[best], kind="stable")]
         out = [(keys[int(positions[i])], float(scores[i])) for i in best]
         seen = {key for key, _ in out}
-        wanted = []
-        for key in also:
-            i = bisect.bisect_left(keys, key)
-            if key not in seen and i < len(keys) and keys[i] == key:
+        return out + self.cosines_of(text, [key for key in also if key not in seen])
+
+    def cosines_of(self, text: str, keys: Sequence[str]) -> list[tuple[str, float]]:
+        """The cosines of `text` with the vectors of `keys` (each once; unknown keys left out)."""
+        import numpy as np
+
+        loaded = self._loaded()
+        wanted: list[int] = []
+        seen: set[str] = set()
+        for key in keys:
+            i = bisect.bisect_left(loaded.keys, key)
+            if key not in seen and i < len(loaded.keys) and loaded.keys[i] == key:
                 wanted.append(i)
                 seen.add(key)
-        if wanted:
-            extra = cosines(loaded, query, np.asarray(wanted))
-            out += [(keys[i], float(score)) for i, score in zip(wanted, extra, strict=True)]
-        return out
+        if not wanted:
+            return []
+        query = self.query_vector(text)
+        if query.shape[0] != loaded.codes.shape[1]:
+            raise TrinhoError.keyed("error.embed.resized")
+        found = cosines(loaded, query, np.asarray(wanted))
+        return [(loaded.keys[i], float(score)) for i, score in zip(wanted, found, strict=True)]
 
 
 def _unit(vector: Matrix) -> Matrix:
