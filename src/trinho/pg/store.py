@@ -25,7 +25,15 @@ from typing import TYPE_CHECKING, Any, cast
 from zoneinfo import ZoneInfo
 
 from trinho.errors import NotFound, TrinhoError
-from trinho.facts.format import check_basis, clean_value, render_fact
+from trinho.facts.format import (
+    CHANGE_CONTEXT,
+    check_basis,
+    clean_source,
+    clean_value,
+    fact_digest,
+    proposal_change,
+    render_fact,
+)
 from trinho.facts.rules import (
     ActorKind,
     Basis,
@@ -37,14 +45,13 @@ from trinho.facts.rules import (
     check_dates,
     reconcile,
 )
-from trinho.facts.store import CHANGE_CONTEXT, Saved, fact_digest
-from trinho.facts.store import _change as fact_change
-from trinho.facts.store import _source as fact_source
+from trinho.facts.store import Saved
 from trinho.i18n import t
 from trinho.i18n.keys import FACT_OUTCOME, FACT_REASON
 from trinho.notes.store import SavedNote, format_entry, parse_note_file, validate_note_text
 from trinho.pg.connect import Database, check_owner
 from trinho.pg.search import fact_path, replace_path_docs
+from trinho.proposals.format import check_kind, clean_text, content_hash, identity
 from trinho.proposals.store import (
     MAX_ORIGIN_CHARS,
     MAX_REASON_CHARS,
@@ -52,13 +59,9 @@ from trinho.proposals.store import (
     Proposal,
     ProposalStatus,
     Submitted,
-    content_hash,
     fresh_id,
     validate_id,
 )
-from trinho.proposals.store import _check_kind as check_kind
-from trinho.proposals.store import _identity as identity
-from trinho.proposals.store import _text as proposal_text
 from trinho.search.documents import fact_docs, memory_docs, note_docs
 from trinho.textnorm import validate_slug
 from trinho.workspace import MEMORY_FILE, NOTES_DIR, parse_day
@@ -350,7 +353,7 @@ class PgRecords:
             value=clean_value(value, key),
             basis=check_basis(basis),
             recorded_at=self.now(),
-            source=fact_source(source or actor),
+            source=clean_source(source or actor),
             valid_from=valid_from,
             valid_to=valid_to,
         )
@@ -366,7 +369,7 @@ class PgRecords:
                 submitted = self._submit(
                     conn,
                     "fact",
-                    fact_change(user, incoming, current, today),
+                    proposal_change(user, incoming, current, today),
                     reason=t(self.locale, FACT_REASON[decision.proposal_reason], fact=key),
                     origin=origin or actor,
                     context=CHANGE_CONTEXT,
@@ -436,8 +439,8 @@ class PgRecords:
         context: Collection[str],
     ) -> Submitted:
         check_kind(kind)
-        reason = proposal_text(reason, "proposal reason", MAX_REASON_CHARS)
-        origin = proposal_text(origin, "proposal origin", MAX_ORIGIN_CHARS)
+        reason = clean_text(reason, "proposal reason", MAX_REASON_CHARS)
+        origin = clean_text(origin, "proposal origin", MAX_ORIGIN_CHARS)
         plain: dict[str, Any] = json.loads(json.dumps(dict(change), ensure_ascii=False))
         digest = content_hash(kind, plain)
         same = identity(kind, plain, context)
@@ -577,7 +580,7 @@ class PgRecords:
     ) -> tuple[Proposal, ApplyResult]:
         """A person approves: the change applied and the decision recorded in one
         transaction, so an approval is never half done. Facts only, today (see scale.md)."""
-        by = proposal_text(by, "decided by", MAX_ORIGIN_CHARS)
+        by = clean_text(by, "decided by", MAX_ORIGIN_CHARS)
         with self.db.owner_tx(self.owner) as conn:
             proposal = self._pending(conn, proposal_id, content_hash)
             if proposal.kind != "fact":
@@ -604,8 +607,8 @@ class PgRecords:
         content_hash: str | None = None,
     ) -> Proposal:
         """A person rejects: nothing applied, and the same origin will not propose it again."""
-        by = proposal_text(by, "decided by", MAX_ORIGIN_CHARS)
-        note = proposal_text(reason, "rejection reason", MAX_REASON_CHARS) if reason else None
+        by = clean_text(by, "decided by", MAX_ORIGIN_CHARS)
+        note = clean_text(reason, "rejection reason", MAX_REASON_CHARS) if reason else None
         with self.db.owner_tx(self.owner) as conn:
             proposal = self._pending(conn, proposal_id, content_hash)
             decided = replace(
