@@ -45,10 +45,16 @@ from trinho.facts.rules import (
     check_dates,
     reconcile,
 )
-from trinho.facts.store import Saved
+from trinho.facts.store import FactListing, Saved
 from trinho.i18n import t
 from trinho.i18n.keys import FACT_OUTCOME, FACT_REASON
-from trinho.notes.store import SavedNote, format_entry, parse_note_file, validate_note_text
+from trinho.notes.store import (
+    NoteFile,
+    SavedNote,
+    format_entry,
+    parse_note_file,
+    validate_note_text,
+)
 from trinho.pg.connect import Database, check_owner
 from trinho.pg.search import fact_path, replace_path_docs
 from trinho.proposals.format import check_kind, clean_text, content_hash, identity
@@ -57,12 +63,15 @@ from trinho.proposals.store import (
     MAX_REASON_CHARS,
     ApplyResult,
     Proposal,
+    ProposalListing,
     ProposalStatus,
     Submitted,
     fresh_id,
+    resolve_in,
     validate_id,
 )
-from trinho.search.documents import fact_docs, memory_docs, note_docs
+from trinho.search.documents import Kind, fact_docs, memory_docs, note_docs
+from trinho.search.index import Hit, Query
 from trinho.textnorm import validate_slug
 from trinho.workspace import MEMORY_FILE, NOTES_DIR, parse_day
 
@@ -191,9 +200,25 @@ class PgRecords:
             ).fetchall()
         return [(hhmm, note, self._local(at)) for hhmm, note, at in rows]
 
+    def read_notes(self, day: date) -> NoteFile:
+        """The day file as the notes' own parser reads it (empty when there is none)."""
+        return parse_note_file(self.note_text(day))
+
     def note_entries(self, day: date) -> list[tuple[str, str]]:
         """The day file's entries as parsed by the notes' own parser: (HH:MM, text)."""
         return [(e.time, e.text) for e in parse_note_file(self.note_text(day)).entries]
+
+    def search(self, query: Query) -> list[Hit]:
+        """memory_search over the owner's units (`trinho.pg.search`). Its filters (days,
+        kinds) are the file index's alone so far: asked for here, refused in one line."""
+        from trinho.pg.search import search
+
+        if query.since or query.until or query.kinds:
+            raise TrinhoError.keyed("error.store.search_filters")
+        return [
+            Hit(cast(Kind, h.kind), h.path, h.line, h.day, h.text, h.score, h.refs)
+            for h in search(self, query.text, query.limit)
+        ]
 
     # ---- MEMORY.md -----------------------------------------------------------------------------
 
@@ -250,6 +275,17 @@ class PgRecords:
                 (self.owner,),
             ).fetchall()
         return [(user, key) for user, key in rows]
+
+    def list_facts(self, user: str | None = None) -> FactListing:
+        """Every fact of the user, by key, read in one transaction (no file can be broken)."""
+        user = validate_slug(user or self.user, "user id")
+        with self.db.owner_tx(self.owner) as conn:
+            keys = conn.execute(
+                "SELECT key FROM facts WHERE owner_id = %s AND user_id = %s ORDER BY key",
+                (self.owner, user),
+            ).fetchall()
+            found = [self._fact(conn, user, key) for (key,) in keys]
+        return FactListing([fact for fact in found if fact is not None], [])
 
     def fact_file_text(self, user: str, key: str) -> str | None:
         """The fact as its file says it: kept verbatim (an imported file written by hand)
@@ -526,6 +562,22 @@ class PgRecords:
         where = "true" if include_decided else "status = 'pending'"
         with self.db.owner_tx(self.owner) as conn:
             return self._proposals(conn, where)
+
+    def list_proposals(self, *, include_decided: bool = True) -> ProposalListing:
+        return ProposalListing(self.proposals(include_decided=include_decided), [])
+
+    def resolve_id(self, given: str) -> str:
+        """The id `given` names among this owner's proposals, as the files' `resolve_id`."""
+
+        def starting(prefix: str) -> list[str]:
+            with self.db.owner_tx(self.owner) as conn:
+                rows = conn.execute(
+                    "SELECT id FROM proposals WHERE owner_id = %s AND starts_with(id, %s)",
+                    (self.owner, prefix),
+                ).fetchall()
+            return [found for (found,) in rows]
+
+        return resolve_in(given, starting, PROPOSALS_PLACE)
 
     def get_proposal(self, proposal_id: str) -> Proposal:
         validate_id(proposal_id)

@@ -210,9 +210,20 @@ MAX_NAMED = 5
 
 
 def resolve_id(ws: Workspace, given: str) -> str:
+    """The proposal id `given` names in the workspace's queue (`resolve_in`)."""
+    root = ws.proposals_root
+
+    def starting(prefix: str) -> list[str]:
+        return [p.stem for p in root.glob(f"{prefix}*.json") if _ID_RE.fullmatch(p.stem)]
+
+    return resolve_in(given, starting, root)
+
+
+def resolve_in(given: str, starting: Callable[[str], Iterable[str]], place: object) -> str:
     """The proposal id `given` names: the id itself, or the one id it is a prefix of (at least
-    `MIN_PREFIX` hex digits). A prefix that names none is not found; one that names several is
-    refused, naming them, so a decision never lands on a proposal the owner did not mean."""
+    `MIN_PREFIX` hex digits), among the ids `starting(prefix)` gives. A prefix that names none
+    is not found in `place`; one that names several is refused, naming them, so a decision
+    never lands on a proposal the owner did not mean. Every store resolves through this."""
     value = given.strip().lower()
     if _ID_RE.fullmatch(value):
         return value
@@ -220,10 +231,9 @@ def resolve_id(ws: Workspace, given: str) -> str:
         return validate_id(given)  # the bad-id error, as before
     if len(value) < MIN_PREFIX:
         raise TrinhoError.keyed("error.proposal.short_prefix", value=given, minimum=MIN_PREFIX)
-    root = ws.proposals_root
-    found = sorted(p.stem for p in root.glob(f"{value}*.json") if _ID_RE.fullmatch(p.stem))
+    found = sorted(starting(value))
     if not found:
-        raise NotFound.keyed("error.proposal.not_found", id=given, folder=root)
+        raise NotFound.keyed("error.proposal.not_found", id=given, folder=place)
     if len(found) > 1:
         named = ", ".join(found[:MAX_NAMED]) + (", …" if len(found) > MAX_NAMED else "")
         raise TrinhoError.keyed("error.proposal.ambiguous", value=given, ids=named)
