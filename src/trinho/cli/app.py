@@ -136,7 +136,7 @@ def choose_owner(db: Database, given: str | None) -> tuple[str, str]:
         return next(iter(zones.items()))
     if not zones:
         raise TrinhoError.keyed("error.owner.none")
-    raise TrinhoError.keyed("error.owner.choose", count=len(zones), env=OWNER_ENV)
+    raise TrinhoError.keyed("error.owner.choose", number=len(zones), env=OWNER_ENV)
 
 
 COMMANDS: dict[str, str] = {

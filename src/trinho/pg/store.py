@@ -71,7 +71,7 @@ from trinho.proposals.store import (
     validate_id,
 )
 from trinho.search.documents import Kind, fact_docs, memory_docs, note_docs
-from trinho.search.index import Hit, Query
+from trinho.search.index import Hit, Query, validate_query
 from trinho.textnorm import validate_slug
 from trinho.workspace import MEMORY_FILE, NOTES_DIR, parse_day
 
@@ -209,15 +209,21 @@ class PgRecords:
         return [(e.time, e.text) for e in parse_note_file(self.note_text(day)).entries]
 
     def search(self, query: Query) -> list[Hit]:
-        """memory_search over the owner's units (`trinho.pg.search`). Its filters (days,
-        kinds) are the file index's alone so far: asked for here, refused in one line."""
+        """memory_search over the owner's units (`trinho.pg.search`), refused as the file
+        index refuses a query (no terms, a bad limit, days out of order)."""
         from trinho.pg.search import search
 
-        if query.since or query.until or query.kinds:
-            raise TrinhoError.keyed("error.store.search_filters")
+        validate_query(query)
+        found = search(
+            self,
+            query.text,
+            query.limit,
+            since=query.since,
+            until=query.until,
+            kinds=query.kinds,
+        )
         return [
-            Hit(cast(Kind, h.kind), h.path, h.line, h.day, h.text, h.score, h.refs)
-            for h in search(self, query.text, query.limit)
+            Hit(cast(Kind, h.kind), h.path, h.line, h.day, h.text, h.score, h.refs) for h in found
         ]
 
     # ---- MEMORY.md -----------------------------------------------------------------------------

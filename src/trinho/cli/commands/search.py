@@ -156,6 +156,9 @@ def search(
     """memory_search: ranked hits from notes, MEMORY.md, facts and conversations."""
     from trinho.pg.protocol import FileRecords
 
+    if (batch is not None or explain) and state().database_url() is not None:
+        option = "--batch" if batch is not None else "--explain"
+        raise TrinhoError.keyed("error.store.files_only_option", option=option)
     records = state().records(owner)
     if batch is None and not explain:
         if query is None:
@@ -165,9 +168,7 @@ def search(
         hits = records.search(Query(query, limit, since, until, kinds))
         emit(as_json, [h.to_json() for h in hits], lambda: _human_hits(hits, state().locale()))
         return
-    if not isinstance(records, FileRecords):
-        option = "--batch" if batch is not None else "--explain"
-        raise TrinhoError.keyed("error.store.files_only_option", option=option)
+    assert isinstance(records, FileRecords)
     ws = records.ws
     if batch is not None:
         if query is not None:
