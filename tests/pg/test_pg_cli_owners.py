@@ -91,6 +91,8 @@ def test_with_one_owner_named_another_owners_memory_is_never_read_searched_or_de
     assert "no fact 'secret-city'" in cli.refused("fact", "get", "secret-city", *a)
     assert "no fact 'secret-city'" in cli.refused("fact", "history", "secret-city", *a)
     assert cli.json("facts", *a)["facts"] == []
+    prompt = json.dumps(cli.json("context", *a), ensure_ascii=False)
+    assert "chợ sáng" in prompt and "Đà Nẵng" not in prompt and "Bình" not in prompt
     assert cli.json("proposals", "--all", *a) == []
     for command in (("proposals",), ("approve",), ("reject",)):
         for given in (theirs, theirs[:4]):
@@ -127,6 +129,7 @@ def test_without_an_owner_a_store_of_several_is_refused_and_of_one_is_that_one(
         ("fact", "get", "k"),
         ("fact", "history", "k"),
         ("facts",),
+        ("context",),
         ("proposals",),
         ("approve", "0123456789"),
         ("reject", "0123456789"),
@@ -143,7 +146,6 @@ def test_without_an_owner_a_store_of_several_is_refused_and_of_one_is_that_one(
 @pytest.mark.parametrize(
     "args",
     [
-        ("context",),
         ("get", "MEMORY.md"),
         ("index",),
         ("condense", "--dry-run"),
@@ -180,7 +182,7 @@ def test_the_database_named_in_the_config_is_used_as_the_environment_is(
     owner = new_owner(pg_admin, TZ)
     assert cli.json("note", "từ cấu hình", "--owner", owner)["line_number"] == 1
     assert not (Path(cli_env["TRINHO_HOME"]) / "memory/2026-11-29.md").exists()
-    assert "works on a file workspace only" in cli.refused("context")
+    assert "works on a file workspace only" in cli.refused("get", "MEMORY.md")
 
 
 def test_an_owner_named_for_a_file_workspace_is_refused(
