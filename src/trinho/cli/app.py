@@ -124,19 +124,19 @@ def choose_owner(db: Database, given: str | None) -> tuple[str, str]:
     named, refused in one line: a command never guesses whose memory to touch."""
     import psycopg
 
-    from trinho.pg.owners import owner_zones, require_owner
+    from trinho.pg.owners import require_owner, sole_owner
 
     try:
         if given is not None:
             return given, require_owner(db, given)
-        zones = owner_zones(db)
+        only, count = sole_owner(db)
     except psycopg.errors.InsufficientPrivilege:
         raise TrinhoError.keyed("error.owner.registry_denied") from None
-    if len(zones) == 1:
-        return next(iter(zones.items()))
-    if not zones:
+    if only is not None:
+        return only
+    if not count:
         raise TrinhoError.keyed("error.owner.none")
-    raise TrinhoError.keyed("error.owner.choose", number=len(zones), env=OWNER_ENV)
+    raise TrinhoError.keyed("error.owner.choose", number=count, env=OWNER_ENV)
 
 
 COMMANDS: dict[str, str] = {
