@@ -15,6 +15,7 @@
 #   bench/real_model.sh                 # build (once, about 6 minutes on 2 cores), serve, check
 #   REAL_MODEL_DIR=/tmp/rm bench/real_model.sh
 #   REAL_MODEL_SIZES=0 bench/real_model.sh   # the first check only
+#   REAL_MODEL_FIRST=0 bench/real_model.sh   # the sizes only
 #
 # Needs the project's venv (the README's test command makes it), gcc, cmake from PyPI (pulled
 # by the build) and network access to PyPI for the first run. Nothing is installed outside
@@ -77,11 +78,13 @@ EOF
 fi
 
 log="$dir/server.log"
+server=""
+trap '[ -n "$server" ] && { kill $server 2>/dev/null; wait $server 2>/dev/null || true; }' EXIT
+if [ "${REAL_MODEL_FIRST:-1}" != "0" ]; then
 "$dir/venv/bin/python" -m llama_cpp.server --model "$gguf" --model_alias smollm2-135m \
     --chat_format chatml-function-calling --host 127.0.0.1 --port "$port" --n_ctx 8192 \
     --n_threads "$(nproc)" >"$log" 2>&1 &
 server=$!
-trap 'kill $server 2>/dev/null; wait $server 2>/dev/null || true' EXIT
 for _ in $(seq 1 120); do
     if curl -fs "http://127.0.0.1:$port/v1/models" >/dev/null 2>&1; then break; fi
     if ! kill -0 $server 2>/dev/null; then tail -20 "$log" >&2; exit 1; fi
@@ -91,6 +94,7 @@ done
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -m), llama-cpp-python $llama_version, SmolLM2-135M-Instruct Q4_1" >&2
 "$trinho_python" -u "$here/bench/real_model.py" --base-url "http://127.0.0.1:$port/v1" --model smollm2-135m "$@"
 kill $server 2>/dev/null; wait $server 2>/dev/null || true
+fi
 [ "${REAL_MODEL_SIZES:-1}" = "0" ] && exit 0
 
 broken=0

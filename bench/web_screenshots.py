@@ -1,6 +1,6 @@
 """Photograph the review page as the owner sees it, for docs/web.md: the list of what waits, a
 removal's card, a change to what the owner said, the review step of a bulk approval, its
-receipt and a search, at a phone's
+receipt and its short undo, and a search, at a phone's
 width (375 px) and a desktop's (1280 px), in Vietnamese and English.
 
 Run: .venv/bin/python bench/web_screenshots.py [--out docs/img]
@@ -28,7 +28,7 @@ LIMIT = 150_000
 """Bytes a screenshot may take in the repository."""
 
 
-ALL_PAGES = ("review", "removal", "bulk", "receipt", "search")
+ALL_PAGES = ("review", "removal", "bulk", "receipt", "taken-back", "search")
 PAGES = {"vi": ALL_PAGES, "en": ("review", "removal")}
 """What is photographed in each language: every page in Vietnamese, where the marks and the
 wording matter most; the list and a removal in English."""
@@ -57,6 +57,8 @@ def shots(
     browser.clip(0, tall, out / f"web-bulk-{tag}.png")
     browser.click('form[action="/bulk"] button')
     browser.clip(0, tall, out / f"web-receipt-{tag}.png")
+    browser.click('form[action$="/take-back"] button')
+    browser.clip(0, tall, out / f"web-taken-back-{tag}.png")
     browser.go(f"{base}/search?q=chay+bo")
     browser.clip(0, 700, out / f"web-search-{tag}.png")
 

@@ -72,6 +72,15 @@ def test_a_retry_waits_at_least_what_telegram_asked(
         assert moment >= NOW + timedelta(seconds=retry_after)
 
 
+def test_a_message_holding_a_unicode_line_separator_is_kept(workspace: Workspace) -> None:
+    """JSON written raw keeps U+2028, U+2029 and U+0085: the log is read at newlines only,
+    so such a message is one event, not two broken lines skipped."""
+    inbox = Inbox(workspace)
+    inbox.add([(1, "một\u2028hai\u2029ba\x85bốn")])
+    [item] = inbox.state().items
+    assert item.text == "một\u2028hai\u2029ba\x85bốn"
+
+
 def test_a_failed_reply_is_kept_and_sent_again(workspace: Workspace, clock: FixedClock) -> None:
     inbox = Inbox(workspace)
     asked: list[str] = []

@@ -550,3 +550,37 @@ def test_without_a_public_address_the_review_has_no_page_button(
     for bad in ("http://127.0.0.1:8766", "ftp://x.org", "https://localhost/"):
         with pytest.raises(TrinhoError, match="public_url"):
             parse_config(f'[web]\npublic_url = "{bad}"\n', "cfg")
+
+
+def test_a_bulk_approval_is_taken_back_from_the_summary_it_updated(
+    api: FakeBotApi, workspace: Workspace, clock: FixedClock
+) -> None:
+    from trinho.facts.store import fact_on
+    from trinho.proposals import store as proposals
+
+    note = queued_review(workspace)
+    box = Outbox(workspace)
+    box.enqueue(note)
+    with queue_channel(api, workspace) as channel:
+        box.deliver(channel)
+        channel.start(poll_timeout=1)
+        buttons = dict(api.buttons(api.ok_calls("sendMessage")[0]))
+        assert "↶ Take back this approval" not in buttons
+        assert press_and_wait(api, buttons["✅ Approve the 3 small changes"]) == "Approved 3 of 3."
+        assert fact_on(workspace, "city").value == "Huế"
+        summary = api.ok_calls("editMessageText")[-1]
+        assert "You can take it back for 15 minutes." in summary.params["text"]
+        take_back = dict(api.buttons(summary))["↶ Take back this approval"]
+        clock.advance(minutes=2)
+        assert press_and_wait(api, take_back) == "Taken back 3 of 3."
+        assert fact_on(workspace, "city").value == "Hà Nội"
+        assert fact_on(workspace, "gym").value == "Mondays"
+        statuses = {p.id: p.status for p in proposals.list_proposals(workspace).proposals}
+        assert [statuses[i.proposal_id] for i in note.items] == [
+            "pending", "pending", "reverted", "reverted", "reverted",
+        ]  # fmt: skip
+        after = api.ok_calls("editMessageText")[-1]
+        assert "Taken back 3 of 3." in after.params["text"]
+        assert "↶ Take back this approval" not in dict(api.buttons(after))
+        assert press_and_wait(api, take_back) == "This button is out of date; nothing was done."
+        assert fact_on(workspace, "city").value == "Hà Nội"

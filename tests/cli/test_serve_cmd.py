@@ -6,6 +6,7 @@ the model saved is on disk, and an announcement that could not be sent yet is st
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import json
@@ -75,7 +76,7 @@ def test_serve_answers_the_owner_and_stops_cleanly_on_sigterm(
             stderr=subprocess.PIPE,
             text=True,
         )
-        try:
+        with reaped(proc):
             api.wait_for(
                 lambda: proc.poll() is not None or any(c.method == "getUpdates" for c in api.calls),
                 timeout=60,
@@ -87,12 +88,7 @@ def test_serve_answers_the_owner_and_stops_cleanly_on_sigterm(
                 lambda: any(c.params["text"] == "Đã ghi nhớ." for c in api.ok_calls("sendMessage")),
                 timeout=60,
             )
-            proc.send_signal(signal.SIGTERM)
-            out, err = proc.communicate(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
+            out, err = terminated(proc)
     assert proc.returncode == 0, err
     assert out == ""
     events = [json.loads(line) for line in err.splitlines()]
@@ -116,13 +112,8 @@ def test_serve_answers_the_owner_and_stops_cleanly_on_sigterm(
 def test_sigterm_while_starting_exits_0_with_json_lines(api: FakeBotApi, tmp_path: Path) -> None:
     root = tmp_path / "ws"
     configure(root, "http://127.0.0.1:9", api)
-    proc = serve(root, EARLY_SIGTERM)
-    try:
+    with reaped(serve(root, EARLY_SIGTERM)) as proc:
         out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
     assert proc.returncode == 0, err
     assert out == ""
     events = [json.loads(line) for line in err.splitlines()]
@@ -208,6 +199,23 @@ def serve(root: Path, code: str = SERVE) -> subprocess.Popen[str]:
     )
 
 
+@contextlib.contextmanager
+def reaped(proc: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
+    """The service for the block; killed and reaped if the block leaves it running."""
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
+def terminated(proc: subprocess.Popen[str], timeout: float = 60) -> tuple[str, str]:
+    """SIGTERM, as a service manager stops it; what it printed."""
+    proc.send_signal(signal.SIGTERM)
+    return proc.communicate(timeout=timeout)
+
+
 def answers(api: FakeBotApi) -> list[str]:
     return [str(c.params["text"]) for c in api.ok_calls("sendMessage")]
 
@@ -236,8 +244,7 @@ def run_until_answered(api: FakeBotApi, root: Path, model: EchoModel, count: int
         try:
             api.wait_for(functools.partial(ended_or_answered, proc, api, count), 60)
             if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-                proc.communicate(timeout=30)
+                terminated(proc, timeout=30)
                 assert proc.returncode == 0
                 return restarts
         finally:
@@ -299,15 +306,9 @@ def test_sigterm_with_a_long_queue_exits_0_and_keeps_the_queue(
         configure(root, model.url, api)
         for n in range(1, 21):
             api.say(f"msg-{n}", user_id=OWNER, chat_id=OWNER)
-        proc = serve(root)
-        try:
+        with reaped(serve(root)) as proc:
             api.wait_for(lambda: len(answers(api)) >= 2, 60)
-            proc.send_signal(signal.SIGTERM)
-            out, err = proc.communicate(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
+            out, err = terminated(proc)
         assert proc.returncode == 0, err
         assert out == ""
         names = [json.loads(line)["event"] for line in err.splitlines()]

@@ -5,9 +5,17 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from trinho.condense.rules.gate import Change, gate
-from trinho.condense.rules.held import HeldApplied, Stale, apply_held
+from trinho.condense.rules.gate import Change, ChangeClass, gate
+from trinho.condense.rules.held import (
+    TAKEN_BACK_CLASSES,
+    HeldApplied,
+    Stale,
+    apply_held,
+    take_back_held,
+)
 
 TODAY, SINCE = date(2026, 11, 29), date(2026, 11, 23)
 OLD = "# Memory\n- 2026-11-01: Likes green tea\n- 2026-11-02: Lives in Hà Nội\n"
@@ -124,3 +132,38 @@ def test_a_held_change_can_still_apply_only_while_its_old_lines_are_there() -> N
     assert can_still_apply({"class": "added", "old": None, "new": "- 2026-11-28: x"}, text)
     assert can_still_apply({"class": "suspicious", "snapshot": text}, text)
     assert not can_still_apply({"class": "suspicious", "snapshot": text}, text + "more\n")
+
+
+_line = st.text(st.sampled_from("abcđế -:"), min_size=1, max_size=12).map(lambda s: "- " + s)
+
+
+@given(st.lists(_line, min_size=1, max_size=8), st.data())
+def test_an_approved_line_taken_back_gives_the_text_it_was_approved_on(
+    lines: list[str], data: st.DataObject
+) -> None:
+    text = "\n".join(lines)
+    new = data.draw(_line.filter(lambda s: s not in lines))
+    old = data.draw(st.one_of(st.none(), st.sampled_from(lines)))
+    cls: ChangeClass = "edited" if old is not None else "added"
+    change = Change(cls, "held", old, new, "x", after=lines[-1])
+    applied = apply_held(text, change)
+    assert isinstance(applied, HeldApplied)
+    back = take_back_held(applied.text, change)
+    assert isinstance(back, HeldApplied) and back.text == text
+    again = take_back_held(back.text, change)  # twice: the text changes once
+    assert isinstance(again, HeldApplied) and again.text == text
+
+
+def test_a_line_edited_since_its_approval_is_not_taken_back() -> None:
+    change = held_of(OLD.replace("Likes green tea", "Likes green tea and jasmine"))
+    assert change.cls in TAKEN_BACK_CLASSES
+    applied = apply_held(OLD, change)
+    assert isinstance(applied, HeldApplied)
+    by_hand = applied.text.replace("jasmine", "oolong")
+    assert isinstance(take_back_held(by_hand, change), Stale)
+
+
+def test_a_removal_or_an_archive_is_taken_back_only_with_its_run() -> None:
+    removal = Change("removed", "held", "- 2026-11-01: Likes green tea", None, "x")
+    with pytest.raises(ValueError):
+        take_back_held(OLD, removal)

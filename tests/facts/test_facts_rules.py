@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+from dataclasses import replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
@@ -207,6 +208,17 @@ def _ident(v: FactVersion) -> tuple[str, date, datetime]:
     return (v.value, v.valid_from, v.recorded_at)
 
 
+def _later(
+    today: date, moment: datetime, days: int, start_off: int | None, end_off: int | None
+) -> tuple[date, datetime, date | None, date | None]:
+    """The clock moved `days` (and a minute), and the step's dates from the new today."""
+    today += timedelta(days=days)
+    moment += timedelta(days=days, minutes=1)
+    start = today + timedelta(days=start_off) if start_off is not None else None
+    end = today + timedelta(days=end_off) if end_off is not None else None
+    return today, moment, start, end
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(step, min_size=1, max_size=25))
 def test_random_saves_keep_every_invariant(
@@ -215,10 +227,7 @@ def test_random_saves_keep_every_invariant(
     fact: Fact | None = None
     today, moment = TODAY, NOW
     for days, actor, basis, value, start_off, end_off in steps:
-        today += timedelta(days=days)
-        moment += timedelta(days=days, minutes=1)
-        start = today + timedelta(days=start_off) if start_off is not None else None
-        end = today + timedelta(days=end_off) if end_off is not None else None
+        today, moment, start, end = _later(today, moment, days, start_off, end_off)
         item = Incoming("home-city", value, basis, moment, actor, start, end)
         try:
             decision = reconcile(fact, item, actor, today)
@@ -252,10 +261,96 @@ def test_random_saves_keep_every_invariant(
         fact = after
 
 
+# ---- taking an approval back ------------------------------------------------------------------
+
+APPROVAL = "proposal:0123456789"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(step, max_size=12),
+    st.sampled_from(VALUES),
+    st.one_of(st.none(), st.integers(-6, 0)),
+    st.one_of(st.none(), st.integers(-3, 8)),
+)
+def test_an_approval_taken_back_leaves_the_fact_as_it_was_before(
+    steps: list[tuple[int, ActorKind, Basis, str, int | None, int | None]],
+    value: str,
+    start_off: int | None,
+    end_off: int | None,
+) -> None:
+    fact: Fact | None = None
+    today, moment = TODAY, NOW
+    for days, actor, basis, said, s_off, e_off in steps:
+        today, moment, start, end = _later(today, moment, days, s_off, e_off)
+        try:
+            decided = reconcile(
+                fact, Incoming("k", said, basis, moment, actor, start, end), actor, today
+            )
+        except FactConflict:
+            continue
+        fact = decided.after or fact
+    _, _, start, end = _later(today, moment, 0, start_off, end_off)
+    approval = Incoming("k", value, "user", moment + timedelta(minutes=1), APPROVAL, start, end)
+    try:
+        decision = reconcile(fact, approval, "owner", today)
+    except FactConflict:
+        return
+    if decision.after is None:
+        return
+
+    def was_before(state: Fact | None) -> bool:  # as the proposal's base digest: not confirmed_on
+        return plain(state) == plain(fact)
+
+    outcome, back = rules.take_back(decision.after, APPROVAL, was_before)
+    if outcome == "already":  # the approval only confirmed the value
+        assert decision.outcome == "unchanged"
+        return
+    if outcome == "changed":  # only where the approval changed a version it cannot prove back
+        assert not set(fact.versions() if fact else []) <= set(decision.after.versions())
+        return
+    assert outcome == "taken_back" and back is not None
+    # every day reads as before the approval, and nothing recorded is lost
+    for offset in range(-10, 12):
+        day = today + timedelta(days=offset)
+        was = fact.value_on(day) if fact else None
+        assert back.value_on(day) == was, day
+    kept = {_ident(v) for v in back.versions()}
+    assert {_ident(v) for v in (fact.versions() if fact else [])} < kept
+    (withdrawn,) = [v for v in back.versions() if v.source == APPROVAL]
+    assert rules._empty(withdrawn)
+    assert rules.take_back(back, APPROVAL, was_before) == ("already", None)
+
+
+def plain(fact: Fact | None) -> object:
+    if fact is None:
+        return None
+    return [replace(v, confirmed_on=None) for v in fact.versions()], fact.head and fact.head.value
+
+
+def test_an_approval_is_not_taken_back_once_the_fact_moved_on() -> None:
+    before = Fact("home-city", version("Hà Nội", "inferred"))
+    approved = reconcile(
+        before, Incoming("home-city", "Huế", "user", NOW, APPROVAL), "owner", TODAY
+    ).after
+    assert approved is not None
+    later = reconcile(
+        approved,
+        Incoming("home-city", "Đà Nẵng", "user", NOW + timedelta(hours=1), "chat"),
+        "owner",
+        TODAY,
+    ).after
+    assert later is not None
+    assert rules.take_back(later, APPROVAL, lambda b: b == before) == ("changed", None)
+    assert rules.take_back(later, APPROVAL, lambda b: b == approved) == ("changed", None)
+    assert rules.take_back(approved, APPROVAL, lambda b: b == before)[0] == "taken_back"
+    assert rules.take_back(None, APPROVAL, lambda b: True) == ("changed", None)
+
+
 # ---- purity and the package --------------------------------------------------------------------
 
 PURE = {"__future__", "dataclasses", "datetime", "typing", "trinho.errors", "trinho.i18n"}
-PURE |= {"trinho.textnorm", "trinho.context.budget"}
+PURE |= {"trinho.textnorm", "trinho.context.budget", "collections.abc"}
 
 
 def _imports(path: Path, *, skip_type_checking: bool = False) -> set[str]:

@@ -56,6 +56,18 @@ class Cluster:
     host: str
     port: int
     superuser: str
+    data: Path | None = None
+    binaries: Path | None = None
+    run_as: tuple[str, ...] = ()
+
+    def restart(self) -> None:
+        """Stop the server at once, as a crash would (`-m immediate`: no checkpoint, every
+        connection cut), and start it again; it recovers from its WAL before it answers."""
+        assert self.data is not None and self.binaries is not None
+        log = str(self.data.parent / "server.log")  # not a pipe: the server outlives the call
+        pg_ctl = [*self.run_as, str(self.binaries / "pg_ctl"), "-D", str(self.data), "-l", log]
+        subprocess.run([*pg_ctl, "-m", "immediate", "-w", "restart"], check=True,
+                       capture_output=True)  # fmt: skip
 
     def url(self, dbname: str, user: str | None = None) -> str:
         return f"postgresql://{user or self.superuser}@{self.host}:{self.port}/{dbname}"
@@ -102,9 +114,12 @@ def migrated_database(cluster: Cluster) -> Urls:
 
 
 @contextlib.contextmanager
-def running_cluster(binaries: Path) -> Iterator[Cluster]:
+def running_cluster(binaries: Path, *, durable: bool = False) -> Iterator[Cluster]:
     """initdb and start a server in a temp folder on a free port; stopped and removed after.
-    As root, the folder and the server are the `postgres` user's (`runuser`)."""
+    As root, the folder and the server are the `postgres` user's (`runuser`). `durable`
+    keeps every commit in the WAL before it is acknowledged (synchronous_commit on), so a
+    server stopped at once loses no committed transaction: the fault tests' server. Without
+    it, fsync and synchronous commits are off, for speed."""
     as_root = os.geteuid() == 0
     run_as = ["runuser", "-u", "postgres", "--"] if as_root else []
     user = "postgres" if as_root else pwd.getpwuid(os.geteuid()).pw_name
@@ -134,8 +149,8 @@ def running_cluster(binaries: Path) -> Iterator[Cluster]:
     )
     options = (
         f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off "
-        "-c synchronous_commit=off -c full_page_writes=off -c shared_buffers=16MB "
-        "-c max_connections=40"
+        f"-c synchronous_commit={'on' if durable else 'off'} -c full_page_writes=off "
+        "-c shared_buffers=16MB -c max_connections=40"
     )
     subprocess.run(
         [
@@ -154,7 +169,7 @@ def running_cluster(binaries: Path) -> Iterator[Cluster]:
         capture_output=True,
     )
     try:
-        yield Cluster("127.0.0.1", port, user)
+        yield Cluster("127.0.0.1", port, user, data, binaries, tuple(run_as))
     finally:
         subprocess.run(
             [*run_as, str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],

@@ -19,7 +19,7 @@ def test_migrations_build_the_schema_from_an_empty_database_and_rerun_as_a_no_op
 ) -> None:
     url = pg_cluster.create_database("empty")
     applied = migrate(url)
-    assert applied == ["0001.schema"]
+    assert applied == ["0001.schema", "0002.stores"]
     assert migrate(url) == []
     with psycopg.connect(url) as conn:
         tables = {
@@ -89,6 +89,12 @@ def _fill(conn: psycopg.Connection, owner: str) -> None:
         " 1, 'b')",
         (owner,),
     )
+    conn.execute("INSERT INTO transcript_lines VALUES (%s, '2026-11-29', 1, '{}', true)", (owner,))
+    conn.execute("INSERT INTO usage_entries VALUES (%s, 1, now(), NULL, '{}', true)", (owner,))
+    conn.execute("INSERT INTO run_files VALUES (%s, '2026-W48', 'journal.json', '{}')", (owner,))
+    conn.execute("INSERT INTO outbox_entries VALUES (%s, 'k', now(), '{}')", (owner,))
+    conn.execute("INSERT INTO inbox_events VALUES (%s, 'telegram', 1, '{}', true)", (owner,))
+    conn.execute("INSERT INTO archive_sections VALUES (%s, 1, 'x')", (owner,))
 
 
 def test_the_application_role_sees_no_row_without_an_owner_and_one_owners_rows_with_one(

@@ -13,8 +13,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import TZ, FixedClock
+from trinho.channels.base import Notification
+from trinho.channels.inbox import Inbox
+from trinho.channels.outbox import Outbox
+from trinho.condense.rules.archive import archive_section
+from trinho.condense.store.runs import Journal, write_journal
+from trinho.conversations.store import record_turn
 from trinho.errors import TrinhoError
 from trinho.facts.store import save_fact
+from trinho.memory.store import archive
+from trinho.models.ledger import UsageRecord, append_usage
 from trinho.notes.store import save_note
 from trinho.pg.connect import Database
 from trinho.pg.owners import owner_zone
@@ -23,15 +31,21 @@ from trinho.pg.store import PgRecords
 from trinho.pg.transfer import export_owner, import_workspace
 from trinho.workspace import Workspace, init_workspace
 
-RECORDS = ("memory/", "MEMORY.md", "users/", "memory_proposals/")
+RECORDS = ("memory/", "MEMORY.md", "users/", "memory_proposals/", "conversations/")
+
+
+INTERNAL = (".trinho/usage.jsonl", ".trinho/runs/", ".trinho/outbox/", ".trinho/inbox/")
 
 
 def _record_files(root: Path) -> dict[str, bytes]:
     return {
         p.relative_to(root).as_posix(): p.read_bytes()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and p.relative_to(root).as_posix().startswith(RECORDS)
-        and not any(part.startswith(".") for part in p.relative_to(root).parts)
+        if p.is_file() and (
+            (p.relative_to(root).as_posix().startswith(RECORDS)
+            and not any(part.startswith(".") for part in p.relative_to(root).parts))
+            or p.relative_to(root).as_posix().startswith(INTERNAL)
+        )
     }  # fmt: skip
 
 
@@ -59,11 +73,26 @@ def test_a_workspace_comes_back_byte_for_byte(
     (workspace.root / "MEMORY.md").write_text("# Memory\n- 2026-11-22: likes phở\nprose\n")
     notes = workspace.root / "memory"
     (notes / "2026-11-01-lesson.md").write_bytes(b"\xef\xbb\xbf## 14:00 - Lesson\r\n- 09:00 hi")
+    record_turn(workspace, "user", "chào\u2028bạn", ref="telegram:7")
+    record_turn(workspace, "assistant", "Vâng")
+    (workspace.root / "conversations" / "2026-11-02.jsonl").write_bytes(b'{"at": "2026-1')
+    archive(workspace, archive_section("2026-W40", ["- 2026-01-02: phở"]))
+    append_usage(workspace, UsageRecord(clock.now, "chat", "scripted", 12, 3, run="2026-W48"))
+    write_journal(workspace, Journal("2026-W48", "done", clock.now, clock.now, error="đã"))
+    (workspace.internal / "runs" / "2026-W48" / "MEMORY.before.md").write_text("# Memory\n")
+    Outbox(workspace).enqueue(Notification("condense:2026-W48", "Tuần", "2 thay đổi"))
+    Inbox(workspace).add([(5, "chào"), (6, None)])
     before = _record_files(workspace.root)
+    broken = workspace.internal / "outbox" / "0123456789abcdef.json"
+    broken.write_text("{not an entry")  # the file outbox would set it aside
     after, left = _round_trip(pg_admin, workspace, tmp_path / "out")
     assert after == before
-    assert len(before) >= 6
-    assert all(not rel.startswith(RECORDS) or rel.startswith("memory/archive") for rel in left)
+    assert ".trinho/outbox/0123456789abcdef.json" in left
+    assert {"conversations/2026-12-02.jsonl", "memory/archive.md", ".trinho/usage.jsonl"} <= set(
+        before
+    )
+    assert len([rel for rel in before if rel.startswith(INTERNAL)]) == 5
+    assert not [rel for rel in left if rel.startswith(RECORDS)]
 
 
 def test_an_imported_workspace_is_the_owners_records_and_is_searchable(
@@ -71,6 +100,8 @@ def test_an_imported_workspace_is_the_owners_records_and_is_searchable(
 ) -> None:
     save_note(workspace, "đi Hà Nội thăm bà")
     save_fact(workspace, "city", "Huế", basis="user", actor="owner")
+    record_turn(workspace, "user", "mai đi Đà Nẵng")
+    archive(workspace, archive_section("2026-W40", ["- 2026-01-02: thích phở Nam Định"]))
     owner = _new_owner()
     import_workspace(pg_admin, workspace, owner)
     assert owner_zone(pg_admin, owner) == TZ
@@ -78,6 +109,8 @@ def test_an_imported_workspace_is_the_owners_records_and_is_searchable(
     fact = records.load_fact("city")
     assert fact is not None and fact.head is not None and fact.head.value == "Huế"
     assert [h.text for h in search(records, "ha noi")] == ["đi Hà Nội thăm bà"]
+    assert [h.path for h in search(records, "da nang")] == ["conversations/2026-11-29.jsonl"]
+    assert [h.path for h in search(records, "nam dinh")] == ["memory/archive.md"]
     clock.advance(minutes=5)
     records.save_note("về nhà")
     assert records.note_text(clock.now.date()).endswith("- 14:10 về nhà\n")
@@ -133,6 +166,10 @@ _TEXT = st.text(
         st.tuples(st.sampled_from(["city", "pet", "job"]), _TEXT, st.booleans()), max_size=5
     ),
     hand=st.none() | _TEXT,
+    turns=st.lists(st.tuples(_TEXT, st.integers(0, 600)), max_size=4),
+    transcript=st.none() | _TEXT,
+    archived=st.lists(st.tuples(_TEXT, st.booleans()), max_size=3),
+    ledger=st.lists(st.tuples(_TEXT, st.booleans()), max_size=3),
 )
 def test_any_workspace_comes_back_byte_for_byte(
     pg_admin: Database,
@@ -141,10 +178,16 @@ def test_any_workspace_comes_back_byte_for_byte(
     memory: str | None,
     facts: list[tuple[str, str, bool]],
     hand: str | None,
+    turns: list[tuple[str, int]],
+    transcript: str | None,
+    archived: list[tuple[str, bool]],
+    ledger: list[tuple[str, bool]],
 ) -> None:
     """The property: notes saved at any time (continuation lines, any letters), a MEMORY.md
-    and a day file written by hand (a BOM, CR, anything), facts saved and proposed: the export
-    holds exactly the bytes the workspace held."""
+    and a day file written by hand (a BOM, CR, anything), facts saved and proposed, turns
+    recorded and a transcript written by hand (a torn last line too), archived sections and
+    an archive edited by hand, model calls in the usage ledger and lines torn or written by
+    hand: the export holds exactly the bytes the workspace held."""
     clock = FixedClock()
     base = tmp_path_factory.mktemp("rt")
     ws = init_workspace(base / "ws", timezone=TZ, clock=clock).workspace
@@ -162,6 +205,38 @@ def test_any_workspace_comes_back_byte_for_byte(
     if hand is not None:
         day = (clock.now - timedelta(days=40)).date().isoformat()
         (ws.root / "memory" / f"{day}.md").write_text(hand, encoding="utf-8", newline="")
+    _write_logs(ws, clock, turns, transcript, archived, ledger)
     before = _record_files(ws.root)
     after, _ = _round_trip(pg_admin, ws, base / "out")
     assert after == before
+
+
+def _write_logs(
+    ws: Workspace,
+    clock: FixedClock,
+    turns: list[tuple[str, int]],
+    transcript: str | None,
+    archived: list[tuple[str, bool]],
+    ledger: list[tuple[str, bool]],
+) -> None:
+    """Turns, a transcript by hand, model calls and torn ledger lines, archived sections and
+    hand edits of the archive."""
+    for text, minutes in turns:
+        clock.advance(minutes=minutes)
+        record_turn(ws, "user", text)
+    if transcript:
+        day = (clock.now - timedelta(days=3)).date().isoformat()
+        (ws.root / "conversations" / f"{day}.jsonl").write_text(
+            transcript, encoding="utf-8", newline=""
+        )
+    for n, (text, cut) in enumerate(ledger):
+        append_usage(ws, UsageRecord(clock.now, "job", text or "m", n, n, run=f"2026-W{n + 10}"))
+        if cut:  # a line torn by a kill, or written by hand
+            with (ws.internal / "usage.jsonl").open("a", encoding="utf-8", newline="") as torn:
+                torn.write(text)
+    for n, (text, by_hand) in enumerate(archived):
+        if by_hand:
+            with ws.archive_file.open("a", encoding="utf-8", newline="") as edited:
+                edited.write(text)
+        else:
+            archive(ws, archive_section(f"2026-W{n + 10}", [t for t in text.split("\n") if t]))

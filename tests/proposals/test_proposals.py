@@ -17,7 +17,7 @@ from trinho import facts
 from trinho.durable import inject
 from trinho.errors import NotFound, TrinhoError
 from trinho.proposals import store as proposals
-from trinho.review.appliers import APPLIERS
+from trinho.review.appliers import APPLIERS, TAKERS
 from trinho.workspace import Workspace
 
 CHANGE = {"summary": "remove a line", "line": "- 2026-11-01: old"}
@@ -167,6 +167,78 @@ def test_an_approval_that_died_after_saving_the_fact_completes_on_retry(
     assert applied.message == "home-city = Huế was already saved from this proposal"
     values = [v.value for v in facts.get_fact(workspace, "home-city").versions()]
     assert values == ["Hà Nội", "Huế"]
+
+
+def test_an_approval_taken_back_puts_the_fact_back_and_keeps_it_in_history(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    facts.save_fact(workspace, "home-city", "Hà Nội", basis="inferred")
+    before = facts.fact_path(workspace, "home-city").read_text(encoding="utf-8")
+    saved = facts.save_fact(workspace, "home-city", "Huế", basis="inferred", actor="job")
+    assert saved.proposal is not None
+    pid = saved.proposal.id
+    proposals.approve(workspace, pid, "owner", appliers=APPLIERS)
+    clock.advance(minutes=3)
+    taken, result = proposals.take_back(workspace, pid, "owner", takers=TAKERS)
+    assert result.ok and (taken.status, taken.reverted_by) == ("reverted", "owner")
+    assert taken.decided_by == "owner" and taken.reverted_at == clock()
+    now = facts.get_fact(workspace, "home-city")
+    assert facts.fact_on(workspace, "home-city").value == "Hà Nội"
+    assert now.live_head(workspace.today()) is not None
+    assert sorted(v.value for v in now.versions()) == ["Huế", "Hà Nội"]  # nothing deleted
+    (withdrawn,) = [v for v in now.versions() if v.value == "Huế"]  # recorded, never true
+    assert withdrawn.valid_to == withdrawn.valid_from
+    after = facts.fact_path(workspace, "home-city").read_bytes()
+    again, result = proposals.take_back(workspace, pid, "owner", takers=TAKERS)
+    assert result.ok and again == taken  # twice: taken back once
+    assert facts.fact_path(workspace, "home-city").read_bytes() == after
+    assert before.splitlines()[1:3] == after.decode().splitlines()[1:3]  # key, value: as before
+
+
+def test_an_approval_is_taken_back_only_soon_after_only_once_approved_and_only_as_it_was(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    saved = facts.save_fact(workspace, "home-city", "Huế", basis="inferred", actor="job")
+    assert saved.proposal is not None
+    pid = saved.proposal.id
+    with pytest.raises(TrinhoError) as pending:
+        proposals.take_back(workspace, pid, "owner", takers=TAKERS)
+    assert pending.value.key == "error.proposal.not_approved"
+    proposals.approve(workspace, pid, "owner", appliers=APPLIERS)
+    facts.save_fact(workspace, "home-city", "Đà Nẵng")  # the owner moved on since
+    changed_since = facts.fact_path(workspace, "home-city").read_bytes()
+    taken, result = proposals.take_back(workspace, pid, "owner", takers=TAKERS)
+    assert not result.ok and taken.status == "approved"
+    assert "changed after it was approved" in result.message
+    assert facts.fact_path(workspace, "home-city").read_bytes() == changed_since
+    clock.advance(minutes=16)
+    with pytest.raises(TrinhoError) as late:
+        proposals.take_back(workspace, pid, "owner", takers=TAKERS)
+    assert late.value.key == "error.proposal.take_back_late"
+    assert "15 minutes" in str(late.value)
+
+
+@pytest.mark.durability
+def test_a_take_back_that_died_after_writing_the_fact_completes_on_retry(
+    workspace: Workspace,
+) -> None:
+    saved = facts.save_fact(workspace, "home-city", "Huế", actor="job")
+    assert saved.proposal is not None
+    pid = saved.proposal.id
+    proposals.approve(workspace, pid, "owner", appliers=APPLIERS)
+    decision = proposals.proposal_path(workspace, pid)
+
+    def die_after_writing(path: Path) -> None:
+        if path == decision:
+            raise KeyboardInterrupt
+
+    with inject("before_replace", die_after_writing), pytest.raises(KeyboardInterrupt):
+        proposals.take_back(workspace, pid, "owner", takers=TAKERS)
+    written = facts.fact_path(workspace, "home-city").read_bytes()
+    assert proposals.get_proposal(workspace, pid).status == "approved"
+    taken, result = proposals.take_back(workspace, pid, "owner", takers=TAKERS)
+    assert result.ok and taken.status == "reverted"
+    assert facts.fact_path(workspace, "home-city").read_bytes() == written
 
 
 def test_the_owner_restating_the_same_value_does_not_make_a_proposal_stale(

@@ -231,6 +231,19 @@ def test_the_owner_reviews_the_week_on_a_phone_and_a_desktop(
     no_sideways_scroll(browser)
     tap_targets_are_big_enough(browser)
 
+    # the receipt's short undo takes that decision back, every line as it was
+    browser.click('form[action$="/take-back"] button')
+    assert "/receipts/" in browser.url()
+    assert ws.memory_file.read_text(encoding="utf-8").split("\n") == before
+    assert all(proposals.get_proposal(ws, p.id).status == "reverted" for p in eligible)
+    taken_back = browser.text()
+    assert all(p.id in taken_back for p in eligible)
+    assert browser.script("return document.querySelector('form[action$=\"/take-back\"]')") is None
+    if locale == "vi":
+        assert internal_terms_in(taken_back) == []
+    no_sideways_scroll(browser)
+    tap_targets_are_big_enough(browser)
+
     # search: the query stays, hits are named for people, a conversation opens rendered
     browser.go(f"{base}/search?q=")
     empty = browser.text()

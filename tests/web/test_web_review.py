@@ -17,6 +17,7 @@ from starlette.testclient import TestClient
 from catalogs import internal_terms_in, run_ids_in
 from conftest import FixedClock
 from review_week import ARCHIVED, SHRIMP, ReviewWeek, review_week, review_workspace
+from trinho.facts.rules import Fact
 from trinho.proposals import store as proposals
 from trinho.review.render import effect_words
 from trinho.review.risk import bulk_eligible, one_at_a_time, review_order
@@ -240,6 +241,89 @@ def test_a_bulk_approval_applies_exactly_what_it_showed_and_gives_a_receipt(
         assert internal_terms_in(receipt) == []
     assert "ba buổi một tuần" in receipt and "Đà Nẵng" in receipt
     assert Owner(ws).c.get(location).status_code in (401, 404)  # another session: not shown
+
+
+def take_back_form(page: str) -> str | None:
+    found = re.search(r'action="(/receipts/[^"]+/take-back)"', page)
+    return found.group(1) if found else None
+
+
+def test_a_bulk_approval_is_taken_back_in_one_step_from_its_receipt(
+    ws: Workspace, week: ReviewWeek, owner: Owner, clock: FixedClock
+) -> None:
+    memory_before = ws.memory_file.read_bytes()
+    items = re.findall(r'name="item" value="([^"]+)"', owner.c.get("/bulk").text)
+    location = owner.post("/bulk", item=items).headers["location"]  # type: ignore[attr-defined]
+    assert ws.memory_file.read_bytes() != memory_before
+    clock.advance(minutes=5)
+    form = take_back_form(owner.c.get(location).text)
+    assert form == f"{location}/take-back"
+    assert Owner(ws).post(form).status_code in (401, 404)  # type: ignore[attr-defined]
+    assert proposals.get_proposal(ws, week.edits[0]).status == "approved"
+    r = owner.post(form)
+    assert r.headers["location"] == location  # type: ignore[attr-defined]
+    assert ws.memory_file.read_bytes() == memory_before  # every line as it was
+    for pid in (*week.edits, *week.facts):
+        taken = proposals.get_proposal(ws, pid)
+        assert (taken.status, taken.reverted_by) == ("reverted", owner_by(ws))
+    for key in ("thanh-pho", "the-thao-cua-mai"):  # no value before: none now, none ever true
+        fact = fact_of(ws, key)
+        assert fact.value_on(clock().date()) is None and fact.live_head(clock().date()) is None
+    page = owner.c.get(location).text
+    assert take_back_form(page) is None
+    text = shown_text(page)
+    assert all(pid in text for pid in (*week.edits, *week.facts))
+    if ws.locale == "vi":
+        assert internal_terms_in(text) == []
+    assert owner.post(form).status_code == 303  # type: ignore[attr-defined]
+    assert ws.memory_file.read_bytes() == memory_before
+
+
+def owner_by(ws: Workspace) -> str:
+    return f"{ws.config.owner} (web)"
+
+
+def fact_of(ws: Workspace, key: str) -> Fact:
+    from trinho.facts.store import load_fact
+
+    user = "mai" if key == "the-thao-cua-mai" else None
+    found = load_fact(ws, key, user)
+    assert found is not None
+    return found
+
+
+def test_a_receipt_offers_no_take_back_once_the_window_has_passed(
+    ws: Workspace, week: ReviewWeek, owner: Owner, clock: FixedClock
+) -> None:
+    items = re.findall(r'name="item" value="([^"]+)"', owner.c.get("/bulk").text)
+    location = owner.post("/bulk", item=items).headers["location"]  # type: ignore[attr-defined]
+    after = ws.memory_file.read_bytes()
+    clock.advance(minutes=16)
+    page = owner.c.get(location).text
+    assert take_back_form(page) is None
+    owner.post(f"{location}/take-back")  # forged after the window: nothing taken back
+    assert ws.memory_file.read_bytes() == after
+    assert proposals.get_proposal(ws, week.edits[0]).status == "approved"
+
+
+def test_a_line_changed_since_the_approval_is_not_taken_back(
+    ws: Workspace, week: ReviewWeek, owner: Owner
+) -> None:
+    items = re.findall(r'name="item" value="([^"]+)"', owner.c.get("/bulk").text)
+    location = owner.post("/bulk", item=items).headers["location"]  # type: ignore[attr-defined]
+    edit = proposals.get_proposal(ws, week.edits[0])
+    new = str(edit.change["new"])
+    by_hand = new + " (sửa tay)"
+    text = ws.memory_file.read_text(encoding="utf-8").replace(new, by_hand)
+    ws.memory_file.write_text(text, encoding="utf-8")
+    owner.post(f"{location}/take-back")
+    after = ws.memory_file.read_text(encoding="utf-8")
+    assert by_hand in after  # the owner's own edit is never undone
+    assert proposals.get_proposal(ws, edit.id).status == "approved"
+    others = [pid for pid in (*week.edits, *week.facts) if pid != edit.id]
+    assert all(proposals.get_proposal(ws, pid).status == "reverted" for pid in others)
+    page = shown_text(owner.c.get(location).text)
+    assert edit.id in page
 
 
 def test_a_bulk_approval_never_applies_a_removal_even_when_the_form_is_forged(

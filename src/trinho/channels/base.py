@@ -185,6 +185,17 @@ class Decider(Protocol):
 
 
 @runtime_checkable
+class TakesBack(Decider, Protocol):
+    """A decider that can take back an approval the owner just made (a short undo): what it
+    changed put back, unless it was changed since or the short time for it has passed."""
+
+    take_back_minutes: int
+    """How long after an approval it may be taken back."""
+
+    def take_back(self, proposal_id: str, by: str) -> DecisionOutcome: ...
+
+
+@runtime_checkable
 class ReviewQueue(Decider, Protocol):
     """A decider that also knows the queue: where each proposal stands now ("pending",
     "approved", "rejected", "stale"; an unknown id is left out), and each announced change as

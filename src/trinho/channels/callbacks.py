@@ -16,16 +16,16 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-Op = Literal["A", "R", "V", "y", "n", "S"]
+Op = Literal["A", "R", "V", "y", "n", "S", "U"]
 """Approve what may be approved in bulk, reject what waits, review (show change `index`),
-approve one, reject one, show the list again."""
+approve one, reject one, show the list again, take back the bulk approval just made."""
 
-OPS: dict[str, Op] = {"A": "A", "R": "R", "V": "V", "y": "y", "n": "n", "S": "S"}
+OPS: dict[str, Op] = {"A": "A", "R": "R", "V": "V", "y": "y", "n": "n", "S": "S", "U": "U"}
 MAX_DATA_BYTES = 64
 HASH_CHARS = 10
 MAC_CHARS = 11
 _DATA_RE = re.compile(
-    r"^([ARVynS])\|([0-9a-f]{16})\|([0-9]{1,6})\|([0-9A-Za-z_-]{0,10})\|([0-9A-Za-z_-]{11})$"
+    r"^([ARVynSU])\|([0-9a-f]{16})\|([0-9]{1,6})\|([0-9A-Za-z_-]{0,10})\|([0-9A-Za-z_-]{11})$"
 )
 """ASCII only: Unicode digits or letters would pass `\\d` and `\\w`, then break the MAC check."""
 

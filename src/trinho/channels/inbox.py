@@ -247,7 +247,9 @@ class Inbox(MemoryInbox):
         except FileNotFoundError:
             return []
         events: list[dict[str, Any]] = []
-        for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        # Split at "\n" only: a message may hold U+2028, U+2029 or U+0085, which
+        # `json.dumps(ensure_ascii=False)` writes raw and `str.splitlines` would split at.
+        for number, line in enumerate(data.decode("utf-8", "replace").split("\n"), 1):
             try:
                 event = json.loads(line)
             except ValueError:

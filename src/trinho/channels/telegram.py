@@ -29,6 +29,7 @@ from trinho.channels.base import (
     NotificationLookup,
     ReviewQueue,
     SentReceipt,
+    TakesBack,
 )
 from trinho.channels.callbacks import CallbackAction
 from trinho.channels.inbox import InboxItem, MemoryInbox, next_item
@@ -96,6 +97,8 @@ class TelegramChannel:
         self.review_url = review_url
         """The review page as the owner's phone reaches it (`[web] public_url`), or None."""
         self._decided: dict[str, str] = {}
+        self._bulk: dict[str, list[str]] = {}
+        """Each announcement's last bulk approval (its proposals), while it may be taken back."""
         self.inbox = inbox or MemoryInbox(lambda: datetime.now(UTC))
         self.owner_chat = settings.owner_id
         self._secret = callbacks.callback_secret(settings.token)
@@ -318,7 +321,8 @@ class TelegramChannel:
         self, notification: Notification, states: Mapping[str, str]
     ) -> InlineKeyboardMarkup | None:
         """Review first; the bulk approval only over what may be decided in bulk and still
-        waits, saying how many; rejecting what waits; the review page when it is reachable."""
+        waits, saying how many; rejecting what waits; taking back the bulk approval just made;
+        the review page when it is reachable."""
         from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
         key = notification.key
@@ -334,6 +338,9 @@ class TelegramChannel:
         if waiting:
             label = t(self.locale, "channel.button.reject_waiting", count=len(waiting))
             rows.append([self._button(label, CallbackAction("R", key, 0, ""))])
+        if key in self._bulk:
+            label = t(self.locale, "channel.button.take_back")
+            rows.append([self._button(label, CallbackAction("U", key, 0, ""))])
         if self.review_url:
             page = button_label(t(self.locale, "channel.button.page"), self.locale)
             rows.append([InlineKeyboardButton(page, url=self.review_url)])
@@ -441,10 +448,12 @@ class TelegramChannel:
         by = f"telegram:{user_id}"
         if action.op in ("A", "R"):
             return await self._decide_all(query, notification, action.op == "A", by)
+        if action.op == "U":
+            return await self._take_back(query, notification, by)
         return await self._decide_one(query, notification, action, by)
 
     def _matches(self, notification: Notification, action: CallbackAction) -> bool:
-        if action.op in ("A", "R", "S"):
+        if action.op in ("A", "R", "S", "U"):
             return action.index == 0 and bool(notification.items)
         if not 0 <= action.index < len(notification.items):
             return False
@@ -488,6 +497,38 @@ class TelegramChannel:
             for pid, outcome in outcomes
             if not outcome.ok
         ]
+        approved = [pid for pid, outcome in outcomes if approve and outcome.ok]
+        self._bulk.pop(notification.key, None)
+        if approved and isinstance(self.decider, TakesBack):
+            self._bulk[notification.key] = approved
+            minutes = self.decider.take_back_minutes
+            lines.append(t(self.locale, "channel.bulk.take_back_note", minutes=minutes))
+        await self._show_summary(query, notification, "\n".join([headline, *lines]))
+        return headline
+
+    async def _take_back(self, query: CallbackQuery, notification: Notification, by: str) -> str:
+        """Take back the announcement's last bulk approval, each change that can be, then the
+        list again, saying what was and what was not."""
+        approved = self._bulk.pop(notification.key, [])
+        if not approved or not isinstance(self.decider, TakesBack):
+            return t(self.locale, "channel.cb.stale")
+        outcomes: list[tuple[str, DecisionOutcome]] = []
+        for pid in approved:
+            try:
+                outcome = await asyncio.to_thread(self.decider.take_back, pid, by)
+            except Exception as exc:
+                log.exception("telegram: taking back %s failed", pid)
+                outcome = DecisionOutcome(ok=False, message=f"{type(exc).__name__}: {exc}")
+            if outcome.ok:
+                self._decided[pid] = "reverted"
+            outcomes.append((pid, outcome))
+        done = sum(1 for _, outcome in outcomes if outcome.ok)
+        headline = t(self.locale, "channel.bulk.taken_back", ok=done, total=len(outcomes))
+        lines = [
+            t(self.locale, "channel.bulk.not_done", id=pid, message=outcome.message)
+            for pid, outcome in outcomes
+            if not outcome.ok
+        ]
         await self._show_summary(query, notification, "\n".join([headline, *lines]))
         return headline
 
@@ -498,6 +539,7 @@ class TelegramChannel:
         the list with its tally when none does."""
         item = notification.items[action.index]
         approve = action.op == "y"
+        self._bulk.pop(notification.key, None)  # the short undo is for the decision just made
         outcome = await self._decide(item.proposal_id, item.content_hash, approve, by)
         if outcome.ok:
             key = N_("channel.cb.approved") if approve else N_("channel.cb.rejected")

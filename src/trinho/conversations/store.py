@@ -158,6 +158,12 @@ def read_day(workspace: Workspace, day: date) -> list[StoredTurn]:
     rel = f"{CONVERSATIONS_DIR}/{day.isoformat()}.jsonl"
     with workspace.read_lock(path):
         data = read_regular(path)
+    return parse_transcript(data, rel)
+
+
+def parse_transcript(data: bytes, rel: str) -> list[StoredTurn]:
+    """A day's transcript as read (pure, so any backend reads one alike): its turns in order,
+    a torn last line left out, any other line that does not parse an error naming it."""
     complete, tail_turn, _ = _split_tail(data, rel)
     turns = []
     number = 0

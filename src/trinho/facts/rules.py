@@ -6,6 +6,7 @@ store applies the decision under the fact's lock. A version holds on `[valid_fro
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Literal
@@ -198,6 +199,58 @@ def _superseded(fact: Fact, live: FactVersion, new: FactVersion) -> Decision:
     start = new.valid_from
     ended = replace(live, valid_to=min(live.valid_to, start) if live.valid_to else start)
     return Decision("superseded", Fact(fact.key, new, _sorted(*fact.history, ended)))
+
+
+TakeBack = Literal["taken_back", "already", "changed"]
+
+
+def take_back(
+    fact: Fact | None, source: str, was_before: Callable[[Fact | None], bool]
+) -> tuple[TakeBack, Fact | None]:
+    """The fact with the version an approval recorded (its `source`) taken back: the fact as
+    it was just before that approval, the version kept in its history withdrawn (an empty
+    interval: recorded, never true). Nothing is deleted.
+
+    The state before is proved, not guessed: of the states the approval could have come from
+    (the version added with no fact before; an earlier version made head again, open-ended or
+    as it was; the version only added to the history), the one `was_before` accepts (the
+    proposal's base digest). `changed` when none is (the fact moved on since, or the approval
+    restated several versions); `already` when there is nothing to take back (taken back
+    before, or the approval only confirmed the value)."""
+    if fact is None:
+        return "changed", None
+    mine = [v for v in fact.versions() if v.source == source]
+    if not mine:  # the approval recorded no version (the same value, confirmed): nothing to do
+        return ("already" if was_before(fact) else "changed"), None
+    if len(mine) != 1:
+        return "changed", None
+    (version,) = mine
+    if _empty(version):  # withdrawn: by a take-back already when the rest is the state before
+        kept = _sorted(*(v for v in fact.history if v is not version))
+        head = fact.head if fact.head is not version else None
+        before = None if head is None and not kept else Fact(fact.key, head, kept)
+        return ("already" if was_before(before) else "changed"), None
+    rest = [v for v in fact.versions() if v is not version]
+    withdrawn = replace(version, valid_to=version.valid_from)
+    for before in _states_before(fact, version, rest):
+        if was_before(before):
+            if before is None:
+                return "taken_back", Fact(fact.key, withdrawn)
+            return "taken_back", replace(before, history=_sorted(*before.history, withdrawn))
+    return "changed", None
+
+
+def _states_before(fact: Fact, version: FactVersion, rest: list[FactVersion]) -> list[Fact | None]:
+    if fact.head is not version:  # recorded in the history only (`historical`)
+        kept = tuple(v for v in fact.history if v is not version)
+        return [None if fact.head is None and not kept else Fact(fact.key, fact.head, kept)]
+    states: list[Fact | None] = [Fact(fact.key, None, _sorted(*rest)) if rest else None]
+    for head in rest:
+        others = _sorted(*(v for v in rest if v is not head))
+        states.append(Fact(fact.key, head, others))
+        if head.valid_to == version.valid_from:  # ended by the approval (`superseded`)
+            states.append(Fact(fact.key, replace(head, valid_to=None), others))
+    return states
 
 
 def check_dates(

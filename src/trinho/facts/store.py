@@ -45,6 +45,7 @@ from trinho.facts.rules import (
     check_actor,
     check_dates,
     reconcile,
+    take_back,
 )
 from trinho.i18n import t
 from trinho.i18n.keys import FACT_OUTCOME, FACT_REASON
@@ -221,6 +222,31 @@ def apply_fact_proposal(ws: Workspace, proposal: Proposal) -> ApplyResult:
         if decision.after is not None:
             _write(ws, path, decision.after, user)
     return ApplyResult(True, t(ws.locale, FACT_OUTCOME[decision.outcome], fact=key, value=value))
+
+
+def take_back_fact_proposal(ws: Workspace, proposal: Proposal) -> ApplyResult:
+    """Taking back an approval: the fact as it was just before it, the approved value kept in
+    the history as withdrawn (`trinho.facts.rules.take_back`); not done when the fact changed
+    since (the owner decides again, by hand)."""
+    change = proposal.change
+    where = str(proposal_path(ws, proposal.id))
+    try:
+        user = validate_slug(str(change["user"]), f"{where}: user")
+        key = validate_slug(str(change["key"]), f"{where}: key")
+    except KeyError as missing:
+        raise TrinhoError.keyed("error.field.missing", where=where, names=str(missing)) from None
+    path = fact_path(ws, key, user)
+    base = change.get("base")
+    with sibling_lock(path):
+        current = _read(path, ws.shown(path), key) if path.exists() else None
+        outcome, after = take_back(
+            current, f"proposal:{proposal.id}", lambda before: fact_digest(before) == base
+        )
+        if outcome == "changed":
+            return ApplyResult(False, t(ws.locale, "fact.take_back.changed", fact=key))
+        if after is not None:
+            _write(ws, path, after, user)
+    return ApplyResult(True, t(ws.locale, "fact.take_back.done", fact=key))
 
 
 # ---- reading ----------------------------------------------------------------------------------

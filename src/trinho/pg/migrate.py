@@ -21,6 +21,12 @@ OWNER_TABLES = (
     "fact_versions",
     "proposals",
     "search_docs",
+    "transcript_lines",
+    "usage_entries",
+    "run_files",
+    "outbox_entries",
+    "inbox_events",
+    "archive_sections",
 )
 """The tables that hold an owner's memory: row-level security on each."""
 

@@ -2,32 +2,57 @@
 owner's records back out as files, byte for byte (`trinho import workspace`, `trinho export`).
 
 What moves: the daily note files (`memory/DAY.md`, OpenClaw's `memory/DAY-slug.md`), MEMORY.md,
-every user's facts (`users/USER/facts/KEY.md`) and the proposals (`memory_proposals/ID.json`).
+every user's facts (`users/USER/facts/KEY.md`), the proposals (`memory_proposals/ID.json`), the
+transcripts (`conversations/DAY.jsonl`) and `memory/archive.md`.
 An import is one transaction: all of it or none. A file the database would give back otherwise
 than it was (a fact file edited by hand, an offset other than the owner's zone) is kept
 verbatim beside its rows until trinho next writes that record, so an export returns exactly
-what was imported. Everything else in the workspace (transcripts, the archive, `.trinho/`)
-does not move yet, and the import says which files it left (docs/scale.md).
+what was imported. Everything else in the workspace (`.trinho/`, an empty transcript, any file
+trinho does not write) does not move, and the import says which files it left (docs/scale.md).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from trinho.condense.store.runs import RUN_ID_RE
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import TrinhoError
 from trinho.facts.format import parse_fact, render_fact
+from trinho.models.ledger import LEDGER_PATH
 from trinho.openclaw.markers import day_of_name
+from trinho.pg.archive import PgArchive
 from trinho.pg.connect import Database
+from trinho.pg.inbox import PgInbox
+from trinho.pg.journals import PgJournals
+from trinho.pg.ledger import PgLedger
+from trinho.pg.outbox import PgOutbox
 from trinho.pg.owners import add_owner, owner_zone
 from trinho.pg.search import reindex
 from trinho.pg.store import PgRecords, proposal_json
+from trinho.pg.transcripts import PgTranscripts, transcript_name
 from trinho.proposals.store import Proposal
 from trinho.textnorm import decode, validate_slug
-from trinho.workspace import MEMORY_FILE, NOTES_DIR, Workspace, system_clock
+from trinho.workspace import (
+    ARCHIVE_FILE,
+    INTERNAL_DIR,
+    MEMORY_FILE,
+    NOTES_DIR,
+    Workspace,
+    system_clock,
+)
 
+if TYPE_CHECKING:
+    import psycopg
+
+RUNS_DIR = "runs"
+OUTBOX_DIR = "outbox"
+INBOX_FILE = "inbox/telegram.jsonl"
+"""Under `.trinho/`: the runs' folders, the outbox's entries, the Telegram inbox's log."""
 USERS_DIR = "users"
 PROPOSALS_DIR = "memory_proposals"
 """Where an export writes facts and proposals: the workspace defaults (`[paths]`)."""
@@ -52,7 +77,13 @@ def _has_records(records: PgRecords) -> bool:
             "SELECT EXISTS (SELECT 1 FROM note_files WHERE owner_id = %(o)s)"
             " OR EXISTS (SELECT 1 FROM memory_versions WHERE owner_id = %(o)s)"
             " OR EXISTS (SELECT 1 FROM facts WHERE owner_id = %(o)s)"
-            " OR EXISTS (SELECT 1 FROM proposals WHERE owner_id = %(o)s)",
+            " OR EXISTS (SELECT 1 FROM proposals WHERE owner_id = %(o)s)"
+            " OR EXISTS (SELECT 1 FROM transcript_lines WHERE owner_id = %(o)s)"
+            " OR EXISTS (SELECT 1 FROM archive_sections WHERE owner_id = %(o)s)"
+            " OR EXISTS (SELECT 1 FROM usage_entries WHERE owner_id = %(o)s)"
+            " OR EXISTS (SELECT 1 FROM run_files WHERE owner_id = %(o)s)"
+            " OR EXISTS (SELECT 1 FROM outbox_entries WHERE owner_id = %(o)s)"
+            " OR EXISTS (SELECT 1 FROM inbox_events WHERE owner_id = %(o)s)",
             {"o": records.owner},
         ).fetchone()
     return bool(row and row[0])
@@ -73,19 +104,13 @@ def import_workspace(db: Database, ws: Workspace, owner: str) -> Transfer:
         add_owner(db, owner, ws.config.timezone)
         zone = ws.config.timezone
     records = _records(db, owner, zone, ws.config.owner)
+    transcripts = PgTranscripts(db, owner, clock=system_clock, timezone=zone)
+    archive = PgArchive(db, owner)
     if _has_records(records):
         raise TrinhoError.keyed("error.owner.not_empty", owner=owner)
     moved: list[str] = []
     with db.owner_tx(owner) as conn:
-        for path in sorted(ws.notes_dir.glob("*.md")) if ws.notes_dir.is_dir() else []:
-            if day_of_name(path.name) is None or not path.is_file():
-                continue
-            name = f"{NOTES_DIR}/{path.name}"
-            conn.execute(
-                "INSERT INTO note_files (owner_id, name, body) VALUES (%s, %s, %s)",
-                (owner, name, _read(ws, path)),
-            )
-            moved.append(name)
+        moved.extend(_import_notes(conn, ws, owner))
         if ws.memory_file.is_file():
             conn.execute(
                 "INSERT INTO memory_versions (owner_id, version, body, run, written_at)"
@@ -114,8 +139,78 @@ def import_workspace(db: Database, ws: Workspace, owner: str) -> Transfer:
             if proposal_json(records._one(conn, proposal.id, lock=False)) != text:
                 records._write_proposal(conn, proposal, verbatim=text)
             moved.append(ws.shown(path))
+        moved.extend(_import_transcripts(conn, ws, transcripts))
+        if ws.archive_file.is_file():
+            archive.put_file(conn, _read(ws, ws.archive_file))
+            moved.append(ARCHIVE_FILE)
+        internal, refused = _import_internal(conn, db, ws, owner, zone)
     reindex(records)
-    return Transfer(owner, moved, _left(ws, moved))
+    transcripts.reindex()
+    archive.reindex()
+    return Transfer(owner, moved + internal, _left(ws, moved) + refused)
+
+
+def _import_internal(
+    conn: psycopg.Connection, db: Database, ws: Workspace, owner: str, zone: str
+) -> tuple[list[str], list[str]]:
+    """The usage ledger, the runs' files, the outbox and the inbox, as their files say: the
+    files moved, and the outbox files that hold no entry (the file outbox sets them aside)."""
+    moved: list[str] = []
+    refused: list[str] = []
+    ledger = ws.root / LEDGER_PATH
+    if ledger.is_file() and (text := _read(ws, ledger)):
+        PgLedger(db, owner).put_file(conn, text)
+        moved.append(LEDGER_PATH)
+    journals = PgJournals(db, owner, clock=system_clock, timezone=zone)
+    runs = ws.internal / RUNS_DIR
+    for path in sorted(runs.glob("*/*")) if runs.is_dir() else []:
+        if path.is_file() and RUN_ID_RE.fullmatch(path.parent.name):
+            journals.put_in(conn, path.parent.name, path.name, _read(ws, path))
+            moved.append(ws.relative(path))
+    outbox = PgOutbox(db, owner, clock=system_clock, timezone=zone)
+    for path in sorted((ws.internal / OUTBOX_DIR).glob("*.json")):
+        try:
+            outbox.put_in(conn, path.stem, _read(ws, path))
+            moved.append(ws.relative(path))
+        except TrinhoError:
+            refused.append(ws.relative(path))
+    inbox = ws.internal / INBOX_FILE
+    if inbox.is_file() and (text := _read(ws, inbox)):
+        PgInbox(db, owner, clock=system_clock).put_file(conn, text)
+        moved.append(ws.relative(inbox))
+    return moved, refused
+
+
+def _import_notes(conn: psycopg.Connection, ws: Workspace, owner: str) -> list[str]:
+    moved = []
+    for path in sorted(ws.notes_dir.glob("*.md")) if ws.notes_dir.is_dir() else []:
+        if day_of_name(path.name) is None or not path.is_file():
+            continue
+        name = f"{NOTES_DIR}/{path.name}"
+        conn.execute(
+            "INSERT INTO note_files (owner_id, name, body) VALUES (%s, %s, %s)",
+            (owner, name, _read(ws, path)),
+        )
+        moved.append(name)
+    return moved
+
+
+def _import_transcripts(
+    conn: psycopg.Connection, ws: Workspace, transcripts: PgTranscripts
+) -> list[str]:
+    """Each day's transcript as its lines; an empty one holds no line, and is left."""
+    moved = []
+    folder = ws.conversations_dir
+    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+        try:
+            day = date.fromisoformat(path.stem)
+        except ValueError:
+            continue
+        text = _read(ws, path)
+        if path.is_file() and text and path.name == f"{day.isoformat()}.jsonl":
+            transcripts.put_file(conn, day, text)
+            moved.append(transcript_name(day))
+    return moved
 
 
 def _left(ws: Workspace, moved: list[str]) -> list[str]:
@@ -147,8 +242,33 @@ def export_owner(db: Database, owner: str, folder: Path) -> Transfer:
             files[f"{USERS_DIR}/{user}/facts/{key}.md"] = text
     for proposal in records.proposals():
         files[f"{PROPOSALS_DIR}/{proposal.id}.json"] = records.proposal_file_text(proposal.id)
+    transcripts = PgTranscripts(db, owner, clock=system_clock, timezone=zone)
+    for day in transcripts.days():
+        files[transcript_name(day)] = transcripts.day_text(day)
+    archive = PgArchive(db, owner)
+    if archive.exists():
+        files[ARCHIVE_FILE] = archive.archived_text()
+    files.update(_internal_files(db, owner, zone))
     for rel, text in sorted(files.items()):
         path = folder / rel
         ensure_dir(path.parent)
         atomic_write_text(path, text)
     return Transfer(owner, sorted(files))
+
+
+def _internal_files(db: Database, owner: str, zone: str) -> dict[str, str]:
+    """The ledger, the runs' files, the outbox and the inbox, by their workspace paths."""
+    files: dict[str, str] = {}
+    ledger = PgLedger(db, owner).file_text()
+    if ledger:
+        files[LEDGER_PATH] = ledger
+    journals = PgJournals(db, owner, clock=system_clock, timezone=zone)
+    for rel, text in journals.files().items():
+        files[f"{INTERNAL_DIR}/{RUNS_DIR}/{rel}"] = text
+    outbox = PgOutbox(db, owner, clock=system_clock, timezone=zone)
+    for name, text in outbox.files().items():
+        files[f"{INTERNAL_DIR}/{OUTBOX_DIR}/{name}"] = text
+    inbox = PgInbox(db, owner, clock=system_clock).file_text()
+    if inbox:
+        files[f"{INTERNAL_DIR}/{INBOX_FILE}"] = inbox
+    return files

@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal, Self, cast
 
@@ -27,8 +27,13 @@ from trinho.workspace import Workspace
 
 ProposalStatus = Literal["pending", "approved", "rejected", "stale", "reverted"]
 STATUSES: tuple[ProposalStatus, ...] = ("pending", "approved", "rejected", "stale", "reverted")
-"""`reverted`: approved, then taken back by an undo of the condensation run (`revert`); the
-approval's `decided_at`, `decided_by` and `decision_note` stay as they were."""
+"""`reverted`: approved, then taken back, by an undo of the condensation run (`revert`) or by
+the person right after approving (`take_back`); the approval's `decided_at`, `decided_by` and
+`decision_note` stay as they were."""
+
+TAKE_BACK_WINDOW = timedelta(minutes=15)
+"""How long after an approval the person who made it may take it back in one step."""
+MINUTE = timedelta(minutes=1)
 
 _ID_RE = re.compile(r"^[0-9a-f]{10}$")
 MAX_REASON_CHARS = 2000
@@ -411,6 +416,45 @@ def revert(ws: Workspace, proposal_id: str, by: str) -> Proposal | None:
         reverted = replace(proposal, status="reverted", reverted_at=ws.now(), reverted_by=by)
         _write(ws, reverted)
     return reverted
+
+
+def take_back(
+    ws: Workspace,
+    proposal_id: str,
+    by: str,
+    *,
+    takers: Mapping[str, Applier],
+    window: timedelta = TAKE_BACK_WINDOW,
+) -> tuple[Proposal, ApplyResult]:
+    """A person takes back an approval they just made: its kind's taker
+    (`trinho.review.appliers.TAKERS`) puts back what it changed, and the proposal is marked
+    `reverted` by `by`. Only within `window` of the approval (a short undo: later, the
+    memory has moved on and the owner decides again by hand). Not done, and the proposal left
+    approved, when what it changed was changed since. Run twice, it takes back once."""
+    by = clean_text(by, "decided by", MAX_ORIGIN_CHARS)
+    get_proposal(ws, proposal_id)  # not found: fail before making a lock file
+    path = proposal_path(ws, proposal_id)
+    with sibling_lock(path):
+        proposal = get_proposal(ws, proposal_id)
+        if proposal.status == "reverted" and proposal.reverted_by == by:
+            return proposal, ApplyResult(True, "")
+        if proposal.status != "approved" or proposal.decided_at is None:
+            raise TrinhoError.keyed(
+                "error.proposal.not_approved", id=proposal_id, status=proposal.status
+            )
+        if ws.now() - proposal.decided_at > window:
+            raise TrinhoError.keyed(
+                "error.proposal.take_back_late", id=proposal_id, minutes=window // MINUTE
+            )
+        taker = takers.get(proposal.kind)
+        if taker is None:
+            raise TrinhoError.keyed("error.proposal.no_applier", path=path, kind=proposal.kind)
+        result = taker(ws, proposal)
+        if not result.ok:
+            return proposal, result
+        reverted = replace(proposal, status="reverted", reverted_at=ws.now(), reverted_by=by)
+        _write(ws, reverted)
+    return reverted, result
 
 
 def _pending(ws: Workspace, proposal_id: str, expected_hash: str | None) -> Proposal:

@@ -15,12 +15,14 @@ from trinho.i18n import t
 from trinho.proposals import store as proposals
 from trinho.proposals.store import Proposal
 from trinho.review.announce import described_item
-from trinho.review.appliers import APPLIERS
+from trinho.review.appliers import APPLIERS, TAKERS
 from trinho.workspace import Workspace
 
 
 class QueueDecider:
-    """The channels' `Decider` and `ReviewQueue` over `memory_proposals/`."""
+    """The channels' `Decider`, `ReviewQueue` and `TakesBack` over `memory_proposals/`."""
+
+    take_back_minutes = proposals.TAKE_BACK_WINDOW // proposals.MINUTE
 
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
@@ -60,3 +62,10 @@ class QueueDecider:
         except TrinhoError as exc:
             return DecisionOutcome(False, str(exc))
         return DecisionOutcome(True, t(self.ws.locale, "decider.rejected", id=proposal_id))
+
+    def take_back(self, proposal_id: str, by: str) -> DecisionOutcome:
+        try:
+            _, result = proposals.take_back(self.ws, proposal_id, by, takers=TAKERS)
+        except TrinhoError as exc:
+            return DecisionOutcome(False, str(exc))
+        return DecisionOutcome(result.ok, result.message)

@@ -132,8 +132,15 @@ def _object(properties: dict[str, Any], required: Sequence[str] = ()) -> dict[st
     }
 
 
-def _result(properties: dict[str, Any], required: Sequence[str]) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": list(required)}
+def _result(properties: dict[str, Any], required: Sequence[str] | None = None) -> dict[str, Any]:
+    """A result's schema; every property required unless `required` names fewer."""
+    needed = list(properties) if required is None else list(required)
+    return {"type": "object", "properties": properties, "required": needed}
+
+
+def _text(limit: int, description: str) -> dict[str, Any]:
+    """A non-empty string argument of at most `limit` characters."""
+    return {"type": "string", "minLength": 1, "maxLength": limit, "description": description}
 
 
 STRING: dict[str, Any] = {"type": "string"}
@@ -152,7 +159,6 @@ HITS: dict[str, Any] = {
             "score": {"type": "number"},
             "refs": {"type": "array"},
         },
-        ["kind", "path", "line", "date", "text", "score", "refs"],
     ),
 }
 
@@ -304,12 +310,9 @@ TOOLS: tuple[MemoryTool, ...] = (
         ),
         parameters=_object(
             {
-                "text": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": MAX_NOTE_CHARS,
-                    "description": "What to remember, e.g. 'Mẹ hẹn khám răng thứ Sáu 9 giờ'.",
-                }
+                "text": _text(
+                    MAX_NOTE_CHARS, "What to remember, e.g. 'Mẹ hẹn khám răng thứ Sáu 9 giờ'."
+                )
             },
             ["text"],
         ),
@@ -319,7 +322,6 @@ TOOLS: tuple[MemoryTool, ...] = (
         handler=_memory_save,
         result=_result(
             {"saved": STRING, "path": STRING, "line": INTEGER, "date": STRING, "time": STRING},
-            ["saved", "path", "line", "date", "time"],
         ),
     ),
     MemoryTool(
@@ -343,12 +345,9 @@ TOOLS: tuple[MemoryTool, ...] = (
                     "pattern": SLUG_PATTERN,
                     "description": "Lowercase slug naming the fact, e.g. 'home_city'.",
                 },
-                "value": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": MAX_FACT_VALUE_CHARS,
-                    "description": "The fact's value, as the owner would say it.",
-                },
+                "value": _text(
+                    MAX_FACT_VALUE_CHARS, "The fact's value, as the owner would say it."
+                ),
                 "basis": {
                     "type": "string",
                     "enum": list(BASES),
@@ -356,20 +355,16 @@ TOOLS: tuple[MemoryTool, ...] = (
                 },
                 "valid_from": {**DATE, "description": "First day it holds (default: today)."},
                 "valid_to": {**DATE, "description": "Day it stops holding, if known."},
-                "why": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": proposals.MAX_WHY_CHARS,
-                    "description": "Why you conclude it, in a few words; the owner reads it "
+                "why": _text(
+                    proposals.MAX_WHY_CHARS,
+                    "Why you conclude it, in a few words; the owner reads it "
                     "when the fact waits for their approval.",
-                },
-                "quote": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": MAX_QUOTE_CHARS,
-                    "description": "The words of the conversation it is drawn from, copied "
+                ),
+                "quote": _text(
+                    MAX_QUOTE_CHARS,
+                    "The words of the conversation it is drawn from, copied "
                     "exactly, e.g. 'Grabbed a flat white at the airport'.",
-                },
+                ),
             },
             ["key", "value", "basis"],
         ),
@@ -403,12 +398,7 @@ TOOLS: tuple[MemoryTool, ...] = (
         ),
         parameters=_object(
             {
-                "query": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": MAX_QUERY_CHARS,
-                    "description": "Words to look for, e.g. 'dentist appointment'.",
-                },
+                "query": _text(MAX_QUERY_CHARS, "Words to look for, e.g. 'dentist appointment'."),
                 "limit": {
                     "type": "integer",
                     "minimum": 1,
@@ -450,12 +440,7 @@ TOOLS: tuple[MemoryTool, ...] = (
         ),
         parameters=_object(
             {
-                "path": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 500,
-                    "description": "Workspace-relative path, e.g. 'MEMORY.md'.",
-                },
+                "path": _text(500, "Workspace-relative path, e.g. 'MEMORY.md'."),
                 "from_line": {
                     "type": "integer",
                     "minimum": 1,
@@ -482,7 +467,6 @@ TOOLS: tuple[MemoryTool, ...] = (
                 "total_lines": INTEGER,
                 "text": STRING,
             },
-            ["path", "from_line", "to_line", "total_lines", "text"],
         ),
     ),
     MemoryTool(
@@ -645,7 +629,6 @@ _OPENCLAW_SEARCH = replace(
                         "snippet": STRING,
                         "source": {"type": "string", "enum": ["memory", "sessions"]},
                     },
-                    ["path", "startLine", "endLine", "score", "snippet", "source"],
                 ),
             },
             "disabled": {"type": "boolean"},

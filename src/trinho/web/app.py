@@ -13,6 +13,7 @@ import logging
 import re
 import secrets
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
@@ -39,7 +40,7 @@ from trinho.errors import TrinhoError
 from trinho.facts.store import list_facts
 from trinho.i18n import N_, t
 from trinho.proposals import store as proposals
-from trinho.review.appliers import APPLIERS
+from trinho.review.appliers import APPLIERS, TAKERS
 from trinho.review.render import effect_words
 from trinho.review.risk import bulk_eligible, one_at_a_time, review_order
 from trinho.search import memory_get, readable_path, search
@@ -80,6 +81,16 @@ def login_url(host: str, port: int, guard: Guard) -> str:
 Page = Callable[[Request, Session], Awaitable[Response]]
 
 
+@dataclass
+class Receipt:
+    """A bulk approval as its receipt shows it: whose session made it, what it did, and, once
+    taken back, what that did."""
+
+    csrf: str
+    done: list[pages.Applied]
+    taken_back: list[pages.Applied] | None = None
+
+
 class _Review:
     """The pages and decisions of one server: each method is an endpoint or a helper."""
 
@@ -90,7 +101,7 @@ class _Review:
         self.cookie = cookie_name(port)
         self.locale = ws.locale
         self.by = f"{ws.config.owner} (web)"
-        self.receipts: dict[str, tuple[str, list[pages.Applied]]] = {}
+        self.receipts: dict[str, Receipt] = {}
 
     def page(
         self,
@@ -310,18 +321,68 @@ class _Review:
             return RedirectResponse("/", 303)
         done = await run_in_threadpool(self.apply_bound, session, items)
         rid = secrets.token_urlsafe(12)
-        self.receipts[rid] = (session.csrf, done)
+        self.receipts[rid] = Receipt(session.csrf, done)
         while len(self.receipts) > MAX_RECEIPTS:
             self.receipts.pop(next(iter(self.receipts)))
         return RedirectResponse(f"/receipts/{rid}", 303)
 
+    def kept(self, request: Request, session: Session) -> tuple[str, Receipt] | None:
+        """The receipt the path names, if this session's (another session's is not shown)."""
+        rid = request.path_params["rid"]
+        kept = self.receipts.get(rid)
+        return (rid, kept) if kept is not None and kept.csrf == session.csrf else None
+
+    def can_take_back(self, receipt: Receipt) -> bool:
+        """Whether the receipt's short undo is still open: something applied, none of it
+        approved longer ago than the take-back window."""
+        applied = [a.proposal.id for a in receipt.done if a.ok]
+        if not applied or receipt.taken_back is not None:
+            return False
+        now = self.ws.now()
+        for pid in applied:
+            decided = proposals.get_proposal(self.ws, pid).decided_at
+            if decided is None or now - decided > proposals.TAKE_BACK_WINDOW:
+                return False
+        return True
+
     async def receipt(self, request: Request, session: Session) -> Response:
-        kept = self.receipts.get(request.path_params["rid"])
-        if kept is None or kept[0] != session.csrf:  # another session's receipt: not shown
+        found = self.kept(request, session)
+        if found is None:
             return self.refused(404)
-        done = kept[1]
-        body = pages.receipt_page(done, self.locale, self.ws.config.owner)
-        return self.page(t(self.locale, "web.receipt.title"), body, session)
+        rid, receipt = found
+        offer = await run_in_threadpool(self.can_take_back, receipt)
+        minutes = proposals.TAKE_BACK_WINDOW // proposals.MINUTE
+        take_back = (
+            pages.TakeBack(session.csrf, rid, minutes, receipt.taken_back)
+            if offer or receipt.taken_back is not None
+            else None
+        )
+        body = pages.receipt_page(receipt.done, self.locale, self.ws.config.owner, take_back)
+        title = N_("web.receipt.undone_title") if receipt.taken_back else N_("web.receipt.title")
+        return self.page(t(self.locale, title), body, session)
+
+    def take_back_all(self, receipt: Receipt) -> list[pages.Applied]:
+        """Take back each change the receipt's decision applied, saying what each did."""
+        out: list[pages.Applied] = []
+        for a in receipt.done:
+            if not a.ok:
+                continue
+            try:
+                _, result = proposals.take_back(self.ws, a.proposal.id, self.by, takers=TAKERS)
+            except TrinhoError as exc:
+                out.append(pages.Applied(a.proposal, False, self.said(exc)))
+                continue
+            out.append(pages.Applied(a.proposal, result.ok, result.message))
+        return out
+
+    async def take_back(self, request: Request, session: Session) -> Response:
+        found = self.kept(request, session)
+        if found is None:
+            return self.refused(404)
+        rid, receipt = found
+        if receipt.taken_back is None:
+            receipt.taken_back = await run_in_threadpool(self.take_back_all, receipt)
+        return RedirectResponse(f"/receipts/{rid}", 303)
 
     async def runs(self, request: Request, session: Session) -> Response:
         runs = await run_in_threadpool(
@@ -440,6 +501,7 @@ def web_app(ws: Workspace, guard: Guard, host: str, port: int, token: str | None
         Route("/bulk", viewer(r.bulk_ask), methods=["GET"]),
         Route("/bulk", decider(r.bulk), methods=["POST"]),
         Route("/receipts/{rid}", viewer(r.receipt), methods=["GET"]),
+        Route("/receipts/{rid}/take-back", decider(r.take_back), methods=["POST"]),
         Route("/source", viewer(r.source), methods=["GET"]),
         Route("/turn", viewer(r.turn), methods=["GET"]),
         Route("/runs", viewer(r.runs), methods=["GET"]),

@@ -496,9 +496,22 @@ class Applied:
     message: str
 
 
-def receipt_page(done: Sequence[Applied], locale: str, owner: str) -> Html:
+@dataclass(frozen=True)
+class TakeBack:
+    """A receipt's short undo: open (the form, and for how long), or done (what it took back)."""
+
+    csrf: str
+    rid: str
+    minutes: int
+    done: Sequence[Applied] | None = None
+
+
+def receipt_page(
+    done: Sequence[Applied], locale: str, owner: str, take_back: TakeBack | None = None
+) -> Html:
     """What a bulk approval changed, exactly: each change applied (its lines), then each one
-    that was not, with why."""
+    that was not, with why; the decision's short undo above them, or, once used, what it took
+    back."""
     applied = [a for a in done if a.ok]
     missed = [a for a in done if not a.ok]
 
@@ -513,17 +526,39 @@ def receipt_page(done: Sequence[Applied], locale: str, owner: str) -> Html:
             ref=t(locale, "web.card.ref", id=a.proposal.id),
         )
 
-    parts = [html("<p>{head}</p>", head=t(locale, "web.receipt.applied", count=len(applied)))]
-    parts.extend(item(a) for a in applied)
-    if missed:
-        parts.append(
-            html("<h2>{head}</h2>", head=t(locale, "web.receipt.missed", count=len(missed)))
-        )
-        parts.extend(item(a) for a in missed)
+    def section(key: str, some: Sequence[Applied]) -> list[Html]:
+        return [html("<h2>{head}</h2>", head=t(locale, key, count=len(some))), *map(item, some)]
+
+    parts: list[Html] = []
+    if take_back is not None and take_back.done is not None:
+        back = [a for a in take_back.done if a.ok]
+        kept = [a for a in take_back.done if not a.ok]
+        parts.extend(section(N_("web.receipt.taken_back"), back))
+        if kept:
+            parts.extend(section(N_("web.receipt.not_taken_back"), kept))
+    else:
+        head = t(locale, "web.receipt.applied", count=len(applied))
+        parts.append(html("<p>{head}</p>", head=head))
+        if take_back is not None and applied:  # first, where the eye is after deciding
+            parts.append(_take_back_form(take_back, len(applied), locale))
+        parts.extend(item(a) for a in applied)
+        if missed:
+            parts.extend(section(N_("web.receipt.missed"), missed))
     parts.append(
         html('<p><a class="button" href="/">{back}</a></p>', back=t(locale, "web.receipt.back"))
     )
     return join(parts)
+
+
+def _take_back_form(take_back: TakeBack, count: int, locale: str) -> Html:
+    return html(
+        '<div class="decide"><form method="post" action="/receipts/{rid}/take-back">{hidden}'
+        '<button class="keep">{label}</button></form></div><p>{note}</p>',
+        rid=take_back.rid,
+        hidden=_hidden(take_back.csrf),
+        label=t(locale, "web.receipt.take_back", count=count),
+        note=t(locale, "web.receipt.take_back_note", minutes=take_back.minutes),
+    )
 
 
 def runs_page(runs: Sequence[tuple[str, dict[str, Any] | None]], locale: str) -> Html:

@@ -55,6 +55,32 @@ def apply_held(current_text: str, change: Change) -> HeldApplied | Stale:
     return HeldApplied("\n".join(lines))
 
 
+TAKEN_BACK_CLASSES = frozenset({"added", "edited", "date_changed", "malformed", "strange_date"})
+"""The held changes an approval can take back line for line: each wrote one line (`new`) in
+place of one line or of nothing (`old`). A removal, an archive or a rewrite held whole is
+undone with its run (`trinho.condense.rules.undo`)."""
+
+
+def take_back_held(current_text: str, change: Change) -> HeldApplied | Stale:
+    """The text with an approved change taken back: the line it wrote (`new`, exactly as
+    written) back to what it replaced, or gone when it replaced nothing. Stale when that line
+    was changed since; the text unchanged when it was taken back already (`old` is there and
+    `new` is not), so a take-back that is run twice changes the file once."""
+    if change.cls not in TAKEN_BACK_CLASSES or change.new is None:
+        raise ValueError(f"a {change.cls} change is taken back with its run, not on its own")
+    lines = current_text.split("\n")
+    if change.new in lines:
+        at = lines.index(change.new)
+        if change.old is None:
+            del lines[at]
+        else:
+            lines[at] = change.old
+        return HeldApplied("\n".join(lines))
+    if change.old is None or change.old in lines:
+        return HeldApplied(current_text)
+    return Stale(StaleReason.of("line_gone", line=change.new.strip()))
+
+
 def find_line(lines: list[str], raw: str) -> int | None:
     """Where `raw` is: the same line exactly, else the same entry (date and matched text),
     else a line with the same match key."""

@@ -15,7 +15,12 @@ from pathlib import Path
 from trinho.clock import utc
 from trinho.condense.rules.archive import apply_archive, archive_section
 from trinho.condense.rules.gate import Change
-from trinho.condense.rules.held import HeldApplied, apply_held
+from trinho.condense.rules.held import (
+    TAKEN_BACK_CLASSES,
+    HeldApplied,
+    apply_held,
+    take_back_held,
+)
 from trinho.condense.rules.undo import Decision, UndoPlan, archive_after, plan_undo
 from trinho.condense.store.runs import (
     BEFORE,
@@ -50,15 +55,21 @@ def sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposals.ApplyResult:
-    """Approving a held change applies it to MEMORY.md as it is now, or says why it cannot."""
-    where = proposals.proposal_path(ws, proposal.id)
+def _memory_change(ws: Workspace, proposal: proposals.Proposal) -> Change:
+    """The held change a memory proposal carries, or one keyed line naming its file."""
     try:
-        change = Change.from_dict(proposal.change)
+        return Change.from_dict(proposal.change)
     except (ValueError, KeyError, TypeError) as exc:
+        where = proposals.proposal_path(ws, proposal.id)
         raise TrinhoError.keyed(
             "error.condense.not_memory_change", where=where, error=str(exc)
         ) from None
+
+
+def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposals.ApplyResult:
+    """Approving a held change applies it to MEMORY.md as it is now, or says why it cannot."""
+    where = proposals.proposal_path(ws, proposal.id)
+    change = _memory_change(ws, proposal)
     if change.cls == "moved" or not change.held:
         raise TrinhoError.keyed("error.condense.applies_itself", where=where, cls=change.cls)
     undone = undone_origin(ws, proposal.origin)
@@ -77,6 +88,26 @@ def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> propos
         if outcome.text != before:
             memory.replace(outcome.text)
     return proposals.ApplyResult(True, t(ws.locale, APPROVED[change.cls]))
+
+
+def take_back_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposals.ApplyResult:
+    """Taking back an approved line: the line it wrote back to what it replaced (or gone), if
+    it is still as the approval wrote it. A removal, an archive or a rewrite held whole is
+    taken back with its run's undo, which restores the whole span."""
+    change = _memory_change(ws, proposal)
+    if change.cls not in TAKEN_BACK_CLASSES or change.new is None:
+        return proposals.ApplyResult(False, t(ws.locale, "condense.take_back.with_run"))
+    with memory_store.editing(ws) as memory:
+        before = memory.text()
+        outcome = take_back_held(before, change)
+        if not isinstance(outcome, HeldApplied):
+            why = outcome.why.text(ws.locale)
+            return proposals.ApplyResult(
+                False, t(ws.locale, "condense.take_back.changed", reason=why)
+            )
+        if outcome.text != before:
+            memory.replace(outcome.text)
+    return proposals.ApplyResult(True, t(ws.locale, "condense.take_back.done"))
 
 
 def _read_again(ws: Workspace, origin: str) -> bool:

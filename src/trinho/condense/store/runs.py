@@ -217,17 +217,30 @@ def read_journal(ws: Workspace, run_id: str) -> Journal | None:
     if not path.exists():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except ValueError as exc:
         raise TrinhoError.keyed("error.run.bad_journal", path=path, error=str(exc)) from None
-    return Journal.from_json(data, path)
+    return parse_journal(text, path)
+
+
+def journal_text(journal: Journal) -> str:
+    """`journal.json`'s text, the same from every backend."""
+    return json.dumps(journal.to_json(), ensure_ascii=False, indent=1) + "\n"
+
+
+def parse_journal(text: str, where: records.Where) -> Journal:
+    """A journal from its text, or one keyed line naming where it was read."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise TrinhoError.keyed("error.run.bad_journal", path=where, error=str(exc)) from None
+    return Journal.from_json(data, where)
 
 
 def write_journal(ws: Workspace, journal: Journal) -> Journal:
     folder = run_dir(ws, journal.run_id)
     ensure_dir(folder)
-    text = json.dumps(journal.to_json(), ensure_ascii=False, indent=1) + "\n"
-    atomic_write_text(folder / JOURNAL, text)
+    atomic_write_text(folder / JOURNAL, journal_text(journal))
     return journal
 
 

@@ -1,0 +1,213 @@
+"""The outbox in PostgreSQL: each notification announced once, across retries and restarts.
+
+The file store's protocol, row for row (`trinho.channels.outbox`): the first version of an
+id wins (an insert that does nothing when the key is there); before a send the attempt is
+committed (`in_flight`, attempts + 1, the next retry time), after it the outcome; an entry
+found `in_flight` is sent again when due, titled as a possible repeat. An entry's delivery
+holds a session lock on it, so two workers never send the same one at once. Each entry's
+text is the file store's JSON, so an export writes its file as it was.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
+
+from trinho.channels.base import Channel, Notification, notification_key
+from trinho.channels.outbox import (
+    BASE_DELAY,
+    MAX_DELAY,
+    DeliveryReport,
+    EnqueueResult,
+    OutboxEntry,
+    backoff_delay,
+    is_due,
+)
+from trinho.errors import TrinhoError
+from trinho.i18n import t
+from trinho.pg.connect import Database, check_owner
+from trinho.pg.locks import session_lock, xact_lock
+
+if TYPE_CHECKING:
+    import psycopg
+
+Clock = Callable[[], datetime]
+OUTBOX_PLACE = ".trinho/outbox"
+
+
+def entry_text(entry: OutboxEntry) -> str:
+    """An entry's file text, exactly as the file outbox writes it."""
+    return json.dumps(entry.to_json(), ensure_ascii=False, indent=1) + "\n"
+
+
+class PgOutbox:
+    def __init__(
+        self,
+        db: Database,
+        owner: str,
+        *,
+        clock: Clock,
+        timezone: str,
+        locale: str = "en",
+        base_delay: timedelta = BASE_DELAY,
+        max_delay: timedelta = MAX_DELAY,
+    ) -> None:
+        self.db = db
+        self.owner = check_owner(owner)
+        self._clock = clock
+        self.tz = ZoneInfo(timezone)
+        self.locale = locale
+        self.base_delay = base_delay
+        self.max_delay = max_delay
+
+    def now(self) -> datetime:
+        return self._clock().astimezone(self.tz)
+
+    def _parse(self, key: str, text: str) -> OutboxEntry:
+        where = f"{OUTBOX_PLACE}/{key}.json"
+        try:
+            return OutboxEntry.from_json(json.loads(text), where)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise TrinhoError.keyed("error.outbox.invalid", path=where, error=str(exc)) from None
+
+    def _write(self, entry: OutboxEntry) -> None:
+        with self.db.owner_tx(self.owner) as conn:
+            conn.execute(
+                "UPDATE outbox_entries SET body = %s WHERE owner_id = %s AND key = %s",
+                (entry_text(entry), self.owner, entry.notification.key),
+            )
+
+    def enqueue(self, notification: Notification) -> EnqueueResult:
+        """Add a notification unless one with the same id is there already (sent or not)."""
+        key = notification.key
+        with self.db.owner_tx(self.owner) as conn:
+            xact_lock(conn, self.owner, "outbox", key)
+            row = conn.execute(
+                "SELECT body FROM outbox_entries WHERE owner_id = %s AND key = %s",
+                (self.owner, key),
+            ).fetchone()
+            if row is not None:
+                return EnqueueResult(self._parse(key, row[0]), created=False)
+            entry = OutboxEntry(notification, status="pending", enqueued_at=self.now())
+            conn.execute(
+                "INSERT INTO outbox_entries (owner_id, key, enqueued_at, body)"
+                " VALUES (%s, %s, %s, %s)",
+                (self.owner, key, entry.enqueued_at, entry_text(entry)),
+            )
+        return EnqueueResult(entry, created=True)
+
+    def _get(self, key: str) -> OutboxEntry | None:
+        with self.db.owner_tx(self.owner) as conn:
+            row = conn.execute(
+                "SELECT body FROM outbox_entries WHERE owner_id = %s AND key = %s",
+                (self.owner, key),
+            ).fetchone()
+        return None if row is None else self._parse(key, row[0])
+
+    def get(self, notification_id: str) -> OutboxEntry | None:
+        return self._get(notification_key(notification_id))
+
+    def find(self, key: str) -> Notification | None:
+        """The notification with this key, for button callbacks."""
+        if len(key) != 16 or any(c not in "0123456789abcdef" for c in key):
+            return None
+        entry = self._get(key)
+        return None if entry is None else entry.notification
+
+    def entries(self) -> list[OutboxEntry]:
+        """Every entry, oldest first."""
+        with self.db.owner_tx(self.owner) as conn:
+            rows = conn.execute(
+                "SELECT key, body FROM outbox_entries WHERE owner_id = %s ORDER BY key",
+                (self.owner,),
+            ).fetchall()
+        found = [self._parse(key, body) for key, body in rows]
+        return sorted(found, key=lambda e: (e.enqueued_at, e.notification.id))
+
+    def pending(self) -> list[OutboxEntry]:
+        return [entry for entry in self.entries() if entry.status == "pending"]
+
+    def next_due(self) -> datetime | None:
+        times = [e.next_attempt_at or e.enqueued_at for e in self.pending()]
+        return min(times) if times else None
+
+    def put_in(self, conn: psycopg.Connection, key: str, text: str) -> None:
+        """An entry's file text as it is (an import), in the caller's transaction; refused in
+        one line when it is no entry, which the file outbox would set aside."""
+        entry = self._parse(key, text)
+        conn.execute(
+            "INSERT INTO outbox_entries (owner_id, key, enqueued_at, body) VALUES (%s, %s, %s, %s)",
+            (self.owner, key, entry.enqueued_at, text),
+        )
+
+    def files(self) -> dict[str, str]:
+        """Every entry's file text by its file name, for an export."""
+        with self.db.owner_tx(self.owner) as conn:
+            rows = conn.execute(
+                "SELECT key, body FROM outbox_entries WHERE owner_id = %s ORDER BY key",
+                (self.owner,),
+            ).fetchall()
+        return {f"{key}.json": body for key, body in rows}
+
+    def deliver(self, channel: Channel) -> DeliveryReport:
+        """Send every due pending entry once, as the file outbox does; never sleeps."""
+        sent: list[str] = []
+        failed: list[tuple[str, str]] = []
+        waiting: list[str] = []
+        in_doubt: list[str] = []
+        with self.db.owner_tx(self.owner) as conn:
+            keys = [
+                row[0]
+                for row in conn.execute(
+                    "SELECT key FROM outbox_entries WHERE owner_id = %s ORDER BY key",
+                    (self.owner,),
+                ).fetchall()
+            ]
+        for key in keys:
+            with session_lock(self.db, self.owner, "outbox-send", key):
+                entry = self._get(key)
+                if entry is None or entry.status == "sent":
+                    continue
+                nid = entry.notification.id
+                now = self.now()
+                if not is_due(entry, now):
+                    waiting.append(nid)
+                    continue
+                if entry.in_flight:
+                    in_doubt.append(nid)
+                attempts = entry.attempts + 1
+                entry = replace(
+                    entry,
+                    attempts=attempts,
+                    in_flight=True,
+                    next_attempt_at=now + backoff_delay(attempts, self.base_delay, self.max_delay),
+                )
+                self._write(entry)
+                shown = entry.notification
+                if nid in in_doubt:
+                    shown = replace(
+                        shown, title=t(self.locale, "channel.maybe_repeat", title=shown.title)
+                    )
+                try:
+                    receipt = channel.send(shown)
+                except Exception as exc:
+                    error = f"{type(exc).__name__}: {exc}"
+                    self._write(replace(entry, in_flight=False, last_error=error))
+                    failed.append((nid, error))
+                    continue
+                self._write(
+                    replace(
+                        entry,
+                        status="sent",
+                        in_flight=False,
+                        next_attempt_at=None,
+                        sent_at=self.now(),
+                        receipt=receipt,
+                    )
+                )
+                sent.append(nid)
+        return DeliveryReport(tuple(sent), tuple(failed), tuple(waiting), tuple(in_doubt))
