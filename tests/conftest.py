@@ -1,4 +1,5 @@
-"""Shared fixtures: a temporary workspace, a fixed clock, and a guard that forbids the internet."""
+"""Shared fixtures: a temporary workspace, a fixed clock, a guard that forbids the internet, and
+the PostgreSQL fixtures (tests/pg/fixtures.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from trinho import durable
 from trinho.workspace import Workspace, init_workspace
 
 OFFLINE = Path(__file__).parent / "offline"
+pytest_plugins = ["pg.fixtures"]
+"""The PostgreSQL fixtures: a server starts only for a test that asks for one."""
 
 
 def _guard_this_process_and_its_children() -> None:

@@ -1,5 +1,6 @@
 """The facts and proposals CLI: the JSON shapes exactly as issue 3 names them, exit codes, clear
-errors without tracebacks, and the owner's language."""
+errors without tracebacks, and the owner's language; on the file workspace and on a
+PostgreSQL owner alike (`cli_backend`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from pg.fixtures import CliBackend
 from trinho.cli import main
 
 
@@ -27,7 +29,14 @@ def js(capsys: pytest.CaptureFixture[str], *args: str) -> Any:
 
 
 @pytest.fixture
-def ws(cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]) -> Path:
+def ws(cli_backend: CliBackend) -> Path:
+    """The workspace, whose memory is its files or one owner's rows in the database."""
+    return cli_backend.home
+
+
+@pytest.fixture
+def files_ws(cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]) -> Path:
+    """A file workspace, for what only files can be (a fact file broken by hand)."""
     assert main(["init", "--tz", "Asia/Ho_Chi_Minh"]) == 0
     capsys.readouterr()
     return Path(cli_env["TRINHO_HOME"])
@@ -71,14 +80,16 @@ def test_get_on_and_history(ws: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert err.startswith("trinho: error: fact 'home-city' has no value on 2024-01-01")
 
 
-def test_facts_index_and_user_option(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_facts_index_and_user_option(
+    ws: Path, cli_backend: CliBackend, capsys: pytest.CaptureFixture[str]
+) -> None:
     js(capsys, "fact", "set", "pet", "mèo", "--user", "lan")
     js(capsys, "fact", "set", "home-city", "Hà Nội")
     index = js(capsys, "facts")
     assert [f["key"] for f in index["facts"]] == ["home-city"]
     assert index["omitted"] == 0 and index["user"] == "owner"
     assert js(capsys, "facts", "--user", "lan")["lines"] == ["pet: mèo (user, since 2026-11-29)"]
-    assert (ws / "users/lan/facts/pet.md").exists()
+    assert (ws / "users/lan/facts/pet.md").exists() == (cli_backend.kind == "files")
     assert run(capsys, "facts")[1] == "home-city: Hà Nội (user, since 2026-11-29)\n"
 
 
@@ -162,9 +173,10 @@ def test_bad_input_is_one_line_and_writes_nothing(
     assert err.count("\n") == 1
     assert list((ws / "users/owner/facts").iterdir()) == []
     assert list((ws / "memory_proposals").iterdir()) == []
+    assert js(capsys, "facts")["facts"] == [] and js(capsys, "proposals", "--all") == []
 
 
-def test_end_to_end_in_a_subprocess(ws: Path, cli_env: dict[str, str]) -> None:
+def test_end_to_end_in_a_subprocess(files_ws: Path, cli_env: dict[str, str]) -> None:
     def trinho(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-c", "import sys, trinho.cli; sys.exit(trinho.cli.main())", *args],
@@ -176,7 +188,7 @@ def test_end_to_end_in_a_subprocess(ws: Path, cli_env: dict[str, str]) -> None:
 
     done = trinho("fact", "set", "home-city", "Đà Lạt", "--json")
     assert done.returncode == 0 and json.loads(done.stdout)["outcome"] == "created"
-    broken = ws / "users/owner/facts/broken.md"
+    broken = files_ws / "users/owner/facts/broken.md"
     broken.write_text("---\nkey: broken\nvalue: no quotes\n---\n", encoding="utf-8")
     listed = trinho("facts", "--json")
     assert listed.returncode == 0

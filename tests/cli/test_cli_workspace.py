@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import snapshot
+from pg.fixtures import CliBackend
 from trinho.cli import main
 
 Run = tuple[int, str, str]
@@ -59,6 +60,32 @@ def test_json_flow(cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]) 
     ]
     code, out, _ = run(capsys, "notes", "--date", "2026-11-28", "--json")
     assert one_json(out)["entries"] == []
+
+
+def test_note_and_notes_on_either_backend(
+    cli_backend: CliBackend, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = one_json(run(capsys, "note", "Mua quà sinh nhật cho mẹ", "--json")[1])
+    assert first == {
+        "path": "memory/2026-11-29.md",
+        "line": "- 14:05 Mua quà sinh nhật cho mẹ",
+        "date": "2026-11-29",
+        "time": "14:05",
+        "line_number": 1,
+    }
+    second = one_json(run(capsys, "note", "hai dòng\nthứ hai", "--json")[1])
+    assert second["line_number"] == 2 and second["line"] == "- 14:05 hai dòng\n  thứ hai"
+    listed = one_json(run(capsys, "notes", "--json")[1])
+    assert listed["entries"] == [
+        {"time": "14:05", "text": "Mua quà sinh nhật cho mẹ", "line": 1, "lines": 1},
+        {"time": "14:05", "text": "hai dòng\nthứ hai", "line": 2, "lines": 2},
+    ]
+    code, out, _ = run(capsys, "notes")
+    assert (code, out) == (0, "- 14:05 Mua quà sinh nhật cho mẹ\n- 14:05 hai dòng\n  thứ hai\n")
+    assert run(capsys, "notes", "--date", "2026-11-28")[1] == "No notes for 2026-11-28\n"
+    assert_user_error(run(capsys, "note", "   "), 1, "empty")
+    on_disk = (cli_backend.home / "memory/2026-11-29.md").exists()
+    assert on_disk == (cli_backend.kind == "files")
 
 
 def test_init_tz_on_an_existing_workspace_records_and_announces_the_change(

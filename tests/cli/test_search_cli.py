@@ -1,8 +1,12 @@
+"""`trinho search`, `get` and `index`: plain searches on the file workspace and on a
+PostgreSQL owner alike (`cli_backend`); batches, --explain, get and index on files."""
+
 import json
 from pathlib import Path
 
 import pytest
 
+from pg.fixtures import CliBackend
 from trinho.cli import main
 
 
@@ -12,15 +16,27 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+def _two_notes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "note", "Chuyến đi Hà Nội với mẹ")[0] == 0
+    assert run(capsys, "note", "Painted the fence blue")[0] == 0
+
+
+@pytest.fixture
+def either(cli_backend: CliBackend, capsys: pytest.CaptureFixture[str]) -> Path:
+    """Two notes saved today, on each backend in turn."""
+    _two_notes(capsys)
+    return cli_backend.home
+
+
 @pytest.fixture
 def ws(cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]) -> Path:
+    """Two notes saved today in a file workspace."""
     run(capsys, "init", "--tz", "Asia/Ho_Chi_Minh")
-    run(capsys, "note", "Chuyến đi Hà Nội với mẹ")
-    run(capsys, "note", "Painted the fence blue")
+    _two_notes(capsys)
     return Path(cli_env["TRINHO_HOME"])
 
 
-def test_search_json_lists_hits(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_search_json_lists_hits(either: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "search", "ha noi", "--json")
     assert code == 0
     hits = json.loads(out)
@@ -28,22 +44,42 @@ def test_search_json_lists_hits(ws: Path, capsys: pytest.CaptureFixture[str]) ->
     assert hits[0]["kind"] == "note" and hits[0]["date"] == "2026-11-29"
 
 
-def test_search_human_output_and_no_match(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_search_human_output_and_no_match(either: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "search", "painting", "--kind", "note", "--limit", "1")
     assert code == 0 and "memory/2026-11-29.md:2" in out and "Painted" in out
     code, out, _ = run(capsys, "search", "zebra")
     assert code == 0 and out.strip() == "No matches"
 
 
-def test_empty_query_exits_1_with_one_line(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_empty_query_exits_1_with_one_line(
+    either: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, err = run(capsys, "search", "  ")
     assert code == 1 and out == ""
     assert err.startswith("trinho: error: empty query") and err.count("\n") == 1
 
 
-def test_bad_dates_are_named(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_dates_are_named(either: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "search", "fence", "--since", "2026-13-01")
     assert code == 1 and "--since" in err
+
+
+def test_days_and_kinds_choose_among_the_hits(
+    either: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def texts(*args: str) -> list[str]:
+        code, out, err = run(capsys, "search", *args, "--json")
+        assert code == 0, err
+        return [hit["text"] for hit in json.loads(out)]
+
+    assert run(capsys, "fact", "set", "fence-colour", "blue fence")[0] == 0
+    assert set(texts("fence")) >= {"Painted the fence blue"}
+    assert texts("fence", "--kind", "note") == ["Painted the fence blue"]
+    assert texts("fence", "--since", "2026-11-29", "--until", "2026-11-29", "--kind", "note") == [
+        "Painted the fence blue"
+    ]
+    assert texts("fence", "--until", "2026-11-28") == []
+    assert texts("fence", "--since", "2026-11-30") == []
 
 
 def test_batch_prints_one_json_list_per_line_in_order(

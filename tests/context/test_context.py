@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import FixedClock
+from pg.fixtures import CliBackend
 from trinho.channels import Notification, Outbox
 from trinho.cli import main
 from trinho.context.assembly import (
@@ -289,10 +290,14 @@ def test_one_warning_per_overflow_episode(history: list[dict[str, int]]) -> None
 
 
 def test_cli_context_json_shape(
-    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]
+    cli_backend: CliBackend, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert main(["init", "--locale", "vi", "--tz", "Asia/Ho_Chi_Minh"]) == 0
+    monkeypatch.setenv("TRINHO_NOW", "2026-11-28T20:00:00+07:00")
+    assert main(["note", "Mua hoa"]) == 0
+    monkeypatch.setenv("TRINHO_NOW", "2026-11-29T14:05:00+07:00")
     assert main(["note", "Gọi cho bà"]) == 0
+    assert main(["fact", "set", "que", "Huế"]) == 0
     capsys.readouterr()
     assert main(["context", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -300,6 +305,7 @@ def test_cli_context_json_shape(
     assert set(data["tokens"]) == {"system", "preamble"}
     assert data["tokens"]["preamble"] == estimate_tokens(data["preamble"])
     assert "## Ghi chú hôm nay (2026-11-29)\n- 14:05 Gọi cho bà" in data["preamble"]
+    assert "20:00 Mua hoa" in data["preamble"] and "que: Huế" in data["system"]
     assert data["omitted"] == {"memory": 0, "facts": 0, "notes": 0}
     assert main(["context"]) == 0
     human = capsys.readouterr().out

@@ -35,15 +35,17 @@ def trinho(capsys: pytest.CaptureFixture[str], *args: str, ok: bool = True) -> t
 
 
 def test_an_operator_migrates_adds_owners_imports_and_exports(
-    url: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    url: str, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first = json.loads(trinho(capsys, "store", "migrate", "--json")[0])
     assert first == {"applied": ["0001.schema", "0002.stores"], "granted": None}
     assert "up to date" in trinho(capsys, "store", "migrate")[0]
     home = Path(os.environ["TRINHO_HOME"])
-    trinho(capsys, "init", "--tz", "Asia/Ho_Chi_Minh")
-    trinho(capsys, "note", "đi chợ mua cá")
-    trinho(capsys, "fact", "set", "city", "Huế")
+    with monkeypatch.context() as files:  # the workspace to import, made on its own files
+        files.delenv("TRINHO_DATABASE_URL")
+        trinho(capsys, "init", "--tz", "Asia/Ho_Chi_Minh")
+        trinho(capsys, "note", "đi chợ mua cá")
+        trinho(capsys, "fact", "set", "city", "Huế")
     (home / "MEMORY.md").write_text("# Memory\n- 2026-11-22: likes phở\n")
     moved = json.loads(
         trinho(capsys, "import", "workspace", str(home), "--owner", "an", "--json")[0]

@@ -2,20 +2,34 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from trinho.config import TOOL_PROFILES
+from trinho.config import CONFIG_PATH, TOOL_PROFILES
+from trinho.errors import TrinhoError
 from trinho.i18n import N_, click_says, t
+from trinho.pg.connect import URL_ENV, database_url
 from trinho.textnorm import json_text, printable
-from trinho.workspace import Workspace, default_home, open_workspace, owner_locale
+from trinho.workspace import (
+    Workspace,
+    clock_from_env,
+    default_home,
+    open_workspace,
+    owner_locale,
+)
+
+if TYPE_CHECKING:
+    from trinho.pg.connect import Database
+    from trinho.pg.protocol import Records
 
 F = TypeVar("F", bound=Callable[..., Any])
+OWNER_ENV = "TRINHO_OWNER"
 
 
 class State:
@@ -34,18 +48,95 @@ class State:
     def workspace_dir(self) -> Path:
         return self.given_dir or default_home()
 
-    def workspace(self) -> Workspace:
+    def settings(self) -> Workspace | None:
+        """The workspace and its config, whatever store it names; None when it has no config
+        (a PostgreSQL store may be named by TRINHO_DATABASE_URL alone)."""
+        if self._workspace is None and not (self.workspace_dir / CONFIG_PATH).is_file():
+            return None
+        return self._open()
+
+    def _open(self) -> Workspace:
         if self._workspace is None:
             from trinho.search import notify_written
 
             self._workspace = open_workspace(self.workspace_dir, on_written=notify_written)
         return self._workspace
 
+    def workspace(self) -> Workspace:
+        """The file workspace, for a command that works on files only: refused in one line
+        when a database is configured, so such a command never reads or writes files while
+        the owner's memory is in the database."""
+        if self.database_url() is not None:
+            ctx = click.get_current_context(silent=True)
+            raise TrinhoError.keyed(
+                "error.store.files_only",
+                command=ctx.command_path if ctx is not None else "trinho",
+                where=self._url_source(),
+            )
+        return self._open()
+
+    def database_url(self) -> str | None:
+        """The PostgreSQL store to use: `TRINHO_DATABASE_URL`, else `[store] url`; None for
+        the file workspace."""
+        ws = None if os.environ.get(URL_ENV) else self.settings()
+        return database_url(os.environ, ws.config.store.url if ws is not None else None)
+
+    def _url_source(self) -> str:
+        return URL_ENV if os.environ.get(URL_ENV) else f"{CONFIG_PATH} [store] url"
+
+    def records(self, owner: str | None) -> Records:
+        """One owner's memory, on whichever backend is configured: the file workspace (no
+        `--owner` there: it is one owner's), or one owner of the PostgreSQL store."""
+        url = self.database_url()
+        if url is None:
+            from trinho.pg.protocol import FileRecords
+            from trinho.review.appliers import APPLIERS
+
+            if owner is not None:
+                raise TrinhoError.keyed("error.owner.files", owner=owner, env=OWNER_ENV)
+            return FileRecords(self.workspace(), APPLIERS)
+        from trinho.pg.connect import Database
+        from trinho.pg.store import PgRecords
+
+        db = Database(url, max_size=2)
+        click.get_current_context().find_root().call_on_close(db.close)
+        chosen, zone = choose_owner(db, owner)
+        ws = self.settings()
+        return PgRecords(
+            db,
+            chosen,
+            clock=clock_from_env(),
+            timezone=zone,
+            user=ws.config.owner if ws is not None else "owner",
+            locale=self.locale(),
+        )
+
     def locale(self) -> str:
         """The owner's locale: the open workspace's, else its config's if readable, else en."""
         if self._workspace is not None:
             return self._workspace.locale
         return owner_locale(self.workspace_dir)
+
+
+def choose_owner(db: Database, given: str | None) -> tuple[str, str]:
+    """The owner a command works on, and their time zone: the one named (by `--owner` or
+    TRINHO_OWNER), which must exist; else the store's only owner. With several and none
+    named, refused in one line: a command never guesses whose memory to touch."""
+    import psycopg
+
+    from trinho.pg.owners import require_owner, sole_owner
+
+    try:
+        if given is not None:
+            return given, require_owner(db, given)
+        only, count = sole_owner(db)
+    except psycopg.errors.InsufficientPrivilege:
+        raise TrinhoError.keyed("error.owner.registry_denied") from None
+    if only is not None:
+        return only
+    if not count:
+        raise TrinhoError.keyed("error.owner.none")
+    raise TrinhoError.keyed("error.owner.choose", number=count, env=OWNER_ENV)
 
 
 COMMANDS: dict[str, str] = {
@@ -167,6 +258,18 @@ def profile_option(func: F) -> F:
         default=None,
         help="Argument names and result shapes of the tools: default, or openclaw (OpenClaw's "
         "memory_search and memory_get). Default: [tools] profile in the config, else default.",
+    )(func)
+
+
+def owner_option(func: F) -> F:
+    """`--owner ID` (or TRINHO_OWNER): whose memory, in a PostgreSQL store of many owners."""
+    return click.option(
+        "--owner",
+        "owner",
+        default=None,
+        envvar=OWNER_ENV,
+        help="Whose memory, in a PostgreSQL store of many owners (default: $TRINHO_OWNER, "
+        "else the store's only owner). Not for a file workspace, which is one owner's.",
     )(func)
 
 

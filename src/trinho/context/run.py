@@ -15,6 +15,7 @@ fits again, a later overflow warns again.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
@@ -35,7 +36,7 @@ from trinho.facts.store import facts_index, list_facts
 from trinho.i18n import t
 from trinho.i18n.keys import BUDGET_WARNING
 from trinho.memory import store as memory_store
-from trinho.notes.store import NoteEntry, day_files, read_note_file
+from trinho.notes.store import NoteEntry, NoteItem, day_files, read_note_file
 from trinho.openclaw.files import bootstrap_present, openclaw_enabled
 from trinho.workspace import Workspace
 
@@ -78,12 +79,21 @@ def _note_lines(ws: Workspace, day: date, *, sessions: bool = False) -> list[Not
                 NoteLine(day, None, t(ws.locale, "context.note_left_out", path=rel, reason=reason))
             )
             continue
-        for item in items:
-            if isinstance(item, NoteEntry):
-                lines.append(NoteLine(day, item.time, item.text))
-            elif item.shown:
-                text = item.raw.lstrip("\ufeff").strip() if item.heading else item.shown
-                lines.append(NoteLine(day, None, text))
+        lines.extend(note_lines(day, items))
+    return lines
+
+
+def note_lines(day: date, items: Iterable[NoteItem]) -> list[NoteLine]:
+    """One day file's lines for the prompt, in file order: its entries, the prose typed into
+    it by hand and its headings; OpenClaw's markers and managed blocks left out. Whichever
+    store the file came from."""
+    lines = []
+    for item in items:
+        if isinstance(item, NoteEntry):
+            lines.append(NoteLine(day, item.time, item.text))
+        elif item.shown:
+            text = item.raw.lstrip("\ufeff").strip() if item.heading else item.shown
+            lines.append(NoteLine(day, None, text))
     return lines
 
 

@@ -20,9 +20,13 @@ if TYPE_CHECKING:
     from trinho.context.assembly import IndexLine as IndexLine
     from trinho.context.assembly import build_index as build_index
     from trinho.context.assembly import index_line as index_line
+    from trinho.facts.format import CHANGE_CONTEXT as CHANGE_CONTEXT
+    from trinho.facts.format import MAX_SOURCE_CHARS as MAX_SOURCE_CHARS
     from trinho.facts.format import MAX_VALUE_BYTES as MAX_VALUE_BYTES
     from trinho.facts.format import check_basis as check_basis
+    from trinho.facts.format import clean_source as clean_source
     from trinho.facts.format import clean_value as clean_value
+    from trinho.facts.format import fact_digest as fact_digest
     from trinho.facts.format import parse_fact as parse_fact
     from trinho.facts.format import render_fact as render_fact
     from trinho.facts.rules import ACTORS as ACTORS
@@ -39,14 +43,11 @@ if TYPE_CHECKING:
     from trinho.facts.rules import check_actor as check_actor
     from trinho.facts.rules import check_dates as check_dates
     from trinho.facts.rules import reconcile as reconcile
-    from trinho.facts.store import CHANGE_CONTEXT as CHANGE_CONTEXT
     from trinho.facts.store import FACTS_DIR as FACTS_DIR
-    from trinho.facts.store import MAX_SOURCE_CHARS as MAX_SOURCE_CHARS
     from trinho.facts.store import FactListing as FactListing
     from trinho.facts.store import Saved as Saved
     from trinho.facts.store import VersionRef as VersionRef
     from trinho.facts.store import apply_fact_proposal as apply_fact_proposal
-    from trinho.facts.store import fact_digest as fact_digest
     from trinho.facts.store import fact_on as fact_on
     from trinho.facts.store import fact_path as fact_path
     from trinho.facts.store import facts_dir as facts_dir
@@ -69,9 +70,13 @@ __all__, __getattr__ = lazy_exports(
             "index_line",
         ),
         "trinho.facts.format": (
+            "CHANGE_CONTEXT",
+            "MAX_SOURCE_CHARS",
             "MAX_VALUE_BYTES",
             "check_basis",
+            "clean_source",
             "clean_value",
+            "fact_digest",
             "parse_fact",
             "render_fact",
         ),
@@ -92,14 +97,11 @@ __all__, __getattr__ = lazy_exports(
             "reconcile",
         ),
         "trinho.facts.store": (
-            "CHANGE_CONTEXT",
             "FACTS_DIR",
-            "MAX_SOURCE_CHARS",
             "FactListing",
             "Saved",
             "VersionRef",
             "apply_fact_proposal",
-            "fact_digest",
             "fact_on",
             "fact_path",
             "facts_dir",

@@ -6,13 +6,15 @@ file and line of any problem, in the owner's locale, and says how to fix it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+from dataclasses import replace
 from datetime import date, datetime
 
 from trinho.errors import TrinhoError
-from trinho.facts.rules import BASES, Basis, Fact, FactVersion
-from trinho.textnorm import nfc, unify_breaks
+from trinho.facts.rules import BASES, Basis, Fact, FactVersion, Incoming
+from trinho.textnorm import nfc, one_line, unify_breaks
 from trinho.workspace import parse_day, validate_slug
 
 MAX_VALUE_BYTES = 16 * 1024
@@ -212,3 +214,52 @@ def _recorded_at(raw: Raw, where: str) -> datetime:
     if recorded_at is None or recorded_at.tzinfo is None:
         raise TrinhoError.keyed("error.fact_file.bad_recorded_at", where=where, line=number)
     return recorded_at
+
+
+MAX_SOURCE_CHARS = 200
+
+
+def clean_source(text: str) -> str:
+    """Where a value came from: one NFC line of at most `MAX_SOURCE_CHARS` characters."""
+    cleaned = one_line(nfc(text))
+    if not cleaned or len(cleaned) > MAX_SOURCE_CHARS:
+        raise TrinhoError.keyed("error.fact.source_length", limit=MAX_SOURCE_CHARS)
+    return cleaned
+
+
+def fact_digest(fact: Fact | None) -> str | None:
+    """Identifies the fact's stored state, so an approval can tell that it changed since.
+
+    The owner restating the same value only moves `confirmed_on`: that is not a change that
+    makes a pending proposal stale.
+    """
+    if fact is None:
+        return None
+
+    def plain(v: FactVersion) -> FactVersion:
+        return replace(v, confirmed_on=None)
+
+    state = Fact(fact.key, plain(fact.head) if fact.head else None, tuple(map(plain, fact.history)))
+    return hashlib.sha256(render_fact(state).encode("utf-8")).hexdigest()[:16]
+
+
+CHANGE_CONTEXT = ("current_value", "current_basis", "base")
+"""The keys of a fact proposal that describe the fact when it was proposed, not the change."""
+
+
+def proposal_change(
+    user: str, incoming: Incoming, current: Fact | None, today: date
+) -> dict[str, object]:
+    """A fact proposal's change: what is asked, and the fact as it stood (`CHANGE_CONTEXT`)."""
+    live = current.live_head(today) if current else None
+    return {
+        "user": user,
+        "key": incoming.key,
+        "value": incoming.value,
+        "basis": incoming.basis,
+        "valid_from": incoming.valid_from.isoformat() if incoming.valid_from else None,
+        "valid_to": incoming.valid_to.isoformat() if incoming.valid_to else None,
+        "current_value": live.value if live else None,
+        "current_basis": live.basis if live else None,
+        "base": fact_digest(current),
+    }

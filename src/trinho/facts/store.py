@@ -9,9 +9,8 @@ generated digest OpenClaw's own memory_search reads (`write_facts_digest`).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
@@ -25,7 +24,16 @@ from trinho.context.assembly import (
 )
 from trinho.durable import atomic_write_text, read_regular, sibling_lock
 from trinho.errors import BrokenFile, NotFound, TrinhoError
-from trinho.facts.format import check_basis, clean_value, parse_fact, render_fact
+from trinho.facts.format import (
+    CHANGE_CONTEXT,
+    check_basis,
+    clean_source,
+    clean_value,
+    fact_digest,
+    parse_fact,
+    proposal_change,
+    render_fact,
+)
 from trinho.facts.rules import (
     ActorKind,
     Basis,
@@ -44,10 +52,8 @@ from trinho.i18n.keys import FACT_OUTCOME, FACT_REASON
 from trinho.openclaw.files import DIGEST_MARK, FACTS_DIGEST, is_digest, openclaw_enabled
 from trinho.proposals.store import ApplyResult, Proposal, proposal_path, submit
 from trinho.proposals.store import Source as ProposalSource
-from trinho.textnorm import nfc, one_line
 from trinho.workspace import Workspace, parse_day, validate_slug
 
-MAX_SOURCE_CHARS = 200
 FACTS_DIR = "facts"
 
 
@@ -158,7 +164,7 @@ def save_fact(
         value=clean_value(value, key),
         basis=check_basis(basis),
         recorded_at=ws.now(),
-        source=_source(source or actor),
+        source=clean_source(source or actor),
         valid_from=valid_from,
         valid_to=valid_to,
     )
@@ -172,7 +178,7 @@ def save_fact(
             submitted = submit(
                 ws,
                 "fact",
-                _change(user, incoming, current, ws.today()),
+                proposal_change(user, incoming, current, ws.today()),
                 reason=t(ws.locale, FACT_REASON[decision.proposal_reason], fact=key),
                 origin=origin or actor,
                 context=CHANGE_CONTEXT,
@@ -183,48 +189,6 @@ def save_fact(
         if decision.after is not None:
             _write(ws, path, decision.after, user)
         return Saved(decision.outcome, decision.after or current)
-
-
-def _source(text: str) -> str:
-    cleaned = one_line(nfc(text))
-    if not cleaned or len(cleaned) > MAX_SOURCE_CHARS:
-        raise TrinhoError.keyed("error.fact.source_length", limit=MAX_SOURCE_CHARS)
-    return cleaned
-
-
-def fact_digest(fact: Fact | None) -> str | None:
-    """Identifies the fact's stored state, so an approval can tell that it changed since.
-
-    The owner restating the same value only moves `confirmed_on`: that is not a change that
-    makes a pending proposal stale.
-    """
-    if fact is None:
-        return None
-
-    def plain(v: FactVersion) -> FactVersion:
-        return replace(v, confirmed_on=None)
-
-    state = Fact(fact.key, plain(fact.head) if fact.head else None, tuple(map(plain, fact.history)))
-    return hashlib.sha256(render_fact(state).encode("utf-8")).hexdigest()[:16]
-
-
-CHANGE_CONTEXT = ("current_value", "current_basis", "base")
-"""The keys of a fact proposal that describe the fact when it was proposed, not the change."""
-
-
-def _change(user: str, incoming: Incoming, current: Fact | None, today: date) -> dict[str, object]:
-    live = current.live_head(today) if current else None
-    return {
-        "user": user,
-        "key": incoming.key,
-        "value": incoming.value,
-        "basis": incoming.basis,
-        "valid_from": incoming.valid_from.isoformat() if incoming.valid_from else None,
-        "valid_to": incoming.valid_to.isoformat() if incoming.valid_to else None,
-        "current_value": live.value if live else None,
-        "current_basis": live.basis if live else None,
-        "base": fact_digest(current),
-    }
 
 
 def apply_fact_proposal(ws: Workspace, proposal: Proposal) -> ApplyResult:

@@ -43,6 +43,17 @@ def owner_zone(db: Database, owner: str) -> str | None:
     return row[0] if row else None
 
 
+def sole_owner(db: Database) -> tuple[tuple[str, str] | None, int]:
+    """The store's only owner and their time zone (None unless there is exactly one), and
+    how many owners it holds; two rows read at most, however many there are."""
+    with db.tx() as conn:
+        rows = conn.execute(
+            "SELECT owner_id, timezone, count(*) OVER () FROM owners ORDER BY owner_id LIMIT 2"
+        ).fetchall()
+    count: int = rows[0][2] if rows else 0
+    return ((rows[0][0], rows[0][1]) if count == 1 else None), count
+
+
 def require_owner(db: Database, owner: str) -> str:
     """The owner's time zone; one keyed line when there is no such owner."""
     zone = owner_zone(db, owner)

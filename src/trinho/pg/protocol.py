@@ -13,21 +13,34 @@ from typing import Any, Protocol
 
 from trinho.facts import store as facts
 from trinho.facts.rules import ActorKind, Basis, Fact
-from trinho.facts.store import Saved
+from trinho.facts.store import FactListing, Saved
 from trinho.memory import store as memory
 from trinho.notes import store as notes
-from trinho.notes.store import SavedNote
+from trinho.notes.store import NoteFile, SavedNote
 from trinho.proposals import store as proposals
-from trinho.proposals.store import ApplyResult, Proposal, Submitted
+from trinho.proposals.store import Applier, ApplyResult, Proposal, ProposalListing, Submitted
+from trinho.search import Hit, Query, SearchIndex, configured_embedder
 from trinho.workspace import Workspace
 
 
 class Records(Protocol):
-    """One owner's core records: daily notes, MEMORY.md, facts, proposals and decisions."""
+    """One owner's core records: daily notes, MEMORY.md, facts, proposals and decisions.
+    The everyday commands work through this, so they work on either backend alike."""
+
+    @property
+    def user(self) -> str:
+        """Whose facts a call is about when it names none (the `[owner] user`)."""
+        ...
+
+    def today(self) -> date: ...
 
     def save_note(self, text: str) -> SavedNote: ...
 
     def note_text(self, day: date) -> str: ...
+
+    def read_notes(self, day: date) -> NoteFile: ...
+
+    def search(self, query: Query) -> list[Hit]: ...
 
     def memory_text(self) -> str: ...
 
@@ -49,6 +62,8 @@ class Records(Protocol):
 
     def load_fact(self, key: str, user: str | None = None) -> Fact | None: ...
 
+    def list_facts(self, user: str | None = None) -> FactListing: ...
+
     def submit(
         self,
         kind: str,
@@ -60,6 +75,12 @@ class Records(Protocol):
     ) -> Submitted: ...
 
     def proposals(self, *, include_decided: bool = True) -> list[Proposal]: ...
+
+    def list_proposals(self, *, include_decided: bool = True) -> ProposalListing: ...
+
+    def get_proposal(self, proposal_id: str) -> Proposal: ...
+
+    def resolve_id(self, given: str) -> str: ...
 
     def approve(
         self, proposal_id: str, by: str, *, content_hash: str | None = None
@@ -76,16 +97,32 @@ class Records(Protocol):
 
 
 class FileRecords:
-    """The file workspace's stores behind `Records`: each call is the file store's own."""
+    """The file workspace's stores behind `Records`: each call is the file store's own.
+    `appliers` are what an approval may apply (the CLI passes every built-in kind's)."""
 
-    def __init__(self, ws: Workspace) -> None:
+    def __init__(self, ws: Workspace, appliers: Mapping[str, Applier] | None = None) -> None:
         self.ws = ws
+        self.appliers = dict(appliers or {"fact": facts.apply_fact_proposal})
+
+    @property
+    def user(self) -> str:
+        return self.ws.config.owner
+
+    def today(self) -> date:
+        return self.ws.today()
 
     def save_note(self, text: str) -> SavedNote:
         return notes.save_note(self.ws, text)
 
     def note_text(self, day: date) -> str:
         return notes.render_note_file(notes.read_notes(self.ws, day)) if self._has(day) else ""
+
+    def read_notes(self, day: date) -> NoteFile:
+        return notes.read_notes(self.ws, day)
+
+    def search(self, query: Query) -> list[Hit]:
+        with SearchIndex(self.ws, embedder=configured_embedder(self.ws)) as index:
+            return index.find(query).hits
 
     def _has(self, day: date) -> bool:
         return self.ws.note_path(day).exists()
@@ -128,6 +165,9 @@ class FileRecords:
     def load_fact(self, key: str, user: str | None = None) -> Fact | None:
         return facts.load_fact(self.ws, key, user)
 
+    def list_facts(self, user: str | None = None) -> FactListing:
+        return facts.list_facts(self.ws, user)
+
     def submit(
         self,
         kind: str,
@@ -142,14 +182,22 @@ class FileRecords:
         )
 
     def proposals(self, *, include_decided: bool = True) -> list[Proposal]:
-        return proposals.list_proposals(self.ws, include_decided=include_decided).proposals
+        return self.list_proposals(include_decided=include_decided).proposals
+
+    def list_proposals(self, *, include_decided: bool = True) -> ProposalListing:
+        return proposals.list_proposals(self.ws, include_decided=include_decided)
+
+    def get_proposal(self, proposal_id: str) -> Proposal:
+        return proposals.get_proposal(self.ws, proposal_id)
+
+    def resolve_id(self, given: str) -> str:
+        return proposals.resolve_id(self.ws, given)
 
     def approve(
         self, proposal_id: str, by: str, *, content_hash: str | None = None
     ) -> tuple[Proposal, ApplyResult]:
-        appliers = {"fact": facts.apply_fact_proposal}
         return proposals.approve(
-            self.ws, proposal_id, by, appliers=appliers, content_hash=content_hash
+            self.ws, proposal_id, by, appliers=self.appliers, content_hash=content_hash
         )
 
     def reject(

@@ -151,10 +151,14 @@ WITH stats AS (
     SELECT count(*)::float8 AS n, coalesce(avg(tokens), 1)::float8 AS avgdl
     FROM search_docs WHERE owner_id = %(owner)s
 ), cand AS (
-    SELECT doc_id, tsv, tokens FROM search_docs
+    SELECT doc_id, tsv, tokens,
+        (%(kinds)s::text[] IS NULL OR kind = ANY(%(kinds)s::text[]))
+        AND (%(since)s::date IS NULL OR day >= %(since)s::date)
+        AND (%(until)s::date IS NULL OR day <= %(until)s::date) AS kept
+    FROM search_docs
     WHERE owner_id = %(owner)s AND tsv @@ %(query)s::tsquery
 ), tf AS (
-    SELECT c.doc_id, c.tokens, u.lexeme,
+    SELECT c.doc_id, c.tokens, c.kept, u.lexeme,
         (SELECT count(*) FILTER (WHERE w = 'A') + %(cw)s * count(*) FILTER (WHERE w <> 'A')
          FROM unnest(u.weights) AS w)::float8 AS f
     FROM cand c, unnest(c.tsv) AS u
@@ -170,6 +174,7 @@ FROM (
         sum(greatest(ln((s.n - df.n + 0.5) / (df.n + 0.5)), 1e-6)
             * tf.f * 2.2 / (tf.f + 1.2 * (0.25 + 0.75 * tf.tokens / s.avgdl))) AS score
     FROM tf JOIN df USING (lexeme) CROSS JOIN stats s
+    WHERE tf.kept
     GROUP BY tf.doc_id
     ORDER BY score DESC, tf.doc_id
     LIMIT %(pool)s
@@ -179,9 +184,19 @@ ORDER BY r.score DESC, d.doc_id
 
 
 def search(
-    records: PgRecords, text: str, limit: int = 10, tuning: Tuning | None = None
+    records: PgRecords,
+    text: str,
+    limit: int = 10,
+    tuning: Tuning | None = None,
+    *,
+    since: date | None = None,
+    until: date | None = None,
+    kinds: Sequence[str] = (),
 ) -> list[PgHit]:
-    """The owner's best units for `text`, best first."""
+    """The owner's best units for `text`, best first; with `since`, `until` (inclusive) and
+    `kinds`, only the units dated and of the kind asked for, as the file index filters them:
+    a unit without a day is left out by a day bound. The filters choose among the matches;
+    the statistics BM25 weighs a term by stay those of every match, as in SQLite FTS5."""
     tuning = tuning or Tuning()
     terms = query_terms(text)
     if not terms:
@@ -192,6 +207,9 @@ def search(
         "terms": terms,
         "cw": CONTEXT_WEIGHT,
         "pool": limit + POOL,
+        "kinds": list(kinds) or None,
+        "since": since,
+        "until": until,
     }
     with records.db.owner_pipeline(records.owner) as conn:
         found = conn.execute(_BM25, params)

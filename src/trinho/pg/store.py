@@ -25,7 +25,15 @@ from typing import TYPE_CHECKING, Any, cast
 from zoneinfo import ZoneInfo
 
 from trinho.errors import NotFound, TrinhoError
-from trinho.facts.format import check_basis, clean_value, render_fact
+from trinho.facts.format import (
+    CHANGE_CONTEXT,
+    check_basis,
+    clean_source,
+    clean_value,
+    fact_digest,
+    proposal_change,
+    render_fact,
+)
 from trinho.facts.rules import (
     ActorKind,
     Basis,
@@ -37,29 +45,33 @@ from trinho.facts.rules import (
     check_dates,
     reconcile,
 )
-from trinho.facts.store import CHANGE_CONTEXT, Saved, fact_digest
-from trinho.facts.store import _change as fact_change
-from trinho.facts.store import _source as fact_source
+from trinho.facts.store import FactListing, Saved
 from trinho.i18n import t
 from trinho.i18n.keys import FACT_OUTCOME, FACT_REASON
-from trinho.notes.store import SavedNote, format_entry, parse_note_file, validate_note_text
+from trinho.notes.store import (
+    NoteFile,
+    SavedNote,
+    format_entry,
+    parse_note_file,
+    validate_note_text,
+)
 from trinho.pg.connect import Database, check_owner
 from trinho.pg.search import fact_path, replace_path_docs
+from trinho.proposals.format import check_kind, clean_text, content_hash, identity
 from trinho.proposals.store import (
     MAX_ORIGIN_CHARS,
     MAX_REASON_CHARS,
     ApplyResult,
     Proposal,
+    ProposalListing,
     ProposalStatus,
     Submitted,
-    content_hash,
     fresh_id,
+    resolve_in,
     validate_id,
 )
-from trinho.proposals.store import _check_kind as check_kind
-from trinho.proposals.store import _identity as identity
-from trinho.proposals.store import _text as proposal_text
-from trinho.search.documents import fact_docs, memory_docs, note_docs
+from trinho.search.documents import Kind, fact_docs, memory_docs, note_docs
+from trinho.search.index import Hit, Query, validate_query
 from trinho.textnorm import validate_slug
 from trinho.workspace import MEMORY_FILE, NOTES_DIR, parse_day
 
@@ -188,9 +200,31 @@ class PgRecords:
             ).fetchall()
         return [(hhmm, note, self._local(at)) for hhmm, note, at in rows]
 
+    def read_notes(self, day: date) -> NoteFile:
+        """The day file as the notes' own parser reads it (empty when there is none)."""
+        return parse_note_file(self.note_text(day))
+
     def note_entries(self, day: date) -> list[tuple[str, str]]:
         """The day file's entries as parsed by the notes' own parser: (HH:MM, text)."""
         return [(e.time, e.text) for e in parse_note_file(self.note_text(day)).entries]
+
+    def search(self, query: Query) -> list[Hit]:
+        """memory_search over the owner's units (`trinho.pg.search`), refused as the file
+        index refuses a query (no terms, a bad limit, days out of order)."""
+        from trinho.pg.search import search
+
+        validate_query(query)
+        found = search(
+            self,
+            query.text,
+            query.limit,
+            since=query.since,
+            until=query.until,
+            kinds=query.kinds,
+        )
+        return [
+            Hit(cast(Kind, h.kind), h.path, h.line, h.day, h.text, h.score, h.refs) for h in found
+        ]
 
     # ---- MEMORY.md -----------------------------------------------------------------------------
 
@@ -247,6 +281,17 @@ class PgRecords:
                 (self.owner,),
             ).fetchall()
         return [(user, key) for user, key in rows]
+
+    def list_facts(self, user: str | None = None) -> FactListing:
+        """Every fact of the user, by key, read in one transaction (no file can be broken)."""
+        user = validate_slug(user or self.user, "user id")
+        with self.db.owner_tx(self.owner) as conn:
+            keys = conn.execute(
+                "SELECT key FROM facts WHERE owner_id = %s AND user_id = %s ORDER BY key",
+                (self.owner, user),
+            ).fetchall()
+            found = [self._fact(conn, user, key) for (key,) in keys]
+        return FactListing([fact for fact in found if fact is not None], [])
 
     def fact_file_text(self, user: str, key: str) -> str | None:
         """The fact as its file says it: kept verbatim (an imported file written by hand)
@@ -350,7 +395,7 @@ class PgRecords:
             value=clean_value(value, key),
             basis=check_basis(basis),
             recorded_at=self.now(),
-            source=fact_source(source or actor),
+            source=clean_source(source or actor),
             valid_from=valid_from,
             valid_to=valid_to,
         )
@@ -366,7 +411,7 @@ class PgRecords:
                 submitted = self._submit(
                     conn,
                     "fact",
-                    fact_change(user, incoming, current, today),
+                    proposal_change(user, incoming, current, today),
                     reason=t(self.locale, FACT_REASON[decision.proposal_reason], fact=key),
                     origin=origin or actor,
                     context=CHANGE_CONTEXT,
@@ -436,8 +481,8 @@ class PgRecords:
         context: Collection[str],
     ) -> Submitted:
         check_kind(kind)
-        reason = proposal_text(reason, "proposal reason", MAX_REASON_CHARS)
-        origin = proposal_text(origin, "proposal origin", MAX_ORIGIN_CHARS)
+        reason = clean_text(reason, "proposal reason", MAX_REASON_CHARS)
+        origin = clean_text(origin, "proposal origin", MAX_ORIGIN_CHARS)
         plain: dict[str, Any] = json.loads(json.dumps(dict(change), ensure_ascii=False))
         digest = content_hash(kind, plain)
         same = identity(kind, plain, context)
@@ -524,6 +569,22 @@ class PgRecords:
         with self.db.owner_tx(self.owner) as conn:
             return self._proposals(conn, where)
 
+    def list_proposals(self, *, include_decided: bool = True) -> ProposalListing:
+        return ProposalListing(self.proposals(include_decided=include_decided), [])
+
+    def resolve_id(self, given: str) -> str:
+        """The id `given` names among this owner's proposals, as the files' `resolve_id`."""
+
+        def starting(prefix: str) -> list[str]:
+            with self.db.owner_tx(self.owner) as conn:
+                rows = conn.execute(
+                    "SELECT id FROM proposals WHERE owner_id = %s AND starts_with(id, %s)",
+                    (self.owner, prefix),
+                ).fetchall()
+            return [found for (found,) in rows]
+
+        return resolve_in(given, starting, PROPOSALS_PLACE)
+
     def get_proposal(self, proposal_id: str) -> Proposal:
         validate_id(proposal_id)
         with self.db.owner_tx(self.owner) as conn:
@@ -577,7 +638,7 @@ class PgRecords:
     ) -> tuple[Proposal, ApplyResult]:
         """A person approves: the change applied and the decision recorded in one
         transaction, so an approval is never half done. Facts only, today (see scale.md)."""
-        by = proposal_text(by, "decided by", MAX_ORIGIN_CHARS)
+        by = clean_text(by, "decided by", MAX_ORIGIN_CHARS)
         with self.db.owner_tx(self.owner) as conn:
             proposal = self._pending(conn, proposal_id, content_hash)
             if proposal.kind != "fact":
@@ -604,8 +665,8 @@ class PgRecords:
         content_hash: str | None = None,
     ) -> Proposal:
         """A person rejects: nothing applied, and the same origin will not propose it again."""
-        by = proposal_text(by, "decided by", MAX_ORIGIN_CHARS)
-        note = proposal_text(reason, "rejection reason", MAX_REASON_CHARS) if reason else None
+        by = clean_text(by, "decided by", MAX_ORIGIN_CHARS)
+        note = clean_text(reason, "rejection reason", MAX_REASON_CHARS) if reason else None
         with self.db.owner_tx(self.owner) as conn:
             proposal = self._pending(conn, proposal_id, content_hash)
             decided = replace(

@@ -20,6 +20,8 @@ from trinho import fields as records
 from trinho.boundary import public_error
 from trinho.durable import atomic_write_text, read_regular, sibling_lock
 from trinho.errors import BrokenFile, NotFound, TrinhoError
+from trinho.proposals.format import check_kind, clean_text, identity
+from trinho.proposals.format import content_hash as content_hash  # the queue's hash, as before
 from trinho.textnorm import nfc, one_line
 from trinho.workspace import Workspace
 
@@ -34,7 +36,6 @@ TAKE_BACK_WINDOW = timedelta(minutes=15)
 MINUTE = timedelta(minutes=1)
 
 _ID_RE = re.compile(r"^[0-9a-f]{10}$")
-_KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 MAX_REASON_CHARS = 2000
 MAX_ORIGIN_CHARS = 200
 MAX_WHY_CHARS = 500
@@ -188,14 +189,6 @@ class ProposalListing:
     broken: list[BrokenFile]
 
 
-def content_hash(kind: str, change: Mapping[str, Any]) -> str:
-    """sha256 over the kind and the canonical JSON of the change."""
-    canonical = json.dumps(
-        {"kind": kind, "change": change}, sort_keys=True, ensure_ascii=False, separators=(",", ":")
-    )
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
 def fresh_id(digest: str, origin: str, created_at: datetime, taken: Callable[[str], bool]) -> str:
     """A new proposal's id: ten hex digits of its hash, origin and instant, salted past any id
     `taken` says is in use, so every store names the same proposal the same way."""
@@ -206,10 +199,6 @@ def fresh_id(digest: str, origin: str, created_at: datetime, taken: Callable[[st
         if not taken(candidate):
             return candidate
         salt += 1
-
-
-def _identity(kind: str, change: Mapping[str, Any], context: Collection[str]) -> str:
-    return content_hash(kind, {k: v for k, v in change.items() if k not in context})
 
 
 def validate_id(value: str) -> str:
@@ -226,9 +215,20 @@ MAX_NAMED = 5
 
 
 def resolve_id(ws: Workspace, given: str) -> str:
+    """The proposal id `given` names in the workspace's queue (`resolve_in`)."""
+    root = ws.proposals_root
+
+    def starting(prefix: str) -> list[str]:
+        return [p.stem for p in root.glob(f"{prefix}*.json") if _ID_RE.fullmatch(p.stem)]
+
+    return resolve_in(given, starting, root)
+
+
+def resolve_in(given: str, starting: Callable[[str], Iterable[str]], place: object) -> str:
     """The proposal id `given` names: the id itself, or the one id it is a prefix of (at least
-    `MIN_PREFIX` hex digits). A prefix that names none is not found; one that names several is
-    refused, naming them, so a decision never lands on a proposal the owner did not mean."""
+    `MIN_PREFIX` hex digits), among the ids `starting(prefix)` gives. A prefix that names none
+    is not found in `place`; one that names several is refused, naming them, so a decision
+    never lands on a proposal the owner did not mean. Every store resolves through this."""
     value = given.strip().lower()
     if _ID_RE.fullmatch(value):
         return value
@@ -236,10 +236,9 @@ def resolve_id(ws: Workspace, given: str) -> str:
         return validate_id(given)  # the bad-id error, as before
     if len(value) < MIN_PREFIX:
         raise TrinhoError.keyed("error.proposal.short_prefix", value=given, minimum=MIN_PREFIX)
-    root = ws.proposals_root
-    found = sorted(p.stem for p in root.glob(f"{value}*.json") if _ID_RE.fullmatch(p.stem))
+    found = sorted(starting(value))
     if not found:
-        raise NotFound.keyed("error.proposal.not_found", id=given, folder=root)
+        raise NotFound.keyed("error.proposal.not_found", id=given, folder=place)
     if len(found) > 1:
         named = ", ".join(found[:MAX_NAMED]) + (", …" if len(found) > MAX_NAMED else "")
         raise TrinhoError.keyed("error.proposal.ambiguous", value=given, ids=named)
@@ -270,14 +269,14 @@ def submit(
     `why` (the proposer's own words) and `sources` (what it was drawn from) are kept beside
     the change for the owner to read; they do not make a change a different one.
     """
-    _check_kind(kind)
+    check_kind(kind)
     why = _why(why)
     kept_sources = _sources(sources)
-    reason = _text(reason, "proposal reason", MAX_REASON_CHARS)
-    origin = _text(origin, "proposal origin", MAX_ORIGIN_CHARS)
+    reason = clean_text(reason, "proposal reason", MAX_REASON_CHARS)
+    origin = clean_text(origin, "proposal origin", MAX_ORIGIN_CHARS)
     plain: dict[str, Any] = json.loads(json.dumps(dict(change), ensure_ascii=False))
     digest = content_hash(kind, plain)
-    same = _identity(kind, plain, context)
+    same = identity(kind, plain, context)
     with sibling_lock(ws.proposals_root / "queue"):
         for existing in list_proposals(ws).proposals:
             if existing.status == "pending" and existing.content_hash == digest:
@@ -285,7 +284,7 @@ def submit(
             if (
                 existing.status == "rejected"
                 and existing.origin == origin
-                and _identity(existing.kind, existing.change, context) == same
+                and identity(existing.kind, existing.change, context) == same
             ):
                 return Submitted(existing, created=False)
         created_at = ws.now()
@@ -347,7 +346,7 @@ def approve(
     kinds).
     `content_hash`, when given (a button bound to what was announced), must be the proposal's.
     """
-    by = _text(by, "decided by", MAX_ORIGIN_CHARS)
+    by = clean_text(by, "decided by", MAX_ORIGIN_CHARS)
     get_proposal(ws, proposal_id)  # not found: fail before making a lock file
     path = proposal_path(ws, proposal_id)
     with sibling_lock(path):
@@ -376,8 +375,8 @@ def reject(
     content_hash: str | None = None,
 ) -> Proposal:
     """A person rejects: nothing is applied, and the same origin will not propose it again."""
-    by = _text(by, "decided by", MAX_ORIGIN_CHARS)
-    note = _text(reason, "rejection reason", MAX_REASON_CHARS) if reason else None
+    by = clean_text(by, "decided by", MAX_ORIGIN_CHARS)
+    note = clean_text(reason, "rejection reason", MAX_REASON_CHARS) if reason else None
     get_proposal(ws, proposal_id)  # not found: fail before making a lock file
     path = proposal_path(ws, proposal_id)
     with sibling_lock(path):
@@ -432,7 +431,7 @@ def take_back(
     `reverted` by `by`. Only within `window` of the approval (a short undo: later, the
     memory has moved on and the owner decides again by hand). Not done, and the proposal left
     approved, when what it changed was changed since. Run twice, it takes back once."""
-    by = _text(by, "decided by", MAX_ORIGIN_CHARS)
+    by = clean_text(by, "decided by", MAX_ORIGIN_CHARS)
     get_proposal(ws, proposal_id)  # not found: fail before making a lock file
     path = proposal_path(ws, proposal_id)
     with sibling_lock(path):
@@ -472,23 +471,6 @@ def _pending(ws: Workspace, proposal_id: str, expected_hash: str | None) -> Prop
             )
         raise TrinhoError.keyed("error.proposal.decided", id=proposal_id, status=proposal.status)
     return proposal
-
-
-def _check_kind(kind: str) -> str:
-    if not _KIND_RE.fullmatch(kind):
-        raise ValueError(f"invalid proposal kind {kind!r}: use lowercase letters and digits")
-    return kind
-
-
-def _text(value: str, what: str, limit: int) -> str:
-    cleaned = one_line(nfc(value))
-    if not cleaned:
-        raise TrinhoError.keyed("error.proposal.empty_text", what=what)
-    if len(cleaned) > limit:
-        raise TrinhoError.keyed(
-            "error.proposal.text_too_long", what=what, size=len(cleaned), limit=limit
-        )
-    return cleaned
 
 
 def _why(value: str | None) -> str | None:

@@ -4,22 +4,22 @@ approve, reject. Deciding a proposal is for a person at the CLI, never for an ag
 from __future__ import annotations
 
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from trinho.cli.app import cli, emit, json_option, say, state
-from trinho.context.assembly import DEFAULT_INDEX_CHARS
-from trinho.errors import TrinhoError
+from trinho.cli.app import cli, emit, json_option, owner_option, say, state
+from trinho.context.assembly import DEFAULT_INDEX_CHARS, FactsIndex, build_index
+from trinho.errors import NotFound, TrinhoError
 from trinho.facts.format import check_basis, clean_value
-from trinho.facts.rules import ACTORS, BASES, FactVersion, check_actor
-from trinho.facts.store import fact_on, facts_index, get_fact, save_fact
+from trinho.facts.rules import ACTORS, BASES, Fact, FactVersion, check_actor
 from trinho.i18n import N_, t
 from trinho.i18n.keys import FACT_OUTCOME
-from trinho.proposals import store as proposals_mod
-from trinho.review.appliers import APPLIERS
 from trinho.review.render import fact_history_text, fact_version_line, proposals_text
-from trinho.workspace import Workspace, parse_day, validate_slug
+from trinho.workspace import parse_day, validate_slug
+
+if TYPE_CHECKING:
+    from trinho.pg.protocol import Records
 
 user_option = click.option(
     "--user", "user", default=None, help="User id under users/ (default: the owner, `owner`)."
@@ -40,8 +40,16 @@ def _version_json(key: str, v: FactVersion) -> dict[str, Any]:
     }
 
 
-def _decider(ws: Workspace) -> str:
-    return f"{ws.config.owner} (cli)"
+def _decider(records: Records) -> str:
+    return f"{records.user} (cli)"
+
+
+def _fact(records: Records, key: str, user: str | None) -> Fact:
+    """The fact, or one line saying there is none (as `trinho.facts.store.get_fact`)."""
+    fact = records.load_fact(key, user)
+    if fact is None:
+        raise NotFound.keyed("error.fact.not_found", key=key, user=user or records.user)
+    return fact
 
 
 @cli.group()
@@ -67,6 +75,7 @@ def fact() -> None:
 @click.option("--source", help="Where the value came from (default: the actor).")
 @click.option("--origin", help="Who proposes, when it becomes a proposal (default: the actor).")
 @user_option
+@owner_option
 @json_option
 def fact_set(
     key: str,
@@ -78,12 +87,13 @@ def fact_set(
     source: str | None,
     origin: str | None,
     user: str | None,
+    owner: str | None,
     as_json: bool,
 ) -> None:
     """Save KEY = VALUE, reconciled with what is recorded."""
-    ws = state().workspace()
-    saved = save_fact(
-        ws,
+    records = state().records(owner)
+    locale = state().locale()
+    saved = records.save_fact(
         key,
         value,
         user=user,
@@ -100,14 +110,14 @@ def fact_set(
     def human() -> str:
         shown = clean_value(value, key)
         if proposal is None:
-            return t(ws.locale, FACT_OUTCOME[saved.outcome], fact=key, value=shown)
+            return t(locale, FACT_OUTCOME[saved.outcome], fact=key, value=shown)
         if saved.proposal_created:
             message_key = "fact.outcome.proposed"
         elif proposal.status == "rejected":
             message_key = N_("fact.proposal_rejected")
         else:
             message_key = N_("fact.proposal_pending")
-        return t(ws.locale, message_key, id=proposal.id, fact=key, value=shown)
+        return t(locale, message_key, id=proposal.id, fact=key, value=shown)
 
     emit(as_json, data, human)
 
@@ -116,41 +126,49 @@ def fact_set(
 @click.argument("key")
 @click.option("--on", "on", help="The value that held on this day (YYYY-MM-DD); default today.")
 @user_option
+@owner_option
 @json_option
-def fact_get(key: str, on: str | None, user: str | None, as_json: bool) -> None:
+def fact_get(key: str, on: str | None, user: str | None, owner: str | None, as_json: bool) -> None:
     """Print the value of KEY today, or on a given day."""
-    ws = state().workspace()
-    version = fact_on(ws, key, _day(on, "--on"), user)
+    records = state().records(owner)
+    day = _day(on, "--on") or records.today()
+    version = _fact(records, key, user).value_on(day)
+    if version is None:
+        raise NotFound.keyed("error.fact.no_value_on", key=key, day=day)
     data = _version_json(key, version)
-    emit(as_json, data, lambda: fact_version_line(ws.locale, key, version))
+    emit(as_json, data, lambda: fact_version_line(state().locale(), key, version))
 
 
 @fact.command(name="history")
 @click.argument("key")
 @user_option
+@owner_option
 @json_option
-def fact_history(key: str, user: str | None, as_json: bool) -> None:
+def fact_history(key: str, user: str | None, owner: str | None, as_json: bool) -> None:
     """Every version of KEY, oldest first, with the days each held."""
-    ws = state().workspace()
-    versions = get_fact(ws, key, user).versions()
+    versions = _fact(state().records(owner), key, user).versions()
     data = [
         {k: v for k, v in _version_json(key, version).items() if k != "key"} for version in versions
     ]
-    emit(as_json, data, lambda: fact_history_text(ws.locale, key, versions))
+    emit(as_json, data, lambda: fact_history_text(state().locale(), key, versions))
 
 
 @cli.command(name="facts")
 @click.option("--max-chars", type=click.IntRange(min=1), default=DEFAULT_INDEX_CHARS)
 @user_option
+@owner_option
 @json_option
-def facts_cmd(max_chars: int, user: str | None, as_json: bool) -> None:
+def facts_cmd(max_chars: int, user: str | None, owner: str | None, as_json: bool) -> None:
     """The facts index the prompt gets: current facts by key, capped in size."""
-    ws = state().workspace()
-    index = facts_index(ws, user, max_chars=max_chars)
+    records = state().records(owner)
+    locale = state().locale()
+    listing = records.list_facts(user)
+    entries, lines, omitted = build_index(listing.facts, records.today(), locale, max_chars)
+    index = FactsIndex(tuple(entries), tuple(lines), omitted, tuple(listing.broken), locale)
     for broken in index.broken:
-        say(t(ws.locale, "facts.broken", error=broken.error), err=True)
+        say(t(locale, "facts.broken", error=broken.error), err=True)
     data = {
-        "user": user or ws.config.owner,
+        "user": user or records.user,
         "facts": [
             {
                 "key": e.key,
@@ -165,15 +183,15 @@ def facts_cmd(max_chars: int, user: str | None, as_json: bool) -> None:
         "omitted": index.omitted,
         "broken": [{"path": b.path, "error": b.error} for b in index.broken],
     }
-    emit(as_json, data, lambda: index.text or t(ws.locale, "facts.none"))
+    emit(as_json, data, lambda: index.text or t(locale, "facts.none"))
 
 
-def _about(ws: Workspace, proposal_id: str, user: str | None) -> None:
+def _about(records: Records, proposal_id: str, user: str | None) -> None:
     """With --user, refuse to decide a proposal about someone else: nothing is decided."""
     if user is None:
         return
     validate_slug(user, "user id")
-    about = proposals_mod.get_proposal(ws, proposal_id).user_or(ws.config.owner)
+    about = records.get_proposal(proposal_id).user_or(records.user)
     if about != user:
         raise TrinhoError.keyed("error.proposal.other_user", id=proposal_id, about=about, user=user)
 
@@ -184,40 +202,45 @@ def _about(ws: Workspace, proposal_id: str, user: str | None) -> None:
 @click.option(
     "--user", "user", default=None, help="Only the proposals about this user (default: all)."
 )
+@owner_option
 @json_option
-def proposals_cmd(proposal_id: str | None, show_all: bool, user: str | None, as_json: bool) -> None:
+def proposals_cmd(
+    proposal_id: str | None, show_all: bool, user: str | None, owner: str | None, as_json: bool
+) -> None:
     """The proposals waiting for your decision (with --all: decided ones too); with ID (or
     the first characters of it, 4 at least), that one, whatever its status."""
-    ws = state().workspace()
+    records = state().records(owner)
+    locale = state().locale()
     if user is not None:
         validate_slug(user, "user id")
-    listing = proposals_mod.list_proposals(ws, include_decided=show_all or proposal_id is not None)
+    listing = records.list_proposals(include_decided=show_all or proposal_id is not None)
     for broken in listing.broken:
-        say(t(ws.locale, "proposals.broken", error=broken.error), err=True)
+        say(t(locale, "proposals.broken", error=broken.error), err=True)
     every = [p.id for p in listing.proposals]
     if proposal_id is not None:
-        wanted = proposals_mod.resolve_id(ws, proposal_id)
-        shown = [proposals_mod.get_proposal(ws, wanted)]
+        shown = [records.get_proposal(records.resolve_id(proposal_id))]
     else:
-        shown = [p for p in listing.proposals if user is None or p.user_or(ws.config.owner) == user]
+        shown = [p for p in listing.proposals if user is None or p.user_or(records.user) == user]
     data = [p.to_json() for p in shown]
 
-    emit(as_json, data, lambda: proposals_text(ws.locale, shown, every))
+    emit(as_json, data, lambda: proposals_text(locale, shown, every))
 
 
 @cli.command()
 @click.argument("proposal_id", metavar="ID")
 @click.option("--user", "user", default=None, help="Refuse unless ID is about this user.")
+@owner_option
 @json_option
-def approve(proposal_id: str, user: str | None, as_json: bool) -> None:
+def approve(proposal_id: str, user: str | None, owner: str | None, as_json: bool) -> None:
     """Approve proposal ID (or the first 4+ characters of it): its change is applied (a fact
     is saved as the owner's word)."""
-    ws = state().workspace()
-    proposal_id = proposals_mod.resolve_id(ws, proposal_id)
-    _about(ws, proposal_id, user)
-    decided, applied = proposals_mod.approve(ws, proposal_id, _decider(ws), appliers=APPLIERS)
+    records = state().records(owner)
+    proposal_id = records.resolve_id(proposal_id)
+    _about(records, proposal_id, user)
+    decided, applied = records.approve(proposal_id, _decider(records))
     key = N_("proposal.approved") if applied.ok else N_("proposal.stale")
-    emit(as_json, decided.to_json(), t(ws.locale, key, id=decided.id, message=applied.message))
+    text = t(state().locale(), key, id=decided.id, message=applied.message)
+    emit(as_json, decided.to_json(), text)
 
 
 @cli.command()
@@ -225,16 +248,22 @@ def approve(proposal_id: str, user: str | None, as_json: bool) -> None:
 @click.argument("why", metavar="[REASON]", required=False)
 @click.option("--reason", help="Why; kept with the decision (the same as REASON).")
 @click.option("--user", "user", default=None, help="Refuse unless ID is about this user.")
+@owner_option
 @json_option
 def reject(
-    proposal_id: str, why: str | None, reason: str | None, user: str | None, as_json: bool
+    proposal_id: str,
+    why: str | None,
+    reason: str | None,
+    user: str | None,
+    owner: str | None,
+    as_json: bool,
 ) -> None:
     """Reject proposal ID (or the first 4+ characters of it): nothing is applied, and its
     origin will not propose it again. REASON, or --reason, is kept with the decision."""
-    ws = state().workspace()
     if why is not None and reason is not None and why != reason:
         raise TrinhoError.keyed("error.proposal.two_reasons")
-    proposal_id = proposals_mod.resolve_id(ws, proposal_id)
-    _about(ws, proposal_id, user)
-    decided = proposals_mod.reject(ws, proposal_id, _decider(ws), reason or why)
-    emit(as_json, decided.to_json(), t(ws.locale, "proposal.rejected", id=decided.id))
+    records = state().records(owner)
+    proposal_id = records.resolve_id(proposal_id)
+    _about(records, proposal_id, user)
+    decided = records.reject(proposal_id, _decider(records), reason or why)
+    emit(as_json, decided.to_json(), t(state().locale(), "proposal.rejected", id=decided.id))

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from trinho.cli.app import cli, emit, json_option, state
+from trinho.cli.app import cli, emit, json_option, owner_option, state
 from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.i18n import N_, t
@@ -140,6 +140,7 @@ def _read_batch(file: str) -> list[Query]:
     help="Show why each hit ranks where it does (lexical terms, dense score, boosts); "
     'with --json, a "why" list per hit and the "entities" the query named.',
 )
+@owner_option
 @json_option
 def search(
     query: str | None,
@@ -149,10 +150,26 @@ def search(
     kinds: tuple[Kind, ...],
     batch: str | None,
     explain: bool,
+    owner: str | None,
     as_json: bool,
 ) -> None:
     """memory_search: ranked hits from notes, MEMORY.md, facts and conversations."""
-    ws = state().workspace()
+    from trinho.pg.protocol import FileRecords
+
+    if (batch is not None or explain) and state().database_url() is not None:
+        option = "--batch" if batch is not None else "--explain"
+        raise TrinhoError.keyed("error.store.files_only_option", option=option)
+    records = state().records(owner)
+    if batch is None and not explain:
+        if query is None:
+            raise TrinhoError.keyed("error.search.empty")
+        since = parse_day(since_text, "--since") if since_text else None
+        until = parse_day(until_text, "--until") if until_text else None
+        hits = records.search(Query(query, limit, since, until, kinds))
+        emit(as_json, [h.to_json() for h in hits], lambda: _human_hits(hits, state().locale()))
+        return
+    assert isinstance(records, FileRecords)
+    ws = records.ws
     if batch is not None:
         if query is not None:
             raise TrinhoError.keyed("error.search.query_and_batch")
@@ -170,9 +187,6 @@ def search(
     with SearchIndex(ws, embedder=configured_embedder(ws)) as index:
         found = index.find(Query(query, limit, since, until, kinds))
     hits = found.hits
-    if not explain:
-        emit(as_json, [h.to_json() for h in hits], lambda: _human_hits(hits, ws.locale))
-        return
     data = {
         "entities": list(found.entities),
         "hits": [{**h.to_json(), "why": list(why)} for h, why in zip(hits, found.why, strict=True)],

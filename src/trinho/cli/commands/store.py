@@ -4,26 +4,20 @@ workspace, store migrate. The database is `TRINHO_DATABASE_URL`, else the worksp
 
 from __future__ import annotations
 
-import os
 from dataclasses import asdict
 from pathlib import Path
 
 import click
 
-from trinho.cli.app import cli, emit, json_option, say, state
+from trinho.cli.app import OWNER_ENV, cli, emit, json_option, say, state
 from trinho.errors import TrinhoError
 from trinho.i18n import t
-from trinho.pg.connect import Database, database_url
+from trinho.pg.connect import Database
 from trinho.workspace import CONFIG_PATH, open_workspace
-
-OWNER_ENV = "TRINHO_OWNER"
 
 
 def _url() -> str:
-    configured = None
-    if (state().workspace_dir / CONFIG_PATH).is_file():
-        configured = state().workspace().config.store.url
-    url = database_url(os.environ, configured)
+    url = state().database_url()
     if url is None:
         raise TrinhoError.keyed("error.store.no_url", config=CONFIG_PATH)
     return url

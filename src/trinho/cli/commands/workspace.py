@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from trinho.cli.app import cli, emit, json_option, state
+from trinho.cli.app import cli, emit, json_option, owner_option, state
 from trinho.conversations import store as transcripts
 from trinho.i18n import N_, t
 from trinho.notes import store as notes_mod
@@ -43,11 +43,11 @@ def init(timezone: str | None, locale: str | None, owner: str | None, as_json: b
 
 @cli.command()
 @click.argument("text")
+@owner_option
 @json_option
-def note(text: str, as_json: bool) -> None:
+def note(text: str, owner: str | None, as_json: bool) -> None:
     """memory_save: append `- HH:MM TEXT` to today's daily note."""
-    ws = state().workspace()
-    saved = notes_mod.save_note(ws, text)
+    saved = state().records(owner).save_note(text)
     data = {
         "path": saved.path,
         "line": saved.line,
@@ -55,17 +55,19 @@ def note(text: str, as_json: bool) -> None:
         "time": saved.time,
         "line_number": saved.line_number,
     }
-    emit(as_json, data, t(ws.locale, "note.saved", path=saved.path, line=saved.line))
+    emit(as_json, data, t(state().locale(), "note.saved", path=saved.path, line=saved.line))
 
 
 @cli.command()
 @click.option("--date", "day_text", help="Day to show (YYYY-MM-DD); default today.")
+@owner_option
 @json_option
-def notes(day_text: str | None, as_json: bool) -> None:
+def notes(day_text: str | None, owner: str | None, as_json: bool) -> None:
     """Show the entries of one day's note, and the lines typed into it without a time."""
-    ws = state().workspace()
-    day = parse_day(day_text, "--date") if day_text else ws.today()
-    items = notes_mod.read_notes(ws, day).items
+    records = state().records(owner)
+    locale = state().locale()
+    day = parse_day(day_text, "--date") if day_text else records.today()
+    items = records.read_notes(day).items
     entries = [item for item in items if isinstance(item, notes_mod.NoteEntry)]
     prose = [item for item in items if isinstance(item, notes_mod.LooseLine) and item.shown]
     data = {
@@ -77,7 +79,7 @@ def notes(day_text: str | None, as_json: bool) -> None:
 
     def human() -> str:
         if not entries and not prose:
-            return t(ws.locale, "notes.none", date=day.isoformat())
+            return t(locale, "notes.none", date=day.isoformat())
         return "\n".join(
             notes_mod.format_entry(item.time, item.text)
             if isinstance(item, notes_mod.NoteEntry)

@@ -1,12 +1,16 @@
-"""The pg tests' fixtures: one throwaway PostgreSQL server per test process (pgserver.py),
-one migrated database it shares, and a new owner for each test."""
+"""The PostgreSQL fixtures, for every test (a plugin of tests/conftest.py): one throwaway
+server per test process (pgserver.py), started only when a test asks for it, one migrated
+database it shares, a new owner for each test, and the two backends in turn behind the
+`Records` Protocol (`records`) and behind the CLI (`cli_backend`)."""
 
 from __future__ import annotations
 
 import os
 import uuid
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 import pytest
 
@@ -53,14 +57,19 @@ def pg_app(pg_urls: Urls) -> Iterator[Database]:
         yield db
 
 
-@pytest.fixture
-def owner(pg_admin: Database) -> str:
-    """A new owner in the session's database, unique to this test."""
+def new_owner(db: Database, timezone: str = "UTC") -> str:
+    """A new owner in `db`, named uniquely."""
     from trinho.pg.owners import add_owner
 
     name = f"o-{uuid.uuid4().hex[:12]}"
-    add_owner(pg_admin, name)
+    add_owner(db, name, timezone)
     return name
+
+
+@pytest.fixture
+def owner(pg_admin: Database) -> str:
+    """A new owner in the session's database, unique to this test."""
+    return new_owner(pg_admin)
 
 
 @pytest.fixture(params=["files", "pg"])
@@ -75,3 +84,40 @@ def records(request: pytest.FixtureRequest, workspace: Workspace, clock: FixedCl
     app: Database = request.getfixturevalue("pg_app")
     owner: str = request.getfixturevalue("owner")
     return PgRecords(app, owner, clock=clock, timezone=TZ)
+
+
+@dataclass(frozen=True)
+class CliBackend:
+    """Where the CLI under test keeps the owner's memory: `home` is the workspace (its config
+    and, for `files`, the memory itself); `owner` is the database's owner (None for files)."""
+
+    kind: Literal["files", "pg"]
+    home: Path
+    owner: str | None
+
+
+@pytest.fixture(params=["files", "pg"])
+def cli_backend(
+    request: pytest.FixtureRequest,
+    cli_env: dict[str, str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> CliBackend:
+    """The CLI's everyday commands on each backend in turn: an initialised file workspace in
+    Asia/Ho_Chi_Minh; then the same workspace's config with TRINHO_DATABASE_URL naming the
+    session's database and TRINHO_OWNER a new owner of it in the same zone, so the same
+    commands give the same answers on both."""
+    from trinho.cli import main
+
+    monkeypatch.delenv("TRINHO_DATABASE_URL", raising=False)
+    monkeypatch.delenv("TRINHO_OWNER", raising=False)
+    assert main(["init", "--tz", TZ]) == 0
+    capsys.readouterr()
+    home = Path(cli_env["TRINHO_HOME"])
+    if request.param == "files":
+        return CliBackend("files", home, None)
+    urls: Urls = request.getfixturevalue("pg_urls")
+    name = new_owner(request.getfixturevalue("pg_admin"), TZ)
+    monkeypatch.setenv("TRINHO_DATABASE_URL", urls.admin)
+    monkeypatch.setenv("TRINHO_OWNER", name)
+    return CliBackend("pg", home, name)
