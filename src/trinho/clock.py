@@ -101,13 +101,16 @@ def resolve_in_history(
     """`resolve(day, at, zone)` in the zone that held when that wall time was on the clock.
 
     Without history (the zone never changed) that is `current`. Otherwise each zone is tried
-    from the latest: the first whose reading falls inside the time it held is the one; a time
-    no zone held then (typed by hand in the gap a change left) is read in the zone that held
-    at the start of its day."""
+    from the earliest: the first whose reading falls inside the time it held is the one. A
+    change to a zone behind repeats the wall times around it, as a fall-back night does, and
+    the reading is the first occurrence, as there: a line written before the change keeps the
+    instant it had when it was written, so no run reads it twice. A time no zone held then
+    (typed by hand in the gap a change to a zone ahead left) is read in the zone that held at
+    the start of its day."""
     if not history:
         return resolve(day, at, current)
     spans = sorted(history, key=lambda s: s.since or datetime.min.replace(tzinfo=UTC))
-    for index in range(len(spans) - 1, -1, -1):
+    for index in range(len(spans)):
         span = spans[index]
         moment = resolve(day, at, ZoneInfo(span.zone))
         after = spans[index + 1].since if index + 1 < len(spans) else None

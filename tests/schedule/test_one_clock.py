@@ -180,6 +180,51 @@ def test_zone_history_reads_each_day_in_the_zone_it_was_written_in() -> None:
     assert after == datetime(2026, 6, 8, 18, tzinfo=UTC)  # 20:00 in Berlin
 
 
+def test_a_change_to_a_zone_behind_repeats_wall_times_and_reads_the_first() -> None:
+    change = datetime(2026, 3, 29, 1, 9, tzinfo=UTC)  # 02:09 in London, 21:09 in New York
+    history = (ZoneSpan(None, "Europe/London"), ZoneSpan(change, "America/New_York"))
+    ny = ZoneInfo("America/New_York")
+    typed = resolve_in_history(date(2026, 3, 29), time(2, 2), history, ny)  # in London
+    assert typed == datetime(2026, 3, 29, 1, 2, tzinfo=UTC)  # as when it was written
+    later = resolve_in_history(date(2026, 3, 29), time(9, 0), history, ny)  # only NY holds it
+    assert later == datetime(2026, 3, 29, 13, 0, tzinfo=UTC)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(ZONES), min_size=1, max_size=4),
+    st.datetimes(min_value=datetime(2026, 1, 1), max_value=datetime(2026, 12, 1)),
+    st.integers(1, 400),
+    st.sampled_from(ZONES),
+    st.integers(-40, 40),
+    st.times(),
+)
+def test_a_zone_change_never_moves_a_time_read_before_it(
+    zones: list[str], first: datetime, gap_hours: int, new: str, near: int, at: time
+) -> None:
+    """What a wall time some zone held meant before a change, it still means after: the
+    change adds no second reading of a line already written, so no run reads it twice. (A
+    time no zone held, typed in the gap a change to a zone ahead left, is read by the
+    start-of-day rule, which a later change may refine.)"""
+    since = [first.replace(tzinfo=UTC) + timedelta(hours=gap_hours * i) for i in range(len(zones))]
+    history = (ZoneSpan(None, "UTC"), *(ZoneSpan(t, z) for t, z in zip(since, zones, strict=True)))
+    change = since[-1] + timedelta(hours=gap_hours)
+    day = (change + timedelta(hours=near)).date()  # the days around the change
+    at = at.replace(second=0, microsecond=0)
+    before = resolve_in_history(day, at, history, ZoneInfo(zones[-1]))
+    ends = [*since, change]
+    held = any(
+        (s.since is None or s.since <= before)
+        and before < ends[i]
+        and resolve(day, at, ZoneInfo(s.zone)) == before
+        for i, s in enumerate(history)
+    )
+    if before >= change or not held:
+        return
+    after = resolve_in_history(day, at, (*history, ZoneSpan(change, new)), ZoneInfo(new))
+    assert after == before
+
+
 @pytest.mark.parametrize("zone", ZONES)
 def test_slots_are_utc_instants(zone: str) -> None:
     tz = ZoneInfo(zone)

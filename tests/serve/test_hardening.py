@@ -190,6 +190,7 @@ def route_calls(path_arg: str) -> list[tuple[str, str, dict[str, str] | None]]:
         ("GET", "/bulk", None),
         ("POST", "/bulk", {"item": "broken:0"}),
         ("GET", "/receipts/gone", None),
+        ("POST", "/receipts/gone/take-back", {}),
         ("GET", f"/source?ref={path_arg}%23L1", None),
         ("GET", "/turn?path=conversations/2026-11-29.jsonl", None),
         ("GET", "/runs/bad-run/undo", None),
