@@ -18,7 +18,8 @@ from __future__ import annotations
 import json
 import logging
 import os
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal, Self, cast
@@ -136,6 +137,67 @@ class DeliveryReport:
         }
 
 
+@dataclass
+class Delivery:
+    """What one `deliver` did so far, entry by entry."""
+
+    sent: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    waiting: list[str] = field(default_factory=list)
+    in_doubt: list[str] = field(default_factory=list)
+
+    def report(self) -> DeliveryReport:
+        return DeliveryReport(
+            tuple(self.sent), tuple(self.failed), tuple(self.waiting), tuple(self.in_doubt)
+        )
+
+
+def attempt(
+    entry: OutboxEntry,
+    channel: Channel,
+    tally: Delivery,
+    *,
+    now: Callable[[], datetime],
+    locale: str,
+    write: Callable[[OutboxEntry], None],
+    delays: tuple[timedelta, timedelta],
+) -> None:
+    """Send one pending entry if it is due, with the caller's lock on it held: claimed first
+    (in flight, its next attempt backed off) and written, so a crash during the send leaves it
+    known to be in doubt and its next attempt says it may repeat; then marked sent, or failed
+    with the error. Both outboxes, files and PostgreSQL, deliver through this."""
+    nid = entry.notification.id
+    moment = now()
+    if not is_due(entry, moment):
+        tally.waiting.append(nid)
+        return
+    if entry.in_flight:
+        tally.in_doubt.append(nid)
+    attempts = entry.attempts + 1
+    entry = replace(
+        entry,
+        attempts=attempts,
+        in_flight=True,
+        next_attempt_at=moment + backoff_delay(attempts, *delays),
+    )
+    write(entry)
+    shown = entry.notification
+    if nid in tally.in_doubt:
+        shown = replace(shown, title=t(locale, "channel.maybe_repeat", title=shown.title))
+    try:
+        receipt = channel.send(shown)
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"
+        write(replace(entry, in_flight=False, last_error=error))
+        tally.failed.append((nid, error))
+        return
+    sent = replace(
+        entry, status="sent", in_flight=False, next_attempt_at=None, sent_at=now(), receipt=receipt
+    )
+    write(sent)
+    tally.sent.append(nid)
+
+
 class Outbox:
     """The outbox of one workspace (`.trinho/outbox/`)."""
 
@@ -239,10 +301,7 @@ class Outbox:
         Never sleeps: a failed entry gets its next attempt time, and the caller (the service
         loop, or the next run) calls `deliver` again.
         """
-        sent: list[str] = []
-        failed: list[tuple[str, str]] = []
-        waiting: list[str] = []
-        in_doubt: list[str] = []
+        tally = Delivery()
         if not self.root.is_dir():
             return DeliveryReport()
         for path in sorted(self.root.glob("*.json")):
@@ -250,41 +309,13 @@ class Outbox:
                 entry = self._read_or_set_aside(path)
                 if entry is None or entry.status == "sent":
                     continue
-                nid = entry.notification.id
-                now = self.ws.now()
-                if not is_due(entry, now):
-                    waiting.append(nid)
-                    continue
-                if entry.in_flight:
-                    in_doubt.append(nid)
-                attempts = entry.attempts + 1
-                entry = replace(
+                attempt(
                     entry,
-                    attempts=attempts,
-                    in_flight=True,
-                    next_attempt_at=now + backoff_delay(attempts, self.base_delay, self.max_delay),
+                    channel,
+                    tally,
+                    now=self.ws.now,
+                    locale=self.ws.locale,
+                    write=self._write,
+                    delays=(self.base_delay, self.max_delay),
                 )
-                self._write(entry)
-                shown = entry.notification
-                if nid in in_doubt:
-                    title = t(self.ws.locale, "channel.maybe_repeat", title=shown.title)
-                    shown = replace(shown, title=title)
-                try:
-                    receipt = channel.send(shown)
-                except Exception as exc:
-                    error = f"{type(exc).__name__}: {exc}"
-                    self._write(replace(entry, in_flight=False, last_error=error))
-                    failed.append((nid, error))
-                    continue
-                self._write(
-                    replace(
-                        entry,
-                        status="sent",
-                        in_flight=False,
-                        next_attempt_at=None,
-                        sent_at=self.ws.now(),
-                        receipt=receipt,
-                    )
-                )
-                sent.append(nid)
-        return DeliveryReport(tuple(sent), tuple(failed), tuple(waiting), tuple(in_doubt))
+        return tally.report()

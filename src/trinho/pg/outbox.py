@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
@@ -21,14 +20,13 @@ from trinho.channels.base import Channel, Notification, notification_key
 from trinho.channels.outbox import (
     BASE_DELAY,
     MAX_DELAY,
+    Delivery,
     DeliveryReport,
     EnqueueResult,
     OutboxEntry,
-    backoff_delay,
-    is_due,
+    attempt,
 )
 from trinho.errors import TrinhoError
-from trinho.i18n import t
 from trinho.pg.connect import Database, check_owner
 from trinho.pg.locks import session_lock, xact_lock
 
@@ -155,10 +153,7 @@ class PgOutbox:
 
     def deliver(self, channel: Channel) -> DeliveryReport:
         """Send every due pending entry once, as the file outbox does; never sleeps."""
-        sent: list[str] = []
-        failed: list[tuple[str, str]] = []
-        waiting: list[str] = []
-        in_doubt: list[str] = []
+        tally = Delivery()
         with self.db.owner_tx(self.owner) as conn:
             keys = [
                 row[0]
@@ -172,42 +167,13 @@ class PgOutbox:
                 entry = self._get(key)
                 if entry is None or entry.status == "sent":
                     continue
-                nid = entry.notification.id
-                now = self.now()
-                if not is_due(entry, now):
-                    waiting.append(nid)
-                    continue
-                if entry.in_flight:
-                    in_doubt.append(nid)
-                attempts = entry.attempts + 1
-                entry = replace(
+                attempt(
                     entry,
-                    attempts=attempts,
-                    in_flight=True,
-                    next_attempt_at=now + backoff_delay(attempts, self.base_delay, self.max_delay),
+                    channel,
+                    tally,
+                    now=self.now,
+                    locale=self.locale,
+                    write=self._write,
+                    delays=(self.base_delay, self.max_delay),
                 )
-                self._write(entry)
-                shown = entry.notification
-                if nid in in_doubt:
-                    shown = replace(
-                        shown, title=t(self.locale, "channel.maybe_repeat", title=shown.title)
-                    )
-                try:
-                    receipt = channel.send(shown)
-                except Exception as exc:
-                    error = f"{type(exc).__name__}: {exc}"
-                    self._write(replace(entry, in_flight=False, last_error=error))
-                    failed.append((nid, error))
-                    continue
-                self._write(
-                    replace(
-                        entry,
-                        status="sent",
-                        in_flight=False,
-                        next_attempt_at=None,
-                        sent_at=self.now(),
-                        receipt=receipt,
-                    )
-                )
-                sent.append(nid)
-        return DeliveryReport(tuple(sent), tuple(failed), tuple(waiting), tuple(in_doubt))
+        return tally.report()
