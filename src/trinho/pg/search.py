@@ -26,6 +26,7 @@ from trinho.search.rank import (
     Candidate,
     Scored,
     Tuning,
+    asks_question,
     fuse,
     has_time_cue,
     is_when_question,
@@ -225,6 +226,7 @@ def search(
     when = is_when_question(text)
     if named or when:
         people = {fold(p) for p in named}
+        at = {(hit.path, hit.line): i for i, hit in enumerate(hits)}
         candidates = [
             Candidate(
                 doc_id=s.doc_id,
@@ -234,6 +236,8 @@ def search(
                 lexical_rank=rank,
                 speaker_named=bool(people) and fold(hits[s.doc_id].speaker) in people,
                 time_cue=when and has_time_cue(s.text),
+                asks=hits[s.doc_id].kind == "conversation" and asks_question(s.text),
+                previous=_turn_before(hits[s.doc_id], at),
             )
             for rank, s in enumerate(order, 1)
         ]
@@ -241,3 +245,9 @@ def search(
     else:
         ranked = [(s.doc_id, s.score) for s in order]
     return [replace(hits[i], score=score) for i, score in ranked[:limit]]
+
+
+def _turn_before(hit: PgHit, at: dict[tuple[str, int], int]) -> int | None:
+    """The candidate that is the turn just before `hit` in its transcript (its line before),
+    so the reply after a question found gains as in the file index (`rank.fuse`)."""
+    return at.get((hit.path, hit.line - 1)) if hit.kind == "conversation" else None
