@@ -80,7 +80,8 @@ fi
 
 log="$dir/server.log"
 server=""
-trap '[ -n "$server" ] && { kill $server 2>/dev/null; wait $server 2>/dev/null || true; }' EXIT
+# Under set -e a failed kill (the server already stopped) must not become the exit status.
+trap 'if [ -n "$server" ]; then kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; fi' EXIT
 if [ "${REAL_MODEL_FIRST:-1}" != "0" ]; then
 "$dir/venv/bin/python" -m llama_cpp.server --model "$gguf" --model_alias smollm2-135m \
     --chat_format chatml-function-calling --host 127.0.0.1 --port "$port" --n_ctx 8192 \

@@ -9,7 +9,7 @@ the files' index. BM25 follows SQLite FTS5's (k1 1.2, b 0.75, the same idf floor
 neighbours' words weighted `CONTEXT_WEIGHT`), so both indexes rank alike; then the file index's
 own ranking rules reorder the candidates (`trinho.search.rank`): a match that also has the
 query's diacritics is raised, and what a person named in the question said, or a line that
-says when, for a "when" question.
+says when, for a "when" question, and the turn after a question found gains its share.
 """
 
 from __future__ import annotations
