@@ -191,6 +191,7 @@ def test_an_approval_taken_back_puts_the_fact_back_and_keeps_it_in_history(
     after = facts.fact_path(workspace, "home-city").read_bytes()
     again, result = proposals.take_back(workspace, pid, "owner", takers=TAKERS)
     assert result.ok and again == taken  # twice: taken back once
+    assert result.message == "Already taken back; nothing more to do."
     assert facts.fact_path(workspace, "home-city").read_bytes() == after
     assert before.splitlines()[1:3] == after.decode().splitlines()[1:3]  # key, value: as before
 

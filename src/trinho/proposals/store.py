@@ -20,6 +20,7 @@ from trinho import fields as records
 from trinho.boundary import public_error
 from trinho.durable import atomic_write_text, read_regular, sibling_lock
 from trinho.errors import BrokenFile, NotFound, TrinhoError
+from trinho.i18n import t
 from trinho.proposals.format import check_kind, clean_text, identity
 from trinho.proposals.format import content_hash as content_hash  # the queue's hash, as before
 from trinho.textnorm import nfc, one_line
@@ -437,7 +438,7 @@ def take_back(
     with sibling_lock(path):
         proposal = get_proposal(ws, proposal_id)
         if proposal.status == "reverted" and proposal.reverted_by == by:
-            return proposal, ApplyResult(True, "")
+            return proposal, ApplyResult(True, t(ws.locale, "proposal.take_back.already"))
         if proposal.status != "approved" or proposal.decided_at is None:
             raise TrinhoError.keyed(
                 "error.proposal.not_approved", id=proposal_id, status=proposal.status
