@@ -532,6 +532,22 @@ def read_zone_history(root: Path) -> tuple[ZoneSpan, ...]:
     return tuple(spans)
 
 
+READ_FLOOR_FILE = f"{INTERNAL_DIR}/notes-journal/read-floor"
+"""The read floor (`trinho.notes.journal`): the end of the span of the last run that started."""
+
+
+def read_floor_at(root: Path) -> datetime | None:
+    """The read floor (UTC) of the workspace at `root`; None when no run has started or the
+    file is unreadable."""
+    try:
+        moment = datetime.fromisoformat(
+            (root / READ_FLOOR_FILE).read_text(encoding="ascii").strip()
+        )
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return moment.astimezone(UTC) if moment.tzinfo else None
+
+
 def record_zone_change(root: Path, old: str, new: str, at: datetime) -> None:
     """Append the change from zone `old` to `new` at instant `at` (the first change also
     records `old` as the zone of everything before)."""
@@ -592,7 +608,11 @@ def init_workspace(
     created: list[str] = []
     changed: ZoneChange | None = None
     if existing is not None and config.timezone != existing.timezone:
-        changed = ZoneChange(existing.timezone, config.timezone, clock().astimezone(UTC))
+        at = clock().astimezone(UTC)
+        floor = read_floor_at(path)
+        if floor is not None and at < floor:  # a clock set back: the change is not dated into
+            at = floor  # a span already read, as a note saved then counts at the floor
+        changed = ZoneChange(existing.timezone, config.timezone, at)
         record_zone_change(path, existing.timezone, config.timezone, changed.at)
     if existing is None or config != existing:
         if existing is not None:

@@ -17,7 +17,7 @@ import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from condense_weeks import is_rewrite
@@ -118,6 +118,12 @@ def _decide(ws: Workspace, *, approve: bool) -> None:
     lead=st.integers(0, 600),
     actions=st.lists(ACTIONS, min_size=3, max_size=30),
 )
+# A line typed before a change to a zone behind kept its first reading (trinho.clock).
+@example(zone="Europe/London", which=0, lead=0,
+         actions=[("hand", 1), ("run", 1), ("tz", "America/New_York")])  # fmt: skip
+# A change of zone with the clock set back is dated at the read floor (init_workspace).
+@example(zone="Europe/London", which=0, lead=31,
+         actions=[("note", 1380), ("setback", 1388), ("tz", "America/New_York")])  # fmt: skip
 def test_every_acknowledged_note_is_read_by_exactly_one_run(
     zone: str, which: int, lead: int, actions: list[tuple[str, object]]
 ) -> None:

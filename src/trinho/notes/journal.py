@@ -13,9 +13,11 @@ written in another zone. When a journal is retired, the instants the stated rule
 back (`trinho.notes.store.rule_instant`) are kept, for good, in `DAY.instants.jsonl`.
 
 A saved entry counts (for the condensation's spans) at the later of the instant it was saved
-at and the read floor (`FLOOR`): the end of the span of the last run that started. A clock set
-back behind that floor would otherwise stamp the entry inside a span already read, and no run
-would read it; counted at the floor, it falls in the next run's span, and in no other.
+at and the read floor (`READ_FLOOR_FILE`): the end of the span of the last run that started.
+A clock set back behind that floor would otherwise stamp the entry inside a span already
+read, and no run would read it; counted at the floor, it falls in the next run's span, and in
+no other. A change of zone made with the clock set back is dated at the floor too
+(`trinho.workspace.init_workspace`), so it never reaches into a span already read.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from trinho.durable import append_bytes, atomic_write_text, read_regular
-from trinho.workspace import Workspace
+from trinho.workspace import READ_FLOOR_FILE, Workspace, read_floor_at
 
 __all__ = [
     "JOURNAL_DIR",
@@ -56,8 +58,6 @@ __all__ = [
 JOURNAL_DIR = "notes-journal"
 """The folder under `.trinho/` holding one `DAY.jsonl` journal per day file trinho wrote."""
 
-FLOOR = "read-floor"
-"""The file under `JOURNAL_DIR` holding the read floor: one UTC instant, replaced atomically."""
 
 KEEP_DAYS = 2
 """Journals of today and yesterday are kept: those are the day files OpenClaw rewrites (its
@@ -189,16 +189,12 @@ def record(
 
 
 def _floor_path(workspace: Workspace) -> Path:
-    return workspace.confine(workspace.internal / JOURNAL_DIR / FLOOR)
+    return workspace.confine(workspace.root / READ_FLOOR_FILE)
 
 
 def read_floor(workspace: Workspace) -> datetime | None:
     """The read floor (UTC), None when no run has started or the file is unreadable."""
-    try:
-        moment = datetime.fromisoformat(_floor_path(workspace).read_text(encoding="ascii").strip())
-    except (OSError, ValueError, UnicodeDecodeError):
-        return None
-    return moment.astimezone(UTC) if moment.tzinfo else None
+    return read_floor_at(workspace.root)
 
 
 def write_floor(workspace: Workspace, moment: datetime) -> None:
