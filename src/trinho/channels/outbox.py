@@ -96,6 +96,11 @@ def _receipt(data: object, where: str) -> SentReceipt | None:
     return SentReceipt(channel=channel, ref=records.typed(fields, "ref", str, where))
 
 
+def entry_text(entry: OutboxEntry) -> str:
+    """An entry as its file holds it (the PostgreSQL outbox stores the same text)."""
+    return json.dumps(entry.to_json(), ensure_ascii=False, indent=1) + "\n"
+
+
 def backoff_delay(
     attempts: int, base: timedelta = BASE_DELAY, cap: timedelta = MAX_DELAY
 ) -> timedelta:
@@ -165,7 +170,10 @@ def attempt(
     """Send one pending entry if it is due, with the caller's lock on it held: claimed first
     (in flight, its next attempt backed off) and written, so a crash during the send leaves it
     known to be in doubt and its next attempt says it may repeat; then marked sent, or failed
-    with the error. Both outboxes, files and PostgreSQL, deliver through this."""
+    with the error; a sent entry is left as it is. Both outboxes, files and PostgreSQL, deliver
+    through this."""
+    if entry.status == "sent":
+        return
     nid = entry.notification.id
     moment = now()
     if not is_due(entry, moment):
@@ -229,8 +237,7 @@ class Outbox:
             raise TrinhoError.keyed("error.outbox.invalid", path=path, error=str(exc)) from None
 
     def _write(self, entry: OutboxEntry) -> None:
-        text = json.dumps(entry.to_json(), ensure_ascii=False, indent=1) + "\n"
-        atomic_write_text(self._path(entry.notification.key), text)
+        atomic_write_text(self._path(entry.notification.key), entry_text(entry))
 
     def enqueue(self, notification: Notification) -> EnqueueResult:
         """Add a notification unless one with the same id is already there (sent or not).
@@ -307,15 +314,14 @@ class Outbox:
         for path in sorted(self.root.glob("*.json")):
             with self.ws.lock(path):
                 entry = self._read_or_set_aside(path)
-                if entry is None or entry.status == "sent":
-                    continue
-                attempt(
-                    entry,
-                    channel,
-                    tally,
-                    now=self.ws.now,
-                    locale=self.ws.locale,
-                    write=self._write,
-                    delays=(self.base_delay, self.max_delay),
-                )
+                if entry is not None:
+                    attempt(
+                        entry,
+                        channel,
+                        tally,
+                        now=self.ws.now,
+                        locale=self.ws.locale,
+                        write=self._write,
+                        delays=(self.base_delay, self.max_delay),
+                    )
         return tally.report()

@@ -25,6 +25,7 @@ from trinho.channels.outbox import (
     EnqueueResult,
     OutboxEntry,
     attempt,
+    entry_text,
 )
 from trinho.errors import TrinhoError
 from trinho.pg.connect import Database, check_owner
@@ -35,11 +36,6 @@ if TYPE_CHECKING:
 
 Clock = Callable[[], datetime]
 OUTBOX_PLACE = ".trinho/outbox"
-
-
-def entry_text(entry: OutboxEntry) -> str:
-    """An entry's file text, exactly as the file outbox writes it."""
-    return json.dumps(entry.to_json(), ensure_ascii=False, indent=1) + "\n"
 
 
 class PgOutbox:
@@ -165,15 +161,14 @@ class PgOutbox:
         for key in keys:
             with session_lock(self.db, self.owner, "outbox-send", key):
                 entry = self._get(key)
-                if entry is None or entry.status == "sent":
-                    continue
-                attempt(
-                    entry,
-                    channel,
-                    tally,
-                    now=self.now,
-                    locale=self.locale,
-                    write=self._write,
-                    delays=(self.base_delay, self.max_delay),
-                )
+                if entry is not None:
+                    attempt(
+                        entry,
+                        channel,
+                        tally,
+                        now=self.now,
+                        locale=self.locale,
+                        write=self._write,
+                        delays=(self.base_delay, self.max_delay),
+                    )
         return tally.report()
