@@ -3,8 +3,6 @@ GIN index, BM25 ranking, one owner's units only; and the same hits as the file i
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import psycopg
 import pytest
 from hypothesis import given
@@ -12,7 +10,7 @@ from hypothesis import strategies as st
 
 from conftest import TZ
 from pg.pgserver import Urls
-from trinho.conversations.store import Turn
+from reply_talk import QUESTION, REPLY, SAID, turns
 from trinho.pg.connect import Database
 from trinho.pg.search import reindex, search, tsquery_literal, tsvector_literal
 from trinho.pg.store import PgRecords
@@ -145,30 +143,10 @@ def test_a_reply_is_found_by_the_question_it_answers_as_in_the_file_index(
     from trinho.pg.transcripts import PgTranscripts
     from trinho.search.rank import Tuning
 
-    garden = ("roses", "tulips", "weeds", "rain", "sun", "frost", "snails", "birds", "bees",
-              "moss", "ferns", "lilies")  # fmt: skip
-    talk = [
-        ("Minh" if i % 2 else "Lan", f"The garden had {w} today.") for i, w in enumerate(garden)
-    ]
-    said = [
-        *talk,
-        ("Lan", "Work is busy and my family is fine."),
-        ("Minh", "Glad to hear it."),
-        ("Lan", "My family often eats out after work."),
-        ("Minh", "Nice."),
-        ("Minh", "Good."),
-        ("Minh", "How often do you all work out together as a family?"),
-        ("Lan", "Three times a week, it keeps us on track."),
-    ]  # fmt: skip
-    start = datetime(2026, 11, 20, 9, tzinfo=UTC)
-    turns = [
-        Turn(start + timedelta(minutes=i), who, text, f"D1:{i + 1}")
-        for i, (who, text) in enumerate(said)
-    ]
-    import_turns(workspace, turns)
-    PgTranscripts(pg.db, pg.owner, clock=workspace.now, timezone=TZ).import_turns(turns)
-    question = "How often does Lan work out with her family?"
-    reply = "Three times a week, it keeps us on track."
+    talk = turns(*SAID)
+    import_turns(workspace, talk)
+    PgTranscripts(pg.db, pg.owner, clock=workspace.now, timezone=TZ).import_turns(talk)
+    question, reply = QUESTION, REPLY
     with SearchIndex(workspace) as index:
         files = [h.text for h in index.search(Query(question, limit=3))]
     found = [h.text for h in search(pg, question, 3)]

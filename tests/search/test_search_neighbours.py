@@ -2,24 +2,16 @@
 dense score smoothed over the turns around it."""
 
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trinho.conversations.store import Turn, import_turns
+from reply_talk import QUESTION, REPLY, SAID, turns
+from trinho.conversations.store import import_turns
 from trinho.search import Query, SearchIndex
 from trinho.search.rank import Candidate, Tuning, asks_question, fuse, smooth_dense
 from trinho.workspace import Workspace
-
-
-def turns(*said: tuple[str, str]) -> list[Turn]:
-    at = datetime(2026, 3, 1, 9, tzinfo=UTC)
-    return [
-        Turn(at + timedelta(minutes=i), role, text, f"D1:{i + 1}")
-        for i, (role, text) in enumerate(said)
-    ]
 
 
 @pytest.mark.parametrize(
@@ -87,31 +79,14 @@ def test_only_a_question_lends_its_score_to_the_next_turn() -> None:
 
 
 def test_a_reply_is_found_by_the_question_it_answers(workspace: Workspace) -> None:
-    garden = "roses tulips weeds rain sun frost snails birds bees moss ferns lilies"
-    other_talk = [
-        ("Minh" if i % 2 else "Lan", f"The garden had {w} today.")
-        for i, w in enumerate(garden.split())
-    ]
-    import_turns(
-        workspace,
-        turns(
-            *other_talk,
-            ("Lan", "Work is busy and my family is fine."),
-            ("Minh", "Glad to hear it."),
-            ("Lan", "My family often eats out after work."),
-            ("Minh", "Nice."),
-            ("Minh", "Good."),
-            ("Minh", "How often do you all work out together as a family?"),
-            ("Lan", "Three times a week, it keeps us on track."),
-        ),
-    )
-    question = Query("How often does Lan work out with her family?", limit=3)
+    import_turns(workspace, turns(*SAID))
+    question = Query(QUESTION, limit=3)
     with SearchIndex(workspace) as index:
         found = index.find(question)
     with SearchIndex(workspace, tuning=Tuning(answer_weight=0.0)) as index:
         before = index.search(question)
-    assert "Three times a week, it keeps us on track." in [h.text for h in found.hits]
-    assert "Three times a week, it keeps us on track." not in [h.text for h in before]
+    assert REPLY in [h.text for h in found.hits]
+    assert REPLY not in [h.text for h in before]
 
 
 class ToyEmbedder:
