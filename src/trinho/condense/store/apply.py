@@ -9,6 +9,7 @@ back, and a proposal from an undone run is refused even when a crash left it pen
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from trinho.condense.rules.gate import Change
 from trinho.condense.rules.held import (
     TAKEN_BACK_CLASSES,
     HeldApplied,
+    Stale,
     apply_held,
     take_back_held,
 )
@@ -41,7 +43,7 @@ from trinho.condense.store.runs import (
 )
 from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
-from trinho.i18n import t
+from trinho.i18n import N_, t
 from trinho.i18n.keys import APPROVED
 from trinho.memory import store as memory_store
 from trinho.notes.journal import read_floor
@@ -79,15 +81,8 @@ def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> propos
         return _apply_archive(ws, proposal, change)
     if change.cls == "suspicious" and _read_again(ws, proposal.origin):
         return proposals.ApplyResult(False, t(ws.locale, "condense.superseded_later"))
-    with memory_store.editing(ws) as memory:
-        before = memory.text()
-        outcome = apply_held(before, change)
-        if not isinstance(outcome, HeldApplied):
-            why = outcome.why.text(ws.locale)
-            return proposals.ApplyResult(False, t(ws.locale, "condense.stale", reason=why))
-        if outcome.text != before:
-            memory.replace(outcome.text)
-    return proposals.ApplyResult(True, t(ws.locale, APPROVED[change.cls]))
+    done = t(ws.locale, APPROVED[change.cls])
+    return _edit_memory(ws, lambda text: apply_held(text, change), N_("condense.stale"), done)
 
 
 def take_back_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposals.ApplyResult:
@@ -97,17 +92,25 @@ def take_back_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> pr
     change = _memory_change(ws, proposal)
     if change.cls not in TAKEN_BACK_CLASSES or change.new is None:
         return proposals.ApplyResult(False, t(ws.locale, "condense.take_back.with_run"))
+    done = t(ws.locale, "condense.take_back.done")
+    stale = N_("condense.take_back.changed")
+    return _edit_memory(ws, lambda text: take_back_held(text, change), stale, done)
+
+
+def _edit_memory(
+    ws: Workspace, edit: Callable[[str], HeldApplied | Stale], stale_key: str, done: str
+) -> proposals.ApplyResult:
+    """MEMORY.md through `edit`, under its lock: replaced when the edit changes it, left as it
+    is and said why (`stale_key`, with the reason) when the edit no longer fits."""
     with memory_store.editing(ws) as memory:
         before = memory.text()
-        outcome = take_back_held(before, change)
+        outcome = edit(before)
         if not isinstance(outcome, HeldApplied):
             why = outcome.why.text(ws.locale)
-            return proposals.ApplyResult(
-                False, t(ws.locale, "condense.take_back.changed", reason=why)
-            )
+            return proposals.ApplyResult(False, t(ws.locale, stale_key, reason=why))
         if outcome.text != before:
             memory.replace(outcome.text)
-    return proposals.ApplyResult(True, t(ws.locale, "condense.take_back.done"))
+    return proposals.ApplyResult(True, done)
 
 
 def _read_again(ws: Workspace, origin: str) -> bool:
