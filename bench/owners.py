@@ -127,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.owners} owners x {args.notes} notes = {total:,} notes, {PER_DAY} a day")
     print(f"load: {loaded:.1f} s, {total / loaded:,.0f} notes/s, one transaction per owner")
     print(f"database growth: {per_owner / 1024:,.0f} KiB per owner ({args.notes} notes)")
+    print(f"database size: {size_after[0] / 2**20:,.0f} MiB")
     f50, f95 = quantiles(file_took)
     p50, p95 = quantiles(pg_took)
     n = len(pg_took)
