@@ -25,6 +25,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     pass
 
+MIGRATION_IDS = sorted(
+    path.stem for path in (Path(__file__).parents[2] / "src/trinho/pg/migrations").glob("*.sql")
+)
+"""Every migration's id, in the order yoyo applies them."""
 ADMIN_ROLE = "trinho_admin"
 """The operator's role: it owns the database and its tables (it runs the migrations) and is
 no superuser, so forced row-level security holds it too."""

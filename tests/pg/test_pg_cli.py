@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pg.pgserver import Cluster
+from pg.pgserver import MIGRATION_IDS, Cluster
 from trinho.cli import main
 
 TRINHO = str(Path(sys.executable).parent / "trinho")
@@ -38,7 +38,7 @@ def test_an_operator_migrates_adds_owners_imports_and_exports(
     url: str, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first = json.loads(trinho(capsys, "store", "migrate", "--json")[0])
-    assert first == {"applied": ["0001.schema", "0002.stores"], "granted": None}
+    assert first == {"applied": MIGRATION_IDS, "granted": None}
     assert "up to date" in trinho(capsys, "store", "migrate")[0]
     home = Path(os.environ["TRINHO_HOME"])
     with monkeypatch.context() as files:  # the workspace to import, made on its own files

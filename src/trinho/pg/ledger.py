@@ -33,17 +33,21 @@ class PgLedger:
         is ended first, as the file's append does."""
         with self.db.owner_tx(self.owner) as conn:
             xact_lock(conn, self.owner, "ledger")
-            row = conn.execute(
-                "SELECT coalesce(max(seq), 0) FROM usage_entries WHERE owner_id = %s",
-                (self.owner,),
-            ).fetchone()
-            last: int = row[0] if row else 0
-            conn.execute(
-                "UPDATE usage_entries SET newline = true WHERE owner_id = %s AND seq = %s"
-                " AND NOT newline",
-                (self.owner, last),
-            )
-            self._insert(conn, last, [(line, True) for line in lines])
+            self.append_in(conn, lines)
+
+    def append_in(self, conn: psycopg.Connection, lines: list[str]) -> None:
+        """`append_lines` in the caller's transaction, which holds the ledger's lock."""
+        row = conn.execute(
+            "SELECT coalesce(max(seq), 0) FROM usage_entries WHERE owner_id = %s",
+            (self.owner,),
+        ).fetchone()
+        last: int = row[0] if row else 0
+        conn.execute(
+            "UPDATE usage_entries SET newline = true WHERE owner_id = %s AND seq = %s"
+            " AND NOT newline",
+            (self.owner, last),
+        )
+        self._insert(conn, last, [(line, True) for line in lines])
 
     def _insert(self, conn: psycopg.Connection, last: int, rows: list[tuple[str, bool]]) -> None:
         values = []
@@ -62,23 +66,29 @@ class PgLedger:
         """The ledger file's exact text as its lines (an import), in the caller's transaction."""
         self._insert(conn, 0, text_lines(text))
 
-    def _rows(self) -> list[tuple[str, bool]]:
-        with self.db.owner_tx(self.owner) as conn:
-            rows = conn.execute(
-                "SELECT body, newline FROM usage_entries WHERE owner_id = %s ORDER BY seq",
-                (self.owner,),
-            ).fetchall()
+    def _rows(self, conn: psycopg.Connection) -> list[tuple[str, bool]]:
+        rows = conn.execute(
+            "SELECT body, newline FROM usage_entries WHERE owner_id = %s ORDER BY seq",
+            (self.owner,),
+        ).fetchall()
         return [(body, newline) for body, newline in rows]
 
     def file_text(self) -> str:
         """The ledger as its file says it ("" when there is none)."""
-        return lines_text(self._rows())
+        with self.db.owner_tx(self.owner) as conn:
+            return self.text_in(conn)
+
+    def text_in(self, conn: psycopg.Connection) -> str:
+        """`file_text` in the caller's transaction."""
+        return lines_text(self._rows(conn))
 
     def read(self) -> Ledger:
         """Every record in order, and how many lines were not records."""
         records: list[UsageRecord] = []
         skipped = 0
-        for line, _ in self._rows():
+        with self.db.owner_tx(self.owner) as conn:
+            rows = self._rows(conn)
+        for line, _ in rows:
             record = parse_record(line)
             if record is not None:
                 records.append(record)

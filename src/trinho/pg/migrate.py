@@ -27,6 +27,7 @@ OWNER_TABLES = (
     "outbox_entries",
     "inbox_events",
     "archive_sections",
+    "owner_files",
 )
 """The tables that hold an owner's memory: row-level security on each."""
 

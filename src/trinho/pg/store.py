@@ -297,15 +297,19 @@ class PgRecords:
         """The fact as its file says it: kept verbatim (an imported file written by hand)
         until its next write, else rendered by the facts' own format."""
         with self.db.owner_tx(self.owner) as conn:
-            row = conn.execute(
-                "SELECT verbatim FROM facts WHERE owner_id = %s AND user_id = %s AND key = %s",
-                (self.owner, user, key),
-            ).fetchone()
-            if row is None:
-                return None
-            if row[0] is not None:
-                return cast(str, row[0])
-            fact = self._fact(conn, user, key)
+            return self.fact_text_in(conn, user, key)
+
+    def fact_text_in(self, conn: psycopg.Connection, user: str, key: str) -> str | None:
+        """`fact_file_text` in the caller's transaction."""
+        row = conn.execute(
+            "SELECT verbatim FROM facts WHERE owner_id = %s AND user_id = %s AND key = %s",
+            (self.owner, user, key),
+        ).fetchone()
+        if row is None:
+            return None
+        if row[0] is not None:
+            return cast(str, row[0])
+        fact = self._fact(conn, user, key)
         return render_fact(fact) if fact else None
 
     def _fact(self, conn: psycopg.Connection, user: str, key: str) -> Fact | None:
@@ -594,14 +598,22 @@ class PgRecords:
         """The proposal as its file says it: verbatim while undecided since an import, else
         the file store's JSON."""
         with self.db.owner_tx(self.owner) as conn:
-            row = conn.execute(
-                "SELECT verbatim FROM proposals WHERE owner_id = %s AND id = %s",
-                (self.owner, proposal_id),
-            ).fetchone()
-            if row is not None and row[0] is not None:
-                return cast(str, row[0])
-            proposal = self._one(conn, proposal_id, lock=False)
-        return proposal_json(proposal)
+            found = self.proposal_text_in(conn, proposal_id)
+        if found is None:
+            raise NotFound.keyed("error.proposal.not_found", id=proposal_id, folder=PROPOSALS_PLACE)
+        return found
+
+    def proposal_text_in(self, conn: psycopg.Connection, proposal_id: str) -> str | None:
+        """`proposal_file_text` in the caller's transaction; None when there is none."""
+        row = conn.execute(
+            "SELECT verbatim FROM proposals WHERE owner_id = %s AND id = %s",
+            (self.owner, proposal_id),
+        ).fetchone()
+        if row is None:
+            return None
+        if row[0] is not None:
+            return cast(str, row[0])
+        return proposal_json(self._one(conn, proposal_id, lock=False))
 
     def _one(self, conn: psycopg.Connection, proposal_id: str, *, lock: bool) -> Proposal:
         if lock:

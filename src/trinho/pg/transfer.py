@@ -42,6 +42,7 @@ from trinho.workspace import (
     INTERNAL_DIR,
     MEMORY_FILE,
     NOTES_DIR,
+    READ_FLOOR_FILE,
     Workspace,
     system_clock,
 )
@@ -53,6 +54,8 @@ RUNS_DIR = "runs"
 OUTBOX_DIR = "outbox"
 INBOX_FILE = "inbox/telegram.jsonl"
 """Under `.trinho/`: the runs' folders, the outbox's entries, the Telegram inbox's log."""
+OWNER_FILES = (READ_FLOOR_FILE,)
+"""Internal files kept whole in `owner_files`: the notes' read floor."""
 USERS_DIR = "users"
 PROPOSALS_DIR = "memory_proposals"
 """Where an export writes facts and proposals: the workspace defaults (`[paths]`)."""
@@ -178,6 +181,13 @@ def _import_internal(
     if inbox.is_file() and (text := _read(ws, inbox)):
         PgInbox(db, owner, clock=system_clock).put_file(conn, text)
         moved.append(ws.relative(inbox))
+    for rel in OWNER_FILES:
+        if (ws.root / rel).is_file():
+            conn.execute(
+                "INSERT INTO owner_files (owner_id, name, body) VALUES (%s, %s, %s)",
+                (owner, rel, _read(ws, ws.root / rel)),
+            )
+            moved.append(rel)
     return moved, refused
 
 
@@ -232,6 +242,16 @@ def export_owner(db: Database, owner: str, folder: Path) -> Transfer:
         raise TrinhoError.keyed("error.owner.unknown", owner=owner)
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise TrinhoError.keyed("error.export.not_empty", folder=folder)
+    files = owner_files(db, owner, zone)
+    for rel, text in sorted(files.items()):
+        path = folder / rel
+        ensure_dir(path.parent)
+        atomic_write_text(path, text)
+    return Transfer(owner, sorted(files))
+
+
+def owner_files(db: Database, owner: str, zone: str) -> dict[str, str]:
+    """Every file an export writes, by its workspace-relative path."""
     records = _records(db, owner, zone)
     files: dict[str, str] = dict(records.note_files())
     if records.memory_version() is not None:
@@ -249,11 +269,7 @@ def export_owner(db: Database, owner: str, folder: Path) -> Transfer:
     if archive.exists():
         files[ARCHIVE_FILE] = archive.archived_text()
     files.update(_internal_files(db, owner, zone))
-    for rel, text in sorted(files.items()):
-        path = folder / rel
-        ensure_dir(path.parent)
-        atomic_write_text(path, text)
-    return Transfer(owner, sorted(files))
+    return files
 
 
 def _internal_files(db: Database, owner: str, zone: str) -> dict[str, str]:
@@ -271,4 +287,9 @@ def _internal_files(db: Database, owner: str, zone: str) -> dict[str, str]:
     inbox = PgInbox(db, owner, clock=system_clock).file_text()
     if inbox:
         files[f"{INTERNAL_DIR}/{INBOX_FILE}"] = inbox
+    with db.owner_tx(owner) as conn:
+        rows = conn.execute(
+            "SELECT name, body FROM owner_files WHERE owner_id = %s", (owner,)
+        ).fetchall()
+    files.update(dict(rows))
     return files

@@ -1,0 +1,424 @@
+"""A file job for one owner of the database: their records checked out as a workspace, the
+file code run on it unchanged, and what it changed checked back in one transaction.
+
+The condensation (and every other job that works on a workspace) is one implementation, the
+file one, with its journal, gate and undo; on PostgreSQL it runs on a working copy. The check-in
+is all or nothing: each changed file is compared, under the lock its store takes, with what the
+database holds now, and written only when the database still holds what was checked out (an
+append-only file, the usage ledger, takes what was appended on both sides). Anything else is a
+`Moved` refusal and nothing is written: the job checks out again and runs again, so a note, an
+approval or a MEMORY.md written meanwhile is never overwritten. A worker killed before the
+check-in leaves the database as it was; one killed after it finds its run done on the rerun.
+
+What a working copy holds is what `trinho export` writes, the owner's zone in its config, each
+acknowledged note's instant in the notes' journals.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from datetime import date, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar, cast
+
+import tomlkit
+
+from trinho.config import CONFIG_PATH, Config
+from trinho.durable import atomic_write_text, ensure_dir
+from trinho.errors import TrinhoError
+from trinho.facts.format import parse_fact, render_fact
+from trinho.models.ledger import LEDGER_PATH
+from trinho.notes.journal import JOURNAL_DIR, Acknowledged, render_journal_line
+from trinho.pg.archive import PgArchive
+from trinho.pg.connect import Database
+from trinho.pg.journals import PgJournals
+from trinho.pg.ledger import PgLedger
+from trinho.pg.lines import text_lines
+from trinho.pg.locks import xact_lock
+from trinho.pg.outbox import PgOutbox
+from trinho.pg.owners import owner_zone
+from trinho.pg.search import replace_path_docs
+from trinho.pg.store import Clock, PgRecords, note_name, proposal_json
+from trinho.pg.transfer import (
+    OUTBOX_DIR,
+    OWNER_FILES,
+    PROPOSALS_DIR,
+    RUNS_DIR,
+    USERS_DIR,
+    owner_files,
+)
+from trinho.proposals.store import Proposal
+from trinho.search.documents import memory_docs, note_docs
+from trinho.workspace import (
+    ARCHIVE_FILE,
+    INTERNAL_DIR,
+    MEMORY_FILE,
+    NOTES_DIR,
+    Workspace,
+)
+
+if TYPE_CHECKING:
+    import psycopg
+
+T = TypeVar("T")
+
+DERIVED = (
+    f"{INTERNAL_DIR}/locks/",
+    f"{INTERNAL_DIR}/index.sqlite",
+    f"{INTERNAL_DIR}/{JOURNAL_DIR}/",
+    f"{INTERNAL_DIR}/zones.jsonl",
+    CONFIG_PATH,
+)
+"""Paths a working copy makes for itself (locks, the search index, the notes' journals drawn
+from the acknowledged notes, the config): never checked in. `.locks/` folders are too."""
+CHECKED_IN = OWNER_FILES
+"""Internal files under a derived folder that are checked in all the same."""
+ATTEMPTS = 3
+"""How often a job checks out and runs again when the database moved under it."""
+
+
+class Moved(TrinhoError):
+    """The database changed a file the job changed too, after it was checked out."""
+
+
+@dataclass(frozen=True)
+class Checkout:
+    """An owner's records as a workspace at `root`, and the text of every file as written."""
+
+    owner: str
+    zone: str
+    root: Path
+    base: Mapping[str, str]
+    memory_version: int
+
+
+def tracked(rel: str) -> bool:
+    """Whether a working copy's file is one of the owner's records (pure)."""
+    if rel in CHECKED_IN:
+        return True
+    parts = rel.split("/")
+    if any(part == ".locks" for part in parts):
+        return False
+    return not any(rel == d or rel.startswith(d) for d in DERIVED)
+
+
+def changed_files(
+    base: Mapping[str, str], after: Mapping[str, str]
+) -> dict[str, tuple[str | None, str | None]]:
+    """Each tracked file the job wrote, added or removed: (text checked out, text now) (pure)."""
+    changed: dict[str, tuple[str | None, str | None]] = {}
+    for rel in sorted(set(base) | set(after)):
+        if tracked(rel) and base.get(rel) != after.get(rel):
+            changed[rel] = (base.get(rel), after.get(rel))
+    return changed
+
+
+def appended(base: str, current: str, after: str) -> str | None:
+    """What the job appended to an append-only file, when both it and the database only
+    appended to what was checked out, else None (pure)."""
+    if not (after.startswith(base) and current.startswith(base)):
+        return None
+    if base and not base.endswith("\n"):
+        return None
+    return after[len(base) :]
+
+
+def read_files(root: Path) -> dict[str, str]:
+    """Every tracked file under `root`, by its workspace-relative path."""
+    found: dict[str, str] = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.is_file() and tracked(rel):
+            found[rel] = path.read_text(encoding="utf-8")
+    return found
+
+
+def _config_text(config_text: str | None, zone: str) -> str:
+    """The deployment's config with the owner's zone: a job reads as the owner's workspace."""
+    document = tomlkit.parse(config_text or "")
+    owner = document.get("owner")
+    if owner is None:
+        owner = tomlkit.table()
+        document["owner"] = owner
+    cast(dict[str, object], owner)["timezone"] = zone
+    return tomlkit.dumps(document)
+
+
+def _journals(records: PgRecords) -> dict[str, str]:
+    """Each day's acknowledged notes as the notes' journal of that day, instants included."""
+    with records.db.owner_tx(records.owner) as conn:
+        rows = conn.execute(
+            "SELECT day, hhmm, note, saved_at FROM note_acks WHERE owner_id = %s ORDER BY day, seq",
+            (records.owner,),
+        ).fetchall()
+    files: dict[str, str] = {}
+    for day, hhmm, note, saved_at in rows:
+        rel = f"{INTERNAL_DIR}/{JOURNAL_DIR}/{day.isoformat()}.jsonl"
+        files[rel] = files.get(rel, "") + render_journal_line(Acknowledged(hhmm, note), saved_at)
+    return files
+
+
+def checkout(db: Database, owner: str, folder: Path, config_text: str | None) -> Checkout:
+    """Write the owner's records into `folder` (new or empty) as a workspace."""
+    zone = owner_zone(db, owner)
+    if zone is None:
+        raise TrinhoError.keyed("error.owner.unknown", owner=owner)
+    files = owner_files(db, owner, zone)
+    records = PgRecords(db, owner, clock=datetime.now, timezone=zone)
+    latest = records.memory_version()
+    derived = {CONFIG_PATH: _config_text(config_text, zone), **_journals(records)}
+    for rel, text in sorted({**files, **derived}.items()):
+        path = folder / rel
+        ensure_dir(path.parent)
+        atomic_write_text(path, text)
+    return Checkout(owner, zone, folder, read_files(folder), latest.version if latest else 0)
+
+
+def open_checkout(done: Checkout, config: Config, clock: Clock) -> Workspace:
+    """The working copy as a workspace: the deployment's settings in the owner's zone."""
+    return Workspace(done.root.resolve(), replace(config, timezone=done.zone), clock)
+
+
+def checkin(db: Database, done: Checkout, *, run: str | None = None) -> list[str]:
+    """Write what the job changed, in one transaction; the paths written. Refused with
+    `Moved`, writing nothing, when the database changed one of them since the checkout."""
+    changed = changed_files(done.base, read_files(done.root))
+    if not changed:
+        return []
+    records = PgRecords(db, done.owner, clock=datetime.now, timezone=done.zone)
+    with db.owner_tx(done.owner) as conn:
+        xact_lock(conn, done.owner, "workcopy")
+        for rel, (before, after) in changed.items():
+            _check_in(conn, records, done, rel, before, after, run)
+    return list(changed)
+
+
+def _moved(rel: str) -> Moved:
+    return Moved.keyed("error.workcopy.moved", path=rel)
+
+
+def _check_in(
+    conn: psycopg.Connection,
+    records: PgRecords,
+    done: Checkout,
+    rel: str,
+    before: str | None,
+    after: str | None,
+    run: str | None,
+) -> None:
+    owner = done.owner
+    if rel == MEMORY_FILE and after is not None:
+        _memory(conn, records, done, after, run)
+    elif rel == ARCHIVE_FILE and after is not None:
+        _archive(conn, records.db, owner, rel, before or "", after)
+    elif rel == LEDGER_PATH and after is not None:
+        _ledger(conn, records.db, owner, rel, before or "", after)
+    elif rel.startswith(f"{PROPOSALS_DIR}/") and rel.endswith(".json") and after is not None:
+        _proposal(conn, records, rel, before, after)
+    elif rel.startswith(f"{USERS_DIR}/") and "/facts/" in rel and after is not None:
+        _fact(conn, records, rel, before, after)
+    elif rel.startswith(f"{INTERNAL_DIR}/{RUNS_DIR}/"):
+        _run_file(conn, records, done.zone, rel, before, after)
+    elif rel.startswith(f"{INTERNAL_DIR}/{OUTBOX_DIR}/") and rel.endswith(".json"):
+        _outbox(conn, records, done.zone, rel, before, after)
+    elif rel.startswith(f"{NOTES_DIR}/") and after is not None and "/" not in rel[7:]:
+        _note(conn, owner, rel, before, after)
+    elif rel in CHECKED_IN and after is not None:
+        _small_file(conn, owner, rel, before, after)
+    else:
+        raise TrinhoError.keyed("error.workcopy.unknown", path=rel)
+
+
+def _memory(
+    conn: psycopg.Connection, records: PgRecords, done: Checkout, text: str, run: str | None
+) -> None:
+    xact_lock(conn, done.owner, "memory")
+    row = conn.execute(
+        "SELECT coalesce(max(version), 0) FROM memory_versions WHERE owner_id = %s",
+        (done.owner,),
+    ).fetchone()
+    latest: int = row[0] if row else 0
+    if latest != done.memory_version:
+        raise _moved(MEMORY_FILE)
+    conn.execute(
+        "INSERT INTO memory_versions (owner_id, version, body, run, written_at)"
+        " VALUES (%s, %s, %s, %s, %s)",
+        (done.owner, latest + 1, text, run, records.now()),
+    )
+    replace_path_docs(conn, done.owner, MEMORY_FILE, memory_docs(MEMORY_FILE, text))
+
+
+def _archive(
+    conn: psycopg.Connection, db: Database, owner: str, rel: str, before: str, after: str
+) -> None:
+    archive = PgArchive(db, owner)
+    xact_lock(conn, owner, "archive")
+    current = archive._text(conn)
+    if current != before:
+        raise _moved(rel)
+    if after.startswith(before):
+        archive._write(conn, [after[len(before) :]], after)
+        return
+    conn.execute("DELETE FROM archive_sections WHERE owner_id = %s", (owner,))
+    archive._write(conn, [after], after)
+
+
+def _ledger(
+    conn: psycopg.Connection, db: Database, owner: str, rel: str, before: str, after: str
+) -> None:
+    ledger = PgLedger(db, owner)
+    xact_lock(conn, owner, "ledger")
+    added = appended(before, ledger.text_in(conn), after)
+    if added is None:
+        raise _moved(rel)
+    ledger.append_in(conn, [line for line, _ in text_lines(added)])
+
+
+def _proposal(
+    conn: psycopg.Connection, records: PgRecords, rel: str, before: str | None, after: str
+) -> None:
+    proposal = Proposal.from_json(json.loads(after), rel)
+    xact_lock(conn, records.owner, "proposals")
+    conn.execute(
+        "SELECT 1 FROM proposals WHERE owner_id = %s AND id = %s FOR UPDATE",
+        (records.owner, proposal.id),
+    )
+    if records.proposal_text_in(conn, proposal.id) != before:
+        raise _moved(rel)
+    written = proposal_json(proposal)
+    if before is None:
+        conn.execute(
+            "DELETE FROM proposals WHERE owner_id = %s AND id = %s", (records.owner, proposal.id)
+        )
+    records._write_proposal(conn, proposal, verbatim=None if written == after else after)
+
+
+def _fact(
+    conn: psycopg.Connection, records: PgRecords, rel: str, before: str | None, after: str
+) -> None:
+    _, user, _, name = rel.split("/", 3)
+    key = name.removesuffix(".md")
+    fact = parse_fact(after, rel, expected_key=key)
+    xact_lock(conn, records.owner, "fact", user, key)
+    if records.fact_text_in(conn, user, key) != before:
+        raise _moved(rel)
+    records._write_fact(conn, user, fact, verbatim=None if render_fact(fact) == after else after)
+
+
+def _run_file(
+    conn: psycopg.Connection,
+    records: PgRecords,
+    zone: str,
+    rel: str,
+    before: str | None,
+    after: str | None,
+) -> None:
+    owner = records.owner
+    run_id, name = rel.removeprefix(f"{INTERNAL_DIR}/{RUNS_DIR}/").split("/", 1)
+    row = conn.execute(
+        "SELECT body FROM run_files WHERE owner_id = %s AND run_id = %s AND name = %s FOR UPDATE",
+        (owner, run_id, name),
+    ).fetchone()
+    if (row[0] if row else None) != before:
+        raise _moved(rel)
+    if after is None:
+        conn.execute(
+            "DELETE FROM run_files WHERE owner_id = %s AND run_id = %s AND name = %s",
+            (owner, run_id, name),
+        )
+        return
+    journals = PgJournals(records.db, owner, clock=datetime.now, timezone=zone)
+    journals.put_in(conn, run_id, name, after)
+
+
+def _outbox(
+    conn: psycopg.Connection,
+    records: PgRecords,
+    zone: str,
+    rel: str,
+    before: str | None,
+    after: str | None,
+) -> None:
+    key = rel.removeprefix(f"{INTERNAL_DIR}/{OUTBOX_DIR}/").removesuffix(".json")
+    owner = records.owner
+    xact_lock(conn, owner, "outbox", key)
+    row = conn.execute(
+        "SELECT body FROM outbox_entries WHERE owner_id = %s AND key = %s", (owner, key)
+    ).fetchone()
+    if (row[0] if row else None) != before:
+        raise _moved(rel)
+    conn.execute("DELETE FROM outbox_entries WHERE owner_id = %s AND key = %s", (owner, key))
+    if after is not None:
+        PgOutbox(records.db, owner, clock=datetime.now, timezone=zone).put_in(conn, key, after)
+
+
+def _note(conn: psycopg.Connection, owner: str, rel: str, before: str | None, after: str) -> None:
+    row = conn.execute(
+        "SELECT body FROM note_files WHERE owner_id = %s AND name = %s FOR UPDATE", (owner, rel)
+    ).fetchone()
+    if (row[0] if row else None) != before:
+        raise _moved(rel)
+    day = date.fromisoformat(rel.removeprefix(f"{NOTES_DIR}/")[:10])
+    conn.execute(
+        "INSERT INTO note_files (owner_id, name, body) VALUES (%s, %s, %s)"
+        " ON CONFLICT (owner_id, name) DO UPDATE SET body = excluded.body",
+        (owner, rel, after),
+    )
+    if rel == note_name(day):
+        replace_path_docs(conn, owner, rel, note_docs(rel, day, after))
+
+
+def _small_file(
+    conn: psycopg.Connection, owner: str, rel: str, before: str | None, after: str
+) -> None:
+    row = conn.execute(
+        "SELECT body FROM owner_files WHERE owner_id = %s AND name = %s FOR UPDATE", (owner, rel)
+    ).fetchone()
+    if (row[0] if row else None) != before:
+        raise _moved(rel)
+    conn.execute(
+        "INSERT INTO owner_files (owner_id, name, body) VALUES (%s, %s, %s)"
+        " ON CONFLICT (owner_id, name) DO UPDATE SET body = excluded.body",
+        (owner, rel, after),
+    )
+
+
+@contextmanager
+def working_copy(db: Database, owner: str, config_text: str | None) -> Iterator[Checkout]:
+    """A checkout in a temporary folder, removed when the block ends."""
+    folder = Path(tempfile.mkdtemp(prefix=f"trinho-{owner}-"))
+    try:
+        yield checkout(db, owner, folder, config_text)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def run_on_copy(
+    db: Database,
+    owner: str,
+    config: Config,
+    config_text: str | None,
+    job: Callable[[Workspace], T],
+    *,
+    clock: Clock,
+    run_of: Callable[[T], str | None] = lambda _: None,
+) -> T:
+    """Run `job` on a working copy of the owner's records and check in what it wrote; when
+    the database moved under it, again from a new checkout (at most `ATTEMPTS` times)."""
+    attempt = 1
+    while True:
+        with working_copy(db, owner, config_text) as done:
+            result = job(open_checkout(done, config, clock))
+            try:
+                checkin(db, done, run=run_of(result))
+            except Moved:
+                if attempt == ATTEMPTS:
+                    raise
+                attempt += 1
+                continue
+            return result

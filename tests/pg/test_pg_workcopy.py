@@ -1,0 +1,220 @@
+"""A file job on a working copy of an owner's records: the condensation on the database gives
+the files a file run gives; a check-in is all or nothing and never overwrites what the
+database holds now; the pure rules of what checks in."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from condense_weeks import VI_ADDED, two_roles, vi_good_rewrite, vi_week
+from conftest import FixedClock
+from trinho.channels import ConsoleChannel
+from trinho.condense import RunReport, run_condensation
+from trinho.errors import TrinhoError
+from trinho.models import ScriptedModel
+from trinho.pg.connect import Database
+from trinho.pg.owners import add_owner
+from trinho.pg.store import PgRecords
+from trinho.pg.transfer import export_owner, import_workspace
+from trinho.pg.workcopy import (
+    Moved,
+    appended,
+    changed_files,
+    checkin,
+    read_files,
+    run_on_copy,
+    tracked,
+    working_copy,
+)
+from trinho.workspace import Workspace, open_workspace
+
+OWNER_LINE = "- 2026-11-29: Viết tay lúc công việc đang chạy"
+
+
+def _condense(model: ScriptedModel) -> Callable[[Workspace], RunReport]:
+    def job(ws: Workspace) -> RunReport:
+        return run_condensation(ws, model=model, channel=ConsoleChannel(ws.locale, io.StringIO()))
+
+    return job
+
+
+def _config_text(ws: Workspace) -> str:
+    return (ws.internal / "config.toml").read_text(encoding="utf-8")
+
+
+def _pg_owner(db: Database, ws: Workspace, tmp_path: Path) -> str:
+    """The workspace as it is now, imported as a new owner."""
+    import uuid
+
+    owner = f"o-{uuid.uuid4().hex[:12]}"
+    add_owner(db, owner, ws.config.timezone)
+    copy = tmp_path / f"copy-{owner}"
+    shutil.copytree(ws.root, copy)
+    import_workspace(db, open_workspace(copy, ws._clock), owner)
+    return owner
+
+
+def _exported(db: Database, owner: str, folder: Path) -> dict[str, str]:
+    export_owner(db, owner, folder)
+    return read_files(folder)
+
+
+def test_a_condensation_on_the_database_writes_what_a_file_run_writes(
+    workspace: Workspace, clock: FixedClock, pg_admin: Database, tmp_path: Path
+) -> None:
+    vi_week(workspace, clock)
+    owner = _pg_owner(pg_admin, workspace, tmp_path)
+    on_files = _condense(two_roles(vi_good_rewrite()))(workspace)
+    on_pg = run_on_copy(
+        pg_admin,
+        owner,
+        workspace.config,
+        _config_text(workspace),
+        _condense(two_roles(vi_good_rewrite())),
+        clock=clock,
+        run_of=lambda r: r.run_id,
+    )
+    assert (on_pg.outcome, on_pg.run_id) == (on_files.outcome, on_files.run_id)
+    assert on_pg.written and on_pg.run_id == "2026-W48"
+    files = {
+        k: v for k, v in read_files(workspace.root).items() if not k.startswith(".trinho/locks")
+    }
+    exported = _exported(pg_admin, owner, tmp_path / "out")
+    differ = sorted(k for k in set(files) | set(exported) if files.get(k) != exported.get(k))
+    assert differ == []
+    assert {".trinho/runs/2026-W48/journal.json", ".trinho/notes-journal/read-floor"} <= set(files)
+    assert all(line in exported["MEMORY.md"] for line in VI_ADDED)
+    records = PgRecords(pg_admin, owner, clock=clock, timezone=workspace.config.timezone)
+    version = records.memory_version()
+    assert version is not None and version.run == "2026-W48"
+
+
+def test_a_second_run_the_same_week_finds_it_done_and_writes_nothing(
+    workspace: Workspace, clock: FixedClock, pg_admin: Database, tmp_path: Path
+) -> None:
+    vi_week(workspace, clock)
+    owner = _pg_owner(pg_admin, workspace, tmp_path)
+    args = (pg_admin, owner, workspace.config, _config_text(workspace))
+    run_on_copy(*args, _condense(two_roles(vi_good_rewrite())), clock=clock)
+    before = _exported(pg_admin, owner, tmp_path / "one")
+    again = run_on_copy(*args, _condense(two_roles(vi_good_rewrite())), clock=clock)
+    assert again.outcome == "already_done"
+    assert _exported(pg_admin, owner, tmp_path / "two") == before
+
+
+def test_memory_written_while_the_job_ran_is_kept_and_the_job_runs_again(
+    workspace: Workspace, clock: FixedClock, pg_admin: Database, tmp_path: Path
+) -> None:
+    vi_week(workspace, clock)
+    owner = _pg_owner(pg_admin, workspace, tmp_path)
+    records = PgRecords(pg_admin, owner, clock=clock, timezone=workspace.config.timezone)
+    attempts: list[str] = []
+    condense = _condense(two_roles(vi_good_rewrite()))
+
+    def job(ws: Workspace) -> RunReport:
+        attempts.append(ws.memory_file.read_text(encoding="utf-8"))
+        if len(attempts) == 1:  # the owner writes MEMORY.md while the first attempt runs
+            records.write_memory(records.memory_text() + OWNER_LINE + "\n")
+        return condense(ws)
+
+    run_on_copy(pg_admin, owner, workspace.config, _config_text(workspace), job, clock=clock)
+    assert len(attempts) == 2 and OWNER_LINE in attempts[1]
+    assert OWNER_LINE in records.memory_text()
+
+
+def test_a_note_saved_while_the_job_ran_is_kept_beside_what_it_checked_in(
+    workspace: Workspace, clock: FixedClock, pg_admin: Database, tmp_path: Path
+) -> None:
+    vi_week(workspace, clock)
+    owner = _pg_owner(pg_admin, workspace, tmp_path)
+    records = PgRecords(pg_admin, owner, clock=clock, timezone=workspace.config.timezone)
+    condense = _condense(two_roles(vi_good_rewrite()))
+
+    def job(ws: Workspace) -> RunReport:
+        report = condense(ws)
+        records.save_note("Ghi lúc công việc đang chạy")
+        return report
+
+    run_on_copy(pg_admin, owner, workspace.config, _config_text(workspace), job, clock=clock)
+    assert "Ghi lúc công việc đang chạy" in records.note_text(clock().date())
+    assert all(line in records.memory_text() for line in VI_ADDED)
+
+
+def test_a_refused_check_in_writes_nothing_at_all(
+    workspace: Workspace, clock: FixedClock, pg_admin: Database, tmp_path: Path
+) -> None:
+    vi_week(workspace, clock)
+    owner = _pg_owner(pg_admin, workspace, tmp_path)
+    records = PgRecords(pg_admin, owner, clock=clock, timezone=workspace.config.timezone)
+    with working_copy(pg_admin, owner, _config_text(workspace)) as done:
+        ws = open_workspace(done.root, clock)
+        _condense(two_roles(vi_good_rewrite()))(ws)
+        records.write_memory("# Viết lại bởi chủ\n")
+        between = _exported(pg_admin, owner, tmp_path / "between")
+        with pytest.raises(Moved, match=r"MEMORY\.md"):
+            checkin(pg_admin, done)
+    assert _exported(pg_admin, owner, tmp_path / "after") == between
+
+
+def test_a_path_with_no_place_in_the_database_refuses_the_check_in(
+    workspace: Workspace, clock: FixedClock, pg_admin: Database, tmp_path: Path
+) -> None:
+    owner = _pg_owner(pg_admin, workspace, tmp_path)
+    with working_copy(pg_admin, owner, _config_text(workspace)) as done:
+        (done.root / "stray.txt").write_text("x", encoding="utf-8")
+        with pytest.raises(TrinhoError, match=r"stray\.txt"):
+            checkin(pg_admin, done)
+
+
+paths = st.sampled_from(
+    [
+        "MEMORY.md",
+        "memory/2026-11-29.md",
+        ".trinho/usage.jsonl",
+        ".trinho/locks/a.lock",
+        ".trinho/index.sqlite",
+        ".trinho/notes-journal/2026-11-29.jsonl",
+        ".trinho/notes-journal/read-floor",
+        ".trinho/config.toml",
+        "users/owner/facts/.locks/coffee.md.lock",
+        "memory_proposals/abc.json",
+    ]
+)
+texts = st.text(st.sampled_from("ab\nđ"), max_size=6)
+
+
+@given(st.dictionaries(paths, texts), st.dictionaries(paths, texts))
+def test_changed_files_are_exactly_the_tracked_paths_that_differ(
+    base: dict[str, str], after: dict[str, str]
+) -> None:
+    changed = changed_files(base, after)
+    for rel in set(base) | set(after):
+        differs = base.get(rel) != after.get(rel)
+        assert (rel in changed) == (differs and tracked(rel))
+        if rel in changed:
+            assert changed[rel] == (base.get(rel), after.get(rel))
+
+
+@given(texts, texts, texts)
+def test_appended_takes_both_sides_appends_and_nothing_else(
+    base: str, ours: str, theirs: str
+) -> None:
+    line_base = base if not base or base.endswith("\n") else base + "\n"
+    assert appended(line_base, line_base + theirs, line_base + ours) == ours
+    if not (line_base + ours).startswith(line_base + "x") and line_base:
+        assert appended(line_base + "x", line_base + theirs, line_base + ours) is None
+
+
+def test_derived_files_are_never_checked_in() -> None:
+    assert tracked(".trinho/notes-journal/read-floor")
+    assert not tracked(".trinho/notes-journal/2026-11-29.jsonl")
+    assert not tracked(".trinho/config.toml")
+    assert not tracked("memory_proposals/.locks/queue.lock")
+    assert tracked("memory_proposals/abc.json")
