@@ -133,6 +133,12 @@ def test_without_an_owner_a_store_of_several_is_refused_and_of_one_is_that_one(
         ("proposals",),
         ("approve", "0123456789"),
         ("reject", "0123456789"),
+        ("condense", "--dry-run"),
+        ("jobs", "run"),
+        ("jobs", "list"),
+        ("usage",),
+        ("get", "MEMORY.md"),
+        ("import", "conversations", "turns.jsonl"),
     ):
         err = cli.refused(*args)
         assert "holds the memory of 2 people" in err and "--owner ID" in err, err
@@ -146,12 +152,9 @@ def test_without_an_owner_a_store_of_several_is_refused_and_of_one_is_that_one(
 @pytest.mark.parametrize(
     "args",
     [
-        ("get", "MEMORY.md"),
         ("index",),
-        ("condense", "--dry-run"),
         ("chat", "--message", "chào"),
         ("search", "x", "--explain"),
-        ("import", "conversations", "turns.jsonl"),
     ],
 )
 def test_a_command_not_built_on_postgresql_refuses_and_touches_no_file(
@@ -182,7 +185,7 @@ def test_the_database_named_in_the_config_is_used_as_the_environment_is(
     owner = new_owner(pg_admin, TZ)
     assert cli.json("note", "từ cấu hình", "--owner", owner)["line_number"] == 1
     assert not (Path(cli_env["TRINHO_HOME"]) / "memory/2026-11-29.md").exists()
-    assert "works on a file workspace only" in cli.refused("get", "MEMORY.md")
+    assert "works on a file workspace only" in cli.refused("index")
 
 
 def test_an_owner_named_for_a_file_workspace_is_refused(

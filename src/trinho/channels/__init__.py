@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from trinho.channels.base import notification_key as notification_key
     from trinho.channels.console import ConsoleChannel as ConsoleChannel
     from trinho.channels.factory import channel_from_config as channel_from_config
+    from trinho.channels.held import HeldChannel as HeldChannel
     from trinho.channels.outbox import DeliveryReport as DeliveryReport
     from trinho.channels.outbox import EnqueueResult as EnqueueResult
     from trinho.channels.outbox import Outbox as Outbox
@@ -50,6 +51,7 @@ __all__, __getattr__ = lazy_exports(
         ),
         "trinho.channels.console": ("ConsoleChannel",),
         "trinho.channels.factory": ("channel_from_config",),
+        "trinho.channels.held": ("HeldChannel",),
         "trinho.channels.outbox": ("DeliveryReport", "EnqueueResult", "Outbox", "OutboxEntry"),
         "trinho.channels.settings": ("TelegramSettings", "telegram_settings"),
     },

@@ -43,6 +43,7 @@ class State:
         self.given_dir = given_dir
         """--workspace or TRINHO_HOME, once known (None: not given, or not parsed yet)."""
         self._workspace: Workspace | None = None
+        self._copy: Workspace | None = None
 
     @property
     def workspace_dir(self) -> Path:
@@ -110,6 +111,46 @@ class State:
             user=ws.config.owner if ws is not None else "owner",
             locale=self.locale(),
         )
+
+    def working(self, owner: str | None) -> Workspace:
+        """The workspace a command of the file stores works on: the file workspace, or with a
+        database one owner's working copy, checked back in when the command ends, all or
+        nothing (`trinho.pg.workcopy`). So every such command works on both backends, the
+        file code unchanged."""
+        url = self.database_url()
+        if url is None:
+            if owner is not None:
+                raise TrinhoError.keyed("error.owner.files", owner=owner, env=OWNER_ENV)
+            return self._open()
+        if self._copy is not None:
+            return self._copy
+        from trinho.config import Config
+        from trinho.pg.connect import Database
+        from trinho.pg.workcopy import checkin, open_checkout, working_copy
+
+        db = Database(url, max_size=2)
+        root = click.get_current_context().find_root()
+        root.call_on_close(db.close)
+        chosen, _ = choose_owner(db, owner)
+        home = self.settings()
+        config_file = home.internal / "config.toml" if home is not None else None
+        config_text = (
+            config_file.read_text(encoding="utf-8")
+            if config_file is not None and config_file.is_file()
+            else None
+        )
+        done = root.with_resource(working_copy(db, chosen, config_text))
+        root.call_on_close(lambda: checkin(db, done))
+        self._copy = open_checkout(
+            done, home.config if home is not None else Config(), clock_from_env()
+        )
+        return self._copy
+
+    @property
+    def copied(self) -> bool:
+        """Whether the command works on a working copy: its announcements then wait in the
+        owner's outbox (`HeldChannel`), never sent through the deployment's channel."""
+        return self._copy is not None
 
     def locale(self) -> str:
         """The owner's locale: the open workspace's, else its config's if readable, else en."""

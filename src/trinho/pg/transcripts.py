@@ -204,6 +204,29 @@ class PgTranscripts:
                 [(self.owner, day, n, b, nl) for n, (b, nl) in enumerate(text_lines(text), 1)],
             )
 
+    def text_in(self, conn: psycopg.Connection, day: date) -> str:
+        """The day file's text in the caller's transaction."""
+        return self._text(conn, day)
+
+    def append_text_in(self, conn: psycopg.Connection, day: date, text: str) -> None:
+        """Lines of the day file appended as they are (a working copy's check-in), in the
+        caller's transaction, which holds the day's lock."""
+        row = conn.execute(
+            "SELECT coalesce(max(line), 0) FROM transcript_lines WHERE owner_id = %s AND day = %s",
+            (self.owner, day),
+        ).fetchone()
+        last: int = row[0] if row else 0
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO transcript_lines (owner_id, day, line, body, newline)"
+                " VALUES (%s, %s, %s, %s, %s)",
+                [
+                    (self.owner, day, last + n, b, nl)
+                    for n, (b, nl) in enumerate(text_lines(text), 1)
+                ],
+            )
+        self._index(conn, day)
+
     def reindex(self) -> None:
         """Every day's search units again (after the owner's whole index was rebuilt)."""
         with self.db.owner_tx(self.owner) as conn:

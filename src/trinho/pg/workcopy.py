@@ -44,6 +44,7 @@ from trinho.pg.outbox import PgOutbox
 from trinho.pg.owners import owner_zone
 from trinho.pg.search import replace_path_docs
 from trinho.pg.store import Clock, PgRecords, note_name, proposal_json
+from trinho.pg.transcripts import PgTranscripts, transcript_name
 from trinho.pg.transfer import (
     OUTBOX_DIR,
     OWNER_FILES,
@@ -56,6 +57,7 @@ from trinho.proposals.store import Proposal
 from trinho.search.documents import memory_docs, note_docs
 from trinho.workspace import (
     ARCHIVE_FILE,
+    CONVERSATIONS_DIR,
     INTERNAL_DIR,
     MEMORY_FILE,
     NOTES_DIR,
@@ -228,6 +230,8 @@ def _check_in(
         _outbox(conn, records, done.zone, rel, before, after)
     elif rel.startswith(f"{NOTES_DIR}/") and after is not None and "/" not in rel[7:]:
         _note(conn, owner, rel, before, after)
+    elif (day := _transcript_day(rel)) is not None and after is not None:
+        _transcript(conn, records, done.zone, day, rel, before or "", after)
     elif rel in CHECKED_IN and after is not None:
         _small_file(conn, owner, rel, before, after)
     else:
@@ -371,6 +375,31 @@ def _note(conn: psycopg.Connection, owner: str, rel: str, before: str | None, af
     )
     if rel == note_name(day):
         replace_path_docs(conn, owner, rel, note_docs(rel, day, after))
+
+
+def _transcript_day(rel: str) -> date | None:
+    try:
+        day = date.fromisoformat(rel.removeprefix(f"{CONVERSATIONS_DIR}/").removesuffix(".jsonl"))
+    except ValueError:
+        return None
+    return day if rel == transcript_name(day) else None
+
+
+def _transcript(
+    conn: psycopg.Connection,
+    records: PgRecords,
+    zone: str,
+    day: date,
+    rel: str,
+    before: str,
+    after: str,
+) -> None:
+    transcripts = PgTranscripts(records.db, records.owner, clock=datetime.now, timezone=zone)
+    xact_lock(conn, records.owner, "transcript", day.isoformat())
+    added = appended(before, transcripts.text_in(conn, day), after)
+    if added is None:
+        raise _moved(rel)
+    transcripts.append_text_in(conn, day, added)
 
 
 def _small_file(

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from trinho.cli.app import cli, emit, json_option, state
+from trinho.channels.held import HeldChannel
+from trinho.cli.app import cli, emit, json_option, owner_option, state
 from trinho.condense.rules.report import render_report
 from trinho.condense.rules.undo import UndoPlan, render_plan
 from trinho.condense.run import run_condensation
@@ -32,14 +33,17 @@ if TYPE_CHECKING:
         " what it would do."
     ),
 )
+@owner_option
 @json_option
-def condense(dry_run: bool, force: bool, undo_id: str | None, as_json: bool) -> None:
+def condense(
+    dry_run: bool, force: bool, undo_id: str | None, owner: str | None, as_json: bool
+) -> None:
     """Condense this week's notes and conversations into MEMORY.md (once per ISO week).
 
     Changes that may lose something are held as proposals and announced once; the model is
     TRINHO_MODEL or [model] name in the config.
     """
-    ws = state().workspace()
+    ws = state().working(owner)
     if undo_id is not None:
         if force:
             raise TrinhoError.keyed("error.condense.undo_alone")
@@ -76,7 +80,9 @@ def condense(dry_run: bool, force: bool, undo_id: str | None, as_json: bool) -> 
 
         emit(as_json, undone.to_dict(), human_undo)
         return
-    channel = None if dry_run else _review_channel(ws)
+    channel: Channel | None = None
+    if not dry_run:
+        channel = HeldChannel() if state().copied else _review_channel(ws)
     try:
         report = run_condensation(ws, force=force, dry_run=dry_run, channel=channel)
     finally:

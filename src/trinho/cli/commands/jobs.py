@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trinho.cli.app import cli, emit, json_option, state
+from trinho.cli.app import cli, emit, json_option, owner_option, state
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 
@@ -13,13 +13,14 @@ def jobs() -> None:
 
 
 @jobs.command("list")
+@owner_option
 @json_option
-def list_jobs(as_json: bool) -> None:
+def list_jobs(owner: str | None, as_json: bool) -> None:
     """Each job, its schedule, its next slot and how its last run went."""
     from trinho.schedule.plan import next_slot
     from trinho.schedule.run import RunStore
 
-    ws = state().workspace()
+    ws = state().working(owner)
     found = ws.config.jobs
     states = RunStore(ws).load()
     now = ws.now()
@@ -59,26 +60,34 @@ def list_jobs(as_json: bool) -> None:
 
 
 @jobs.command("run")
+@owner_option
 @json_option
-def run_jobs(as_json: bool) -> None:
+def run_jobs(owner: str | None, as_json: bool) -> None:
     """Run what is due now (once each, missed runs caught up once), then send announcements.
 
     For cron: `*/15 * * * * trinho jobs run`. Exits 1 when a run failed.
     """
-    from trinho.channels import Outbox, channel_from_config
+    from trinho.channels import DeliveryReport, HeldChannel, Outbox, channel_from_config
     from trinho.models import load_model
     from trinho.review.service import QueueDecider
-    from trinho.schedule.jobs import WorkspaceJobRunner
+    from trinho.schedule.jobs import ScheduledCondensation, WorkspaceJobRunner
     from trinho.schedule.run import run_due
 
-    ws = state().workspace()
-    runner = WorkspaceJobRunner(ws, lambda run: load_model(ws, "job", run=run.run_id))
+    ws = state().working(owner)
+    held = HeldChannel() if state().copied else None
+    runner = WorkspaceJobRunner(
+        ws,
+        lambda run: load_model(ws, "job", run=run.run_id),
+        ScheduledCondensation(channel=held),
+    )
     result = run_due(ws, ws.config.jobs, runner)
-    channel = channel_from_config(ws, decider=QueueDecider(ws))
-    try:
-        report = Outbox(ws).deliver(channel)
-    finally:
-        channel.close()
+    report = DeliveryReport()
+    if held is None:  # on a database, announcements wait in the owner's outbox
+        channel = channel_from_config(ws, decider=QueueDecider(ws))
+        try:
+            report = Outbox(ws).deliver(channel)
+        finally:
+            channel.close()
     data = {
         "busy": result.busy,
         "runs": [record.to_dict() for record in result.records],

@@ -11,7 +11,7 @@ from datetime import time as day_start
 
 import click
 
-from trinho.cli.app import cli, emit, json_option, say, state
+from trinho.cli.app import cli, emit, json_option, owner_option, say, state
 from trinho.context.budget import MARGIN, estimate_tokens
 from trinho.i18n import N_, t
 from trinho.models.base import (
@@ -310,10 +310,11 @@ def usage_row(locale: str, label: str, totals: Totals) -> str:
 
 @cli.command()
 @click.option("--since", "since_text", help="Count calls from this day on (YYYY-MM-DD).")
+@owner_option
 @json_option
-def usage(since_text: str | None, as_json: bool) -> None:
+def usage(since_text: str | None, owner: str | None, as_json: bool) -> None:
     """Sum the tokens every model call used (from .trinho/usage.jsonl)."""
-    ws = state().workspace()
+    ws = state().working(owner)
     since = None
     if since_text:
         since = datetime.combine(parse_day(since_text, "--since"), day_start(0), tzinfo=ws.tz)

@@ -196,10 +196,11 @@ def search(
 
 @cli.command()
 @click.argument("target", metavar="PATH[:LINE[-LINE]]")
+@owner_option
 @json_option
-def get(target: str, as_json: bool) -> None:
+def get(target: str, owner: str | None, as_json: bool) -> None:
     """memory_get: print lines of a workspace file (never outside the workspace)."""
-    ws = state().workspace()
+    ws = state().working(owner)
     match = _GET_RE.match(target)
     assert match is not None
     start = int(match.group("start") or 1)

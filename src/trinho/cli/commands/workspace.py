@@ -98,10 +98,11 @@ def import_group() -> None:
 
 @import_group.command(name="conversations")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@owner_option
 @json_option
-def import_conversations(file: Path, as_json: bool) -> None:
+def import_conversations(file: Path, owner: str | None, as_json: bool) -> None:
     """Import JSON lines {"at", "role", "text", "ref"?}, each filed under its own day."""
-    ws = state().workspace()
+    ws = state().working(owner)
     turns = transcripts.read_import_file(file)
     if sys.stderr.isatty() and not as_json:
         with click.progressbar(length=len(turns), label="Importing", file=sys.stderr) as bar:
