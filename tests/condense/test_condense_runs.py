@@ -213,9 +213,9 @@ def test_added_during_run_is_about_lines_the_model_never_saw() -> None:
 
 @pytest.mark.parametrize("day", [date(2, 1, 10), date(100, 3, 1), date(999, 12, 27)])
 def test_run_ids_of_years_2_to_999_are_valid_and_ordered_by_year(day: date) -> None:
-    from trinho.condense.store.runs import _run_order, week_id
+    from trinho.condense.store.runs import run_order, week_id
 
     run_id = week_id(day)
     assert validate_run_id(run_id) == run_id
     assert validate_run_id(f"{run_id}.2") == f"{run_id}.2"
-    assert _run_order(run_id) < _run_order("2026-W01")
+    assert run_order(run_id) < run_order("2026-W01")

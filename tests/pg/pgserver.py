@@ -25,10 +25,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     pass
 
-MIGRATION_IDS = sorted(
-    path.stem for path in (Path(__file__).parents[2] / "src/trinho/pg/migrations").glob("*.sql")
-)
-"""Every migration's id, in the order yoyo applies them."""
+MIGRATION_IDS = [
+    *sorted(
+        path.stem for path in (Path(__file__).parents[2] / "src/trinho/pg/migrations").glob("*.sql")
+    ),
+    "queue",
+]
+"""What a migration of an empty database applies, in order: each migration, then the queue."""
 ADMIN_ROLE = "trinho_admin"
 """The operator's role: it owns the database and its tables (it runs the migrations) and is
 no superuser, so forced row-level security holds it too."""

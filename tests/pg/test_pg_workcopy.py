@@ -79,7 +79,6 @@ def test_a_condensation_on_the_database_writes_what_a_file_run_writes(
         _config_text(workspace),
         _condense(two_roles(vi_good_rewrite())),
         clock=clock,
-        run_of=lambda r: r.run_id,
     )
     assert (on_pg.outcome, on_pg.run_id) == (on_files.outcome, on_files.run_id)
     assert on_pg.written and on_pg.run_id == "2026-W48"

@@ -13,6 +13,8 @@ from trinho.pg.connect import SCHEMES
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
+QUEUE_ID = "queue"
+"""How `migrate` names the job queue's tables among what it applied."""
 OWNER_TABLES = (
     "note_files",
     "note_acks",
@@ -40,8 +42,11 @@ def _yoyo_url(url: str) -> str:
 
 
 def migrate(url: str) -> list[str]:
-    """Apply every migration not applied yet; the ids applied now (empty: up to date)."""
+    """Apply every migration not applied yet, then install the job queue's tables when
+    absent (`trinho.pg.jobs`); the ids applied now (empty: up to date)."""
     from yoyo import get_backend, read_migrations
+
+    from trinho.pg.jobs import install_queue
 
     backend = get_backend(_yoyo_url(url))
     try:
@@ -49,9 +54,12 @@ def migrate(url: str) -> list[str]:
         with backend.lock():
             pending = backend.to_apply(migrations)
             backend.apply_migrations(pending)
-        return [migration.id for migration in pending]
+        applied = [migration.id for migration in pending]
     finally:
         backend.connection.close()
+    if install_queue(url):
+        applied.append(QUEUE_ID)
+    return applied
 
 
 def grant_app_role(url: str, role: str) -> None:

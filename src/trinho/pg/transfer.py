@@ -36,6 +36,7 @@ from trinho.pg.search import reindex
 from trinho.pg.store import PgRecords, proposal_json
 from trinho.pg.transcripts import PgTranscripts, transcript_name
 from trinho.proposals.store import Proposal
+from trinho.schedule.run import STATE_FILE
 from trinho.textnorm import decode, validate_slug
 from trinho.workspace import (
     ARCHIVE_FILE,
@@ -54,8 +55,8 @@ RUNS_DIR = "runs"
 OUTBOX_DIR = "outbox"
 INBOX_FILE = "inbox/telegram.jsonl"
 """Under `.trinho/`: the runs' folders, the outbox's entries, the Telegram inbox's log."""
-OWNER_FILES = (READ_FLOOR_FILE,)
-"""Internal files kept whole in `owner_files`: the notes' read floor."""
+OWNER_FILES = (READ_FLOOR_FILE, f"{INTERNAL_DIR}/{STATE_FILE}")
+"""Internal files kept whole in `owner_files`: the notes' read floor, the scheduler's state."""
 USERS_DIR = "users"
 PROPOSALS_DIR = "memory_proposals"
 """Where an export writes facts and proposals: the workspace defaults (`[paths]`)."""

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, TypeVar, cast
 
 import tomlkit
 
+from trinho.condense.store.runs import JOURNAL, run_order
 from trinho.config import CONFIG_PATH, Config
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import TrinhoError
@@ -120,6 +121,18 @@ def changed_files(
     return changed
 
 
+def run_written(changed: Mapping[str, object]) -> str | None:
+    """The condensation run whose journal the job wrote (the latest, if several): the run a
+    new MEMORY.md version is written by (pure)."""
+    prefix = f"{INTERNAL_DIR}/{RUNS_DIR}/"
+    runs = [
+        rel.removeprefix(prefix).split("/")[0]
+        for rel in changed
+        if rel.startswith(prefix) and rel.endswith(f"/{JOURNAL}")
+    ]
+    return max(runs, key=run_order) if runs else None
+
+
 def appended(base: str, current: str, after: str) -> str | None:
     """What the job appended to an append-only file, when both it and the database only
     appended to what was checked out, else None (pure)."""
@@ -193,6 +206,7 @@ def checkin(db: Database, done: Checkout, *, run: str | None = None) -> list[str
     if not changed:
         return []
     records = PgRecords(db, done.owner, clock=datetime.now, timezone=done.zone)
+    run = run or run_written(changed)
     with db.owner_tx(done.owner) as conn:
         xact_lock(conn, done.owner, "workcopy")
         for rel, (before, after) in changed.items():
@@ -435,7 +449,6 @@ def run_on_copy(
     job: Callable[[Workspace], T],
     *,
     clock: Clock,
-    run_of: Callable[[T], str | None] = lambda _: None,
 ) -> T:
     """Run `job` on a working copy of the owner's records and check in what it wrote; when
     the database moved under it, again from a new checkout (at most `ATTEMPTS` times)."""
@@ -444,7 +457,7 @@ def run_on_copy(
         with working_copy(db, owner, config_text) as done:
             result = job(open_checkout(done, config, clock))
             try:
-                checkin(db, done, run=run_of(result))
+                checkin(db, done)
             except Moved:
                 if attempt == ATTEMPTS:
                     raise

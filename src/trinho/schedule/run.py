@@ -28,6 +28,7 @@ from trinho.workspace import Workspace
 log = logging.getLogger("trinho.scheduler")
 
 STATE_FILE = "scheduler.json"
+"""Under `.trinho/`: each job's state."""
 LOCK_FILE = "locks/scheduler.lock"
 
 
@@ -47,24 +48,30 @@ class RunStore:
             raise TrinhoError.keyed(
                 "error.schedule.state_unreadable", path=self.path, error=str(exc)
             ) from None
-        try:
-            data = json.loads(text)
-            jobs = data["jobs"]
-            if not isinstance(jobs, dict):
-                raise TypeError("jobs must be an object")
-        except (ValueError, KeyError, TypeError) as exc:
-            raise TrinhoError.keyed(
-                "error.schedule.state_invalid", path=self.path, error=str(exc)
-            ) from None
-        return {str(name): self._job(name, value) for name, value in jobs.items()}
-
-    def _job(self, name: str, data: object) -> JobState:
-        where = f"{self.path}: jobs.{name}"
-        return JobState.from_json(records.as_object(data, where), where)
+        return parse_state(text, str(self.path))
 
     def save(self, state: Mapping[str, JobState]) -> None:
         data = {"jobs": {name: state[name].to_json() for name in sorted(state)}}
         atomic_write_text(self.path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+
+
+def parse_state(text: str, where: str) -> dict[str, JobState]:
+    """Each job's state as `scheduler.json` says it; a broken one is a clear error (pure)."""
+    try:
+        data = json.loads(text)
+        jobs = data["jobs"]
+        if not isinstance(jobs, dict):
+            raise TypeError("jobs must be an object")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise TrinhoError.keyed(
+            "error.schedule.state_invalid", path=where, error=str(exc)
+        ) from None
+    return {
+        str(name): JobState.from_json(
+            records.as_object(value, f"{where}: jobs.{name}"), f"{where}: jobs.{name}"
+        )
+        for name, value in jobs.items()
+    }
 
 
 class JobRunner(Protocol):

@@ -313,7 +313,7 @@ def _latest_first(ws: Workspace, run_id: str) -> Iterator[tuple[str, Journal]]:
         return
     ids = sorted(
         (c.name for c in root.iterdir() if c.is_dir() and RUN_ID_RE.fullmatch(c.name)),
-        key=_run_order,
+        key=run_order,
         reverse=True,
     )
     for other in ids:
@@ -360,7 +360,7 @@ def superseded_rewrites(ws: Workspace, run_id: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _run_order(run_id: str) -> tuple[int, int, int]:
+def run_order(run_id: str) -> tuple[int, int, int]:
     m = RUN_ID_RE.fullmatch(run_id)
     assert m is not None
     return int(m.group(1)), int(m.group(2)), int(m.group(3) or 1)
@@ -395,11 +395,11 @@ def later_runs(ws: Workspace, run_id: str) -> list[str]:
         return []
     ids = sorted(
         (c.name for c in root.iterdir() if c.is_dir() and RUN_ID_RE.fullmatch(c.name)),
-        key=_run_order,
+        key=run_order,
     )
     found = []
     for other in ids:
-        if _run_order(other) <= _run_order(run_id):
+        if run_order(other) <= run_order(run_id):
             continue
         journal = read_journal(ws, other)
         if journal is not None and journal.state in WRITTEN and not journal.undone:
@@ -487,7 +487,7 @@ def save_before(ws: Workspace, run_id: str, text: str) -> None:
     previous = [
         other
         for other in (c.name for c in root.iterdir() if c.is_dir() and RUN_ID_RE.fullmatch(c.name))
-        if _run_order(other) < _run_order(run_id) and (run_dir(ws, other) / BEFORE).exists()
+        if run_order(other) < run_order(run_id) and (run_dir(ws, other) / BEFORE).exists()
     ]
     for other in previous:
         kept.setdefault(other, (run_dir(ws, other) / BEFORE).read_text(encoding="utf-8"))

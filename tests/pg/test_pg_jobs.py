@@ -1,0 +1,158 @@
+"""Jobs for every owner on the queue in the database: a worker condenses each owner once;
+a pass runs what an owner owes, once; a worker killed in a condensation is resumed by another
+and the condensation finishes once; the pure rule of who owes a run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from condense_weeks import NOW, VI_ADDED, two_roles, vi_good_rewrite, vi_week
+from conftest import FixedClock
+from pg.pgserver import Urls
+from trinho.config import Config
+from trinho.pg.connect import Database
+from trinho.pg.jobs import Deployment, opened, owes_a_run, owners_due, run_worker
+from trinho.pg.owners import add_owner
+from trinho.pg.store import PgRecords
+from trinho.pg.transfer import import_workspace
+from trinho.workspace import Workspace, open_workspace
+
+
+def _owners(db: Database, ws: Workspace, tmp_path: Path, count: int) -> list[str]:
+    """`count` new owners, each a copy of the workspace as it is now."""
+    import shutil
+
+    made = []
+    for _ in range(count):
+        owner = f"o-{uuid.uuid4().hex[:12]}"
+        add_owner(db, owner, ws.config.timezone)
+        copy = tmp_path / owner
+        shutil.copytree(ws.root, copy)
+        import_workspace(db, open_workspace(copy, ws._clock), owner)
+        made.append(owner)
+    return made
+
+
+def _deployment(urls: Urls, ws: Workspace, clock: FixedClock) -> Deployment:
+    text = (ws.internal / "config.toml").read_text(encoding="utf-8")
+    return Deployment(urls.admin, ws.config, text, clock=clock, model=two_roles(vi_good_rewrite()))
+
+
+def _runs(db: Database, owner: str, clock: FixedClock) -> list[str | None]:
+    with db.owner_tx(owner) as conn:
+        rows = conn.execute(
+            "SELECT run FROM memory_versions WHERE owner_id = %s ORDER BY version", (owner,)
+        ).fetchall()
+    return [row[0] for row in rows]
+
+
+def _jobs(urls: Urls, owner: str) -> list[tuple[str, str]]:
+    with psycopg.connect(urls.admin) as conn:
+        rows = conn.execute(
+            "SELECT task_name, status::text FROM procrastinate.procrastinate_jobs"
+            " WHERE args->>'owner' = %s ORDER BY id",
+            (owner,),
+        ).fetchall()
+    return [(name, status) for name, status in rows]
+
+
+def test_a_worker_condenses_each_owner_once_and_a_second_time_finds_the_week_done(
+    workspace: Workspace, clock: FixedClock, pg_urls: Urls, pg_admin: Database, tmp_path: Path
+) -> None:
+    vi_week(workspace, clock)
+    owners = _owners(pg_admin, workspace, tmp_path, 3)
+    deployment = _deployment(pg_urls, workspace, clock)
+    with opened(deployment) as queue:
+        assert [queue.defer_condense(o) for o in owners] == [True, True, True]
+        assert queue.defer_condense(owners[0]) is False  # one waits already
+    run_worker(deployment, wait=False)
+    for owner in owners:
+        records = PgRecords(pg_admin, owner, clock=clock, timezone=workspace.config.timezone)
+        assert all(line in records.memory_text() for line in VI_ADDED)
+        assert _runs(pg_admin, owner, clock) == ["import", "2026-W48"]
+        assert _jobs(pg_urls, owner) == [("trinho.condense", "succeeded")]
+    with opened(deployment) as queue:
+        assert queue.defer_condense(owners[0]) is True
+    run_worker(deployment, wait=False)
+    assert _runs(pg_admin, owners[0], clock) == ["import", "2026-W48"]
+
+
+def test_a_pass_runs_what_an_owner_owes_once_and_then_owes_nothing(
+    workspace: Workspace, clock: FixedClock, pg_urls: Urls, pg_admin: Database, tmp_path: Path
+) -> None:
+    vi_week(workspace, clock)
+    [owner] = _owners(pg_admin, workspace, tmp_path, 1)
+    clock.set("2026-11-29T20:59:00+07:00")  # before Sunday's 21:00 slot: seen for the first time
+    deployment = _deployment(pg_urls, workspace, clock)
+    assert owner in owners_due(pg_admin, deployment)
+    with opened(deployment) as queue:
+        assert queue.defer_pass(owner)
+    run_worker(deployment, wait=False)
+    assert owner not in owners_due(pg_admin, deployment)
+    assert _runs(pg_admin, owner, clock) == ["import"]  # no slot had passed yet
+    clock.set("2026-11-29T21:01:00+07:00")
+    assert owner in owners_due(pg_admin, deployment)
+    with opened(deployment) as queue:
+        assert queue.defer_pass(owner)
+    run_worker(deployment, wait=False)
+    assert _runs(pg_admin, owner, clock) == ["import", "2026-W48"]
+    assert owner not in owners_due(pg_admin, deployment)
+
+
+def test_a_worker_killed_in_a_condensation_is_resumed_by_another_and_it_finishes_once(
+    workspace: Workspace, clock: FixedClock, pg_urls: Urls, pg_admin: Database, tmp_path: Path
+) -> None:
+    vi_week(workspace, clock)
+    [owner] = _owners(pg_admin, workspace, tmp_path, 1)
+    deployment = _deployment(pg_urls, workspace, clock)
+    with opened(deployment) as queue:
+        assert queue.defer_condense(owner)
+    gate = tmp_path / "gate"
+    worker = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name("worker_main.py")), pg_urls.admin,
+         str(workspace.root), str(gate)],
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])},
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not Path(f"{gate}.reached").exists():  # the model is asked: the run is under way
+            assert worker.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        assert _jobs(pg_urls, owner) == [("trinho.condense", "doing")]
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(timeout=30)
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+    assert _runs(pg_admin, owner, clock) == ["import"]  # nothing of the killed run was written
+    time.sleep(2.5)  # the killed worker's last heartbeat is now older than its stall time
+    run_worker(deployment, wait=False, stalled_after=2)
+    assert _jobs(pg_urls, owner) == [("trinho.condense", "succeeded")]
+    assert _runs(pg_admin, owner, clock) == ["import", "2026-W48"]
+    records = PgRecords(pg_admin, owner, clock=clock, timezone=workspace.config.timezone)
+    assert all(line in records.memory_text() for line in VI_ADDED)
+
+
+def test_an_owner_seen_first_owes_a_pass_and_after_it_owes_none_until_the_next_slot() -> None:
+    config = Config(timezone="Asia/Ho_Chi_Minh")
+    now = datetime.fromisoformat(NOW)
+    assert owes_a_run(config, None, "Asia/Ho_Chi_Minh", now)
+    covered = {name: {"covered_until": now.isoformat()} for name in ("condense", "facts", "digest")}
+    import json
+
+    text = json.dumps({"jobs": covered})
+    assert not owes_a_run(config, text, "Asia/Ho_Chi_Minh", now)
+    later = now + timedelta(days=1)
+    assert owes_a_run(config, text, "Asia/Ho_Chi_Minh", later)
+    with pytest.raises(Exception, match="scheduler"):
+        owes_a_run(config, "{", "Asia/Ho_Chi_Minh", now)
