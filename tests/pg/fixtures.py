@@ -67,6 +67,18 @@ def new_owner(db: Database, timezone: str = "UTC") -> str:
 
 
 @pytest.fixture
+def own_database(pg_cluster: Cluster, monkeypatch: pytest.MonkeyPatch) -> Iterator[Database]:
+    """A new migrated database of this test's alone (no owner yet), as TRINHO_DATABASE_URL:
+    for what acts on every owner of a database (the queue's plan, the workers)."""
+    from trinho.pg.connect import Database
+
+    urls = migrated_database(pg_cluster)
+    monkeypatch.setenv("TRINHO_DATABASE_URL", urls.admin)
+    with Database(urls.admin) as db:
+        yield db
+
+
+@pytest.fixture
 def owner(pg_admin: Database) -> str:
     """A new owner in the session's database, unique to this test."""
     return new_owner(pg_admin)

@@ -6,7 +6,6 @@ command not built on PostgreSQL refuses rather than use the files beside the dat
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ import pytest
 
 from conftest import TZ, snapshot
 from pg.fixtures import new_owner
-from pg.pgserver import Cluster, Urls, migrated_database
+from pg.pgserver import Urls
 from trinho.cli import main
 from trinho.pg.connect import Database
 
@@ -61,15 +60,6 @@ def shared(pg_urls: Urls, monkeypatch: pytest.MonkeyPatch) -> str:
     """The session's database, many owners in it, named by TRINHO_DATABASE_URL."""
     monkeypatch.setenv("TRINHO_DATABASE_URL", pg_urls.admin)
     return pg_urls.admin
-
-
-@pytest.fixture
-def own_database(pg_cluster: Cluster, monkeypatch: pytest.MonkeyPatch) -> Iterator[Database]:
-    """A new migrated database of this test's alone (no owner yet), as TRINHO_DATABASE_URL."""
-    urls = migrated_database(pg_cluster)
-    monkeypatch.setenv("TRINHO_DATABASE_URL", urls.admin)
-    with Database(urls.admin) as db:
-        yield db
 
 
 def test_with_one_owner_named_another_owners_memory_is_never_read_searched_or_decided(

@@ -4,6 +4,7 @@ and the condensation finishes once; the pure rule of who owes a run."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -17,7 +18,8 @@ import psycopg
 import pytest
 
 from condense_weeks import NOW, VI_ADDED, two_roles, vi_good_rewrite, vi_week
-from conftest import FixedClock
+from conftest import TZ, FixedClock
+from pg.fixtures import new_owner
 from pg.pgserver import Urls
 from trinho.config import Config
 from trinho.pg.connect import Database
@@ -148,11 +150,40 @@ def test_an_owner_seen_first_owes_a_pass_and_after_it_owes_none_until_the_next_s
     now = datetime.fromisoformat(NOW)
     assert owes_a_run(config, None, "Asia/Ho_Chi_Minh", now)
     covered = {name: {"covered_until": now.isoformat()} for name in ("condense", "facts", "digest")}
-    import json
-
     text = json.dumps({"jobs": covered})
     assert not owes_a_run(config, text, "Asia/Ho_Chi_Minh", now)
     later = now + timedelta(days=1)
     assert owes_a_run(config, text, "Asia/Ho_Chi_Minh", later)
     with pytest.raises(Exception, match="scheduler"):
         owes_a_run(config, "{", "Asia/Ho_Chi_Minh", now)
+
+
+def test_jobs_plan_and_worker_once_run_each_owners_pass_from_the_cli(
+    cli_env: dict[str, str],
+    own_database: Database,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from trinho.cli import main
+
+    with monkeypatch.context() as files:
+        files.delenv("TRINHO_DATABASE_URL")
+        assert main(["init", "--tz", TZ]) == 0
+        assert main(["worker", "--once"]) == 1
+        assert "no database is configured" in capsys.readouterr().err
+    owner = new_owner(own_database, TZ)
+    monkeypatch.setenv("TRINHO_OWNER", owner)
+    monkeypatch.setenv("TRINHO_NOW", "2026-11-29T20:59:00+07:00")
+    assert main(["note", "Mai được chọn vào đội bơi của trường"]) == 0
+    capsys.readouterr()
+    assert main(["jobs", "plan", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"due": [owner], "deferred": [owner]}
+    assert main(["jobs", "plan", "--json"]) == 0  # the pass waits already: not queued twice
+    assert json.loads(capsys.readouterr().out) == {"due": [owner], "deferred": []}
+    assert main(["worker", "--once"]) == 0
+    assert "running the jobs waiting now" in capsys.readouterr().err
+    assert main(["jobs", "plan", "--json"]) == 0  # the pass recorded the schedule: owes nothing
+    assert json.loads(capsys.readouterr().out) == {"due": [], "deferred": []}
+    assert main(["jobs", "list", "--json"]) == 0
+    listed = {job["name"]: job for job in json.loads(capsys.readouterr().out)["jobs"]}
+    assert listed["condense"]["next"] == "2026-11-29T21:00:00+07:00"

@@ -209,6 +209,7 @@ COMMANDS: dict[str, str] = {
     "tools": "commands.tools",
     "usage": "commands.model",
     "web": "commands.web",
+    "worker": "commands.worker",
 }
 """Each command and the module under trinho.cli that defines it (on `cli`, when imported)."""
 
@@ -219,7 +220,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         N_("cli.section.setup"),
         ("init", "import", "export", "model", "serve", "jobs", "mcp", "usage"),
     ),
-    (N_("cli.section.operator"), ("owners", "store")),
+    (N_("cli.section.operator"), ("owners", "store", "worker")),
     (N_("cli.section.developer"), ("context", "gate", "index", "tools", "call", "demo")),
 )
 """`trinho --help` in groups, everyday commands first; every command is in exactly one."""

@@ -130,3 +130,24 @@ def run_jobs(owner: str | None, as_json: bool) -> None:
     failed = [record.run_id for record in result.records if record.status == "failed"]
     if failed:
         raise TrinhoError.keyed("error.jobs.failed", runs=", ".join(failed))
+
+
+@jobs.command("plan")
+@json_option
+def plan_jobs(as_json: bool) -> None:
+    """On a PostgreSQL store: queue a pass for each owner who owes a run now, for the workers
+    (`trinho worker` does this each minute; this is for cron and for a look)."""
+    from trinho.cli.commands.worker import deployment
+    from trinho.pg.connect import Database
+    from trinho.pg.jobs import opened, owners_due
+
+    found = deployment()
+    with Database(found.url, max_size=2) as db:
+        due = owners_due(db, found)
+    with opened(found) as queue:
+        deferred = [owner for owner in due if queue.defer_pass(owner)]
+    emit(
+        as_json,
+        {"due": due, "deferred": deferred},
+        t(state().locale(), "jobs.planned", due=len(due), deferred=len(deferred)),
+    )
