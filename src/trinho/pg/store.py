@@ -56,6 +56,7 @@ from trinho.notes.store import (
     validate_note_text,
 )
 from trinho.pg.connect import Database, check_owner
+from trinho.pg.held import apply_memory
 from trinho.pg.search import fact_path, replace_path_docs
 from trinho.proposals.format import check_kind, clean_text, content_hash, identity
 from trinho.proposals.store import (
@@ -249,20 +250,32 @@ class PgRecords:
         `expected`, only if the latest version is still that one (0: none yet), so a run that
         read version N never overwrites a write made since (refused in one line)."""
         with self.db.owner_tx(self.owner) as conn:
-            _lock(conn, self.owner, "memory")
-            row = conn.execute(
-                "SELECT coalesce(max(version), 0) FROM memory_versions WHERE owner_id = %s",
-                (self.owner,),
-            ).fetchone()
-            latest: int = row[0] if row else 0
-            if expected is not None and expected != latest:
-                raise TrinhoError.keyed("error.store.memory_moved", read=expected, now=latest)
-            conn.execute(
-                "INSERT INTO memory_versions (owner_id, version, body, run, written_at)"
-                " VALUES (%s, %s, %s, %s, %s)",
-                (self.owner, latest + 1, text, run, self.now()),
-            )
-            replace_path_docs(conn, self.owner, MEMORY_FILE, memory_docs(MEMORY_FILE, text))
+            return self.write_memory_in(conn, text, run, expected)
+
+    def memory_in(self, conn: psycopg.Connection) -> tuple[int, str]:
+        """MEMORY.md's latest version and text in the transaction `conn`, its lock held (0,
+        "": none yet), for a write in the same transaction (an approval)."""
+        _lock(conn, self.owner, "memory")
+        row = conn.execute(
+            "SELECT version, body FROM memory_versions WHERE owner_id = %s"
+            " ORDER BY version DESC LIMIT 1",
+            (self.owner,),
+        ).fetchone()
+        return (row[0], row[1]) if row else (0, "")
+
+    def write_memory_in(
+        self, conn: psycopg.Connection, text: str, run: str | None, expected: int | None
+    ) -> int:
+        """`write_memory` in the transaction `conn`."""
+        latest, _ = self.memory_in(conn)
+        if expected is not None and expected != latest:
+            raise TrinhoError.keyed("error.store.memory_moved", read=expected, now=latest)
+        conn.execute(
+            "INSERT INTO memory_versions (owner_id, version, body, run, written_at)"
+            " VALUES (%s, %s, %s, %s, %s)",
+            (self.owner, latest + 1, text, run, self.now()),
+        )
+        replace_path_docs(conn, self.owner, MEMORY_FILE, memory_docs(MEMORY_FILE, text))
         return latest + 1
 
     # ---- facts ---------------------------------------------------------------------------------
@@ -637,15 +650,19 @@ class PgRecords:
         self, proposal_id: str, by: str, *, content_hash: str | None = None
     ) -> tuple[Proposal, ApplyResult]:
         """A person approves: the change applied and the decision recorded in one
-        transaction, so an approval is never half done. Facts only, today (see scale.md)."""
+        transaction, so an approval is never half done: a fact, or a held MEMORY.md line
+        (`trinho.pg.held`)."""
         by = clean_text(by, "decided by", MAX_ORIGIN_CHARS)
         with self.db.owner_tx(self.owner) as conn:
             proposal = self._pending(conn, proposal_id, content_hash)
-            if proposal.kind != "fact":
+            if proposal.kind == "fact":
+                result = self._apply_fact(conn, proposal)
+            elif proposal.kind == "memory":
+                result = apply_memory(self, conn, proposal)
+            else:
                 raise TrinhoError.keyed(
                     "error.proposal.no_applier", path=PROPOSALS_PLACE, kind=proposal.kind
                 )
-            result = self._apply_fact(conn, proposal)
             decided = replace(
                 proposal,
                 status="approved" if result.ok else "stale",
