@@ -19,7 +19,7 @@ def test_migrations_build_the_schema_from_an_empty_database_and_rerun_as_a_no_op
 ) -> None:
     url = pg_cluster.create_database("empty")
     applied = migrate(url)
-    assert applied == ["0001.schema", "0002.stores"]
+    assert applied == ["0001.schema", "0002.stores", "0004.web_logins"]
     assert migrate(url) == []
     with psycopg.connect(url) as conn:
         tables = {
@@ -95,6 +95,7 @@ def _fill(conn: psycopg.Connection, owner: str) -> None:
     conn.execute("INSERT INTO outbox_entries VALUES (%s, 'k', now(), '{}')", (owner,))
     conn.execute("INSERT INTO inbox_events VALUES (%s, 'telegram', 1, '{}', true)", (owner,))
     conn.execute("INSERT INTO archive_sections VALUES (%s, 1, 'x')", (owner,))
+    conn.execute("INSERT INTO web_logins VALUES (%s, 'h', now(), NULL)", (owner,))
 
 
 def test_the_application_role_sees_no_row_without_an_owner_and_one_owners_rows_with_one(

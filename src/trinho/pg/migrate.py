@@ -27,6 +27,7 @@ OWNER_TABLES = (
     "outbox_entries",
     "inbox_events",
     "archive_sections",
+    "web_logins",
 )
 """The tables that hold an owner's memory: row-level security on each."""
 
