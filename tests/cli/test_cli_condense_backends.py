@@ -93,13 +93,18 @@ def test_a_condensation_approved_and_undone_reads_the_same_on_both_backends(
         entry = json.loads(_exported(ready, request, ".trinho/outbox")[0])
         assert entry["status"] == "pending" and entry["attempts"] == 1
 
+    assert main(["approve", removed["proposal"]]) == 0
+    capsys.readouterr()
+    assert DROPPED not in memory_text(ready, request)
     preview = js(capsys, "condense", "--undo", "2026-W48", "--dry-run")
     assert preview["run_id"] == "2026-W48"
-    assert memory_text(ready, request) == memory
+    assert DROPPED not in memory_text(ready, request)  # a preview writes nothing
     undone = js(capsys, "condense", "--undo", "2026-W48")
     assert undone["run_id"] == "2026-W48"
     assert memory_text(ready, request) == VI_MEMORY
-    assert [p["status"] for p in js(capsys, "proposals", "--all")] == ["stale"]
+    [decided] = js(capsys, "proposals", "--all")
+    assert (decided["status"], decided["decided_by"]) == ("reverted", "owner (cli)")
+    assert decided["reverted_by"] == "trinho condense --undo 2026-W48"
 
 
 def _exported(backend: CliBackend, request: pytest.FixtureRequest, folder: str) -> list[str]:

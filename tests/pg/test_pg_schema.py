@@ -96,6 +96,7 @@ def _fill(conn: psycopg.Connection, owner: str) -> None:
     conn.execute("INSERT INTO inbox_events VALUES (%s, 'telegram', 1, '{}', true)", (owner,))
     conn.execute("INSERT INTO archive_sections VALUES (%s, 1, 'x')", (owner,))
     conn.execute("INSERT INTO owner_files VALUES (%s, 'read-floor', 'x')", (owner,))
+    conn.execute("INSERT INTO web_logins VALUES (%s, 'h', now(), NULL)", (owner,))
 
 
 def test_the_application_role_sees_no_row_without_an_owner_and_one_owners_rows_with_one(

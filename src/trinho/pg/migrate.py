@@ -30,6 +30,7 @@ OWNER_TABLES = (
     "inbox_events",
     "archive_sections",
     "owner_files",
+    "web_logins",
 )
 """The tables that hold an owner's memory: row-level security on each."""
 

@@ -56,6 +56,7 @@ from trinho.notes.store import (
     validate_note_text,
 )
 from trinho.pg.connect import Database, check_owner
+from trinho.pg.held import apply_memory
 from trinho.pg.search import fact_path, replace_path_docs
 from trinho.proposals.format import check_kind, clean_text, content_hash, identity
 from trinho.proposals.store import (
@@ -249,20 +250,32 @@ class PgRecords:
         `expected`, only if the latest version is still that one (0: none yet), so a run that
         read version N never overwrites a write made since (refused in one line)."""
         with self.db.owner_tx(self.owner) as conn:
-            _lock(conn, self.owner, "memory")
-            row = conn.execute(
-                "SELECT coalesce(max(version), 0) FROM memory_versions WHERE owner_id = %s",
-                (self.owner,),
-            ).fetchone()
-            latest: int = row[0] if row else 0
-            if expected is not None and expected != latest:
-                raise TrinhoError.keyed("error.store.memory_moved", read=expected, now=latest)
-            conn.execute(
-                "INSERT INTO memory_versions (owner_id, version, body, run, written_at)"
-                " VALUES (%s, %s, %s, %s, %s)",
-                (self.owner, latest + 1, text, run, self.now()),
-            )
-            replace_path_docs(conn, self.owner, MEMORY_FILE, memory_docs(MEMORY_FILE, text))
+            return self.write_memory_in(conn, text, run, expected)
+
+    def memory_in(self, conn: psycopg.Connection) -> tuple[int, str]:
+        """MEMORY.md's latest version and text in the transaction `conn`, its lock held (0,
+        "": none yet), for a write in the same transaction (an approval)."""
+        _lock(conn, self.owner, "memory")
+        row = conn.execute(
+            "SELECT version, body FROM memory_versions WHERE owner_id = %s"
+            " ORDER BY version DESC LIMIT 1",
+            (self.owner,),
+        ).fetchone()
+        return (row[0], row[1]) if row else (0, "")
+
+    def write_memory_in(
+        self, conn: psycopg.Connection, text: str, run: str | None, expected: int | None
+    ) -> int:
+        """`write_memory` in the transaction `conn`."""
+        latest, _ = self.memory_in(conn)
+        if expected is not None and expected != latest:
+            raise TrinhoError.keyed("error.store.memory_moved", read=expected, now=latest)
+        conn.execute(
+            "INSERT INTO memory_versions (owner_id, version, body, run, written_at)"
+            " VALUES (%s, %s, %s, %s, %s)",
+            (self.owner, latest + 1, text, run, self.now()),
+        )
+        replace_path_docs(conn, self.owner, MEMORY_FILE, memory_docs(MEMORY_FILE, text))
         return latest + 1
 
     # ---- facts ---------------------------------------------------------------------------------
@@ -519,22 +532,24 @@ class PgRecords:
         p = proposal
         conn.execute(
             "INSERT INTO proposals (owner_id, id, kind, change, reason, origin, created_at,"
-            " status, content_hash, decided_at, decided_by, decision_note, verbatim)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+            " status, content_hash, decided_at, decided_by, decision_note, reverted_at,"
+            " reverted_by, verbatim)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
             " ON CONFLICT (owner_id, id) DO UPDATE SET status = excluded.status,"
             " decided_at = excluded.decided_at, decided_by = excluded.decided_by,"
-            " decision_note = excluded.decision_note, verbatim = excluded.verbatim",
+            " decision_note = excluded.decision_note, reverted_at = excluded.reverted_at,"
+            " reverted_by = excluded.reverted_by, verbatim = excluded.verbatim",
             (
                 self.owner, p.id, p.kind, json.dumps(p.change, ensure_ascii=False), p.reason,
                 p.origin, p.created_at, p.status, p.content_hash, p.decided_at, p.decided_by,
-                p.decision_note, verbatim,
+                p.decision_note, p.reverted_at, p.reverted_by, verbatim,
             ),
         )  # fmt: skip
 
     def _proposals(self, conn: psycopg.Connection, where: str, *params: object) -> list[Proposal]:
         rows = conn.execute(
             "SELECT id, kind, change::text, reason, origin, created_at, status, content_hash,"
-            " decided_at, decided_by, decision_note FROM proposals"
+            " decided_at, decided_by, decision_note, reverted_at, reverted_by FROM proposals"
             f" WHERE owner_id = %s AND {where} ORDER BY created_at, id",
             (self.owner, *params),
         ).fetchall()
@@ -551,6 +566,8 @@ class PgRecords:
                 decided_at=self._local(decided) if decided else None,
                 decided_by=by,
                 decision_note=note,
+                reverted_at=self._local(reverted) if reverted else None,
+                reverted_by=reverted_by,
             )
             for (
                 pid,
@@ -564,6 +581,8 @@ class PgRecords:
                 decided,
                 by,
                 note,
+                reverted,
+                reverted_by,
             ) in rows
         ]
 
@@ -649,15 +668,19 @@ class PgRecords:
         self, proposal_id: str, by: str, *, content_hash: str | None = None
     ) -> tuple[Proposal, ApplyResult]:
         """A person approves: the change applied and the decision recorded in one
-        transaction, so an approval is never half done. Facts only, today (see scale.md)."""
+        transaction, so an approval is never half done: a fact, or a held MEMORY.md line
+        (`trinho.pg.held`)."""
         by = clean_text(by, "decided by", MAX_ORIGIN_CHARS)
         with self.db.owner_tx(self.owner) as conn:
             proposal = self._pending(conn, proposal_id, content_hash)
-            if proposal.kind != "fact":
+            if proposal.kind == "fact":
+                result = self._apply_fact(conn, proposal)
+            elif proposal.kind == "memory":
+                result = apply_memory(self, conn, proposal)
+            else:
                 raise TrinhoError.keyed(
                     "error.proposal.no_applier", path=PROPOSALS_PLACE, kind=proposal.kind
                 )
-            result = self._apply_fact(conn, proposal)
             decided = replace(
                 proposal,
                 status="approved" if result.ok else "stale",

@@ -1,8 +1,10 @@
 """`trinho web`: the Starlette app of the review page, and how it is served.
 
-Deciding goes through `trinho.proposals.store.approve`/`reject` with the built-in appliers, undoing
-through `trinho.condense.store.apply.undo_run`: the same code as the CLI, `decided_by` saying "web".
-No agent tool reaches this module.
+One app for both backends: the page's logic is here and its HTML in `trinho.web.pages`; each
+session reads and decides through a `trinho.web.store.Desk`, the file workspace's or, on a
+PostgreSQL store of many owners, the desk of the one owner whose login code opened it.
+Deciding goes through the same code as `trinho approve`/`reject` (`decided_by` saying "web"),
+undoing a run through `trinho.condense.store.apply.undo_run`. No agent tool reaches this module.
 """
 
 from __future__ import annotations
@@ -10,12 +12,11 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import re
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -35,15 +36,13 @@ from trinho.condense.store.runs import (
     run_dir,
     runs_root,
 )
-from trinho.conversations.store import read_day
+from trinho.config import WebConfig
 from trinho.errors import TrinhoError
-from trinho.facts.store import list_facts
 from trinho.i18n import N_, t
+from trinho.pg.logins import site_url
 from trinho.proposals import store as proposals
-from trinho.review.appliers import APPLIERS, TAKERS
 from trinho.review.render import effect_words
 from trinho.review.risk import bulk_eligible, one_at_a_time, review_order
-from trinho.search import memory_get, readable_path, search
 from trinho.web import pages
 from trinho.web.auth import (
     Guard,
@@ -56,7 +55,8 @@ from trinho.web.auth import (
 )
 from trinho.web.guard import HostCheck
 from trinho.web.html import Html, html
-from trinho.workspace import CONFIG_PATH, Workspace, parse_day, validate_slug
+from trinho.web.store import Desk, FileDesk, Owners, source_link
+from trinho.workspace import CONFIG_PATH, Workspace
 
 log = logging.getLogger("trinho.web")
 MAX_RECEIPTS = 50
@@ -65,17 +65,20 @@ MAX_RECEIPTS = 50
 
 def required_token(ws: Workspace, host: str) -> str | None:
     """The token a login needs: none on loopback, the configured one (which must exist) else."""
+    return needed_token(ws.config.web, host, ws.root / CONFIG_PATH)
+
+
+def needed_token(web: WebConfig, host: str, config: Path) -> str | None:
+    """`required_token` for the `[web]` table of the config at `config`."""
     if is_loopback(host):
         return None
-    token = ws.config.web.token
-    if token is None:
-        raise TrinhoError.keyed("error.web.needs_token", host=host, config=ws.root / CONFIG_PATH)
-    return token
+    if web.token is None:
+        raise TrinhoError.keyed("error.web.needs_token", host=host, config=config)
+    return web.token
 
 
 def login_url(host: str, port: int, guard: Guard) -> str:
-    shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}/login?code={guard.code}"
+    return f"{site_url(host, port)}/login?code={guard.code}"
 
 
 Page = Callable[[Request, Session], Awaitable[Response]]
@@ -92,16 +95,43 @@ class Receipt:
 
 
 class _Review:
-    """The pages and decisions of one server: each method is an endpoint or a helper."""
+    """The pages and decisions of one server: each method is an endpoint or a helper. It
+    serves the file workspace `ws`, or, with `owners`, each owner of a database their own."""
 
-    def __init__(self, ws: Workspace, guard: Guard, token: str | None, port: int) -> None:
+    def __init__(
+        self,
+        ws: Workspace | None,
+        guard: Guard,
+        token: str | None,
+        port: int,
+        *,
+        locale: str,
+        owners: Owners | None = None,
+    ) -> None:
         self.ws = ws
+        self.owners = owners
+        self.files = FileDesk(ws) if ws is not None else None
         self.guard = guard
         self.token = token
         self.cookie = cookie_name(port)
-        self.locale = ws.locale
-        self.by = f"{ws.config.owner} (web)"
+        self.locale = locale
         self.receipts: dict[str, Receipt] = {}
+        self.used = N_("web.login.used") if owners is None else N_("web.login.used_owner")
+        """What a used or stale login link is told: where a new link comes from."""
+
+    def desk(self, session: Session) -> Desk:
+        """The session's desk: the file workspace's, or its owner's and no one else's."""
+        if self.files is not None:
+            return self.files
+        assert self.owners is not None and session.owner is not None
+        return self.owners.desk(session.owner)
+
+    def by(self, desk: Desk) -> str:
+        return f"{desk.user} (web)"
+
+    @property
+    def root(self) -> Path | None:
+        return self.ws.root if self.ws is not None else None
 
     def page(
         self,
@@ -119,7 +149,7 @@ class _Review:
     def said(self, exc: BaseException) -> str:
         """A failure as the one line a notice shows: keyed, in the owner's locale, its paths
         relative to the workspace."""
-        return public_error(exc, self.ws.root).localized(self.locale)
+        return public_error(exc, self.root).localized(self.locale)
 
     def refused(self, status: int, why: str = N_("web.refused.other")) -> Response:
         """A refusal that says why, and what to do about it."""
@@ -130,6 +160,10 @@ class _Review:
         """No live session: an expired (or forgotten, after a restart) one says so and how to
         sign in again; none at all says where the login link is."""
         had = request.cookies.get(self.cookie) is not None
+        if self.owners is not None:  # a new link comes from the operator, not from a restart
+            return self.refused(
+                401, N_("web.session.expired_owner") if had else N_("web.session.none_owner")
+            )
         return self.refused(401, N_("web.session.expired") if had else N_("web.session.none"))
 
     def guarded(
@@ -142,7 +176,7 @@ class _Review:
             try:
                 return await handler(request, self.guard.session(request.cookies.get(self.cookie)))
             except Exception as exc:
-                shown = public_error(exc, self.ws.root)
+                shown = public_error(exc, self.root)
                 if not isinstance(exc, TrinhoError):
                     log.warning("web: %s %s failed: %s", request.method, request.url.path, shown)
                 title, line = t(self.locale, "web.refused"), shown.localized(self.locale)
@@ -189,12 +223,14 @@ class _Review:
 
     async def login(self, request: Request) -> Response:
         code = request.query_params.get("code", "")
-        if not self.guard.code_valid(code):
-            return self.refused(403, N_("web.login.used"))
+        owner = request.query_params.get("owner") if self.owners is not None else None
+        if not await run_in_threadpool(self.code_valid, owner, code):
+            return self.refused(403, self.used)
         if self.token is not None:
-            return self.page(t(self.locale, "web.login.go"), pages.token_form(code, self.locale))
-        sid = self.guard.login(code)
-        return self.logged_in(sid) if sid else self.refused(403, N_("web.login.used"))
+            body = pages.token_form(code, self.locale, owner)
+            return self.page(t(self.locale, "web.login.go"), body)
+        sid = await run_in_threadpool(self.sign_in, owner, code)
+        return self.logged_in(sid) if sid else self.refused(403, self.used)
 
     async def login_post(self, request: Request) -> Response:
         form = await request.form()
@@ -205,46 +241,58 @@ class _Review:
             or not csrf_ok(Session(self.token, self.guard.now()), given)
         ):
             return self.refused(403, N_("web.login.wrong_token"))
-        sid = self.guard.login(str(form.get("code", "")))
-        return self.logged_in(sid) if sid else self.refused(403, N_("web.login.used"))
+        owner = form.get("owner") if self.owners is not None else None
+        code = str(form.get("code", ""))
+        sid = await run_in_threadpool(self.sign_in, str(owner or ""), code)
+        return self.logged_in(sid) if sid else self.refused(403, self.used)
 
-    def waiting(self) -> list[proposals.Proposal]:
-        return proposals.list_proposals(self.ws, include_decided=False).proposals
+    def code_valid(self, owner: str | None, code: str) -> bool:
+        """The login code is good: this server's own on the files, else one the database
+        holds for `owner` (a link without an owner signs nobody in)."""
+        if self.owners is None:
+            return self.guard.code_valid(code)
+        return owner is not None and self.owners.code_valid(owner, code)
+
+    def sign_in(self, owner: str | None, code: str) -> str | None:
+        """A new session for the code (used up by it), bound to the code's owner, else None."""
+        if self.owners is None:
+            return self.guard.login(code)
+        if not owner or not self.owners.redeem(owner, code):
+            return None
+        return self.guard.open(owner)
 
     async def queue(self, request: Request, session: Session) -> Response:
-        waiting = await run_in_threadpool(self.waiting)
+        desk = self.desk(session)
+        waiting = await run_in_threadpool(desk.waiting)
         at = request.query_params.get("at")
         notices: list[str] = []
         if at is not None and any(p.id == at for p in waiting):
             notices = list(session.notices)  # shown in the card the page returned to
             session.notices.clear()
-        owner = self.ws.config.owner
-        body = pages.queue_page(waiting, self.locale, session.csrf, owner, at, notices)
+        body = pages.queue_page(waiting, self.locale, session.csrf, desk.user, at, notices)
         return self.page(t(self.locale, "web.nav.queue"), body, session)
 
-    def decided(self, session: Session, before: list[str], pid: str) -> Response:
+    def decided(self, desk: Desk, before: list[str], pid: str) -> Response:
         """Back to the review, at the card after the one just decided (no script needed)."""
-        pending = {p.id for p in self.waiting()}
+        pending = {p.id for p in desk.waiting()}
         after = pages.next_card(before, pid, pending)
         if after is None:
             return RedirectResponse("/", 303)
         return RedirectResponse(f"/?at={after}#card-{after}", 303)
 
-    def order(self) -> list[str]:
-        return [p.id for p in review_order(self.waiting())]
+    def order(self, desk: Desk) -> list[str]:
+        return [p.id for p in review_order(desk.waiting())]
 
-    def approve_one(self, session: Session, pid: str, digest: str | None) -> bool:
+    def approve_one(self, desk: Desk, session: Session, pid: str, digest: str | None) -> bool:
         """Approve `pid` as the owner saw it (`digest`), saying what it did in a notice."""
         try:
-            shown = proposals.get_proposal(self.ws, pid)
-            decided, applied = proposals.approve(
-                self.ws, pid, self.by, appliers=APPLIERS, content_hash=digest
-            )
+            shown = desk.get_proposal(pid)
+            decided, applied = desk.approve(pid, self.by(desk), digest)
         except TrinhoError as exc:
             session.notices.append(self.said(exc))
             return False
         label = effect_words(shown, self.locale)[0]
-        what = pages.change_gist(shown, self.locale, self.ws.config.owner)
+        what = pages.change_gist(shown, self.locale, desk.user)
         key = N_("web.done.approved") if applied.ok else N_("web.done.stale")
         session.notices.append(
             t(self.locale, key, label=label, what=what, message=applied.message, id=decided.id)
@@ -252,51 +300,48 @@ class _Review:
         return applied.ok
 
     async def approve(self, request: Request, session: Session) -> Response:
+        desk = self.desk(session)
         pid = request.path_params["pid"]
         digest = (await request.form()).get("hash")
-        before = await run_in_threadpool(self.order)
+        before = await run_in_threadpool(self.order, desk)
         await run_in_threadpool(
-            self.approve_one, session, pid, digest if isinstance(digest, str) else None
+            self.approve_one, desk, session, pid, digest if isinstance(digest, str) else None
         )
-        return await run_in_threadpool(self.decided, session, before, pid)
+        return await run_in_threadpool(self.decided, desk, before, pid)
 
     async def reject(self, request: Request, session: Session) -> Response:
+        desk = self.desk(session)
         form = await request.form()
         reason, digest = form.get("reason"), form.get("hash")
         note = reason if isinstance(reason, str) and reason.strip() else None
         pid = request.path_params["pid"]
-        before = await run_in_threadpool(self.order)
+        before = await run_in_threadpool(self.order, desk)
         try:
-            shown = await run_in_threadpool(proposals.get_proposal, self.ws, pid)
+            shown = await run_in_threadpool(desk.get_proposal, pid)
             await run_in_threadpool(
-                lambda: proposals.reject(
-                    self.ws,
-                    pid,
-                    self.by,
-                    note,
-                    content_hash=digest if isinstance(digest, str) else None,
-                )
+                desk.reject, pid, self.by(desk), note, digest if isinstance(digest, str) else None
             )
             label = effect_words(shown, self.locale)[1]
-            what = pages.change_gist(shown, self.locale, self.ws.config.owner)
+            what = pages.change_gist(shown, self.locale, desk.user)
             session.notices.append(t(self.locale, "web.done.kept", label=label, what=what))
         except TrinhoError as exc:
             session.notices.append(self.said(exc))
-        return await run_in_threadpool(self.decided, session, before, pid)
+        return await run_in_threadpool(self.decided, desk, before, pid)
 
     async def bulk_ask(self, request: Request, session: Session) -> Response:
-        eligible = bulk_eligible(await run_in_threadpool(self.waiting))
-        body = pages.bulk_page(eligible, self.locale, session.csrf, self.ws.config.owner)
+        desk = self.desk(session)
+        eligible = bulk_eligible(await run_in_threadpool(desk.waiting))
+        body = pages.bulk_page(eligible, self.locale, session.csrf, desk.user)
         return self.page(t(self.locale, "web.bulk.title"), body, session)
 
-    def apply_bound(self, session: Session, items: list[str]) -> list[pages.Applied]:
+    def apply_bound(self, desk: Desk, session: Session, items: list[str]) -> list[pages.Applied]:
         """Approve exactly the proposals the review step showed (`id:hash` each), never one
         that must be decided on its own, nor one changed since it was shown."""
         done: list[pages.Applied] = []
         for item in items:
             pid, _, digest = item.partition(":")
             try:
-                shown = proposals.get_proposal(self.ws, pid)
+                shown = desk.get_proposal(pid)
             except TrinhoError as exc:
                 session.notices.append(self.said(exc))
                 continue
@@ -305,9 +350,7 @@ class _Review:
                 done.append(pages.Applied(shown, False, note))
                 continue
             try:
-                _, applied = proposals.approve(
-                    self.ws, pid, self.by, appliers=APPLIERS, content_hash=digest
-                )
+                _, applied = desk.approve(pid, self.by(desk), digest)
             except TrinhoError as exc:
                 done.append(pages.Applied(shown, False, self.said(exc)))
                 continue
@@ -319,7 +362,7 @@ class _Review:
         if not items:
             session.notices.append(t(self.locale, "web.bulk.none"))
             return RedirectResponse("/", 303)
-        done = await run_in_threadpool(self.apply_bound, session, items)
+        done = await run_in_threadpool(self.apply_bound, self.desk(session), session, items)
         rid = secrets.token_urlsafe(12)
         self.receipts[rid] = Receipt(session.csrf, done)
         while len(self.receipts) > MAX_RECEIPTS:
@@ -332,15 +375,15 @@ class _Review:
         kept = self.receipts.get(rid)
         return (rid, kept) if kept is not None and kept.csrf == session.csrf else None
 
-    def can_take_back(self, receipt: Receipt) -> bool:
+    def can_take_back(self, desk: Desk, receipt: Receipt) -> bool:
         """Whether the receipt's short undo is still open: something applied, none of it
         approved longer ago than the take-back window."""
         applied = [a.proposal.id for a in receipt.done if a.ok]
-        if not applied or receipt.taken_back is not None:
+        if not desk.takes_back or not applied or receipt.taken_back is not None:
             return False
-        now = self.ws.now()
+        now = desk.now()
         for pid in applied:
-            decided = proposals.get_proposal(self.ws, pid).decided_at
+            decided = desk.get_proposal(pid).decided_at
             if decided is None or now - decided > proposals.TAKE_BACK_WINDOW:
                 return False
         return True
@@ -350,25 +393,28 @@ class _Review:
         if found is None:
             return self.refused(404)
         rid, receipt = found
-        offer = await run_in_threadpool(self.can_take_back, receipt)
+        desk = self.desk(session)
+        offer = await run_in_threadpool(self.can_take_back, desk, receipt)
         minutes = proposals.TAKE_BACK_WINDOW // proposals.MINUTE
         take_back = (
             pages.TakeBack(session.csrf, rid, minutes, receipt.taken_back)
             if offer or receipt.taken_back is not None
             else None
         )
-        body = pages.receipt_page(receipt.done, self.locale, self.ws.config.owner, take_back)
+        if not desk.takes_back and any(a.ok for a in receipt.done):
+            session.notices.append(t(self.locale, "web.receipt.no_take_back"))
+        body = pages.receipt_page(receipt.done, self.locale, desk.user, take_back)
         title = N_("web.receipt.undone_title") if receipt.taken_back else N_("web.receipt.title")
         return self.page(t(self.locale, title), body, session)
 
-    def take_back_all(self, receipt: Receipt) -> list[pages.Applied]:
+    def take_back_all(self, desk: Desk, receipt: Receipt) -> list[pages.Applied]:
         """Take back each change the receipt's decision applied, saying what each did."""
         out: list[pages.Applied] = []
         for a in receipt.done:
             if not a.ok:
                 continue
             try:
-                _, result = proposals.take_back(self.ws, a.proposal.id, self.by, takers=TAKERS)
+                _, result = desk.take_back(a.proposal.id, self.by(desk))
             except TrinhoError as exc:
                 out.append(pages.Applied(a.proposal, False, self.said(exc)))
                 continue
@@ -380,19 +426,28 @@ class _Review:
         if found is None:
             return self.refused(404)
         rid, receipt = found
-        if receipt.taken_back is None:
-            receipt.taken_back = await run_in_threadpool(self.take_back_all, receipt)
+        desk = self.desk(session)
+        if receipt.taken_back is None and desk.takes_back:
+            receipt.taken_back = await run_in_threadpool(self.take_back_all, desk, receipt)
         return RedirectResponse(f"/receipts/{rid}", 303)
 
+    def no_runs(self, session: Session) -> Response:
+        """The runs' pages on a database: the condensation does not run there yet."""
+        body = html("<p>{why}</p>", why=t(self.locale, "web.runs.not_here"))
+        return self.page(t(self.locale, "web.nav.runs"), body, session)
+
     async def runs(self, request: Request, session: Session) -> Response:
-        runs = await run_in_threadpool(
-            lambda: [(r, _report(self.ws, r)) for r in _run_ids(self.ws)]
-        )
+        ws = self.ws
+        if ws is None:
+            return self.no_runs(session)
+        runs = await run_in_threadpool(lambda: [(r, _report(ws, r)) for r in _run_ids(ws)])
         return self.page(
             t(self.locale, "web.nav.runs"), pages.runs_page(runs, self.locale), session
         )
 
     async def run(self, request: Request, session: Session) -> Response:
+        if self.ws is None:
+            return self.no_runs(session)
         run_id = _known_run(self.ws, request.path_params["run"])
         if run_id is None:
             return self.refused(404)
@@ -408,6 +463,8 @@ class _Review:
         return self.page(pages.run_title(run_id, report, self.locale), body, session)
 
     async def undo_ask(self, request: Request, session: Session) -> Response:
+        if self.ws is None:
+            return self.no_runs(session)
         run_id = _known_run(self.ws, request.path_params["run"])
         if run_id is None:
             return self.refused(404)
@@ -420,6 +477,8 @@ class _Review:
         return self.page(t(self.locale, "web.run.undo"), body, session)
 
     async def undo(self, request: Request, session: Session) -> Response:
+        if self.ws is None:
+            return self.no_runs(session)
         run_id = _known_run(self.ws, request.path_params["run"])
         if run_id is None:
             return self.refused(404)
@@ -439,27 +498,29 @@ class _Review:
     async def file(self, request: Request, session: Session) -> Response:
         path = request.query_params.get("path", "MEMORY.md")
         try:
-            lines = _file_lines(self.ws, path)
+            lines = await run_in_threadpool(self.desk(session).file_lines, path)
         except TrinhoError as exc:
             session.notices.append(self.said(exc))
             return self.page(path, Html(""), session, 404)
         return self.page(path, pages.file_page(path, lines, self.locale), session)
 
     async def facts(self, request: Request, session: Session) -> Response:
-        user = request.query_params.get("user") or self.ws.config.owner
+        desk = self.desk(session)
+        user = request.query_params.get("user") or desk.user
         try:
-            listing = list_facts(self.ws, validate_slug(user, "user id"))
+            listing = await run_in_threadpool(desk.facts, user)
         except TrinhoError as exc:
             session.notices.append(self.said(exc))
             return self.page(t(self.locale, "web.nav.facts"), Html(""), session, 400)
         return self.page(
-            t(self.locale, "web.nav.facts"), pages.facts_page(listing.facts, self.locale), session
+            t(self.locale, "web.nav.facts"), pages.facts_page(listing, self.locale), session
         )
 
     async def find(self, request: Request, session: Session) -> Response:
         query = request.query_params.get("q", "")
+        desk = self.desk(session)
         try:
-            hits = await run_in_threadpool(search, self.ws, query, 20) if query.strip() else []
+            hits = await run_in_threadpool(desk.search, query) if query.strip() else []
         except TrinhoError as exc:
             session.notices.append(self.said(exc))
             hits = []
@@ -471,7 +532,7 @@ class _Review:
         conversation as rendered turns, a fact in the facts page."""
         ref = request.query_params.get("ref", "")
         try:
-            target = await run_in_threadpool(_source_link, self.ws, ref)
+            target = await run_in_threadpool(source_link, self.desk(session), ref)
         except TrinhoError as exc:
             session.notices.append(self.said(exc))
             return RedirectResponse("/", 303)
@@ -480,7 +541,7 @@ class _Review:
     async def turn(self, request: Request, session: Session) -> Response:
         path = request.query_params.get("path", "")
         try:
-            said = await run_in_threadpool(_turns_of, self.ws, path)
+            said = await run_in_threadpool(self.desk(session).turns, path)
         except TrinhoError as exc:
             session.notices.append(self.said(exc))
             return self.page(t(self.locale, "web.place.turn"), Html(""), session, 404)
@@ -490,7 +551,20 @@ class _Review:
 
 def web_app(ws: Workspace, guard: Guard, host: str, port: int, token: str | None) -> ASGIApp:
     """The review page for `ws`, its logins checked by `guard`, answering as `host`:`port`."""
-    r = _Review(ws, guard, token, port)
+    r = _Review(ws, guard, token, port, locale=ws.locale)
+    return _app(r, host, port, ws.config.web.allowed_hosts)
+
+
+def owners_app(
+    owners: Owners, guard: Guard, host: str, port: int, token: str | None, web: WebConfig
+) -> ASGIApp:
+    """The review page for every owner of a database, each signing in with a code of their
+    own into a session of theirs (`guard` keeps the sessions), answering as `host`:`port`."""
+    r = _Review(None, guard, token, port, locale=owners.locale, owners=owners)
+    return _app(r, host, port, web.allowed_hosts)
+
+
+def _app(r: _Review, host: str, port: int, extra: tuple[str, ...]) -> ASGIApp:
     viewer, decider = r.viewer, r.decider
     routes = [
         Route("/login", r.public(r.login), methods=["GET"]),
@@ -512,7 +586,6 @@ def web_app(ws: Workspace, guard: Guard, host: str, port: int, token: str | None
         Route("/facts", viewer(r.facts), methods=["GET"]),
         Route("/search", viewer(r.find), methods=["GET"]),
     ]
-    extra = ws.config.web.allowed_hosts
     return HostCheck(Starlette(routes=routes), allowed_hosts(host, port, extra))
 
 
@@ -537,55 +610,6 @@ def _report(ws: Workspace, run_id: str) -> dict[str, Any] | None:
         data = json.loads(path.read_text(encoding="utf-8"))
         return data if isinstance(data, dict) else None
     return None
-
-
-def _file_lines(ws: Workspace, path: str) -> list[str]:
-    """A file for the page, as a tool call may read it: `.trinho/` (the tokens) is never shown
-    in a browser, even to the owner."""
-    shown = readable_path(ws, path)
-    if not ws.path(path).is_file():
-        return []
-    return memory_get(ws, shown).text.split("\n")
-
-
-_CONVERSATION = re.compile(r"conversations/(\d{4}-\d{2}-\d{2})\.jsonl")
-_NOTE_TIME = re.compile(r"\d{1,2}:\d{2}")
-
-
-def _turns_of(ws: Workspace, path: str) -> list[pages.SaidTurn]:
-    """A day's conversation as the page shows it; only `conversations/YYYY-MM-DD.jsonl`."""
-    found = _CONVERSATION.fullmatch(path)
-    if found is None:
-        raise TrinhoError.keyed("error.web.not_a_conversation", path=path)
-    stored = read_day(ws, parse_day(found.group(1), "conversation day"))
-    return [
-        pages.SaidTurn(
-            s.line, s.turn.role, s.turn.at.astimezone(ws.tz).strftime("%H:%M"), s.turn.text
-        )
-        for s in stored
-    ]
-
-
-def _source_link(ws: Workspace, ref: str) -> str:
-    """Where a source's `path#anchor` opens: a conversation turn rendered (`#T<line>`), a fact
-    in the facts page, any other file at the line its anchor names (a line number, or a
-    note's `HH:MM`)."""
-    path, _, anchor = ref.partition("#")
-    if _CONVERSATION.fullmatch(path):
-        line = anchor.removeprefix("L") if anchor.removeprefix("L").isdigit() else "1"
-        return f"/turn?path={quote(path, safe='/')}#T{line}"
-    fact = pages.fact_link(path)
-    if fact is not None:
-        return fact
-    lines = _file_lines(ws, path)
-    digits = anchor.removeprefix("L")
-    number = int(digits) if digits.isdigit() else None
-    if number is None and _NOTE_TIME.fullmatch(anchor):
-        number = next(
-            (n for n, line in enumerate(lines, 1) if line.lstrip("- ").startswith(anchor)), None
-        )
-    target = f"/file?path={quote(path, safe='/')}"
-    return f"{target}#L{number}" if number else target
 
 
 def serve(host: str, port: int, app: ASGIApp) -> None:

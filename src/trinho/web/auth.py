@@ -1,7 +1,9 @@
 """Who may use the review page: a one-time login code, sessions, CSRF tokens, Host and Origin.
 
 The login code is printed once at start, is good for ten minutes and for one login; a session
-is a random cookie value with a CSRF token of its own that every POST must carry. Time comes
+is a random cookie value with a CSRF token of its own that every POST must carry. On a store
+of many owners the codes are the database's (`trinho.pg.logins`), and each session is bound
+to the one owner whose code opened it. Time comes
 from the workspace clock, so these rules are tested without waiting.
 """
 
@@ -40,9 +42,13 @@ def fetch_allowed(site: str | None) -> bool:
 
 @dataclass
 class Session:
+    """A signed-in browser. `owner` is whose review it is, on a store of many owners (None:
+    the file workspace, which is one owner's); it is set at login and never changes."""
+
     csrf: str
     expires: datetime
     notices: list[str] = field(default_factory=list)
+    owner: str | None = None
 
 
 @dataclass
@@ -73,8 +79,14 @@ class Guard:
         if not self.code_valid(given):
             return None
         self.code_used = True
+        return self.open(None)
+
+    def open(self, owner: str | None) -> str:
+        """A new session of `owner`'s (None: the file workspace's), its id for the cookie;
+        called once a login code was checked and used up."""
         sid = secrets.token_urlsafe(32)
-        self.sessions[sid] = Session(secrets.token_urlsafe(24), self.now() + SESSION_LIFETIME)
+        csrf = secrets.token_urlsafe(24)
+        self.sessions[sid] = Session(csrf, self.now() + SESSION_LIFETIME, owner=owner)
         return sid
 
     def session(self, sid: str | None) -> Session | None:

@@ -822,12 +822,21 @@ def turn_page(turns: Sequence[SaidTurn], locale: str) -> Html:
     return html("{items}", items=items)
 
 
-def token_form(code: str, locale: str) -> Html:
+def token_form(code: str, locale: str, owner: str | None = None) -> Html:
+    """The access token's form of a login beyond loopback; it carries the link's code, and
+    its owner on a store of many owners."""
+    whose = (
+        html('<input type="hidden" name="owner" value="{owner}">', owner=owner)
+        if owner is not None
+        else Html("")
+    )
     return html(
         '<form method="post" action="/login"><input type="hidden" name="code" value="{code}">'
+        "{whose}"
         '<input type="password" name="token" aria-label="{label}" placeholder="{label}">'
         "<button>{go}</button></form>",
         code=code,
+        whose=whose,
         label=t(locale, "web.login.token"),
         go=t(locale, "web.login.go"),
     )

@@ -75,6 +75,33 @@ def owners_remove(owner_id: str) -> None:
     say(t(state().locale(), "owners.removed", owner=owner_id))
 
 
+@owners.command(name="login")
+@click.argument("owner_id", metavar="ID")
+@click.option(
+    "--url",
+    "base",
+    help="The review page's address as the owner opens it (default: [web] public_url, else "
+    "http://HOST:PORT of [web]).",
+)
+@json_option
+def owners_login(owner_id: str, base: str | None, as_json: bool) -> None:
+    """Print a one-time link to the review page for one owner (one use, 10 minutes)."""
+    from trinho.config import WebConfig
+    from trinho.pg.logins import LOGIN_LIFETIME, issue_login, login_link, site_url
+    from trinho.pg.owners import require_owner
+    from trinho.workspace import clock_from_env
+
+    ws = state().settings()
+    web = ws.config.web if ws is not None else WebConfig()
+    now = clock_from_env()()
+    with _database() as db:
+        require_owner(db, owner_id)
+        code = issue_login(db, owner_id, now)
+    link = login_link(base or web.public_url or site_url(web.host, web.port), owner_id, code)
+    row = {"owner": owner_id, "url": link, "expires_at": (now + LOGIN_LIFETIME).isoformat()}
+    emit(as_json, row, t(state().locale(), "web.login_link_of", owner=owner_id, url=link))
+
+
 @cli.command(name="export")
 @owner_option
 @click.argument("folder", metavar="DIR", type=click.Path(path_type=Path))

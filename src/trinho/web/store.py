@@ -1,0 +1,304 @@
+"""Where the review page reads and decides: one owner's desk, on either backend.
+
+The page's logic (`trinho.web.app`) and its HTML (`trinho.web.pages`) are the same for both; a
+`Desk` is what differs. `FileDesk` is the file workspace, each call the one the page made
+before there was a second backend. `PgDesk` is one owner of the PostgreSQL store, through
+`trinho.pg.store.PgRecords` and the database's transcripts and archive: every read and every
+decision names that owner, and row-level security keeps it to their rows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path, PurePosixPath
+from typing import Protocol
+from urllib.parse import quote
+
+from trinho.conversations.store import StoredTurn, read_day
+from trinho.errors import TrinhoError
+from trinho.facts.rules import Fact
+from trinho.facts.store import list_facts
+from trinho.pg.archive import PgArchive
+from trinho.pg.connect import Database, check_owner
+from trinho.pg.logins import login_valid, redeem_login
+from trinho.pg.owners import require_owner
+from trinho.pg.store import PgRecords
+from trinho.pg.transcripts import PgTranscripts
+from trinho.proposals import store as proposals
+from trinho.proposals.store import ApplyResult, Proposal
+from trinho.review.appliers import APPLIERS, TAKERS
+from trinho.search import Hit, Query, memory_get, readable_path, search
+from trinho.web import pages
+from trinho.workspace import (
+    ARCHIVE_FILE,
+    MEMORY_FILE,
+    NOTES_DIR,
+    Workspace,
+    parse_day,
+    validate_slug,
+)
+
+SEARCH_LIMIT = 20
+"""The hits a search of the page asks for."""
+
+
+class Desk(Protocol):
+    """One owner's review: what waits, the decisions, the facts, search, and the memory the
+    cards and hits link to."""
+
+    @property
+    def user(self) -> str:
+        """The owner's user id, whose facts the page shows first (`[owner] user`)."""
+        ...
+
+    @property
+    def root(self) -> Path | None:
+        """The workspace folder an error's paths are shown relative to (None: a database)."""
+        ...
+
+    @property
+    def takes_back(self) -> bool:
+        """Whether a bulk approval can be taken back here (its short undo)."""
+        ...
+
+    def now(self) -> datetime: ...
+
+    def waiting(self) -> list[Proposal]: ...
+
+    def get_proposal(self, proposal_id: str) -> Proposal: ...
+
+    def approve(
+        self, proposal_id: str, by: str, content_hash: str | None
+    ) -> tuple[Proposal, ApplyResult]: ...
+
+    def reject(
+        self, proposal_id: str, by: str, note: str | None, content_hash: str | None
+    ) -> Proposal: ...
+
+    def take_back(self, proposal_id: str, by: str) -> tuple[Proposal, ApplyResult]: ...
+
+    def facts(self, user: str) -> list[Fact]: ...
+
+    def search(self, query: str) -> list[Hit]: ...
+
+    def file_lines(self, path: str) -> list[str]:
+        """A file for the page, as a tool call may read it ([] when there is none)."""
+        ...
+
+    def turns(self, path: str) -> list[pages.SaidTurn]: ...
+
+
+class FileDesk:
+    """The file workspace: decisions through `trinho.proposals.store` with the built-in
+    appliers, as `trinho approve` makes them."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+
+    @property
+    def user(self) -> str:
+        return self.ws.config.owner
+
+    @property
+    def root(self) -> Path | None:
+        return self.ws.root
+
+    @property
+    def takes_back(self) -> bool:
+        return True
+
+    def now(self) -> datetime:
+        return self.ws.now()
+
+    def waiting(self) -> list[Proposal]:
+        return proposals.list_proposals(self.ws, include_decided=False).proposals
+
+    def get_proposal(self, proposal_id: str) -> Proposal:
+        return proposals.get_proposal(self.ws, proposal_id)
+
+    def approve(
+        self, proposal_id: str, by: str, content_hash: str | None
+    ) -> tuple[Proposal, ApplyResult]:
+        return proposals.approve(
+            self.ws, proposal_id, by, appliers=APPLIERS, content_hash=content_hash
+        )
+
+    def reject(
+        self, proposal_id: str, by: str, note: str | None, content_hash: str | None
+    ) -> Proposal:
+        return proposals.reject(self.ws, proposal_id, by, note, content_hash=content_hash)
+
+    def take_back(self, proposal_id: str, by: str) -> tuple[Proposal, ApplyResult]:
+        return proposals.take_back(self.ws, proposal_id, by, takers=TAKERS)
+
+    def facts(self, user: str) -> list[Fact]:
+        return list_facts(self.ws, validate_slug(user, "user id")).facts
+
+    def search(self, query: str) -> list[Hit]:
+        return search(self.ws, query, SEARCH_LIMIT)
+
+    def file_lines(self, path: str) -> list[str]:
+        """`.trinho/` (the tokens) is never shown in a browser, even to the owner."""
+        shown = readable_path(self.ws, path)
+        if not self.ws.path(path).is_file():
+            return []
+        return memory_get(self.ws, shown).text.split("\n")
+
+    def turns(self, path: str) -> list[pages.SaidTurn]:
+        stored = read_day(self.ws, conversation_day(path))
+        return said_turns(stored, lambda at: at.astimezone(self.ws.tz))
+
+
+class PgDesk:
+    """One owner of the PostgreSQL store. A bulk approval is not taken back here: the
+    database's proposals have no `reverted` state yet."""
+
+    def __init__(self, records: PgRecords) -> None:
+        self.records = records
+        self.transcripts = PgTranscripts(
+            records.db, records.owner, clock=records.now, timezone=records.tz.key
+        )
+
+    @property
+    def user(self) -> str:
+        return self.records.user
+
+    @property
+    def root(self) -> Path | None:
+        return None
+
+    @property
+    def takes_back(self) -> bool:
+        return False
+
+    def now(self) -> datetime:
+        return self.records.now()
+
+    def waiting(self) -> list[Proposal]:
+        return self.records.proposals(include_decided=False)
+
+    def get_proposal(self, proposal_id: str) -> Proposal:
+        return self.records.get_proposal(proposal_id)
+
+    def approve(
+        self, proposal_id: str, by: str, content_hash: str | None
+    ) -> tuple[Proposal, ApplyResult]:
+        return self.records.approve(proposal_id, by, content_hash=content_hash)
+
+    def reject(
+        self, proposal_id: str, by: str, note: str | None, content_hash: str | None
+    ) -> Proposal:
+        return self.records.reject(proposal_id, by, note, content_hash=content_hash)
+
+    def take_back(self, proposal_id: str, by: str) -> tuple[Proposal, ApplyResult]:
+        raise TrinhoError.keyed("error.web.pg_take_back", id=proposal_id)
+
+    def facts(self, user: str) -> list[Fact]:
+        return self.records.list_facts(validate_slug(user, "user id")).facts
+
+    def search(self, query: str) -> list[Hit]:
+        return self.records.search(Query(query, SEARCH_LIMIT))
+
+    def file_lines(self, path: str) -> list[str]:
+        """MEMORY.md, memory/archive.md or a day's note, from the database; any other path is
+        no file here, and a dot-folder is never shown."""
+        parts = PurePosixPath(path).parts
+        if any(p.startswith(".") for p in parts):
+            raise TrinhoError.keyed("error.get.internal", path=path)
+        if path == MEMORY_FILE:
+            text = self.records.memory_text()
+        elif path == ARCHIVE_FILE:
+            text = PgArchive(self.records.db, self.records.owner).archived_text()
+        elif len(parts) == 2 and parts[0] == NOTES_DIR and path.endswith(".md"):
+            text = self.records.note_file_text(path)
+        else:
+            raise TrinhoError.keyed("error.get.no_file", path=path)
+        if not text:
+            return []
+        lines = text.split("\n")
+        return lines[:-1] if lines[-1] == "" else lines
+
+    def turns(self, path: str) -> list[pages.SaidTurn]:
+        stored = self.transcripts.read_day(conversation_day(path))
+        return said_turns(stored, lambda at: at.astimezone(self.records.tz))
+
+
+@dataclass
+class Owners:
+    """The owners of a PostgreSQL store, each signing in with a code of their own
+    (`trinho.pg.logins`) into a session that reads and decides their records only."""
+
+    db: Database
+    now: Callable[[], datetime]
+    user: str
+    locale: str
+    zones: dict[str, str] = field(default_factory=dict)
+
+    def code_valid(self, owner: str, code: str) -> bool:
+        return _known_owner(owner) and login_valid(self.db, owner, code, self.now())
+
+    def redeem(self, owner: str, code: str) -> bool:
+        return _known_owner(owner) and redeem_login(self.db, owner, code, self.now())
+
+    def desk(self, owner: str) -> PgDesk:
+        zone = self.zones.get(owner) or self.zones.setdefault(owner, require_owner(self.db, owner))
+        records = PgRecords(
+            self.db, owner, clock=self.now, timezone=zone, user=self.user, locale=self.locale
+        )
+        return PgDesk(records)
+
+
+def _known_owner(owner: str) -> bool:
+    """Whether `owner` is written as an owner id may be (a link's, typed by anyone)."""
+    try:
+        check_owner(owner)
+    except TrinhoError:
+        return False
+    return True
+
+
+_CONVERSATION = re.compile(r"conversations/(\d{4}-\d{2}-\d{2})\.jsonl")
+_NOTE_TIME = re.compile(r"\d{1,2}:\d{2}")
+
+
+def conversation_day(path: str) -> date:
+    """The day of `conversations/YYYY-MM-DD.jsonl`; any other path is refused."""
+    found = _CONVERSATION.fullmatch(path)
+    if found is None:
+        raise TrinhoError.keyed("error.web.not_a_conversation", path=path)
+    return parse_day(found.group(1), "conversation day")
+
+
+def said_turns(
+    stored: list[StoredTurn], local: Callable[[datetime], datetime]
+) -> list[pages.SaidTurn]:
+    """A day's conversation as the page shows it, its times in the owner's zone."""
+    return [
+        pages.SaidTurn(s.line, s.turn.role, local(s.turn.at).strftime("%H:%M"), s.turn.text)
+        for s in stored
+    ]
+
+
+def source_link(desk: Desk, ref: str) -> str:
+    """Where a source's `path#anchor` opens: a conversation turn rendered (`#T<line>`), a fact
+    in the facts page, any other file at the line its anchor names (a line number, or a
+    note's `HH:MM`)."""
+    path, _, anchor = ref.partition("#")
+    if _CONVERSATION.fullmatch(path):
+        line = anchor.removeprefix("L") if anchor.removeprefix("L").isdigit() else "1"
+        return f"/turn?path={quote(path, safe='/')}#T{line}"
+    fact = pages.fact_link(path)
+    if fact is not None:
+        return fact
+    lines = desk.file_lines(path)
+    digits = anchor.removeprefix("L")
+    number = int(digits) if digits.isdigit() else None
+    if number is None and _NOTE_TIME.fullmatch(anchor):
+        number = next(
+            (n for n, line in enumerate(lines, 1) if line.lstrip("- ").startswith(anchor)), None
+        )
+    target = f"/file?path={quote(path, safe='/')}"
+    return f"{target}#L{number}" if number else target
