@@ -1,7 +1,7 @@
-"""Many owners in one PostgreSQL database: load, search per owner beside the file store, size.
+"""Many owners in one PostgreSQL database: load, search per owner beside the file store, size,
+and a week of condensations on the job queue with workers.
 
-A first, smaller run of the issue's `bench/owners.py` (which asks for 10,000 owners x 1,000
-notes and a week of condensations with workers: not built). Each owner gets `--notes` notes
+Each owner gets `--notes` notes
 (`bench/synth.py`'s words: English and Vietnamese, Zipf-distributed), ten a day, written as
 day files in trinho's note format, loaded one transaction per owner (the files' text and the
 search units `trinho.search.documents` makes of them, as `trinho import workspace` writes
@@ -9,25 +9,42 @@ them). Then, for `--sample` owners, the same day files are written into a file w
 the same queries (`bench/synth.py`'s) are asked of both: the SQLite index of the workspace and
 `trinho.pg.search` on the shared database, one owner at a time, as the application would.
 
+With `--condense N`, the week's condensation is then queued for N owners (`trinho.condense`,
+one job per owner) and `--workers` worker processes (`trinho.pg.jobs.run_worker`) empty the
+queue, each job on a working copy, with a scripted model (the whole-file protocol: it gives
+back MEMORY.md with the week's first note added, and accepts it when screening). Beside it,
+the same condensation of the sampled owners on file workspaces, in this process. Printed:
+owners per minute, the workers' peak memory, what each owner's run left.
+
     .venv/bin/python bench/owners.py --url postgresql://trinho_admin@127.0.0.1:5432/owners \
-        [--owners 1000] [--notes 1000] [--sample 10] [--queries 100]
+        [--owners 1000] [--notes 1000] [--sample 10] [--queries 100] [--condense 0] [--workers 2]
 """
 
 from __future__ import annotations
 
 import argparse
+import io
+import multiprocessing
 import random
+import re
+import resource
 import statistics
 import sys
 import tempfile
 import time
 import uuid
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
+from datetime import time as day_time
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import psycopg
 
 from synth import Words, queries
+from trinho.channels import ConsoleChannel
+from trinho.condense import run_condensation
+from trinho.condense.rules.rewrite import MEMORY_BEGIN, MEMORY_END
+from trinho.models import ChatRequest, ScriptedModel
 from trinho.notes.store import format_entry
 from trinho.pg.connect import Database
 from trinho.pg.migrate import migrate
@@ -36,10 +53,22 @@ from trinho.pg.search import add_docs, search
 from trinho.pg.store import PgRecords
 from trinho.search import Query, SearchIndex
 from trinho.search.documents import note_docs
-from trinho.workspace import init_workspace, system_clock
+from trinho.workspace import init_workspace, open_workspace, system_clock
 
 PER_DAY = 10
 START = date(2025, 12, 1)
+ZONE = "Asia/Ho_Chi_Minh"
+MEMORY = """\
+# Long-term memory
+
+## People
+- 2025-06-01: Sister Lan lives in Hue
+- 2025-07-12: Best friend Minh is a nurse
+## Habits
+- 2025-08-03: Runs every Sunday morning
+- 2025-09-20: Drinks green tea, no coffee
+"""
+NOTE_LINE = re.compile(r"^- (\d\d:\d\d) (.+)$", re.MULTILINE)
 
 
 def day_files(rng: random.Random, words: Words, notes: int) -> dict[date, str]:
@@ -53,6 +82,7 @@ def day_files(rng: random.Random, words: Words, notes: int) -> dict[date, str]:
 
 
 def load(db: Database, owner: str, files: dict[date, str]) -> None:
+    """The day files and their search units, and a MEMORY.md, in one transaction."""
     docs = []
     for day, text in files.items():
         docs.extend(note_docs(f"memory/{day.isoformat()}.md", day, text))
@@ -62,7 +92,131 @@ def load(db: Database, owner: str, files: dict[date, str]) -> None:
                 "INSERT INTO note_files (owner_id, name, body) VALUES (%s, %s, %s)",
                 [(owner, f"memory/{day.isoformat()}.md", text) for day, text in files.items()],
             )
+        conn.execute(
+            "INSERT INTO memory_versions (owner_id, version, body, run, written_at)"
+            " VALUES (%s, 1, %s, 'import', now())",
+            (owner, MEMORY),
+        )
         add_docs(conn, owner, docs)
+
+
+def run_moment(notes: int) -> datetime:
+    """Sunday 21:05 in ZONE of the week that holds the last day of notes: the week's run."""
+    last = START + timedelta(days=(notes - 1) // PER_DAY)
+    sunday = last + timedelta(days=6 - last.weekday())
+    return datetime.combine(sunday, day_time(21, 5), tzinfo=ZoneInfo(ZONE))
+
+
+def reply(request: ChatRequest) -> str:
+    """The scripted model: a rewrite gives back MEMORY.md with the week's first note added
+    (dated the run's day); a screening accepts every candidate."""
+    system, body = request.messages[0].text, request.messages[-1].text
+    if not system.startswith("You maintain MEMORY.md"):
+        found = re.findall(r"^\d+\. ", body, re.MULTILINE)
+        return "\n".join(f"{n}. ACCEPT" for n in range(1, len(found) + 1))
+    start = body.index(MEMORY_BEGIN + "\n") + len(MEMORY_BEGIN) + 1
+    memory = body[start : body.index("\n" + MEMORY_END)] + "\n"
+    notes = NOTE_LINE.findall(body[body.index("\n" + MEMORY_END) :])
+    day = re.findall(r"\b(20\d\d-\d\d-\d\d)\b", body)
+    return memory + (f"- {day[-1]}: {notes[0][1]}\n" if notes and day else "")
+
+
+def deployment_config(folder: Path) -> str:
+    """The deployment's workspace config: the whole-file protocol, the bench's zone."""
+    ws = init_workspace(folder, timezone=ZONE).workspace
+    config = ws.internal / "config.toml"
+    config.write_text(config.read_text() + '\n[condense]\nprotocol = "file"\n')
+    return config.read_text()
+
+
+def work(url: str, folder: str, moment: str, name: str) -> None:
+    """One worker process: empty the queue of the week's condensations."""
+    from trinho.pg.jobs import Deployment, run_worker
+
+    at = datetime.fromisoformat(moment)
+    ws = open_workspace(folder, lambda: at)
+    text = (ws.internal / "config.toml").read_text()
+    model = ScriptedModel(reply)
+    run_worker(
+        Deployment(url, ws.config, text, clock=lambda: at, model=model), wait=False, name=name
+    )
+
+
+def condense_week(
+    url: str, owners: list[str], workers: int, sampled: dict[str, dict[date, str]], notes: int
+) -> None:
+    """Queue the week's condensation for `owners`, let `workers` processes run it; beside
+    it, the same run for the sampled owners on file workspaces."""
+    from trinho.pg.jobs import Deployment, opened
+
+    moment = run_moment(notes)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "deployment"
+        text = deployment_config(folder)
+        ws = open_workspace(folder, lambda: moment)
+        deployment = Deployment(url, ws.config, text, clock=lambda: moment)
+        started = time.perf_counter()
+        with opened(deployment) as queue:
+            queued = sum(queue.defer_condense(owner) for owner in owners)
+        deferred = time.perf_counter() - started
+        context = multiprocessing.get_context("spawn")
+        procs = [
+            context.Process(target=work, args=(url, str(folder), moment.isoformat(), f"w{n}"))
+            for n in range(workers)
+        ]
+        started = time.perf_counter()
+        for proc in procs:
+            proc.start()
+        for proc in procs:
+            proc.join()
+        took = time.perf_counter() - started
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        file_took = []
+        for owner, files in sampled.items():
+            fws = init_workspace(Path(tmp) / f"files-{owner}", timezone=ZONE).workspace
+            for day, body in files.items():
+                fws.note_path(day).write_text(body, encoding="utf-8")
+            fws.memory_file.write_text(MEMORY, encoding="utf-8")
+            config = fws.internal / "config.toml"
+            config.write_text(config.read_text() + '\n[condense]\nprotocol = "file"\n')
+            fws = open_workspace(fws.root, lambda: moment)
+            start = time.perf_counter()
+            run_condensation(
+                fws, model=ScriptedModel(reply), channel=ConsoleChannel("en", io.StringIO())
+            )
+            file_took.append(time.perf_counter() - start)
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT status::text, count(*) FROM procrastinate.procrastinate_jobs"
+            " WHERE task_name = 'trinho.condense' AND args->>'owner' = ANY(%s) GROUP BY 1",
+            (owners,),
+        ).fetchall()
+    statuses: dict[str, int] = dict(rows)
+    runs = 0
+    with Database(url, max_size=2) as db:
+        for owner in owners:
+            with db.owner_tx(owner) as conn:
+                row = conn.execute(
+                    "SELECT count(*) FROM memory_versions WHERE owner_id = %s AND run LIKE '20%%'",
+                    (owner,),
+                ).fetchone()
+            runs += row[0] if row else 0
+    n = len(owners)
+    print(f"condensation of week {moment.date()} for {n} owners, {workers} workers")
+    print(
+        f"queued {queued} jobs in {deferred:.1f} s; the workers emptied the queue in {took:.1f} s"
+    )
+    each = took / n * workers * 1000
+    print(f"owners per minute: {n / took * 60:,.0f} ({each:.0f} ms per owner per worker)")
+    print(
+        f"jobs by status: {statuses}; MEMORY.md versions written by a run: {runs} (one per owner)"
+    )
+    print(f"peak memory of a worker (maximum resident set): {peak:,.0f} MiB")
+    if file_took:
+        print(
+            f"the same run on a file workspace, {len(file_took)} owners: "
+            f"{statistics.median(file_took) * 1000:.0f} ms per owner (median)"
+        )
 
 
 def quantiles(took: list[float]) -> tuple[float, float]:
@@ -77,6 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--notes", type=int, default=1_000)
     parser.add_argument("--sample", type=int, default=10)
     parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--condense", type=int, default=0, help="Owners to condense (0: none).")
+    parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
     migrate(args.url)
     rng = random.Random(0)
@@ -85,11 +241,13 @@ def main(argv: list[str] | None = None) -> int:
     with psycopg.connect(args.url) as conn:
         size_before = conn.execute("SELECT pg_database_size(current_database())").fetchone()
     sampled: dict[str, dict[date, str]] = {}
+    made: list[str] = []
     started = time.perf_counter()
     with Database(args.url, max_size=2) as db:
         for i in range(args.owners):
             owner = f"bench-{run}-{i:05d}"
-            add_owner(db, owner, "Asia/Ho_Chi_Minh")
+            add_owner(db, owner, ZONE)
+            made.append(owner)
             files = day_files(rng, words, args.notes)
             load(db, owner, files)
             if i < args.sample:
@@ -137,6 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ratio PostgreSQL / files                        {p50 / f50:>8.2f} {p95 / f95:>8.2f}")
     t50, t95 = quantiles(trip_took)
     print(f"PostgreSQL, an empty transaction (SELECT 1)     {t50:>8.2f} {t95:>8.2f}")
+    if args.condense:
+        condense_week(args.url, made[: args.condense], args.workers, sampled, args.notes)
     return 0
 
 

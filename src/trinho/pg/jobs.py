@@ -88,7 +88,25 @@ def install_queue(url: str) -> bool:
         conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
         conn.execute(f"SET LOCAL search_path TO {SCHEMA}")
         conn.execute(SchemaManager.get_schema().encode())
+        conn.execute(PIN_SEARCH_PATH)
     return True
+
+
+PIN_SEARCH_PATH = f"""
+DO $$
+DECLARE
+    f regprocedure;
+BEGIN
+    FOR f IN SELECT p.oid::regprocedure FROM pg_proc p
+             JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = '{SCHEMA}'
+    LOOP
+        EXECUTE format('ALTER FUNCTION %s SET search_path = {SCHEMA}, pg_temp', f);
+    END LOOP;
+END
+$$
+"""
+"""procrastinate's functions and triggers name its tables unqualified: pinned to its schema,
+they work from any session (an operator's `DELETE` of a job, a removed owner's cascade)."""
 
 
 def _connector(url: str) -> Any:

@@ -17,6 +17,7 @@ acknowledged note's instant in the notes' journals.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
@@ -30,7 +31,6 @@ import tomlkit
 
 from trinho.condense.store.runs import JOURNAL, run_order
 from trinho.config import CONFIG_PATH, Config
-from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import TrinhoError
 from trinho.facts.format import parse_fact, render_fact
 from trinho.models.ledger import LEDGER_PATH
@@ -81,6 +81,7 @@ DERIVED = (
 from the acknowledged notes, the config): never checked in. `.locks/` folders are too."""
 CHECKED_IN = OWNER_FILES
 """Internal files under a derived folder that are checked in all the same."""
+COPIES_ENV = "TRINHO_COPIES"
 ATTEMPTS = 3
 """How often a job checks out and runs again when the database moved under it."""
 
@@ -189,8 +190,8 @@ def checkout(db: Database, owner: str, folder: Path, config_text: str | None) ->
     derived = {CONFIG_PATH: _config_text(config_text, zone), **_journals(records)}
     for rel, text in sorted({**files, **derived}.items()):
         path = folder / rel
-        ensure_dir(path.parent)
-        atomic_write_text(path, text)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")  # a copy to throw away: the database is durable
     return Checkout(owner, zone, folder, read_files(folder), latest.version if latest else 0)
 
 
@@ -431,10 +432,20 @@ def _small_file(
     )
 
 
+def copies_dir(env: Mapping[str, str] = os.environ) -> str | None:
+    """Where working copies go: TRINHO_COPIES, else a memory-backed /dev/shm when there is
+    one (a copy is written and thrown away within a job), else the temp folder."""
+    given = env.get(COPIES_ENV)
+    if given:
+        return given
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+
+
 @contextmanager
 def working_copy(db: Database, owner: str, config_text: str | None) -> Iterator[Checkout]:
     """A checkout in a temporary folder, removed when the block ends."""
-    folder = Path(tempfile.mkdtemp(prefix=f"trinho-{owner}-"))
+    folder = Path(tempfile.mkdtemp(prefix=f"trinho-{owner}-", dir=copies_dir()))
     try:
         yield checkout(db, owner, folder, config_text)
     finally:
