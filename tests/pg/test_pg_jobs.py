@@ -87,6 +87,11 @@ def test_a_worker_condenses_each_owner_once_and_a_second_time_finds_the_week_don
         assert queue.defer_condense(owners[0]) is True
     run_worker(deployment, wait=False)
     assert _runs(pg_admin, owners[0], clock) == ["import", "2026-W48"]
+    with psycopg.connect(pg_urls.admin) as conn:  # its triggers work from any session's path
+        conn.execute(
+            "DELETE FROM procrastinate.procrastinate_jobs WHERE args->>'owner' = %s", (owners[0],)
+        )
+    assert _jobs(pg_urls, owners[0]) == []
 
 
 def test_a_pass_runs_what_an_owner_owes_once_and_then_owes_nothing(

@@ -28,11 +28,13 @@ from trinho.pg.workcopy import (
     appended,
     changed_files,
     checkin,
+    journal_day,
     read_files,
     run_on_copy,
     tracked,
     working_copy,
 )
+from trinho.search import Query
 from trinho.workspace import Workspace, open_workspace
 
 OWNER_LINE = "- 2026-11-29: Viết tay lúc công việc đang chạy"
@@ -82,9 +84,7 @@ def test_a_condensation_on_the_database_writes_what_a_file_run_writes(
     )
     assert (on_pg.outcome, on_pg.run_id) == (on_files.outcome, on_files.run_id)
     assert on_pg.written and on_pg.run_id == "2026-W48"
-    files = {
-        k: v for k, v in read_files(workspace.root).items() if not k.startswith(".trinho/locks")
-    }
+    files = {k: v for k, v in read_files(workspace.root).items() if journal_day(k) is None}
     exported = _exported(pg_admin, owner, tmp_path / "out")
     differ = sorted(k for k in set(files) | set(exported) if files.get(k) != exported.get(k))
     assert differ == []
@@ -144,6 +144,28 @@ def test_a_note_saved_while_the_job_ran_is_kept_beside_what_it_checked_in(
     run_on_copy(pg_admin, owner, workspace.config, _config_text(workspace), job, clock=clock)
     assert "Ghi lúc công việc đang chạy" in records.note_text(clock().date())
     assert all(line in records.memory_text() for line in VI_ADDED)
+
+
+def test_a_note_a_job_saves_is_checked_in_acknowledged_with_its_instant(
+    workspace: Workspace, clock: FixedClock, pg_admin: Database, tmp_path: Path
+) -> None:
+    from trinho.notes.store import save_note
+
+    vi_week(workspace, clock)
+    owner = _pg_owner(pg_admin, workspace, tmp_path)
+    records = PgRecords(pg_admin, owner, clock=clock, timezone=workspace.config.timezone)
+    records.save_note("Ghi trước khi công việc chạy")
+    before = records.acknowledged(clock().date())
+
+    def job(ws: Workspace) -> None:
+        clock.advance(minutes=3)
+        save_note(ws, "Ghi bởi công việc")
+
+    run_on_copy(pg_admin, owner, workspace.config, _config_text(workspace), job, clock=clock)
+    day = clock().date()
+    assert records.acknowledged(day) == [*before, ("14:08", "Ghi bởi công việc", clock())]
+    assert records.note_text(day).endswith("- 14:08 Ghi bởi công việc\n")
+    assert any("Ghi bởi công việc" in hit.text for hit in records.search(Query("công việc")))
 
 
 def test_a_refused_check_in_writes_nothing_at_all(
@@ -213,7 +235,9 @@ def test_appended_takes_both_sides_appends_and_nothing_else(
 
 def test_derived_files_are_never_checked_in() -> None:
     assert tracked(".trinho/notes-journal/read-floor")
-    assert not tracked(".trinho/notes-journal/2026-11-29.jsonl")
+    assert tracked(".trinho/notes-journal/2026-11-29.jsonl")
+    assert not tracked(".trinho/notes-journal/2026-11-29.state")
+    assert not tracked(".trinho/notes-journal/2026-11-29.instants.jsonl")
     assert not tracked(".trinho/config.toml")
     assert not tracked("memory_proposals/.locks/queue.lock")
     assert tracked("memory_proposals/abc.json")

@@ -34,7 +34,7 @@ from trinho.config import CONFIG_PATH, Config
 from trinho.errors import TrinhoError
 from trinho.facts.format import parse_fact, render_fact
 from trinho.models.ledger import LEDGER_PATH
-from trinho.notes.journal import JOURNAL_DIR, Acknowledged, render_journal_line
+from trinho.notes.journal import JOURNAL_DIR, Acknowledged, parse_instants, render_journal_line
 from trinho.pg.archive import PgArchive
 from trinho.pg.connect import Database
 from trinho.pg.journals import PgJournals
@@ -77,8 +77,8 @@ DERIVED = (
     f"{INTERNAL_DIR}/zones.jsonl",
     CONFIG_PATH,
 )
-"""Paths a working copy makes for itself (locks, the search index, the notes' journals drawn
-from the acknowledged notes, the config): never checked in. `.locks/` folders are too."""
+"""Paths a working copy makes for itself (locks, the search index, the notes' journals' states
+and kept instants, the config): never checked in. `.locks/` folders are not either."""
 CHECKED_IN = OWNER_FILES
 """Internal files under a derived folder that are checked in all the same."""
 COPIES_ENV = "TRINHO_COPIES"
@@ -101,9 +101,21 @@ class Checkout:
     memory_version: int
 
 
+def journal_day(rel: str) -> date | None:
+    """The day whose notes' journal `rel` is (`.trinho/notes-journal/DAY.jsonl`), else None."""
+    prefix = f"{INTERNAL_DIR}/{JOURNAL_DIR}/"
+    if not (rel.startswith(prefix) and rel.endswith(".jsonl")):
+        return None
+    try:
+        return date.fromisoformat(rel.removeprefix(prefix).removesuffix(".jsonl"))
+    except ValueError:
+        return None
+
+
 def tracked(rel: str) -> bool:
-    """Whether a working copy's file is one of the owner's records (pure)."""
-    if rel in CHECKED_IN:
+    """Whether a working copy's file is one of the owner's records (pure). A notes' journal
+    is: what a job appends to it is a note the job saved, acknowledged with its instant."""
+    if rel in CHECKED_IN or journal_day(rel) is not None:
         return True
     parts = rel.split("/")
     if any(part == ".locks" for part in parts):
@@ -247,6 +259,8 @@ def _check_in(
         _note(conn, owner, rel, before, after)
     elif (day := _transcript_day(rel)) is not None and after is not None:
         _transcript(conn, records, done.zone, day, rel, before or "", after)
+    elif (day := journal_day(rel)) is not None:
+        _acknowledged(conn, owner, day, before or "", after)
     elif rel in CHECKED_IN and after is not None:
         _small_file(conn, owner, rel, before, after)
     else:
@@ -415,6 +429,24 @@ def _transcript(
     if added is None:
         raise _moved(rel)
     transcripts.append_text_in(conn, day, added)
+
+
+def _acknowledged(
+    conn: psycopg.Connection, owner: str, day: date, before: str, after: str | None
+) -> None:
+    """The notes a job saved, from what it appended to the day's journal, acknowledged with
+    the instants they count at. A journal retired (removed, or kept as instants) changes
+    nothing: the database keeps every acknowledgement."""
+    if after is None or not after.startswith(before):
+        return
+    added = parse_instants(after[len(before) :])
+    with conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO note_acks (owner_id, day, seq, hhmm, note, saved_at)"
+            " SELECT %s, %s, coalesce(max(seq), 0) + 1, %s, %s, %s FROM note_acks"
+            " WHERE owner_id = %s AND day = %s",
+            [(owner, day, e.time, e.text, at, owner, day) for e, at in added],
+        )
 
 
 def _small_file(
