@@ -18,7 +18,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trinho.boundary import public_error
 from trinho.context.assembly import (
@@ -39,6 +39,9 @@ from trinho.memory import store as memory_store
 from trinho.notes.store import NoteEntry, NoteItem, day_files, read_note_file
 from trinho.openclaw.files import bootstrap_present, openclaw_enabled
 from trinho.workspace import Workspace
+
+if TYPE_CHECKING:
+    from trinho.pg.protocol import Records
 
 PARTS = ("memory", "facts", "notes")
 _BUDGET_KEYS = {"memory": "memory_tokens", "facts": "facts_tokens", "notes": "notes_tokens"}
@@ -193,6 +196,24 @@ def _record_warnings(ws: Workspace, omitted: dict[str, int], budgets: Budgets) -
                     )
                 )
         atomic_write_text(path, json.dumps({"over_since": state}, indent=1) + "\n")
+
+
+def records_context(
+    records: Records, user: str | None, locale: str, budgets: Budgets | None = None
+) -> Context:
+    """The prompt parts assembled from one owner's records behind `Records` (the database),
+    as `build_context` assembles them from the files. OpenClaw's session files and the
+    over-budget warning are the file workspace's alone so far."""
+    today = records.today()
+    yesterday = today - timedelta(days=1)
+    inputs = ContextInputs(
+        memory_text=records.memory_text(),
+        facts=fact_lines(records.list_facts(user).facts, today, locale),
+        yesterday=note_lines(yesterday, records.read_notes(yesterday).items),
+        today=note_lines(today, records.read_notes(today).items),
+        loaded_by_openclaw=(),
+    )
+    return assemble(inputs, budgets or Budgets(), locale)
 
 
 def build_context(
