@@ -38,7 +38,10 @@ def test_an_operator_migrates_adds_owners_imports_and_exports(
     url: str, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first = json.loads(trinho(capsys, "store", "migrate", "--json")[0])
-    assert first == {"applied": ["0001.schema", "0002.stores"], "granted": None}
+    assert first == {
+        "applied": ["0001.schema", "0002.stores", "0003.owner_tokens"],
+        "granted": None,
+    }
     assert "up to date" in trinho(capsys, "store", "migrate")[0]
     home = Path(os.environ["TRINHO_HOME"])
     with monkeypatch.context() as files:  # the workspace to import, made on its own files
