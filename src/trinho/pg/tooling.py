@@ -3,7 +3,8 @@
 
 The tools' handlers are the file workspace's own (`trinho.tools.service`); what differs is
 only where a read goes. A memory file is named as the export names it (`MEMORY.md`,
-`memory/DAY.md`, `memory/archive.md`, `users/USER/facts/KEY.md`, `conversations/DAY.jsonl`),
+`memory/DAY.md`, `memory/archive.md`, `users/USER/facts/KEY.md`, `conversations/DAY.jsonl`,
+`memory_proposals/ID.json`),
 which is also the path a search hit shows, so `memory_get` reads back what `memory_search`
 found. Nothing else is a memory file here: there is no `.trinho/` to reach, no folder
 outside the owner's rows.
@@ -19,13 +20,14 @@ from typing import TYPE_CHECKING, cast
 
 from trinho.context.assembly import Budgets, Context, FactsIndex, build_index
 from trinho.context.run import records_context
-from trinho.errors import TrinhoError
+from trinho.errors import NotFound, TrinhoError
 from trinho.facts.rules import ActorKind, Basis
 from trinho.facts.store import Saved
 from trinho.pg.archive import PgArchive
 from trinho.pg.connect import Database
 from trinho.pg.store import PgRecords, note_name
 from trinho.pg.transcripts import PgTranscripts
+from trinho.pg.transfer import PROPOSALS_DIR
 from trinho.proposals.store import Source
 from trinho.search import Found, Hit, Kind, Query, Snippet
 from trinho.search.index import validate_query
@@ -36,10 +38,11 @@ if TYPE_CHECKING:
 
 MAX_GET_LINES = 2000
 """The most lines one memory_get gives, as on the file workspace."""
-FOLDERS = frozenset({NOTES_DIR, "users", "conversations"})
+FOLDERS = frozenset({NOTES_DIR, "users", "conversations", PROPOSALS_DIR})
 _FACT = re.compile(r"users/([a-z0-9][a-z0-9_-]{0,63})/facts/([a-z0-9][a-z0-9_-]{0,63})\.md")
 _TRANSCRIPT = re.compile(r"conversations/([0-9]{4}-[0-9]{2}-[0-9]{2})\.jsonl")
 _NOTE = re.compile(rf"{NOTES_DIR}/[^/]+\.md")
+_PROPOSAL = re.compile(rf"{PROPOSALS_DIR}/([A-Za-z0-9_-]+)\.json")
 
 
 def memory_name(path: str) -> str:
@@ -173,6 +176,12 @@ class PgToolRecords(PgRecords):
             day = date.fromisoformat(transcript.group(1))
             turns = PgTranscripts(self.db, self.owner, clock=self._clock, timezone=self._timezone)
             return turns.day_text(day) or None
+        proposal = _PROPOSAL.fullmatch(name)
+        if proposal is not None:
+            try:
+                return self.proposal_file_text(proposal.group(1))
+            except NotFound:
+                return None
         return self._note_file(name) if _NOTE.fullmatch(name) else None
 
     def _note_file(self, name: str) -> str | None:
