@@ -39,7 +39,7 @@ def test_an_operator_migrates_adds_owners_imports_and_exports(
 ) -> None:
     first = json.loads(trinho(capsys, "store", "migrate", "--json")[0])
     assert first == {
-        "applied": ["0001.schema", "0002.stores", "0003.owner_tokens"],
+        "applied": ["0001.schema", "0002.stores", "0003.agent_tools"],
         "granted": None,
     }
     assert "up to date" in trinho(capsys, "store", "migrate")[0]

@@ -19,7 +19,7 @@ def test_migrations_build_the_schema_from_an_empty_database_and_rerun_as_a_no_op
 ) -> None:
     url = pg_cluster.create_database("empty")
     applied = migrate(url)
-    assert applied == ["0001.schema", "0002.stores", "0003.owner_tokens"]
+    assert applied == ["0001.schema", "0002.stores", "0003.agent_tools"]
     assert migrate(url) == []
     with psycopg.connect(url) as conn:
         tables = {

@@ -23,6 +23,7 @@ from trinho.pg.connect import Database
 from trinho.pg.tokens import token_owner_id
 from trinho.pg.tooling import PgToolRecords, memory_name
 from trinho.pg.transfer import import_workspace
+from trinho.proposals.store import Source
 from trinho.textnorm import SLUG_PATTERN
 from trinho.tools.service import Actor, call
 from trinho.workspace import Workspace
@@ -104,6 +105,34 @@ def test_the_other_tools_answer_alike_on_both_backends(
         on_files = call(workspace, name, args, CHAT)
         on_pg = call(records, name, args, CHAT)
         assert (on_pg.text, on_pg.is_error) == (on_files.text, on_files.is_error), name
+
+
+def test_a_proposal_keeps_its_why_and_quoted_source_on_both_backends(
+    pg_admin: Database, workspace: Workspace, clock: FixedClock
+) -> None:
+    records = _imported(pg_admin, workspace, clock)
+    turn = Source.quoted("turn", "conversations/2026-11-29.jsonl#1", "Tôi chuyển vào Đà Nẵng rồi")
+    told = Actor("chat", seen=(turn,))
+    args = {
+        "key": "city",
+        "value": "Đà Nẵng",
+        "basis": "inferred",
+        "why": "  the owner said\nthey moved  ",
+        "quote": "chuyển vào đà nẵng",
+    }
+    on_files = call(workspace, "user_memory_save", args, told)
+    on_pg = call(records, "user_memory_save", args, told)
+    assert on_files.data is not None and on_files.data["outcome"] == "proposed"
+    assert on_pg.text == on_files.text
+    listed = call(records, "memory_proposals", {}, CHAT)
+    assert listed.text == call(workspace, "memory_proposals", {}, CHAT).text
+    assert listed.data is not None
+    proposal = next(p for p in listed.data["proposals"] if p["change"]["value"] == "Đà Nẵng")
+    assert proposal["why"] == "the owner said they moved"
+    assert proposal["sources"] == [turn.to_json()]
+    pid = proposal["id"]
+    on_file = (workspace.proposals_root / f"{pid}.json").read_text(encoding="utf-8")
+    assert records.proposal_file_text(pid) == on_file
 
 
 @given(st.text(max_size=40))

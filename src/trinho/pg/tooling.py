@@ -13,7 +13,6 @@ outside the owner's rows.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from datetime import date
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, cast
@@ -21,14 +20,11 @@ from typing import TYPE_CHECKING, cast
 from trinho.context.assembly import Budgets, Context, FactsIndex, build_index
 from trinho.context.run import records_context
 from trinho.errors import NotFound, TrinhoError
-from trinho.facts.rules import ActorKind, Basis
-from trinho.facts.store import Saved
 from trinho.pg.archive import PgArchive
 from trinho.pg.connect import Database
 from trinho.pg.store import PgRecords, note_name
 from trinho.pg.transcripts import PgTranscripts
 from trinho.pg.transfer import PROPOSALS_DIR
-from trinho.proposals.store import Source
 from trinho.search import Found, Hit, Kind, Query, Snippet
 from trinho.search.index import validate_query
 from trinho.workspace import ARCHIVE_FILE, MEMORY_FILE, NOTES_DIR, Clock
@@ -96,35 +92,6 @@ class PgToolRecords(PgRecords):
     @property
     def root(self) -> Path | None:
         return None
-
-    def save_fact(
-        self,
-        key: str,
-        value: str,
-        *,
-        user: str | None = None,
-        basis: Basis = "user",
-        actor: ActorKind = "chat",
-        valid_from: date | None = None,
-        valid_to: date | None = None,
-        source: str | None = None,
-        origin: str | None = None,
-        why: str | None = None,
-        sources: Iterable[Source] = (),
-    ) -> Saved:
-        """As `PgRecords.save_fact`: a proposal's `why` and `sources` are not kept in the
-        database yet (docs/scale.md)."""
-        return super().save_fact(
-            key,
-            value,
-            user=user,
-            basis=basis,
-            actor=actor,
-            valid_from=valid_from,
-            valid_to=valid_to,
-            source=source,
-            origin=origin,
-        )
 
     def find(self, query: Query) -> Found:
         from trinho.pg import search

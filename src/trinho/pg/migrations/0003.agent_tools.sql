@@ -1,3 +1,6 @@
+-- What the agent tools and the MCP server need on PostgreSQL: each owner's bearer token, and a
+-- proposal's `why` and `sources` as the file store keeps them.
+
 -- Each owner's bearer token for the MCP server over HTTP, stored as its SHA-256 only: the
 -- token itself is shown once, when `trinho owners token ID` issues it, and kept nowhere.
 -- One token per owner (a new one replaces it; `--revoke` deletes it). The same rules as the
@@ -18,3 +21,8 @@ ALTER TABLE owner_tokens FORCE ROW LEVEL SECURITY;
 CREATE POLICY owner_only ON owner_tokens
     USING (owner_id = current_setting('trinho.owner', true))
     WITH CHECK (owner_id = current_setting('trinho.owner', true));
+
+-- The proposer's own reason and what the change was drawn from (`trinho.proposals.store`'s
+-- `why` and `sources`): shown to the owner, not part of the content hash.
+ALTER TABLE proposals ADD COLUMN why text;
+ALTER TABLE proposals ADD COLUMN sources json NOT NULL DEFAULT '[]';
