@@ -126,26 +126,35 @@ def served(
         yield port, new_owner(pg_admin, TZ), new_owner(pg_admin, TZ)
 
 
-def _post(port: int, token: str | None) -> tuple[int, bytes, str | None]:
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        },
-    }
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+
+
+def _post(
+    port: int, token: str | None, body: Any = INITIALIZE, session: str | None = None
+) -> tuple[int, bytes, str | None]:
+    """One request; its status, body, and the session id it was given (or, refused, the
+    WWW-Authenticate it was answered with)."""
     headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
     if token is not None:
         headers["authorization"] = f"Bearer {token}"
+    if session is not None:
+        headers["mcp-session-id"] = session
+        headers["mcp-protocol-version"] = "2025-06-18"
     request = urllib.request.Request(
         f"http://127.0.0.1:{port}/mcp", json.dumps(body).encode(), headers, method="POST"
     )
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
-            return response.status, response.read(), None
+            return response.status, response.read(), response.headers.get("mcp-session-id")
     except urllib.error.HTTPError as exc:
         return exc.code, exc.read(), exc.headers.get("www-authenticate")
 
@@ -299,6 +308,28 @@ def test_unknown_wrong_and_revoked_tokens_are_refused_alike(
     assert {status for status, _, _ in refused} == {401}
     assert len({body for _, body, _ in refused}) == 1
     assert len({header for _, _, header in refused}) == 1
+
+
+def test_a_session_opened_with_one_owners_token_is_no_other_owners(
+    served: tuple[int, str, str], pg_admin: Database
+) -> None:
+    port, a, b = served
+    _fill_b(pg_admin, b)
+    token_a, token_b = issue_token(pg_admin, a), issue_token(pg_admin, b)
+    status, _, session = _post(port, token_b)
+    assert status == 200 and session is not None
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert _post(port, token_b, initialized, session)[0] == 202
+    read = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "resources/read",
+        "params": {"uri": "trinho://memory"},
+    }
+    assert b"Bch" in _post(port, token_b, read, session)[1]  # B's own session reads B's
+    status, body, _ = _post(port, token_a, read, session)
+    assert status == 404 and b"Bch" not in body
+    assert _post(port, None, read, session)[0] == 401
 
 
 def test_a_token_is_stored_as_its_hash_only(pg_admin: Database, pg_urls: Urls) -> None:

@@ -32,7 +32,7 @@ from trinho.context.assembly import (
 )
 from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
-from trinho.facts.store import facts_index, list_facts
+from trinho.facts.store import list_facts
 from trinho.i18n import t
 from trinho.i18n.keys import BUDGET_WARNING
 from trinho.memory import store as memory_store
@@ -59,11 +59,6 @@ def budgets_from_config(ws: Workspace) -> Budgets:
 def facts_lines(ws: Workspace, user: str) -> list[FactLine]:
     """The current facts for the prompt, uncapped: `assemble` keeps the newest within budget."""
     return fact_lines(list_facts(ws, user).facts, ws.today(), ws.locale)
-
-
-def facts_index_text(ws: Workspace, user: str) -> str:
-    """The facts index as `trinho facts` shows it (its own size cap)."""
-    return facts_index(ws, user).text
 
 
 def _note_lines(ws: Workspace, day: date, *, sessions: bool = False) -> list[NoteLine]:
