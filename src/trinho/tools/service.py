@@ -248,7 +248,7 @@ def _user_memory_save(records: ToolRecords, args: dict[str, Any], actor: Actor) 
     saved = records.save_fact(
         args["key"],
         args["value"],
-        user=actor.user or records.user,
+        user=actor.user_of(records),
         basis=args["basis"],
         actor=actor.kind,
         valid_from=_day(args, "valid_from"),
