@@ -10,7 +10,7 @@ from psycopg import errors
 from pg.pgserver import MIGRATION_IDS, Cluster, Urls
 from trinho.errors import TrinhoError
 from trinho.pg.connect import Database
-from trinho.pg.migrate import OWNER_TABLES, migrate
+from trinho.pg.migrate import OWNER_TABLES, READ_ONLY_TABLES, migrate
 from trinho.pg.owners import add_owner, list_owners, remove_owner
 
 
@@ -29,7 +29,7 @@ def test_migrations_build_the_schema_from_an_empty_database_and_rerun_as_a_no_op
                 " AND tablename NOT LIKE '%yoyo%'"
             )
         }
-    assert {"owners", *OWNER_TABLES} == tables
+    assert {"owners", *OWNER_TABLES, *READ_ONLY_TABLES} == tables
 
 
 def test_every_primary_key_starts_with_the_owner(pg_urls: Urls) -> None:
@@ -43,7 +43,7 @@ def test_every_primary_key_starts_with_the_owner(pg_urls: Urls) -> None:
     """
     with psycopg.connect(pg_urls.admin) as conn:
         first: dict[str, str] = dict(conn.execute(query).fetchall())
-    assert set(first) == {"owners", *OWNER_TABLES}
+    assert set(first) == {"owners", *OWNER_TABLES, *READ_ONLY_TABLES}
     assert set(first.values()) == {"owner_id"}
 
 
@@ -52,9 +52,9 @@ def test_every_owner_table_forces_row_level_security(pg_urls: Urls) -> None:
         rows = conn.execute(
             "SELECT relname, relrowsecurity, relforcerowsecurity FROM pg_class"
             " WHERE relname = ANY(%s)",
-            (list(OWNER_TABLES),),
+            ([*OWNER_TABLES, *READ_ONLY_TABLES],),
         ).fetchall()
-    assert sorted(rows) == sorted((name, True, True) for name in OWNER_TABLES)
+    assert sorted(rows) == sorted((name, True, True) for name in (*OWNER_TABLES, *READ_ONLY_TABLES))
 
 
 def _rows(conn: psycopg.Connection, owner: str | None) -> dict[str, int]:

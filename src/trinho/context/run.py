@@ -18,7 +18,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trinho.boundary import public_error
 from trinho.context.assembly import (
@@ -32,13 +32,16 @@ from trinho.context.assembly import (
 )
 from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
-from trinho.facts.store import facts_index, list_facts
+from trinho.facts.store import list_facts
 from trinho.i18n import t
 from trinho.i18n.keys import BUDGET_WARNING
 from trinho.memory import store as memory_store
 from trinho.notes.store import NoteEntry, NoteItem, day_files, read_note_file
 from trinho.openclaw.files import bootstrap_present, openclaw_enabled
 from trinho.workspace import Workspace
+
+if TYPE_CHECKING:
+    from trinho.pg.protocol import Records
 
 PARTS = ("memory", "facts", "notes")
 _BUDGET_KEYS = {"memory": "memory_tokens", "facts": "facts_tokens", "notes": "notes_tokens"}
@@ -56,11 +59,6 @@ def budgets_from_config(ws: Workspace) -> Budgets:
 def facts_lines(ws: Workspace, user: str) -> list[FactLine]:
     """The current facts for the prompt, uncapped: `assemble` keeps the newest within budget."""
     return fact_lines(list_facts(ws, user).facts, ws.today(), ws.locale)
-
-
-def facts_index_text(ws: Workspace, user: str) -> str:
-    """The facts index as `trinho facts` shows it (its own size cap)."""
-    return facts_index(ws, user).text
 
 
 def _note_lines(ws: Workspace, day: date, *, sessions: bool = False) -> list[NoteLine]:
@@ -193,6 +191,24 @@ def _record_warnings(ws: Workspace, omitted: dict[str, int], budgets: Budgets) -
                     )
                 )
         atomic_write_text(path, json.dumps({"over_since": state}, indent=1) + "\n")
+
+
+def records_context(
+    records: Records, user: str | None, locale: str, budgets: Budgets | None = None
+) -> Context:
+    """The prompt parts assembled from one owner's records behind `Records` (the database),
+    as `build_context` assembles them from the files. OpenClaw's session files and the
+    over-budget warning are the file workspace's alone so far."""
+    today = records.today()
+    yesterday = today - timedelta(days=1)
+    inputs = ContextInputs(
+        memory_text=records.memory_text(),
+        facts=fact_lines(records.list_facts(user).facts, today, locale),
+        yesterday=note_lines(yesterday, records.read_notes(yesterday).items),
+        today=note_lines(today, records.read_notes(today).items),
+        loaded_by_openclaw=(),
+    )
+    return assemble(inputs, budgets or Budgets(), locale)
 
 
 def build_context(

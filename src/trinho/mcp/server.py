@@ -9,6 +9,10 @@ context, what waits for the owner and a week in review.
 Over HTTP the server binds 127.0.0.1 unless told otherwise and refuses any request without the
 bearer token from the config (`[mcp] token`). In stdio mode stdout carries only the protocol:
 logging goes to stderr, and the SDK points fd 1 at stderr while it serves.
+
+With a PostgreSQL store the HTTP server serves every owner (`owners_http_app`): the request's
+bearer token, an owner's token from `trinho owners token` (`trinho.pg.tokens`), selects the
+owner, and every tool, resource and prompt then acts on that owner's records only.
 """
 
 from __future__ import annotations
@@ -23,24 +27,20 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import tomlkit
 import tomlkit.exceptions
 
 from trinho.boundary import public_error, require_extra
 from trinho.config import McpConfig
-from trinho.context.run import build_context, facts_index_text
 from trinho.durable import read_regular, write_secret_text
-from trinho.errors import TrinhoError
-from trinho.facts.store import get_fact
+from trinho.errors import NotFound, TrinhoError
 from trinho.i18n import t
 from trinho.logs import configure_logging
-from trinho.memory import store as memory_store
-from trinho.notes.store import decode
 from trinho.textnorm import json_text, printable
 from trinho.tools import service as tools_mod
-from trinho.tools.service import Actor
+from trinho.tools.service import Actor, Memory, as_records
 from trinho.web.guard import HostCheck, allowed_hosts
 from trinho.workspace import (
     CONFIG_PATH,
@@ -52,11 +52,20 @@ from trinho.workspace import (
 )
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from mcp.server import Server
-    from mcp.server.auth.provider import AccessToken
+    from mcp.server.auth.provider import AccessToken, TokenVerifier
+    from mcp.server.context import ServerRequestContext
     from starlette.applications import Starlette
 
+    from trinho.context.assembly import Budgets
+    from trinho.pg.connect import Database
+    from trinho.tools.store import ToolRecords
+    from trinho.workspace import Clock
+
 log = logging.getLogger("trinho.mcp_server")
+T = TypeVar("T")
 
 SERVER_NAME = "trinho"
 DEFAULT_HOST = McpConfig.host
@@ -70,20 +79,21 @@ class ResourceSpec:
     name: str
     description: str
     mime_type: str
-    read: Callable[[Workspace, Actor], str]
+    read: Callable[[Memory, Actor], str]
+    """Called with an owner's records, or a file workspace (seen through its file stores)."""
 
 
-def _read_memory(ws: Workspace, actor: Actor) -> str:
-    return memory_store.read_text(ws)
+def _read_memory(memory: Memory, actor: Actor) -> str:
+    return as_records(memory).memory_text()
 
 
-def _read_facts(ws: Workspace, actor: Actor) -> str:
-    return facts_index_text(ws, actor.user_of(ws))
+def _read_facts(memory: Memory, actor: Actor) -> str:
+    return as_records(memory).facts_index_text(actor.user_of(memory))
 
 
-def _read_today(ws: Workspace, actor: Actor) -> str:
-    path = ws.note_path(ws.today())
-    return decode(read_regular(path), ws.relative(path)) if path.exists() else ""
+def _read_today(memory: Memory, actor: Actor) -> str:
+    records = as_records(memory)
+    return records.day_text(records.today())
 
 
 RESOURCES: tuple[ResourceSpec, ...] = (
@@ -111,13 +121,15 @@ RESOURCES: tuple[ResourceSpec, ...] = (
 )
 
 
-def _read_day(ws: Workspace, day: str) -> str:
-    path = ws.note_path(parse_day(day, "date"))
-    return decode(read_regular(path), ws.relative(path)) if path.exists() else ""
+def _read_day(memory: Memory, day: str) -> str:
+    return as_records(memory).day_text(parse_day(day, "date"))
 
 
-def _read_history(ws: Workspace, key: str, actor: Actor) -> str:
-    fact = get_fact(ws, validate_slug(key, "fact key"), actor.user_of(ws))
+def _read_history(memory: Memory, key: str, actor: Actor) -> str:
+    user = actor.user_of(memory)
+    fact = as_records(memory).load_fact(validate_slug(key, "fact key"), user)
+    if fact is None:
+        raise NotFound.keyed("error.fact.not_found", key=key, user=user)
     return "\n".join(
         f"{v.valid_from.isoformat()} to {v.valid_to.isoformat() if v.valid_to else 'now'}: "
         f"{v.value} ({v.basis}, from {v.source})"
@@ -134,7 +146,7 @@ class TemplateSpec:
     name: str
     description: str
     mime_type: str
-    read: Callable[[Workspace, str, Actor], str]
+    read: Callable[[Memory, str, Actor], str]
 
 
 TEMPLATES: tuple[TemplateSpec, ...] = (
@@ -144,7 +156,7 @@ TEMPLATES: tuple[TemplateSpec, ...] = (
         "A day's notes",
         "The daily note of one day (YYYY-MM-DD): timestamped lines saved by memory_save.",
         "text/markdown",
-        lambda ws, day, actor: _read_day(ws, day),
+        lambda records, day, actor: _read_day(records, day),
     ),
     TemplateSpec(
         "trinho://facts/{key}/history",
@@ -162,11 +174,11 @@ class PromptSpec:
     name: str
     title: str
     description: str
-    text: Callable[[Workspace, Actor], str]
+    text: Callable[[ToolRecords, Actor], str]
 
 
-def _next_turn(ws: Workspace, actor: Actor) -> str:
-    context = build_context(ws, actor.user)
+def _next_turn(records: ToolRecords, actor: Actor) -> str:
+    context = records.prompt_context(actor.user)
     return (
         "This is what you know of the owner before their next message: keep to it, and look up "
         "anything older with memory_search.\n\n"
@@ -174,21 +186,21 @@ def _next_turn(ws: Workspace, actor: Actor) -> str:
     ).rstrip()
 
 
-def _waiting(ws: Workspace, actor: Actor) -> str:
-    listed = tools_mod.call(ws, "memory_proposals", {}, actor)
+def _waiting(records: ToolRecords, actor: Actor) -> str:
+    listed = tools_mod.call(records, "memory_proposals", {}, actor)
     return (
         "Tell the owner, briefly and in their language, what waits for their decision; you "
         "cannot approve or reject anything yourself. The waiting proposals:\n\n" + listed.text
     )
 
 
-def _week(ws: Workspace, actor: Actor) -> str:
-    today = ws.today()
+def _week(records: ToolRecords, actor: Actor) -> str:
+    today = records.today()
     days = [today - timedelta(days=back) for back in range(6, -1, -1)]
     notes = "\n\n".join(
         f"## {day.isoformat()}\n{text}"
         for day in days
-        if (text := _read_day(ws, day.isoformat()).strip())
+        if (text := _read_day(records, day.isoformat()).strip())
     )
     return (
         "Review the owner's week with them: what happened, what is still open, what may be "
@@ -219,44 +231,85 @@ PROMPTS: tuple[PromptSpec, ...] = (
 )
 
 
-def _read_uri(ws: Workspace, actor: Actor, uri: str) -> tuple[str, str] | None:
+def _read_uri(records: ToolRecords, actor: Actor, uri: str) -> tuple[str, str] | None:
     """The text and MIME type at `uri`, or None when no resource or template names it."""
     for spec in RESOURCES:
         if spec.uri == uri:
-            return spec.read(ws, actor), spec.mime_type
+            return spec.read(records, actor), spec.mime_type
     for template in TEMPLATES:
         match = template.pattern.fullmatch(uri)
         if match is not None:
-            return template.read(ws, match.group(1), actor), template.mime_type
+            return template.read(records, match.group(1), actor), template.mime_type
     return None
 
 
-def _public(ws: Workspace, exc: Exception) -> str:
+def _public(root: Path | None, exc: Exception) -> str:
     """A failure as the one line a client is sent: no workspace path, no traceback."""
     if not isinstance(exc, TrinhoError):
-        log.warning("mcp: request failed: %s", public_error(exc, ws.root))
-    return printable(str(public_error(exc, ws.root)))
+        log.warning("mcp: request failed: %s", public_error(exc, root))
+    return printable(str(public_error(exc, root)))
+
+
+Resolve = Callable[[str | None], "ToolRecords"]
+"""Whose records a request acts on, given the owner its bearer token names (None: no token,
+over stdio or in memory). Called in a worker thread: it may read the database."""
 
 
 def build_server(ws: Workspace, actor: Actor, profile: str | None = None) -> Server[Any]:
     """A low-level MCP server whose tools and resources act on `ws` as `actor`; its tools speak
     `profile` (None: the workspace config's `[tools] profile`, else `default`)."""
+    records = tools_mod.as_records(ws)
+    return records_server(lambda owner: records, actor, tools_mod.config_profile(ws, profile))
+
+
+def _owner_of(ctx: ServerRequestContext[Any]) -> str | None:
+    """The owner the request's bearer token was verified for (None without one)."""
+    from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+
+    request = ctx.request
+    user = getattr(request, "scope", {}).get("user") if request is not None else None
+    return user.access_token.client_id if isinstance(user, AuthenticatedUser) else None
+
+
+async def _acting(
+    resolve: Resolve, ctx: ServerRequestContext[Any], work: Callable[[ToolRecords], T]
+) -> T:
+    """`work` on the request's owner's records, in a worker thread; a failure is one line
+    for the client, naming no folder of the server's."""
     import anyio
     import mcp_types as types
-    from mcp.server import Server
-    from mcp.server.context import ServerRequestContext
     from mcp.shared.exceptions import MCPError
 
-    chosen = tools_mod.config_profile(ws, profile)
+    owner = _owner_of(ctx)
 
-    tool_list = [types.Tool.model_validate(tool) for tool in tools_mod.export("mcp", chosen)]
-    resource_list = [
+    def run() -> T:
+        records = resolve(owner)
+        try:
+            return work(records)
+        except Exception as exc:
+            raise MCPError(types.INTERNAL_ERROR, _public(records.root, exc)) from None
+
+    try:
+        return await anyio.to_thread.run_sync(run)
+    except MCPError:
+        raise
+    except Exception as exc:
+        raise MCPError(types.INTERNAL_ERROR, _public(None, exc)) from None
+
+
+def _listings(profile: str) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+    """What the server lists: its tools as `profile` speaks them, resources, templates and
+    prompts."""
+    import mcp_types as types
+
+    tools = [types.Tool.model_validate(tool) for tool in tools_mod.export("mcp", profile)]
+    resources = [
         types.Resource(
             uri=spec.uri, name=spec.name, description=spec.description, mime_type=spec.mime_type
         )
         for spec in RESOURCES
     ]
-    template_list = [
+    templates = [
         types.ResourceTemplate(
             uri_template=t.uri_template,
             name=t.name,
@@ -265,10 +318,22 @@ def build_server(ws: Workspace, actor: Actor, profile: str | None = None) -> Ser
         )
         for t in TEMPLATES
     ]
-    prompt_list = [
+    prompts = [
         types.Prompt(name=p.name, title=p.title, description=p.description, arguments=[])
         for p in PROMPTS
     ]
+    return tools, resources, templates, prompts
+
+
+def records_server(resolve: Resolve, actor: Actor, profile: str) -> Server[Any]:
+    """A low-level MCP server whose tools, resources and prompts act as `actor` on the records
+    `resolve` gives for each request's owner; its tools speak `profile`."""
+    import anyio
+    import mcp_types as types
+    from mcp.server import Server
+    from mcp.shared.exceptions import MCPError
+
+    tool_list, resource_list, template_list, prompt_list = _listings(profile)
     by_prompt = {p.name: p for p in PROMPTS}
 
     async def list_tools(
@@ -279,9 +344,16 @@ def build_server(ws: Workspace, actor: Actor, profile: str | None = None) -> Ser
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        result = await anyio.to_thread.run_sync(
-            tools_mod.call, ws, params.name, params.arguments, actor, chosen
-        )
+        owner = _owner_of(ctx)
+
+        def run() -> tools_mod.ToolResult:
+            try:
+                records = resolve(owner)
+            except Exception as exc:
+                return tools_mod.ToolResult.error(f"{params.name}: {_public(None, exc)}")
+            return tools_mod.call(records, params.name, params.arguments, actor, profile)
+
+        result = await anyio.to_thread.run_sync(run)
         return types.CallToolResult(
             content=[types.TextContent(text=result.text)],
             structured_content=result.data,
@@ -297,10 +369,7 @@ def build_server(ws: Workspace, actor: Actor, profile: str | None = None) -> Ser
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
-        try:
-            found = await anyio.to_thread.run_sync(_read_uri, ws, actor, uri)
-        except Exception as exc:
-            raise MCPError(types.INTERNAL_ERROR, _public(ws, exc)) from None
+        found = await _acting(resolve, ctx, lambda records: _read_uri(records, actor, uri))
         if found is None:
             known = ", ".join([s.uri for s in RESOURCES] + [t.uri_template for t in TEMPLATES])
             raise MCPError(types.INVALID_PARAMS, f"unknown resource {uri}; known: {known}")
@@ -327,10 +396,7 @@ def build_server(ws: Workspace, actor: Actor, profile: str | None = None) -> Ser
         if spec is None:
             known = ", ".join(by_prompt)
             raise MCPError(types.INVALID_PARAMS, f"unknown prompt {params.name}; known: {known}")
-        try:
-            text = await anyio.to_thread.run_sync(spec.text, ws, actor)
-        except Exception as exc:
-            raise MCPError(types.INTERNAL_ERROR, _public(ws, exc)) from None
+        text = await _acting(resolve, ctx, lambda records: spec.text(records, actor))
         message = types.PromptMessage(role="user", content=types.TextContent(text=printable(text)))
         return types.GetPromptResult(description=spec.description, messages=[message])
 
@@ -481,23 +547,98 @@ def http_app(
     ws: Workspace, actor: Actor, token: str, host: str, port: int, profile: str | None = None
 ) -> Starlette:
     """The streamable HTTP app at /mcp; every request needs `Authorization: Bearer <token>`."""
+    server = build_server(ws, actor, profile)
+    return _http(server, StaticTokenVerifier(token), host, port, ws.config.mcp.allowed_hosts)
+
+
+def _http(
+    server: Server[Any], verifier: TokenVerifier, host: str, port: int, extra: tuple[str, ...]
+) -> Starlette:
+    """`server` over streamable HTTP at /mcp: a bearer token `verifier` accepts on every
+    request, a Host and Origin of this server's, one JSON-RPC message per request."""
     from mcp.server.auth.settings import AuthSettings
     from pydantic import AnyHttpUrl
 
-    server = build_server(ws, actor, profile)
     shown = f"[{host}]" if ":" in host else host
     auth = AuthSettings(issuer_url=AnyHttpUrl(f"http://{shown}:{port}"), resource_server_url=None)
     app = server.streamable_http_app(
-        streamable_http_path=HTTP_PATH,
-        host=host,
-        auth=auth,
-        token_verifier=StaticTokenVerifier(token),
+        streamable_http_path=HTTP_PATH, host=host, auth=auth, token_verifier=verifier
     )
-    extra = ws.config.mcp.allowed_hosts
     app.add_middleware(OneMessage)
     app.add_middleware(HostCheck, hosts=allowed_hosts(host, port, extra))
     app.add_middleware(RefusalLog)
     return app
+
+
+class OwnerTokenVerifier:
+    """Accepts an owner's current token (`trinho.pg.tokens`): the request then acts for that
+    owner, named as the access token's client. Anything else is refused alike."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        import anyio
+        from mcp.server.auth.provider import AccessToken
+
+        from trinho.pg.tokens import verify_token
+
+        try:
+            owner = await anyio.to_thread.run_sync(verify_token, self._db, token)
+        except Exception as exc:  # a database that failed refuses the request, and says why
+            log.warning("mcp: token check failed: %s", public_error(exc, None))
+            return None
+        if owner is None:
+            return None
+        return AccessToken(token=token, client_id=owner, scopes=[])
+
+
+@dataclass(frozen=True)
+class OwnerSettings:
+    """What every owner's records are opened with: the clock, the facts' default user, the
+    locale and the prompt's budgets (the serving workspace config's, when it has one)."""
+
+    clock: Clock
+    user: str
+    locale: str
+    budgets: Budgets
+
+
+def owner_records(db: Database, settings: OwnerSettings) -> Resolve:
+    """Each request's owner's records in `db`: the owner its token was verified for, in
+    their time zone. A request without one is refused: no owner is ever guessed."""
+    from trinho.pg.owners import require_owner
+    from trinho.pg.tooling import PgToolRecords
+
+    def resolve(owner: str | None) -> ToolRecords:
+        if owner is None:
+            raise TrinhoError.keyed("error.mcp.no_owner")
+        return PgToolRecords(
+            db,
+            owner,
+            clock=settings.clock,
+            timezone=require_owner(db, owner),
+            user=settings.user,
+            locale=settings.locale,
+            budgets=settings.budgets,
+        )
+
+    return resolve
+
+
+def owners_http_app(
+    db: Database,
+    actor: Actor,
+    settings: OwnerSettings,
+    host: str,
+    port: int,
+    profile: str = "default",
+    extra_hosts: tuple[str, ...] = (),
+) -> Starlette:
+    """The streamable HTTP app at /mcp for every owner of `db`: each request's bearer token is
+    an owner's, and selects whose records the tools, resources and prompts act on."""
+    server = records_server(owner_records(db, settings), actor, profile)
+    return _http(server, OwnerTokenVerifier(db), host, port, extra_hosts)
 
 
 class OneMessage:
@@ -578,3 +719,26 @@ def serve_http(
     app = http_app(ws, actor, token, host, port, profile)
     log.info("trinho MCP server on http://%s:%d%s", host, port, HTTP_PATH)
     uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def serve_owners_http(
+    url: str,
+    actor: Actor,
+    settings: OwnerSettings,
+    host: str,
+    port: int,
+    profile: str = "default",
+    extra_hosts: tuple[str, ...] = (),
+) -> None:
+    """Serve MCP over streamable HTTP for every owner of the database at `url`, each request
+    as the owner its bearer token names, until interrupted."""
+    _require_sdk()
+    import uvicorn
+
+    from trinho.pg.connect import Database
+
+    configure_logging(logging.INFO)
+    with Database(url) as db:
+        app = owners_http_app(db, actor, settings, host, port, profile, extra_hosts)
+        log.info("trinho MCP server for every owner on http://%s:%d%s", host, port, HTTP_PATH)
+        uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -34,6 +34,10 @@ OWNER_TABLES = (
 )
 """The tables that hold an owner's memory: row-level security on each."""
 
+READ_ONLY_TABLES = ("owner_tokens",)
+"""Owners' tables the operator writes and the application only reads (the MCP tokens'
+hashes): row-level security on each, as on `OWNER_TABLES`."""
+
 
 def _yoyo_url(url: str) -> str:
     for scheme in SCHEMES:
@@ -64,8 +68,9 @@ def migrate(url: str) -> list[str]:
 
 
 def grant_app_role(url: str, role: str) -> None:
-    """Let the application role read and write the owners' tables, and nothing else: it
-    owns none of them and is no superuser, so row-level security holds it."""
+    """Let the application role read and write the owners' tables, read `READ_ONLY_TABLES`,
+    and nothing else: it owns none of them and is no superuser, so row-level security holds
+    it."""
     import psycopg
     from psycopg import sql
 
@@ -73,6 +78,12 @@ def grant_app_role(url: str, role: str) -> None:
         for table in OWNER_TABLES:
             conn.execute(
                 sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(
+                    sql.Identifier(table), sql.Identifier(role)
+                )
+            )
+        for table in READ_ONLY_TABLES:
+            conn.execute(
+                sql.SQL("GRANT SELECT ON {} TO {}").format(
                     sql.Identifier(table), sql.Identifier(role)
                 )
             )

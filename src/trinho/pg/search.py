@@ -198,10 +198,24 @@ def search(
     `kinds`, only the units dated and of the kind asked for, as the file index filters them:
     a unit without a day is left out by a day bound. The filters choose among the matches;
     the statistics BM25 weighs a term by stay those of every match, as in SQLite FTS5."""
+    return find(records, text, limit, tuning, since=since, until=until, kinds=kinds)[0]
+
+
+def find(
+    records: PgRecords,
+    text: str,
+    limit: int = 10,
+    tuning: Tuning | None = None,
+    *,
+    since: date | None = None,
+    until: date | None = None,
+    kinds: Sequence[str] = (),
+) -> tuple[list[PgHit], list[str]]:
+    """`search`, with the people of the owner's the query named (for a second search)."""
     tuning = tuning or Tuning()
     terms = query_terms(text)
     if not terms:
-        return []
+        return [], []
     params = {
         "owner": records.owner,
         "query": tsquery_literal(terms),
@@ -244,7 +258,7 @@ def search(
         ranked = [(r.doc_id, r.score) for r in fuse(candidates, tuning, when)]
     else:
         ranked = [(s.doc_id, s.score) for s in order]
-    return [replace(hits[i], score=score) for i, score in ranked[:limit]]
+    return [replace(hits[i], score=score) for i, score in ranked[:limit]], list(named)
 
 
 def _turn_before(hit: PgHit, at: dict[tuple[str, int], int]) -> int | None:

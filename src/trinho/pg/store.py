@@ -18,7 +18,7 @@ file stores write them.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, cast
@@ -66,8 +66,12 @@ from trinho.proposals.store import (
     Proposal,
     ProposalListing,
     ProposalStatus,
+    Source,
     Submitted,
+    clean_sources,
+    clean_why,
     fresh_id,
+    proposal_text,
     resolve_in,
     validate_id,
 )
@@ -402,9 +406,12 @@ class PgRecords:
         valid_to: date | None = None,
         source: str | None = None,
         origin: str | None = None,
+        why: str | None = None,
+        sources: Iterable[Source] = (),
     ) -> Saved:
         """user_memory_save, as `trinho.facts.store.save_fact`: reconcile under the fact's
-        lock and apply the decision, or queue the proposal, in one transaction."""
+        lock and apply the decision, or queue the proposal (with the proposer's `why` and
+        `sources`), in one transaction."""
         user = validate_slug(user or self.user, "user id")
         validate_slug(key, "fact key")
         incoming = Incoming(
@@ -432,6 +439,8 @@ class PgRecords:
                     reason=t(self.locale, FACT_REASON[decision.proposal_reason], fact=key),
                     origin=origin or actor,
                     context=CHANGE_CONTEXT,
+                    why=why,
+                    sources=sources,
                 )
                 return Saved("proposed", current, submitted.proposal, submitted.created)
             if decision.after is not None:
@@ -482,10 +491,21 @@ class PgRecords:
         reason: str,
         origin: str,
         context: Collection[str] = (),
+        why: str | None = None,
+        sources: Iterable[Source] = (),
     ) -> Submitted:
         """Queue a change for the owner, as `trinho.proposals.store.submit`."""
         with self.db.owner_tx(self.owner) as conn:
-            return self._submit(conn, kind, change, reason=reason, origin=origin, context=context)
+            return self._submit(
+                conn,
+                kind,
+                change,
+                reason=reason,
+                origin=origin,
+                context=context,
+                why=why,
+                sources=sources,
+            )
 
     def _submit(
         self,
@@ -496,8 +516,12 @@ class PgRecords:
         reason: str,
         origin: str,
         context: Collection[str],
+        why: str | None = None,
+        sources: Iterable[Source] = (),
     ) -> Submitted:
         check_kind(kind)
+        why = clean_why(why)
+        kept_sources = clean_sources(sources)
         reason = clean_text(reason, "proposal reason", MAX_REASON_CHARS)
         origin = clean_text(origin, "proposal origin", MAX_ORIGIN_CHARS)
         plain: dict[str, Any] = json.loads(json.dumps(dict(change), ensure_ascii=False))
@@ -522,6 +546,8 @@ class PgRecords:
             created_at=created_at,
             status="pending",
             content_hash=digest,
+            why=why,
+            sources=kept_sources,
         )
         self._write_proposal(conn, proposal)
         return Submitted(proposal, created=True)
@@ -533,8 +559,8 @@ class PgRecords:
         conn.execute(
             "INSERT INTO proposals (owner_id, id, kind, change, reason, origin, created_at,"
             " status, content_hash, decided_at, decided_by, decision_note, reverted_at,"
-            " reverted_by, verbatim)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+            " reverted_by, verbatim, why, sources)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
             " ON CONFLICT (owner_id, id) DO UPDATE SET status = excluded.status,"
             " decided_at = excluded.decided_at, decided_by = excluded.decided_by,"
             " decision_note = excluded.decision_note, reverted_at = excluded.reverted_at,"
@@ -542,14 +568,16 @@ class PgRecords:
             (
                 self.owner, p.id, p.kind, json.dumps(p.change, ensure_ascii=False), p.reason,
                 p.origin, p.created_at, p.status, p.content_hash, p.decided_at, p.decided_by,
-                p.decision_note, p.reverted_at, p.reverted_by, verbatim,
+                p.decision_note, p.reverted_at, p.reverted_by, verbatim, p.why,
+                json.dumps([s.to_json() for s in p.sources], ensure_ascii=False),
             ),
         )  # fmt: skip
 
     def _proposals(self, conn: psycopg.Connection, where: str, *params: object) -> list[Proposal]:
         rows = conn.execute(
             "SELECT id, kind, change::text, reason, origin, created_at, status, content_hash,"
-            " decided_at, decided_by, decision_note, reverted_at, reverted_by FROM proposals"
+            " decided_at, decided_by, decision_note, reverted_at, reverted_by, why,"
+            " sources::text FROM proposals"
             f" WHERE owner_id = %s AND {where} ORDER BY created_at, id",
             (self.owner, *params),
         ).fetchall()
@@ -568,6 +596,8 @@ class PgRecords:
                 decision_note=note,
                 reverted_at=self._local(reverted) if reverted else None,
                 reverted_by=reverted_by,
+                why=why,
+                sources=tuple(Source.from_json(s, f"proposal {pid}") for s in json.loads(sources)),
             )
             for (
                 pid,
@@ -583,6 +613,8 @@ class PgRecords:
                 note,
                 reverted,
                 reverted_by,
+                why,
+                sources,
             ) in rows
         ]
 
@@ -714,4 +746,4 @@ class PgRecords:
 
 def proposal_json(proposal: Proposal) -> str:
     """A proposal's file text, exactly as `trinho.proposals.store` writes it."""
-    return json.dumps(proposal.to_json(), ensure_ascii=False, indent=2, sort_keys=False) + "\n"
+    return proposal_text(proposal)

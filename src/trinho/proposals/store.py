@@ -271,8 +271,8 @@ def submit(
     the change for the owner to read; they do not make a change a different one.
     """
     check_kind(kind)
-    why = _why(why)
-    kept_sources = _sources(sources)
+    why = clean_why(why)
+    kept_sources = clean_sources(sources)
     reason = clean_text(reason, "proposal reason", MAX_REASON_CHARS)
     origin = clean_text(origin, "proposal origin", MAX_ORIGIN_CHARS)
     plain: dict[str, Any] = json.loads(json.dumps(dict(change), ensure_ascii=False))
@@ -474,7 +474,7 @@ def _pending(ws: Workspace, proposal_id: str, expected_hash: str | None) -> Prop
     return proposal
 
 
-def _why(value: str | None) -> str | None:
+def clean_why(value: str | None) -> str | None:
     """The proposer's reason, one line, cut to `MAX_WHY_CHARS`; None when it gave none."""
     if value is None:
         return None
@@ -484,7 +484,7 @@ def _why(value: str | None) -> str | None:
     return line or None
 
 
-def _sources(sources: Iterable[Source]) -> tuple[Source, ...]:
+def clean_sources(sources: Iterable[Source]) -> tuple[Source, ...]:
     """The sources once each, in the order given, at most `MAX_SOURCES`."""
     kept: list[Source] = []
     for source in sources:
@@ -494,14 +494,17 @@ def _sources(sources: Iterable[Source]) -> tuple[Source, ...]:
     return tuple(kept[:MAX_SOURCES])
 
 
-def _write(ws: Workspace, proposal: Proposal) -> None:
-    """The file as `to_json` has it; `why` and `sources` only when there are any, so a
-    proposal without them is written byte for byte as before they existed."""
+def proposal_text(proposal: Proposal) -> str:
+    """The proposal's file text: `to_json`, with `why` and `sources` only when there are any,
+    so a proposal without them is written byte for byte as before they existed."""
     data = proposal.to_json()
     if proposal.why is None and not proposal.sources:
         del data["why"], data["sources"]
-    text = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
-    atomic_write_text(proposal_path(ws, proposal.id), text)
+    return json.dumps(data, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
+
+
+def _write(ws: Workspace, proposal: Proposal) -> None:
+    atomic_write_text(proposal_path(ws, proposal.id), proposal_text(proposal))
 
 
 def _read(path: Path) -> Proposal:

@@ -1,8 +1,12 @@
 """The agent tools: one declarative definition each, exported for OpenAI, Anthropic and MCP.
 
-`call(ws, name, args, actor)` is the one door a model's tool call goes through: arguments are
-checked against the tool's schema here, and every failure comes back as a `ToolResult` with
+`call(memory, name, args, actor)` is the one door a model's tool call goes through: arguments
+are checked against the tool's schema here, and every failure comes back as a `ToolResult` with
 `is_error=True` and a message the model can act on, never as an exception into the host.
+
+`memory` is a file workspace, or any owner's records behind `trinho.tools.store.ToolRecords`
+(one owner of the PostgreSQL store): the handlers are the same for both, and a workspace is
+seen through `FileTools`, the file stores as they are.
 
 The actor says who is calling: `chat` (the owner is present) or `job` (an unattended run). It is
 passed through to the rules that care (a job's `user_memory_save` becomes a proposal). No tool
@@ -21,15 +25,14 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from trinho.boundary import public_error
 from trinho.config import TOOL_PROFILES
 from trinho.config import ToolProfile as ToolProfile
-from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.facts.rules import BASES, ActorKind
-from trinho.facts.store import save_fact
-from trinho.notes.store import MAX_NOTE_CHARS, decode, save_note
+from trinho.notes.store import MAX_NOTE_CHARS, SavedNote, save_note
 from trinho.proposals import store as proposals
 from trinho.textnorm import json_text, match_key, printable
 from trinho.tools import args as jsonargs
 from trinho.tools import format as oc_format
+from trinho.tools.store import FileTools, ToolRecords
 from trinho.workspace import SLUG_PATTERN, Workspace, parse_day, validate_slug
 
 if TYPE_CHECKING:
@@ -72,8 +75,25 @@ class Actor:
         """How proposals and records name this actor, e.g. `agent:main` or `job:nightly`."""
         return f"{'agent' if self.kind == 'chat' else 'job'}:{self.agent}"
 
-    def user_of(self, ws: Workspace) -> str:
-        return self.user or ws.config.owner
+    def user_of(self, memory: Memory) -> str:
+        return self.user or as_records(memory).user
+
+
+Memory = Workspace | ToolRecords
+"""What the tools act on: a file workspace, or one owner's records behind `ToolRecords`."""
+
+
+class WorkspaceTools(FileTools):
+    """A file workspace as the tools see it: its file stores, a note saved through this
+    module's `save_note`."""
+
+    def save_note(self, text: str) -> SavedNote:
+        return save_note(self.ws, text)
+
+
+def as_records(memory: Memory) -> ToolRecords:
+    """The records a tool reads and writes: a workspace's own file stores, or `memory`."""
+    return WorkspaceTools(memory) if isinstance(memory, Workspace) else memory
 
 
 @dataclass(frozen=True)
@@ -93,7 +113,17 @@ class ToolResult:
         return cls(printable(message), True, None)
 
 
-Handler = Callable[[Workspace, dict[str, Any], Actor], ToolResult]
+Handler = Callable[[Memory, dict[str, Any], Actor], ToolResult]
+
+
+def on_records(run: Callable[[ToolRecords, dict[str, Any], Actor], ToolResult]) -> Handler:
+    """A handler over `ToolRecords`, callable with a workspace or any owner's records."""
+
+    def handler(memory: Memory, args: dict[str, Any], actor: Actor) -> ToolResult:
+        return run(as_records(memory), args, actor)
+
+    handler.__doc__ = run.__doc__
+    return handler
 
 
 @dataclass(frozen=True)
@@ -163,8 +193,9 @@ HITS: dict[str, Any] = {
 }
 
 
-def _memory_save(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
-    saved = save_note(ws, args["text"])
+@on_records
+def _memory_save(records: ToolRecords, args: dict[str, Any], actor: Actor) -> ToolResult:
+    saved = records.save_note(args["text"])
     return ToolResult.ok(
         {
             "saved": saved.line,
@@ -212,12 +243,12 @@ def quoted_in(seen: Sequence[proposals.Source], quote: str | None) -> tuple[prop
     return tuple(found[-3:])
 
 
-def _user_memory_save(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
-    saved = save_fact(
-        ws,
+@on_records
+def _user_memory_save(records: ToolRecords, args: dict[str, Any], actor: Actor) -> ToolResult:
+    saved = records.save_fact(
         args["key"],
         args["value"],
-        user=actor.user_of(ws),
+        user=actor.user_of(records),
         basis=args["basis"],
         actor=actor.kind,
         valid_from=_day(args, "valid_from"),
@@ -227,7 +258,7 @@ def _user_memory_save(ws: Workspace, args: dict[str, Any], actor: Actor) -> Tool
         why=args.get("why"),
         sources=quoted_in(actor.seen, args.get("quote")),
     )
-    current = saved.fact.value_on(ws.today()) if saved.fact is not None else None
+    current = saved.fact.value_on(records.today()) if saved.fact is not None else None
     data: dict[str, Any] = {
         "outcome": saved.outcome,
         "key": args["key"],
@@ -240,8 +271,9 @@ def _user_memory_save(ws: Workspace, args: dict[str, Any], actor: Actor) -> Tool
     return ToolResult.ok(data)
 
 
-def _memory_proposals(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
-    listing = proposals.list_proposals(ws, include_decided=bool(args.get("include_decided")))
+@on_records
+def _memory_proposals(records: ToolRecords, args: dict[str, Any], actor: Actor) -> ToolResult:
+    listing = records.list_proposals(include_decided=bool(args.get("include_decided")))
     shown = [
         {
             key: value
@@ -256,16 +288,18 @@ def _memory_proposals(ws: Workspace, args: dict[str, Any], actor: Actor) -> Tool
     return ToolResult.ok(data)
 
 
-def _memory_search(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
+@on_records
+def _memory_search(records: ToolRecords, args: dict[str, Any], actor: Actor) -> ToolResult:
     from trinho import search  # the index and its stemmer load only when searching
 
-    found = search.find(
-        ws,
-        args["query"],
-        limit=int(args.get("limit", 10)),
-        since=_day(args, "since"),
-        until=_day(args, "until"),
-        kinds=tuple(cast(list[search.Kind], args.get("kinds", []))),
+    found = records.find(
+        search.Query(
+            args["query"],
+            int(args.get("limit", 10)),
+            _day(args, "since"),
+            _day(args, "until"),
+            tuple(cast(list[search.Kind], args.get("kinds", []))),
+        )
     )
     hits = found.hits
     data: dict[str, Any] = {"hits": [hit.to_json() for hit in hits], "count": len(hits)}
@@ -276,13 +310,12 @@ def _memory_search(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolRes
     return ToolResult.ok(data)
 
 
-def _memory_get(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
-    from trinho import search
-
-    resolved = search.readable_path(ws, args["path"])
+@on_records
+def _memory_get(records: ToolRecords, args: dict[str, Any], actor: Actor) -> ToolResult:
+    resolved = records.shown_path(args["path"])
     lines = args.get("lines")
-    snippet = search.memory_get(
-        ws, resolved, int(args.get("from_line", 1)), None if lines is None else int(lines)
+    snippet = records.memory_get(
+        resolved, int(args.get("from_line", 1)), None if lines is None else int(lines)
     )
     return ToolResult.ok(
         {
@@ -508,7 +541,8 @@ empty answer flagged unavailable, as OpenClaw gives when it is off."""
 OPENCLAW_GET_CORPORA = ("memory", "wiki", "all")
 
 
-def _openclaw_search(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
+@on_records
+def _openclaw_search(records: ToolRecords, args: dict[str, Any], actor: Actor) -> ToolResult:
     from trinho import search
     from trinho.search.index import MAX_LIMIT
 
@@ -519,7 +553,7 @@ def _openclaw_search(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolR
         return ToolResult.ok(oc_format.sessions_unavailable())
     # OpenClaw sets no most: a larger ask gets the most trinho ranks.
     limit = min(int(args.get("maxResults", 10)), MAX_LIMIT)
-    hits = search.search(ws, args["query"], limit=limit)
+    hits = records.find(search.Query(args["query"], limit)).hits
     floor = args.get("minScore")
     results = []
     for hit in hits:
@@ -539,30 +573,26 @@ def _openclaw_search(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolR
     return ToolResult.ok({"results": results})
 
 
-def _openclaw_get(ws: Workspace, args: dict[str, Any], actor: Actor) -> ToolResult:
+@on_records
+def _openclaw_get(records: ToolRecords, args: dict[str, Any], actor: Actor) -> ToolResult:
     """OpenClaw's read: a `status` always, and a refusal is a result the model reads, not a
     failed call."""
-    from trinho import search
-
     path = args["path"]
     if args.get("corpus") == "wiki":
         return ToolResult.ok(oc_format.not_found(path))
     try:
-        shown = search.readable_path(ws, path)
-        target = ws.path(path)
+        shown = records.shown_path(path)
     except TrinhoError as exc:
         return ToolResult.ok(
             oc_format.read_error(path, oc_format.MEMORY_PATH_NOT_ALLOWED, str(exc))
         )
-    if not target.exists():
-        return ToolResult.ok(oc_format.not_found(shown))
     try:
-        if target.is_dir():
-            raise TrinhoError.keyed("error.get.folder", path=path)
-        text = decode(read_regular(target), path)
+        text = records.file_text(path)
     except (TrinhoError, OSError) as exc:
-        message = str(public_error(exc, ws.root))
+        message = str(public_error(exc, records.root))
         return ToolResult.ok(oc_format.read_error(shown, oc_format.MEMORY_READ_FAILED, message))
+    if text is None:
+        return ToolResult.ok(oc_format.not_found(shown))
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -767,14 +797,14 @@ def usage(tool: MemoryTool) -> str:
 
 
 def call(
-    ws: Workspace,
+    memory: Memory,
     name: str,
     args: Mapping[str, Any] | str | None,
     actor: Actor,
     profile: ToolProfile | str = "default",
 ) -> ToolResult:
-    """Run tool `name` for `actor`, with the arguments and results `profile` speaks. Never
-    raises: every failure is an error result."""
+    """Run tool `name` on `memory` for `actor`, with the arguments and results `profile`
+    speaks. Never raises: every failure is an error result."""
     try:
         by_name = {tool.name: tool for tool in profile_tools(profile)}
     except TrinhoError as exc:
@@ -794,12 +824,13 @@ def call(
             f"{name}: invalid arguments: {'; '.join(problems)}. Fix them and call {name} "
             f"again; it takes {usage(spec)}"
         )
+    records = as_records(memory)
     try:
-        return spec.handler(ws, parsed, actor)
+        return spec.handler(records, parsed, actor)
     except Exception as exc:  # the host must never see an exception from a tool call
         if not isinstance(exc, TrinhoError | OSError):
             log.exception("tool %s failed", name)
-        return ToolResult.error(f"{name}: {public_error(exc, ws.root)}")
+        return ToolResult.error(f"{name}: {public_error(exc, records.root)}")
 
 
 SENT_MAX_LENGTH = 500
@@ -992,8 +1023,8 @@ def model_specs(profile: ToolProfile | str = "default") -> tuple[ToolSpec, ...]:
     )
 
 
-def call_model_tool(ws: Workspace, tool_call: ToolCall, actor: Actor) -> ToolResult:
+def call_model_tool(memory: Memory, tool_call: ToolCall, actor: Actor) -> ToolResult:
     """Run a tool call as a `trinho.models` backend returned it (arguments already parsed)."""
     if tool_call.error is not None:
         return ToolResult.error(f"{tool_call.name}: {tool_call.error}")
-    return call(ws, tool_call.name, dict(tool_call.arguments), actor)
+    return call(memory, tool_call.name, dict(tool_call.arguments), actor)

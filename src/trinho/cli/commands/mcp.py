@@ -41,8 +41,14 @@ def mcp(
     """Serve the tools and resources over MCP: stdio by default, or --http with a bearer token.
 
     Over HTTP every request must carry `Authorization: Bearer TOKEN`, TOKEN being `[mcp] token`
-    in the workspace config; `trinho mcp --init-token` creates one.
+    in the workspace config; `trinho mcp --init-token` creates one. With a PostgreSQL store,
+    --http serves every owner: TOKEN is an owner's, from `trinho owners token ID`.
     """
+    actor = Actor("job" if actor_kind == "job" else "chat", agent)
+    url = state().database_url() if use_http and not init_token else None
+    if url is not None:
+        _serve_owners(url, actor, host, port, profile)
+        return
     try:
         ws = state().workspace()
     except TrinhoError as exc:
@@ -63,8 +69,26 @@ def mcp(
             t(ws.locale, key, path=path, token=token),
         )
         return
-    actor = Actor("job" if actor_kind == "job" else "chat", agent)
     if use_http:
         mcp_server.serve_http(ws, actor, host, port, profile)
     else:
         mcp_server.serve_stdio(ws, actor, profile)
+
+
+def _serve_owners(url: str, actor: Actor, host: str, port: int, profile: str | None) -> None:
+    """`--http` on a PostgreSQL store: every owner, each request as its token's owner, with
+    the serving workspace config's settings when there is one."""
+    from trinho.context.assembly import Budgets
+    from trinho.context.run import budgets_from_config
+    from trinho.workspace import clock_from_env
+
+    ws = state().settings()
+    settings = mcp_server.OwnerSettings(
+        clock=clock_from_env(),
+        user=ws.config.owner if ws is not None else "owner",
+        locale=state().locale(),
+        budgets=budgets_from_config(ws) if ws is not None else Budgets(),
+    )
+    chosen = profile or (ws.config.tools.profile if ws is not None else "default")
+    extra = ws.config.mcp.allowed_hosts if ws is not None else ()
+    mcp_server.serve_owners_http(url, actor, settings, host, port, chosen, extra)

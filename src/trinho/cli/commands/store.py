@@ -11,7 +11,7 @@ import click
 
 from trinho.cli.app import OWNER_ENV, cli, emit, json_option, say, state
 from trinho.errors import TrinhoError
-from trinho.i18n import t
+from trinho.i18n import N_, t
 from trinho.pg.connect import Database
 from trinho.workspace import CONFIG_PATH, open_workspace
 
@@ -100,6 +100,29 @@ def owners_login(owner_id: str, base: str | None, as_json: bool) -> None:
     link = login_link(base or web.public_url or site_url(web.host, web.port), owner_id, code)
     row = {"owner": owner_id, "url": link, "expires_at": (now + LOGIN_LIFETIME).isoformat()}
     emit(as_json, row, t(state().locale(), "web.login_link_of", owner=owner_id, url=link))
+
+
+@owners.command(name="token")
+@click.argument("owner_id", metavar="ID")
+@click.option("--revoke", is_flag=True, help="Remove the owner's token instead.")
+@json_option
+def owners_token(owner_id: str, revoke: bool, as_json: bool) -> None:
+    """Issue the owner's bearer token for `trinho mcp --http` (printed once), or revoke it."""
+    from trinho.pg.tokens import issue_token, revoke_token
+
+    locale = state().locale()
+    with _database() as db:
+        if revoke:
+            had = revoke_token(db, owner_id)
+            key = N_("owners.token_revoked") if had else N_("owners.token_none")
+            emit(as_json, {"owner": owner_id, "revoked": had}, t(locale, key, owner=owner_id))
+            return
+        token = issue_token(db, owner_id)
+    emit(
+        as_json,
+        {"owner": owner_id, "token": token},
+        t(locale, "owners.token_issued", owner=owner_id, token=token),
+    )
 
 
 @cli.command(name="export")

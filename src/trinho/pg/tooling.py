@@ -1,0 +1,171 @@
+"""One owner of the database as the agent tools and the MCP server use it
+(`trinho.tools.store.ToolRecords`).
+
+The tools' handlers are the file workspace's own (`trinho.tools.service`); what differs is
+only where a read goes. A memory file is named as the export names it (`MEMORY.md`,
+`memory/DAY.md`, `memory/archive.md`, `users/USER/facts/KEY.md`, `conversations/DAY.jsonl`,
+`memory_proposals/ID.json`),
+which is also the path a search hit shows, so `memory_get` reads back what `memory_search`
+found. Nothing else is a memory file here: there is no `.trinho/` to reach, no folder
+outside the owner's rows.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, cast
+
+from trinho.context.assembly import Budgets, Context, FactsIndex, build_index
+from trinho.context.run import records_context
+from trinho.errors import NotFound, TrinhoError
+from trinho.pg.archive import PgArchive
+from trinho.pg.connect import Database
+from trinho.pg.store import PgRecords, note_name
+from trinho.pg.transcripts import PgTranscripts
+from trinho.pg.transfer import PROPOSALS_DIR
+from trinho.search import Found, Hit, Kind, Query, Snippet
+from trinho.search.index import validate_query
+from trinho.workspace import ARCHIVE_FILE, MEMORY_FILE, NOTES_DIR, Clock
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+MAX_GET_LINES = 2000
+"""The most lines one memory_get gives, as on the file workspace."""
+FOLDERS = frozenset({NOTES_DIR, "users", "conversations", PROPOSALS_DIR})
+_FACT = re.compile(r"users/([a-z0-9][a-z0-9_-]{0,63})/facts/([a-z0-9][a-z0-9_-]{0,63})\.md")
+_TRANSCRIPT = re.compile(r"conversations/([0-9]{4}-[0-9]{2}-[0-9]{2})\.jsonl")
+_NOTE = re.compile(rf"{NOTES_DIR}/[^/]+\.md")
+_PROPOSAL = re.compile(rf"{PROPOSALS_DIR}/([A-Za-z0-9_-]+)\.json")
+
+
+def memory_name(path: str) -> str:
+    """`path` as the export names the file: relative, `./` and doubled slashes dropped; a
+    path that leaves the memory (`..`, absolute) or names internal state (a dot-folder) is
+    the keyed error the file workspace gives for it."""
+    if "\x00" in path or path != path.encode("utf-8", "replace").decode("utf-8"):
+        raise TrinhoError.keyed("error.path.bad_chars", path=ascii(path))
+    given = PurePosixPath(path)
+    if given.is_absolute() or ".." in given.parts:
+        raise TrinhoError.keyed("error.path.not_relative", path=path)
+    if any(part.startswith(".") for part in given.parts):
+        raise TrinhoError.keyed("error.get.internal", path=path)
+    return given.as_posix()
+
+
+def snippet(shown: str, text: str, from_line: int, lines: int | None) -> Snippet:
+    """Lines `from_line`.. of a memory file's `text`, refused as the file workspace refuses
+    a read past its end; `lines` at most `MAX_GET_LINES`."""
+    all_lines = text.split("\n")
+    if all_lines and all_lines[-1] == "":
+        all_lines.pop()
+    if from_line > max(len(all_lines), 1):
+        raise TrinhoError.keyed(
+            "error.get.past_end", path=shown, count=len(all_lines), line=from_line
+        )
+    count = min(lines or MAX_GET_LINES, MAX_GET_LINES)
+    chosen = all_lines[from_line - 1 : from_line - 1 + count]
+    return Snippet(shown, from_line, from_line - 1 + len(chosen), len(all_lines), "\n".join(chosen))
+
+
+class PgToolRecords(PgRecords):
+    """`PgRecords` with the reads the tools, resources and prompts make. `budgets` are the
+    prompt's (a workspace config's `[context]`, else the defaults)."""
+
+    def __init__(
+        self,
+        db: Database,
+        owner: str,
+        *,
+        clock: Clock,
+        timezone: str,
+        user: str = "owner",
+        locale: str = "en",
+        budgets: Budgets | None = None,
+    ) -> None:
+        super().__init__(db, owner, clock=clock, timezone=timezone, user=user, locale=locale)
+        self.budgets = budgets or Budgets()
+        self._timezone = timezone
+
+    @property
+    def root(self) -> Path | None:
+        return None
+
+    def find(self, query: Query) -> Found:
+        from trinho.pg import search
+
+        validate_query(query)
+        found, named = search.find(
+            self,
+            query.text,
+            query.limit,
+            since=query.since,
+            until=query.until,
+            kinds=query.kinds,
+        )
+        hits = [
+            Hit(cast(Kind, h.kind), h.path, h.line, h.day, h.text, h.score, h.refs) for h in found
+        ]
+        return Found(hits, tuple(named), tuple(() for _ in hits))
+
+    def shown_path(self, path: str) -> str:
+        return memory_name(path)
+
+    def memory_get(self, path: str, from_line: int = 1, lines: int | None = None) -> Snippet:
+        if not path.strip():
+            raise TrinhoError.keyed("error.get.empty")
+        if from_line < 1:
+            raise TrinhoError.keyed("error.get.first_line", path=path, line=from_line)
+        if lines is not None and lines < 1:
+            raise TrinhoError.keyed("error.get.no_lines", path=path, lines=lines)
+        text = self.file_text(path)
+        if text is None:
+            raise TrinhoError.keyed("error.get.no_file", path=path)
+        return snippet(memory_name(path), text, from_line, lines)
+
+    def file_text(self, path: str) -> str | None:
+        name = memory_name(path)
+        if name in FOLDERS or (name.startswith("users/") and not name.endswith(".md")):
+            raise TrinhoError.keyed("error.get.folder", path=path)
+        if name == MEMORY_FILE:
+            latest = self.memory_version()
+            return latest.text if latest is not None else None
+        if name == ARCHIVE_FILE:
+            archive = PgArchive(self.db, self.owner)
+            return archive.archived_text() if archive.exists() else None
+        fact = _FACT.fullmatch(name)
+        if fact is not None:
+            return self.fact_file_text(fact.group(1), fact.group(2))
+        transcript = _TRANSCRIPT.fullmatch(name)
+        if transcript is not None:
+            day = date.fromisoformat(transcript.group(1))
+            turns = PgTranscripts(self.db, self.owner, clock=self._clock, timezone=self._timezone)
+            return turns.day_text(day) or None
+        proposal = _PROPOSAL.fullmatch(name)
+        if proposal is not None:
+            try:
+                return self.proposal_file_text(proposal.group(1))
+            except NotFound:
+                return None
+        return self._note_file(name) if _NOTE.fullmatch(name) else None
+
+    def _note_file(self, name: str) -> str | None:
+        with self.db.owner_tx(self.owner) as conn:
+            row = conn.execute(
+                "SELECT body FROM note_files WHERE owner_id = %s AND name = %s",
+                (self.owner, name),
+            ).fetchone()
+        return cast(str, row[0]) if row else None
+
+    def day_text(self, day: date) -> str:
+        return self._note_file(note_name(day)) or ""
+
+    def facts_index_text(self, user: str) -> str:
+        listing = self.list_facts(user)
+        entries, lines, omitted = build_index(listing.facts, self.today(), self.locale)
+        return FactsIndex(tuple(entries), tuple(lines), omitted, (), self.locale).text
+
+    def prompt_context(self, user: str | None) -> Context:
+        return records_context(self, user, self.locale, self.budgets)

@@ -1,0 +1,191 @@
+"""What the agent tools read and write of one owner's memory, as a narrow Protocol, and the
+file workspace behind it.
+
+`ToolRecords` is the seam the tools' handlers and the MCP server's resources and prompts work
+through, so the same handlers serve a file workspace (`FileTools`: the file stores as they
+are) and one owner of the PostgreSQL store (`trinho.pg.tooling.PgToolRecords`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date
+from pathlib import Path
+from typing import Protocol
+
+from trinho.context.assembly import Context
+from trinho.context.run import build_context
+from trinho.durable import read_regular
+from trinho.errors import TrinhoError
+from trinho.facts import store as facts
+from trinho.facts.rules import ActorKind, Basis, Fact
+from trinho.facts.store import Saved
+from trinho.memory import store as memory
+from trinho.notes import store as notes
+from trinho.notes.store import SavedNote, decode
+from trinho.proposals import store as proposals
+from trinho.proposals.store import ProposalListing, Source
+from trinho.search import Found, Query, Snippet
+from trinho.workspace import Workspace
+
+
+class ToolRecords(Protocol):
+    """One owner's memory as a model's tool call, an MCP resource or an MCP prompt uses it."""
+
+    @property
+    def user(self) -> str:
+        """Whose facts a call is about when it names none (the `[owner] user`)."""
+        ...
+
+    @property
+    def root(self) -> Path | None:
+        """The folder an error sent to a client must not name (None: there is none)."""
+        ...
+
+    def today(self) -> date: ...
+
+    def save_note(self, text: str) -> SavedNote: ...
+
+    def save_fact(
+        self,
+        key: str,
+        value: str,
+        *,
+        user: str | None = None,
+        basis: Basis = "user",
+        actor: ActorKind = "chat",
+        valid_from: date | None = None,
+        valid_to: date | None = None,
+        source: str | None = None,
+        origin: str | None = None,
+        why: str | None = None,
+        sources: Iterable[Source] = (),
+    ) -> Saved: ...
+
+    def load_fact(self, key: str, user: str | None = None) -> Fact | None: ...
+
+    def list_proposals(self, *, include_decided: bool = True) -> ProposalListing: ...
+
+    def memory_text(self) -> str: ...
+
+    def find(self, query: Query) -> Found:
+        """memory_search: the hits, and the people the query named."""
+        ...
+
+    def shown_path(self, path: str) -> str:
+        """`path` as a hit shows it, when it names memory a model may read; a keyed error
+        when it does not (outside the memory, or internal state)."""
+        ...
+
+    def memory_get(self, path: str, from_line: int = 1, lines: int | None = None) -> Snippet:
+        """memory_get: lines of the memory file `path` names."""
+        ...
+
+    def file_text(self, path: str) -> str | None:
+        """The whole text of the memory file `path` names; None when there is none."""
+        ...
+
+    def day_text(self, day: date) -> str:
+        """The day's note file as it is written ("" when there is none)."""
+        ...
+
+    def facts_index_text(self, user: str) -> str:
+        """The facts index as `trinho facts` shows it."""
+        ...
+
+    def prompt_context(self, user: str | None) -> Context:
+        """The system block and preamble of the next turn."""
+        ...
+
+
+class FileTools:
+    """A file workspace behind `ToolRecords`: each call is the file store's own."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+
+    @property
+    def user(self) -> str:
+        return self.ws.config.owner
+
+    @property
+    def root(self) -> Path:
+        return self.ws.root
+
+    def today(self) -> date:
+        return self.ws.today()
+
+    def save_note(self, text: str) -> SavedNote:
+        return notes.save_note(self.ws, text)
+
+    def save_fact(
+        self,
+        key: str,
+        value: str,
+        *,
+        user: str | None = None,
+        basis: Basis = "user",
+        actor: ActorKind = "chat",
+        valid_from: date | None = None,
+        valid_to: date | None = None,
+        source: str | None = None,
+        origin: str | None = None,
+        why: str | None = None,
+        sources: Iterable[Source] = (),
+    ) -> Saved:
+        return facts.save_fact(
+            self.ws,
+            key,
+            value,
+            user=user,
+            basis=basis,
+            actor=actor,
+            valid_from=valid_from,
+            valid_to=valid_to,
+            source=source,
+            origin=origin,
+            why=why,
+            sources=sources,
+        )
+
+    def load_fact(self, key: str, user: str | None = None) -> Fact | None:
+        return facts.load_fact(self.ws, key, user)
+
+    def list_proposals(self, *, include_decided: bool = True) -> ProposalListing:
+        return proposals.list_proposals(self.ws, include_decided=include_decided)
+
+    def memory_text(self) -> str:
+        return memory.read_text(self.ws)
+
+    def find(self, query: Query) -> Found:
+        from trinho import search  # the index and its stemmer load only when searching
+
+        return search.find(self.ws, query.text, query.limit, query.since, query.until, query.kinds)
+
+    def shown_path(self, path: str) -> str:
+        from trinho import search
+
+        return search.readable_path(self.ws, path)
+
+    def memory_get(self, path: str, from_line: int = 1, lines: int | None = None) -> Snippet:
+        from trinho import search
+
+        return search.memory_get(self.ws, path, from_line, lines)
+
+    def file_text(self, path: str) -> str | None:
+        target = self.ws.path(path)
+        if not target.exists():
+            return None
+        if target.is_dir():
+            raise TrinhoError.keyed("error.get.folder", path=path)
+        return decode(read_regular(target), path)
+
+    def day_text(self, day: date) -> str:
+        path = self.ws.note_path(day)
+        return decode(read_regular(path), self.ws.relative(path)) if path.exists() else ""
+
+    def facts_index_text(self, user: str) -> str:
+        return facts.facts_index(self.ws, user).text
+
+    def prompt_context(self, user: str | None) -> Context:
+        return build_context(self.ws, user)
