@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import shutil
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,7 @@ from trinho.pg.workcopy import (
     changed_files,
     checkin,
     journal_day,
+    journal_since,
     read_files,
     run_on_copy,
     tracked,
@@ -241,3 +243,12 @@ def test_derived_files_are_never_checked_in() -> None:
     assert not tracked(".trinho/config.toml")
     assert not tracked("memory_proposals/.locks/queue.lock")
     assert tracked("memory_proposals/abc.json")
+
+
+@given(st.datetimes(timezones=st.just(UTC)))
+def test_a_checkout_writes_the_journals_of_the_days_from_the_day_before_the_read_floor(
+    floor: datetime,
+) -> None:
+    since = journal_since(floor.isoformat() + "\n")
+    assert since == (floor - timedelta(days=1)).date()
+    assert journal_since(None) is None and journal_since("broken") is None

@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar, cast
 
@@ -62,6 +62,7 @@ from trinho.workspace import (
     INTERNAL_DIR,
     MEMORY_FILE,
     NOTES_DIR,
+    READ_FLOOR_FILE,
     Workspace,
 )
 
@@ -177,12 +178,26 @@ def _config_text(config_text: str | None, zone: str) -> str:
     return tomlkit.dumps(document)
 
 
-def _journals(records: PgRecords) -> dict[str, str]:
-    """Each day's acknowledged notes as the notes' journal of that day, instants included."""
+def journal_since(floor: str | None) -> date | None:
+    """The first day whose notes' journal a checkout writes: a run reads from its read floor on
+    (the day before it, for the zones behind UTC), so older journals are never read again and
+    a checkout does not grow with years of notes (pure). None: no run yet, every day."""
+    try:
+        instant = datetime.fromisoformat(floor.strip()) if floor else None
+    except ValueError:
+        return None
+    return (instant - timedelta(days=1)).date() if instant else None
+
+
+def _journals(records: PgRecords, floor: str | None) -> dict[str, str]:
+    """The acknowledged notes of each day a run may still read, as that day's notes' journal,
+    instants included."""
+    since = journal_since(floor) or date.min
     with records.db.owner_tx(records.owner) as conn:
         rows = conn.execute(
-            "SELECT day, hhmm, note, saved_at FROM note_acks WHERE owner_id = %s ORDER BY day, seq",
-            (records.owner,),
+            "SELECT day, hhmm, note, saved_at FROM note_acks WHERE owner_id = %s AND day >= %s"
+            " ORDER BY day, seq",
+            (records.owner, since),
         ).fetchall()
     files: dict[str, str] = {}
     for day, hhmm, note, saved_at in rows:
@@ -199,7 +214,8 @@ def checkout(db: Database, owner: str, folder: Path, config_text: str | None) ->
     files = owner_files(db, owner, zone)
     records = PgRecords(db, owner, clock=datetime.now, timezone=zone)
     latest = records.memory_version()
-    derived = {CONFIG_PATH: _config_text(config_text, zone), **_journals(records)}
+    journals = _journals(records, files.get(READ_FLOOR_FILE))
+    derived = {CONFIG_PATH: _config_text(config_text, zone), **journals}
     for rel, text in sorted({**files, **derived}.items()):
         path = folder / rel
         path.parent.mkdir(parents=True, exist_ok=True)
