@@ -89,6 +89,12 @@ def test_with_one_owner_named_another_owners_memory_is_never_read_searched_or_de
             err = cli.refused(*command, given, *a)
             assert f"no proposal '{given}'" in err, err
     assert "no proposal" in cli.refused("reject", other, "no", *a)
+    day = "memory/2026-11-29.md"  # the commands on a working copy: B's day is not A's
+    assert "Bình" not in cli.json("get", day, *a)["text"]
+    assert "no such file" in cli.refused("get", "users/owner/facts/secret-city.md", *a)
+    assert cli.json("condense", "--dry-run", *a)["run_id"] == "2026-W48"
+    assert cli.json("usage", *a)["calls"] == 0
+    assert cli.json("jobs", "run", *a)["runs"] == []
 
     assert cli.json("fact", "set", "secret-city", "Huế", *a)["outcome"] == "created"
     mine = ("--owner", binh)
