@@ -780,14 +780,16 @@ def _candidate(
 ) -> Candidate:
     """What ranking needs of one row: its evidence from each side and the facets asked for
     (`wanted_terms` None: no full-match test; `when` false: no time-cue test; `inference`
-    false: no self-description test); `by_id` holds the other candidates, where the turn
-    before this one is looked for."""
+    false: no self-description test, which is made only of a named person's lines, the ones
+    its boost can reach); `by_id` holds the other candidates, where the turn before this one
+    is looked for."""
     speaker = str(row["speaker"])
     full = (
         wanted_terms is not None
         and lexical is not None
         and wanted_terms <= set(terms(f"{speaker} {row['text']}"))
     )
+    named = bool(people) and bool(speaker) and fold(speaker) in people
     return Candidate(
         doc_id=row["id"],
         text=row["text"],
@@ -797,12 +799,12 @@ def _candidate(
         dense=None if dense is None else dense[0],
         dense_rank=None if dense is None else dense[1],
         full_match=full,
-        speaker_named=bool(people) and bool(speaker) and fold(speaker) in people,
+        speaker_named=named,
         time_cue=when and has_time_cue(row["text"]),
         current=bool(row["current"]),
         asks=row["kind"] == "conversation" and asks_question(row["text"]),
         previous=row["id"] - 1 if _same_transcript(row, by_id.get(row["id"] - 1)) else None,
-        self_described=inference and bool(speaker) and describes_self(row["text"]),
+        self_described=inference and named and describes_self(row["text"]),
     )
 
 
