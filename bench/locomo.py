@@ -149,6 +149,12 @@ def bm25_baseline(conv: Conversation) -> Callable[[str], list[list[str]]]:
 
 
 Step = tuple[str, Embedder | None, Tuning]
+BEFORE_INFERENCE = Tuning(
+    profile_boost=1.0,
+    inference_dense_weight=Tuning.dense_weight,
+    inference_dense_pool=Tuning.dense_pool,
+)
+"""The hybrid default before the rule for inference questions (steps 9-11)."""
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 OUT = ROOT / "bench" / "out"
 
@@ -249,7 +255,9 @@ HEADER = f"{'':<40}" + " ".join(f"{h:>11}" for h in ("overall", *CATEGORIES.valu
 
 def steps_for(embedder: Embedder | None, name: str | None) -> list[Step]:
     """The steps measured, each one rule more than the one it is paired with."""
-    plain = Tuning(speaker_boost=1.0, when_boost=1.0, answer_weight=0.0, dense_neighbours=0.0)
+    plain = replace(
+        BEFORE_INFERENCE, speaker_boost=1.0, when_boost=1.0, answer_weight=0.0, dense_neighbours=0.0
+    )
     boosts = replace(plain, speaker_boost=Tuning.speaker_boost, when_boost=Tuning.when_boost)
     steps: list[Step] = [
         ("lexical, as before", None, plain),
@@ -267,15 +275,50 @@ def steps_for(embedder: Embedder | None, name: str | None) -> list[Step]:
                 embedder,
                 replace(boosts, dense_neighbours=Tuning.dense_neighbours),
             ),
-            ("+ reply after a question (default)", embedder, Tuning()),
-            (f"hybrid {name} + spread", embedder, Tuning(per_session=SPREAD)),
+            ("+ reply after a question", embedder, BEFORE_INFERENCE),
+            (f"hybrid {name} + spread", embedder, replace(BEFORE_INFERENCE, per_session=SPREAD)),
             (
                 f"hybrid {name}, always embedded",
                 embedder,
-                Tuning(dense_when_lexical_full=True),
+                replace(BEFORE_INFERENCE, dense_when_lexical_full=True),
             ),
+            ("9 + inference questions (default)", embedder, Tuning()),
         ]
     return steps
+
+
+def measure(
+    convs: Sequence[tuple[Conversation, Workspace]],
+    embedder: Embedder | None,
+    name: str | None,
+    loo: bool,
+) -> None:
+    """Every step by category, the paired differences, and the leave-one-out checks."""
+    steps = steps_for(embedder, name)
+    print(f"\nrecall@10{HEADER[9:]}")
+    results = []
+    for label, emb, tuning in steps:
+        rows = scores(convs, emb, tuning)
+        results.append(rows)
+        print(f"{len(results):>2}. {label:<36}{summary(rows)}")
+    print(f"\npaired difference (mean ± s.e.){HEADER[31:]}")
+    # Each step against the one it builds on; step 9 also against the hybrid default before
+    # the neighbour rules (7) and against the lexical default (4); the query embedded even
+    # when the first lexical hits hold every term (11); the rule for inference questions (12),
+    # and 12 against 4: what turning the semantic layer on changes now.
+    pairs = [(1, 0), (2, 1), (3, 2), (4, 3)]
+    if embedder is not None:
+        pairs += [(5, 0), (6, 5), (7, 6), (8, 7), (8, 6), (8, 3), (9, 8), (10, 8)]
+        pairs += [(11, 8), (11, 3)]
+    for i, ref in pairs:
+        label = f"{i + 1}. vs {ref + 1}. ({steps[i][0]})"
+        print(f"{label[:40]:<40}{paired(results[ref], results[i])}")
+    if embedder is not None:
+        by_conversation(results[8], results[11], "inference questions, 12. vs 9.")
+    if loo:
+        leave_one_out(convs, embedder)
+        if embedder is not None:
+            inference_out(convs, embedder)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -327,26 +370,7 @@ def main(argv: list[str] | None = None) -> int:
         n = sum(1 for c, _ in convs for q in c.questions if q.evidence)
         print(f"LoCoMo dev: {len(files)} conversations, {n} questions (categories 1-4)")
         print(f"plain BM25, single turns: recall@10 {base.r10 / max(base.n, 1):.3f}")
-        steps = steps_for(embedder, args.embedder)
-        print(f"\nrecall@10{HEADER[9:]}")
-        results = []
-        for name, emb, tuning in steps:
-            rows = scores(convs, emb, tuning)
-            results.append(rows)
-            print(f"{len(results):>2}. {name:<36}{summary(rows)}")
-        print(f"\npaired difference (mean ± s.e.){HEADER[31:]}")
-        # Each step against the one it builds on; the hybrid default also against the
-        # hybrid default before the neighbour rules (7) and against the lexical default (4),
-        # which is what turning the semantic layer on changes.
-        # The last: the query embedded even when the first lexical hits hold every term.
-        pairs = [(1, 0), (2, 1), (3, 2), (4, 3)]
-        if embedder is not None:
-            pairs += [(5, 0), (6, 5), (7, 6), (8, 7), (8, 6), (8, 3), (9, 8), (10, 8)]
-        for i, ref in pairs:
-            label = f"{i + 1}. vs {ref + 1}. ({steps[i][0]})"
-            print(f"{label[:40]:<40}{paired(results[ref], results[i])}")
-        if args.loo:
-            leave_one_out(convs, embedder)
+        measure(convs, embedder, args.embedder, args.loo)
     return 0
 
 
@@ -388,6 +412,49 @@ def leave_one_out(
     default = per[Tuning()]
     print(f"{'defaults, same questions':<40}{summary(default)}")
     print(f"{'held-out vs defaults':<40}{paired(default, held)}")
+
+
+GRID_PROFILE = (1.0, 2.0, 3.0)
+GRID_INFERENCE_WEIGHTS = (0.3, 0.6)
+GRID_INFERENCE_POOLS = (60, 120)
+
+
+def by_conversation(
+    a: Sequence[tuple[str, int, float]], b: Sequence[tuple[str, int, float]], name: str
+) -> None:
+    """b - a summed over each conversation's open-domain questions: where a rule's gain is."""
+    print(f"\n{name}, open-domain, by conversation (questions changed, sum of differences)")
+    for conv in dict.fromkeys(row[0] for row in a):
+        d = [y[2] - x[2] for x, y in zip(a, b, strict=True) if x[0] == conv and x[1] == 3]
+        changed = sum(1 for v in d if v)
+        print(f"  {conv}: {len(d)} questions, {changed} changed, {sum(d):+.2f}")
+
+
+def inference_out(convs: Sequence[tuple[Conversation, Workspace]], embedder: Embedder) -> None:
+    """The rule for inference questions left out one conversation at a time: the profile
+    boost, the dense weight and the dense pool of those questions chosen on four, scored on the
+    fifth (ties go to the first in the grid, the rule off)."""
+    grid = [
+        Tuning(profile_boost=p, inference_dense_weight=w, inference_dense_pool=n)
+        for p in GRID_PROFILE
+        for w in GRID_INFERENCE_WEIGHTS
+        for n in GRID_INFERENCE_POOLS
+    ]
+    per = {t: scores(convs, embedder, t) for t in grid}
+    held: list[tuple[str, int, float]] = []
+    for conv, _ in convs:
+        best = max(grid, key=lambda t: statistics.fmean(r for c, _, r in per[t] if c != conv.name))
+        held += [row for row in per[best] if row[0] == conv.name]
+        print(
+            f"  held out {conv.name}: chose profile_boost {best.profile_boost}, "
+            f"inference_dense_weight {best.inference_dense_weight}, "
+            f"inference_dense_pool {best.inference_dense_pool}"
+        )
+    print(f"inference questions, leave-one-conversation-out\n{HEADER}")
+    print(f"{'held-out scores':<40}{summary(held)}")
+    print(f"{'defaults, same questions':<40}{summary(per[Tuning()])}")
+    print(f"{'held-out vs defaults':<40}{paired(per[Tuning()], held)}")
+    print(f"{'held-out vs the rule off':<40}{paired(per[grid[0]], held)}")
 
 
 if __name__ == "__main__":

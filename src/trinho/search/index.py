@@ -45,9 +45,11 @@ from trinho.search.rank import (
     Scored,
     Tuning,
     asks_question,
+    describes_self,
     fact_people,
     fuse,
     has_time_cue,
+    is_inference_question,
     is_multipart,
     is_when_question,
     known_people,
@@ -526,11 +528,24 @@ class SearchIndex:
             # A facet is computed only when a rule will read it: the regex and the terms of a
             # hundred candidates are most of the time a search spends in Python.
             full = wanted_terms if dense and self.tuning.protect_full_matches else None
+            # A guess about someone re-weights meaning: without the dense side it changes
+            # nothing (lexical ranks as before).
+            inference = bool(dense) and is_inference_question(query.text)
+            tuning = self.tuning.for_inference() if inference else self.tuning
             candidates = [
-                _candidate(by_id[i], lexical_rank.get(i), dense.get(i), full, people, when, by_id)
+                _candidate(
+                    by_id[i],
+                    lexical_rank.get(i),
+                    dense.get(i),
+                    full,
+                    people,
+                    when,
+                    by_id,
+                    inference,
+                )
                 for i in order
             ]
-            chosen = fuse(candidates, self.tuning, when)
+            chosen = fuse(candidates, tuning, when, inference)
         if multipart:
             chosen = spread_sessions(
                 chosen,
@@ -761,16 +776,20 @@ def _candidate(
     people: set[str],
     when: bool,
     by_id: dict[int, sqlite3.Row],
+    inference: bool = False,
 ) -> Candidate:
     """What ranking needs of one row: its evidence from each side and the facets asked for
-    (`wanted_terms` None: no full-match test; `when` false: no time-cue test); `by_id` holds
-    the other candidates, where the turn before this one is looked for."""
+    (`wanted_terms` None: no full-match test; `when` false: no time-cue test; `inference`
+    false: no self-description test, which is made only of a named person's lines, the ones
+    its boost can reach); `by_id` holds the other candidates, where the turn before this one
+    is looked for."""
     speaker = str(row["speaker"])
     full = (
         wanted_terms is not None
         and lexical is not None
         and wanted_terms <= set(terms(f"{speaker} {row['text']}"))
     )
+    named = bool(people) and bool(speaker) and fold(speaker) in people
     return Candidate(
         doc_id=row["id"],
         text=row["text"],
@@ -780,11 +799,12 @@ def _candidate(
         dense=None if dense is None else dense[0],
         dense_rank=None if dense is None else dense[1],
         full_match=full,
-        speaker_named=bool(people) and bool(speaker) and fold(speaker) in people,
+        speaker_named=named,
         time_cue=when and has_time_cue(row["text"]),
         current=bool(row["current"]),
         asks=row["kind"] == "conversation" and asks_question(row["text"]),
         previous=row["id"] - 1 if _same_transcript(row, by_id.get(row["id"] - 1)) else None,
+        self_described=inference and named and describes_self(row["text"]),
     )
 
 

@@ -1,12 +1,13 @@
 """Pure ranking: the FTS5 match expression, the diacritics bonus, fusion of the lexical and
 dense sides, the who/when boosts, the neighbouring turns (a reply after a question, a dense
-score smoothed over the turns around it) and the spread over sessions."""
+score smoothed over the turns around it), the inference questions and the spread over
+sessions."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from trinho.search.tokenize import fold, words
@@ -72,7 +73,11 @@ class Tuning:
     several parts (0: no limit). `answer_weight`: the share of a turn's score that the next
     turn of its transcript gains when the turn asks a question (the answer is said after it).
     `dense_neighbours`: the share of the best neighbouring turn's cosine a turn's own cosine
-    gains (`smooth_dense`).
+    gains (`smooth_dense`). For a question asking for a guess about someone
+    (`is_inference_question`) answered with the dense side: `inference_dense_weight` and
+    `inference_dense_pool` take the place of `dense_weight` and `dense_pool`, and
+    `profile_boost` is the factor for a named person's line that tells of themselves
+    (`describes_self`).
     """
 
     dense_weight: float = 0.3
@@ -84,6 +89,16 @@ class Tuning:
     dense_when_lexical_full: bool = False
     answer_weight: float = 0.3
     dense_neighbours: float = 0.5
+    inference_dense_weight: float = 0.6
+    inference_dense_pool: int = 120
+    profile_boost: float = 2.0
+
+    def for_inference(self) -> Tuning:
+        """The weights for an inference question: meaning counts twice as much, from twice
+        as deep in the dense list, since its words seldom meet the evidence's."""
+        return replace(
+            self, dense_weight=self.inference_dense_weight, dense_pool=self.inference_dense_pool
+        )
 
 
 @dataclass(frozen=True)
@@ -92,7 +107,8 @@ class Candidate:
 
     `dense` is the cosine with the query, smoothed over the neighbouring turns for a turn
     (`smooth_dense`); `asks`: a transcript turn that asks a question; `previous`: the doc id
-    of the turn just before this one in its transcript."""
+    of the turn just before this one in its transcript; `self_described`: a line that tells
+    of its speaker (`describes_self`, computed for inference questions only)."""
 
     doc_id: int
     text: str
@@ -107,6 +123,7 @@ class Candidate:
     current: bool = True
     asks: bool = False
     previous: int | None = None
+    self_described: bool = False
 
 
 @dataclass(frozen=True)
@@ -141,6 +158,27 @@ _TIME_RE = re.compile(
 def is_when_question(text: str) -> bool:
     """Whether a question asks for a time (`when`, `what year`, `khi nào`, `bao giờ`)."""
     return _WHEN_RE.search(text) is not None
+
+
+_INFERENCE_RE = re.compile(r"\b(would|might|likely|probably|considered)\b", re.IGNORECASE)
+_SELF_RE = re.compile(  # the words after `I` share it: half the time of one `I ...` each
+    r"\b(?:I(?:'m| am| love| like| enjoy|'ve always| feel| believe| think)|my|want|wanna|hope|"
+    r"dream|goal|passion|favou?rite|keen|means a lot|important to me)\b",
+    re.IGNORECASE,
+)
+
+
+def is_inference_question(text: str) -> bool:
+    """Whether a question asks for a guess about someone (`Would Caroline likely ...?`,
+    `What might John's degree be in?`): its answer is in what the person says of themselves,
+    seldom in the question's words. `could` is left out: it mostly asks what someone can do."""
+    return _INFERENCE_RE.search(text) is not None
+
+
+def describes_self(text: str) -> bool:
+    """Whether a line tells of its speaker: who they are, what they love, want or hold dear
+    (`I'm`, `my`, `I love`, `goal`, `favorite`)."""
+    return _SELF_RE.search(text) is not None
 
 
 def has_time_cue(text: str) -> bool:
@@ -232,8 +270,11 @@ def lexical_suffices(full_matches: Sequence[bool], limit: int) -> bool:
     return len(full_matches) >= limit and all(full_matches[:limit])
 
 
-def fuse(candidates: Sequence[Candidate], tuning: Tuning, when: bool) -> list[Ranked]:
-    """Order candidates by lexical and dense evidence, then the who/when boosts.
+def fuse(
+    candidates: Sequence[Candidate], tuning: Tuning, when: bool, inference: bool = False
+) -> list[Ranked]:
+    """Order candidates by lexical and dense evidence, then the who/when boosts (and, for an
+    inference question, the boost of a named person's lines about themselves).
 
     Both sides are scaled to 0..1 within the query (BM25 by its best candidate, a cosine by the
     span of the dense list), so a dense hit far above the rest can pass lexical hits that match
@@ -258,6 +299,9 @@ def fuse(candidates: Sequence[Candidate], tuning: Tuning, when: bool) -> list[Ra
         if c.speaker_named and tuning.speaker_boost != 1.0:
             score *= tuning.speaker_boost
             why.append(f"said by a person named x{tuning.speaker_boost:g}")
+        if inference and c.speaker_named and c.self_described and tuning.profile_boost != 1.0:
+            score *= tuning.profile_boost
+            why.append(f"tells of the person named x{tuning.profile_boost:g}")
         if when and c.time_cue and tuning.when_boost != 1.0:
             score *= tuning.when_boost
             why.append(f"says when x{tuning.when_boost:g}")
