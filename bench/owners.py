@@ -48,7 +48,7 @@ from trinho.models import ChatRequest, ScriptedModel
 from trinho.notes.store import format_entry
 from trinho.pg.connect import Database
 from trinho.pg.migrate import migrate
-from trinho.pg.owners import add_owner
+from trinho.pg.owners import add_owner, owner_zones
 from trinho.pg.search import add_docs, search
 from trinho.pg.store import PgRecords
 from trinho.search import Query, SearchIndex
@@ -233,7 +233,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--condense", type=int, default=0, help="Owners to condense (0: none).")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="Condense the owners an earlier run loaded (no load, no search; --sample: none).",
+    )
     args = parser.parse_args(argv)
+    if args.reuse:
+        with Database(args.url, max_size=2) as db:
+            earlier = [o for o in owner_zones(db) if o.startswith("bench-")]
+        condense_week(args.url, earlier[: args.condense or None], args.workers, {}, args.notes)
+        return 0
     migrate(args.url)
     rng = random.Random(0)
     words = Words(random.Random(0))
