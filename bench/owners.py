@@ -239,12 +239,12 @@ def main(argv: list[str] | None = None) -> int:
         help="Condense the owners an earlier run loaded (no load, no search; --sample: none).",
     )
     args = parser.parse_args(argv)
+    migrate(args.url)
     if args.reuse:
         with Database(args.url, max_size=2) as db:
             earlier = [o for o in owner_zones(db) if o.startswith("bench-")]
         condense_week(args.url, earlier[: args.condense or None], args.workers, {}, args.notes)
         return 0
-    migrate(args.url)
     rng = random.Random(0)
     words = Words(random.Random(0))
     run = uuid.uuid4().hex[:6]
