@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import copy
 import logging
 import threading
 from collections.abc import Coroutine, Mapping
@@ -126,6 +127,26 @@ class TelegramChannel:
     @property
     def name(self) -> str:
         return "telegram"
+
+    def for_user(
+        self,
+        user_id: int,
+        *,
+        lookup: NotificationLookup,
+        decider: Decider,
+        on_message: MessageHandler,
+        inbox: MemoryInbox,
+    ) -> TelegramChannel:
+        """This bot as the channel of one of its users (an owner of many): the same connection
+        and event loop, that user's private chat, and their own announcements, decisions,
+        messages and inbox. It lives as long as the bot and is closed with it, never alone."""
+        self._ensure_loop()
+        view = copy.copy(self)
+        view.settings = replace(self.settings, owner_id=user_id)
+        view.owner_chat = user_id
+        view.lookup, view.decider, view.on_message, view.inbox = lookup, decider, on_message, inbox
+        view._decided, view._bulk = {}, {}
+        return view
 
     # -- lifecycle -------------------------------------------------------------------------
 
