@@ -23,7 +23,7 @@ from trinho.pg.connect import Database
 from trinho.pg.outbox import PgOutbox
 from trinho.pg.owners import owner_rows, set_telegram_user, telegram_owner
 from trinho.pg.store import PgRecords
-from trinho.pg.telegram import OwnersBot, bot_id
+from trinho.pg.telegram import OwnersBot, OwnersService, bot_id
 from trinho.pg.transcripts import PgTranscripts
 
 TOKEN = "123456:TEST-token"
@@ -315,3 +315,38 @@ def test_serve_on_a_database_without_a_bot_token_is_refused_in_one_line(
     assert main(["serve"]) != 0
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and "TRINHO_TELEGRAM_TOKEN" in err
+
+
+def test_the_service_delivers_each_owners_outbox_and_answers_until_stopped(
+    api: FakeBotApi, bot: OwnersBot, owners: tuple[Owner, Owner]
+) -> None:
+    with OwnersService(bot, outbox_poll=0.1, grace=5).running():
+        api.wait_for(lambda: sent_to(api, X_USER) != [] and sent_to(api, Y_USER) != [])
+        api.say("hi", user_id=Y_USER, chat_id=Y_USER)
+        api.wait_for(lambda: len(sent_to(api, Y_USER)) == 2)
+    assert sent_to(api, Y_USER)[1] == "seen: bravo-secret"
+    assert len(sent_to(api, X_USER)) == 1
+
+
+def test_a_batch_the_database_could_not_take_is_recorded_once_it_can(
+    api: FakeBotApi,
+    bot: OwnersBot,
+    owners: tuple[Owner, Owner],
+    model: ScriptedModel,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[int] = []
+
+    def flaky(db: Database, user_id: int) -> str | None:
+        calls.append(user_id)
+        if len(calls) == 1:
+            raise OSError("the database went away")
+        return telegram_owner(db, user_id)
+
+    monkeypatch.setattr("trinho.pg.telegram.telegram_owner", flaky)
+    bot.start(poll_timeout=1)
+    api.say("still there?", user_id=X_USER, chat_id=X_USER)
+    api.wait_for(lambda: sent_to(api, X_USER) != [])
+    assert sent_to(api, X_USER) == ["seen: alpha-secret"]
+    assert [r.messages[-1].text for r in model.requests] == ["still there?"]
+    assert len(calls) == 2

@@ -195,6 +195,20 @@ class OwnersBot(TelegramChannel):
     # -- incoming ----------------------------------------------------------------------------
 
     def _accept(self, updates: tuple[Update, ...]) -> None:
+        """Record the batch, again and again while the database cannot be reached (never
+        past it: the next poll would confirm it to Telegram, which then forgets it)."""
+        failures = 0
+        while True:
+            try:
+                self._record(updates)
+                return
+            except Exception:
+                failures += 1
+                log.exception("telegram: recording a batch failed; retried")
+                if self._halt.wait(min(30.0, 0.25 * 2.0 ** min(failures, 7))):
+                    raise
+
+    def _record(self, updates: tuple[Update, ...]) -> None:
         """Each owner's messages into their inbox, then the offset past the batch; then the
         button presses, each to its sender's owner's side (a stranger's to the bot, which
         obeys no one)."""
