@@ -5,6 +5,7 @@ refused; each owner's announcement reaches only their chat."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -350,3 +351,30 @@ def test_a_batch_the_database_could_not_take_is_recorded_once_it_can(
     assert sent_to(api, X_USER) == ["seen: alpha-secret"]
     assert [r.messages[-1].text for r in model.requests] == ["still there?"]
     assert len(calls) == 2
+
+
+def test_one_owners_slow_turn_does_not_hold_back_anothers(
+    api: FakeBotApi, own_database: Database, clock: FixedClock, owners: tuple[Owner, Owner]
+) -> None:
+    y_asked = threading.Event()
+
+    def slow_for_x(request: ChatRequest) -> str:
+        reply = words_seen(request)
+        if "alpha" in reply:
+            y_asked.wait(15)  # X's turn lasts until Y's has been asked
+        else:
+            y_asked.set()
+        return reply
+
+    model = ScriptedModel(slow_for_x)
+    bot = make_bot(api, own_database, clock, model)
+    try:
+        bot.start(poll_timeout=1)
+        api.say("first", user_id=X_USER, chat_id=X_USER)
+        api.wait_for(lambda: len(model.requests) == 1)
+        api.say("second", user_id=Y_USER, chat_id=Y_USER)
+        api.wait_for(lambda: sent_to(api, X_USER) != [] and sent_to(api, Y_USER) != [])
+    finally:
+        bot.close()
+    order = [c.params["chat_id"] for c in api.ok_calls("sendMessage")]
+    assert order == [str(Y_USER), str(X_USER)]

@@ -50,22 +50,23 @@ class OwnerChat:
         self.history: list[Message] = []
         self._lock = threading.Lock()
 
-    def _turn(self, ws: Workspace, text: str, ref: str | None) -> str:
+    def _turn(self, ws: Workspace, text: str, ref: str | None) -> tuple[str, list[Message]]:
+        """The reply and the history after it, from the history before this turn (a turn run
+        again on a new checkout starts from the same)."""
         try:
             model = load_model(ws, "chat", model=self.model)
         except Exception as exc:
             log.error("no chat model for %s: %s", self.owner, exc)
-            return t(self.locale, "serve.no_model", error=in_locale(exc, self.locale))
+            return t(self.locale, "serve.no_model", error=in_locale(exc, self.locale)), self.history
         session = ChatSession(ws, model)
         session.history = list(self.history)
         reply = session(text, ref) or t(self.locale, "channel.empty_reply")
-        self.history = session.history
-        return reply
+        return reply, session.history
 
     def __call__(self, text: str, ref: str | None = None) -> str | None:
         with self._lock:
             try:
-                return run_on_copy(
+                reply, self.history = run_on_copy(
                     self.db,
                     self.owner,
                     self.config,
@@ -76,3 +77,4 @@ class OwnerChat:
             except Exception as exc:
                 log.exception("chat turn failed for %s", self.owner)
                 return t(self.locale, "serve.chat_failed", error=in_locale(exc, self.locale))
+            return reply

@@ -12,13 +12,14 @@ and decided on that owner's proposals only, and a reply goes to that user's chat
 Durability is the file channel's, split by owner: a fetched batch is in each owner's inbox
 (`PgInbox`, one transaction per owner) before the bot's offset moves past it (`telegram_bots`,
 in the registry), so a crash between the two fetches the batch again and the inbox keeps each
-update once. One worker answers the owners' inboxes in turn, one message of each owner at a
-time, oldest first, so no owner waits behind another's whole queue.
+update once. Up to `TURNS` owners are answered at once, each owner's messages one at a time,
+oldest first, so no owner waits behind another's turn.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import threading
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from trinho.channels.inbox import InboxState, MemoryInbox, next_item
+from trinho.channels.inbox import InboxItem, InboxState, MemoryInbox, next_item
 from trinho.channels.settings import TelegramSettings
 from trinho.channels.telegram import TelegramChannel
 from trinho.config import Config
@@ -48,6 +49,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("trinho.pg.telegram")
 
 Clock = Callable[[], datetime]
+TURNS = 4
+"""Turns answered at once, each for a different owner."""
 
 
 def bot_id(token: str) -> int:
@@ -123,6 +126,7 @@ class OwnersBot(TelegramChannel):
         locale: str,
         model: ChatModel | None = None,
         timeout: float = 30.0,
+        turns: int = TURNS,
     ) -> None:
         super().__init__(
             settings,
@@ -139,7 +143,10 @@ class OwnersBot(TelegramChannel):
         self._lines_lock = threading.Lock()
         self._open: dict[str, int] = {}
         """Owners whose inbox may hold a message to answer, and their user."""
+        self._busy: set[str] = set()
+        """Owners whose turn is being answered now."""
         self._open_lock = threading.Lock()
+        self.turns = turns
 
     # -- owners ------------------------------------------------------------------------------
 
@@ -241,49 +248,58 @@ class OwnersBot(TelegramChannel):
             asyncio.run_coroutine_threadsafe(channel._on_callback(update), loop)
 
     def _work(self) -> None:
-        """Answer the owners' inboxes until the bot closes: one message of each owner with
-        one due, in turn; an owner's messages oldest first, strictly in order."""
+        """Answer the owners' inboxes until the bot closes: up to `turns` owners at once, each
+        owner's messages one at a time, oldest first, strictly in order."""
         try:
             with self._open_lock:
                 self._open.update({line.owner: line.user_id for line in self.lines()})
         except Exception:
             log.exception("telegram: reading the owners failed")
-        while not self._halt.is_set():
-            served, due = self._pass()
-            if served:
-                continue
-            now = self.clock()
-            wait = 30.0 if due is None else (due - now).total_seconds()
-            self._wake.wait(min(30.0, max(0.05, wait)))
-            self._wake.clear()
+        with concurrent.futures.ThreadPoolExecutor(self.turns, "trinho-turn") as pool:
+            while not self._halt.is_set():
+                due = self._dispatch(pool)
+                wait = 30.0 if due is None else (due - self.clock()).total_seconds()
+                self._wake.wait(min(30.0, max(0.05, wait)))
+                self._wake.clear()
 
-    def _pass(self) -> tuple[bool, datetime | None]:
-        """One message of each owner with one due; whether any was, and when the next is."""
+    def _dispatch(self, pool: concurrent.futures.Executor) -> datetime | None:
+        """Start a turn for each owner with a message due and none in progress (while a
+        worker is free); forget an owner with nothing left. When the next message is due."""
         with self._open_lock:
             owners = sorted(self._open.items())
-        served = False
         soonest: datetime | None = None
         for owner, user_id in owners:
-            if self._halt.is_set():
-                break
+            with self._open_lock:
+                if owner in self._busy or len(self._busy) >= self.turns:
+                    continue
             channel = self.line(owner, user_id).channel
             try:
                 item, due = next_item(channel.inbox.state().items, self.clock())
-                if item is not None:
-                    channel._serve_item(item)
-                    served = True
-                    continue
             except Exception:
-                log.exception("telegram: answering %s's inbox failed", owner)
-                self._halt.wait(1.0)
+                log.exception("telegram: reading %s's inbox failed", owner)
                 continue
-            if due is None:
-                with self._open_lock:
+            with self._open_lock:
+                if item is not None:
+                    self._busy.add(owner)
+                    pool.submit(self._serve, owner, channel, item)
+                elif due is None:
                     if self._open.get(owner) == user_id:
                         del self._open[owner]
-            elif soonest is None or due < soonest:
-                soonest = due
-        return served, soonest
+                elif soonest is None or due < soonest:
+                    soonest = due
+        return soonest
+
+    def _serve(self, owner: str, channel: TelegramChannel, item: InboxItem) -> None:
+        """One message of one owner answered; then the dispatcher looks again."""
+        try:
+            channel._serve_item(item)
+        except Exception:
+            log.exception("telegram: answering update %s of %s failed", item.update_id, owner)
+            self._halt.wait(1.0)
+        finally:
+            with self._open_lock:
+                self._busy.discard(owner)
+            self._wake.set()
 
     # -- outgoing ----------------------------------------------------------------------------
 
