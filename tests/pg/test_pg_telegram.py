@@ -209,7 +209,11 @@ def test_a_stranger_is_refused_and_nothing_of_any_owner_is_read_or_decided(
 
 
 def test_each_user_chats_with_their_own_owners_memory_only(
-    api: FakeBotApi, bot: OwnersBot, owners: tuple[Owner, Owner], clock: FixedClock
+    api: FakeBotApi,
+    bot: OwnersBot,
+    owners: tuple[Owner, Owner],
+    clock: FixedClock,
+    model: ScriptedModel,
 ) -> None:
     x, y = owners
     bot.start(poll_timeout=1)
@@ -224,6 +228,14 @@ def test_each_user_chats_with_their_own_owners_memory_only(
         turns = PgTranscripts(owner.records.db, owner.name, clock=clock, timezone="UTC")
         said = [(s.turn.role, s.turn.text) for day in turns.days() for s in turns.read_day(day)]
         assert said == [("user", "what is the word?"), ("assistant", reply)]
+    api.say("and again?", user_id=Y_USER, chat_id=Y_USER)
+    api.wait_for(lambda: len(sent_to(api, Y_USER)) == 2)
+    follow_up = [(m.role, m.text) for m in model.requests[-1].messages if m.role != "system"]
+    assert follow_up == [
+        ("user", "what is the word?"),
+        ("assistant", "seen: bravo-secret"),
+        ("user", "and again?"),
+    ]
 
 
 def test_a_restart_asks_telegram_for_what_came_after_and_answers_each_message_once(
