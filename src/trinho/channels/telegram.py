@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import copy
 import logging
 import threading
 from collections.abc import Coroutine, Mapping
@@ -139,9 +138,11 @@ class TelegramChannel:
     ) -> TelegramChannel:
         """This bot as the channel of one of its users (an owner of many): the same connection
         and event loop, that user's private chat, and their own announcements, decisions,
-        messages and inbox. It lives as long as the bot and is closed with it, never alone."""
+        messages and inbox. It lives as long as the bot and is closed with it, never alone; it
+        is a plain channel whatever the bot's class (it polls nothing of its own)."""
         self._ensure_loop()
-        view = copy.copy(self)
+        view = TelegramChannel.__new__(TelegramChannel)
+        view.__dict__.update(self.__dict__)
         view.settings = replace(self.settings, owner_id=user_id)
         view.owner_chat = user_id
         view.lookup, view.decider, view.on_message, view.inbox = lookup, decider, on_message, inbox
