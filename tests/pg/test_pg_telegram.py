@@ -5,7 +5,6 @@ refused; each owner's announcement reaches only their chat."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -368,14 +367,10 @@ def test_a_batch_the_database_could_not_take_is_recorded_once_it_can(
 def test_one_owners_slow_turn_does_not_hold_back_anothers(
     api: FakeBotApi, own_database: Database, clock: FixedClock, owners: tuple[Owner, Owner]
 ) -> None:
-    y_asked = threading.Event()
-
     def slow_for_x(request: ChatRequest) -> str:
         reply = words_seen(request)
-        if "alpha" in reply:
-            y_asked.wait(15)  # X's turn lasts until Y's has been asked
-        else:
-            y_asked.set()
+        if "alpha" in reply:  # X's turn lasts until Y's reply has been sent
+            api.wait_for(lambda: sent_to(api, Y_USER) != [])
         return reply
 
     model = ScriptedModel(slow_for_x)
@@ -390,3 +385,4 @@ def test_one_owners_slow_turn_does_not_hold_back_anothers(
         bot.close()
     order = [c.params["chat_id"] for c in api.ok_calls("sendMessage")]
     assert order == [str(Y_USER), str(X_USER)]
+    assert sent_to(api, X_USER) == ["seen: alpha-secret"]
