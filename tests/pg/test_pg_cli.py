@@ -55,8 +55,8 @@ def test_an_operator_migrates_adds_owners_imports_and_exports(
     trinho(capsys, "owners", "add", "binh", "--tz", "UTC")
     listed = json.loads(trinho(capsys, "owners", "list", "--json")[0])
     assert listed == [
-        {"owner": "an", "timezone": "Asia/Ho_Chi_Minh"},
-        {"owner": "binh", "timezone": "UTC"},
+        {"owner": "an", "timezone": "Asia/Ho_Chi_Minh", "telegram_user_id": None},
+        {"owner": "binh", "timezone": "UTC", "telegram_user_id": None},
     ]
     out = tmp_path / "an-export"
     exported = json.loads(trinho(capsys, "export", "--owner", "an", str(out), "--json")[0])

@@ -10,7 +10,7 @@ from psycopg import errors
 from pg.pgserver import MIGRATION_IDS, Cluster, Urls
 from trinho.errors import TrinhoError
 from trinho.pg.connect import Database
-from trinho.pg.migrate import OWNER_TABLES, READ_ONLY_TABLES, migrate
+from trinho.pg.migrate import OWNER_TABLES, READ_ONLY_TABLES, REGISTRY_TABLES, migrate
 from trinho.pg.owners import add_owner, list_owners, remove_owner
 
 
@@ -29,7 +29,7 @@ def test_migrations_build_the_schema_from_an_empty_database_and_rerun_as_a_no_op
                 " AND tablename NOT LIKE '%yoyo%'"
             )
         }
-    assert {"owners", *OWNER_TABLES, *READ_ONLY_TABLES} == tables
+    assert {*REGISTRY_TABLES, *OWNER_TABLES, *READ_ONLY_TABLES} == tables
 
 
 def test_every_primary_key_starts_with_the_owner(pg_urls: Urls) -> None:
@@ -43,8 +43,9 @@ def test_every_primary_key_starts_with_the_owner(pg_urls: Urls) -> None:
     """
     with psycopg.connect(pg_urls.admin) as conn:
         first: dict[str, str] = dict(conn.execute(query).fetchall())
-    assert set(first) == {"owners", *OWNER_TABLES, *READ_ONLY_TABLES}
-    assert set(first.values()) == {"owner_id"}
+    assert set(first) == {*REGISTRY_TABLES, *OWNER_TABLES, *READ_ONLY_TABLES}
+    assert {first[name] for name in (*OWNER_TABLES, *READ_ONLY_TABLES)} == {"owner_id"}
+    assert first["owners"] == "owner_id"
 
 
 def test_every_owner_table_forces_row_level_security(pg_urls: Urls) -> None:
@@ -127,6 +128,9 @@ def test_the_application_role_sees_no_row_without_an_owner_and_one_owners_rows_w
         conn.rollback()
         with pytest.raises(errors.InsufficientPrivilege):  # the registry is the operator's
             conn.execute("SELECT * FROM owners")
+        conn.rollback()
+        with pytest.raises(errors.InsufficientPrivilege):
+            conn.execute("SELECT * FROM telegram_bots")
 
 
 def test_even_the_tables_owner_sees_nothing_without_an_owner_set(pg_urls: Urls, owner: str) -> None:

@@ -14,7 +14,9 @@ DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 
 @dataclass(frozen=True)
 class TelegramSettings:
-    """The bot token, the owner's Telegram user id, and the Bot API server's base URL."""
+    """The bot token, the owner's Telegram user id, and the Bot API server's base URL.
+    `owner_id` 0 is no one's (user ids are positive): the bot of many owners, which obeys only
+    the users the database names."""
 
     token: str = field(repr=False)
     owner_id: int
@@ -27,6 +29,22 @@ def normalize_base_url(url: str) -> str:
     if "{token}" in url or url.endswith("/bot"):
         return url
     return f"{url}/bot"
+
+
+def bot_settings(ws: Workspace | None, env: Mapping[str, str] | None = None) -> TelegramSettings:
+    """The bot of many owners (`trinho serve` on a database): the token and base URL as
+    `telegram_settings` reads them, no owner; one keyed line when no token is set."""
+    env = os.environ if env is None else env
+    token = env.get("TRINHO_TELEGRAM_TOKEN") or (ws.config.telegram.token if ws else "") or ""
+    if not token.strip():
+        raise TrinhoError.keyed("error.telegram.bot_no_token")
+    base_url = env.get("TRINHO_TELEGRAM_BASE_URL") or (ws.config.telegram.base_url if ws else "")
+    base_url = base_url or ""
+    return TelegramSettings(
+        token=token.strip(),
+        owner_id=0,
+        base_url=normalize_base_url(base_url) if base_url.strip() else DEFAULT_BASE_URL,
+    )
 
 
 def telegram_settings(

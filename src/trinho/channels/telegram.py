@@ -127,6 +127,28 @@ class TelegramChannel:
     def name(self) -> str:
         return "telegram"
 
+    def for_user(
+        self,
+        user_id: int,
+        *,
+        lookup: NotificationLookup,
+        decider: Decider,
+        on_message: MessageHandler,
+        inbox: MemoryInbox,
+    ) -> TelegramChannel:
+        """This bot as the channel of one of its users (an owner of many): the same connection
+        and event loop, that user's private chat, and their own announcements, decisions,
+        messages and inbox. It lives as long as the bot and is closed with it, never alone; it
+        is a plain channel whatever the bot's class (it polls nothing of its own)."""
+        self._ensure_loop()
+        view = TelegramChannel.__new__(TelegramChannel)
+        view.__dict__.update(self.__dict__)
+        view.settings = replace(self.settings, owner_id=user_id)
+        view.owner_chat = user_id
+        view.lookup, view.decider, view.on_message, view.inbox = lookup, decider, on_message, inbox
+        view._decided, view._bulk = {}, {}
+        return view
+
     # -- lifecycle -------------------------------------------------------------------------
 
     def _run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:

@@ -38,6 +38,10 @@ READ_ONLY_TABLES = ("owner_tokens",)
 """Owners' tables the operator writes and the application only reads (the MCP tokens'
 hashes): row-level security on each, as on `OWNER_TABLES`."""
 
+REGISTRY_TABLES = ("owners", "telegram_bots")
+"""The operator's tables: no owner's memory, no owner_id leading the key, nothing granted to the
+application role (the registry of owners, where the Telegram bot's polling stands)."""
+
 
 def _yoyo_url(url: str) -> str:
     for scheme in SCHEMES:

@@ -68,3 +68,49 @@ def remove_owner(db: Database, owner: str) -> None:
         gone = conn.execute("DELETE FROM owners WHERE owner_id = %s", (owner,)).rowcount
     if not gone:
         raise TrinhoError.keyed("error.owner.unknown", owner=owner)
+
+
+def owner_rows(db: Database) -> list[tuple[str, str, int | None]]:
+    """Every owner, their time zone and their Telegram user id (None: none), in id order."""
+    with db.tx() as conn:
+        rows = conn.execute(
+            "SELECT owner_id, timezone, telegram_user_id FROM owners ORDER BY owner_id"
+        ).fetchall()
+    return [(owner, zone, user) for owner, zone, user in rows]
+
+
+def set_telegram_user(db: Database, owner: str, user_id: int | None) -> None:
+    """Make `user_id` the owner's Telegram user (None: the owner has none); refused in one
+    line when another owner has it, so a user is never two owners."""
+    import psycopg
+
+    check_owner(owner)
+    try:
+        with db.tx() as conn:
+            found = conn.execute(
+                "UPDATE owners SET telegram_user_id = %s WHERE owner_id = %s", (user_id, owner)
+            ).rowcount
+    except psycopg.errors.UniqueViolation:
+        raise TrinhoError.keyed("error.owner.telegram_taken", user=user_id) from None
+    if not found:
+        raise TrinhoError.keyed("error.owner.unknown", owner=owner)
+
+
+def telegram_owner(db: Database, user_id: int) -> str | None:
+    """The owner whose Telegram user `user_id` is, or None for a stranger: one indexed row of
+    the registry, read before any owner's records are."""
+    with db.tx() as conn:
+        row = conn.execute(
+            "SELECT owner_id FROM owners WHERE telegram_user_id = %s", (user_id,)
+        ).fetchone()
+    return row[0] if row else None
+
+
+def telegram_users(db: Database) -> dict[str, int]:
+    """Every owner who has a Telegram user, and that user's id."""
+    with db.tx() as conn:
+        rows = conn.execute(
+            "SELECT owner_id, telegram_user_id FROM owners WHERE telegram_user_id IS NOT NULL"
+            " ORDER BY owner_id"
+        ).fetchall()
+    return dict(rows)

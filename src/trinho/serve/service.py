@@ -274,7 +274,15 @@ class Service:
             self.stop()
 
 
-def serve_forever(service: Service, stop: StopRequest | None = None) -> None:
+class Runs(Protocol):
+    """A service `serve_forever` runs: this one, or the bot of many owners (`trinho.pg`)."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+def serve_forever(service: Runs, stop: StopRequest | None = None) -> None:
     """Run until SIGTERM or SIGINT, then stop cleanly. `stop`, installed earlier by the caller,
     may already be set: a stop asked for during start-up stops before starting anything."""
     stop = stop or StopRequest().install()

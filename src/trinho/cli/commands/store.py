@@ -54,13 +54,15 @@ def owners_add(owner_id: str, timezone: str) -> None:
 @owners.command(name="list")
 @json_option
 def owners_list(as_json: bool) -> None:
-    """Every owner and their time zone."""
-    from trinho.pg.owners import owner_zones
+    """Every owner, their time zone and their Telegram user id when they have one."""
+    from trinho.pg.owners import owner_rows
 
     with _database() as db:
-        zones = owner_zones(db)
-    rows = [{"owner": owner, "timezone": zone} for owner, zone in zones.items()]
-    human = "\n".join(f"{r['owner']}  {r['timezone']}" for r in rows)
+        found = owner_rows(db)
+    rows = [{"owner": o, "timezone": zone, "telegram_user_id": user} for o, zone, user in found]
+    human = "\n".join(
+        f"{o}  {zone}" + ("" if user is None else f"  telegram:{user}") for o, zone, user in found
+    )
     emit(as_json, rows, human or t(state().locale(), "owners.none"))
 
 
@@ -73,6 +75,26 @@ def owners_remove(owner_id: str) -> None:
     with _database() as db:
         remove_owner(db, owner_id)
     say(t(state().locale(), "owners.removed", owner=owner_id))
+
+
+@owners.command(name="telegram")
+@click.argument("owner_id", metavar="ID")
+@click.argument("user_id", metavar="USER_ID", type=click.IntRange(min=1), required=False)
+@click.option("--unset", is_flag=True, help="Take the owner's Telegram user id away instead.")
+def owners_telegram(owner_id: str, user_id: int | None, unset: bool) -> None:
+    """Make the Telegram user USER_ID this owner's: the bot of `trinho serve` answers that
+    user with this owner's memory (one user per owner, one owner per user)."""
+    from trinho.pg.owners import set_telegram_user
+
+    locale = state().locale()
+    if unset == (user_id is not None):
+        raise TrinhoError.keyed("error.owner.telegram_usage")
+    with _database() as db:
+        set_telegram_user(db, owner_id, user_id)
+    if user_id is None:
+        say(t(locale, "owners.telegram_unset", owner=owner_id))
+    else:
+        say(t(locale, "owners.telegram_set", owner=owner_id, user=user_id))
 
 
 @owners.command(name="login")
