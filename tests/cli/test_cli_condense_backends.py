@@ -135,3 +135,23 @@ def test_jobs_list_get_and_an_import_of_conversations_on_both_backends(
     assert "Đặt lịch nha sĩ thứ Năm" in got["text"]
     hits = js(capsys, "search", "nha sĩ")
     assert any(h["path"] == "conversations/2026-11-28.jsonl" for h in hits)
+
+
+def test_a_rewrite_held_whole_is_approved_with_its_run_on_both_backends(
+    ready: CliBackend,
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    config = ready.home / ".trinho" / "config.toml"
+    config.write_text(config.read_text() + '\n[condense]\nprotocol = "file"\n')
+    refusal = "Xin lỗi, tôi không làm được."
+    with FakeServer(Reply(openai_reply(refusal, prompt=300, completion=40))) as srv:
+        monkeypatch.setenv("TRINHO_MODEL", "ollama:qwen3:8b")
+        monkeypatch.setenv("OLLAMA_HOST", srv.url)
+        data = js(capsys, "condense")
+    [held] = [c for c in data["changes"] if c["action"] == "held"]
+    assert held["class"] == "suspicious" and memory_text(ready, request) == VI_MEMORY
+    decided = js(capsys, "approve", held["proposal"])
+    assert decided["status"] == "approved"
+    assert memory_text(ready, request).startswith(refusal)
