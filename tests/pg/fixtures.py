@@ -20,7 +20,7 @@ from trinho.workspace import Workspace
 
 if TYPE_CHECKING:
     from trinho.pg.connect import Database
-    from trinho.pg.protocol import Records
+    from trinho.records.protocol import Records
 
 
 @pytest.fixture(scope="session")
@@ -88,8 +88,8 @@ def owner(pg_admin: Database) -> str:
 def records(request: pytest.FixtureRequest, workspace: Workspace, clock: FixedClock) -> Records:
     """One owner's records on each backend in turn, behind the same Protocol, on the same
     clock and zone: the file workspace as it is, and the database as the application role."""
-    from trinho.pg.protocol import FileRecords
     from trinho.pg.store import PgRecords
+    from trinho.records.protocol import FileRecords
 
     if request.param == "files":
         return FileRecords(workspace)

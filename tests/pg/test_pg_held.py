@@ -18,8 +18,8 @@ from trinho.errors import TrinhoError
 from trinho.pg.connect import Database
 from trinho.pg.journals import PgJournals
 from trinho.pg.owners import add_owner
-from trinho.pg.protocol import FileRecords, Records
 from trinho.pg.store import PgRecords
+from trinho.records.protocol import FileRecords, Records
 from trinho.review.appliers import APPLIERS
 from trinho.search import Query
 from trinho.workspace import Workspace, init_workspace

@@ -17,8 +17,8 @@ from trinho.facts.format import render_fact
 from trinho.facts.rules import ActorKind, Basis
 from trinho.pg.connect import Database
 from trinho.pg.owners import add_owner
-from trinho.pg.protocol import FileRecords, Records
 from trinho.pg.store import PgRecords
+from trinho.records.protocol import FileRecords, Records
 from trinho.workspace import init_workspace
 
 DAY = date(2026, 11, 29)

@@ -26,7 +26,7 @@ from trinho.workspace import (
 
 if TYPE_CHECKING:
     from trinho.pg.connect import Database
-    from trinho.pg.protocol import Records
+    from trinho.records.protocol import Records
 
 F = TypeVar("F", bound=Callable[..., Any])
 OWNER_ENV = "TRINHO_OWNER"
@@ -90,7 +90,7 @@ class State:
         `--owner` there: it is one owner's), or one owner of the PostgreSQL store."""
         url = self.database_url()
         if url is None:
-            from trinho.pg.protocol import FileRecords
+            from trinho.records.protocol import FileRecords
             from trinho.review.appliers import APPLIERS
 
             if owner is not None:

@@ -41,7 +41,7 @@ from trinho.openclaw.files import bootstrap_present, openclaw_enabled
 from trinho.workspace import Workspace
 
 if TYPE_CHECKING:
-    from trinho.pg.protocol import Records
+    from trinho.records.protocol import Records
 
 PARTS = ("memory", "facts", "notes")
 _BUDGET_KEYS = {"memory": "memory_tokens", "facts": "facts_tokens", "notes": "notes_tokens"}

@@ -4,7 +4,7 @@ The same promises as the file stores, with a transaction where the files use a l
 fsync'd append or an atomic replace: a save is acknowledged once it is committed, and a
 crash before the commit leaves nothing of it. The decisions are the file stores' own pure
 functions (`trinho.facts.rules.reconcile`, the note and proposal formats), so both backends
-decide alike; a test runs the same operations on both (tests/pg/test_records.py).
+decide alike; a test runs the same operations on both (tests/pg/test_pg_records.py).
 
 Every write also replaces the search units of what it wrote (`trinho.pg.search`), in the same
 transaction: a saved note is found at once, and a rolled-back one never.

@@ -20,13 +20,10 @@ from trinho.errors import TrinhoError
 from trinho.facts import store as facts
 from trinho.facts.rules import ActorKind, Basis, Fact
 from trinho.facts.store import Saved
-from trinho.memory import store as memory
-from trinho.notes import store as notes
 from trinho.notes.store import SavedNote, decode
-from trinho.proposals import store as proposals
 from trinho.proposals.store import ProposalListing, Source
+from trinho.records.protocol import FileRecords
 from trinho.search import Found, Query, Snippet
-from trinho.workspace import Workspace
 
 
 class ToolRecords(Protocol):
@@ -98,64 +95,13 @@ class ToolRecords(Protocol):
         ...
 
 
-class FileTools:
-    """A file workspace behind `ToolRecords`: each call is the file store's own."""
-
-    def __init__(self, ws: Workspace) -> None:
-        self.ws = ws
-
-    @property
-    def user(self) -> str:
-        return self.ws.config.owner
+class FileTools(FileRecords):
+    """A file workspace behind `ToolRecords`: each call is the file store's own (the calls
+    `Records` has too are `FileRecords`')."""
 
     @property
     def root(self) -> Path:
         return self.ws.root
-
-    def today(self) -> date:
-        return self.ws.today()
-
-    def save_note(self, text: str) -> SavedNote:
-        return notes.save_note(self.ws, text)
-
-    def save_fact(
-        self,
-        key: str,
-        value: str,
-        *,
-        user: str | None = None,
-        basis: Basis = "user",
-        actor: ActorKind = "chat",
-        valid_from: date | None = None,
-        valid_to: date | None = None,
-        source: str | None = None,
-        origin: str | None = None,
-        why: str | None = None,
-        sources: Iterable[Source] = (),
-    ) -> Saved:
-        return facts.save_fact(
-            self.ws,
-            key,
-            value,
-            user=user,
-            basis=basis,
-            actor=actor,
-            valid_from=valid_from,
-            valid_to=valid_to,
-            source=source,
-            origin=origin,
-            why=why,
-            sources=sources,
-        )
-
-    def load_fact(self, key: str, user: str | None = None) -> Fact | None:
-        return facts.load_fact(self.ws, key, user)
-
-    def list_proposals(self, *, include_decided: bool = True) -> ProposalListing:
-        return proposals.list_proposals(self.ws, include_decided=include_decided)
-
-    def memory_text(self) -> str:
-        return memory.read_text(self.ws)
 
     def find(self, query: Query) -> Found:
         from trinho import search  # the index and its stemmer load only when searching

@@ -16,7 +16,7 @@ from trinho.i18n import t
 @json_option
 def context(user: str | None, owner: str | None, as_json: bool) -> None:
     """Show the system block (MEMORY.md, facts) and the preamble (yesterday's, today's notes)."""
-    from trinho.pg.protocol import FileRecords
+    from trinho.records.protocol import FileRecords
 
     records = state().records(owner)
     if isinstance(records, FileRecords):

@@ -154,7 +154,7 @@ def search(
     as_json: bool,
 ) -> None:
     """memory_search: ranked hits from notes, MEMORY.md, facts and conversations."""
-    from trinho.pg.protocol import FileRecords
+    from trinho.records.protocol import FileRecords
 
     if (batch is not None or explain) and state().database_url() is not None:
         option = "--batch" if batch is not None else "--explain"

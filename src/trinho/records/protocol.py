@@ -1,13 +1,13 @@
 """The promises both backends keep, as one small Protocol, and the file workspace behind it.
 
-`Records` is what the tests run on both backends (tests/pg/test_records.py): the same calls,
+`Records` is what the tests run on both backends (tests/pg/test_pg_records.py): the same calls,
 the same outcomes, the same files. `FileRecords` is the file stores as they are, unchanged,
 seen through it; `trinho.pg.store.PgRecords` is the database.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from datetime import date
 from typing import Any, Protocol
 
@@ -18,7 +18,14 @@ from trinho.memory import store as memory
 from trinho.notes import store as notes
 from trinho.notes.store import NoteFile, SavedNote
 from trinho.proposals import store as proposals
-from trinho.proposals.store import Applier, ApplyResult, Proposal, ProposalListing, Submitted
+from trinho.proposals.store import (
+    Applier,
+    ApplyResult,
+    Proposal,
+    ProposalListing,
+    Source,
+    Submitted,
+)
 from trinho.search import Hit, Query, SearchIndex, configured_embedder
 from trinho.workspace import Workspace
 
@@ -58,6 +65,8 @@ class Records(Protocol):
         valid_to: date | None = None,
         source: str | None = None,
         origin: str | None = None,
+        why: str | None = None,
+        sources: Iterable[Source] = (),
     ) -> Saved: ...
 
     def load_fact(self, key: str, user: str | None = None) -> Fact | None: ...
@@ -148,6 +157,8 @@ class FileRecords:
         valid_to: date | None = None,
         source: str | None = None,
         origin: str | None = None,
+        why: str | None = None,
+        sources: Iterable[Source] = (),
     ) -> Saved:
         return facts.save_fact(
             self.ws,
@@ -160,6 +171,8 @@ class FileRecords:
             valid_to=valid_to,
             source=source,
             origin=origin,
+            why=why,
+            sources=sources,
         )
 
     def load_fact(self, key: str, user: str | None = None) -> Fact | None:

@@ -1,0 +1,1 @@
+"""One owner's records behind one Protocol, whichever backend holds them (`protocol`)."""
