@@ -8,7 +8,6 @@ are) and one owner of the PostgreSQL store (`trinho.pg.tooling.PgToolRecords`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import date
 from pathlib import Path
 from typing import Protocol
@@ -18,52 +17,19 @@ from trinho.context.run import build_context
 from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.facts import store as facts
-from trinho.facts.rules import ActorKind, Basis, Fact
-from trinho.facts.store import Saved
-from trinho.notes.store import SavedNote, decode
-from trinho.proposals.store import ProposalListing, Source
-from trinho.records.protocol import FileRecords
+from trinho.notes.store import decode
+from trinho.records.protocol import FileRecords, Records
 from trinho.search import Found, Query, Snippet
 
 
-class ToolRecords(Protocol):
-    """One owner's memory as a model's tool call, an MCP resource or an MCP prompt uses it."""
-
-    @property
-    def user(self) -> str:
-        """Whose facts a call is about when it names none (the `[owner] user`)."""
-        ...
+class ToolRecords(Records, Protocol):
+    """One owner's memory as a model's tool call, an MCP resource or an MCP prompt uses it:
+    the owner's `Records`, and what the tools read of them besides."""
 
     @property
     def root(self) -> Path | None:
         """The folder an error sent to a client must not name (None: there is none)."""
         ...
-
-    def today(self) -> date: ...
-
-    def save_note(self, text: str) -> SavedNote: ...
-
-    def save_fact(
-        self,
-        key: str,
-        value: str,
-        *,
-        user: str | None = None,
-        basis: Basis = "user",
-        actor: ActorKind = "chat",
-        valid_from: date | None = None,
-        valid_to: date | None = None,
-        source: str | None = None,
-        origin: str | None = None,
-        why: str | None = None,
-        sources: Iterable[Source] = (),
-    ) -> Saved: ...
-
-    def load_fact(self, key: str, user: str | None = None) -> Fact | None: ...
-
-    def list_proposals(self, *, include_decided: bool = True) -> ProposalListing: ...
-
-    def memory_text(self) -> str: ...
 
     def find(self, query: Query) -> Found:
         """memory_search: the hits, and the people the query named."""
