@@ -27,6 +27,7 @@ from trinho.pg.jobs import Deployment, opened, owes_a_run, owners_due, run_worke
 from trinho.pg.owners import add_owner
 from trinho.pg.store import PgRecords
 from trinho.pg.transfer import import_workspace
+from trinho.pg.workcopy import copy_pid
 from trinho.workspace import Workspace, open_workspace
 
 
@@ -117,8 +118,16 @@ def test_a_pass_runs_what_an_owner_owes_once_and_then_owes_nothing(
 
 
 def test_a_worker_killed_in_a_condensation_is_resumed_by_another_and_it_finishes_once(
-    workspace: Workspace, clock: FixedClock, pg_urls: Urls, pg_admin: Database, tmp_path: Path
+    workspace: Workspace,
+    clock: FixedClock,
+    pg_urls: Urls,
+    pg_admin: Database,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    copies = tmp_path / "copies"
+    copies.mkdir()
+    monkeypatch.setenv("TRINHO_COPIES", str(copies))
     vi_week(workspace, clock)
     [owner] = _owners(pg_admin, workspace, tmp_path, 1)
     deployment = _deployment(pg_urls, workspace, clock)
@@ -142,10 +151,12 @@ def test_a_worker_killed_in_a_condensation_is_resumed_by_another_and_it_finishes
         if worker.poll() is None:
             worker.kill()
     assert _runs(pg_admin, owner, clock) == ["import"]  # nothing of the killed run was written
+    assert [copy_pid(p.name) for p in copies.iterdir()] == [worker.pid]  # its copy is left
     time.sleep(2.5)  # the killed worker's last heartbeat is now older than its stall time
     run_worker(deployment, wait=False, stalled_after=2)
     assert _jobs(pg_urls, owner) == [("trinho.condense", "succeeded")]
     assert _runs(pg_admin, owner, clock) == ["import", "2026-W48"]
+    assert list(copies.iterdir()) == []  # the next worker removed the killed one's copy
     records = PgRecords(pg_admin, owner, clock=clock, timezone=workspace.config.timezone)
     assert all(line in records.memory_text() for line in VI_ADDED)
 
@@ -192,3 +203,9 @@ def test_jobs_plan_and_worker_once_run_each_owners_pass_from_the_cli(
     assert main(["jobs", "list", "--json"]) == 0
     listed = {job["name"]: job for job in json.loads(capsys.readouterr().out)["jobs"]}
     assert listed["condense"]["next"] == "2026-11-29T21:00:00+07:00"
+
+
+def test_a_copys_folder_names_the_process_that_made_it() -> None:
+    assert copy_pid("trinho-copy-4242-o-1a2b-x9") == 4242
+    assert copy_pid("trinho-copy-x-o") is None
+    assert copy_pid("trinho-pg-4242") is None

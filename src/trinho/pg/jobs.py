@@ -33,7 +33,7 @@ from trinho.errors import TrinhoError
 from trinho.models import ChatModel, load_model
 from trinho.pg.connect import Database
 from trinho.pg.owners import owner_zones
-from trinho.pg.workcopy import run_on_copy
+from trinho.pg.workcopy import run_on_copy, sweep_copies
 from trinho.schedule.jobs import ScheduledCondensation, WorkspaceJobRunner
 from trinho.schedule.plan import plan
 from trinho.schedule.run import STATE_FILE, parse_state, run_due
@@ -254,13 +254,15 @@ def run_worker(
     name: str = "worker",
 ) -> None:
     """One worker: takes the queue's jobs one at a time until stopped (SIGINT, SIGTERM), or
-    with `wait` False until the queue is empty, after putting back stalled jobs."""
+    with `wait` False until the queue is empty, after putting back stalled jobs and removing
+    the working copies of processes that are gone."""
     import asyncio
 
     async def work() -> None:
         with Database(deployment.url, max_size=2) as db:
             queue = make_queue(db, deployment, periodic=wait)
             async with queue.app.open_async():
+                sweep_copies()
                 await retry_stalled(queue.app, stalled_after)
                 await queue.app.run_worker_async(
                     queues=[QUEUE],

@@ -83,6 +83,7 @@ and kept instants, the config): never checked in. `.locks/` folders are not eith
 CHECKED_IN = OWNER_FILES
 """Internal files under a derived folder that are checked in all the same."""
 COPIES_ENV = "TRINHO_COPIES"
+COPY_PREFIX = "trinho-copy-"
 ATTEMPTS = 3
 """How often a job checks out and runs again when the database moved under it."""
 
@@ -490,10 +491,43 @@ def copies_dir(env: Mapping[str, str] = os.environ) -> str | None:
     return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
 
 
+def copy_pid(name: str) -> int | None:
+    """The process a working copy's folder name says made it (pure); None when not one."""
+    if not name.startswith(COPY_PREFIX):
+        return None
+    head = name.removeprefix(COPY_PREFIX).split("-", 1)[0]
+    return int(head) if head.isdigit() else None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_copies(folder: Path | None = None) -> list[str]:
+    """Remove the working copies whose process is gone (a worker killed in a job: in
+    /dev/shm they would hold memory until the machine restarts); the names removed."""
+    root = folder or Path(copies_dir() or tempfile.gettempdir())
+    removed = []
+    for child in sorted(root.iterdir()) if root.is_dir() else []:
+        pid = copy_pid(child.name)
+        if pid is not None and child.is_dir() and not _alive(pid):
+            shutil.rmtree(child, ignore_errors=True)
+            removed.append(child.name)
+    return removed
+
+
 @contextmanager
 def working_copy(db: Database, owner: str, config_text: str | None) -> Iterator[Checkout]:
-    """A checkout in a temporary folder, removed when the block ends."""
-    folder = Path(tempfile.mkdtemp(prefix=f"trinho-{owner}-", dir=copies_dir()))
+    """A checkout in a temporary folder, removed when the block ends. The folder is named by
+    this process, so one left by a killed process is removed by the next (`sweep_copies`)."""
+    prefix = f"{COPY_PREFIX}{os.getpid()}-{owner}-"
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=copies_dir()))
     try:
         yield checkout(db, owner, folder, config_text)
     finally:
