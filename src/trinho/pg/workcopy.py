@@ -341,10 +341,9 @@ def _proposal(
     if records.proposal_text_in(conn, proposal.id) != before:
         raise _moved(rel)
     written = proposal_json(proposal)
-    if before is None:
-        conn.execute(
-            "DELETE FROM proposals WHERE owner_id = %s AND id = %s", (records.owner, proposal.id)
-        )
+    conn.execute(  # replaced whole: the row holds what the file now says, every field
+        "DELETE FROM proposals WHERE owner_id = %s AND id = %s", (records.owner, proposal.id)
+    )
     records._write_proposal(conn, proposal, verbatim=None if written == after else after)
 
 
