@@ -135,6 +135,7 @@ def test_without_an_owner_a_store_of_several_is_refused_and_of_one_is_that_one(
         ("usage",),
         ("get", "MEMORY.md"),
         ("import", "conversations", "turns.jsonl"),
+        ("chat", "--message", "chào"),
     ):
         err = cli.refused(*args)
         assert "holds the memory of 2 people" in err and "--owner ID" in err, err
@@ -148,9 +149,8 @@ def test_without_an_owner_a_store_of_several_is_refused_and_of_one_is_that_one(
 @pytest.mark.parametrize(
     "args",
     [
-        ("index",),
-        ("chat", "--message", "chào"),
         ("search", "x", "--explain"),
+        ("search", "x", "--batch", "q.jsonl"),
     ],
 )
 def test_a_command_not_built_on_postgresql_refuses_and_touches_no_file(
@@ -181,7 +181,7 @@ def test_the_database_named_in_the_config_is_used_as_the_environment_is(
     owner = new_owner(pg_admin, TZ)
     assert cli.json("note", "từ cấu hình", "--owner", owner)["line_number"] == 1
     assert not (Path(cli_env["TRINHO_HOME"]) / "memory/2026-11-29.md").exists()
-    assert "works on a file workspace only" in cli.refused("index")
+    assert "works on a file workspace only" in cli.refused("search", "x", "--explain")
 
 
 def test_an_owner_named_for_a_file_workspace_is_refused(
@@ -200,3 +200,15 @@ def test_a_role_that_cannot_read_the_owners_registry_is_told_so(
 ) -> None:
     monkeypatch.setenv("TRINHO_DATABASE_URL", pg_urls.app)
     assert "cannot read the registry" in cli.refused("notes", "--owner", "an")
+
+
+def test_the_index_of_an_owner_in_the_database_is_counted_and_made_again_whole(
+    cli: Cli, shared: str, pg_admin: Database
+) -> None:
+    owner = new_owner(pg_admin, TZ)
+    o = ("--owner", owner)
+    assert cli("note", "đi chợ mua cá", *o)[0] == 0
+    counted = cli.json("index", *o)
+    assert counted == {"rebuilt": False, "changed": 0, "documents": 1, "embedded": 0}
+    assert cli.json("index", "--rebuild", *o)["documents"] == 1
+    assert [h["text"] for h in cli.json("search", "di cho", *o)] == ["đi chợ mua cá"]

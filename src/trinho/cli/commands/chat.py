@@ -2,32 +2,76 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import click
 
-from trinho.cli.app import cli, emit, json_option, say, state
+from trinho.cli.app import cli, emit, json_option, owner_option, say, state
 from trinho.errors import TrinhoError
 from trinho.i18n import t
+
+if TYPE_CHECKING:
+    from trinho.conversations.agent import TurnResult
+    from trinho.workspace import Workspace
+
+
+Ask = Callable[[str], "TurnResult"]
+
+
+def _turns(owner: str | None) -> tuple[Ask, str]:
+    """How a turn is asked, and the owner's locale: on the file workspace, its chat session;
+    on a database, each turn on its own working copy of the owner's records, checked in when
+    the turn ends (its transcript lines, a note or fact it saved), the conversation's history
+    carried from one turn to the next."""
+    from trinho.conversations.agent import ChatSession
+    from trinho.models import load_model
+
+    if state().database_url() is None:
+        ws = state().working(owner)
+        return ChatSession(ws, load_model(ws, "chat")).ask, ws.locale
+    from trinho.cli.app import choose_owner
+    from trinho.cli.commands.worker import deployment
+    from trinho.models.base import Message
+    from trinho.pg.connect import Database
+    from trinho.pg.workcopy import run_on_copy
+
+    found = deployment()
+    db = Database(found.url, max_size=2)
+    click.get_current_context().find_root().call_on_close(db.close)
+    chosen, _ = choose_owner(db, owner)
+    history: list[Message] = []
+
+    def ask(text: str) -> TurnResult:
+        def turn(ws: Workspace) -> tuple[TurnResult, list[Message]]:
+            session = ChatSession(ws, load_model(ws, "chat"))
+            session.history = list(history)
+            return session.ask(text), session.history
+
+        result, history[:] = run_on_copy(
+            db, chosen, found.config, found.config_text, turn, clock=found.clock
+        )
+        return result
+
+    return ask, state().locale()
 
 
 @cli.command()
 @click.option(
     "-m", "--message", "messages", multiple=True, help="Send this message and exit (repeatable)."
 )
+@owner_option
 @json_option
-def chat(messages: tuple[str, ...], as_json: bool) -> None:
+def chat(messages: tuple[str, ...], owner: str | None, as_json: bool) -> None:
     """Chat with the configured model (actor `chat`): every turn is recorded in today's
     transcript, and the model may save notes and facts. Without --message, reads lines from
     the terminal until an empty line or end of input."""
-    from trinho.conversations.agent import ChatSession
-    from trinho.models import load_model
-
-    ws = state().workspace()
-    session = ChatSession(ws, load_model(ws, "chat"))
+    ask, locale = _turns(owner)
     if messages:
         turns: list[dict[str, object]] = []
         try:
             for text in messages:
-                result = session.ask(text)
+                result = ask(text)
                 if not as_json:  # shown as it comes: a later turn that fails loses none
                     say(result.reply)
                 turn: dict[str, object] = {
@@ -42,7 +86,7 @@ def chat(messages: tuple[str, ...], as_json: bool) -> None:
             if as_json:
                 emit(True, {"turns": turns}, "")
         return
-    say(t(ws.locale, "chat.intro"), err=True)
+    say(t(locale, "chat.intro"), err=True)
     while True:
         try:
             text = click.prompt(">", prompt_suffix=" ", default="", show_default=False)
@@ -51,6 +95,6 @@ def chat(messages: tuple[str, ...], as_json: bool) -> None:
         if not text.strip():
             break
         try:
-            say(session.ask(text).reply)
+            say(ask(text).reply)
         except TrinhoError as exc:  # one turn failed (an overflow, a server down): say so, go on
-            say(exc.localized(ws.locale), err=True)
+            say(exc.localized(locale), err=True)

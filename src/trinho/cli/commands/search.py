@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from trinho.cli.app import cli, emit, json_option, owner_option, state
+from trinho.cli.app import OWNER_ENV, cli, emit, json_option, owner_option, state
 from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.i18n import N_, t
@@ -214,13 +214,20 @@ def get(target: str, owner: str | None, as_json: bool) -> None:
 
 @cli.command(name="index")
 @click.option("--rebuild", is_flag=True, help="Recreate the search index from the files.")
+@owner_option
 @json_option
-def index_cmd(rebuild: bool, as_json: bool) -> None:
+def index_cmd(rebuild: bool, owner: str | None, as_json: bool) -> None:
     """Bring the search index up to date (or recreate it with --rebuild).
 
     With an embedder configured ([search] in the config), the entries that have no vector yet
-    are embedded here, so searches do not have to.
+    are embedded here, so searches do not have to. On a PostgreSQL store each write keeps the
+    owner's index; --rebuild makes it again from their records.
     """
+    if state().database_url() is not None:
+        _index_database(rebuild, owner, as_json)
+        return
+    if owner is not None:  # a file workspace is one owner's
+        raise TrinhoError.keyed("error.owner.files", owner=owner, env=OWNER_ENV)
     ws = state().workspace()
     with SearchIndex(ws, embedder=configured_embedder(ws)) as index:
         if rebuild:
@@ -235,6 +242,34 @@ def index_cmd(rebuild: bool, as_json: bool) -> None:
         emit(as_json, data, t(ws.locale, "index.rebuilt", documents=docs))
     else:
         emit(as_json, data, t(ws.locale, "index.refreshed", changed=changed, documents=docs))
+
+
+def _index_database(rebuild: bool, owner: str | None, as_json: bool) -> None:
+    """The owner's index in the database: made again whole with `rebuild`, in one
+    transaction per store, else counted (nothing is ever stale there)."""
+    from trinho.pg.archive import PgArchive
+    from trinho.pg.search import reindex
+    from trinho.pg.store import PgRecords
+    from trinho.pg.transcripts import PgTranscripts
+
+    records = state().records(owner)
+    assert isinstance(records, PgRecords)
+    if rebuild:
+        reindex(records)
+        zone = str(records.tz)
+        PgTranscripts(records.db, records.owner, clock=records.now, timezone=zone).reindex()
+        PgArchive(records.db, records.owner).reindex()
+    with records.db.owner_tx(records.owner) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM search_docs WHERE owner_id = %s", (records.owner,)
+        ).fetchone()
+    docs = int(row[0]) if row else 0
+    data = {"rebuilt": rebuild, "changed": None if rebuild else 0, "documents": docs, "embedded": 0}
+    locale = state().locale()
+    if rebuild:
+        emit(as_json, data, t(locale, "index.rebuilt", documents=docs))
+    else:
+        emit(as_json, data, t(locale, "index.refreshed", changed=0, documents=docs))
 
 
 def _with_progress(locale: str, as_json: bool, label: str, work: Callable[..., int]) -> int:
