@@ -212,3 +212,19 @@ def test_the_index_of_an_owner_in_the_database_is_counted_and_made_again_whole(
     assert counted == {"rebuilt": False, "changed": 0, "documents": 1, "embedded": 0}
     assert cli.json("index", "--rebuild", *o)["documents"] == 1
     assert [h["text"] for h in cli.json("search", "di cho", *o)] == ["đi chợ mua cá"]
+
+
+def test_a_tool_called_from_the_cli_works_on_the_named_owners_records_only(
+    cli: Cli, shared: str, pg_admin: Database
+) -> None:
+    an, binh = new_owner(pg_admin, TZ), new_owner(pg_admin, TZ)
+    saved = cli("call", "memory_save", "--args", '{"text": "bí mật của An"}', "--owner", an)
+    assert saved[0] == 0 and json.loads(saved[1])["is_error"] is False
+    query = '{"query": "bí mật"}'
+    mine = json.loads(cli("call", "memory_search", "--args", query, "--owner", an)[1])
+    theirs = json.loads(cli("call", "memory_search", "--args", query, "--owner", binh)[1])
+    assert "bí mật của An" in mine["text"] and "bí mật của An" not in theirs["text"]
+    with pytest.raises(SystemExit) as exited:  # a tool error exits 1 after its line
+        main(["call", "approve", "--args", "{}", "--owner", an])
+    assert exited.value.code == 1
+    assert "unknown tool 'approve'" in cli.capsys.readouterr().out  # no tool approves

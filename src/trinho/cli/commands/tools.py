@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from trinho.cli.app import caller_options, cli, emit, profile_option, say, state
+from trinho.cli.app import caller_options, cli, emit, owner_option, profile_option, say, state
 from trinho.textnorm import json_text
 from trinho.tools import service as tools_mod
 from trinho.workspace import CONFIG_PATH
@@ -39,16 +39,54 @@ def tools(fmt: tools_mod.ToolFormat, profile: str | None) -> None:
 )
 @caller_options
 @profile_option
-def call(tool: str, raw_args: str | None, actor_kind: str, agent: str, profile: str | None) -> None:
+@owner_option
+def call(
+    tool: str,
+    raw_args: str | None,
+    actor_kind: str,
+    agent: str,
+    profile: str | None,
+    owner: str | None,
+) -> None:
     """Call one agent tool and print its result as one JSON line: a host that runs trinho
     per call (the OpenClaw plugin) gets what MCP would give, with no server to keep.
 
     The line is {"is_error", "text", "data"}; a tool error exits 1 after printing it.
     """
-    ws = state().workspace()
+    memory, chosen = _memory(owner, profile)
     given = sys.stdin.read() if raw_args is None else raw_args
     actor = tools_mod.Actor("job" if actor_kind == "job" else "chat", agent)
-    result = tools_mod.call(ws, tool, given, actor, tools_mod.config_profile(ws, profile))
+    result = tools_mod.call(memory, tool, given, actor, chosen)
     emit(True, {"is_error": result.is_error, "text": result.text, "data": result.data}, "")
     if result.is_error:
         raise SystemExit(1)
+
+
+def _memory(owner: str | None, profile: str | None) -> tuple[tools_mod.Memory, str]:
+    """What the tool works on, and the profile: the file workspace, or on a database one
+    owner's records (the workspace's config gives the profile, the user and the budgets)."""
+    if state().database_url() is None:
+        ws = state().working(owner)
+        return ws, tools_mod.config_profile(ws, profile)
+    from trinho.cli.app import choose_owner
+    from trinho.context.run import budgets_from_config
+    from trinho.pg.connect import Database
+    from trinho.pg.tooling import PgToolRecords
+    from trinho.workspace import clock_from_env
+
+    url = state().database_url()
+    assert url is not None
+    db = Database(url, max_size=2)
+    click.get_current_context().find_root().call_on_close(db.close)
+    chosen, zone = choose_owner(db, owner)
+    home = state().settings()
+    records = PgToolRecords(
+        db,
+        chosen,
+        clock=clock_from_env(),
+        timezone=zone,
+        user=home.config.owner if home is not None else "owner",
+        locale=state().locale(),
+        budgets=budgets_from_config(home) if home is not None else None,
+    )
+    return records, profile or (tools_mod.config_profile(home) if home is not None else "default")
