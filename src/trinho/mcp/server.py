@@ -460,11 +460,17 @@ def refuse_stdio(reason: str) -> None:
 def serve_stdio(ws: Workspace, actor: Actor, profile: str | None = None) -> None:
     """Serve MCP on stdin/stdout until the client closes stdin. Logs go to stderr only."""
     _require_sdk()
+    serve_records_stdio(tools_mod.as_records(ws), actor, tools_mod.config_profile(ws, profile))
+
+
+def serve_records_stdio(records: ToolRecords, actor: Actor, profile: str) -> None:
+    """`serve_stdio` over any one owner's records (a PostgreSQL owner's: `trinho mcp --owner`)."""
+    _require_sdk()
     import anyio
     from mcp.server.stdio import stdio_server
 
     configure_logging(logging.INFO)
-    server = build_server(ws, actor, profile)
+    server = records_server(lambda owner: records, actor, profile)
 
     async def run() -> None:
         async with stdio_server() as (read_stream, write_stream):

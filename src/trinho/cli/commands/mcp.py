@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import click
 
-from trinho.cli.app import caller_options, cli, emit, json_option, profile_option, say, state
+from trinho.cli.app import (
+    OWNER_ENV,
+    caller_options,
+    cli,
+    emit,
+    json_option,
+    owner_option,
+    profile_option,
+    say,
+    state,
+)
 from trinho.errors import TrinhoError
 from trinho.i18n import N_, t
 from trinho.mcp import server as mcp_server
 from trinho.tools.service import Actor
-from trinho.workspace import CONFIG_PATH
+from trinho.workspace import CONFIG_PATH, Workspace
 
 
 @cli.command()
@@ -27,6 +37,7 @@ from trinho.workspace import CONFIG_PATH
 )
 @caller_options
 @profile_option
+@owner_option
 @json_option
 def mcp(
     use_http: bool,
@@ -36,20 +47,31 @@ def mcp(
     actor_kind: str,
     agent: str,
     profile: str | None,
+    owner: str | None,
     as_json: bool,
 ) -> None:
     """Serve the tools and resources over MCP: stdio by default, or --http with a bearer token.
 
     Over HTTP every request must carry `Authorization: Bearer TOKEN`, TOKEN being `[mcp] token`
     in the workspace config; `trinho mcp --init-token` creates one. With a PostgreSQL store,
-    --http serves every owner: TOKEN is an owner's, from `trinho owners token ID`.
+    --http serves every owner: TOKEN is an owner's, from `trinho owners token ID`; over stdio
+    it serves the owner --owner names.
     """
     actor = Actor("job" if actor_kind == "job" else "chat", agent)
-    url = state().database_url() if use_http and not init_token else None
-    if url is not None:
+    url = state().database_url() if not init_token else None
+    if url is not None and use_http:
         _serve_owners(url, actor, host, port, profile)
         return
     try:
+        if url is not None:  # stdio on a database: one owner's records, as `trinho call`
+            from trinho.cli.commands.tools import owner_memory
+
+            records, chosen = owner_memory(owner, profile)
+            assert not isinstance(records, Workspace)
+            mcp_server.serve_records_stdio(records, actor, chosen)
+            return
+        if owner is not None:
+            raise TrinhoError.keyed("error.owner.files", owner=owner, env=OWNER_ENV)
         ws = state().workspace()
     except TrinhoError as exc:
         if init_token or use_http:

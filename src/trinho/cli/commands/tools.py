@@ -53,7 +53,7 @@ def call(
 
     The line is {"is_error", "text", "data"}; a tool error exits 1 after printing it.
     """
-    memory, chosen = _memory(owner, profile)
+    memory, chosen = owner_memory(owner, profile)
     given = sys.stdin.read() if raw_args is None else raw_args
     actor = tools_mod.Actor("job" if actor_kind == "job" else "chat", agent)
     result = tools_mod.call(memory, tool, given, actor, chosen)
@@ -62,7 +62,7 @@ def call(
         raise SystemExit(1)
 
 
-def _memory(owner: str | None, profile: str | None) -> tuple[tools_mod.Memory, str]:
+def owner_memory(owner: str | None, profile: str | None) -> tuple[tools_mod.Memory, str]:
     """What the tool works on, and the profile: the file workspace, or on a database one
     owner's records (the workspace's config gives the profile, the user and the budgets)."""
     if state().database_url() is None:
