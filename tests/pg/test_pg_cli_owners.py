@@ -149,8 +149,7 @@ def test_without_an_owner_a_store_of_several_is_refused_and_of_one_is_that_one(
 @pytest.mark.parametrize(
     "args",
     [
-        ("search", "x", "--explain"),
-        ("search", "x", "--batch", "q.jsonl"),
+        ("mcp", "--init-token"),
     ],
 )
 def test_a_command_not_built_on_postgresql_refuses_and_touches_no_file(
@@ -163,14 +162,21 @@ def test_a_command_not_built_on_postgresql_refuses_and_touches_no_file(
     assert snapshot(home) == before
 
 
-def test_a_batch_search_is_refused_on_postgresql(
+def test_a_batch_search_and_an_explained_one_work_on_one_owner_of_the_database(
     cli: Cli, shared: str, pg_admin: Database, tmp_path: Path
 ) -> None:
     batch = tmp_path / "q.jsonl"
-    batch.write_text('{"query": "x"}\n')
-    owner = new_owner(pg_admin, TZ)
-    err = cli.refused("search", "--batch", str(batch), "--owner", owner)
-    assert "--batch works on a file workspace only" in err
+    batch.write_text('{"query": "di cho"}\n{"query": "ca"}\n')
+    owner, other = new_owner(pg_admin, TZ), new_owner(pg_admin, TZ)
+    assert cli("note", "đi chợ mua cá", "--owner", owner)[0] == 0
+    assert cli("note", "đi chợ mua rau", "--owner", other)[0] == 0
+    code, out, _ = cli("search", "--batch", str(batch), "--owner", owner)
+    assert code == 0
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert [[h["text"] for h in hits] for hits in answers] == [["đi chợ mua cá"], ["đi chợ mua cá"]]
+    explained = cli.json("search", "di cho", "--explain", "--owner", owner)
+    assert [h["text"] for h in explained["hits"]] == ["đi chợ mua cá"]
+    assert explained["entities"] == [] and "why" in explained["hits"][0]
 
 
 def test_the_database_named_in_the_config_is_used_as_the_environment_is(
@@ -181,7 +187,7 @@ def test_the_database_named_in_the_config_is_used_as_the_environment_is(
     owner = new_owner(pg_admin, TZ)
     assert cli.json("note", "từ cấu hình", "--owner", owner)["line_number"] == 1
     assert not (Path(cli_env["TRINHO_HOME"]) / "memory/2026-11-29.md").exists()
-    assert "works on a file workspace only" in cli.refused("search", "x", "--explain")
+    assert "works on a file workspace only" in cli.refused("mcp", "--init-token")
 
 
 def test_an_owner_named_for_a_file_workspace_is_refused(

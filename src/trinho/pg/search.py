@@ -145,6 +145,8 @@ class PgHit:
     speaker: str
     refs: tuple[str, ...]
     score: float
+    why: tuple[str, ...] = ()
+    """The reasons it ranks where it does, when the who/when rules weighed it (`--explain`)."""
 
 
 _BM25 = """
@@ -255,10 +257,10 @@ def find(
             )
             for rank, s in enumerate(order, 1)
         ]
-        ranked = [(r.doc_id, r.score) for r in fuse(candidates, tuning, when)]
+        ranked = [(r.doc_id, r.score, r.why) for r in fuse(candidates, tuning, when)]
     else:
-        ranked = [(s.doc_id, s.score) for s in order]
-    return [replace(hits[i], score=score) for i, score in ranked[:limit]], list(named)
+        ranked = [(s.doc_id, s.score, ()) for s in order]
+    return [replace(hits[i], score=score, why=why) for i, score, why in ranked[:limit]], list(named)
 
 
 def _turn_before(hit: PgHit, at: dict[tuple[str, int], int]) -> int | None:

@@ -108,7 +108,7 @@ class PgToolRecords(PgRecords):
         hits = [
             Hit(cast(Kind, h.kind), h.path, h.line, h.day, h.text, h.score, h.refs) for h in found
         ]
-        return Found(hits, tuple(named), tuple(() for _ in hits))
+        return Found(hits, tuple(named), tuple(h.why for h in found))
 
     def shown_path(self, path: str) -> str:
         return memory_name(path)

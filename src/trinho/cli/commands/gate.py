@@ -58,8 +58,10 @@ def _read(path: Path, what: str) -> str:
 def _today_and_locale() -> tuple[date, str]:
     """The workspace's today and locale; without a workspace, the clock's day in UTC."""
     try:
-        workspace = state().workspace()
+        workspace = state().settings()
     except TrinhoError:
+        workspace = None
+    if workspace is None:
         return clock_from_env()().astimezone(UTC).date(), "en"
     return workspace.today(), workspace.locale
 

@@ -216,8 +216,9 @@ def check(as_json: bool) -> None:
     Fails when the model answers nothing, or when the server drops the system message (the
     same request with a long one must count more prompt tokens); warns when the server does
     not list the configured model among those it serves (`GET /models`). Says the server's
-    context length and speed, and the settings that follow from them."""
-    ws = state().workspace()
+    context length and speed, and the settings that follow from them. With a database, the
+    check runs on the workspace's config, and its calls go to the workspace's own ledger."""
+    ws = state().settings() or state().workspace()
     settings = resolve_model(ws.config, os.environ)
     attempts = min(settings.policy.attempts, CHECK_ATTEMPTS)
     settings = replace(settings, policy=replace(settings.policy, attempts=attempts))

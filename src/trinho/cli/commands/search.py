@@ -29,7 +29,7 @@ from trinho.search import (
     memory_get,
 )
 from trinho.textnorm import one_line
-from trinho.workspace import parse_day
+from trinho.workspace import Workspace, parse_day
 
 _GET_RE = re.compile(r"^(?P<path>.*?)(?::(?P<start>\d+)(?:-(?P<end>\d+))?)?$")
 _BATCH_KEYS = {"query", "limit", "since", "until", "kind", "kinds"}
@@ -156,9 +156,6 @@ def search(
     """memory_search: ranked hits from notes, MEMORY.md, facts and conversations."""
     from trinho.records.protocol import FileRecords
 
-    if (batch is not None or explain) and state().database_url() is not None:
-        option = "--batch" if batch is not None else "--explain"
-        raise TrinhoError.keyed("error.store.files_only_option", option=option)
     records = state().records(owner)
     if batch is None and not explain:
         if query is None:
@@ -168,12 +165,15 @@ def search(
         hits = records.search(Query(query, limit, since, until, kinds))
         emit(as_json, [h.to_json() for h in hits], lambda: _human_hits(hits, state().locale()))
         return
-    assert isinstance(records, FileRecords)
-    ws = records.ws
     if batch is not None:
         if query is not None:
             raise TrinhoError.keyed("error.search.query_and_batch")
         queries = _read_batch(batch)
+        if not isinstance(records, FileRecords):  # the database: each query as the tool asks
+            for item in queries:
+                emit(True, [h.to_json() for h in records.search(item)], "")
+            return
+        ws = records.ws
         with SearchIndex(ws, embedder=configured_embedder(ws)) as index:
             index.refresh()
             for item in queries:
@@ -184,14 +184,23 @@ def search(
         raise TrinhoError.keyed("error.search.empty")
     since = parse_day(since_text, "--since") if since_text else None
     until = parse_day(until_text, "--until") if until_text else None
-    with SearchIndex(ws, embedder=configured_embedder(ws)) as index:
-        found = index.find(Query(query, limit, since, until, kinds))
+    asked = Query(query, limit, since, until, kinds)
+    if isinstance(records, FileRecords):
+        ws = records.ws
+        with SearchIndex(ws, embedder=configured_embedder(ws)) as index:
+            found = index.find(asked)
+    else:
+        from trinho.cli.commands.tools import owner_memory
+
+        memory, _ = owner_memory(owner, None)
+        assert not isinstance(memory, Workspace)
+        found = memory.find(asked)
     hits = found.hits
     data = {
         "entities": list(found.entities),
         "hits": [{**h.to_json(), "why": list(why)} for h, why in zip(hits, found.why, strict=True)],
     }
-    emit(as_json, data, lambda: _human_hits(hits, ws.locale, found))
+    emit(as_json, data, lambda: _human_hits(hits, state().locale(), found))
 
 
 @cli.command()

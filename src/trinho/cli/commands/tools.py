@@ -9,7 +9,6 @@ import click
 from trinho.cli.app import caller_options, cli, emit, owner_option, profile_option, say, state
 from trinho.textnorm import json_text
 from trinho.tools import service as tools_mod
-from trinho.workspace import CONFIG_PATH
 
 
 @cli.command()
@@ -24,8 +23,9 @@ from trinho.workspace import CONFIG_PATH
 @profile_option
 def tools(fmt: tools_mod.ToolFormat, profile: str | None) -> None:
     """Print the agent tools (memory_save, user_memory_save, ...) as one JSON list."""
-    if profile is None and (state().workspace_dir / CONFIG_PATH).is_file():
-        profile = tools_mod.config_profile(state().workspace())
+    found = state().settings() if profile is None else None
+    if found is not None:  # the config's profile, whatever store it names
+        profile = tools_mod.config_profile(found)
     say(json_text(tools_mod.export(fmt, profile or "default"), indent=2))
 
 
