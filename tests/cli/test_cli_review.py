@@ -1,20 +1,21 @@
 """The CLI for reviewing: help in groups (everyday first), proposals in short blocks, ids by a
-unique prefix everywhere an id is taken, and the reason of a rejection as its second word."""
+unique prefix everywhere an id is taken, and the reason of a rejection as its second word; on
+the file workspace and on a PostgreSQL owner alike (`cli_backend`)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pg.fixtures import CliBackend
 from trinho.cli import main
 from trinho.cli.app import COMMANDS, SECTIONS
-from trinho.proposals import store as proposals
 from trinho.review.render import LINE_WIDTH, short_ids
-from trinho.workspace import open_workspace
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -24,10 +25,16 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture
-def ws(cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]) -> Path:
-    assert main(["init", "--tz", "Asia/Ho_Chi_Minh"]) == 0
-    capsys.readouterr()
-    return Path(cli_env["TRINHO_HOME"])
+def ws(cli_backend: CliBackend) -> Path:
+    """The workspace, whose memory is its files or one owner's rows in the database."""
+    return cli_backend.home
+
+
+def decided(capsys: pytest.CaptureFixture[str], pid: str) -> dict[str, Any]:
+    """The proposal as `trinho proposals --all --json` lists it, on either backend."""
+    listed = json.loads(run(capsys, "proposals", "--all", "--json")[1])
+    found: dict[str, Any] = next(p for p in listed if p["id"] == pid)
+    return found
 
 
 def waiting(capsys: pytest.CaptureFixture[str], *keys: str) -> list[str]:
@@ -78,11 +85,10 @@ def test_an_id_is_taken_by_a_unique_prefix_of_four_or_more(
     assert run(capsys, "approve", first[:5])[0] == 0
     code, _, err = run(capsys, "reject", second[:6].upper(), "sai rồi")
     assert code == 0, err
-    rejected = proposals.get_proposal(open_workspace(ws), second)
-    assert rejected.status == "rejected" and rejected.decision_note == "sai rồi"
+    rejected = decided(capsys, second)
+    assert (rejected["status"], rejected["decision_note"]) == ("rejected", "sai rồi")
     assert run(capsys, "reject", third, "--reason", "không đúng")[0] == 0
-    note = proposals.get_proposal(open_workspace(ws), third).decision_note
-    assert note == "không đúng"
+    assert decided(capsys, third)["decision_note"] == "không đúng"
 
 
 def test_a_short_ambiguous_or_unknown_prefix_is_one_keyed_line(
@@ -107,7 +113,7 @@ def test_a_short_ambiguous_or_unknown_prefix_is_one_keyed_line(
         assert code != 0 and a in err and b in err and err.count("\n") == 1
     two = run(capsys, "reject", ids[1], "một", "--reason", "hai")
     assert two[0] != 0 and "give the reason once" in two[2]
-    assert proposals.get_proposal(open_workspace(ws), ids[1]).status == "pending"
+    assert decided(capsys, ids[1])["status"] == "pending"
 
 
 def test_the_vietnamese_listing_says_it_in_vietnamese(
