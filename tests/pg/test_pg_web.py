@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 from conftest import TZ, FixedClock
 from pg.fixtures import new_owner
 from trinho.condense.rules.gate import Change
-from trinho.config import WebConfig
+from trinho.config import Config, WebConfig
 from trinho.facts.format import render_fact
 from trinho.pg.archive import PgArchive
 from trinho.pg.connect import Database
@@ -254,7 +254,7 @@ def test_an_owner_decides_their_own_through_the_page(site: Site, two: tuple[Owne
     assert "where is tamarind?" in c.get(f"/turn?path=conversations/{DAY}.jsonl").text
     assert "Hue" in c.get("/facts").text
     runs = c.get("/runs")
-    assert runs.status_code == 200 and "not kept in the PostgreSQL store yet" in runs.text
+    assert runs.status_code == 200 and "not shown on this page yet" in runs.text
 
 
 def test_a_bulk_approval_on_pg_gives_a_receipt_that_says_it_cannot_be_taken_back(
@@ -280,3 +280,25 @@ def test_an_expired_session_on_pg_says_where_a_new_link_comes_from(
     site.clock.advance(hours=12)
     r = c.get("/")
     assert r.status_code == 401 and "trinho owners login ID" in r.text
+
+
+def test_with_the_deployments_config_a_bulk_approval_on_pg_is_taken_back_on_a_working_copy(
+    pg_admin: Database, clock: FixedClock
+) -> None:
+    owners = Owners(pg_admin, clock, user="owner", locale="en", config=Config(timezone=TZ))
+    app = owners_app(owners, Guard(clock), "127.0.0.1", 8766, None, WebConfig())
+    assert isinstance(app, HostCheck)
+    site = Site(app, pg_admin, clock)
+    a = fill(pg_admin, clock, "tamarind", "Hue")
+    before = a.records.memory_text()
+    c, csrf = site.login(a.owner)
+    [added] = [p for p in a.records.proposals() if p.change.get("class") == "added"]
+    r = c.post("/bulk", data={"csrf": csrf, "item": f"{added.id}:{added.content_hash}"})
+    assert "cannot be taken back yet" not in r.text and "take-back" in r.text
+    assert "tamarind moved" in a.records.memory_text()
+    back = c.post(f"{r.url.path}/take-back", data={"csrf": csrf})
+    assert back.status_code == 200
+    assert a.records.memory_text() == before
+    assert a.records.get_proposal(added.id).status == "reverted"
+    again = c.post(f"{r.url.path}/take-back", data={"csrf": csrf})  # a second press: nothing
+    assert again.status_code == 200 and a.records.memory_text() == before

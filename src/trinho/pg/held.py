@@ -27,7 +27,13 @@ if TYPE_CHECKING:
     from trinho.pg.store import PgRecords
 
 WITH_THE_RUN = frozenset({"archive", "suspicious"})
-"""The held classes approved with their condensation run, not on PostgreSQL yet."""
+"""The held classes approved with their condensation run's files: on the owner's working
+copy (`trinho.pg.workcopy`), by the file store's own appliers."""
+
+
+def with_its_run(proposal: Proposal) -> bool:
+    """A held archive or rewrite: approved with its run's files, not in a transaction here."""
+    return proposal.kind == "memory" and proposal.change.get("class") in WITH_THE_RUN
 
 
 def memory_change(proposal: Proposal) -> Change:

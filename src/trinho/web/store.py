@@ -14,19 +14,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path, PurePosixPath
-from typing import Protocol
+from typing import Protocol, TypeVar
 from urllib.parse import quote
 
+from trinho.config import Config
 from trinho.conversations.store import StoredTurn, read_day
 from trinho.errors import TrinhoError
 from trinho.facts.rules import Fact
 from trinho.facts.store import list_facts
 from trinho.pg.archive import PgArchive
 from trinho.pg.connect import Database, check_owner
+from trinho.pg.held import with_its_run
 from trinho.pg.logins import login_valid, redeem_login
 from trinho.pg.owners import require_owner
 from trinho.pg.store import PgRecords
 from trinho.pg.transcripts import PgTranscripts
+from trinho.pg.workcopy import run_on_copy
 from trinho.proposals import store as proposals
 from trinho.proposals.store import ApplyResult, Proposal
 from trinho.review.appliers import APPLIERS, TAKERS
@@ -40,6 +43,8 @@ from trinho.workspace import (
     parse_day,
     validate_slug,
 )
+
+T = TypeVar("T")
 
 SEARCH_LIMIT = 20
 """The hits a search of the page asks for."""
@@ -152,12 +157,21 @@ class FileDesk:
         return said_turns(stored, lambda at: at.astimezone(self.ws.tz))
 
 
-class PgDesk:
-    """One owner of the PostgreSQL store. A bulk approval is not taken back here: the
-    database's proposals have no `reverted` state yet."""
+class OnCopy(Protocol):
+    """Runs file code on one owner's working copy and checks in what it wrote
+    (`trinho.pg.workcopy.run_on_copy`)."""
 
-    def __init__(self, records: PgRecords) -> None:
+    def __call__(self, job: Callable[[Workspace], T]) -> T: ...
+
+
+class PgDesk:
+    """One owner of the PostgreSQL store. What needs a condensation run's files (a held
+    archive or rewrite approved, a bulk approval taken back) is done on the owner's working
+    copy by the file desk, when the page has one (`on_copy`); else it is refused."""
+
+    def __init__(self, records: PgRecords, on_copy: OnCopy | None = None) -> None:
         self.records = records
+        self.on_copy = on_copy
         self.transcripts = PgTranscripts(
             records.db, records.owner, clock=records.now, timezone=records.tz.key
         )
@@ -172,7 +186,7 @@ class PgDesk:
 
     @property
     def takes_back(self) -> bool:
-        return False
+        return self.on_copy is not None
 
     def now(self) -> datetime:
         return self.records.now()
@@ -186,6 +200,8 @@ class PgDesk:
     def approve(
         self, proposal_id: str, by: str, content_hash: str | None
     ) -> tuple[Proposal, ApplyResult]:
+        if self.on_copy is not None and with_its_run(self.records.get_proposal(proposal_id)):
+            return self.on_copy(lambda ws: FileDesk(ws).approve(proposal_id, by, content_hash))
         return self.records.approve(proposal_id, by, content_hash=content_hash)
 
     def reject(
@@ -194,7 +210,9 @@ class PgDesk:
         return self.records.reject(proposal_id, by, note, content_hash=content_hash)
 
     def take_back(self, proposal_id: str, by: str) -> tuple[Proposal, ApplyResult]:
-        raise TrinhoError.keyed("error.web.pg_take_back", id=proposal_id)
+        if self.on_copy is None:
+            raise TrinhoError.keyed("error.web.pg_take_back", id=proposal_id)
+        return self.on_copy(lambda ws: FileDesk(ws).take_back(proposal_id, by))
 
     def facts(self, user: str) -> list[Fact]:
         return self.records.list_facts(validate_slug(user, "user id")).facts
@@ -236,6 +254,9 @@ class Owners:
     user: str
     locale: str
     zones: dict[str, str] = field(default_factory=dict)
+    config: Config | None = None
+    config_text: str | None = None
+    """The deployment's config: given, what needs a run's files is done on working copies."""
 
     def code_valid(self, owner: str, code: str) -> bool:
         return _known_owner(owner) and login_valid(self.db, owner, code, self.now())
@@ -248,7 +269,16 @@ class Owners:
         records = PgRecords(
             self.db, owner, clock=self.now, timezone=zone, user=self.user, locale=self.locale
         )
-        return PgDesk(records)
+        return PgDesk(records, self._on_copy(owner) if self.config is not None else None)
+
+    def _on_copy(self, owner: str) -> OnCopy:
+        config, text = self.config, self.config_text
+        assert config is not None
+
+        def run(job: Callable[[Workspace], T]) -> T:
+            return run_on_copy(self.db, owner, config, text, job, clock=self.now)
+
+        return run
 
 
 def _known_owner(owner: str) -> bool:

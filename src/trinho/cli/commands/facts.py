@@ -189,12 +189,10 @@ def facts_cmd(max_chars: int, user: str | None, owner: str | None, as_json: bool
     emit(as_json, data, lambda: index.text or t(locale, "facts.none"))
 
 
-def with_its_run(proposal: Proposal) -> bool:
-    """A held archive or rewrite: approved with its condensation run's files, so on a
-    database on the owner's working copy, by the file store's own appliers."""
-    from trinho.pg.held import WITH_THE_RUN  # the postgres extra: imported when named
+def _with_its_run(proposal: Proposal) -> bool:
+    from trinho.pg.held import with_its_run  # the postgres extra: imported when named
 
-    return proposal.kind == "memory" and proposal.change.get("class") in WITH_THE_RUN
+    return with_its_run(proposal)
 
 
 def _about(records: Records, proposal_id: str, user: str | None) -> None:
@@ -248,7 +246,7 @@ def approve(proposal_id: str, user: str | None, owner: str | None, as_json: bool
     records = state().records(owner)
     proposal_id = records.resolve_id(proposal_id)
     _about(records, proposal_id, user)
-    if state().database_url() is not None and with_its_run(records.get_proposal(proposal_id)):
+    if state().database_url() is not None and _with_its_run(records.get_proposal(proposal_id)):
         on_copy = FileRecords(state().working(owner), APPLIERS)
         decided, applied = on_copy.approve(proposal_id, _decider(records))
     else:

@@ -7,7 +7,7 @@ import click
 
 from trinho.boundary import require_extra
 from trinho.cli.app import OWNER_ENV, choose_owner, cli, owner_option, say, state
-from trinho.config import WebConfig
+from trinho.config import Config, WebConfig
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.workspace import CONFIG_PATH, clock_from_env
@@ -65,7 +65,10 @@ def _serve_owners(url: str, host: str, port: int, owner: str | None) -> None:
     clock = clock_from_env()
     with Database(url, max_size=4) as db:
         user = ws.config.owner if ws is not None else "owner"
-        owners = Owners(db, clock, user=user, locale=locale)
+        path = ws.root / CONFIG_PATH if ws is not None else None
+        text = path.read_text(encoding="utf-8") if path is not None and path.is_file() else None
+        deployment = ws.config if ws is not None else Config()
+        owners = Owners(db, clock, user=user, locale=locale, config=deployment, config_text=text)
         guard = Guard(clock)
         app = web_app.owners_app(owners, guard, host, port, token, config)
         if owner is not None:
