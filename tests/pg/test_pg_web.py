@@ -8,6 +8,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 from urllib.parse import quote, unquote
 
 import pytest
@@ -254,7 +255,7 @@ def test_an_owner_decides_their_own_through_the_page(site: Site, two: tuple[Owne
     assert "where is tamarind?" in c.get(f"/turn?path=conversations/{DAY}.jsonl").text
     assert "Hue" in c.get("/facts").text
     runs = c.get("/runs")
-    assert runs.status_code == 200 and "not shown on this page yet" in runs.text
+    assert runs.status_code == 200 and "not shown here" in runs.text
 
 
 def test_a_bulk_approval_on_pg_gives_a_receipt_that_says_it_cannot_be_taken_back(
@@ -302,3 +303,50 @@ def test_with_the_deployments_config_a_bulk_approval_on_pg_is_taken_back_on_a_wo
     assert a.records.get_proposal(added.id).status == "reverted"
     again = c.post(f"{r.url.path}/take-back", data={"csrf": csrf})  # a second press: nothing
     assert again.status_code == 200 and a.records.memory_text() == before
+
+
+def test_the_runs_of_a_pg_owner_are_shown_and_undone_on_their_working_copy(
+    pg_admin: Database, clock: FixedClock, tmp_path: Path
+) -> None:
+    import io
+
+    from condense_weeks import VI_ADDED, VI_MEMORY, two_roles, vi_good_rewrite, vi_week
+    from trinho.channels import ConsoleChannel
+    from trinho.condense import run_condensation
+    from trinho.pg.transfer import import_workspace
+    from trinho.pg.workcopy import run_on_copy
+    from trinho.workspace import init_workspace
+
+    ws = init_workspace(tmp_path / "ws", timezone=TZ, clock=clock).workspace
+    vi_week(ws, clock)
+    owner = new_owner(pg_admin, TZ)
+    import_workspace(pg_admin, ws, owner)
+    config = Config(timezone=TZ)
+    run_on_copy(
+        pg_admin,
+        owner,
+        config,
+        None,
+        lambda copy: run_condensation(
+            copy, model=two_roles(vi_good_rewrite()), channel=ConsoleChannel("en", io.StringIO())
+        ),
+        clock=clock,
+    )
+    records = PgRecords(pg_admin, owner, clock=clock, timezone=TZ)
+    assert all(line in records.memory_text() for line in VI_ADDED)
+    owners = Owners(pg_admin, clock, user="owner", locale="en", config=config)
+    app = owners_app(owners, Guard(clock), "127.0.0.1", 8766, None, WebConfig())
+    assert isinstance(app, HostCheck)
+    c = Site(app, pg_admin, clock).client()  # nothing waits: the queue has no form to read
+    code = issue_login(pg_admin, owner, clock())
+    assert c.get(f"/login?owner={owner}&code={code}", follow_redirects=False).status_code == 303
+    assert "2026-W48" in c.get("/runs").text
+    assert c.get("/runs/2026-W48").status_code == 200
+    assert c.get("/runs/2026-W99").status_code == 404
+    asked = c.get("/runs/2026-W48/undo")
+    assert asked.status_code == 200
+    match = re.search(r'name="csrf" value="([^"]+)"', asked.text)
+    assert match is not None
+    undone = c.post("/runs/2026-W48/undo", data={"csrf": match.group(1)})
+    assert undone.status_code == 200
+    assert records.memory_text() == VI_MEMORY

@@ -16,7 +16,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -26,8 +26,8 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from trinho.boundary import http_status, public_error
-from trinho.condense.rules.undo import render_plan
-from trinho.condense.store.apply import preview_undo, undo_run
+from trinho.condense.rules.undo import UndoPlan, render_plan
+from trinho.condense.store.apply import UndoResult, preview_undo, undo_run
 from trinho.condense.store.runs import (
     REPORT,
     RUN_ID_RE,
@@ -55,8 +55,10 @@ from trinho.web.auth import (
 )
 from trinho.web.guard import HostCheck
 from trinho.web.html import Html, html
-from trinho.web.store import Desk, FileDesk, Owners, source_link
+from trinho.web.store import Desk, FileDesk, OnCopy, Owners, PgDesk, source_link
 from trinho.workspace import CONFIG_PATH, Workspace
+
+T = TypeVar("T")
 
 log = logging.getLogger("trinho.web")
 MAX_RECEIPTS = 50
@@ -432,58 +434,95 @@ class _Review:
         return RedirectResponse(f"/receipts/{rid}", 303)
 
     def no_runs(self, session: Session) -> Response:
-        """The runs' pages on a database: the condensation does not run there yet."""
+        """The runs' pages on a database served without the deployment's config (no working
+        copy to read them on)."""
         body = html("<p>{why}</p>", why=t(self.locale, "web.runs.not_here"))
         return self.page(t(self.locale, "web.nav.runs"), body, session)
 
+    def on_runs(self, session: Session) -> OnCopy | None:
+        """Where the runs' pages read and undo: the file workspace, or the session's owner's
+        working copy (checked in when the page's work ends); None when there is neither."""
+        if self.ws is not None:
+            ws = self.ws
+
+            def here(job: Callable[[Workspace], T]) -> T:
+                return job(ws)
+
+            return here
+        desk = self.desk(session)
+        return desk.on_copy if isinstance(desk, PgDesk) else None
+
     async def runs(self, request: Request, session: Session) -> Response:
-        ws = self.ws
-        if ws is None:
+        on = self.on_runs(session)
+        if on is None:
             return self.no_runs(session)
-        runs = await run_in_threadpool(lambda: [(r, _report(ws, r)) for r in _run_ids(ws)])
+        runs = await run_in_threadpool(on, lambda ws: [(r, _report(ws, r)) for r in _run_ids(ws)])
         return self.page(
             t(self.locale, "web.nav.runs"), pages.runs_page(runs, self.locale), session
         )
 
     async def run(self, request: Request, session: Session) -> Response:
-        if self.ws is None:
+        on = self.on_runs(session)
+        if on is None:
             return self.no_runs(session)
-        run_id = _known_run(self.ws, request.path_params["run"])
-        if run_id is None:
+        given = request.path_params["run"]
+
+        def look(ws: Workspace) -> tuple[str, dict[str, Any] | None, bool] | None:
+            run_id = _known_run(ws, given)
+            if run_id is None:
+                return None
+            journal = read_journal(ws, run_id)
+            undoable = (
+                journal is not None
+                and not journal.undone
+                and journal.state in ("applied", "proposed", "done")
+                and not later_runs(ws, run_id)  # only the latest standing run is undone
+            )
+            return run_id, _report(ws, run_id), undoable
+
+        found = await run_in_threadpool(on, look)
+        if found is None:
             return self.refused(404)
-        journal = read_journal(self.ws, run_id)
-        undoable = (
-            journal is not None
-            and not journal.undone
-            and journal.state in ("applied", "proposed", "done")
-            and not later_runs(self.ws, run_id)  # only the latest standing run is undone
-        )
-        report = _report(self.ws, run_id)
+        run_id, report, undoable = found
         body = pages.run_page(run_id, report, self.locale, undoable)
         return self.page(pages.run_title(run_id, report, self.locale), body, session)
 
     async def undo_ask(self, request: Request, session: Session) -> Response:
-        if self.ws is None:
+        on = self.on_runs(session)
+        if on is None:
             return self.no_runs(session)
-        run_id = _known_run(self.ws, request.path_params["run"])
-        if run_id is None:
-            return self.refused(404)
+        given = request.path_params["run"]
+
+        def plan_of(ws: Workspace) -> tuple[str, UndoPlan] | None:
+            run_id = _known_run(ws, given)
+            return None if run_id is None else (run_id, preview_undo(ws, run_id))
+
         try:
-            plan = render_plan(await run_in_threadpool(preview_undo, self.ws, run_id), self.locale)
+            found = await run_in_threadpool(on, plan_of)
         except TrinhoError as exc:
             session.notices.append(self.said(exc))
-            return RedirectResponse(f"/runs/{run_id}", 303)
-        body = pages.undo_page(run_id, self.locale, session.csrf, plan)
+            return RedirectResponse(f"/runs/{given}", 303)
+        if found is None:
+            return self.refused(404)
+        run_id, plan = found
+        body = pages.undo_page(run_id, self.locale, session.csrf, render_plan(plan, self.locale))
         return self.page(t(self.locale, "web.run.undo"), body, session)
 
     async def undo(self, request: Request, session: Session) -> Response:
-        if self.ws is None:
+        on = self.on_runs(session)
+        if on is None:
             return self.no_runs(session)
-        run_id = _known_run(self.ws, request.path_params["run"])
-        if run_id is None:
-            return self.refused(404)
+        given = request.path_params["run"]
+
+        def undo(ws: Workspace) -> tuple[str, UndoResult] | None:
+            run_id = _known_run(ws, given)
+            return None if run_id is None else (run_id, undo_run(ws, run_id))
+
         try:
-            result = await run_in_threadpool(undo_run, self.ws, run_id)
+            found = await run_in_threadpool(on, undo)
+            if found is None:
+                return self.refused(404)
+            run_id, result = found
             session.notices.append(t(self.locale, "condense.undo.done", run=run_id))
             if result.changed_since and result.kept_current is not None:
                 session.notices.append(
@@ -493,7 +532,7 @@ class _Review:
                 session.notices.extend(render_plan(result.plan, self.locale, result.kept_current))
         except TrinhoError as exc:
             session.notices.append(self.said(exc))
-        return RedirectResponse(f"/runs/{run_id}", 303)
+        return RedirectResponse(f"/runs/{given}", 303)
 
     async def file(self, request: Request, session: Session) -> Response:
         path = request.query_params.get("path", "MEMORY.md")
