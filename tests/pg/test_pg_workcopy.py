@@ -170,6 +170,45 @@ def test_a_note_a_job_saves_is_checked_in_acknowledged_with_its_instant(
     assert any("Ghi bởi công việc" in hit.text for hit in records.search(Query("công việc")))
 
 
+def test_model_calls_recorded_meanwhile_and_by_the_job_are_both_kept_in_the_ledger(
+    workspace: Workspace, clock: FixedClock, pg_admin: Database, tmp_path: Path
+) -> None:
+    from trinho.pg.ledger import PgLedger
+
+    vi_week(workspace, clock)
+    owner = _pg_owner(pg_admin, workspace, tmp_path)
+    ledger = PgLedger(pg_admin, owner)
+    condense = _condense(two_roles(vi_good_rewrite()))
+
+    def job(ws: Workspace) -> RunReport:
+        report = condense(ws)  # its two calls go to the copy's ledger
+        ledger.append_lines(['{"note": "a call made meanwhile"}'])
+        return report
+
+    run_on_copy(pg_admin, owner, workspace.config, _config_text(workspace), job, clock=clock)
+    lines = ledger.file_text().splitlines()
+    assert lines[0] == '{"note": "a call made meanwhile"}' and len(lines) == 3
+    assert len(ledger.read().records) == 2
+
+
+def test_an_openclaw_day_file_a_job_edits_is_checked_in_and_searched(
+    workspace: Workspace, clock: FixedClock, pg_admin: Database, tmp_path: Path
+) -> None:
+    slugged = workspace.notes_dir / "2026-11-29-chuyen-di.md"
+    slugged.parent.mkdir(parents=True, exist_ok=True)
+    slugged.write_text("- 09:00 Đặt vé đi Huế\n", encoding="utf-8")
+    owner = _pg_owner(pg_admin, workspace, tmp_path)
+    records = PgRecords(pg_admin, owner, clock=clock, timezone=workspace.config.timezone)
+
+    def job(ws: Workspace) -> None:
+        path = ws.notes_dir / "2026-11-29-chuyen-di.md"
+        path.write_text(path.read_text(encoding="utf-8") + "- 10:00 Đặt phòng khách sạn\n")
+
+    run_on_copy(pg_admin, owner, workspace.config, _config_text(workspace), job, clock=clock)
+    assert "khách sạn" in records.note_files()["memory/2026-11-29-chuyen-di.md"]
+    assert any("khách sạn" in hit.text for hit in records.search(Query("khach san")))
+
+
 def test_a_refused_check_in_writes_nothing_at_all(
     workspace: Workspace, clock: FixedClock, pg_admin: Database, tmp_path: Path
 ) -> None:
@@ -231,8 +270,12 @@ def test_appended_takes_both_sides_appends_and_nothing_else(
 ) -> None:
     line_base = base if not base or base.endswith("\n") else base + "\n"
     assert appended(line_base, line_base + theirs, line_base + ours) == ours
-    if not (line_base + ours).startswith(line_base + "x") and line_base:
-        assert appended(line_base + "x", line_base + theirs, line_base + ours) is None
+    if not ours.startswith(line_base):  # the job rewrote what it checked out
+        assert appended(line_base, line_base + theirs, ours) is None
+    if not theirs.startswith(line_base):  # the database rewrote it meanwhile
+        assert appended(line_base, theirs, line_base + ours) is None
+    if base and not base.endswith("\n"):  # a last line without its newline is no place to add
+        assert appended(base, base + theirs, base + ours) is None
 
 
 def test_derived_files_are_never_checked_in() -> None:

@@ -35,6 +35,7 @@ from trinho.errors import TrinhoError
 from trinho.facts.format import parse_fact, render_fact
 from trinho.models.ledger import LEDGER_PATH
 from trinho.notes.journal import JOURNAL_DIR, Acknowledged, parse_instants, render_journal_line
+from trinho.openclaw.markers import day_of_name
 from trinho.pg.archive import PgArchive
 from trinho.pg.connect import Database
 from trinho.pg.journals import PgJournals
@@ -44,7 +45,7 @@ from trinho.pg.locks import xact_lock
 from trinho.pg.outbox import PgOutbox
 from trinho.pg.owners import owner_zone
 from trinho.pg.search import replace_path_docs
-from trinho.pg.store import Clock, PgRecords, note_name, proposal_json
+from trinho.pg.store import Clock, PgRecords, proposal_json
 from trinho.pg.transcripts import PgTranscripts, transcript_name
 from trinho.pg.transfer import (
     OUTBOX_DIR,
@@ -55,7 +56,7 @@ from trinho.pg.transfer import (
     owner_files,
 )
 from trinho.proposals.store import Proposal
-from trinho.search.documents import memory_docs, note_docs
+from trinho.search.documents import note_docs
 from trinho.workspace import (
     ARCHIVE_FILE,
     CONVERSATIONS_DIR,
@@ -272,8 +273,8 @@ def _check_in(
         _run_file(conn, records, done.zone, rel, before, after)
     elif rel.startswith(f"{INTERNAL_DIR}/{OUTBOX_DIR}/") and rel.endswith(".json"):
         _outbox(conn, records, done.zone, rel, before, after)
-    elif rel.startswith(f"{NOTES_DIR}/") and after is not None and "/" not in rel[7:]:
-        _note(conn, owner, rel, before, after)
+    elif (note_day := _note_day(rel)) is not None and after is not None:
+        _note(conn, owner, note_day, rel, before, after)
     elif (day := _transcript_day(rel)) is not None and after is not None:
         _transcript(conn, records, done.zone, day, rel, before or "", after)
     elif (day := journal_day(rel)) is not None:
@@ -287,20 +288,10 @@ def _check_in(
 def _memory(
     conn: psycopg.Connection, records: PgRecords, done: Checkout, text: str, run: str | None
 ) -> None:
-    xact_lock(conn, done.owner, "memory")
-    row = conn.execute(
-        "SELECT coalesce(max(version), 0) FROM memory_versions WHERE owner_id = %s",
-        (done.owner,),
-    ).fetchone()
-    latest: int = row[0] if row else 0
+    latest, _ = records.memory_in(conn)  # its lock held
     if latest != done.memory_version:
         raise _moved(MEMORY_FILE)
-    conn.execute(
-        "INSERT INTO memory_versions (owner_id, version, body, run, written_at)"
-        " VALUES (%s, %s, %s, %s, %s)",
-        (done.owner, latest + 1, text, run, records.now()),
-    )
-    replace_path_docs(conn, done.owner, MEMORY_FILE, memory_docs(MEMORY_FILE, text))
+    records.write_memory_in(conn, text, run, expected=latest)
 
 
 def _archive(
@@ -406,20 +397,27 @@ def _outbox(
         PgOutbox(records.db, owner, clock=datetime.now, timezone=zone).put_in(conn, key, after)
 
 
-def _note(conn: psycopg.Connection, owner: str, rel: str, before: str | None, after: str) -> None:
+def _note_day(rel: str) -> date | None:
+    """The day of a daily note file (`memory/DAY.md`, OpenClaw's `memory/DAY-slug.md`)."""
+    folder, _, name = rel.rpartition("/")
+    found = day_of_name(name) if folder == NOTES_DIR else None
+    return found[0] if found is not None else None
+
+
+def _note(
+    conn: psycopg.Connection, owner: str, day: date, rel: str, before: str | None, after: str
+) -> None:
     row = conn.execute(
         "SELECT body FROM note_files WHERE owner_id = %s AND name = %s FOR UPDATE", (owner, rel)
     ).fetchone()
     if (row[0] if row else None) != before:
         raise _moved(rel)
-    day = date.fromisoformat(rel.removeprefix(f"{NOTES_DIR}/")[:10])
     conn.execute(
         "INSERT INTO note_files (owner_id, name, body) VALUES (%s, %s, %s)"
         " ON CONFLICT (owner_id, name) DO UPDATE SET body = excluded.body",
         (owner, rel, after),
     )
-    if rel == note_name(day):
-        replace_path_docs(conn, owner, rel, note_docs(rel, day, after))
+    replace_path_docs(conn, owner, rel, note_docs(rel, day, after))  # a slugged file too
 
 
 def _transcript_day(rel: str) -> date | None:
