@@ -209,3 +209,17 @@ def test_a_copys_folder_names_the_process_that_made_it() -> None:
     assert copy_pid("trinho-copy-4242-o-1a2b-x9") == 4242
     assert copy_pid("trinho-copy-x-o") is None
     assert copy_pid("trinho-pg-4242") is None
+
+
+def test_a_waiting_worker_plans_and_puts_back_each_minute_and_one_that_empties_the_queue_does_not(
+    workspace: Workspace, clock: FixedClock, pg_urls: Urls, pg_admin: Database
+) -> None:
+    from trinho.pg.jobs import make_queue
+
+    deployment = _deployment(pg_urls, workspace, clock)
+    waiting = make_queue(pg_admin, deployment, periodic=True).app
+    periodic = {p.task.name: p.cron for p in waiting.periodic_registry.periodic_tasks.values()}
+    assert periodic == {"trinho.plan": "* * * * *", "trinho.retry_stalled": "* * * * *"}
+    emptying = make_queue(pg_admin, deployment).app
+    assert emptying.periodic_registry.periodic_tasks == {}
+    assert {"trinho.pass", "trinho.condense"} <= set(emptying.tasks)
