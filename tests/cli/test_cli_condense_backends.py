@@ -38,18 +38,6 @@ def memory_text(backend: CliBackend, request: pytest.FixtureRequest) -> str:
     return PgRecords(db, backend.owner, clock=lambda: None, timezone="UTC").memory_text()  # type: ignore[arg-type, return-value]
 
 
-def write_memory(backend: CliBackend, request: pytest.FixtureRequest, text: str) -> None:
-    if backend.owner is None:
-        (backend.home / "MEMORY.md").write_text(text, encoding="utf-8")
-        return
-    from datetime import datetime
-
-    from trinho.pg.store import PgRecords
-
-    db: Database = request.getfixturevalue("pg_admin")
-    PgRecords(db, backend.owner, clock=datetime.now, timezone="UTC").write_memory(text)
-
-
 @pytest.fixture
 def ready(
     cli_backend: CliBackend,
@@ -63,7 +51,7 @@ def ready(
     config.write_text(config.read_text().replace('locale = "en"', 'locale = "vi"'))
     assert main(["note", "Mai được chọn vào đội bơi của trường"]) == 0
     monkeypatch.setenv("TRINHO_NOW", "2026-11-29T14:06:00+07:00")
-    write_memory(cli_backend, request, VI_MEMORY)
+    cli_backend.write("MEMORY.md", VI_MEMORY)
     capsys.readouterr()
     return cli_backend
 

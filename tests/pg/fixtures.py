@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -101,11 +102,47 @@ def records(request: pytest.FixtureRequest, workspace: Workspace, clock: FixedCl
 @dataclass(frozen=True)
 class CliBackend:
     """Where the CLI under test keeps the owner's memory: `home` is the workspace (its config
-    and, for `files`, the memory itself); `owner` is the database's owner (None for files)."""
+    and, for `files`, the memory itself); `owner` is the database's owner and `url` its
+    database (None for files)."""
 
     kind: Literal["files", "pg"]
     home: Path
     owner: str | None
+    url: str | None = None
+
+    @contextmanager
+    def view(self) -> Iterator[Path]:
+        """The owner's memory as a workspace folder, to read and to write as a test of the
+        file store does: `home` itself for files; on PostgreSQL a working copy of the owner's
+        records, checked in by the product's own check-in when the block ends (a test that
+        only reads leaves nothing to check in)."""
+        if self.owner is None:
+            yield self.home
+            return
+        from trinho.pg.connect import Database
+        from trinho.pg.workcopy import checkin, working_copy
+
+        assert self.url is not None
+        with Database(self.url) as db, working_copy(db, self.owner, None) as done:
+            yield done.root
+            checkin(db, done)
+
+    def read(self, rel: str) -> str:
+        """One of the owner's files as the file store would hold it."""
+        with self.view() as root:
+            return (root / rel).read_text(encoding="utf-8")
+
+    def exists(self, rel: str) -> bool:
+        """Whether the owner has that file (on PostgreSQL: in a checkout of the records)."""
+        with self.view() as root:
+            return (root / rel).exists()
+
+    def write(self, rel: str, text: str) -> None:
+        """Write one of the owner's files as the owner would by hand."""
+        with self.view() as root:
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
 
 
 @pytest.fixture(params=["files", "pg"])
@@ -132,4 +169,4 @@ def cli_backend(
     name = new_owner(request.getfixturevalue("pg_admin"), TZ)
     monkeypatch.setenv("TRINHO_DATABASE_URL", urls.admin)
     monkeypatch.setenv("TRINHO_OWNER", name)
-    return CliBackend("pg", home, name)
+    return CliBackend("pg", home, name, urls.admin)
