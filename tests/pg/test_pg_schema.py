@@ -86,8 +86,8 @@ def _fill(conn: psycopg.Connection, owner: str) -> None:
         (owner,),
     )
     conn.execute(
-        "INSERT INTO search_docs VALUES (%s, 'd', 'note', 'memory/x.md', 1, NULL, 'b', '', '{}',"
-        " 1, 'b')",
+        "INSERT INTO search_docs VALUES (%s, 'd', 'note', 'memory/x.md', 1, NULL, 'b', 'Mai', '{}',"
+        " 1, 'b')",  # its triggers fill search_stats and search_people
         (owner,),
     )
     conn.execute("INSERT INTO transcript_lines VALUES (%s, '2026-11-29', 1, '{}', true)", (owner,))

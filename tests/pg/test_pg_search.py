@@ -9,12 +9,22 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import TZ
+from pg.fixtures import new_owner
 from pg.pgserver import Urls
 from reply_talk import QUESTION, REPLY, SAID, turns
 from trinho.pg.connect import Database
-from trinho.pg.search import reindex, search, tsquery_literal, tsvector_literal
+from trinho.pg.search import (
+    add_docs,
+    reindex,
+    replace_docs,
+    replace_path_docs,
+    search,
+    tsquery_literal,
+    tsvector_literal,
+)
 from trinho.pg.store import PgRecords
 from trinho.search import Query, SearchIndex
+from trinho.search.documents import Doc
 from trinho.workspace import Workspace
 
 
@@ -152,3 +162,73 @@ def test_a_reply_is_found_by_the_question_it_answers_as_in_the_file_index(
     found = [h.text for h in search(pg, question, 3)]
     assert reply in files and found == files
     assert reply not in [h.text for h in search(pg, question, 3, Tuning(answer_weight=0.0))]
+
+
+_PATHS = ("memory/2026-11-28.md", "memory/2026-11-29.md", "conversations/2026-11-29.jsonl")
+_UNIT = st.tuples(
+    st.integers(1, 4),
+    st.sampled_from(["", "Mai", "Minh", "Bà Lan"]),
+    st.lists(st.sampled_from(["phở", "bò", "đi", "hue"]), min_size=1, max_size=4),
+)
+_CHANGE = st.tuples(
+    st.sampled_from(["add", "replace_path", "replace_all"]),
+    st.sampled_from(_PATHS),
+    st.lists(_UNIT, max_size=4),
+)
+
+
+def _docs(path: str, units: list[tuple[int, str, list[str]]]) -> list[Doc]:
+    return [
+        Doc("note", path, line, None, " ".join(words), (), " ".join(words), speaker=speaker)
+        for line, speaker, words in units
+    ]
+
+
+@given(st.lists(_CHANGE, max_size=6))
+def test_the_searchs_counts_are_those_of_the_owners_units_after_any_changes(
+    pg_admin: Database, changes: list[tuple[str, str, list[tuple[int, str, list[str]]]]]
+) -> None:
+    """What BM25 weighs by (the owner's units, their length, the speakers named) is kept by
+    the index's triggers, not counted at each search: after any sequence of adds (some
+    already there), a file's units replaced and the whole index replaced, the kept counts
+    are the counts of the units there are; another owner's stay their own."""
+    owner, other = new_owner(pg_admin), new_owner(pg_admin)
+    with pg_admin.owner_tx(other) as conn:
+        add_docs(conn, other, _docs(_PATHS[0], [(1, "Mai", ["phở"])]))
+    for action, path, units in changes:
+        with pg_admin.owner_tx(owner) as conn:
+            if action == "add":
+                add_docs(conn, owner, _docs(path, units))
+            elif action == "replace_path":
+                replace_path_docs(conn, owner, path, _docs(path, units))
+            else:
+                replace_docs(conn, owner, _docs(path, units))
+    for who in (owner, other):
+        with pg_admin.owner_tx(who) as conn:
+            counted = conn.execute(
+                "SELECT count(*), coalesce(sum(tokens), 0) FROM search_docs WHERE owner_id = %s",
+                (who,),
+            ).fetchone()
+            kept = conn.execute(
+                "SELECT docs, tokens FROM search_stats WHERE owner_id = %s", (who,)
+            ).fetchone()
+            people = conn.execute(
+                "SELECT speaker, count(*) FROM search_docs WHERE owner_id = %s"
+                " AND speaker <> '' GROUP BY speaker ORDER BY speaker",
+                (who,),
+            ).fetchall()
+            kept_people = conn.execute(
+                "SELECT speaker, docs FROM search_people WHERE owner_id = %s ORDER BY speaker",
+                (who,),
+            ).fetchall()
+        assert (kept or (0, 0)) == counted
+        assert kept_people == people
+
+
+def test_an_indexed_unit_is_never_updated_in_place(pg_app: Database, owner: str) -> None:
+    """The counts follow inserts and deletes: an UPDATE, which would leave them stale, is
+    refused by the database itself."""
+    with pg_app.owner_tx(owner) as conn:
+        add_docs(conn, owner, _docs(_PATHS[0], [(1, "Mai", ["phở"])]))
+    with pytest.raises(psycopg.errors.RaiseException), pg_app.owner_tx(owner) as conn:
+        conn.execute("UPDATE search_docs SET speaker = 'Minh' WHERE owner_id = %s", (owner,))

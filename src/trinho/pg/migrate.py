@@ -23,6 +23,8 @@ OWNER_TABLES = (
     "fact_versions",
     "proposals",
     "search_docs",
+    "search_stats",
+    "search_people",
     "transcript_lines",
     "usage_entries",
     "run_files",

@@ -1,6 +1,15 @@
 """Search in PostgreSQL over trinho's own terms: the same documents and the same folding as
 the SQLite index (`trinho.search.documents`, `trinho.search.tokenize`: NFC, case, diacritics,
-`đ`, English stemming), ranked by BM25 computed in SQL, under a GIN index led by the owner.
+`đ`, English stemming), ranked by BM25 computed in SQL over the owner's counts, which the
+index's triggers keep (`search_stats`, `search_people`: migration 0008).
+
+Row-level security decides how the matches are found. The GIN index on `(owner_id, tsv)` can
+serve `tsv @@ query` only when the planner may test that before the policy's `owner_id`
+check, which it does for a leakproof function alone, and `ts_match_vq` is not marked so. Under
+the policy a search therefore reads the owner's own units by the primary key (one owner's,
+never all owners'): its cost grows with that owner's units, about 0.3 ms per thousand here
+(docs/benchmarks.md). A superuser who judges `ts_match_vq` safe may mark it `LEAKPROOF`, and
+the GIN index is used (docs/scale.md).
 
 The terms are computed in Python and written as a tsvector literal (each term a lexeme, the
 text's positions weighted A and its neighbours' D), so no PostgreSQL text search parser or
@@ -109,21 +118,32 @@ def replace_docs(conn: psycopg.Connection, owner: str, docs: Sequence[Doc]) -> N
 
 
 def add_docs(conn: psycopg.Connection, owner: str, docs: Sequence[Doc]) -> None:
-    with conn.cursor() as cur:
-        cur.executemany(
-            "INSERT INTO search_docs (owner_id, doc_id, kind, path, line, day, shown, speaker,"
-            " refs, tokens, tsv) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector)"
-            " ON CONFLICT (owner_id, doc_id) DO NOTHING",
-            [
-                (
-                    owner, doc_id(d), d.kind, d.path, d.line, d.day, d.text, d.speaker,
-                    list(d.refs),
-                    len(d.body.split()) + len(d.context.split()),
-                    tsvector_literal(d.body, d.context),
-                )
-                for d in docs
-            ],
-        )  # fmt: skip
+    """Insert `docs` (those already there are left) in one statement, so the index's
+    triggers count a file's or an owner's units once, not once per unit (0008)."""
+    if not docs:
+        return
+    from psycopg.types.json import Jsonb
+
+    rows = [
+        {
+            "doc_id": doc_id(d), "kind": d.kind, "path": d.path, "line": d.line,
+            "day": d.day.isoformat() if d.day else None, "shown": d.text,
+            "speaker": d.speaker, "refs": list(d.refs),
+            "tokens": len(d.body.split()) + len(d.context.split()),
+            "tsv": tsvector_literal(d.body, d.context),
+        }
+        for d in docs
+    ]  # fmt: skip
+    conn.execute(
+        "INSERT INTO search_docs (owner_id, doc_id, kind, path, line, day, shown, speaker,"
+        " refs, tokens, tsv)"
+        " SELECT %s, r.doc_id, r.kind, r.path, r.line, r.day, r.shown, r.speaker, r.refs,"
+        " r.tokens, r.tsv FROM jsonb_to_recordset(%s) AS r(doc_id text, kind text,"
+        " path text, line integer, day date, shown text, speaker text, refs text[],"
+        " tokens integer, tsv tsvector)"
+        " ON CONFLICT (owner_id, doc_id) DO NOTHING",
+        (owner, Jsonb(rows)),
+    )
 
 
 def reindex(records: PgRecords) -> int:
@@ -151,8 +171,9 @@ class PgHit:
 
 _BM25 = """
 WITH stats AS (
-    SELECT count(*)::float8 AS n, coalesce(avg(tokens), 1)::float8 AS avgdl
-    FROM search_docs WHERE owner_id = %(owner)s
+    SELECT docs::float8 AS n,
+        (CASE WHEN docs > 0 THEN tokens::numeric / docs ELSE 1 END)::float8 AS avgdl
+    FROM search_stats WHERE owner_id = %(owner)s
 ), cand AS (
     SELECT doc_id, tsv, tokens,
         (%(kinds)s::text[] IS NULL OR kind = ANY(%(kinds)s::text[]))
@@ -170,8 +191,8 @@ WITH stats AS (
     SELECT lexeme, count(*)::float8 AS n FROM tf GROUP BY lexeme
 )
 SELECT d.doc_id, d.kind, d.path, d.line, d.day, d.shown, d.speaker, d.refs, r.score,
-    (SELECT array_agg(DISTINCT speaker ORDER BY speaker) FROM search_docs
-     WHERE owner_id = %(owner)s AND speaker <> '') AS people
+    (SELECT array_agg(speaker ORDER BY speaker) FROM search_people
+     WHERE owner_id = %(owner)s) AS people
 FROM (
     SELECT tf.doc_id,
         sum(greatest(ln((s.n - df.n + 0.5) / (df.n + 0.5)), 1e-6)

@@ -1,0 +1,102 @@
+-- What BM25 weighs every search by, kept as the index changes rather than counted at each
+-- search: the owner's number of units and their total length (`search_stats`), and the
+-- speakers the units name with how many units name each (`search_people`). Before this, a
+-- search read every one of the owner's units twice to count them, so its cost grew with
+-- the owner's years of history.
+--
+-- Triggers on `search_docs` keep both in the transaction that changes the index, whatever
+-- statement changes it (a note saved, a file reindexed, an owner imported): one statement-
+-- level trigger per change, over the rows it inserted or deleted. The same rules as 0001:
+-- the key led by owner_id, a foreign key to owners with ON DELETE CASCADE, row-level
+-- security enabled and forced with the one policy. `search_docs` rows are never updated in
+-- place (a unit is deleted and inserted again), and an UPDATE is refused so no later code
+-- can leave the counts stale.
+CREATE TABLE search_stats (
+    owner_id text NOT NULL REFERENCES owners ON DELETE CASCADE,
+    docs bigint NOT NULL CHECK (docs >= 0),
+    tokens bigint NOT NULL CHECK (tokens >= 0),
+    PRIMARY KEY (owner_id)
+);
+
+CREATE TABLE search_people (
+    owner_id text NOT NULL REFERENCES owners ON DELETE CASCADE,
+    speaker text NOT NULL CHECK (speaker <> ''),
+    docs bigint NOT NULL CHECK (docs > 0),
+    PRIMARY KEY (owner_id, speaker)
+);
+
+-- The counts of the units already indexed. Row-level security is forced on search_docs
+-- even for its owner, the role that migrates: lifted for this one read, in this transaction.
+ALTER TABLE search_docs NO FORCE ROW LEVEL SECURITY;
+INSERT INTO search_stats (owner_id, docs, tokens)
+    SELECT owner_id, count(*), sum(tokens) FROM search_docs GROUP BY owner_id;
+INSERT INTO search_people (owner_id, speaker, docs)
+    SELECT owner_id, speaker, count(*) FROM search_docs WHERE speaker <> ''
+    GROUP BY owner_id, speaker;
+ALTER TABLE search_docs FORCE ROW LEVEL SECURITY;
+
+DO $$
+DECLARE
+    name text;
+BEGIN
+    FOREACH name IN ARRAY ARRAY['search_stats', 'search_people'] LOOP
+        EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', name);
+        EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', name);
+        EXECUTE format(
+            'CREATE POLICY owner_only ON %I '
+            'USING (owner_id = current_setting(''trinho.owner'', true)) '
+            'WITH CHECK (owner_id = current_setting(''trinho.owner'', true))',
+            name
+        );
+    END LOOP;
+END
+$$;
+
+CREATE FUNCTION search_docs_added() RETURNS trigger LANGUAGE plpgsql
+    SET search_path FROM CURRENT AS $$
+BEGIN
+    INSERT INTO search_stats AS s (owner_id, docs, tokens)
+        SELECT owner_id, count(*), sum(tokens) FROM added GROUP BY owner_id
+        ON CONFLICT (owner_id) DO UPDATE
+        SET docs = s.docs + excluded.docs, tokens = s.tokens + excluded.tokens;
+    INSERT INTO search_people AS p (owner_id, speaker, docs)
+        SELECT owner_id, speaker, count(*) FROM added WHERE speaker <> ''
+        GROUP BY owner_id, speaker
+        ON CONFLICT (owner_id, speaker) DO UPDATE SET docs = p.docs + excluded.docs;
+    RETURN NULL;
+END
+$$;
+
+CREATE FUNCTION search_docs_removed() RETURNS trigger LANGUAGE plpgsql
+    SET search_path FROM CURRENT AS $$
+BEGIN
+    UPDATE search_stats AS s SET docs = s.docs - r.docs, tokens = s.tokens - r.tokens
+        FROM (SELECT owner_id, count(*) AS docs, sum(tokens) AS tokens
+              FROM removed GROUP BY owner_id) AS r
+        WHERE s.owner_id = r.owner_id;
+    -- a speaker no unit names any more first, then the others' counts
+    DELETE FROM search_people AS p
+        USING (SELECT owner_id, speaker, count(*) AS docs FROM removed WHERE speaker <> ''
+               GROUP BY owner_id, speaker) AS r
+        WHERE p.owner_id = r.owner_id AND p.speaker = r.speaker AND p.docs <= r.docs;
+    UPDATE search_people AS p SET docs = p.docs - r.docs
+        FROM (SELECT owner_id, speaker, count(*) AS docs FROM removed WHERE speaker <> ''
+              GROUP BY owner_id, speaker) AS r
+        WHERE p.owner_id = r.owner_id AND p.speaker = r.speaker AND p.docs > r.docs;
+    RETURN NULL;
+END
+$$;
+
+CREATE FUNCTION search_docs_unchanged() RETURNS trigger LANGUAGE plpgsql
+    SET search_path FROM CURRENT AS $$
+BEGIN
+    RAISE EXCEPTION 'search_docs rows are deleted and inserted again, never updated';
+END
+$$;
+
+CREATE TRIGGER search_docs_added AFTER INSERT ON search_docs
+    REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION search_docs_added();
+CREATE TRIGGER search_docs_removed AFTER DELETE ON search_docs
+    REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION search_docs_removed();
+CREATE TRIGGER search_docs_unchanged BEFORE UPDATE ON search_docs
+    FOR EACH STATEMENT EXECUTE FUNCTION search_docs_unchanged();
