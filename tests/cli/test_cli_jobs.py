@@ -1,30 +1,35 @@
-"""`trinho jobs list|run` and `trinho chat -m` through the CLI, the model over real HTTP."""
+"""`trinho jobs list|run` and `trinho chat -m` through the CLI, the model over real HTTP, on the
+file workspace and on a PostgreSQL owner alike (`cli_backend`): on the database each command
+runs on a working copy of the owner's records, checked in when it ends."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
+from collections import Counter
+from collections.abc import Iterator, Sequence
 
 import pytest
 
-from conftest import TZ
 from fake_model_server import FakeServer, Reply, openai_reply
+from pg.fixtures import CliBackend
+from trinho.channels import Outbox
+from trinho.channels.render import console_text
 from trinho.cli import main
 from trinho.conversations.store import read_day, record_turn
 from trinho.notes.store import read_notes
-from trinho.workspace import Workspace, init_workspace, open_workspace
+from trinho.workspace import open_workspace
 
 
 @pytest.fixture
-def ws(cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Workspace:
+def ws(cli_backend: CliBackend, monkeypatch: pytest.MonkeyPatch) -> CliBackend:
+    """The CLI's owner on each backend in turn, in Asia/Ho_Chi_Minh, with no model configured."""
     for var in ("TRINHO_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "OLLAMA_HOST"):
         monkeypatch.delenv(var, raising=False)
-    return init_workspace(Path(cli_env["TRINHO_HOME"]), timezone=TZ).workspace
+    return cli_backend
 
 
-def add_config(ws: Workspace, text: str) -> None:
-    path = ws.root / ".trinho" / "config.toml"
+def add_config(ws: CliBackend, text: str) -> None:
+    path = ws.home / ".trinho" / "config.toml"
     path.write_text(path.read_text("utf-8") + "\n" + text, "utf-8")
 
 
@@ -39,6 +44,23 @@ def model_server() -> Iterator[FakeServer]:
         yield server
 
 
+def waiting(ws: CliBackend) -> list[str]:
+    """The owner's outbox, each announcement as the console channel would print it."""
+    with ws.view() as root:
+        entries = Outbox(open_workspace(root)).entries()
+    return [console_text(entry.notification, "en") for entry in entries]
+
+
+def announced(ws: CliBackend, err: str, earlier: Sequence[str] = ()) -> str:
+    """What the owner was told by the command just run: on files, what the console channel
+    printed (stderr); on PostgreSQL, what it added to the owner's outbox (`earlier`: what was
+    there before), where a command on a working copy leaves its announcements for the owner's
+    own channel, never sending them through the deployment's."""
+    if ws.kind == "files":
+        return err
+    return "".join((Counter(waiting(ws)) - Counter(earlier)).elements())
+
+
 def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, object]:
     code = main([*args, "--json"])
     out = capsys.readouterr().out
@@ -46,7 +68,7 @@ def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, objec
 
 
 def test_jobs_list_shows_schedule_and_next_slot(
-    ws: Workspace, capsys: pytest.CaptureFixture[str]
+    ws: CliBackend, capsys: pytest.CaptureFixture[str]
 ) -> None:
     add_config(ws, '[schedule]\ndigest = "off"\n')
     code, data = run_json(capsys, "jobs", "list")
@@ -76,7 +98,7 @@ def test_jobs_list_shows_schedule_and_next_slot(
 
 
 def test_jobs_run_for_cron_catches_up_once(
-    ws: Workspace, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    ws: CliBackend, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     add_config(ws, '[schedule]\ncondense = "off"\n')
     code, data = run_json(capsys, "jobs", "run")
@@ -100,7 +122,7 @@ def test_jobs_run_for_cron_catches_up_once(
 
 
 def test_jobs_run_after_the_clock_came_back_from_the_future_resumes_from_now(
-    ws: Workspace,
+    ws: CliBackend,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
@@ -157,29 +179,32 @@ def test_jobs_run_after_the_clock_came_back_from_the_future_resumes_from_now(
 
 
 def test_jobs_run_exits_1_when_a_run_failed(
-    ws: Workspace, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    ws: CliBackend, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     add_config(ws, '[schedule]\ncondense = "off"\ndigest = "off"\n')
     main(["jobs", "run"])
-    record_turn(ws, "user", "Tôi vừa chuyển về Huế")  # something for the facts job to read
+    with ws.view() as root:  # something for the facts job to read
+        record_turn(open_workspace(root), "user", "Tôi vừa chuyển về Huế")
     monkeypatch.setenv("TRINHO_NOW", "2026-11-30T03:00:00+07:00")
     assert main(["jobs", "run"]) == 1  # no model configured
     captured = capsys.readouterr()
     assert "facts:2026-11-30T02:00: failed no model configured" in captured.out
     assert "trinho: error: facts:2026-11-30T02:00 failed" in captured.err
-    # announced to the owner (the console channel here), once, with the command that fixes it
-    assert captured.err.count("Scheduled job facts failed") == 1
-    assert "The run facts:2026-11-30T02:00 failed: no model configured" in captured.err
-    assert "trinho jobs list" in captured.err
+    # announced to the owner, once, with the command that fixes it
+    told = announced(ws, captured.err)
+    assert told.count("Scheduled job facts failed") == 1
+    assert "The run facts:2026-11-30T02:00 failed: no model configured" in told
+    assert "trinho jobs list" in told
+    earlier = waiting(ws)
     monkeypatch.setenv("TRINHO_NOW", "2026-11-30T03:30:00+07:00")
     main(["jobs", "run"])  # the next pass: nothing due, the failure is not announced again
-    assert "Scheduled job facts failed" not in capsys.readouterr().err
+    assert "Scheduled job facts failed" not in announced(ws, capsys.readouterr().err, earlier)
     _, data = run_json(capsys, "jobs", "list")
     assert isinstance(data, dict)
     assert data["jobs"][0]["last_status"] == "failed"
 
 
-def test_bad_schedule_is_one_line_error(ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_schedule_is_one_line_error(ws: CliBackend, capsys: pytest.CaptureFixture[str]) -> None:
     add_config(ws, '[schedule]\ncondense = "sunday at nine"\n')
     assert main(["jobs", "list"]) == 1
     err = capsys.readouterr().err
@@ -188,7 +213,7 @@ def test_bad_schedule_is_one_line_error(ws: Workspace, capsys: pytest.CaptureFix
 
 
 def test_chat_message_saves_a_note_and_records_the_turns(
-    ws: Workspace, model_server: FakeServer, capsys: pytest.CaptureFixture[str]
+    ws: CliBackend, model_server: FakeServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     add_config(ws, f'[model]\nname = "ollama:test"\nbase_url = "{model_server.url}/v1"\n')
     code, data = run_json(capsys, "chat", "-m", "nhớ mua hoa cho mẹ")
@@ -202,14 +227,16 @@ def test_chat_message_saves_a_note_and_records_the_turns(
             }
         ]
     }
-    again = open_workspace(ws.root)
-    assert [e.text for e in read_notes(again, again.today()).entries] == ["Mua hoa cho mẹ"]
-    turns = [(s.turn.role, s.turn.text) for s in read_day(again, again.today())]
+    with ws.view() as root:
+        again = open_workspace(root)
+        notes = [e.text for e in read_notes(again, again.today()).entries]
+        turns = [(s.turn.role, s.turn.text) for s in read_day(again, again.today())]
+    assert notes == ["Mua hoa cho mẹ"]
     assert turns == [("user", "nhớ mua hoa cho mẹ"), ("assistant", "Đã nhớ.")]
 
 
 def test_chat_without_a_model_is_one_line_error(
-    ws: Workspace, capsys: pytest.CaptureFixture[str]
+    ws: CliBackend, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["chat", "-m", "chào"]) == 1
     err = capsys.readouterr().err
@@ -218,7 +245,7 @@ def test_chat_without_a_model_is_one_line_error(
 
 
 def test_a_chat_of_several_messages_with_a_tool_call_between_is_accepted_by_a_strict_server(
-    ws: Workspace, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ws: CliBackend, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     save = {
         "id": "call_9",
@@ -268,5 +295,14 @@ def test_a_chat_of_several_messages_with_a_tool_call_between_is_accepted_by_a_st
         ("assistant", "Đã nhớ."),
     ]
     assert sent[3][-1]["role"] == "user" and sent[3][-1]["content"].endswith("cảm ơn")
-    again = open_workspace(ws.root)
-    assert [e.text for e in read_notes(again, again.today()).entries] == ["Mua hoa cho mẹ"]
+    with ws.view() as root:
+        again = open_workspace(root)
+        assert [e.text for e in read_notes(again, again.today()).entries] == ["Mua hoa cho mẹ"]
+    # what the chat saved and said, as the commands that read the owner's memory show it
+    _, notes = run_json(capsys, "notes")
+    assert isinstance(notes, dict)
+    assert [e["text"] for e in notes["entries"]] == ["Mua hoa cho mẹ"]
+    _, got = run_json(capsys, "get", "conversations/2026-11-29.jsonl")
+    assert isinstance(got, dict)
+    said = [json.loads(line)["text"] for line in got["text"].splitlines()]
+    assert said == ["chào", "Chào anh.", "nhớ mua hoa", "Đã nhớ.", "cảm ơn", "Dạ."]

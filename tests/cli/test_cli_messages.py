@@ -1,4 +1,6 @@
-"""CLI error lines in the owner's locale: trinho's errors and click's usage errors alike."""
+"""CLI error lines in the owner's locale: trinho's errors and click's usage errors alike, on the
+file workspace and on a PostgreSQL owner (`cli_backend`), whose locale is the deployment's
+config's (the workspace folder)."""
 
 from __future__ import annotations
 
@@ -9,26 +11,30 @@ from pathlib import Path
 
 import pytest
 
+from pg.fixtures import CliBackend
 from trinho.cli import main
 from trinho.proposals import store as proposals
 from trinho.workspace import CONFIG_PATH, init_workspace, open_workspace, owner_locale
 
-TZ = "Asia/Ho_Chi_Minh"
+
+def set_locale(backend: CliBackend, locale: str) -> None:
+    """The owner's locale, as the owner sets it in the config (`init` leaves a config be)."""
+    config = backend.home / CONFIG_PATH
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace('locale = "en"', f'locale = "{locale}"'), encoding="utf-8")
+    assert owner_locale(backend.home) == locale
 
 
 @pytest.fixture
-def vi_home(cli_env: dict[str, str]) -> Path:
-    """The CLI's workspace (TRINHO_HOME), set up for a Vietnamese-speaking owner."""
-    root = Path(cli_env["TRINHO_HOME"])
-    init_workspace(root, timezone=TZ, locale="vi")
-    return root
+def vi_owner(cli_backend: CliBackend) -> CliBackend:
+    """The CLI's owner on each backend in turn, in Asia/Ho_Chi_Minh, speaking Vietnamese."""
+    set_locale(cli_backend, "vi")
+    return cli_backend
 
 
 @pytest.fixture
-def en_home(cli_env: dict[str, str]) -> Path:
-    root = Path(cli_env["TRINHO_HOME"])
-    init_workspace(root, timezone=TZ, locale="en")
-    return root
+def en_owner(cli_backend: CliBackend) -> CliBackend:
+    return cli_backend
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -63,7 +69,7 @@ VIETNAMESE = [
 
 @pytest.mark.parametrize(("argv", "code", "expected"), VIETNAMESE)
 def test_a_vietnamese_workspace_gets_its_errors_in_vietnamese(
-    vi_home: Path,
+    vi_owner: CliBackend,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     argv: list[str],
@@ -78,7 +84,7 @@ def test_a_vietnamese_workspace_gets_its_errors_in_vietnamese(
 
 
 def test_a_bad_clock_is_said_in_vietnamese(
-    vi_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    vi_owner: CliBackend, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("TRINHO_NOW", "2026-11-29T14:05:00")
     assert run(capsys, "notes")[2] == (
@@ -88,24 +94,34 @@ def test_a_bad_clock_is_said_in_vietnamese(
 
 
 def test_an_invalid_utf8_file_is_named_in_vietnamese(
-    vi_home: Path, capsys: pytest.CaptureFixture[str]
+    vi_owner: CliBackend, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    (vi_home / "MEMORY.md").write_bytes(b"# Memory\n\xff\n")
-    code, _, err = run(capsys, "get", "MEMORY.md")
+    if vi_owner.kind == "files":
+        folder, argv = vi_owner.home, ["get", "MEMORY.md"]
+    else:  # the database holds text only: bytes that are not UTF-8 meet it in an import
+        folder, argv = tmp_path / "theirs", ["import", "workspace", str(tmp_path / "theirs")]
+        init_workspace(folder, timezone="Asia/Ho_Chi_Minh")
+        argv += ["--owner", "newcomer"]
+        owners = run(capsys, "owners", "list")[1]
+    (folder / "MEMORY.md").write_bytes(b"# Memory\n\xff\n")
+    code, _, err = run(capsys, *argv)
     assert code == 1
     assert err == (
         "trinho: error: MEMORY.md:2: UTF-8 không hợp lệ tại byte 9; hãy sửa tệp "
         "(tệp vẫn được giữ nguyên)\n"
     )
-    assert (vi_home / "MEMORY.md").read_bytes() == b"# Memory\n\xff\n"
+    assert (folder / "MEMORY.md").read_bytes() == b"# Memory\n\xff\n"
+    if vi_owner.kind == "pg":  # nothing half-written: not even the new owner
+        assert run(capsys, "owners", "list")[1] == owners
 
 
 def test_a_proposal_decided_twice_is_said_in_vietnamese(
-    vi_home: Path, capsys: pytest.CaptureFixture[str]
+    vi_owner: CliBackend, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    ws = open_workspace(vi_home)
     change = {"summary": "bỏ một dòng", "line": "- 2026-11-01: cũ"}
-    pid = proposals.submit(ws, "memory", change, reason="r", origin="job:a").proposal.id
+    with vi_owner.view() as root:
+        ws = open_workspace(root)
+        pid = proposals.submit(ws, "memory", change, reason="r", origin="job:a").proposal.id
     assert run(capsys, "reject", pid)[0] == 0
     code, _, err = run(capsys, "reject", pid)
     assert code == 1
@@ -116,7 +132,7 @@ def test_a_proposal_decided_twice_is_said_in_vietnamese(
 
 
 def test_a_fact_date_conflict_is_said_in_vietnamese(
-    vi_home: Path, capsys: pytest.CaptureFixture[str]
+    vi_owner: CliBackend, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert run(capsys, "fact", "set", "home", "Hà Nội", "--valid-from", "2026-11-01")[0] == 0
     code, _, err = run(capsys, "fact", "set", "home", "Đà Nẵng", "--valid-from", "2026-10-01")
@@ -126,7 +142,7 @@ def test_a_fact_date_conflict_is_said_in_vietnamese(
 
 
 def test_an_english_workspace_gets_the_english_text_unchanged(
-    en_home: Path, capsys: pytest.CaptureFixture[str]
+    en_owner: CliBackend, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert run(capsys, "note", " ")[2] == "trinho: error: empty note: give some text to remember\n"
     assert run(capsys, "note")[2] == (
@@ -138,7 +154,7 @@ def test_an_english_workspace_gets_the_english_text_unchanged(
 
 
 def test_json_output_stays_empty_on_stdout_whatever_the_locale(
-    vi_home: Path, capsys: pytest.CaptureFixture[str]
+    vi_owner: CliBackend, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, err = run(capsys, "search", "--json")
     assert (code, out) == (1, "")
@@ -146,24 +162,30 @@ def test_json_output_stays_empty_on_stdout_whatever_the_locale(
 
 
 def test_without_a_readable_config_errors_are_english(
-    tmp_path: Path, vi_home: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, vi_owner: CliBackend, capsys: pytest.CaptureFixture[str]
 ) -> None:
     missing = tmp_path / "nowhere"
-    assert run(capsys, "--workspace", str(missing), "notes")[2] == (
-        f"trinho: error: no workspace at {missing}: run `trinho --workspace {missing} init` first\n"
-    )
+    if vi_owner.kind == "files":
+        assert run(capsys, "--workspace", str(missing), "notes")[2] == (
+            f"trinho: error: no workspace at {missing}: "
+            f"run `trinho --workspace {missing} init` first\n"
+        )
+    else:  # the folder holds only the deployment's config, which the database does without
+        assert run(capsys, "--workspace", str(missing), "fact", "get", "home")[2] == (
+            "trinho: error: no fact 'home' for owner: see `trinho facts`\n"
+        )
     # a usage error before any command ran still finds the workspace named on the line
-    assert "Không có lệnh 'nope'." in run(capsys, "--workspace", str(vi_home), "nope")[2]
+    assert "Không có lệnh 'nope'." in run(capsys, "--workspace", str(vi_owner.home), "nope")[2]
     assert "No such command 'nope'." in run(capsys, "--workspace", str(missing), "nope")[2]
-    config = vi_home / CONFIG_PATH
+    config = vi_owner.home / CONFIG_PATH
     config.write_text('[owner\nlocale = "vi"\n', encoding="utf-8")
-    assert owner_locale(vi_home) == "en"
+    assert owner_locale(vi_owner.home) == "en"
     code, _, err = run(capsys, "notes")
     assert code == 1 and "not valid TOML" in err
 
 
-def test_the_installed_command_prints_one_vietnamese_line(vi_home: Path) -> None:
-    env = {**os.environ, "TRINHO_HOME": str(vi_home)}
+def test_the_installed_command_prints_one_vietnamese_line(vi_owner: CliBackend) -> None:
+    env = {**os.environ, "TRINHO_HOME": str(vi_owner.home)}
     done = subprocess.run(
         [sys.executable, "-c", "import sys; from trinho.cli import main; sys.exit(main())", "note"],
         capture_output=True,
@@ -218,22 +240,14 @@ CLICK_SAYS = [
 
 @pytest.mark.parametrize(("argv", "english", "vietnamese"), CLICK_SAYS)
 def test_each_click_usage_error_is_said_in_the_owners_language(
-    cli_env: dict[str, str],
+    cli_backend: CliBackend,
     capsys: pytest.CaptureFixture[str],
     argv: list[str],
     english: str,
     vietnamese: str,
 ) -> None:
-    root = Path(cli_env["TRINHO_HOME"])
     for locale, expected in (("en", english), ("vi", vietnamese)):
-        init_workspace(root, timezone=TZ, locale=locale)
-        (root / CONFIG_PATH).write_text(
-            (root / CONFIG_PATH)
-            .read_text(encoding="utf-8")
-            .replace('locale = "en"', f'locale = "{locale}"'),
-            encoding="utf-8",
-        )
-        assert owner_locale(root) == locale
+        set_locale(cli_backend, locale)
         code, out, err = run(capsys, *argv)
         assert (code, out) == (2, "")
         assert err.startswith(f"trinho: error: {expected}"), err
@@ -255,8 +269,8 @@ def _help(home: Path, *argv: str) -> str:
     return " ".join(done.stdout.split())
 
 
-def test_the_help_says_clicks_words_in_vietnamese(vi_home: Path) -> None:
-    out = _help(vi_home, "--help")
+def test_the_help_says_clicks_words_in_vietnamese(vi_owner: CliBackend) -> None:
+    out = _help(vi_owner.home, "--help")
     assert out.startswith("Cách dùng: trinho [OPTIONS] COMMAND [ARGS]...")
     for said in (
         "Tuỳ chọn:",
@@ -265,17 +279,19 @@ def test_the_help_says_clicks_words_in_vietnamese(vi_home: Path) -> None:
         "Hiện phiên bản rồi thoát",
     ):
         assert said in out
-    assert _help(vi_home, "note", "--help").startswith("Cách dùng: trinho note [OPTIONS] TEXT")
+    assert _help(vi_owner.home, "note", "--help").startswith(
+        "Cách dùng: trinho note [OPTIONS] TEXT"
+    )
 
 
-def test_the_help_stays_clicks_english_for_an_english_owner(en_home: Path) -> None:
-    out = _help(en_home, "--help")
+def test_the_help_stays_clicks_english_for_an_english_owner(en_owner: CliBackend) -> None:
+    out = _help(en_owner.home, "--help")
     assert out.startswith("Usage: trinho [OPTIONS] COMMAND [ARGS]...")
     assert "Show this message and exit." in out and "Show the version and exit." in out
 
 
 def test_click_speaks_english_again_after_the_command(
-    vi_home: Path, capsys: pytest.CaptureFixture[str]
+    vi_owner: CliBackend, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import click
 

@@ -132,8 +132,7 @@ def test_an_owner_with_records_takes_no_import_and_nothing_is_half_written(
     with pytest.raises(TrinhoError) as nul:
         import_workspace(pg_admin, broken, other)
     assert nul.value.key == "error.import.nul"
-    out = tmp_path / "empty-export"
-    assert export_owner(pg_admin, other, out).files == []  # the notes did not go in alone
+    assert owner_zone(pg_admin, other) is None  # the notes did not go in alone, nor the owner
 
 
 def test_an_export_goes_only_into_a_new_or_empty_folder(

@@ -6,20 +6,31 @@ by the database, which row-level security does not hide rows from).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from trinho.errors import TrinhoError
 from trinho.pg.connect import Database, check_owner
 from trinho.workspace import load_zone
 
+if TYPE_CHECKING:
+    import psycopg
+
 
 def add_owner(db: Database, owner: str, timezone: str = "UTC") -> None:
     """Register an owner, whose times are written in `timezone` (an IANA name)."""
+    with db.tx() as conn:
+        add_owner_in(conn, owner, timezone)
+
+
+def add_owner_in(conn: psycopg.Connection, owner: str, timezone: str) -> None:
+    """`add_owner` in the caller's transaction: an import registers its new owner in the
+    transaction that writes the owner's records, so a refused import leaves no owner behind."""
     check_owner(owner)
     load_zone(timezone, "--tz")
-    with db.tx() as conn:
-        added = conn.execute(
-            "INSERT INTO owners (owner_id, timezone) VALUES (%s, %s) ON CONFLICT DO NOTHING",
-            (owner, timezone),
-        ).rowcount
+    added = conn.execute(
+        "INSERT INTO owners (owner_id, timezone) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+        (owner, timezone),
+    ).rowcount
     if not added:
         raise TrinhoError.keyed("error.owner.exists", owner=owner)
 

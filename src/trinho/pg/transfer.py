@@ -31,7 +31,7 @@ from trinho.pg.inbox import PgInbox
 from trinho.pg.journals import PgJournals
 from trinho.pg.ledger import PgLedger
 from trinho.pg.outbox import PgOutbox
-from trinho.pg.owners import add_owner, owner_zone
+from trinho.pg.owners import add_owner_in, owner_zone
 from trinho.pg.search import reindex
 from trinho.pg.store import PgRecords, proposal_json
 from trinho.pg.transcripts import PgTranscripts, transcript_name
@@ -103,10 +103,8 @@ def _read(ws: Workspace, path: Path) -> str:
 def import_workspace(db: Database, ws: Workspace, owner: str) -> Transfer:
     """Copy the workspace's records into the database as `owner` (registered with the
     workspace's zone when new), in one transaction; refused when the owner has records."""
-    zone = owner_zone(db, owner)
-    if zone is None:
-        add_owner(db, owner, ws.config.timezone)
-        zone = ws.config.timezone
+    known = owner_zone(db, owner)
+    zone = known or ws.config.timezone
     records = _records(db, owner, zone, ws.config.owner)
     transcripts = PgTranscripts(db, owner, clock=system_clock, timezone=zone)
     archive = PgArchive(db, owner)
@@ -114,6 +112,8 @@ def import_workspace(db: Database, ws: Workspace, owner: str) -> Transfer:
         raise TrinhoError.keyed("error.owner.not_empty", owner=owner)
     moved: list[str] = []
     with db.owner_tx(owner) as conn:
+        if known is None:
+            add_owner_in(conn, owner, zone)
         moved.extend(_import_notes(conn, ws, owner))
         if ws.memory_file.is_file():
             conn.execute(
