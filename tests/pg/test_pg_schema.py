@@ -10,7 +10,13 @@ from psycopg import errors
 from pg.pgserver import MIGRATION_IDS, Cluster, Urls
 from trinho.errors import TrinhoError
 from trinho.pg.connect import Database
-from trinho.pg.migrate import OWNER_TABLES, READ_ONLY_TABLES, REGISTRY_TABLES, migrate
+from trinho.pg.migrate import (
+    INDEX_TABLES,
+    OWNER_TABLES,
+    READ_ONLY_TABLES,
+    REGISTRY_TABLES,
+    migrate,
+)
 from trinho.pg.owners import add_owner, list_owners, remove_owner
 
 
@@ -29,7 +35,7 @@ def test_migrations_build_the_schema_from_an_empty_database_and_rerun_as_a_no_op
                 " AND tablename NOT LIKE '%yoyo%'"
             )
         }
-    assert {*REGISTRY_TABLES, *OWNER_TABLES, *READ_ONLY_TABLES} == tables
+    assert {*REGISTRY_TABLES, *OWNER_TABLES, *INDEX_TABLES, *READ_ONLY_TABLES} == tables
 
 
 def test_every_primary_key_starts_with_the_owner(pg_urls: Urls) -> None:
@@ -43,8 +49,10 @@ def test_every_primary_key_starts_with_the_owner(pg_urls: Urls) -> None:
     """
     with psycopg.connect(pg_urls.admin) as conn:
         first: dict[str, str] = dict(conn.execute(query).fetchall())
-    assert set(first) == {*REGISTRY_TABLES, *OWNER_TABLES, *READ_ONLY_TABLES}
-    assert {first[name] for name in (*OWNER_TABLES, *READ_ONLY_TABLES)} == {"owner_id"}
+    assert set(first) == {*REGISTRY_TABLES, *OWNER_TABLES, *INDEX_TABLES, *READ_ONLY_TABLES}
+    assert {first[name] for name in (*OWNER_TABLES, *INDEX_TABLES, *READ_ONLY_TABLES)} == {
+        "owner_id"
+    }
     assert first["owners"] == "owner_id"
 
 
@@ -58,13 +66,33 @@ def test_every_owner_table_forces_row_level_security(pg_urls: Urls) -> None:
     assert sorted(rows) == sorted((name, True, True) for name in (*OWNER_TABLES, *READ_ONLY_TABLES))
 
 
-def _rows(conn: psycopg.Connection, owner: str | None) -> dict[str, int]:
+def test_the_index_tables_hold_the_application_role_but_not_the_schemas_owner(
+    pg_urls: Urls,
+) -> None:
+    """`search_terms` is under the owners' policy, not forced: the one function that reads
+    it as the schema's owner can use its GIN index (migration 0009)."""
+    with psycopg.connect(pg_urls.admin) as conn:
+        rows = conn.execute(
+            "SELECT relname, relrowsecurity, relforcerowsecurity FROM pg_class"
+            " WHERE relname = ANY(%s)",
+            (list(INDEX_TABLES),),
+        ).fetchall()
+    assert sorted(rows) == sorted((name, True, False) for name in INDEX_TABLES)
+
+
+def _rows(
+    conn: psycopg.Connection, owner: str | None, tables: tuple[str, ...] = OWNER_TABLES
+) -> dict[str, int]:
     if owner is not None:
         conn.execute("SELECT set_config('trinho.owner', %s, true)", (owner,))
     return {
         table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # type: ignore[index]
-        for table in OWNER_TABLES
+        for table in tables
     }
+
+
+APP_SEES = (*OWNER_TABLES, *INDEX_TABLES)
+"""What the application role reads: row-level security holds it on each."""
 
 
 def _fill(conn: psycopg.Connection, owner: str) -> None:
@@ -87,9 +115,10 @@ def _fill(conn: psycopg.Connection, owner: str) -> None:
     )
     conn.execute(
         "INSERT INTO search_docs VALUES (%s, 'd', 'note', 'memory/x.md', 1, NULL, 'b', 'Mai', '{}',"
-        " 1, 'b')",  # its triggers fill search_stats and search_people
+        " 1)",  # its triggers fill search_stats and search_people
         (owner,),
     )
+    conn.execute("INSERT INTO search_terms VALUES (%s, 'd', 'b')", (owner,))
     conn.execute("INSERT INTO transcript_lines VALUES (%s, '2026-11-29', 1, '{}', true)", (owner,))
     conn.execute("INSERT INTO usage_entries VALUES (%s, 1, now(), NULL, '{}', true)", (owner,))
     conn.execute("INSERT INTO run_files VALUES (%s, '2026-W48', 'journal.json', '{}')", (owner,))
@@ -110,11 +139,15 @@ def test_the_application_role_sees_no_row_without_an_owner_and_one_owners_rows_w
         conn.commit()
         _fill(conn, other)
         conn.commit()
-        assert set(_rows(conn, None).values()) == {0}
+        assert set(_rows(conn, None, APP_SEES).values()) == {0}
         conn.rollback()
-        assert set(_rows(conn, owner).values()) == {1}
+        assert set(_rows(conn, owner, APP_SEES).values()) == {1}
         conn.rollback()
-        assert set(_rows(conn, other).values()) == {1}
+        assert set(_rows(conn, other, APP_SEES).values()) == {1}
+        conn.rollback()
+        conn.execute("SELECT set_config('trinho.owner', %s, true)", (owner,))
+        with pytest.raises(errors.InsufficientPrivilege):
+            conn.execute("INSERT INTO search_terms VALUES (%s, 'e', 'b')", (other,))
         conn.rollback()
         conn.execute("SELECT set_config('trinho.owner', %s, true)", (owner,))
         with pytest.raises(errors.InsufficientPrivilege):  # WITH CHECK: no row for another
@@ -140,6 +173,30 @@ def test_even_the_tables_owner_sees_nothing_without_an_owner_set(pg_urls: Urls, 
         assert set(_rows(conn, None).values()) == {0}
 
 
+def test_the_matches_function_finds_the_named_owners_units_only(
+    pg_urls: Urls, owner: str, pg_admin: Database
+) -> None:
+    """`search_matches` runs as the schema's owner, past the policy, and returns the units of
+    the owner the transaction names alone: none without one, never another owner's."""
+    other = owner + "-m"
+    add_owner(pg_admin, other)
+    with psycopg.connect(pg_urls.app) as conn:
+        _fill(conn, owner)
+        conn.commit()
+        _fill(conn, other)
+        conn.commit()
+        matches = "SELECT doc_id FROM search_matches('b'::tsquery)"
+        assert conn.execute(matches).fetchall() == []
+        conn.rollback()
+        for who in (owner, other):
+            conn.execute("SELECT set_config('trinho.owner', %s, true)", (who,))
+            assert conn.execute(matches).fetchall() == [("d",)]
+            assert conn.execute(
+                "SELECT count(*) FROM search_terms WHERE owner_id <> %s", (who,)
+            ).fetchone() == (0,)
+            conn.rollback()
+
+
 def test_removing_an_owner_removes_every_row_of_theirs_and_no_one_elses(
     pg_urls: Urls, pg_admin: Database, owner: str
 ) -> None:
@@ -155,6 +212,11 @@ def test_removing_an_owner_removes_every_row_of_theirs_and_no_one_elses(
         assert set(_rows(conn, owner).values()) == {0}
         conn.rollback()
         assert set(_rows(conn, other).values()) == {1}
+        conn.rollback()
+        for table in INDEX_TABLES:  # the schema's owner sees every owner's rows there
+            count = f"SELECT count(*) FROM {table} WHERE owner_id = %s"
+            assert conn.execute(count, (owner,)).fetchone() == (0,)
+            assert conn.execute(count, (other,)).fetchone() == (1,)
 
 
 def test_owner_ids_are_slugs_and_each_is_added_once(pg_admin: Database, owner: str) -> None:

@@ -85,9 +85,32 @@ def test_one_owner_never_finds_another_owners_units(
 def test_the_index_is_gin_led_by_the_owner(pg_urls: Urls) -> None:
     with psycopg.connect(pg_urls.admin) as conn:
         row = conn.execute(
-            "SELECT indexdef FROM pg_indexes WHERE indexname = 'search_docs_tsv'"
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'search_terms_tsv'"
         ).fetchone()
     assert row is not None and "USING gin (owner_id, tsv)" in row[0]
+
+
+def _plan(conn: psycopg.Connection, table: str) -> str:
+    """How `table`'s units matching a term are found, a scan of the whole table ruled out."""
+    conn.execute("SET LOCAL enable_seqscan = off")
+    rows = conn.execute(f"EXPLAIN SELECT doc_id FROM {table} WHERE tsv @@ 'pho'::tsquery")
+    return "\n".join(r[0] for r in rows.fetchall())
+
+
+def test_the_matches_are_found_through_the_gin_index_where_a_forced_policy_forbids_it(
+    pg_urls: Urls, pg: PgRecords
+) -> None:
+    """Where the policy holds (the application role) the planner may not test `@@`, which is
+    not leakproof, in an index condition before the policy's; as the schema's owner, which
+    `search_matches` runs as, it does, through the GIN index."""
+    pg.save_note("ăn phở bò")
+    with psycopg.connect(pg_urls.admin) as conn:
+        definer = _plan(conn, "search_terms")
+    assert "on search_terms_tsv" in definer and "Index Cond: (tsv @@ " in definer
+    with psycopg.connect(pg_urls.app) as conn:
+        conn.execute("SELECT set_config('trinho.owner', %s, true)", (pg.owner,))
+        held = _plan(conn, "search_terms")
+    assert "Index Cond: (tsv" not in held and "Filter: (tsv @@ " in held
 
 
 def test_the_same_notes_give_the_same_hits_as_the_file_index(
@@ -188,21 +211,32 @@ def _docs(path: str, units: list[tuple[int, str, list[str]]]) -> list[Doc]:
 def test_the_searchs_counts_are_those_of_the_owners_units_after_any_changes(
     pg_admin: Database, changes: list[tuple[str, str, list[tuple[int, str, list[str]]]]]
 ) -> None:
-    """What BM25 weighs by (the owner's units, their length, the speakers named) is kept by
-    the index's triggers, not counted at each search: after any sequence of adds (some
-    already there), a file's units replaced and the whole index replaced, the kept counts
-    are the counts of the units there are; another owner's stay their own."""
+    """What BM25 weighs by (the owner's units, their length, the speakers named) and the
+    terms the GIN index finds matches by are kept by the index's triggers: after any
+    sequence of adds (some already there), a file's units replaced and the whole index
+    replaced, the kept counts are the counts of the units there are and the kept terms their
+    terms; another owner's stay their own."""
     owner, other = new_owner(pg_admin), new_owner(pg_admin)
     with pg_admin.owner_tx(other) as conn:
         add_docs(conn, other, _docs(_PATHS[0], [(1, "Mai", ["phở"])]))
+    expected: dict[str, dict[str, str]] = {owner: {}, other: {f"{_PATHS[0]}:1": "phở"}}
     for action, path, units in changes:
+        docs = _docs(path, units)
+        model = expected[owner]
+        if action == "replace_path":
+            model = {k: v for k, v in model.items() if not k.startswith(path + ":")}
+        elif action == "replace_all":
+            model = {}
+        for d in docs:
+            model.setdefault(f"{d.path}:{d.line}", d.body)
+        expected[owner] = model
         with pg_admin.owner_tx(owner) as conn:
             if action == "add":
-                add_docs(conn, owner, _docs(path, units))
+                add_docs(conn, owner, docs)
             elif action == "replace_path":
-                replace_path_docs(conn, owner, path, _docs(path, units))
+                replace_path_docs(conn, owner, path, docs)
             else:
-                replace_docs(conn, owner, _docs(path, units))
+                replace_docs(conn, owner, docs)
     for who in (owner, other):
         with pg_admin.owner_tx(who) as conn:
             counted = conn.execute(
@@ -221,8 +255,27 @@ def test_the_searchs_counts_are_those_of_the_owners_units_after_any_changes(
                 "SELECT speaker, docs FROM search_people WHERE owner_id = %s ORDER BY speaker",
                 (who,),
             ).fetchall()
+            units = conn.execute(
+                "SELECT doc_id FROM search_docs WHERE owner_id = %s ORDER BY doc_id", (who,)
+            ).fetchall()
+            terms = conn.execute(
+                "SELECT doc_id, tsv = tsvector_literal FROM search_terms"
+                " JOIN unnest(%s::text[], %s::tsvector[]) AS m(doc_id, tsvector_literal)"
+                " USING (doc_id) WHERE owner_id = %s ORDER BY doc_id",
+                (
+                    list(expected[who]),
+                    [tsvector_literal(body, "") for body in expected[who].values()],
+                    who,
+                ),
+            ).fetchall()
+            all_terms = conn.execute(
+                "SELECT count(*) FROM search_terms WHERE owner_id = %s", (who,)
+            ).fetchone()
         assert (kept or (0, 0)) == counted
         assert kept_people == people
+        assert {u[0] for u in units} == set(expected[who])
+        assert set(terms) == {(k, True) for k in expected[who]}
+        assert all_terms == (len(expected[who]),)
 
 
 def test_an_indexed_unit_is_never_updated_in_place(pg_app: Database, owner: str) -> None:

@@ -36,6 +36,12 @@ OWNER_TABLES = (
 )
 """The tables that hold an owner's memory: row-level security on each."""
 
+INDEX_TABLES = ("search_terms",)
+"""Owners' tables the application reaches through a function of the schema's: each unit's
+terms again, under the owners' policy for the application role but not forced on the role
+that owns the schema, so that `search_matches` (SECURITY DEFINER) finds the matches through
+the GIN index (migration 0009)."""
+
 READ_ONLY_TABLES = ("owner_tokens",)
 """Owners' tables the operator writes and the application only reads (the MCP tokens'
 hashes): row-level security on each, as on `OWNER_TABLES`."""
@@ -74,9 +80,9 @@ def migrate(url: str) -> list[str]:
 
 
 def grant_app_role(url: str, role: str) -> None:
-    """Let the application role read and write the owners' tables, read `READ_ONLY_TABLES`,
-    and nothing else: it owns none of them and is no superuser, so row-level security holds
-    it."""
+    """Let the application role read and write the owners' tables (`INDEX_TABLES` as a
+    search unit's writes do), read `READ_ONLY_TABLES`, and nothing else: it owns none of
+    them and is no superuser, so row-level security holds it."""
     import psycopg
     from psycopg import sql
 
@@ -84,6 +90,12 @@ def grant_app_role(url: str, role: str) -> None:
         for table in OWNER_TABLES:
             conn.execute(
                 sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(
+                    sql.Identifier(table), sql.Identifier(role)
+                )
+            )
+        for table in INDEX_TABLES:
+            conn.execute(
+                sql.SQL("GRANT SELECT, INSERT, DELETE ON {} TO {}").format(
                     sql.Identifier(table), sql.Identifier(role)
                 )
             )

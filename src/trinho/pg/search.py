@@ -1,15 +1,15 @@
 """Search in PostgreSQL over trinho's own terms: the same documents and the same folding as
 the SQLite index (`trinho.search.documents`, `trinho.search.tokenize`: NFC, case, diacritics,
 `đ`, English stemming), ranked by BM25 computed in SQL over the owner's counts, which the
-index's triggers keep (`search_stats`, `search_people`: migration 0008).
+index's triggers keep (`search_stats`, `search_people`: migration 0009).
 
-Row-level security decides how the matches are found. The GIN index on `(owner_id, tsv)` can
-serve `tsv @@ query` only when the planner may test that before the policy's `owner_id`
-check, which it does for a leakproof function alone, and `ts_match_vq` is not marked so. Under
-the policy a search therefore reads the owner's own units by the primary key (one owner's,
-never all owners'): its cost grows with that owner's units, about 0.3 ms per thousand here
-(docs/benchmarks.md). A superuser who judges `ts_match_vq` safe may mark it `LEAKPROOF`, and
-the GIN index is used (docs/scale.md).
+The matches are found through a GIN index on `(owner_id, tsv)`, in `search_terms`, by
+`search_matches` (migration 0009). Under a forced row-level security policy the planner may
+test `tsv @@ query` in an index condition only if `ts_match_vq` were leakproof, which it is
+not: on `search_docs` itself each search would read every unit of the owner's, a cost that
+grows with the owner's years of history (8 ms at 10,000 notes against 1.4 through the index,
+docs/benchmarks.md). The ids it returns are joined to `search_docs`, where the policy is
+forced, so no other owner's unit reaches a result.
 
 The terms are computed in Python and written as a tsvector literal (each term a lexeme, the
 text's positions weighted A and its neighbours' D), so no PostgreSQL text search parser or
@@ -118,31 +118,37 @@ def replace_docs(conn: psycopg.Connection, owner: str, docs: Sequence[Doc]) -> N
 
 
 def add_docs(conn: psycopg.Connection, owner: str, docs: Sequence[Doc]) -> None:
-    """Insert `docs` (those already there are left) in one statement, so the index's
-    triggers count a file's or an owner's units once, not once per unit (0008)."""
+    """Insert `docs` and their terms (those already there are left) in one statement, so
+    the index's triggers count a file's or an owner's units once, not once per unit, and no
+    unit is without its terms (0009)."""
     if not docs:
         return
     from psycopg.types.json import Jsonb
 
+    first: dict[str, Doc] = {}
+    for d in docs:  # a unit given twice: its first, as an insert of each in turn kept
+        first.setdefault(doc_id(d), d)
     rows = [
         {
-            "doc_id": doc_id(d), "kind": d.kind, "path": d.path, "line": d.line,
+            "doc_id": key, "kind": d.kind, "path": d.path, "line": d.line,
             "day": d.day.isoformat() if d.day else None, "shown": d.text,
             "speaker": d.speaker, "refs": list(d.refs),
             "tokens": len(d.body.split()) + len(d.context.split()),
             "tsv": tsvector_literal(d.body, d.context),
         }
-        for d in docs
+        for key, d in first.items()
     ]  # fmt: skip
     conn.execute(
-        "INSERT INTO search_docs (owner_id, doc_id, kind, path, line, day, shown, speaker,"
-        " refs, tokens, tsv)"
-        " SELECT %s, r.doc_id, r.kind, r.path, r.line, r.day, r.shown, r.speaker, r.refs,"
-        " r.tokens, r.tsv FROM jsonb_to_recordset(%s) AS r(doc_id text, kind text,"
+        "WITH r AS (SELECT * FROM jsonb_to_recordset(%(rows)s) AS r(doc_id text, kind text,"
         " path text, line integer, day date, shown text, speaker text, refs text[],"
-        " tokens integer, tsv tsvector)"
-        " ON CONFLICT (owner_id, doc_id) DO NOTHING",
-        (owner, Jsonb(rows)),
+        " tokens integer, tsv tsvector)),"
+        " added AS (INSERT INTO search_docs (owner_id, doc_id, kind, path, line, day, shown,"
+        " speaker, refs, tokens) SELECT %(owner)s, doc_id, kind, path, line, day, shown,"
+        " speaker, refs, tokens FROM r ON CONFLICT (owner_id, doc_id) DO NOTHING"
+        " RETURNING doc_id)"
+        " INSERT INTO search_terms (owner_id, doc_id, tsv)"
+        " SELECT %(owner)s, r.doc_id, r.tsv FROM r JOIN added USING (doc_id)",
+        {"owner": owner, "rows": Jsonb(rows)},
     )
 
 
@@ -175,12 +181,12 @@ WITH stats AS (
         (CASE WHEN docs > 0 THEN tokens::numeric / docs ELSE 1 END)::float8 AS avgdl
     FROM search_stats WHERE owner_id = %(owner)s
 ), cand AS (
-    SELECT doc_id, tsv, tokens,
-        (%(kinds)s::text[] IS NULL OR kind = ANY(%(kinds)s::text[]))
-        AND (%(since)s::date IS NULL OR day >= %(since)s::date)
-        AND (%(until)s::date IS NULL OR day <= %(until)s::date) AS kept
-    FROM search_docs
-    WHERE owner_id = %(owner)s AND tsv @@ %(query)s::tsquery
+    SELECT d.doc_id, m.tsv, d.tokens,
+        (%(kinds)s::text[] IS NULL OR d.kind = ANY(%(kinds)s::text[]))
+        AND (%(since)s::date IS NULL OR d.day >= %(since)s::date)
+        AND (%(until)s::date IS NULL OR d.day <= %(until)s::date) AS kept
+    FROM search_matches(%(query)s::tsquery) AS m
+    JOIN search_docs d ON d.owner_id = %(owner)s AND d.doc_id = m.doc_id
 ), tf AS (
     SELECT c.doc_id, c.tokens, c.kept, u.lexeme,
         (SELECT count(*) FILTER (WHERE w = 'A') + %(cw)s * count(*) FILTER (WHERE w <> 'A')

@@ -100,3 +100,60 @@ CREATE TRIGGER search_docs_removed AFTER DELETE ON search_docs
     REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION search_docs_removed();
 CREATE TRIGGER search_docs_unchanged BEFORE UPDATE ON search_docs
     FOR EACH STATEMENT EXECUTE FUNCTION search_docs_unchanged();
+
+-- The matches, through the GIN index. Under row-level security the planner tests a
+-- condition before the policy's only when the condition's function is leakproof, and
+-- `ts_match_vq` (`tsv @@ query`) is not marked so: with the policy forced, a search read
+-- every unit of the owner's by the primary key to test each, a cost that grew with the
+-- owner's years of history. Each unit's terms move to `search_terms`, under the same
+-- policy, enabled but not forced: the application role is held by it as everywhere; the
+-- role that owns the schema is not, so that `search_matches`, which runs as that role
+-- (SECURITY DEFINER), finds the matches through the index. It returns the units that match
+-- for the owner the transaction names, and none without one; a search joins them to
+-- `search_docs`, where the policy is forced, so no row of another owner's can reach a
+-- result even were the function wrong. A unit's terms are written with the unit, in the
+-- same statement (`trinho.pg.search.add_docs`), and removed with it by the trigger below.
+CREATE TABLE search_terms (
+    owner_id text NOT NULL REFERENCES owners ON DELETE CASCADE,
+    doc_id text NOT NULL,
+    tsv tsvector NOT NULL,
+    PRIMARY KEY (owner_id, doc_id)
+);
+ALTER TABLE search_terms ENABLE ROW LEVEL SECURITY;
+CREATE POLICY owner_only ON search_terms
+    USING (owner_id = current_setting('trinho.owner', true))
+    WITH CHECK (owner_id = current_setting('trinho.owner', true));
+
+ALTER TABLE search_docs NO FORCE ROW LEVEL SECURITY;
+INSERT INTO search_terms (owner_id, doc_id, tsv) SELECT owner_id, doc_id, tsv FROM search_docs;
+ALTER TABLE search_docs FORCE ROW LEVEL SECURITY;
+CREATE INDEX search_terms_tsv ON search_terms USING gin (owner_id, tsv);
+ALTER TABLE search_docs DROP COLUMN tsv;
+
+CREATE FUNCTION search_terms_removed() RETURNS trigger LANGUAGE plpgsql
+    SET search_path FROM CURRENT AS $$
+BEGIN
+    DELETE FROM search_terms AS t USING removed AS r
+        WHERE t.owner_id = r.owner_id AND t.doc_id = r.doc_id;
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER search_terms_removed AFTER DELETE ON search_docs
+    REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION search_terms_removed();
+
+-- The schema is named in the function's search_path, then pg_temp last, as a SECURITY
+-- DEFINER function must, so no table of the caller's can stand in for search_terms.
+DO $$
+BEGIN
+    EXECUTE format($f$
+        CREATE FUNCTION search_matches(query tsquery)
+        RETURNS TABLE (doc_id text, tsv tsvector)
+        LANGUAGE sql STABLE SECURITY DEFINER ROWS 50
+        SET search_path = %I, pg_temp AS $body$
+            SELECT t.doc_id, t.tsv FROM search_terms AS t
+            WHERE t.owner_id = current_setting('trinho.owner', true) AND t.tsv @@ query
+        $body$
+    $f$, current_schema());
+END
+$$;
