@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -118,6 +119,30 @@ def test_import_command(
     assert one_json(out) == {"imported": 2, "skipped": 0, "days": 2}
     code, out, _ = run(capsys, "import", "conversations", str(source))
     assert out == "Imported 0 turns into 2 days (2 already present)\n"
+
+
+def test_jobs_list_get_and_an_import_of_conversations_on_both_backends(
+    cli_backend: CliBackend, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    def js(*args: str) -> Any:
+        code, out, err = run(capsys, *args, "--json")
+        assert code == 0, err
+        return json.loads(out)
+
+    assert "condense" in [job["name"] for job in js("jobs", "list")["jobs"]]
+    turns = tmp_path / "turns.jsonl"
+    lines = [
+        {"at": "2026-11-28T09:00:00+07:00", "role": "user", "text": "Đặt lịch nha sĩ thứ Năm"},
+        {"at": "2026-11-28T09:00:05+07:00", "role": "assistant", "text": "Đã đặt."},
+    ]
+    turns.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines))
+    first = js("import", "conversations", str(turns))
+    again = js("import", "conversations", str(turns))
+    assert first["imported"] == 2 and again["imported"] == 0
+    got = js("get", "conversations/2026-11-28.jsonl")
+    assert "Đặt lịch nha sĩ thứ Năm" in got["text"]
+    hits = js("search", "nha sĩ")
+    assert any(h["path"] == "conversations/2026-11-28.jsonl" for h in hits)
 
 
 def test_human_output_follows_the_locale(

@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import START, TZ, FixedClock
+from pg.fixtures import CliBackend
 from trinho.condense import undo_run
 from trinho.condense.rules.archive import archive_section
 from trinho.condense.rules.gate import Change
@@ -32,7 +33,7 @@ from trinho.durable import FaultPoint, atomic_write_text, ensure_dir, inject
 from trinho.memory import store as memory_store
 from trinho.proposals import store as proposals
 from trinho.review.appliers import APPLIERS
-from trinho.workspace import Workspace, init_workspace
+from trinho.workspace import Workspace, init_workspace, open_workspace
 
 RUN = "2026-W48"
 OLDER = archive_section("2026-W40", ("- 2025-01-01: Đã lưu trữ từ lâu",))
@@ -111,8 +112,13 @@ def runs(draw: st.DrawFn) -> Run:
 
 def build(root: Path, run: Run, locale: str = "vi") -> Workspace:
     """The workspace as the run, the owner and OpenClaw left it."""
+    ws = init_workspace(root, timezone=TZ, locale=locale, clock=FixedClock(START)).workspace
+    return leave(ws, run)
+
+
+def leave(ws: Workspace, run: Run) -> Workspace:
+    """`ws` as the run, the owner and OpenClaw leave it, the stores its clock at `START`."""
     clock = FixedClock(START)
-    ws = init_workspace(root, timezone=TZ, locale=locale, clock=clock).workspace
     ws.memory_file.write_text(run.before, encoding="utf-8")
     memory_store.archive(ws, OLDER)
     applied = run.before.rstrip("\n").split("\n") + list(run.added)
@@ -308,18 +314,18 @@ def _cli_run() -> Run:
 
 @pytest.mark.parametrize("locale", ["en", "vi"])
 def test_the_cli_says_what_the_undo_reverts_before_and_after(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    locale: str,
+    cli_backend: CliBackend, capsys: pytest.CaptureFixture[str], locale: str
 ) -> None:
+    """On the file workspace and on a PostgreSQL owner alike (`cli_backend`): the run is left
+    on the owner's memory as a workspace, a working copy checked in on PostgreSQL."""
     from trinho.cli import main
 
     run = _cli_run()
-    ws = build(tmp_path / "ws", run, locale)
-    monkeypatch.setenv("TRINHO_HOME", str(ws.root))
-    monkeypatch.setenv("TRINHO_NOW", START.isoformat())
-    by_class = {p.change["class"]: p.id for p in proposals.list_proposals(ws).proposals}
+    config = cli_backend.home / ".trinho" / "config.toml"
+    config.write_text(config.read_text().replace('locale = "en"', f'locale = "{locale}"'))
+    with cli_backend.view() as root:
+        ws = leave(open_workspace(root, FixedClock(START)), run)
+        by_class = {p.change["class"]: p.id for p in proposals.list_proposals(ws).proposals}
     removal, archive, edit = by_class["removed"], by_class["archive"], by_class["edited"]
     e = [_entry(n) for n in range(4)]
     body = {
@@ -363,11 +369,11 @@ def test_the_cli_says_what_the_undo_reverts_before_and_after(
     assert main(["condense", "--undo", RUN, "--dry-run"]) == 0
     before = capsys.readouterr().out.splitlines()
     assert before[1:] == body
-    assert memory_store.read_text(ws) != run.before + run.promotions  # nothing written yet
+    assert cli_backend.read("MEMORY.md") != run.before + run.promotions  # nothing written yet
     assert main(["condense", "--undo", RUN]) == 0
     after = capsys.readouterr().out.splitlines()
     assert after[-len(body) :] == body
-    assert memory_store.read_text(ws) == run.before + run.promotions
+    assert cli_backend.read("MEMORY.md") == run.before + run.promotions
     assert main(["proposals", "--all", "--json"]) == 0
     statuses = {p["id"]: p["status"] for p in json.loads(capsys.readouterr().out)}
     assert statuses == {removal: "reverted", archive: "reverted", edit: "stale"}

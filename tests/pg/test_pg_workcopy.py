@@ -225,6 +225,28 @@ def test_a_refused_check_in_writes_nothing_at_all(
     assert _exported(pg_admin, owner, tmp_path / "after") == between
 
 
+def test_memory_md_a_job_removes_is_checked_in_as_a_version_with_no_text(
+    workspace: Workspace, clock: FixedClock, pg_admin: Database, tmp_path: Path
+) -> None:
+    """The undo of the run that wrote the first MEMORY.md removes it: the database keeps the
+    versions before, the file is gone from checkouts, exports and search, and the next write
+    is the version after the removal."""
+    workspace.memory_file.write_text("# Trí nhớ\n- 2026-11-29: Học bơi\n", encoding="utf-8")
+    owner = _pg_owner(pg_admin, workspace, tmp_path)
+    records = PgRecords(pg_admin, owner, clock=clock, timezone=workspace.config.timezone)
+
+    def job(ws: Workspace) -> None:
+        ws.memory_file.unlink()
+
+    run_on_copy(pg_admin, owner, workspace.config, _config_text(workspace), job, clock=clock)
+    latest = records.memory_version()
+    assert latest is not None and (latest.version, latest.text) == (2, None)
+    assert records.memory_text() == ""
+    assert "MEMORY.md" not in _exported(pg_admin, owner, tmp_path / "out")
+    assert not any(hit.path == "MEMORY.md" for hit in records.search(Query("hoc boi")))
+    assert records.write_memory("# Mới\n", expected=2) == 3
+
+
 def test_a_path_with_no_place_in_the_database_refuses_the_check_in(
     workspace: Workspace, clock: FixedClock, pg_admin: Database, tmp_path: Path
 ) -> None:

@@ -99,8 +99,10 @@ def note_name(day: date) -> str:
 
 @dataclass(frozen=True)
 class MemoryVersion:
+    """One version of MEMORY.md; `text` None: the file removed by it."""
+
     version: int
-    text: str
+    text: str | None
     run: str | None
     written_at: datetime
 
@@ -234,9 +236,9 @@ class PgRecords:
     # ---- MEMORY.md -----------------------------------------------------------------------------
 
     def memory_text(self) -> str:
-        """MEMORY.md's text now: its latest version ("" when there is none)."""
+        """MEMORY.md's text now: its latest version ("" when there is none, or it was removed)."""
         latest = self.memory_version()
-        return latest.text if latest else ""
+        return (latest.text or "") if latest else ""
 
     def memory_version(self) -> MemoryVersion | None:
         with self.db.owner_tx(self.owner) as conn:
@@ -265,12 +267,13 @@ class PgRecords:
             " ORDER BY version DESC LIMIT 1",
             (self.owner,),
         ).fetchone()
-        return (row[0], row[1]) if row else (0, "")
+        return (row[0], row[1] or "") if row else (0, "")
 
     def write_memory_in(
-        self, conn: psycopg.Connection, text: str, run: str | None, expected: int | None
+        self, conn: psycopg.Connection, text: str | None, run: str | None, expected: int | None
     ) -> int:
-        """`write_memory` in the transaction `conn`."""
+        """`write_memory` in the transaction `conn`; `text` None removes MEMORY.md (a version
+        with no text, as the undo of the run that wrote the first one leaves it)."""
         latest, _ = self.memory_in(conn)
         if expected is not None and expected != latest:
             raise TrinhoError.keyed("error.store.memory_moved", read=expected, now=latest)
@@ -279,7 +282,8 @@ class PgRecords:
             " VALUES (%s, %s, %s, %s, %s)",
             (self.owner, latest + 1, text, run, self.now()),
         )
-        replace_path_docs(conn, self.owner, MEMORY_FILE, memory_docs(MEMORY_FILE, text))
+        docs = memory_docs(MEMORY_FILE, text) if text is not None else []
+        replace_path_docs(conn, self.owner, MEMORY_FILE, docs)
         return latest + 1
 
     # ---- facts ---------------------------------------------------------------------------------

@@ -255,8 +255,9 @@ def owner_files(db: Database, owner: str, zone: str) -> dict[str, str]:
     """Every file an export writes, by its workspace-relative path."""
     records = _records(db, owner, zone)
     files: dict[str, str] = dict(records.note_files())
-    if records.memory_version() is not None:
-        files[MEMORY_FILE] = records.memory_text()
+    memory = records.memory_version()
+    if memory is not None and memory.text is not None:
+        files[MEMORY_FILE] = memory.text
     for user, key in records.fact_keys():
         text = records.fact_file_text(user, key)
         if text is not None:

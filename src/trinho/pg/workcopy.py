@@ -259,7 +259,7 @@ def _check_in(
     run: str | None,
 ) -> None:
     owner = done.owner
-    if rel == MEMORY_FILE and after is not None:
+    if rel == MEMORY_FILE:
         _memory(conn, records, done, after, run)
     elif rel == ARCHIVE_FILE and after is not None:
         _archive(conn, records.db, owner, rel, before or "", after)
@@ -286,7 +286,7 @@ def _check_in(
 
 
 def _memory(
-    conn: psycopg.Connection, records: PgRecords, done: Checkout, text: str, run: str | None
+    conn: psycopg.Connection, records: PgRecords, done: Checkout, text: str | None, run: str | None
 ) -> None:
     latest, _ = records.memory_in(conn)  # its lock held
     if latest != done.memory_version:
