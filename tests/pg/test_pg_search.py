@@ -285,3 +285,28 @@ def test_an_indexed_unit_is_never_updated_in_place(pg_app: Database, owner: str)
         add_docs(conn, owner, _docs(_PATHS[0], [(1, "Mai", ["phở"])]))
     with pytest.raises(psycopg.errors.RaiseException), pg_app.owner_tx(owner) as conn:
         conn.execute("UPDATE search_docs SET speaker = 'Minh' WHERE owner_id = %s", (owner,))
+
+
+_UNITS = "SELECT doc_id FROM search_units(%s, 'pho'::tsquery, '{pho}', 0.3, 10, NULL, NULL, NULL)"
+
+
+def test_a_search_names_its_owner_for_its_own_statement_only(
+    pg_urls: Urls, pg: PgRecords, pg_admin: Database
+) -> None:
+    """`search_units` sets the owner for the statement's own transaction: the next statement
+    on the same connection names nobody and sees no row; inside a transaction that names
+    another owner it refuses, rather than change whose rows the rest of it reads."""
+    pg.save_note("ăn phở bò")
+    other = new_owner(pg_admin)
+    with psycopg.connect(pg_urls.app, autocommit=True) as conn:
+        assert len(conn.execute(_UNITS, (pg.owner,)).fetchall()) == 1
+        assert conn.execute("SELECT current_setting('trinho.owner', true)").fetchone() == ("",)
+        assert conn.execute("SELECT count(*) FROM search_docs").fetchone() == (0,)
+        assert conn.execute(_UNITS, (other,)).fetchall() == []
+    with psycopg.connect(pg_urls.app) as conn:
+        conn.execute("SELECT set_config('trinho.owner', %s, true)", (other,))
+        with pytest.raises(psycopg.errors.RaiseException, match="another owner"):
+            conn.execute(_UNITS, (pg.owner,))
+        conn.rollback()
+        conn.execute("SELECT set_config('trinho.owner', %s, true)", (pg.owner,))
+        assert len(conn.execute(_UNITS, (pg.owner,)).fetchall()) == 1

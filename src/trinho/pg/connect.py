@@ -89,14 +89,19 @@ class Database:
             yield conn
 
     @contextlib.contextmanager
-    def owner_pipeline(self, owner: str) -> Iterator[psycopg.Connection]:
-        """`owner_tx` in pipeline mode: the statements are sent without waiting for each
-        answer, so a read of a few statements costs one round trip to the server, not one per
-        statement. Results are read after the block."""
+    def statement(self, owner: str) -> Iterator[psycopg.Connection]:
+        """A connection for one statement that is its own transaction (autocommit), for a
+        function of the schema's that names `owner` itself for that statement
+        (`search_units`): one message and one answer, where a transaction naming its owner
+        takes four statements."""
         check_owner(owner)
-        with self.pool.connection() as conn, conn.pipeline(), conn.transaction():
-            conn.execute("SELECT set_config('trinho.owner', %s, true)", (owner,))
-            yield conn
+        with self.pool.connection() as conn:
+            conn.autocommit = True
+            try:
+                yield conn
+            finally:
+                if not conn.closed:
+                    conn.autocommit = False
 
     @contextlib.contextmanager
     def tx(self) -> Iterator[psycopg.Connection]:

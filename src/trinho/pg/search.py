@@ -175,42 +175,11 @@ class PgHit:
     """The reasons it ranks where it does, when the who/when rules weighed it (`--explain`)."""
 
 
-_BM25 = """
-WITH stats AS (
-    SELECT docs::float8 AS n,
-        (CASE WHEN docs > 0 THEN tokens::numeric / docs ELSE 1 END)::float8 AS avgdl
-    FROM search_stats WHERE owner_id = %(owner)s
-), cand AS (
-    SELECT d.doc_id, m.tsv, d.tokens,
-        (%(kinds)s::text[] IS NULL OR d.kind = ANY(%(kinds)s::text[]))
-        AND (%(since)s::date IS NULL OR d.day >= %(since)s::date)
-        AND (%(until)s::date IS NULL OR d.day <= %(until)s::date) AS kept
-    FROM search_matches(%(query)s::tsquery) AS m
-    JOIN search_docs d ON d.owner_id = %(owner)s AND d.doc_id = m.doc_id
-), tf AS (
-    SELECT c.doc_id, c.tokens, c.kept, u.lexeme,
-        (SELECT count(*) FILTER (WHERE w = 'A') + %(cw)s * count(*) FILTER (WHERE w <> 'A')
-         FROM unnest(u.weights) AS w)::float8 AS f
-    FROM cand c, unnest(c.tsv) AS u
-    WHERE u.lexeme = ANY(%(terms)s)
-), df AS (
-    SELECT lexeme, count(*)::float8 AS n FROM tf GROUP BY lexeme
+_SEARCH = (
+    "SELECT * FROM search_units(%(owner)s, %(query)s::tsquery, %(terms)s, %(cw)s, %(pool)s,"
+    " %(kinds)s, %(since)s, %(until)s)"
 )
-SELECT d.doc_id, d.kind, d.path, d.line, d.day, d.shown, d.speaker, d.refs, r.score,
-    (SELECT array_agg(speaker ORDER BY speaker) FROM search_people
-     WHERE owner_id = %(owner)s) AS people
-FROM (
-    SELECT tf.doc_id,
-        sum(greatest(ln((s.n - df.n + 0.5) / (df.n + 0.5)), 1e-6)
-            * tf.f * 2.2 / (tf.f + 1.2 * (0.25 + 0.75 * tf.tokens / s.avgdl))) AS score
-    FROM tf JOIN df USING (lexeme) CROSS JOIN stats s
-    WHERE tf.kept
-    GROUP BY tf.doc_id
-    ORDER BY score DESC, tf.doc_id
-    LIMIT %(pool)s
-) r JOIN search_docs d ON d.owner_id = %(owner)s AND d.doc_id = r.doc_id
-ORDER BY r.score DESC, d.doc_id
-"""
+"""BM25 in SQL, in one statement (migration 0009's `search_units`)."""
 
 
 def search(
@@ -255,9 +224,8 @@ def find(
         "since": since,
         "until": until,
     }
-    with records.db.owner_pipeline(records.owner) as conn:
-        found = conn.execute(_BM25, params)
-    rows = found.fetchall()
+    with records.db.statement(records.owner) as conn:
+        rows = conn.execute(_SEARCH, params).fetchall()
     named = named_people(text, rows[0][9] or []) if rows else []
     hits = [
         PgHit(doc, kind, path, line, day, shown, speaker, tuple(refs), score)
