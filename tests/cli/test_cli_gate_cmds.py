@@ -1,4 +1,5 @@
-"""`trinho gate OLD NEW`: the JSON shape, defaults for the window, and clear errors."""
+"""`trinho gate OLD NEW`: the JSON shape, defaults for the window, and clear errors; the
+workspace's day and locale on the file store and with a PostgreSQL owner alike (`cli_backend`)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from pg.fixtures import CliBackend
 from trinho.cli import main
-from trinho.workspace import init_workspace
+from trinho.workspace import CONFIG_PATH
 
 OLD = "# Memory\n- 2026-11-01: Likes green tea\n- 2026-11-02: Sống ở Hà Nội\n"
 NEW = (
@@ -82,10 +84,8 @@ def test_today_defaults_to_the_workspace_day_in_its_zone(
     files: tuple[str, str],
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
+    cli_backend: CliBackend,
 ) -> None:
-    init_workspace(tmp_path / "ws", timezone="Asia/Ho_Chi_Minh")
-    monkeypatch.setenv("TRINHO_HOME", str(tmp_path / "ws"))
     monkeypatch.setenv("TRINHO_NOW", "2026-11-29T20:00:00+00:00")
     data = run_json(capsys, *files)
     assert (data["today"], data["since"]) == ("2026-11-30", "2026-11-24")
@@ -106,11 +106,13 @@ def test_a_vietnamese_workspace_reads_reasons_in_vietnamese_and_json_stays_engli
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
+    cli_backend: CliBackend,
 ) -> None:
     monkeypatch.setenv("TRINHO_HOME", str(tmp_path / "nowhere"))
     english = run_json(capsys, *files, "--today", "2026-11-29")
-    init_workspace(tmp_path / "ws", timezone="Asia/Ho_Chi_Minh", locale="vi")
-    monkeypatch.setenv("TRINHO_HOME", str(tmp_path / "ws"))
+    config = cli_backend.home / CONFIG_PATH
+    config.write_text(config.read_text("utf-8").replace('locale = "en"', 'locale = "vi"'))
+    monkeypatch.setenv("TRINHO_HOME", str(cli_backend.home))
     assert run_json(capsys, *files, "--today", "2026-11-29") == english
     removed = english["changes"][1]  # type: ignore[index]
     assert removed["reason"] == (

@@ -1,4 +1,5 @@
-"""`trinho model check` and `trinho usage`, end to end through the CLI entry point."""
+"""`trinho model check` and `trinho usage`, end to end through the CLI entry point, on the
+file workspace and on a PostgreSQL owner alike (`cli_backend`)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ import socket
 import pytest
 
 from fake_model_server import FakeServer, Reply, error_body, llamacpp_error, openai_reply
+from pg.fixtures import CliBackend
 from trinho.cli import main
 from trinho.models.ledger import LEDGER_PATH, UsageRecord, record_line
-from trinho.workspace import open_workspace, parse_now
+from trinho.workspace import CONFIG_PATH, parse_now
 
 
 def answers(text: str = "ok", prompt: int = 11, completion: int = 7) -> tuple[Reply, Reply]:
@@ -23,9 +25,8 @@ def answers(text: str = "ok", prompt: int = 11, completion: int = 7) -> tuple[Re
 
 
 @pytest.fixture
-def ready(
-    cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> dict[str, str]:
+def ready(cli_backend: CliBackend, monkeypatch: pytest.MonkeyPatch) -> CliBackend:
+    """An initialised workspace (and on PostgreSQL its owner) with no model configured."""
     for var in (
         "OLLAMA_HOST",
         "OPENAI_API_KEY",
@@ -37,13 +38,11 @@ def ready(
         "TRINHO_BASE_URL",
     ):
         monkeypatch.delenv(var, raising=False)
-    assert main(["init", "--tz", "Asia/Ho_Chi_Minh"]) == 0
-    capsys.readouterr()
-    return cli_env
+    return cli_backend
 
 
 def test_model_check_says_what_answered_and_records_the_call(
-    ready: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ready: CliBackend, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with FakeServer(*answers(prompt=12, completion=1)) as srv:
         monkeypatch.setenv("TRINHO_MODEL", "ollama:qwen3:8b")
@@ -53,7 +52,9 @@ def test_model_check_says_what_answered_and_records_the_call(
     assert first.startswith(f"ollama:qwen3:8b (served-model) answered from {srv.url}/v1 in ")
     assert first.endswith("(13 tokens): ok")
     assert rest[0] == "the system message arrives: 312 prompt tokens with it, 12 without"
-    ledger = (open_workspace(ready["TRINHO_HOME"]).root / LEDGER_PATH).read_text()
+    ledger = ready.read(LEDGER_PATH)
+    if ready.kind == "pg":  # the owner's ledger, nothing written beside the database
+        assert not (ready.home / LEDGER_PATH).exists()
     records = [json.loads(line) for line in ledger.splitlines()]
     assert [(r["purpose"], r["model"], r["input_tokens"]) for r in records] == [
         ("check", "ollama:qwen3:8b", 12),
@@ -62,7 +63,7 @@ def test_model_check_says_what_answered_and_records_the_call(
 
 
 def test_model_check_json(
-    ready: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ready: CliBackend, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with FakeServer(*answers()) as srv:
         monkeypatch.setenv("TRINHO_MODEL", "ollama:qwen3:8b")
@@ -112,7 +113,7 @@ def check_against(
     ],
 )  # fmt: skip
 def test_model_check_fails_when_the_model_answers_nothing(
-    ready: dict[str, str],
+    ready: CliBackend,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     reply: dict[str, object],
@@ -127,7 +128,7 @@ def test_model_check_fails_when_the_model_answers_nothing(
 
 
 def test_model_check_says_which_model_llama_cpp_serves_whatever_name_is_asked(
-    ready: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ready: CliBackend, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     served = "/models/Qwen3-8B-Q4_K_M.gguf"
     with FakeServer(
@@ -152,7 +153,7 @@ def test_model_check_says_which_model_llama_cpp_serves_whatever_name_is_asked(
     [("ollama:qwen3:8b", ["gemma3:4b", "qwen3:8b"]), ("ollama:qwen3", ["qwen3:latest"])],
 )
 def test_model_check_says_nothing_more_when_the_server_lists_the_model(
-    ready: dict[str, str],
+    ready: CliBackend,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     name: str,
@@ -165,7 +166,7 @@ def test_model_check_says_nothing_more_when_the_server_lists_the_model(
 
 
 def test_model_check_warns_when_a_server_answers_for_a_model_it_does_not_list(
-    ready: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ready: CliBackend, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with FakeServer(*answers(), models=["a", "b"], any_model=True) as srv:
         code, _, err = check_against(srv, "lmstudio:c", monkeypatch, capsys)
@@ -177,7 +178,7 @@ def test_model_check_warns_when_a_server_answers_for_a_model_it_does_not_list(
 
 
 def test_model_check_names_what_a_server_serves_when_the_model_is_unknown(
-    ready: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ready: CliBackend, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     listed = [f"Qwen/Qwen3-{n}B" for n in (1, 4, 8, 14, 32, 72)]
     with FakeServer(Reply(openai_reply("never")), models=listed) as srv:
@@ -191,7 +192,7 @@ def test_model_check_names_what_a_server_serves_when_the_model_is_unknown(
 
 
 def test_a_failed_check_is_in_the_ledger_and_in_trinho_usage(
-    ready: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ready: CliBackend, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with FakeServer(*answers(prompt=12, completion=1)) as srv:
         assert check_against(srv, "llamacpp:m", monkeypatch, capsys)[0] == 0
@@ -214,9 +215,9 @@ def test_a_failed_check_is_in_the_ledger_and_in_trinho_usage(
 
 
 def test_a_servers_multi_line_error_is_one_line_in_a_vietnamese_workspace(
-    ready: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ready: CliBackend, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = open_workspace(ready["TRINHO_HOME"]).root / ".trinho" / "config.toml"
+    config = ready.home / CONFIG_PATH
     config.write_text(config.read_text("utf-8").replace('locale = "en"', 'locale = "vi"'))
     dump = (
         "1 validation error for ChatCompletionRequest\nmessages.0.content\n"
@@ -248,7 +249,7 @@ def _closed_port() -> int:
     ],
 )
 def test_model_check_says_exactly_what_is_missing_in_one_line(
-    ready: dict[str, str],
+    ready: CliBackend,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     env: dict[str, str],
@@ -256,7 +257,7 @@ def test_model_check_says_exactly_what_is_missing_in_one_line(
 ) -> None:
     for key, value in env.items():
         monkeypatch.setenv(key, value.replace("PORT", str(_closed_port())))
-    monkeypatch.setenv("TRINHO_HOME", ready["TRINHO_HOME"])
+    monkeypatch.setenv("TRINHO_HOME", str(ready.home))
     assert main(["model", "check"]) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
@@ -266,7 +267,7 @@ def test_model_check_says_exactly_what_is_missing_in_one_line(
 
 
 def test_model_check_names_an_unknown_model(
-    ready: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ready: CliBackend, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with FakeServer(Reply(error_body('model "nope" not found, try pulling it first'), 404)) as srv:
         monkeypatch.setenv("TRINHO_MODEL", "ollama:nope")
@@ -276,9 +277,7 @@ def test_model_check_names_an_unknown_model(
     assert "unknown model 'nope'" in err and "try pulling it first" in err
 
 
-def _seed(home: str) -> None:
-    ws = open_workspace(home)
-    path = ws.root / LEDGER_PATH
+def _seed(backend: CliBackend) -> None:
     rows = [
         UsageRecord(parse_now("2026-11-20T09:00:00+07:00"), "rewrite", "openai:a", 1000, 200),
         UsageRecord(
@@ -291,11 +290,11 @@ def _seed(home: str) -> None:
         ),
         UsageRecord(parse_now("2026-11-29T08:00:00+07:00"), "chat", "ollama:b", 50, 5),
     ]
-    path.write_text("".join(record_line(r) + "\n" for r in rows) + "garbage\n", encoding="utf-8")
+    backend.write(LEDGER_PATH, "".join(record_line(r) + "\n" for r in rows) + "garbage\n")
 
 
-def test_usage_sums_the_ledger(ready: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
-    _seed(ready["TRINHO_HOME"])
+def test_usage_sums_the_ledger(ready: CliBackend, capsys: pytest.CaptureFixture[str]) -> None:
+    _seed(ready)
     assert main(["usage", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert (data["calls"], data["input_tokens"], data["output_tokens"]) == (3, 1350, 215)
@@ -324,9 +323,7 @@ def test_usage_sums_the_ledger(ready: dict[str, str], capsys: pytest.CaptureFixt
     assert "prompt cache" not in capsys.readouterr().out
 
 
-def test_usage_empty_and_bad_since(
-    ready: dict[str, str], capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_usage_empty_and_bad_since(ready: CliBackend, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["usage"]) == 0
     assert capsys.readouterr().out.strip() == "No model calls recorded"
     assert main(["usage", "--since", "last week"]) == 1

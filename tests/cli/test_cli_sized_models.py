@@ -1,5 +1,6 @@
 """trinho against a strict fake llama.cpp: a 1,024-token context, a tokenizer, slots that say
-when the server is still computing, a chat format that drops the system message."""
+when the server is still computing, a chat format that drops the system message; on the
+file workspace and on a PostgreSQL owner alike (`cli_backend`)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ import sys
 import pytest
 
 from fake_model_server import FakeServer, Reply, fake_prompt_tokens, openai_reply
+from pg.fixtures import CliBackend
 from trinho.cli import main
 from trinho.conversations.store import read_turns
-from trinho.workspace import open_workspace
+from trinho.workspace import CONFIG_PATH, open_workspace
 
 LONG = (
     "Hôm nay tôi đi chợ Đồng Xuân mua rau, thịt và trái cây; chiều đón Mai ở trường, tối "
@@ -21,19 +23,15 @@ LONG = (
 
 
 @pytest.fixture
-def llama(
-    cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> dict[str, str]:
+def llama(cli_backend: CliBackend, monkeypatch: pytest.MonkeyPatch) -> CliBackend:
     for var in ("OLLAMA_HOST", "OPENAI_API_KEY", "OPENAI_BASE_URL", "TRINHO_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
-    assert main(["init", "--tz", "Asia/Ho_Chi_Minh"]) == 0
-    capsys.readouterr()
     monkeypatch.setenv("TRINHO_MODEL", "llamacpp:m")
-    return cli_env
+    return cli_backend
 
 
-def configure(env: dict[str, str], section: str) -> None:
-    config = open_workspace(env["TRINHO_HOME"]).internal / "config.toml"
+def configure(backend: CliBackend, section: str) -> None:
+    config = backend.home / CONFIG_PATH
     config.write_text(config.read_text() + "\n" + section + "\n")
 
 
@@ -46,7 +44,7 @@ def chats(srv: FakeServer) -> list[dict[str, object]]:
 
 
 def test_ten_turns_on_a_1024_token_server_never_outgrow_its_context(
-    llama: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    llama: CliBackend, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     configure(llama, "[condense]\ncontext_tokens = 1024")
     with FakeServer(
@@ -64,13 +62,14 @@ def test_ten_turns_on_a_1024_token_server_never_outgrow_its_context(
     histories = [len(b["messages"]) - 2 for b in bodies]  # type: ignore[arg-type]
     assert histories[0] == 0 and max(histories) >= 2  # the latest turns go along...
     assert max(histories) < 18  # ...the oldest left
-    ws = open_workspace(llama["TRINHO_HOME"])
-    turns = [s.turn for s in read_turns(ws, ws.today(), ws.today())]
+    with llama.view() as root:
+        ws = open_workspace(root)
+        turns = [s.turn for s in read_turns(ws, ws.today(), ws.today())]
     assert sum(t.role == "user" for t in turns) == 10  # all of them stay in the transcript
 
 
 def test_a_refusal_for_length_is_asked_once_more_with_no_history(
-    llama: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    llama: CliBackend, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     configure(llama, "[condense]\ncontext_tokens = 8192")  # the owner says more than it has
     with FakeServer(Reply(openai_reply("Vâng.")), context_tokens=3000, llamacpp=True) as srv:
@@ -87,7 +86,7 @@ def test_a_refusal_for_length_is_asked_once_more_with_no_history(
 
 
 def test_a_reply_cut_at_the_length_limit_is_marked_as_cut(
-    llama: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    llama: CliBackend, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     configure(llama, "[condense]\ncontext_tokens = 1024\n[model]\nmax_output_tokens = 256")
     with FakeServer(
@@ -101,7 +100,7 @@ def test_a_reply_cut_at_the_length_limit_is_marked_as_cut(
 
 
 def test_the_first_reply_is_shown_when_a_later_turn_fails(
-    llama: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    llama: CliBackend, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     configure(llama, "[condense]\ncontext_tokens = 1024")
     with FakeServer(Reply(openai_reply("Chào bạn.")), context_tokens=1024, llamacpp=True) as srv:
@@ -114,7 +113,7 @@ def test_the_first_reply_is_shown_when_a_later_turn_fails(
 
 
 def test_an_interactive_session_goes_on_after_an_overflow(
-    llama: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    llama: CliBackend, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     configure(llama, "[condense]\ncontext_tokens = 1024")
     with FakeServer(Reply(openai_reply("Chào bạn.")), context_tokens=1024, llamacpp=True) as srv:
@@ -127,7 +126,7 @@ def test_an_interactive_session_goes_on_after_an_overflow(
 
 
 def test_model_check_fails_on_a_server_that_drops_the_system_message(
-    llama: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    llama: CliBackend, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with FakeServer(Reply(openai_reply("ok")), drop_system=True) as srv:
         serve(monkeypatch, srv)
@@ -138,7 +137,7 @@ def test_model_check_fails_on_a_server_that_drops_the_system_message(
 
 
 def test_model_check_tells_the_context_the_tokenizer_and_the_settings(
-    llama: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    llama: CliBackend, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with FakeServer(Reply(openai_reply("ok")), context_tokens=1024, llamacpp=True) as srv:
         serve(monkeypatch, srv)
@@ -156,7 +155,7 @@ def test_model_check_tells_the_context_the_tokenizer_and_the_settings(
 
 
 def test_a_timeout_on_a_server_still_computing_says_so(
-    llama: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    llama: CliBackend, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     configure(llama, "[model]\ntimeout = 0.5")
     with FakeServer(Reply(openai_reply("ok"), delay=30), llamacpp=True) as srv:

@@ -1,24 +1,23 @@
-"""`trinho tools --profile` and `trinho mcp --profile`: the flag, the config default, flag wins."""
+"""`trinho tools --profile` and `trinho mcp --profile`: the flag, the config default, flag wins;
+with a workspace, on the file store and with a PostgreSQL owner alike (`cli_backend`)."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+from pg.fixtures import CliBackend
 from trinho.cli import cli, main
 from trinho.mcp import server as mcp_server
 from trinho.tools import service as tools
-from trinho.workspace import CONFIG_PATH, init_workspace
+from trinho.workspace import CONFIG_PATH
 
 
-def set_profile(cli_env: dict[str, str], profile: str) -> None:
-    root = Path(cli_env["TRINHO_HOME"])
-    init_workspace(root, timezone="Asia/Ho_Chi_Minh")
-    config = root / CONFIG_PATH
+def set_profile(backend: CliBackend, profile: str) -> None:
+    config = backend.home / CONFIG_PATH
     config.write_text(config.read_text() + f'\n[tools]\nprofile = "{profile}"\n')
 
 
@@ -36,18 +35,18 @@ def test_tools_profile_flag_with_every_format(fmt: str, cli_env: dict[str, str])
     assert printed("--format", fmt) == tools.export(fmt)  # no workspace: the default
 
 
-def test_the_config_profile_is_the_default_and_the_flag_wins(cli_env: dict[str, str]) -> None:
-    set_profile(cli_env, "openclaw")
+def test_the_config_profile_is_the_default_and_the_flag_wins(cli_backend: CliBackend) -> None:
+    set_profile(cli_backend, "openclaw")
     assert printed("--format", "mcp") == tools.export("mcp", "openclaw")
     assert printed("--format", "mcp", "--profile", "default") == tools.export("mcp")
 
 
 def test_an_unknown_profile_is_one_line_on_stderr(
-    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]
+    cli_backend: CliBackend, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["tools", "--profile", "hermes"]) != 0
     assert "hermes" in capsys.readouterr().err
-    set_profile(cli_env, "hermes")
+    set_profile(cli_backend, "hermes")
     assert main(["tools"]) != 0
     err = capsys.readouterr().err
     assert err.startswith(
@@ -58,16 +57,16 @@ def test_an_unknown_profile_is_one_line_on_stderr(
 
 
 @pytest.mark.parametrize(
-    ("flag", "expected"), [([], None), (["--profile", "openclaw"], "openclaw")]
+    ("flag", "expected"), [([], "openclaw"), (["--profile", "default"], "default")]
 )
 def test_mcp_passes_the_profile_on(
-    flag: list[str], expected: str | None, cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+    flag: list[str], expected: str, cli_backend: CliBackend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    init_workspace(Path(cli_env["TRINHO_HOME"]), timezone="Asia/Ho_Chi_Minh")
-    seen: list[str | None] = []
+    set_profile(cli_backend, "openclaw")
+    seen: list[str] = []
     monkeypatch.setattr(
-        mcp_server, "serve_stdio", lambda ws, actor, profile=None: seen.append(profile)
+        mcp_server, "serve_records_stdio", lambda records, actor, profile: seen.append(profile)
     )
     result = CliRunner().invoke(cli, ["mcp", *flag])
     assert result.exit_code == 0, result.output
-    assert seen == [expected]  # None: build_server reads [tools] profile from the config
+    assert seen == [expected]  # the flag, else the config's [tools] profile

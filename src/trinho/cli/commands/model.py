@@ -209,16 +209,18 @@ def sized_settings(
 
 
 @model.command()
+@owner_option
 @json_option
-def check(as_json: bool) -> None:
+def check(owner: str | None, as_json: bool) -> None:
     """Send two tiny requests to the configured model and say what answered.
 
     Fails when the model answers nothing, or when the server drops the system message (the
     same request with a long one must count more prompt tokens); warns when the server does
     not list the configured model among those it serves (`GET /models`). Says the server's
     context length and speed, and the settings that follow from them. With a database, the
-    check runs on the workspace's config, and its calls go to the workspace's own ledger."""
-    ws = state().settings() or state().workspace()
+    check runs on the workspace's config, and its calls go to the owner's ledger, where
+    `trinho usage` counts them."""
+    ws = state().working(owner)
     settings = resolve_model(ws.config, os.environ)
     attempts = min(settings.policy.attempts, CHECK_ATTEMPTS)
     settings = replace(settings, policy=replace(settings.policy, attempts=attempts))
