@@ -136,6 +136,7 @@ def test_without_an_owner_a_store_of_several_is_refused_and_of_one_is_that_one(
         ("get", "MEMORY.md"),
         ("import", "conversations", "turns.jsonl"),
         ("chat", "--message", "chào"),
+        ("model", "check"),
     ):
         err = cli.refused(*args)
         assert "holds the memory of 2 people" in err and "--owner ID" in err, err
