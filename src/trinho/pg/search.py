@@ -7,9 +7,10 @@ The matches are found through a GIN index on `(owner_id, tsv)`, in `search_terms
 `search_matches` (migration 0009). Under a forced row-level security policy the planner may
 test `tsv @@ query` in an index condition only if `ts_match_vq` were leakproof, which it is
 not: on `search_docs` itself each search would read every unit of the owner's, a cost that
-grows with the owner's years of history (8 ms at 10,000 notes against 1.4 through the index,
-docs/benchmarks.md). The ids it returns are joined to `search_docs`, where the policy is
-forced, so no other owner's unit reaches a result.
+grows with the owner's years of history (9.4 ms at p50 for 10,000 notes, 2.1 through the
+index: docs/benchmarks.md). The units it returns are joined to `search_docs`, where the policy
+is forced, so no other owner's unit reaches a result. The whole search is one statement,
+`search_units`, which names its owner for that statement alone.
 
 The terms are computed in Python and written as a tsvector literal (each term a lexeme, the
 text's positions weighted A and its neighbours' D), so no PostgreSQL text search parser or

@@ -145,7 +145,7 @@ CREATE TRIGGER search_terms_removed AFTER DELETE ON search_docs
 -- The schema is named in the function's search_path, then pg_temp last, as a SECURITY
 -- DEFINER function must, so no table of the caller's can stand in for search_terms.
 -- PL/pgSQL rather than SQL: a SECURITY DEFINER SQL function is planned again at each call,
--- a PL/pgSQL one keeps its plan for the session (0.10 ms a call against 0.17 here).
+-- a PL/pgSQL one keeps its plan for the session.
 DO $$
 BEGIN
     EXECUTE format($f$
@@ -168,10 +168,10 @@ $$;
 -- b 0.75, the same idf floor, the neighbours' words weighted p_cw), over the owner's
 -- counts. SECURITY INVOKER: row-level security holds every table it reads as it holds the
 -- caller. One statement where a transaction named its owner in four (BEGIN, set_config,
--- the query, COMMIT): 0.37 ms a search here against 0.69. Called inside a transaction that
--- already names another owner, it refuses rather than change whose rows the rest reads.
--- The matches' statistics are those of every match; the filters (kinds, days) choose among
--- them, as in the file index.
+-- the query, COMMIT), which cost more than the query (docs/benchmarks.md). Called inside a
+-- transaction that already names another owner, it refuses rather than change whose rows
+-- the rest of it reads. The matches' statistics are those of every match; the filters
+-- (kinds, days) choose among them, as in the file index.
 CREATE FUNCTION search_units(
     p_owner text, p_query tsquery, p_terms text[], p_cw float8, p_pool integer,
     p_kinds text[], p_since date, p_until date
