@@ -1,5 +1,8 @@
 """Hostile input refused as a class: every command and option, every tool argument, every
-path; one clear line, no traceback, nothing written."""
+path; one clear line, no traceback, nothing written. What the CLI and the tools do with the
+owner's memory is tried on the file workspace and on a PostgreSQL owner alike
+(`cli_backend`); links, FIFOs, devices, byte-order marks, file sizes and the SQLite index are
+the file workspace's own."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from typing import Any
 import pytest
 
 from conftest import snapshot
+from pg.fixtures import CliBackend
 from trinho import Memory
 from trinho.cli import main
 from trinho.errors import TrinhoError
@@ -42,25 +46,41 @@ def home(cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]) -> Path:
     return Path(cli_env["TRINHO_HOME"])
 
 
+@pytest.fixture
+def owner_home(cli_backend: CliBackend, capsys: pytest.CaptureFixture[str]) -> CliBackend:
+    """The `home` fixture's owner on each backend in turn: one note saved today."""
+    assert main(["note", "một ghi chú"]) == 0
+    capsys.readouterr()
+    return cli_backend
+
+
+def memory_snapshot(backend: CliBackend) -> dict[str, bytes | None]:
+    """The workspace folder and the owner's memory (on PostgreSQL a checkout of it): to
+    prove nothing changed on either backend."""
+    with backend.view() as root:
+        held = snapshot(root)
+    return {**snapshot(backend.home), **{f"memory:{rel}": data for rel, data in held.items()}}
+
+
 def _id(argv: list[str]) -> str:
     return " ".join(argv[:3]).encode("ascii", "replace").decode()
 
 
 @pytest.mark.parametrize("argv", COMMANDS, ids=_id)
 def test_every_argument_that_is_not_utf8_is_refused_in_one_line(
-    home: Path, argv: list[str], capsys: pytest.CaptureFixture[str]
+    owner_home: CliBackend, argv: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    before = snapshot(home)
+    before = memory_snapshot(owner_home)
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert "is not valid Unicode text" in err and "(caf\\xe9)" in err
-    assert snapshot(home) == before
+    assert memory_snapshot(owner_home) == before
 
 
 @pytest.mark.parametrize("limit", ["0", "1001", "99999999999999999999999"])
 def test_a_search_limit_out_of_range_is_refused_not_overflowed(
-    home: Path, limit: str, capsys: pytest.CaptureFixture[str]
+    owner_home: CliBackend, limit: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code = main(["search", "ghi", "--limit", limit])
     err = capsys.readouterr().err
@@ -68,7 +88,7 @@ def test_a_search_limit_out_of_range_is_refused_not_overflowed(
 
 
 def test_a_batch_search_limit_out_of_range_is_refused(
-    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    owner_home: CliBackend, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     batch = tmp_path / "batch.jsonl"
     batch.write_text('{"query": "ghi", "limit": 99999999999999999999}\n', encoding="utf-8")
@@ -101,22 +121,48 @@ VALID: dict[str, dict[str, Any]] = {
 }
 
 
+def call_tool(capsys: pytest.CaptureFixture[str], name: str, args: dict[str, Any]) -> Any:
+    """One tool call through `trinho call`, on whichever backend the CLI is on: its result
+    (a tool error exits 1 after its line)."""
+    try:
+        code: object = main(["call", name, "--args", json.dumps(args)])
+    except SystemExit as exited:
+        code = exited.code
+    out = capsys.readouterr().out
+    result = json.loads(out)
+    assert code == (1 if result["is_error"] else 0), out
+    return result
+
+
 @pytest.mark.parametrize(("tool", "argument"), string_arguments())
 @pytest.mark.parametrize("bad", ["a\udcffb", "a\x00b"])
 def test_every_text_argument_of_every_tool_refuses_a_surrogate_or_a_nul(
-    workspace: Workspace, tool: str, argument: str, bad: str
+    cli_backend: CliBackend,
+    tool: str,
+    argument: str,
+    bad: str,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    memory = Memory(workspace.root)
     args = {**VALID.get(tool, {}), argument: bad}
-    before = snapshot(workspace.root)
-    result = memory.call(tool, args)
-    assert result.is_error and "unexpectedly" not in result.text
-    assert snapshot(workspace.root) == before
+    before = memory_snapshot(cli_backend)
+    result = call_tool(capsys, tool, args)
+    assert result["is_error"] and "unexpectedly" not in result["text"]
+    assert memory_snapshot(cli_backend) == before
 
 
 def test_a_path_with_a_nul_is_refused_by_every_reader(workspace: Workspace) -> None:
     with pytest.raises(TrinhoError, match="NUL or a byte that is not UTF-8"):
         workspace.path("memory/\x002026-11-29.md")
+
+
+def test_a_path_with_a_nul_is_refused_by_get_on_either_backend(
+    owner_home: CliBackend, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = memory_snapshot(owner_home)
+    assert main(["get", "memory/\x002026-11-29.md"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "NUL or a byte that is not UTF-8" in err
+    assert memory_snapshot(owner_home) == before
 
 
 def test_a_byte_order_mark_hides_no_entry_of_a_daily_note(workspace: Workspace) -> None:
@@ -151,7 +197,7 @@ def test_a_fact_file_with_a_byte_order_mark_reads_and_saves(workspace: Workspace
 
 
 def test_get_with_an_empty_path_says_what_to_give(
-    home: Path, capsys: pytest.CaptureFixture[str]
+    owner_home: CliBackend, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["get", ""]) == 1
     assert "no path given: name a workspace file" in capsys.readouterr().err
@@ -491,14 +537,23 @@ BAD_TOOL_CALLS: list[tuple[str, dict[str, Any]]] = [
 
 @pytest.mark.parametrize(("tool", "args"), BAD_TOOL_CALLS, ids=lambda v: str(v)[:30])
 def test_no_tool_error_names_where_the_workspace_is(
-    workspace: Workspace, tool: str, args: dict[str, Any]
+    cli_backend: CliBackend,
+    tool: str,
+    args: dict[str, Any],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """A model learns what was wrong with its call, never the owner's folders."""
-    (workspace.root / "memory" / "linked.md").symlink_to("/etc/hostname")
-    workspace.memory_file.write_text("# Memory\n", encoding="utf-8")
-    result = Memory(workspace.root).call(tool, args)
-    assert result.is_error
-    assert str(workspace.root) not in result.text and str(workspace.root.parent) not in result.text
+    """A model learns what was wrong with its call, never the owner's folders (on
+    PostgreSQL neither the deployment's folder nor a working copy's; a link is the file
+    workspace's, and there the linked name is a file that is not there)."""
+    from trinho.pg.workcopy import COPY_PREFIX
+
+    if cli_backend.kind == "files":
+        (cli_backend.home / "memory" / "linked.md").symlink_to("/etc/hostname")
+    cli_backend.write("MEMORY.md", "# Memory\n")
+    result = call_tool(capsys, tool, args)
+    assert result["is_error"]
+    for shown in (str(cli_backend.home), str(cli_backend.home.parent), COPY_PREFIX):
+        assert shown not in result["text"], (shown, result["text"])
 
 
 # ---- control characters: stored as written, printed neutralised everywhere -----------------
@@ -518,34 +573,83 @@ def acts_on_terminal(text: str) -> list[str]:
     ]
 
 
-def _plant_evil(home: Path) -> str:
-    """Control characters in every kind of stored text trinho prints; returns a proposal id."""
+def stored_evil(backend: CliBackend) -> str:
+    """EVIL as the owner's files can hold it: whole in a file, without its NUL in PostgreSQL,
+    whose text holds none (a NUL checked in is refused: the test below)."""
+    return EVIL if backend.kind == "files" else EVIL.replace("\x00", "")
+
+
+def _plant_evil(backend: CliBackend) -> str:
+    """Control characters in every kind of stored text trinho prints, as the owner would
+    leave them by hand and as the CLI and a tool store them; returns a proposal id."""
     from trinho.proposals import store as proposals
     from trinho.workspace import open_workspace
 
-    with (home / "memory" / "2026-11-29.md").open("a", encoding="utf-8") as note:
-        note.write(f"- 10:00 kayak {EVIL}\n")
-    (home / "MEMORY.md").write_text(f"# Memory\n\n- 2026-11-01: kayak {EVIL}\n", "utf-8")
-    (home / "memory" / "archive.md").write_text(f"## Old\n\n- kayak {EVIL}\n", "utf-8")
-    turns = home.parent / "turns.jsonl"
+    evil = stored_evil(backend)
+    with backend.view() as root:
+        with (root / "memory" / "2026-11-29.md").open("a", encoding="utf-8") as note:
+            note.write(f"- 10:00 kayak {evil}\n")
+        (root / "MEMORY.md").write_text(f"# Memory\n\n- 2026-11-01: kayak {evil}\n", "utf-8")
+        (root / "memory" / "archive.md").write_text(f"## Old\n\n- kayak {evil}\n", "utf-8")
+        ws = open_workspace(root)
+        change = {"key": "k", "value": "v"}
+        done = proposals.submit(ws, "fact", change, reason=f"kayak {evil}", origin=f"chat {evil}")
+    turns = backend.home.parent / "turns.jsonl"
     line = {"at": "2026-11-29T10:00:00+07:00", "role": "user", "text": f"kayak {EVIL}"}
     turns.write_text(json.dumps(line) + "\n", encoding="utf-8")
     assert main(["import", "conversations", str(turns)]) == 0
     assert main(["note", f"kayak {EVIL.replace(chr(0), '')}"]) == 0
-    ws = open_workspace(home)
-    change = {"key": "k", "value": "v"}
-    done = proposals.submit(ws, "fact", change, reason=f"kayak {EVIL}", origin=f"chat {EVIL}")
     return done.proposal.id
 
 
+@pytest.mark.parametrize("cli_backend", ["pg"], indirect=True)
+@pytest.mark.parametrize("rel", ["MEMORY.md", "memory/2026-11-29.md", "memory/archive.md"])
+def test_a_nul_the_database_cannot_store_is_refused_at_check_in_and_nothing_written(
+    owner_home: CliBackend, rel: str
+) -> None:
+    """A file job's working copy (or the owner by hand) leaving a NUL in a file: on
+    PostgreSQL the check-in refuses it in one line naming the file, and writes nothing."""
+    owner_home.write("memory/archive.md", "## Old\n\n- kayak\n")
+    before = memory_snapshot(owner_home)
+    with pytest.raises(TrinhoError) as refused, owner_home.view() as root:
+        (root / "MEMORY.md").write_text("# Memory\n\n- 2026-11-01: new\n", encoding="utf-8")
+        with (root / rel).open("a", encoding="utf-8") as held:
+            held.write(f"- 10:00 kayak {EVIL}\n")
+    assert str(refused.value) == (
+        f"{rel} holds a NUL character, which the database cannot store; nothing was written: "
+        "remove it and run again"
+    )
+    assert memory_snapshot(owner_home) == before
+
+
+def test_a_carriage_return_in_stored_text_is_kept_as_written(
+    owner_home: CliBackend, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file edited elsewhere (CRLF line ends, a lone CR inside a line) is text: the owner's
+    memory holds it byte for byte, a search finds the line whole, and `get` shows it as the
+    file workspace does."""
+    written = b"# Memory\r\n\r\n- 2026-11-01: kayak\rtrip\r\n"
+    with owner_home.view() as root:
+        (root / "MEMORY.md").write_bytes(written)
+    with owner_home.view() as root:
+        assert (root / "MEMORY.md").read_bytes() == written
+    assert main(["search", "kayak", "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert [h["text"] for h in hits if h["path"] == "MEMORY.md"] == ["kayak\rtrip"]
+    assert main(["get", "MEMORY.md", "--json"]) == 0
+    assert "kayak\rtrip" in json.loads(capsys.readouterr().out)["text"]
+
+
 def test_control_characters_in_stored_text_never_reach_a_terminal(
-    home: Path, capsys: pytest.CaptureFixture[str]
+    owner_home: CliBackend, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Every command, human and --json, over every kind of stored text: what is printed holds
     no character a terminal acts on, and the JSON still parses to the stored text."""
-    pid = _plant_evil(home)
+    pid = _plant_evil(owner_home)
     capsys.readouterr()
-    new = home.parent / "new.md"
+    old = owner_home.home.parent / "old.md"
+    old.write_text(owner_home.read("MEMORY.md"), encoding="utf-8")
+    new = owner_home.home.parent / "new.md"
     new.write_text(f"# Memory\n\n- 2026-11-29: kayak {EVIL} again\n", encoding="utf-8")
     commands = [
         ["notes"],
@@ -556,7 +660,7 @@ def test_control_characters_in_stored_text_never_reach_a_terminal(
         ["get", "conversations/2026-11-29.jsonl"],
         ["context"],
         ["proposals", "--all"],
-        ["gate", str(home / "MEMORY.md"), str(new)],
+        ["gate", str(old), str(new)],
         ["approve", pid + "ff"],
         ["get", f"memory/{EVIL}.md"],
         ["note", EVIL * 300],
@@ -574,18 +678,21 @@ def test_control_characters_in_stored_text_never_reach_a_terminal(
     assert seen_json
     assert main(["search", "kayak", "--json"]) == 0
     hits = json.loads(capsys.readouterr().out)
-    assert any(EVIL in hit["text"] for hit in hits)  # stored as written, escaped in JSON only
+    evil = stored_evil(owner_home)
+    assert any(evil in hit["text"] for hit in hits)  # stored as written, escaped in JSON only
 
 
-def test_control_characters_never_reach_a_tool_result_or_a_log(home: Path) -> None:
+def test_control_characters_never_reach_a_tool_result_or_a_log(
+    owner_home: CliBackend, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Tool results go to a model and to clients that print them; logs go to terminals. (The
     MCP server's own texts: tests/mcp/test_mcp_server.py.)"""
     import logging
 
     from trinho.logs import JsonFormatter
 
-    _plant_evil(home)
-    memory = Memory(home)
+    _plant_evil(owner_home)
+    capsys.readouterr()
     calls: list[tuple[str, dict[str, Any]]] = [
         ("memory_search", {"query": "kayak"}),
         ("memory_get", {"path": "memory/2026-11-29.md"}),
@@ -595,16 +702,20 @@ def test_control_characters_never_reach_a_tool_result_or_a_log(home: Path) -> No
         ("user_memory_save", {"key": "k", "value": EVIL, "basis": "user"}),
     ]
     for name, args in calls:
-        result = memory.call(name, args)
-        assert acts_on_terminal(result.text) == [], (name, result.text)
+        result = call_tool(capsys, name, args)
+        assert acts_on_terminal(result["text"]) == [], (name, result["text"])
     record = logging.LogRecord("trinho.x", logging.WARNING, __file__, 1, EVIL, (), None)
     assert acts_on_terminal(JsonFormatter().format(record)) == []
 
 
-def test_control_characters_never_reach_an_announcement(home: Path) -> None:
+def test_control_characters_never_reach_an_announcement(owner_home: CliBackend) -> None:
+    """An announcement rendered, and one held in the owner's outbox and delivered from it."""
+    from conftest import START, TZ
     from trinho.channels import ConsoleChannel
     from trinho.channels.base import Notification, NotificationItem
+    from trinho.channels.outbox import Outbox
     from trinho.channels.render import item_text, split_text, summary_text
+    from trinho.workspace import open_workspace
 
     item = NotificationItem("0123456789", "0" * 64, "edited", f"old {EVIL}", f"new {EVIL}", EVIL)
     notice = Notification("condense:2026-W48", f"Title {EVIL}", f"Summary {EVIL}", (item,))
@@ -612,6 +723,21 @@ def test_control_characters_never_reach_an_announcement(home: Path) -> None:
     ConsoleChannel("vi", stream).send(notice)
     texts = [stream.getvalue(), summary_text(notice, "en"), item_text(notice, 0, "vi")]
     texts += split_text(f"reply {EVIL}" * 500)
+    delivered = io.StringIO()
+    if owner_home.url is None:
+        outbox = Outbox(open_workspace(owner_home.home))
+        outbox.enqueue(notice)
+        outbox.deliver(ConsoleChannel("vi", delivered))
+    else:
+        from trinho.pg.connect import Database
+        from trinho.pg.outbox import PgOutbox
+
+        assert owner_home.owner is not None
+        with Database(owner_home.url) as db:
+            held = PgOutbox(db, owner_home.owner, clock=lambda: START, timezone=TZ)
+            held.enqueue(notice)
+            held.deliver(ConsoleChannel("vi", delivered))
+    assert delivered.getvalue() == stream.getvalue()
     for text in texts:
         assert acts_on_terminal(text) == [] and "x\\x1b]0;pwned" in text
 

@@ -160,12 +160,13 @@ def appended(base: str, current: str, after: str) -> str | None:
 
 
 def read_files(root: Path) -> dict[str, str]:
-    """Every tracked file under `root`, by its workspace-relative path."""
+    """Every tracked file under `root`, by its workspace-relative path, as written: a `\r`
+    is text the database holds, not a newline to translate."""
     found: dict[str, str] = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
         if path.is_file() and tracked(rel):
-            found[rel] = path.read_text(encoding="utf-8")
+            found[rel] = path.read_bytes().decode("utf-8")
     return found
 
 
@@ -232,10 +233,14 @@ def open_checkout(done: Checkout, config: Config, clock: Clock) -> Workspace:
 
 def checkin(db: Database, done: Checkout, *, run: str | None = None) -> list[str]:
     """Write what the job changed, in one transaction; the paths written. Refused with
-    `Moved`, writing nothing, when the database changed one of them since the checkout."""
+    `Moved`, writing nothing, when the database changed one of them since the checkout, and
+    in one line, writing nothing, when one holds a NUL the database cannot store."""
     changed = changed_files(done.base, read_files(done.root))
     if not changed:
         return []
+    for rel, (_, after) in changed.items():
+        if after is not None and "\x00" in after:  # PostgreSQL's text holds no NUL
+            raise TrinhoError.keyed("error.workcopy.nul", path=rel)
     records = PgRecords(db, done.owner, clock=datetime.now, timezone=done.zone)
     run = run or run_written(changed)
     with db.owner_tx(done.owner) as conn:
