@@ -95,6 +95,30 @@ def test_a_worker_condenses_each_owner_once_and_a_second_time_finds_the_week_don
     assert _jobs(pg_urls, owners[0]) == []
 
 
+def test_a_job_queued_for_an_owner_removed_since_succeeds_doing_nothing(
+    workspace: Workspace, clock: FixedClock, pg_urls: Urls, pg_admin: Database, tmp_path: Path
+) -> None:
+    """The operator removed the owner while their jobs waited: each ends `succeeded`, once,
+    with nothing written and nothing to retry; the other owner's job runs as before."""
+    from trinho.pg.owners import remove_owner
+
+    vi_week(workspace, clock)
+    gone, kept = _owners(pg_admin, workspace, tmp_path, 2)
+    deployment = _deployment(pg_urls, workspace, clock)
+    with opened(deployment) as queue:
+        assert queue.defer_condense(gone) and queue.defer_pass(gone)
+        assert queue.defer_condense(kept)
+    remove_owner(pg_admin, gone)
+    run_worker(deployment, wait=False)
+    assert sorted(_jobs(pg_urls, gone)) == [
+        ("trinho.condense", "succeeded"),
+        ("trinho.pass", "succeeded"),
+    ]
+    assert _jobs(pg_urls, kept) == [("trinho.condense", "succeeded")]
+    assert _runs(pg_admin, kept, clock) == ["import", "2026-W48"]
+    assert _runs(pg_admin, gone, clock) == []
+
+
 def test_a_pass_runs_what_an_owner_owes_once_and_then_owes_nothing(
     workspace: Workspace, clock: FixedClock, pg_urls: Urls, pg_admin: Database, tmp_path: Path
 ) -> None:

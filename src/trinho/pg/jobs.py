@@ -32,7 +32,7 @@ from trinho.config import Config
 from trinho.errors import TrinhoError
 from trinho.models import ChatModel, load_model
 from trinho.pg.connect import Database
-from trinho.pg.owners import owner_zones
+from trinho.pg.owners import owner_zone, owner_zones
 from trinho.pg.workcopy import run_on_copy, sweep_copies
 from trinho.schedule.jobs import ScheduledCondensation, WorkspaceJobRunner
 from trinho.schedule.plan import plan
@@ -146,6 +146,19 @@ def owner_pass(db: Database, deployment: Deployment, owner: str) -> str:
     )
 
 
+REMOVED = "owner removed: nothing to do"
+"""What a job queued for an owner removed since says it did: it succeeds, as there is no
+work left, rather than fail and be retried for nobody."""
+
+
+def removed(db: Database, owner: str) -> bool:
+    """Whether the owner a job was queued for is gone from the registry (logged)."""
+    if owner_zone(db, owner) is not None:
+        return False
+    log.info("owner removed", extra={"fields": {"owner": owner}})
+    return True
+
+
 def owes_a_run(config: Config, state_text: str | None, zone: str, now: datetime) -> bool:
     """Whether a pass would do something for this owner: a run is due, or the scheduler's
     state would change (an owner seen for the first time) (pure)."""
@@ -192,11 +205,11 @@ def make_queue(db: Database, deployment: Deployment, *, periodic: bool = False) 
 
     @app.task(name="trinho.pass", queue=QUEUE)
     def pass_task(owner: str) -> str:
-        return owner_pass(db, deployment, owner)
+        return REMOVED if removed(db, owner) else owner_pass(db, deployment, owner)
 
     @app.task(name="trinho.condense", queue=QUEUE)
     def condense_task(owner: str) -> str:
-        return condense_owner(db, deployment, owner)
+        return REMOVED if removed(db, owner) else condense_owner(db, deployment, owner)
 
     def defer(task: Any, kind: str) -> Callable[[str], bool]:
         def go(owner: str) -> bool:
