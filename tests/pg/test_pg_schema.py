@@ -91,6 +91,13 @@ def _rows(
     }
 
 
+def _fill_each(conn: psycopg.Connection, *owners: str) -> None:
+    """A row in every owner table for each owner, each owner in a transaction of its own."""
+    for owner in owners:
+        _fill(conn, owner)
+        conn.commit()
+
+
 APP_SEES = (*OWNER_TABLES, *INDEX_TABLES)
 """What the application role reads: row-level security holds it on each."""
 
@@ -135,10 +142,7 @@ def test_the_application_role_sees_no_row_without_an_owner_and_one_owners_rows_w
     other = owner + "-b"
     add_owner(pg_admin, other)
     with psycopg.connect(pg_urls.app) as conn:
-        _fill(conn, owner)
-        conn.commit()
-        _fill(conn, other)
-        conn.commit()
+        _fill_each(conn, owner, other)
         assert set(_rows(conn, None, APP_SEES).values()) == {0}
         conn.rollback()
         assert set(_rows(conn, owner, APP_SEES).values()) == {1}
@@ -181,10 +185,7 @@ def test_the_matches_function_finds_the_named_owners_units_only(
     other = owner + "-m"
     add_owner(pg_admin, other)
     with psycopg.connect(pg_urls.app) as conn:
-        _fill(conn, owner)
-        conn.commit()
-        _fill(conn, other)
-        conn.commit()
+        _fill_each(conn, owner, other)
         matches = "SELECT doc_id FROM search_matches('b'::tsquery)"
         assert conn.execute(matches).fetchall() == []
         conn.rollback()
