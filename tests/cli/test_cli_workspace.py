@@ -1,4 +1,7 @@
-"""The CLI conventions on the workspace commands: one JSON document, one-line errors, exit codes."""
+"""The CLI conventions on the workspace commands: one JSON document, one-line errors, exit
+codes; on the file workspace and on a PostgreSQL owner alike (`cli_backend`), except what is
+about the workspace folder itself (`init` of a folder, `--workspace`, an OpenClaw folder, the
+installed command)."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import pytest
 from conftest import snapshot
 from pg.fixtures import CliBackend
 from trinho.cli import main
+from trinho.workspace import CONFIG_PATH
 
 Run = tuple[int, str, str]
 
@@ -41,7 +45,8 @@ def assert_user_error(result: Run, code: int, message: str) -> None:
     assert "Traceback" not in err
 
 
-def test_json_flow(cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_flow(cli_backend: CliBackend, capsys: pytest.CaptureFixture[str]) -> None:
+    # `init` again on the fixture's workspace (the deployment's config on PostgreSQL)
     code, out, err = run(capsys, "init", "--tz", "Asia/Ho_Chi_Minh", "--json")
     assert (code, err) == (0, "")
     assert one_json(out)["timezone"] == "Asia/Ho_Chi_Minh"
@@ -61,6 +66,15 @@ def test_json_flow(cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]) 
     ]
     code, out, _ = run(capsys, "notes", "--date", "2026-11-28", "--json")
     assert one_json(out)["entries"] == []
+
+
+def test_init_creates_the_workspace_as_one_json_document(
+    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "init", "--tz", "Asia/Ho_Chi_Minh", "--json")
+    assert (code, err) == (0, "")
+    created = one_json(out)
+    assert created["timezone"] == "Asia/Ho_Chi_Minh" and created["created"] != []
 
 
 def test_note_and_notes_on_either_backend(
@@ -105,9 +119,8 @@ def test_init_tz_on_an_existing_workspace_records_and_announces_the_change(
 
 
 def test_import_command(
-    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+    cli_backend: CliBackend, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    run(capsys, "init", "--tz", "Asia/Ho_Chi_Minh")
     source = tmp_path / "turns.jsonl"
     lines = [
         {"at": "2026-11-27T23:59:00+07:00", "role": "user", "text": "a", "ref": "m1"},
@@ -146,9 +159,10 @@ def test_jobs_list_get_and_an_import_of_conversations_on_both_backends(
 
 
 def test_human_output_follows_the_locale(
-    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]
+    cli_backend: CliBackend, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    run(capsys, "init", "--tz", "Asia/Ho_Chi_Minh", "--locale", "vi")
+    config = cli_backend.home / CONFIG_PATH  # the owner's locale, set in the config by hand
+    config.write_text(config.read_text("utf-8").replace('locale = "en"', 'locale = "vi"'), "utf-8")
     assert run(capsys, "note", "đi chợ")[1] == "Đã lưu vào memory/2026-11-29.md: - 14:05 đi chợ\n"
     assert (
         run(capsys, "notes", "--date", "2026-11-28")[1] == "Không có ghi chú nào ngày 2026-11-28\n"
@@ -156,13 +170,30 @@ def test_human_output_follows_the_locale(
     assert run(capsys, "notes")[1] == "- 14:05 đi chợ\n"
 
 
-def test_user_errors_are_one_line_and_write_nothing(
-    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+def test_init_takes_the_locale(cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, "init", "--tz", "Asia/Ho_Chi_Minh", "--locale", "vi")
+    assert run(capsys, "note", "đi chợ")[1] == "Đã lưu vào memory/2026-11-29.md: - 14:05 đi chợ\n"
+
+
+def test_a_command_before_init_says_to_run_it(
+    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert_user_error(run(capsys, "note", "x", "--json"), 1, "run `trinho --workspace")
-    run(capsys, "init", "--tz", "Asia/Ho_Chi_Minh")
-    root = Path(cli_env["TRINHO_HOME"])
-    before = snapshot(root)
+    assert not Path(cli_env["TRINHO_HOME"]).exists()
+
+
+def records_snapshot(backend: CliBackend) -> dict[str, bytes | None]:
+    """Every file of the owner's memory: the workspace itself, or on PostgreSQL a checkout of
+    the owner's records (what the database holds, as the file store would)."""
+    with backend.view() as root:
+        return snapshot(root)
+
+
+def test_user_errors_are_one_line_and_write_nothing(
+    cli_backend: CliBackend, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    before = records_snapshot(cli_backend)
+    folder = snapshot(cli_backend.home)
     assert_user_error(run(capsys, "note", "  ", "--json"), 1, "empty note")
     assert_user_error(run(capsys, "note", "x" * 10_001), 1, "limit is 10,000")
     assert_user_error(run(capsys, "notes", "--date", "29/11/2026", "--json"), 1, "--date")
@@ -175,17 +206,19 @@ def test_user_errors_are_one_line_and_write_nothing(
     assert_user_error(run(capsys, "note"), 2, "Missing argument")
     assert_user_error(run(capsys, "nope"), 2, "No such command")
     assert_user_error(run(capsys, "init", "--tz", "Mars/Base"), 1, "unknown time zone")
-    (root / "memory" / "2026-11-29.md").write_bytes(b"caf\xe9\n")
-    before["memory/2026-11-29.md"] = b"caf\xe9\n"
-    assert_user_error(run(capsys, "notes"), 1, "memory/2026-11-29.md:1: invalid UTF-8")
-    assert_user_error(run(capsys, "note", "more"), 1, "invalid UTF-8")
-    assert snapshot(root) == before
+    if cli_backend.kind == "files":  # the database holds text only: no bytes that are not UTF-8
+        (cli_backend.home / "memory" / "2026-11-29.md").write_bytes(b"caf\xe9\n")
+        before["memory/2026-11-29.md"] = b"caf\xe9\n"
+        assert_user_error(run(capsys, "notes"), 1, "memory/2026-11-29.md:1: invalid UTF-8")
+        assert_user_error(run(capsys, "note", "more"), 1, "invalid UTF-8")
+    assert records_snapshot(cli_backend) == before
+    if cli_backend.kind == "pg":  # nor in the folder, which holds the deployment's config
+        assert snapshot(cli_backend.home) == folder
 
 
 def test_bad_trinho_now_is_a_user_error(
-    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    cli_backend: CliBackend, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    run(capsys, "init")
     monkeypatch.setenv("TRINHO_NOW", "tomorrow")
     assert_user_error(run(capsys, "note", "x"), 1, "TRINHO_NOW")
     monkeypatch.setenv("TRINHO_NOW", "9999-12-31T23:59:00-12:00")
