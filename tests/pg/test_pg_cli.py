@@ -117,3 +117,39 @@ def test_the_real_command_says_an_unreachable_database_in_one_line(
     assert done.returncode != 0
     assert "cannot reach the database" in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_refused_check_in_prints_its_error_alone_not_a_success_beside_it(
+    url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command on a working copy prints nothing on stdout until its copy is checked in:
+    when the database moved under it (here the scheduler's state, written by another process
+    while `jobs run` worked), the one error line is all it says, and the next run says what
+    it did."""
+    from trinho.pg import workcopy
+    from trinho.pg.connect import Database
+    from trinho.pg.jobs import STATE_NAME
+
+    with monkeypatch.context() as files:
+        files.delenv("TRINHO_DATABASE_URL")
+        trinho(capsys, "init", "--tz", "Asia/Ho_Chi_Minh")
+    trinho(capsys, "store", "migrate")
+    trinho(capsys, "owners", "add", "an", "--tz", "Asia/Ho_Chi_Minh")
+    real = workcopy.checkin
+
+    def meanwhile(db: Database, done: workcopy.Checkout, **kwargs: str | None) -> list[str]:
+        """Another pass's state, the same schedule written apart, lands first."""
+        state = json.loads((done.root / STATE_NAME).read_text(encoding="utf-8"))
+        with db.owner_tx("an") as conn:
+            conn.execute(
+                "INSERT INTO owner_files VALUES ('an', %s, %s)", (STATE_NAME, json.dumps(state))
+            )
+        return real(db, done, **kwargs)
+
+    with monkeypatch.context() as racing:
+        racing.setattr(workcopy, "checkin", meanwhile)
+        out, err = trinho(capsys, "jobs", "run", "--json", "--owner", "an", ok=False)
+    assert out == ""
+    assert err.count("\n") == 1 and STATE_NAME in err, err
+    done = json.loads(trinho(capsys, "jobs", "run", "--json", "--owner", "an")[0])
+    assert "runs" in done

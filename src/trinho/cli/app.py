@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from collections.abc import Callable
@@ -30,6 +31,28 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 OWNER_ENV = "TRINHO_OWNER"
+
+
+class _HeldStdout:
+    """What a command on a working copy prints, held until the copy is checked in: a refused
+    check-in then leaves its one error line alone, not beside a success that did not happen.
+    stderr (progress, errors) is not held. The command's own failure still shows what it
+    printed, as on files: the check-in runs at the close either way."""
+
+    def __init__(self) -> None:
+        self.real = sys.stdout
+        self.held = io.StringIO()
+
+    def __enter__(self) -> _HeldStdout:
+        sys.stdout = self.held
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        sys.stdout = self.real
+
+    def release(self) -> None:
+        self.real.write(self.held.getvalue())
+        self.real.flush()
 
 
 class State:
@@ -140,7 +163,13 @@ class State:
             else None
         )
         done = root.with_resource(working_copy(db, chosen, config_text))
-        root.call_on_close(lambda: checkin(db, done))
+        out = root.with_resource(_HeldStdout())
+
+        def check_in() -> None:
+            checkin(db, done)
+            out.release()
+
+        root.call_on_close(check_in)
         self._copy = open_checkout(
             done, home.config if home is not None else Config(), clock_from_env()
         )
