@@ -153,3 +153,24 @@ def test_a_refused_check_in_prints_its_error_alone_not_a_success_beside_it(
     assert err.count("\n") == 1 and STATE_NAME in err, err
     done = json.loads(trinho(capsys, "jobs", "run", "--json", "--owner", "an")[0])
     assert "runs" in done
+
+
+def test_an_error_about_a_working_copys_file_names_the_owners_file_not_the_copy(
+    url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The owner's scheduler state, broken: the one line names `.trinho/scheduler.json` as
+    the owner's records hold it, never the temporary folder the command worked in."""
+    from trinho.pg.connect import Database
+    from trinho.pg.jobs import STATE_NAME
+    from trinho.pg.workcopy import COPY_PREFIX
+
+    with monkeypatch.context() as files:
+        files.delenv("TRINHO_DATABASE_URL")
+        trinho(capsys, "init", "--tz", "Asia/Ho_Chi_Minh")
+    trinho(capsys, "store", "migrate")
+    trinho(capsys, "owners", "add", "an", "--tz", "Asia/Ho_Chi_Minh")
+    with Database(url) as db, db.owner_tx("an") as conn:
+        conn.execute("INSERT INTO owner_files VALUES ('an', %s, '{}')", (STATE_NAME,))
+    _, err = trinho(capsys, "jobs", "run", "--owner", "an", ok=False)
+    assert err.startswith(f"trinho: error: {STATE_NAME}: not a valid scheduler state"), err
+    assert COPY_PREFIX not in err and "/tmp" not in err and "/dev/shm" not in err

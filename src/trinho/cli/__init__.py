@@ -38,7 +38,7 @@ def _run(session: State, argv: list[str] | None) -> int:
     try:
         cli.main(args=argv, prog_name="trinho", standalone_mode=False, obj=session)
     except TrinhoError as exc:
-        say(f"trinho: error: {exc.localized(session.locale())}", err=True)
+        say(f"trinho: error: {session.shown(exc.localized(session.locale()))}", err=True)
         return exc.exit_code
     except click.exceptions.Abort:
         say(t(session.locale(), "error.aborted"), err=True)
@@ -61,7 +61,9 @@ def _run(session: State, argv: list[str] | None) -> int:
         return 1
     except Exception as exc:  # the boundary: an OS, database or any other failure, one line
         shown = public_error(exc, session.workspace_dir)
-        say(f"trinho: error: {one_line(shown.localized(session.locale()))}", err=True)
+        say(
+            f"trinho: error: {session.shown(one_line(shown.localized(session.locale())))}", err=True
+        )
         return 1
     return 0
 

@@ -175,6 +175,13 @@ class State:
         )
         return self._copy
 
+    def shown(self, message: str) -> str:
+        """An error line as the owner can act on it: a working copy's files named by their
+        path in the owner's records, not by the temporary folder they were copied to."""
+        if self._copy is None:
+            return message
+        return message.replace(f"{self._copy.root}{os.sep}", "").replace(str(self._copy.root), ".")
+
     @property
     def copied(self) -> bool:
         """Whether the command works on a working copy: its announcements then wait in the
