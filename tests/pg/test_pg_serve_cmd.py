@@ -20,7 +20,8 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from typing import Any
 import pytest
 
 from conftest import START, TZ, FixedClock
-from fake_bot_api import FakeBotApi
+from fake_bot_api import Call, FakeBotApi
 from fake_model_server import FakeServer, Reply, Seen, openai_reply, refusal_for
 from pg.fixtures import new_owner
 from serve_process import SERVE, EchoModel, reaped, terminated
@@ -38,9 +39,9 @@ from trinho.conversations.store import read_day
 from trinho.pg.connect import Database
 from trinho.pg.inbox import PgInbox
 from trinho.pg.outbox import PgOutbox
-from trinho.pg.owners import set_telegram_user
+from trinho.pg.owners import set_telegram_user, telegram_users
 from trinho.pg.store import PgRecords
-from trinho.pg.telegram import bot_id
+from trinho.pg.telegram import TURNS, bot_id
 from trinho.pg.transcripts import PgTranscripts
 from trinho.workspace import init_workspace, open_workspace
 
@@ -64,12 +65,6 @@ class Site:
 
     def owner_of(self, user: int) -> str:
         return self.x if user == X_USER else self.y
-
-
-@pytest.fixture
-def api() -> Iterator[FakeBotApi]:
-    with FakeBotApi() as server:
-        yield server
 
 
 def make_site(db: Database, root: Path, model_url: str, api: FakeBotApi, clock: FixedClock) -> Site:
@@ -168,7 +163,7 @@ class OwnersModel(FakeServer):
 
 
 def test_serve_answers_each_owner_from_their_memory_and_stops_cleanly_on_sigterm(
-    api: FakeBotApi, own_database: Database, tmp_path: Path, clock: FixedClock
+    api: BotApi, own_database: Database, tmp_path: Path, clock: FixedClock
 ) -> None:
     model = OwnersModel()
     refused: list[dict[str, Any]] = []
@@ -247,7 +242,7 @@ sys.exit(main())
 
 
 def test_sigterm_while_starting_exits_0_with_json_lines(
-    api: FakeBotApi, own_database: Database, tmp_path: Path, clock: FixedClock
+    api: BotApi, own_database: Database, tmp_path: Path, clock: FixedClock
 ) -> None:
     site = make_site(own_database, tmp_path / "ws", "http://127.0.0.1:9", api, clock)
     with reaped(serve(site, EARLY_SIGTERM)) as proc:
@@ -270,23 +265,79 @@ class Kills:
     """Kills the running service at given counts of an event (a model request, a reply sent):
     at the first such event at or past each count while the service runs. Two owners' turns
     run at once, so a count may come when the other trigger has just killed the service: that
-    kill waits for the next run, and each count given is one kill."""
+    kill waits for the next run, and each count given is one kill.
+
+    A kill comes when every reply Telegram took is recorded as sent (`settled`), no reply
+    being sent meanwhile (`BotApi` sends under `lock`): a service killed between Telegram
+    taking a reply and recording it sends it again, as nothing can tell it Telegram has it,
+    and an owner's kill must not land in that moment of another owner's turn."""
 
     def __init__(self) -> None:
         self.victim: subprocess.Popen[str] | None = None
         self.killed = 0
-        self._lock = threading.Lock()
+        self.lock = threading.RLock()
+        self.settled: Callable[[], bool] = lambda: True
 
     def fire(self, due: list[int], count: int) -> bool:
-        with self._lock:
+        with self.lock:
             victim = self.victim
             if not due or count < due[0] or victim is None or victim.poll() is not None:
                 return False
+            deadline = time.monotonic() + 30
+            while not self.settled() and time.monotonic() < deadline:
+                time.sleep(0.02)
             victim.kill()
             victim.wait()
             due.pop(0)
             self.killed += 1
             return True
+
+
+class BotApi(FakeBotApi):
+    """The fake Bot API taking one reply at a time, none while `kills` is killing: a reply
+    that came in while the service was being killed is its last words, and is refused (Telegram
+    would take a request that reached it whole, and the service, dead, would send it again)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kills = Kills()
+
+    def _handle(self, method: str, params: dict[str, Any]) -> tuple[int, Any]:
+        if method != "sendMessage":
+            return super()._handle(method, params)
+        killed = self.kills.killed
+        with self.kills.lock:
+            if self.kills.killed != killed:  # from the service killed while this one waited
+                with self._cond:
+                    self.calls.append(Call(method, params, 502))
+                return 502, {"ok": False, "error_code": 502, "description": "Bad Gateway"}
+            return super()._handle(method, params)
+
+
+@pytest.fixture
+def api() -> Iterator[BotApi]:
+    server = BotApi()
+    with server:
+        yield server
+
+
+def watch(api: BotApi, site: Site, clock: FixedClock) -> Kills:
+    """`api`'s kills, settled when every message Telegram took is in an owner's inbox as
+    sent."""
+
+    def settled() -> bool:
+        with api._cond:
+            taken = set(api.messages)
+        recorded = {
+            message
+            for owner in telegram_users(site.db)
+            for item in PgInbox(site.db, owner, clock=clock).state().items
+            for message in item.sent
+        }
+        return taken <= recorded
+
+    api.kills.settled = settled
+    return api.kills
 
 
 class KillingEcho(EchoModel):
@@ -362,12 +413,13 @@ def open_items(site: Site, owner: str, clock: FixedClock) -> list[InboxItem]:
 
 
 def test_sigkill_with_ten_messages_queued_loses_none(
-    api: FakeBotApi, own_database: Database, tmp_path: Path, clock: FixedClock
+    api: BotApi, own_database: Database, tmp_path: Path, clock: FixedClock
 ) -> None:
-    kills = Kills()
+    kills = api.kills
     model = KillingEcho(kills)
     with model:
         site = make_site(own_database, tmp_path / "ws", model.url, api, clock)
+        watch(api, site, clock)
         say_all(api, 10)
         model.due = [2]
         assert run_until_answered(api, site, kills, 10) == 1
@@ -405,13 +457,14 @@ yet in the inbox (the turn's check-in is one transaction, the inbox's record ano
 
 
 def test_sigkill_after_a_turn_is_saved_and_before_its_reply_is_recorded_asks_no_model_again(
-    api: FakeBotApi, own_database: Database, tmp_path: Path, clock: FixedClock
+    api: BotApi, own_database: Database, tmp_path: Path, clock: FixedClock
 ) -> None:
-    kills = Kills()
+    kills = api.kills
     model = KillingEcho(kills)
     marker = tmp_path / "killed-at"
     with model:
         site = make_site(own_database, tmp_path / "ws", model.url, api, clock)
+        watch(api, site, clock)
         say_all(api, 10)
         restarts = run_until_answered(
             api, site, kills, 10, KILL_AFTER_CHECKIN, KILLED_AT=str(marker)
@@ -424,9 +477,9 @@ def test_sigkill_after_a_turn_is_saved_and_before_its_reply_is_recorded_asks_no_
 
 
 def test_repeated_sigkills_during_a_burst_lose_nothing_and_answer_once(
-    api: FakeBotApi, own_database: Database, tmp_path: Path, clock: FixedClock
+    api: BotApi, own_database: Database, tmp_path: Path, clock: FixedClock
 ) -> None:
-    kills = Kills()
+    kills = api.kills
     model = KillingEcho(kills)
     sends = itertools.count(1)
     kill_sends = [3, 9, 15]
@@ -437,6 +490,7 @@ def test_repeated_sigkills_during_a_burst_lose_nothing_and_answer_once(
 
     with model:
         site = make_site(own_database, tmp_path / "ws", model.url, api, clock)
+        watch(api, site, clock)
         say_all(api, 30)
         model.due = [5, 12, 20]
         api.before = before
@@ -446,12 +500,13 @@ def test_repeated_sigkills_during_a_burst_lose_nothing_and_answer_once(
 
 
 def test_sigterm_with_a_long_queue_exits_0_and_keeps_the_queue(
-    api: FakeBotApi, own_database: Database, tmp_path: Path, clock: FixedClock
+    api: BotApi, own_database: Database, tmp_path: Path, clock: FixedClock
 ) -> None:
-    kills = Kills()
+    kills = api.kills
     model = KillingEcho(kills)
     with model:
         site = make_site(own_database, tmp_path / "ws", model.url, api, clock)
+        watch(api, site, clock)
         say_all(api, 20)
         with reaped(serve(site)) as proc:
             api.wait_for(lambda: len(answers(api)) >= 2, 60)
@@ -469,3 +524,38 @@ def test_sigterm_with_a_long_queue_exits_0_and_keeps_the_queue(
         assert run_until_answered(api, site, kills, 20) == 0
     assert kills.killed == 0
     assert_answered_once_in_order(api, site, clock, 20)
+
+
+def test_repeated_sigkills_with_more_owners_than_turns_at_once_lose_nothing_and_answer_once(
+    api: BotApi, own_database: Database, tmp_path: Path, clock: FixedClock
+) -> None:
+    """Seven owners, more than the bot answers at once: some wait for a free turn, and the
+    kills land in any of the turns running."""
+    kills = api.kills
+    model = KillingEcho(kills)
+    users = [5000 + n for n in range(TURNS + 3)]
+    sends = itertools.count(1)
+    kill_sends = [7, 30, 61]
+
+    def before(method: str, params: dict[str, Any]) -> bool:
+        return method == "sendMessage" and kills.fire(kill_sends, next(sends))
+
+    with model:
+        site = make_site(own_database, tmp_path / "ws", model.url, api, clock)
+        owners = {user: new_owner(own_database, TZ) for user in users}
+        for user, owner in owners.items():
+            set_telegram_user(own_database, owner, user)
+        watch(api, site, clock)
+        count = 12 * len(users)
+        for n in range(1, count + 1):
+            api.say(f"msg-{n}", user_id=users[n % len(users)], chat_id=users[n % len(users)])
+        model.due = [4, 11, 40, 70]
+        api.before = before
+        assert run_until_answered(api, site, kills, count) == 7
+    for user, owner in owners.items():
+        numbers = [n for n in range(1, count + 1) if users[n % len(users)] == user]
+        assert sent_to(api, user) == [f"re: msg-{n}" for n in numbers]
+        assert turns_of(site, owner, clock) == [
+            pair for n in numbers for pair in (("user", f"msg-{n}"), ("assistant", f"re: msg-{n}"))
+        ]
+    assert len(answers(api)) == count
