@@ -6,12 +6,10 @@ the model saved is on disk, and an announcement that could not be sent yet is st
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import itertools
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -23,7 +21,8 @@ import pytest
 
 from conftest import START, TZ
 from fake_bot_api import FakeBotApi
-from fake_model_server import FakeServer, Reply, Seen, openai_reply
+from fake_model_server import FakeServer, Reply, openai_reply
+from serve_process import SERVE, EchoModel, reaped, terminated
 from trinho.channels import Notification, Outbox
 from trinho.conversations.store import read_day
 from trinho.notes.store import read_notes
@@ -32,7 +31,6 @@ from trinho.workspace import Workspace, init_workspace, open_workspace
 pytestmark = pytest.mark.slow  # each test runs `trinho serve` as a process for seconds
 
 OWNER = 77
-SERVE = "import sys; from trinho.cli import main; sys.exit(main())"
 
 
 @pytest.fixture
@@ -124,34 +122,6 @@ def test_sigterm_while_starting_exits_0_with_json_lines(api: FakeBotApi, tmp_pat
 
 # -- faults: SIGKILL and SIGTERM with owner messages queued ------------------------------------
 
-MSG = re.compile(r"msg-(\d+)")
-
-
-class EchoModel(FakeServer):
-    """Answers `msg-N` with `re: msg-N`; `kill_at` kills the service at that model request,
-    after the turn's user line is recorded and before its reply exists."""
-
-    def __init__(self) -> None:
-        super().__init__(Reply(openai_reply("unused")))
-        self.kill_at: set[int] = set()
-        self.victim: subprocess.Popen[str] | None = None
-        self.count = 0
-
-    def _next(self, seen: Seen) -> Reply:
-        if not seen.path.startswith("/v1"):  # a probe of the server's own endpoints: 404
-            return super()._next(seen)
-        with self._lock:
-            self.requests.append(seen)
-            self.count += 1
-            kill = self.count in self.kill_at
-        if kill and self.victim is not None:
-            self.victim.kill()
-            self.victim.wait()
-            return Reply(openai_reply("never read"))
-        last = seen.body["messages"][-1]["content"]
-        (number,) = MSG.findall(str(last))[-1:]
-        return Reply(openai_reply(f"re: msg-{number}"))
-
 
 def configure(root: Path, model_url: str, api: FakeBotApi) -> Workspace:
     ws = init_workspace(root, timezone=TZ).workspace
@@ -197,23 +167,6 @@ def serve(root: Path, code: str = SERVE) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
     )
-
-
-@contextlib.contextmanager
-def reaped(proc: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
-    """The service for the block; killed and reaped if the block leaves it running."""
-    try:
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-
-
-def terminated(proc: subprocess.Popen[str], timeout: float = 60) -> tuple[str, str]:
-    """SIGTERM, as a service manager stops it; what it printed."""
-    proc.send_signal(signal.SIGTERM)
-    return proc.communicate(timeout=timeout)
 
 
 def answers(api: FakeBotApi) -> list[str]:

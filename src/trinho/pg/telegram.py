@@ -319,6 +319,16 @@ class OwnersBot(TelegramChannel):
             failed.extend((f"{line.owner}:{nid}", error) for nid, error in report.failed)
         return Delivered(tuple(sent), tuple(failed))
 
+    def pending(self) -> list[str]:
+        """What waits in the outboxes this bot delivers (`OWNER:NOTIFICATION`), read from the
+        database: made without a view of the bot, so it may be asked after the bot closed."""
+        left: list[str] = []
+        for owner in telegram_users(self.db):
+            zone = owner_zone(self.db, owner) or "UTC"
+            outbox = PgOutbox(self.db, owner, clock=self.clock, timezone=zone, locale=self.locale)
+            left.extend(f"{owner}:{entry.notification.id}" for entry in outbox.pending())
+        return left
+
 
 @dataclass(frozen=True)
 class Delivered:
@@ -387,9 +397,11 @@ class OwnersService:
             self.wake.clear()
 
     def stop(self) -> None:
-        """Stop polling and delivering; never raises."""
+        """Stop polling and delivering; never raises: a stop always ends with `serve.stopped`,
+        which names the announcements left for the next start, as the one-owner service's."""
         if self.stopping.is_set():
             return
+        log.info("service stopping", extra={"fields": {"event": "serve.stopping"}})
         self.stopping.set()
         self.wake.set()
         try:
@@ -398,7 +410,16 @@ class OwnersService:
             log.warning("channel did not close: %s", exc)
         for thread in self._threads:
             thread.join(self.grace)
-        log.info("service stopped", extra={"fields": {"event": "serve.stopped"}})
+        try:
+            left = self.bot.pending()
+        except Exception as exc:
+            left = []
+            log.error(
+                "outbox unreadable at stop",
+                extra={"fields": {"event": "outbox.error", "error": str(exc)}},
+            )
+        fields = {"event": "serve.stopped", "pending_announcements": left}
+        log.info("service stopped", extra={"fields": fields})
 
     @contextlib.contextmanager
     def running(self) -> Iterator[OwnersService]:
