@@ -14,6 +14,26 @@ from fake_model_server import FakeServer, Reply, Seen, openai_reply, refusal_for
 
 SERVE = "import sys; from trinho.cli import main; sys.exit(main())"
 
+
+def sigterm_while_building(module: str, name: str) -> str:
+    """A program that runs `trinho` with `module.name` (what `serve` builds first) sending the
+    process SIGTERM as it is called: a stop while starting, before anything runs."""
+    return f"""
+import os, signal, sys
+import {module}
+
+build = {module}.{name}
+
+def sigterm_while_starting(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGTERM)
+    return build(*args, **kwargs)
+
+{module}.{name} = sigterm_while_starting
+from trinho.cli import main
+sys.exit(main())
+"""
+
+
 MSG = re.compile(r"msg-(\d+)")
 
 

@@ -22,7 +22,7 @@ import pytest
 from conftest import START, TZ
 from fake_bot_api import FakeBotApi
 from fake_model_server import FakeServer, Reply, openai_reply
-from serve_process import SERVE, EchoModel, reaped, terminated
+from serve_process import SERVE, EchoModel, reaped, sigterm_while_building, terminated
 from trinho.channels import Notification, Outbox
 from trinho.conversations.store import read_day
 from trinho.notes.store import read_notes
@@ -136,20 +136,7 @@ def configure(root: Path, model_url: str, api: FakeBotApi) -> Workspace:
     return ws
 
 
-EARLY_SIGTERM = """
-import os, signal, sys
-import trinho.serve.service
-
-build = trinho.serve.service.build_service
-
-def sigterm_while_starting(*args, **kwargs):
-    os.kill(os.getpid(), signal.SIGTERM)
-    return build(*args, **kwargs)
-
-trinho.serve.service.build_service = sigterm_while_starting
-from trinho.cli import main
-sys.exit(main())
-"""
+EARLY_SIGTERM = sigterm_while_building("trinho.serve.service", "build_service")
 """`trinho serve` receiving SIGTERM as it builds its parts, before anything runs."""
 
 

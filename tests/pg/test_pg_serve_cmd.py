@@ -32,7 +32,7 @@ from conftest import START, TZ, FixedClock
 from fake_bot_api import Call, FakeBotApi
 from fake_model_server import FakeServer, Reply, Seen, openai_reply, refusal_for
 from pg.fixtures import new_owner
-from serve_process import SERVE, EchoModel, reaped, terminated
+from serve_process import SERVE, EchoModel, reaped, sigterm_while_building, terminated
 from trinho.channels import Notification
 from trinho.channels.inbox import InboxItem
 from trinho.conversations.store import read_day
@@ -224,20 +224,7 @@ def test_serve_answers_each_owner_from_their_memory_and_stops_cleanly_on_sigterm
     assert nothing_in_the_files(site)
 
 
-EARLY_SIGTERM = """
-import os, signal, sys
-import trinho.pg.telegram
-
-build = trinho.pg.telegram.OwnersBot
-
-def sigterm_while_starting(*args, **kwargs):
-    os.kill(os.getpid(), signal.SIGTERM)
-    return build(*args, **kwargs)
-
-trinho.pg.telegram.OwnersBot = sigterm_while_starting
-from trinho.cli import main
-sys.exit(main())
-"""
+EARLY_SIGTERM = sigterm_while_building("trinho.pg.telegram", "OwnersBot")
 """`trinho serve` on a database receiving SIGTERM as it builds its bot, before anything runs."""
 
 
