@@ -5,11 +5,13 @@ turn), and the ways a test stops it."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import signal
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
+from fake_bot_api import FakeBotApi
 from fake_model_server import FakeServer, Reply, Seen, openai_reply, refusal_for
 
 SERVE = "import sys; from trinho.cli import main; sys.exit(main())"
@@ -87,3 +89,34 @@ def terminated(proc: subprocess.Popen[str], timeout: float = 60) -> tuple[str, s
     """SIGTERM, as a service manager stops it; what it printed."""
     proc.send_signal(signal.SIGTERM)
     return proc.communicate(timeout=timeout)
+
+
+def answers(api: FakeBotApi) -> list[str]:
+    """Every reply Telegram took, in order."""
+    return [str(c.params["text"]) for c in api.ok_calls("sendMessage")]
+
+
+def ended_or_answered(proc: subprocess.Popen[str], api: FakeBotApi, count: int) -> bool:
+    return proc.poll() is not None or len(answers(api)) >= count
+
+
+def run_until_answered(
+    api: FakeBotApi, start: Callable[[], subprocess.Popen[str]], count: int
+) -> int:
+    """Start `serve` again after each kill until `count` answers arrived; the restarts made.
+    `start` runs the service and tells the killer which process to kill."""
+    restarts = 0
+    while True:
+        proc = start()
+        try:
+            api.wait_for(functools.partial(ended_or_answered, proc, api, count), 60)
+            if proc.poll() is None:
+                terminated(proc, timeout=30)
+                assert proc.returncode == 0
+                return restarts
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.communicate()
+        assert proc.returncode == -signal.SIGKILL
+        restarts += 1

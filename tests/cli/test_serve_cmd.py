@@ -6,11 +6,9 @@ the model saved is on disk, and an announcement that could not be sent yet is st
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 import os
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,7 +20,15 @@ import pytest
 from conftest import START, TZ
 from fake_bot_api import FakeBotApi
 from fake_model_server import FakeServer, Reply, openai_reply
-from serve_process import SERVE, EchoModel, reaped, sigterm_while_building, terminated
+from serve_process import (
+    SERVE,
+    EchoModel,
+    answers,
+    reaped,
+    run_until_answered,
+    sigterm_while_building,
+    terminated,
+)
 from trinho.channels import Notification, Outbox
 from trinho.conversations.store import read_day
 from trinho.notes.store import read_notes
@@ -156,10 +162,6 @@ def serve(root: Path, code: str = SERVE) -> subprocess.Popen[str]:
     )
 
 
-def answers(api: FakeBotApi) -> list[str]:
-    return [str(c.params["text"]) for c in api.ok_calls("sendMessage")]
-
-
 def assert_answered_once_in_order(api: FakeBotApi, root: Path, count: int) -> None:
     expected = [f"re: msg-{n}" for n in range(1, count + 1)]
     assert answers(api) == expected
@@ -171,28 +173,11 @@ def assert_answered_once_in_order(api: FakeBotApi, root: Path, count: int) -> No
     ]
 
 
-def ended_or_answered(proc: subprocess.Popen[str], api: FakeBotApi, count: int) -> bool:
-    return proc.poll() is not None or len(answers(api)) >= count
-
-
-def run_until_answered(api: FakeBotApi, root: Path, model: EchoModel, count: int) -> int:
-    """Start `serve` again after each kill until `count` answers arrived; the restarts made."""
-    restarts = 0
-    while True:
-        proc = serve(root)
-        model.victim = proc
-        try:
-            api.wait_for(functools.partial(ended_or_answered, proc, api, count), 60)
-            if proc.poll() is None:
-                terminated(proc, timeout=30)
-                assert proc.returncode == 0
-                return restarts
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.communicate()
-        assert proc.returncode == -signal.SIGKILL
-        restarts += 1
+def restarted(root: Path, model: EchoModel) -> subprocess.Popen[str]:
+    """`serve` on the workspace again, the process the model kills when told to."""
+    proc = serve(root)
+    model.victim = proc
+    return proc
 
 
 def test_sigkill_with_ten_messages_queued_loses_none(api: FakeBotApi, tmp_path: Path) -> None:
@@ -203,7 +188,7 @@ def test_sigkill_with_ten_messages_queued_loses_none(api: FakeBotApi, tmp_path: 
         for n in range(1, 11):
             api.say(f"msg-{n}", user_id=OWNER, chat_id=OWNER)
         model.kill_at = {2}
-        assert run_until_answered(api, root, model, 10) == 1
+        assert run_until_answered(api, lambda: restarted(root, model), 10) == 1
     assert api.updates == []  # all confirmed: Telegram has forgotten them
     assert_answered_once_in_order(api, root, 10)
 
@@ -232,7 +217,7 @@ def test_repeated_sigkills_during_a_burst_lose_nothing_and_answer_once(
             api.say(f"msg-{n}", user_id=OWNER, chat_id=OWNER)
         model.kill_at = {5, 12, 20}
         api.before = before
-        assert run_until_answered(api, root, model, 30) == 6
+        assert run_until_answered(api, lambda: restarted(root, model), 30) == 6
     assert len(victim) == 3
     assert_answered_once_in_order(api, root, 30)
 
@@ -256,5 +241,5 @@ def test_sigterm_with_a_long_queue_exits_0_and_keeps_the_queue(
         done = len(answers(api))
         assert done < 20
         model.kill_at = set()
-        assert run_until_answered(api, root, model, 20) == 0
+        assert run_until_answered(api, lambda: restarted(root, model), 20) == 0
     assert_answered_once_in_order(api, root, 20)

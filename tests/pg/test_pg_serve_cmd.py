@@ -11,12 +11,10 @@ answers is the database's.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import threading
@@ -32,7 +30,15 @@ from conftest import START, TZ, FixedClock
 from fake_bot_api import Call, FakeBotApi
 from fake_model_server import FakeServer, Reply, Seen, openai_reply, refusal_for
 from pg.fixtures import new_owner
-from serve_process import SERVE, EchoModel, reaped, sigterm_while_building, terminated
+from serve_process import (
+    SERVE,
+    EchoModel,
+    answers,
+    reaped,
+    run_until_answered,
+    sigterm_while_building,
+    terminated,
+)
 from trinho.channels import Notification
 from trinho.channels.inbox import InboxItem
 from trinho.conversations.store import read_day
@@ -117,10 +123,6 @@ def turns_of(site: Site, owner: str, clock: FixedClock) -> list[tuple[str, str]]
 def sent_to(api: FakeBotApi, chat: int) -> list[str]:
     calls = api.ok_calls("sendMessage")
     return [str(c.params["text"]) for c in calls if c.params["chat_id"] == str(chat)]
-
-
-def answers(api: FakeBotApi) -> list[str]:
-    return [str(c.params["text"]) for c in api.ok_calls("sendMessage")]
 
 
 def nothing_in_the_files(site: Site) -> bool:
@@ -369,30 +371,11 @@ def assert_answered_once_in_order(
     assert nothing_in_the_files(site)
 
 
-def ended_or_answered(proc: subprocess.Popen[str], api: FakeBotApi, count: int) -> bool:
-    return proc.poll() is not None or len(answers(api)) >= count
-
-
-def run_until_answered(
-    api: FakeBotApi, site: Site, kills: Kills, count: int, code: str = SERVE, **extra: str
-) -> int:
-    """Start `serve` again after each kill until `count` answers arrived; the restarts made."""
-    restarts = 0
-    while True:
-        proc = serve(site, code, **extra)
-        kills.victim = proc
-        try:
-            api.wait_for(functools.partial(ended_or_answered, proc, api, count), 60)
-            if proc.poll() is None:
-                terminated(proc, timeout=30)
-                assert proc.returncode == 0
-                return restarts
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.communicate()
-        assert proc.returncode == -signal.SIGKILL
-        restarts += 1
+def restarted(site: Site, kills: Kills, code: str = SERVE, **extra: str) -> subprocess.Popen[str]:
+    """`serve` on the database again, the process `kills` kills when told to."""
+    proc = serve(site, code, **extra)
+    kills.victim = proc
+    return proc
 
 
 def open_items(site: Site, owner: str, clock: FixedClock) -> list[InboxItem]:
@@ -409,7 +392,7 @@ def test_sigkill_with_ten_messages_queued_loses_none(
         watch(api, site, clock)
         say_all(api, 10)
         model.due = [2]
-        assert run_until_answered(api, site, kills, 10) == 1
+        assert run_until_answered(api, lambda: restarted(site, kills), 10) == 1
     assert kills.killed == 1
     assert api.updates == []  # all confirmed: Telegram has forgotten them
     assert_answered_once_in_order(api, site, clock, 10)
@@ -454,7 +437,7 @@ def test_sigkill_after_a_turn_is_saved_and_before_its_reply_is_recorded_asks_no_
         watch(api, site, clock)
         say_all(api, 10)
         restarts = run_until_answered(
-            api, site, kills, 10, KILL_AFTER_CHECKIN, KILLED_AT=str(marker)
+            api, lambda: restarted(site, kills, KILL_AFTER_CHECKIN, KILLED_AT=str(marker)), 10
         )
         assert restarts == 1
     killed_at = marker.read_text("utf-8")
@@ -481,7 +464,7 @@ def test_repeated_sigkills_during_a_burst_lose_nothing_and_answer_once(
         say_all(api, 30)
         model.due = [5, 12, 20]
         api.before = before
-        assert run_until_answered(api, site, kills, 30) == 6
+        assert run_until_answered(api, lambda: restarted(site, kills), 30) == 6
     assert kills.killed == 6 and kill_sends == [] and model.due == []
     assert_answered_once_in_order(api, site, clock, 30)
 
@@ -508,7 +491,7 @@ def test_sigterm_with_a_long_queue_exits_0_and_keeps_the_queue(
             waiting = [i.text for i in open_items(site, site.owner_of(user), clock)]
             answered = len(sent_to(api, user))
             assert waiting == [f"msg-{n}" for n in numbers_of(user, 20)[answered:]]
-        assert run_until_answered(api, site, kills, 20) == 0
+        assert run_until_answered(api, lambda: restarted(site, kills), 20) == 0
     assert kills.killed == 0
     assert_answered_once_in_order(api, site, clock, 20)
 
@@ -538,7 +521,7 @@ def test_repeated_sigkills_with_more_owners_than_turns_at_once_lose_nothing_and_
             api.say(f"msg-{n}", user_id=users[n % len(users)], chat_id=users[n % len(users)])
         model.due = [4, 11, 40, 70]
         api.before = before
-        assert run_until_answered(api, site, kills, count) == 7
+        assert run_until_answered(api, lambda: restarted(site, kills), count) == 7
     for user, owner in owners.items():
         numbers = [n for n in range(1, count + 1) if users[n % len(users)] == user]
         assert sent_to(api, user) == [f"re: msg-{n}" for n in numbers]
