@@ -257,6 +257,21 @@ def test_a_path_with_no_place_in_the_database_refuses_the_check_in(
             checkin(pg_admin, done)
 
 
+def test_a_file_a_job_left_not_in_utf8_is_named_in_one_line_and_nothing_written(
+    workspace: Workspace, clock: FixedClock, pg_admin: Database, tmp_path: Path
+) -> None:
+    """As a workspace's file that is not UTF-8 is named with its line and byte, so is a
+    working copy's at check-in, by its path in the owner's records."""
+    owner = _pg_owner(pg_admin, workspace, tmp_path)
+    records = PgRecords(pg_admin, owner, clock=clock, timezone=workspace.config.timezone)
+    before = records.memory_text()
+    with working_copy(pg_admin, owner, _config_text(workspace)) as done:
+        (done.root / "MEMORY.md").write_bytes(b"# Memory\n- caf\xe9\n")
+        with pytest.raises(TrinhoError, match=r"^MEMORY\.md:2: invalid UTF-8"):
+            checkin(pg_admin, done)
+    assert records.memory_text() == before
+
+
 paths = st.sampled_from(
     [
         "MEMORY.md",

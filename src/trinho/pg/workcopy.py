@@ -57,6 +57,7 @@ from trinho.pg.transfer import (
 )
 from trinho.proposals.store import Proposal
 from trinho.search.documents import note_docs
+from trinho.textnorm import decode
 from trinho.workspace import (
     ARCHIVE_FILE,
     CONVERSATIONS_DIR,
@@ -166,7 +167,7 @@ def read_files(root: Path) -> dict[str, str]:
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
         if path.is_file() and tracked(rel):
-            found[rel] = path.read_bytes().decode("utf-8")
+            found[rel] = decode(path.read_bytes(), rel)  # a file a job wrote, not UTF-8: one line
     return found
 
 
@@ -222,7 +223,7 @@ def checkout(db: Database, owner: str, folder: Path, config_text: str | None) ->
     for rel, text in sorted({**files, **derived}.items()):
         path = folder / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")  # a copy to throw away: the database is durable
+        path.write_bytes(text.encode("utf-8"))  # as read back; a copy to throw away
     return Checkout(owner, zone, folder, read_files(folder), latest.version if latest else 0)
 
 
