@@ -4,8 +4,9 @@ refused; each owner's announcement reaches only their chat."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import pytest
@@ -15,6 +16,7 @@ from fake_bot_api import FakeBotApi
 from pg.fixtures import new_owner
 from trinho.channels import Notification, NotificationItem, TelegramSettings
 from trinho.channels.callbacks import CallbackAction, callback_secret, encode, short_hash
+from trinho.channels.inbox import InboxItem, InboxState
 from trinho.config import Config
 from trinho.errors import TrinhoError
 from trinho.i18n import t
@@ -235,6 +237,43 @@ def test_each_user_chats_with_their_own_owners_memory_only(
         ("assistant", "seen: bravo-secret"),
         ("user", "and again?"),
     ]
+
+
+class Submitted(concurrent.futures.Executor):
+    """A pool that runs nothing: what the dispatcher started, each turn's item."""
+
+    def __init__(self) -> None:
+        self.items: list[InboxItem] = []
+
+    def submit(  # type: ignore[override]
+        self, fn: Callable[..., None], owner: str, channel: object, item: InboxItem
+    ) -> concurrent.futures.Future[None]:
+        self.items.append(item)
+        return concurrent.futures.Future()
+
+
+def test_a_message_recorded_while_the_dispatcher_looks_is_answered(
+    bot: OwnersBot, owners: tuple[Owner, Owner], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dispatcher found Y's inbox empty; before it could forget Y, Y's message was recorded
+    and Y opened again: Y stays open, and the next look starts Y's turn."""
+    _, y = owners
+    bot._opened({y.name: Y_USER})
+    inbox = bot.line(y.name, Y_USER).channel.inbox
+    looked = inbox.state
+
+    def looked_then_recorded() -> InboxState:
+        empty = looked()
+        inbox.add([(50, "what is the word?")])
+        bot._opened({y.name: Y_USER})
+        return empty
+
+    monkeypatch.setattr(inbox, "state", looked_then_recorded)
+    pool = Submitted()
+    assert bot._dispatch(pool) is None and pool.items == []
+    monkeypatch.setattr(inbox, "state", looked)
+    bot._dispatch(pool)
+    assert [(item.update_id, item.text) for item in pool.items] == [(50, "what is the word?")]
 
 
 def test_a_restart_asks_telegram_for_what_came_after_and_answers_each_message_once(

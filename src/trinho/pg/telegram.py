@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import itertools
 import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -141,8 +142,10 @@ class OwnersBot(TelegramChannel):
         self.model = model
         self._lines: dict[tuple[str, int], OwnerLine] = {}
         self._lines_lock = threading.Lock()
-        self._open: dict[str, int] = {}
-        """Owners whose inbox may hold a message to answer, and their user."""
+        self._open: dict[str, tuple[int, int]] = {}
+        """Owners whose inbox may hold a message to answer: their user, and the mark of the
+        latest opening (so the dispatcher never forgets an owner opened while it looked)."""
+        self._marks = itertools.count()
         self._busy: set[str] = set()
         """Owners whose turn is being answered now."""
         self._open_lock = threading.Lock()
@@ -238,21 +241,25 @@ class OwnersBot(TelegramChannel):
         for line, items in texts.values():
             line.channel.inbox.add(items)
         self.inbox.add([(update.update_id, None) for update in updates])
-        with self._open_lock:
-            self._open.update({owner: line.user_id for owner, (line, _) in texts.items()})
-        self._wake.set()
+        self._opened({owner: line.user_id for owner, (line, _) in texts.items()})
         loop = self._loop
         if loop is None:
             return
         for channel, update in presses:
             asyncio.run_coroutine_threadsafe(channel._on_callback(update), loop)
 
+    def _opened(self, owners: dict[str, int]) -> None:
+        """These owners' inboxes may hold a message now: each is marked anew, and the
+        dispatcher woken."""
+        with self._open_lock:
+            self._open.update({owner: (user, next(self._marks)) for owner, user in owners.items()})
+        self._wake.set()
+
     def _work(self) -> None:
         """Answer the owners' inboxes until the bot closes: up to `turns` owners at once, each
         owner's messages one at a time, oldest first, strictly in order."""
         try:
-            with self._open_lock:
-                self._open.update({line.owner: line.user_id for line in self.lines()})
+            self._opened({line.owner: line.user_id for line in self.lines()})
         except Exception:
             log.exception("telegram: reading the owners failed")
         with concurrent.futures.ThreadPoolExecutor(self.turns, "trinho-turn") as pool:
@@ -268,7 +275,7 @@ class OwnersBot(TelegramChannel):
         with self._open_lock:
             owners = sorted(self._open.items())
         soonest: datetime | None = None
-        for owner, user_id in owners:
+        for owner, (user_id, mark) in owners:
             with self._open_lock:
                 if owner in self._busy or len(self._busy) >= self.turns:
                     continue
@@ -283,7 +290,7 @@ class OwnersBot(TelegramChannel):
                     self._busy.add(owner)
                     pool.submit(self._serve, owner, channel, item)
                 elif due is None:
-                    if self._open.get(owner) == user_id:
+                    if self._open.get(owner) == (user_id, mark):
                         del self._open[owner]
                 elif soonest is None or due < soonest:
                     soonest = due
