@@ -167,7 +167,8 @@ class CachedEmbedder:
         self.inner = inner
         OUT.mkdir(parents=True, exist_ok=True)
         safe = re.sub(r"[^\w.-]+", "_", inner.name)
-        self.db = sqlite3.connect(OUT / f"embeddings-{safe}.sqlite")
+        # The search embeds its query on a worker thread (one model call at a time).
+        self.db = sqlite3.connect(OUT / f"embeddings-{safe}.sqlite", check_same_thread=False)
         self.db.execute(
             "CREATE TABLE IF NOT EXISTS v(side TEXT, key TEXT, vec BLOB, PRIMARY KEY(side, key))"
         )

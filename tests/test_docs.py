@@ -584,3 +584,19 @@ def test_every_test_the_security_page_names_exists() -> None:
     )
     for first, second in bare:
         assert f"def {first or second}(" in everything, first or second
+
+
+@pytest.mark.parametrize(
+    ("dotted", "shown"),
+    [("trinho.search.vectors.Embedder", "Embedder"), ("trinho.models.ChatModel", "ChatModel")],
+)
+def test_a_documented_protocol_is_shown_with_each_of_its_methods(dotted: str, shown: str) -> None:
+    """The python-api page's words on a Protocol name every member a custom one must have:
+    `embed(texts)` stayed documented after it became two methods."""
+    protocol = _resolve(dotted)
+    members = {name for name in vars(protocol) if not name.startswith("_")}
+    text = _doc("python-api.md")
+    start = text.index(f"`{shown}` is")
+    ends = [end for end in (text.find("\n- ", start), text.find("\n\n", start)) if end > 0]
+    named = set(re.findall(r"`(\w+)[`(]", text[start : min(ends)])) - {shown}
+    assert members <= named, f"{shown}: {sorted(members - named)} not documented"

@@ -2,6 +2,7 @@
 rule that leaves the query unembedded when the lexical side already fills the page."""
 
 import sqlite3
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 np = pytest.importorskip("numpy")
 
+from trinho.errors import TrinhoError  # noqa: E402
 from trinho.notes.store import save_note  # noqa: E402
 from trinho.search import Query, SearchIndex, vectors  # noqa: E402
 from trinho.search.rank import lexical_suffices  # noqa: E402
@@ -86,7 +88,7 @@ def test_a_big_store_finds_the_near_copies_and_scores_the_lexical_keys() -> None
     rows[2_999] = rows[17] + 0.05 * unit_rows(1, 1, 64)[0]
     rows[2_999] /= np.linalg.norm(rows[2_999])
     store, _ = store_of(rows, shortlist_size=100)
-    near = store.nearest("doc17", 2, also=["k000005"])
+    near = store.nearest(store.query_vector("doc17"), 2, also=["k000005"])
     assert [key for key, _ in near[:2]] == ["k000017", "k002999"]
     assert near[2][0] == "k000005"
     assert near[2][1] == pytest.approx(float(rows[5] @ rows[17]), abs=0.01)
@@ -95,7 +97,7 @@ def test_a_big_store_finds_the_near_copies_and_scores_the_lexical_keys() -> None
 def test_a_small_store_is_scored_whole_as_the_exact_cosines_order_it() -> None:
     rows = unit_rows(3, 200, 32)
     store, _ = store_of(rows, shortlist_size=vectors.SHORTLIST)
-    near = store.nearest("doc4", 200)
+    near = store.nearest(store.query_vector("doc4"), 200)
     exact = rows @ rows[4]
     got = dict(near)
     assert len(got) == 200
@@ -104,9 +106,9 @@ def test_a_small_store_is_scored_whole_as_the_exact_cosines_order_it() -> None:
 
 def test_a_repeated_query_is_embedded_once() -> None:
     store, embedder = store_of(unit_rows(5, 20, 8), shortlist_size=vectors.SHORTLIST)
-    store.nearest("doc3", 5)
-    store.nearest("doc3", 5)
-    store.nearest("doc4", 5)
+    store.nearest(store.query_vector("doc3"), 5)
+    store.nearest(store.query_vector_beside("doc3").result(), 5)
+    store.nearest(store.query_vector("doc4"), 5)
     assert embedder.queries == ["doc3", "doc4"]
 
 
@@ -141,15 +143,64 @@ class CountingEmbedder:
         return [1.0, 0.0]
 
 
-def test_the_query_is_not_embedded_when_every_first_hit_holds_every_term(
+class HeldEmbedder(CountingEmbedder):
+    """Its query embedding waits until released: a search that waits for it would hang."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = threading.Event()
+
+    def embed_query(self, text: str) -> list[float]:
+        assert self.release.wait(10), "the query's embedding was never released"
+        return super().embed_query(text)
+
+
+def test_the_search_does_not_wait_for_the_query_when_every_first_hit_holds_every_term(
     workspace: Workspace,
 ) -> None:
     for i in range(3):
         save_note(workspace, f"blue fence number {i}")
     save_note(workspace, "a red fence")
-    embedder = CountingEmbedder()
+    embedder = HeldEmbedder()
     with SearchIndex(workspace, embedder=embedder) as index:
-        assert len(index.search(Query("blue fence", limit=3))) == 3
+        assert len(index.search(Query("blue fence", limit=3))) == 3  # the model still held
         assert embedder.queries == []
+        embedder.release.set()
         assert len(index.search(Query("blue fence", limit=4))) == 4
+        # Embedded once: beside the first search, then used by the second.
         assert embedder.queries == ["blue fence"]
+
+
+def test_a_query_is_embedded_while_the_lexical_search_runs(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lexical search starts before the query's vector is ready: the model and SQLite
+    overlap."""
+    save_note(workspace, "a red fence")
+    embedder = HeldEmbedder()
+    with SearchIndex(workspace, embedder=embedder) as index:
+        lexical = index._lexical
+
+        def lexical_then_release(*args: Any) -> Any:
+            assert embedder.queries == []  # the model has not answered yet
+            rows = lexical(*args)
+            embedder.release.set()
+            return rows
+
+        monkeypatch.setattr(index, "_lexical", lexical_then_release)
+        assert [hit.text for hit in index.search(Query("fence colour", limit=5))] == ["a red fence"]
+        assert embedder.queries == ["fence colour"]
+
+
+def test_a_failing_query_embedding_fails_the_search_that_needs_it(workspace: Workspace) -> None:
+    save_note(workspace, "a red fence")
+
+    class Unreachable(CountingEmbedder):
+        def embed_query(self, text: str) -> list[float]:
+            raise TrinhoError.keyed("error.embed.unreachable", url="http://127.0.0.1:9", error="x")
+
+    with (
+        SearchIndex(workspace, embedder=Unreachable()) as index,
+        pytest.raises(TrinhoError, match=r"127\.0\.0\.1:9"),
+    ):
+        index.search(Query("fence colour", limit=5))

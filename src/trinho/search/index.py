@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trinho.boundary import public_error
 from trinho.durable import read_regular
@@ -66,10 +66,12 @@ from trinho.search.tokenize import (
     expansions,
     fold,
     query_terms,
-    terms,
 )
 from trinho.search.vectors import Embedder, VectorStore, dense_key
 from trinho.workspace import ARCHIVE_FILE, CONVERSATIONS_DIR, MEMORY_FILE, NOTES_DIR, Workspace
+
+if TYPE_CHECKING:
+    from trinho.search.vectors import Matrix
 
 log = logging.getLogger(__name__)
 
@@ -363,6 +365,8 @@ class SearchIndex:
         self.close()
 
     def close(self) -> None:
+        if self.vectors is not None:
+            self.vectors.close()
         self.conn.close()
 
     # -- building -------------------------------------------------------------------
@@ -510,12 +514,24 @@ class SearchIndex:
         wanted = query.limit + (CANDIDATES if wide else 0)
         extra = [*expansions(query.text), *(t for p in known for t in query_terms(p))]
         searched = [*found, *(t for t in dict.fromkeys(extra) if t not in found)]
+        beside = near_soon = None
+        if self.vectors is not None:
+            # The query embedded and the vectors scanned on the other core, beside the lexical
+            # search; dropped if the lexical side suffices.
+            self.vectors.sync()
+            beside = self.vectors.query_vector_beside(query.text)
+            near_soon = self.vectors.nearest_beside(beside, self._pool(wanted, where))
         rows = self._lexical(match_expression(searched), where, params, wanted)
         by_id: dict[int, sqlite3.Row] = {row["id"]: row for row in rows}
         lexical = rerank([Scored(row["id"], row["text"], -row["s"]) for row in rows], accented)
         dense: dict[int, tuple[float, int]] = {}
-        if self.vectors is not None and not self._lexical_suffices(found, lexical, by_id, query):
-            dense = self._dense(query.text, where, params, wanted, by_id)
+        if beside is not None and near_soon is not None:
+            if self._lexical_suffices(found, lexical, by_id, query):
+                near_soon.cancel()
+                beside.cancel()
+            else:
+                near = near_soon.result()
+                dense = self._dense(beside.result(), near, where, params, wanted, by_id)
         if not (wide and (named or when or dense)):
             chosen = [Ranked(c.doc_id, c.score, ()) for c in lexical]
         else:
@@ -525,8 +541,8 @@ class SearchIndex:
                 i for i in dense if i not in lexical_rank and dense[i][1] <= wanted
             ]
             people = {fold(p) for p in named}
-            # A facet is computed only when a rule will read it: the regex and the terms of a
-            # hundred candidates are most of the time a search spends in Python.
+            # A facet is computed only when a rule will read it: the regexes over a hundred
+            # candidates are much of the time a search spends in Python.
             full = wanted_terms if dense and self.tuning.protect_full_matches else None
             # A guess about someone re-weights meaning: without the dense side it changes
             # nothing (lexical ranks as before).
@@ -565,55 +581,69 @@ class SearchIndex:
         wanted_terms = set(found)
         first = [by_id[c.doc_id] for c in lexical[: query.limit]]
         return lexical_suffices(
-            [wanted_terms <= set(terms(f"{row['speaker']} {row['text']}")) for row in first],
+            [wanted_terms <= set(str(row["body"]).split()) for row in first],
             query.limit,
         )
 
     def _lexical(
         self, expression: str, where: str, params: list[object], wanted: int
     ) -> list[sqlite3.Row]:
+        """The best `wanted` matches. With the semantic layer, each comes with its indexed
+        terms (`body`), read for those rows only: the full-match tests read them instead of
+        tokenizing the text again (stemming a hundred candidates was a third of a search)."""
         if where:
-            return self.conn.execute(
-                f"SELECT {_DOC_COLUMNS}, bm25(fts, 1.0, ?) AS s FROM fts "
-                f"JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? {where} ORDER BY s LIMIT ?",
-                (CONTEXT_WEIGHT, expression, *params, wanted),
-            ).fetchall()
-        # Without filters, FTS5 alone picks the best rows; only those are joined.
+            best = (
+                "SELECT d.id AS rowid, bm25(fts, 1.0, ?) AS s FROM fts "
+                f"JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? {where} ORDER BY s LIMIT ?"
+            )
+            args: tuple[object, ...] = (CONTEXT_WEIGHT, expression, *params, wanted)
+        else:
+            # Without filters, FTS5 alone picks the best rows; only those are joined.
+            best = (
+                "SELECT rowid, bm25(fts, 1.0, ?) AS s FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?"
+            )
+            args = (CONTEXT_WEIGHT, expression, wanted)
+        body = ", b.body" if self.vectors is not None else ""
+        join = " JOIN fts b ON b.rowid = r.rowid" if body else ""
         return self.conn.execute(
-            f"SELECT {_DOC_COLUMNS}, r.s FROM (SELECT rowid, bm25(fts, 1.0, ?) AS s "
-            "FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?) r JOIN docs d ON d.id = r.rowid "
-            "ORDER BY r.s",
-            (CONTEXT_WEIGHT, expression, wanted),
+            f"SELECT {_DOC_COLUMNS}, r.s{body} FROM ({best}) r JOIN docs d ON d.id = r.rowid"
+            f"{join} ORDER BY r.s",
+            args,
         ).fetchall()
+
+    def _pool(self, wanted: int, where: str) -> int:
+        """How many nearest entries the dense side looks at. Smoothing can lift a turn from
+        below the first `wanted` (its neighbour is near): twice as many are looked at, with
+        their neighbours; filters leave some out, so four times as many then."""
+        smoothing = self.tuning.dense_neighbours > 0
+        return wanted * (4 if where else 1) * (2 if smoothing else 1)
 
     def _dense(
         self,
-        text: str,
+        query: Matrix,
+        near: list[tuple[str, float]],
         where: str,
         params: list[object],
         wanted: int,
         by_id: dict[int, sqlite3.Row],
     ) -> dict[int, tuple[float, int]]:
-        """Cosines of the entries nearest in meaning and of the lexical candidates:
-        doc id -> (cosine, dense rank), best first."""
+        """Cosines of the entries nearest in meaning (`near`, from the scan beside the
+        lexical search) and of the lexical candidates: doc id -> (cosine, dense rank), best
+        first."""
         assert self.vectors is not None
-        self.vectors.sync()
         lexical = {str(row["dense_key"]): doc_id for doc_id, row in by_id.items()}
-        smoothing = self.tuning.dense_neighbours > 0
-        # Smoothing can lift a turn from below the first `pool` (its neighbour is near):
-        # twice as many are looked at, with their neighbours.
-        pool = wanted * (4 if where else 1) * (2 if smoothing else 1)
-        near = self.vectors.nearest(text, pool, sorted(lexical))
-        cosine = {key: score for key, score in near}
+        seen = {key for key, _ in near}
+        also = self.vectors.cosines_of(query, [key for key in sorted(lexical) if key not in seen])
+        cosine = dict(near) | dict(also)
         out: dict[int, float] = {
             doc_id: cosine[key] for key, doc_id in lexical.items() if key in cosine
         }
-        fresh = [key for key, _ in near[:pool] if key not in lexical]
+        fresh = [key for key, _ in near if key not in lexical]
         for row in self._rows_where("d.dense_key", fresh, where, params):
             by_id.setdefault(row["id"], row)
             out[row["id"]] = cosine[row["dense_key"]]
-        if smoothing:
-            out = self._smoothed(text, out, where, params, by_id)
+        if self.tuning.dense_neighbours > 0:
+            out = self._smoothed(query, out, where, params, by_id)
         ordered = sorted(out.items(), key=lambda kv: (-kv[1], kv[0]))
         kept = {doc_id for doc_id, _ in ordered[:wanted]} | set(lexical.values())
         missing = sorted(kept - set(by_id))  # neighbours that became candidates
@@ -646,7 +676,7 @@ class SearchIndex:
 
     def _smoothed(
         self,
-        text: str,
+        query: Matrix,
         out: dict[int, float],
         where: str,
         params: list[object],
@@ -659,7 +689,7 @@ class SearchIndex:
         turns = [i for i in out if by_id[i]["kind"] == "conversation"]
         around = sorted({n for i in turns for n in (i - 1, i + 1)} - set(out))
         added = self._rows_where("d.id", around, where, params, _PLACE_COLUMNS)
-        cosine = dict(self.vectors.cosines_of(text, [str(row["dense_key"]) for row in added]))
+        cosine = dict(self.vectors.cosines_of(query, [str(row["dense_key"]) for row in added]))
         cosines = dict(out)
         cosines.update({row["id"]: cosine[row["dense_key"]] for row in added})
         placed = {**{row["id"]: row for row in added}, **by_id}
@@ -787,7 +817,7 @@ def _candidate(
     full = (
         wanted_terms is not None
         and lexical is not None
-        and wanted_terms <= set(terms(f"{speaker} {row['text']}"))
+        and wanted_terms <= set(str(row["body"]).split())
     )
     named = bool(people) and bool(speaker) and fold(speaker) in people
     return Candidate(
