@@ -3,6 +3,7 @@ rule that leaves the query unembedded when the lexical side already fills the pa
 
 import sqlite3
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -204,3 +205,43 @@ def test_a_failing_query_embedding_fails_the_search_that_needs_it(workspace: Wor
         pytest.raises(TrinhoError, match=r"127\.0\.0\.1:9"),
     ):
         index.search(Query("fence colour", limit=5))
+
+
+class OneAtATime(CountingEmbedder):
+    """Slow, and notes how many of its calls ever ran at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inside = 0
+        self.most = 0
+        self._count = threading.Lock()
+
+    def _enter(self) -> None:
+        with self._count:
+            self.inside += 1
+            self.most = max(self.most, self.inside)
+        time.sleep(0.05)
+        with self._count:
+            self.inside -= 1
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        self._enter()
+        return super().embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        self._enter()
+        return super().embed_query(text)
+
+
+def test_the_embedder_is_never_called_twice_at_once(workspace: Workspace) -> None:
+    """A query still being embedded beside a finished search, and the next search embedding
+    a new note: the two calls wait for each other."""
+    for i in range(3):
+        save_note(workspace, f"blue fence number {i}")
+    embedder = OneAtATime()
+    with SearchIndex(workspace, embedder=embedder) as index:
+        for i in range(3):
+            assert len(index.search(Query("blue fence", limit=3))) == 3  # does not wait
+            save_note(workspace, f"green gate number {i}")
+            index.search(Query("green gate", limit=5))  # embeds the new note first
+    assert embedder.most == 1

@@ -65,8 +65,8 @@ class Tuning:
 
     `dense_weight`: how much a dense hit at the top of the dense list counts against the best
     lexical hit (both scaled to 0..1 within the query's candidates; a cosine below the
-    `dense_pool`-th best counts 0; `dense_when_lexical_full` false: the dense side is not asked
-    when the first lexical hits all hold every query term, see `lexical_suffices`).
+    `dense_pool`-th best counts 0; `dense_when_lexical_full` false: the dense side is not waited
+    for when the first lexical hits all hold every query term, see `lexical_suffices`).
     `speaker_boost`: the factor for what a person named in the question said. `when_boost`:
     the factor for a line that carries a time expression, for a "when" question.
     `per_session`: the most hits of one day file among the first ones when a question has
@@ -266,7 +266,8 @@ def is_multipart(text: str, named: Sequence[str]) -> bool:
 def lexical_suffices(full_matches: Sequence[bool], limit: int) -> bool:
     """Whether the first `limit` lexical hits (in order, each: does it hold every query term)
     leave the dense side nothing to do: every one is a full match, which no line found by
-    meaning alone may pass, so the query is not embedded (the dearest step of a search)."""
+    meaning alone may pass, so the search does not wait for the query's embedding (the
+    dearest step of a search, started beside the lexical one)."""
     return len(full_matches) >= limit and all(full_matches[:limit])
 
 

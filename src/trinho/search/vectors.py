@@ -55,8 +55,8 @@ class Embedder(Protocol):
 
     A question and a stored line are embedded apart: asymmetric models (e5) prefix them
     differently; a symmetric one embeds both alike. A search embeds its question on a worker
-    thread, beside the lexical search: an embedder is called from more than one thread, but
-    never by two at once."""
+    thread, beside the lexical search: one store calls its embedder from more than one
+    thread, but never twice at once."""
 
     @property
     def name(self) -> str: ...
