@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -66,6 +68,16 @@ def _no_openclaw_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     """trinho follows OpenClaw's `userTimezone` from OpenClaw's config: in tests, none exists
     unless a test writes one there, so a developer's own ~/.openclaw is never read."""
     monkeypatch.setenv("OPENCLAW_CONFIG_PATH", str(tmp_path / "openclaw-config" / "openclaw.json"))
+
+
+@pytest.fixture(autouse=True)
+def _no_index_kept_across_tests() -> Iterator[None]:
+    """A process keeps its workspaces' indexes open (`search.kept_index`); each test starts
+    and ends with none, so no test's index, embedder or open file reaches the next."""
+    yield
+    service = sys.modules.get("trinho.search.service")  # never imported here for the first time
+    if service is not None:
+        service.close_kept()
 
 
 START = datetime.fromisoformat("2026-11-29T14:05:00+07:00")

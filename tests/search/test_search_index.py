@@ -297,3 +297,42 @@ def test_files_named_like_impossible_days_are_undated(workspace: Workspace) -> N
         ("memory", "memory/2026-02-30.md", None),
         ("memory", "memory/notes.md", None),
     ]
+
+
+@pytest.mark.parametrize("conversations_to", ["outside", "internal", "inside"])
+def test_a_sweep_indexes_what_every_link_allows_and_nothing_else(
+    workspace: Workspace, tmp_path: Path, conversations_to: str
+) -> None:
+    """The sweep resolves each folder once, not each file: a file that is no link is inside
+    exactly when its folder is. Links to files, and folders linked out of the workspace or
+    into `.trinho/`, are judged as `Workspace.confine` judges them."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "2026-01-01.md").write_text("- 09:00 outside note\n", encoding="utf-8")
+    kept = workspace.root / "kept"
+    kept.mkdir()
+    (kept / "2026-01-02.md").write_text("- 09:00 kept note\n", encoding="utf-8")
+    notes = workspace.root / "memory"
+    notes.mkdir(exist_ok=True)
+    (notes / "2026-01-03.md").write_text("- 09:00 plain note\n", encoding="utf-8")
+    (notes / "2026-01-04.md").symlink_to(outside / "2026-01-01.md")
+    (notes / "2026-01-05.md").symlink_to(kept / "2026-01-02.md")
+    (notes / "2026-01-06.md").symlink_to(workspace.internal / "config.toml")
+    target = {
+        "outside": outside / "talk",
+        "internal": workspace.internal / "talk",
+        "inside": kept / "talk",
+    }[conversations_to]
+    target.mkdir()
+    turn = json.dumps({"role": "user", "text": "linked talk"})
+    (target / "2026-01-07.jsonl").write_text(turn + "\n", encoding="utf-8")
+    (workspace.root / "conversations").rmdir()
+    (workspace.root / "conversations").symlink_to(target, target_is_directory=True)
+    with SearchIndex(workspace) as index:
+        indexed = {row["path"] for row in index.conn.execute("SELECT path FROM files")}
+    linked = {"conversations/2026-01-07.jsonl"} if conversations_to == "inside" else set()
+    assert {p for p in indexed if p.startswith(("memory/", "conversations/"))} == {
+        "memory/2026-01-03.md",
+        "memory/2026-01-05.md",
+        *linked,
+    }

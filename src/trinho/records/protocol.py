@@ -26,7 +26,7 @@ from trinho.proposals.store import (
     Source,
     Submitted,
 )
-from trinho.search import Hit, Query, SearchIndex, configured_embedder
+from trinho.search import Hit, Query, kept_index
 from trinho.workspace import Workspace
 
 
@@ -130,8 +130,8 @@ class FileRecords:
         return notes.read_notes(self.ws, day)
 
     def search(self, query: Query) -> list[Hit]:
-        with SearchIndex(self.ws, embedder=configured_embedder(self.ws)) as index:
-            return index.find(query).hits
+        with kept_index(self.ws) as index:
+            return index.find(query, fresh=False).hits
 
     def _has(self, day: date) -> bool:
         return self.ws.note_path(day).exists()

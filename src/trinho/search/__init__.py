@@ -19,8 +19,10 @@ if TYPE_CHECKING:
     from trinho.search.index import SearchIndex as SearchIndex
     from trinho.search.index import open_index as open_index
     from trinho.search.service import Snippet as Snippet
+    from trinho.search.service import close_kept as close_kept
     from trinho.search.service import configured_embedder as configured_embedder
     from trinho.search.service import find as find
+    from trinho.search.service import kept_index as kept_index
     from trinho.search.service import memory_get as memory_get
     from trinho.search.service import notify_written as notify_written
     from trinho.search.service import readable_path as readable_path
@@ -36,8 +38,10 @@ __all__, __getattr__ = lazy_exports(
         "trinho.search.index": ("Found", "Hit", "Query", "SearchIndex", "open_index"),
         "trinho.search.service": (
             "Snippet",
+            "close_kept",
             "configured_embedder",
             "find",
+            "kept_index",
             "memory_get",
             "notify_written",
             "readable_path",

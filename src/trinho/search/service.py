@@ -10,8 +10,10 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Sequence
-from dataclasses import dataclass
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
@@ -19,11 +21,16 @@ from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.notes.store import decode
 from trinho.search.documents import Kind
-from trinho.search.index import INDEX_FILE, Found, Hit, Query, open_index
+from trinho.search.index import INDEX_FILE, Found, Hit, Query, SearchIndex, open_index
 from trinho.search.vectors import Embedder, OpenAIEmbedder
 from trinho.workspace import Workspace
 
 MAX_GET_LINES = 2_000
+
+KEPT_INDEXES = 4
+"""Workspaces whose index one process keeps open (the least recently searched closed first):
+a server's `memory_search` then never pays a new index's opening, and with the semantic layer
+the load of every vector (seconds at ten years), at each call."""
 
 
 def configured_embedder(ws: Workspace) -> Embedder | None:
@@ -75,8 +82,100 @@ def find(
     kinds: Sequence[Kind] = (),
 ) -> Found:
     """`search`, with the people the query named and why each hit ranks where it does."""
-    with open_index(ws, embedder=configured_embedder(ws)) as index:
-        return index.find(Query(query, limit, since, until, tuple(kinds)))
+    with kept_index(ws) as index:
+        return index.find(Query(query, limit, since, until, tuple(kinds)), fresh=False)
+
+
+@dataclass
+class _Kept:
+    index: SearchIndex
+    file: tuple[int, int] | None
+    """The index file (device, inode) when opened: a rebuild elsewhere replaces it."""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    closed: bool = False
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
+            self.index.close()
+
+
+_kept: OrderedDict[tuple[str, str], _Kept] = OrderedDict()
+_kept_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def kept_index(ws: Workspace) -> Iterator[SearchIndex]:
+    """The workspace's index, kept open by the process, for one search at a time.
+
+    Every use first looks at every file, as a new index's first search does, so a hand edit
+    is seen at once, exactly as when each call opened its own index; what is kept is the open
+    connection and the loaded vectors. An index whose file another process replaced (`trinho
+    index --rebuild`), or that failed in SQLite, is opened afresh."""
+    key = (str(ws.root.resolve()), repr(ws.config))
+    failed = False
+    while True:
+        kept = _take(ws, key)
+        with kept.lock:
+            if kept.closed:
+                continue  # closed by another thread between the two locks: take it again
+            try:
+                kept.index.refresh()
+            except sqlite3.Error:
+                # Damaged in place: a new index rebuilds it, as a new process's would.
+                _drop(key, kept)
+                if failed:
+                    raise
+                failed = True
+                continue
+            try:
+                yield kept.index
+            except sqlite3.Error:
+                _drop(key, kept)
+                raise
+            return
+
+
+def _take(ws: Workspace, key: tuple[str, str]) -> _Kept:
+    with _kept_lock:
+        kept = _kept.get(key)
+        if kept is not None and _file_id(kept.index.path) != kept.file:
+            del _kept[key]
+            kept.close()
+            kept = None
+        if kept is None:
+            index = SearchIndex(ws, embedder=configured_embedder(ws), any_thread=True)
+            kept = _kept[key] = _Kept(index, _file_id(index.path))
+            while len(_kept) > KEPT_INDEXES:
+                _kept.popitem(last=False)[1].close()
+        _kept.move_to_end(key)
+        return kept
+
+
+def _drop(key: tuple[str, str], kept: _Kept) -> None:
+    """Forget a kept index that failed (its lock is held by the caller)."""
+    with _kept_lock:
+        if _kept.get(key) is kept:
+            del _kept[key]
+    kept.closed = True
+    kept.index.close()
+
+
+def close_kept() -> None:
+    """Close every index this process keeps open."""
+    with _kept_lock:
+        kept = list(_kept.values())
+        _kept.clear()
+    for one in kept:
+        one.close()
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def notify_written(ws: Workspace, paths: Sequence[str]) -> None:
