@@ -82,3 +82,27 @@ def test_a_process_keeps_a_few_workspaces_open_and_closes_the_oldest(
     else:
         raise AssertionError("the least recently searched index was not closed")
     assert [h.text for h in search(spaces[0], "note")] == ["note of ws0"]  # opened again
+
+
+def test_an_index_evicted_while_its_own_thread_uses_it_closes_after_without_hanging(
+    tmp_path: Path, clock: FixedClock
+) -> None:
+    """A search holding one index that searches enough other workspaces to evict it: the
+    eviction never waits for the index's lock (it would wait for itself), and the index closes
+    once the outer search ends."""
+    spaces = [
+        init_workspace(tmp_path / f"ws{i}", timezone=TZ, clock=clock).workspace
+        for i in range(service.KEPT_INDEXES + 1)
+    ]
+    for ws in spaces:
+        save_note(ws, f"note of {ws.root.name}")
+    with service.kept_index(spaces[0]) as held:
+        for ws in spaces[1:]:
+            assert [h.text for h in search(ws, "note")] == [f"note of {ws.root.name}"]
+        assert held.conn.execute("SELECT count(*) FROM docs").fetchone()[0] == 1  # still open
+    try:
+        held.conn.execute("SELECT 1")
+    except Exception as exc:
+        assert "closed" in str(exc)
+    else:
+        raise AssertionError("the evicted index was not closed once free")

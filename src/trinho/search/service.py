@@ -93,11 +93,20 @@ class _Kept:
     """The index file (device, inode) when opened: a rebuild elsewhere replaces it."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     closed: bool = False
+    evicted: bool = False
+    """To close as soon as no search uses it."""
 
     def close(self) -> None:
-        with self.lock:
-            self.closed = True
-            self.index.close()
+        """Close now, or, while a search uses it (in this thread or another), as that search
+        ends: never waited for, so evicting an index in use cannot hang."""
+        self.evicted = True
+        if self.lock.acquire(blocking=False):
+            try:
+                if not self.closed:
+                    self.closed = True
+                    self.index.close()
+            finally:
+                self.lock.release()
 
 
 _kept: OrderedDict[tuple[str, str], _Kept] = OrderedDict()
@@ -116,47 +125,54 @@ def kept_index(ws: Workspace) -> Iterator[SearchIndex]:
     failed = False
     while True:
         kept = _take(ws, key)
-        with kept.lock:
-            if kept.closed:
-                continue  # closed by another thread between the two locks: take it again
-            try:
-                kept.index.refresh()
-            except sqlite3.Error:
-                # Damaged in place: a new index rebuilds it, as a new process's would.
-                _drop(key, kept)
-                if failed:
+        try:
+            with kept.lock:
+                if kept.closed:
+                    continue  # closed between `_take` and its lock: take another
+                try:
+                    kept.index.refresh()
+                except sqlite3.Error:
+                    # Damaged in place: a new index rebuilds it, as a new process's would.
+                    _drop(kept)
+                    if failed:
+                        raise
+                    failed = True
+                    continue
+                try:
+                    yield kept.index
+                except sqlite3.Error:
+                    _drop(kept)
                     raise
-                failed = True
-                continue
-            try:
-                yield kept.index
-            except sqlite3.Error:
-                _drop(key, kept)
-                raise
-            return
+                return
+        finally:
+            if kept.evicted:
+                kept.close()  # evicted while this search used it: closed now it is free
 
 
 def _take(ws: Workspace, key: tuple[str, str]) -> _Kept:
+    """The kept index of `key`, opened if none is kept or its file was replaced. An index
+    lock is never waited for while `_kept_lock` is held (a search holds its index's lock and
+    may ask for another): what must close is closed after."""
+    closing: list[_Kept] = []
     with _kept_lock:
         kept = _kept.get(key)
-        if kept is not None and _file_id(kept.index.path) != kept.file:
-            del _kept[key]
-            kept.close()
+        if kept is not None and (kept.closed or _file_id(kept.index.path) != kept.file):
+            closing.append(_kept.pop(key))
             kept = None
         if kept is None:
             index = SearchIndex(ws, embedder=configured_embedder(ws), any_thread=True)
             kept = _kept[key] = _Kept(index, _file_id(index.path))
             while len(_kept) > KEPT_INDEXES:
-                _kept.popitem(last=False)[1].close()
+                closing.append(_kept.popitem(last=False)[1])
         _kept.move_to_end(key)
-        return kept
+    for old in closing:
+        old.close()
+    return kept
 
 
-def _drop(key: tuple[str, str], kept: _Kept) -> None:
-    """Forget a kept index that failed (its lock is held by the caller)."""
-    with _kept_lock:
-        if _kept.get(key) is kept:
-            del _kept[key]
+def _drop(kept: _Kept) -> None:
+    """Close a kept index that failed (its lock is held by the caller); the next `_take`
+    forgets it and opens another."""
     kept.closed = True
     kept.index.close()
 
