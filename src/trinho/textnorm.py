@@ -54,6 +54,78 @@ def json_text(data: object, *, indent: int | None = None) -> str:
     return _UNSAFE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"})
+"""The held class, by Unicode general category: controls (Cc), format characters (Cf: bidi
+marks, overrides and isolates, zero-width joiners and spaces, the byte-order mark, the tag
+characters U+E0000-E007F), private use (Co), unassigned (Cn), surrogates (Cs) and the line and
+paragraph separators (Zl, Zp). A new line from a model holding one is held for the owner:
+each either changes how the text around it reads or is text no screen shows."""
+
+_ZWJ = "\u200d"
+_BLACK_FLAG = "\U0001f3f4"
+_CANCEL_TAG = "\U000e007f"
+_FLAG_TAGS = frozenset({"gbeng", "gbsct", "gbwls"})
+"""The subdivision flags Unicode recommends (England, Scotland, Wales): the only tag
+sequences an emoji keyboard writes."""
+_EMOJI_MODIFIERS = frozenset({"\ufe0f", "\ufe0e", *map(chr, range(0x1F3FB, 0x1F400))})
+
+
+def _pictograph_at(text: str, i: int, step: int) -> bool:
+    """Whether the character next to `i` in direction `step`, past variation selectors and skin
+    tones, is a pictograph (a Symbol, other)."""
+    i += step
+    while 0 <= i < len(text) and text[i] in _EMOJI_MODIFIERS:
+        i += step
+    return 0 <= i < len(text) and unicodedata.category(text[i]) == "So"
+
+
+def _emoji_spans(text: str) -> set[int]:
+    """Indices of held-class characters that belong to an emoji sequence: a zero-width joiner
+    between two pictographs, and the tags of a recommended subdivision flag."""
+    spans: set[int] = set()
+    for i, c in enumerate(text):
+        if c == _ZWJ and _pictograph_at(text, i, -1) and _pictograph_at(text, i, 1):
+            spans.add(i)
+        elif c == _BLACK_FLAG:
+            end = text.find(_CANCEL_TAG, i + 1, i + 8)
+            tags = text[i + 1 : end] if end > 0 else ""
+            letters = "".join(chr(ord(t) - 0xE0000) for t in tags)
+            if letters in _FLAG_TAGS and all(0xE0061 <= ord(t) <= 0xE007A for t in tags):
+                spans.update(range(i + 1, end + 1))
+    return spans
+
+
+def hidden_chars(text: str) -> list[str]:
+    """The characters of `text` in the held class (`HIDDEN_CATEGORIES`), in order, emoji
+    sequences aside; one carriage return ending the line (a CRLF file) is not one."""
+    body = text.removesuffix("\r")
+    emoji = _emoji_spans(body) if (_ZWJ in body or _BLACK_FLAG in body) else set()
+    return [
+        c
+        for i, c in enumerate(body)
+        if unicodedata.category(c) in HIDDEN_CATEGORIES and i not in emoji
+    ]
+
+
+def has_hidden(text: str) -> bool:
+    return bool(hidden_chars(text))
+
+
+def show_hidden(text: str) -> str:
+    """`text` as a review screen shows it: each held-class character (emoji sequences aside)
+    written as `⟨U+202E⟩`, so the owner sees what is stored. Idempotent."""
+    body = text.removesuffix("\r")
+    if not any(unicodedata.category(c) in HIDDEN_CATEGORIES for c in body):
+        return body
+    emoji = _emoji_spans(body)
+    return "".join(
+        f"⟨U+{ord(c):04X}⟩"
+        if unicodedata.category(c) in HIDDEN_CATEGORIES and i not in emoji
+        else c
+        for i, c in enumerate(body)
+    )
+
+
 def match_key(text: str) -> str:
     """The key entries are matched by: NFC, case-folded, white space collapsed."""
     return one_line(nfc(text).casefold())

@@ -18,7 +18,7 @@ from trinho.condense.rules.gate import (
     edit_verdict,
     fold_verdict,
     gate,
-    has_control,
+
     malformed_verdict,
     move_verdict,
     owner_line_verdict,
@@ -30,7 +30,7 @@ from trinho.condense.rules.held import HeldApplied, apply_held
 from trinho.condense.rules.match import loose_key
 from trinho.condense.rules.reasons import Reason
 from trinho.memory.format import Entry, Loose, parse, parse_entry_date
-from trinho.textnorm import match_key
+from trinho.textnorm import has_hidden, match_key
 
 # --- strategies: MEMORY.md texts and rewrites of them ------------------------------------
 TODAY = date(2026, 11, 29)
@@ -712,7 +712,7 @@ def test_no_control_character_is_ever_applied_by_itself(pieces: list[str]) -> No
     result = gate(old, old + "".join(pieces), TODAY, SINCE)
     for change in result.changes:
         if not change.held and change.new is not None and change.cls != "moved":
-            assert not has_control(change.new)
+            assert not has_hidden(change.new)
 
 
 def test_row_a_new_line_whose_screening_could_not_be_read_is_held() -> None:

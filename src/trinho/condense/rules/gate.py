@@ -33,6 +33,7 @@ from trinho.condense.rules.reasons import (
 )
 from trinho.memory.format import Entry, Heading, Item, Loose
 from trinho.openclaw.markers import is_comment_line
+from trinho.textnorm import has_hidden
 
 ChangeClass = Literal[
     "added",
@@ -155,8 +156,10 @@ def malformed_verdict() -> GateVerdict:
 
 
 def control_verdict(cls: ChangeClass) -> GateVerdict:
-    """Row `control characters`: a new line holding a control character (a terminal escape,
-    NUL, a backspace): held whatever else it is, never applied by itself."""
+    """Row `control characters`: a new line holding a character of the held class
+    (`trinho.textnorm.HIDDEN_CATEGORIES`: controls, bidi and zero-width characters, tag
+    characters, private use, unassigned, separators), emoji sequences aside: held whatever
+    else it is, never applied by itself; review screens show those characters made visible."""
     return GateVerdict(cls, "held", Reason("control_chars"))
 
 
@@ -165,13 +168,6 @@ def unread_verdict(cls: ChangeClass, why: Reason) -> GateVerdict:
     verdict that can be read for (`why`: `screen_unreadable` or `screen_failed`): held
     whatever else it is. Only a verdict read as accept lets a screened line apply by itself."""
     return GateVerdict(cls, "held", why)
-
-
-def has_control(text: str) -> bool:
-    """C0 and C1 control characters other than a tab (and the CR of a CRLF line end)."""
-    return any(
-        (ord(c) < 0x20 and c != "\t") or 0x7F <= ord(c) <= 0x9F for c in text.removesuffix("\r")
-    )
 
 
 def suspicious_verdict(lost: int, total: int) -> GateVerdict | None:
@@ -373,8 +369,8 @@ def _slot_changes(
         changes[j] = Change.judged(new_heading_verdict(raw in accepted), None, raw)
     changes.update(_moves(m, changes))
     for j, change in changes.items():
-        brought = change.cls != "moved" and not (change.old and has_control(change.old))
-        if brought and not change.held and change.new is not None and has_control(change.new):
+        brought = change.cls != "moved" and not (change.old and has_hidden(change.old))
+        if brought and not change.held and change.new is not None and has_hidden(change.new):
             changes[j] = Change.judged(control_verdict(change.cls), change.old, change.new)
     return changes
 
