@@ -18,7 +18,6 @@ from trinho.condense.rules.gate import (
     edit_verdict,
     fold_verdict,
     gate,
-
     malformed_verdict,
     move_verdict,
     owner_line_verdict,
