@@ -54,6 +54,9 @@ EXAMPLES: dict[str, str] = {
     "control_chars": OLD + "- 2026-11-28: hidden \x1b[8mtext\n",
     "suspicious": "# Memory\n",
     "heading_unscreened": OLD + "# Family\n",
+    "edited_letters": OLD.replace("Lives in Hà Nội", "Lives in Hà nội"),
+    "duplicate_heading": OLD + "# Memory\n",
+    "heading_takes_entries": OLD.replace("# Memory\n", "# Memory\n# Drinks\n"),
     "heading_accepted": OLD + "# Family\n",
     "edited_heading": OLD.replace("# Work\n", "# Work life\n"),
     "removed_heading": OLD.replace("# Work\n", ""),
@@ -67,7 +70,7 @@ EXAMPLES: dict[str, str] = {
     ),
     "removed_entry": OLD.replace("- 2026-11-03: Has a cat named Mướp\n", ""),
     "removed_line": OLD.replace("Ghi chú viết tay: nhớ mua quà\n", ""),
-    "duplicate_of_entry": OLD + "- 2026-11-28: likes green TEA\n",
+    "duplicate_of_entry": OLD + "- 2026-11-28: Likes green tea\n",
     "duplicate_addition": OLD + "- 2026-11-28: Đi Đà Lạt\n- 2026-11-28: Đi Đà Lạt\n",
 }
 PIANO = "- 2026-11-28: Bắt đầu học piano"

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from trinho.textnorm import match_key, nfc, one_line
+from trinho.textnorm import has_hidden, match_key, nfc, one_line
 
 _ENTRY_RE = re.compile(r"^- ([0-9]{4}-[0-9]{1,2}-[0-9]{1,2}): (.*\S.*)$")
 BOM = "\ufeff"
@@ -54,7 +54,10 @@ class Loose:
 
     @property
     def blank(self) -> bool:
-        return not self.raw.strip()
+        """Only spaces and tabs (and a CRLF's CR): a line of separators or other characters
+        of the held class that `str.strip` takes for white space is not blank, it is text
+        no screen shows."""
+        return not self.raw.strip() and not has_hidden(self.raw.replace("\t", " "))
 
 
 Item = Entry | Heading | Loose

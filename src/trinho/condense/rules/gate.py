@@ -20,9 +20,10 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from datetime import date
+from difflib import SequenceMatcher
 from typing import Any, Literal, NamedTuple, get_args
 
-from trinho.condense.rules.match import Matching, date_norm, match
+from trinho.condense.rules.match import Matching, date_norm, loose_key, match
 from trinho.condense.rules.reasons import (
     ENGLISH,
     REASON_CODES,
@@ -124,6 +125,26 @@ def owner_line_verdict(old: Heading | Loose, similarity: float | None = None) ->
     else:
         code = "removed_marker" if is_comment_line(old.raw.strip()) else "removed_line"
     return GateVerdict("removed", "held", Reason(code))
+
+
+def letters_edit_verdict(similarity: float) -> GateVerdict:
+    """Row `edited`, for a pair whose key is the same but whose text is not: capitals,
+    accents, normal form, punctuation or inner spacing changed. The key only paired the lines;
+    the owner's bytes are the truth ("Đi đón Mai" is not "đi đón mai"), so it is held."""
+    return GateVerdict("edited", "held", Reason.of("edited_letters", similarity=similarity))
+
+
+def heading_fold_verdict(kept: str) -> GateVerdict:
+    """Row `new heading`, "equal to an existing heading: folded": dropped, reported, the
+    section stays one."""
+    return GateVerdict("folded", "auto", Reason.of("duplicate_heading", kept=kept))
+
+
+def heading_takes_entries_verdict() -> GateVerdict:
+    """Row `new heading`: entries move between sections only by the owner's hand or an
+    approved change, so a new heading placed over lines the old file had under another
+    heading is held whatever screening said, and those lines stay where they were."""
+    return GateVerdict("added", "held", Reason("heading_takes_entries"))
 
 
 def new_heading_verdict(accepted: bool) -> GateVerdict:
@@ -339,7 +360,10 @@ def gate(
     changes = _slot_changes(m, today, since, frozenset(accepted))
     if hold:
         changes = _hold_unread(changes, hold)
-    return _place(m, changes, _removals(m))
+    placed = _place(m, changes, _removals(m))
+    if not any(c.action == "auto" and c.cls != "folded" for c in placed.changes):
+        return GateResult(old_text, placed.changes)  # nothing applies: the file byte for byte
+    return placed
 
 
 # --- asking the table about each line -------------------------------------------------------------
@@ -352,7 +376,11 @@ def _slot_changes(
     changes: dict[int, Change] = {}
     for j, o in m.entries.items():
         old, new = _as_entry(m.old[o]), _as_entry(m.new[j])
-        if date_norm(old) != date_norm(new):
+        if old.text != new.text:
+            ratio = round(_similarity(old.text, new.text), 4)
+            verdict = letters_edit_verdict(ratio)
+            changes[j] = Change.judged(verdict, old.raw, new.raw, similarity=ratio)
+        elif date_norm(old) != date_norm(new):
             changes[j] = Change.judged(date_verdict(old, new, today, since), old.raw, new.raw)
     for j, (o, ratio) in m.edits.items():
         verdict = edit_verdict(ratio)
@@ -364,15 +392,39 @@ def _slot_changes(
     for j, (o, ratio) in m.heading_edits.items():
         verdict = owner_line_verdict(_as_heading(m.old[o]), round(ratio, 4))
         changes[j] = Change.judged(verdict, m.old[o].raw, m.new[j].raw, similarity=round(ratio, 4))
-    for j in m.headings_added:
-        raw = m.new[j].raw
-        changes[j] = Change.judged(new_heading_verdict(raw in accepted), None, raw)
+    changes.update(_new_headings(m, accepted))
     changes.update(_moves(m, changes))
     for j, change in changes.items():
-        brought = change.cls != "moved" and not (change.old and has_hidden(change.old))
+        brought = change.cls not in ("moved", "folded") and not (
+            change.old and has_hidden(change.old)
+        )
         if brought and not change.held and change.new is not None and has_hidden(change.new):
             changes[j] = Change.judged(control_verdict(change.cls), change.old, change.new)
     return changes
+
+
+def _new_headings(m: Matching, accepted: frozenset[str]) -> dict[int, Change]:
+    """The verdict on each new heading: one equal to a heading already there (or to an
+    earlier new one) folds; one over lines the old file had elsewhere is held; the others
+    apply only if screening accepted them."""
+    seen = {loose_key(item.raw): item.raw for item in reversed(m.old) if isinstance(item, Heading)}
+    kept = set(_kept_pairs(m))
+    sections = _sections(m.new)
+    changes: dict[int, Change] = {}
+    for j in m.headings_added:
+        raw = m.new[j].raw
+        if loose_key(raw) in seen:
+            changes[j] = Change.judged(heading_fold_verdict(seen[loose_key(raw)]), None, raw)
+            continue
+        seen[loose_key(raw)] = raw
+        takes = any(sections[k] == j for k in kept)
+        verdict = heading_takes_entries_verdict() if takes else new_heading_verdict(raw in accepted)
+        changes[j] = Change.judged(verdict, None, raw)
+    return changes
+
+
+def _similarity(a: str, b: str) -> float:
+    return SequenceMatcher(None, a, b, autojunk=False).ratio()
 
 
 def _hold_unread(changes: dict[int, Change], hold: Mapping[str, Reason]) -> dict[int, Change]:
@@ -388,19 +440,25 @@ def _hold_unread(changes: dict[int, Change], hold: Mapping[str, Reason]) -> dict
 
 
 def _additions(m: Matching, today: date, since: date) -> Iterable[tuple[int, GateVerdict]]:
-    """The verdict on each added entry: one repeating an old entry, or an earlier addition of
-    the same rewrite, folds; the others are judged by their date."""
-    kept: dict[str, str] = {}
+    """The verdict on each added entry: one repeating an old entry's text, or an earlier
+    addition's, folds; one with the same key but other letters is held (two texts are never
+    judged the same by their key); the others are judged by their date."""
+    texts: dict[str, str] = {}
+    keys: set[str] = set()
     for item in reversed(m.old):  # the first old entry of each text wins
         if isinstance(item, Entry):
-            kept[item.key] = item.raw
-    in_old = set(kept)
+            texts[item.text] = item.raw
+            keys.add(item.key)
+    in_old = set(texts)
     for j in m.added:
         entry = _as_entry(m.new[j])
-        if entry.key in kept:
-            yield j, fold_verdict(kept[entry.key], in_old_file=entry.key in in_old)
+        if entry.text in texts:
+            yield j, fold_verdict(texts[entry.text], in_old_file=entry.text in in_old)
+        elif entry.key in keys:
+            yield j, GateVerdict("added", "held", Reason.of("edited_letters", similarity=1.0))
         else:
-            kept[entry.key] = entry.raw
+            texts[entry.text] = entry.raw
+            keys.add(entry.key)
             yield j, addition_verdict(entry, today, since)
 
 
@@ -411,7 +469,7 @@ def _moves(m: Matching, judged: dict[int, Change]) -> dict[int, Change]:
     slots = sorted(paired)
     in_order = set(_longest_increasing(slots, [paired[j] for j in slots]))
     old_section = _sections(m.old, skip=frozenset(m.headings_removed))  # held: they stay
-    held_new = frozenset(j for j in m.headings_added if judged[j].held)  # left out of the file
+    held_new = frozenset(j for j in m.headings_added if judged[j].held or judged[j].cls == "folded")
     new_section = _sections(m.new, skip=held_new)
     heading_of = {**m.headings, **{j: o for j, (o, _) in m.heading_edits.items()}}
     moves: dict[int, Change] = {}
@@ -446,16 +504,23 @@ def _removals(m: Matching) -> dict[int, Change]:
 def _place(m: Matching, at_slot: dict[int, Change], removed: dict[int, Change]) -> GateResult:
     """The text to write now, in the rewrite's order, and every change in that order.
 
-    A rewrite line goes in unless its change is held: then its old line, if it has one, takes
-    its place. A dropped old line whose removal is held goes back near where it was.
+    A rewrite line goes in unless its change is held; a line kept as it was (or only moved) is
+    written as the old file had it, byte for byte. An old line that stays because its change
+    is held (a removal, an edit, a date move) goes back where it was: after its nearest
+    predecessor that is written now, else before its nearest successor, else at the top.
     """
-    front, before, after = _removed_places(m, removed)
+    pairs = {**_kept_pairs(m), **m.headings, **{j: o for j, (o, _) in m.heading_edits.items()}}
+    staying = {pairs[j]: c for j, c in at_slot.items() if c.held and c.old is not None}
+    anchors = {j: o for j, o in pairs.items() if pairs[j] not in staying}
+    front, before, after = _old_places(len(m.old), anchors, {*removed, *staying})
     out = _Output()
-    out.old_lines(removed[o] for o in front)
+    out.old_lines(m, front, removed)
     for j, item in enumerate(m.new):
-        out.old_lines(removed[o] for o in before[j])
-        out.slot(item.raw, at_slot.get(j))
-        out.old_lines(removed[o] for o in after[j])
+        out.old_lines(m, before[j], removed)
+        change = at_slot.get(j)
+        unchanged = j in anchors and (change is None or change.cls == "moved")
+        out.slot(m.old[anchors[j]].raw if unchanged else item.raw, change)  # the owner's bytes
+        out.old_lines(m, after[j], removed)
     return GateResult("\n".join(out.lines), tuple(out.changes))
 
 
@@ -467,20 +532,23 @@ class _Output:
         self.changes: list[Change] = []
         self.last_applied: str | None = None  # what a held new line is to be inserted after
 
-    def old_lines(self, changes: Iterable[Change]) -> None:
-        """Dropped old lines: each change is listed, the line kept when its removal is held."""
-        for change in changes:
-            self.changes.append(change)
-            if change.held and change.old is not None:
-                self.lines.append(change.old)
+    def old_lines(self, m: Matching, olds: Iterable[int], removed: dict[int, Change]) -> None:
+        """Old lines put back: a dropped one is listed with its removal, and written when
+        the removal is held; one whose change is held is written (the change is listed at its
+        rewrite line)."""
+        for o in olds:
+            change = removed.get(o)
+            if change is not None:
+                self.changes.append(change)
+                if not change.held:
+                    continue
+            self.lines.append(m.old[o].raw)
 
     def slot(self, raw: str, change: Change | None) -> None:
-        """The rewrite line `raw`, unless its change is held (then its old line, if any) or
-        folded (a repeat: nothing)."""
+        """The rewrite line `raw`, unless its change is held (its old line, if any, is put
+        back where it was) or folded (a repeat: nothing)."""
         if change is not None and change.held:
-            if change.old is not None:
-                self.lines.append(change.old)
-            else:
+            if change.old is None:
                 change = replace(change, after=self.last_applied)
         elif change is None or change.cls != "folded":
             self.lines.append(raw)
@@ -490,24 +558,24 @@ class _Output:
             self.changes.append(change)
 
 
-def _removed_places(
-    m: Matching, removed: dict[int, Change]
+def _old_places(
+    size: int, anchors: dict[int, int], back: set[int]
 ) -> tuple[list[int], dict[int, list[int]], dict[int, list[int]]]:
-    """Each removed old line goes after its nearest predecessor that survives, else before
-    its nearest survivor, else at the top."""
-    headings = {**m.headings, **{j: o for j, (o, _) in m.heading_edits.items()}}
-    anchor = {o: j for j, o in [*_kept_pairs(m).items(), *headings.items()]}
+    """Where each old line of `back` goes: after its nearest predecessor among the anchors
+    (rewrite line -> old line, the lines written now), else before its nearest anchored
+    successor, else at the top."""
+    anchor = {o: j for j, o in anchors.items()}
     before: dict[int, list[int]] = defaultdict(list)
     after: dict[int, list[int]] = defaultdict(list)
     pending: list[int] = []
     last: int | None = None
-    for o in range(len(m.old)):
+    for o in range(size):
         if o in anchor:
             last = anchor[o]
             if pending:
                 before[last].extend(pending)
                 pending = []
-        elif o in removed:
+        elif o in back:
             if last is None:
                 pending.append(o)
             else:

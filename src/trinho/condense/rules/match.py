@@ -1,15 +1,19 @@
 """Pairing the lines of an old MEMORY.md with those of a rewrite, before any rule is applied.
 
-Entries pair by their match key (NFC, case-folded, white space collapsed) as multisets: first
-with the same date, then with any date. What is left on both sides may pair as an *edit* when
-the texts are similar. Headings (the owner writes facts into them) and loose lines
-(hand-written prose, kept verbatim) pair only when equal up to NFC and edge white space; a
-heading left over on both sides pairs as an edit when its text is similar.
+Entries pair as multisets in four passes, each on what the one before left: the same text and
+date, the same text with any date, the same match key (NFC, case-folded, white space collapsed)
+and date, the same key with any date. A key pairs lines, it never says two texts are the same:
+a pair whose texts differ beyond surrounding white space is an edit to the gate. What is left on
+both sides may pair as an *edit* when the texts are similar. Headings (the owner writes facts
+into them) and loose lines (hand-written prose, kept verbatim) pair only when equal up to
+surrounding white space; a heading left over on both sides pairs as an edit when its text is
+similar, or when it stands where the old one stood (between the same paired lines).
 Nothing here looks at the run day or the window: that is the gate's business.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Sequence
@@ -17,7 +21,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
 from trinho.memory.format import Entry, Heading, Item, Loose, parse, parse_entry_date
-from trinho.textnorm import match_key, nfc
+from trinho.textnorm import match_key
 
 EDIT_THRESHOLD = 0.6
 """Two entry texts are "similar" (an edit, not a removal plus an addition) when the
@@ -59,6 +63,8 @@ class Matching:
     headings_removed: tuple[int, ...]
     heading_edits: dict[int, tuple[int, float]] = field(default_factory=dict)
     """New heading -> (old heading, similarity): a heading whose text was changed."""
+    relettered: dict[int, int] = field(default_factory=dict)
+    """The pairs of `entries` whose texts differ though their key is the same: edits."""
 
     @property
     def old_lines(self) -> int:
@@ -69,13 +75,14 @@ class Matching:
     def lost(self) -> tuple[int, ...]:
         """The old lines `lost_lines` counts, in file order: entries the rewrite does not keep
         word for word (removed, or edited into another text) and hand-written lines it drops."""
-        return tuple(sorted({*self.removed, *(o for o, _ in self.edits.values())}))
+        edited = (*(o for o, _ in self.edits.values()), *self.relettered.values())
+        return tuple(sorted({*self.removed, *edited}))
 
     @property
     def gained(self) -> tuple[int, ...]:
         """The rewrite's lines the old file did not have, in file order: new entries, the new
         text of edited ones, and hand-written (or malformed) lines."""
-        return tuple(sorted({*self.added, *self.edits, *self.malformed}))
+        return tuple(sorted({*self.added, *self.edits, *self.relettered, *self.malformed}))
 
 
 def date_norm(entry: Entry) -> str:
@@ -84,8 +91,9 @@ def date_norm(entry: Entry) -> str:
 
 
 def loose_key(raw: str) -> str:
-    """Hand-written prose is kept verbatim: only NFC and edge white space may differ."""
-    return nfc(raw).strip()
+    """Hand-written prose and headings are kept verbatim: only surrounding white space (a CR
+    of a CRLF line among it) may differ; another normal form of the same text is an edit."""
+    return raw.strip()
 
 
 def match(old_text: str, new_text: str) -> Matching:
@@ -99,8 +107,19 @@ def match(old_text: str, new_text: str) -> Matching:
         old, new, lambda item: isinstance(item, Heading), loose_key
     )
     heading_edits = _pair_heading_edits(old, new, headings_removed, headings_added)
+    anchors = {**entries, **{n: o for n, (o, _) in edits.items()}, **loose, **headings}
+    heading_edits.update(
+        _pair_headings_in_place(
+            old,
+            new,
+            [o for o in headings_removed if o not in {o for o, _ in heading_edits.values()}],
+            [n for n in headings_added if n not in heading_edits],
+            anchors,
+        )
+    )
     edited_headings = {o for o, _ in heading_edits.values()}
     removed = sorted([o for o in unpaired_old if o not in edited_old] + list(loose_removed))
+    relettered = {n: o for n, o in entries.items() if _entry(old, o).text != _entry(new, n).text}
     return Matching(
         old=old,
         new=new,
@@ -110,11 +129,12 @@ def match(old_text: str, new_text: str) -> Matching:
         headings=headings,
         added=tuple(n for n in added if n not in edits),
         removed=tuple(removed),
-        lost_lines=len(unpaired_old) + len(loose_removed),
+        lost_lines=len(unpaired_old) + len(loose_removed) + len(relettered),
         malformed=tuple(malformed),
         headings_added=tuple(n for n in headings_added if n not in heading_edits),
         headings_removed=tuple(o for o in headings_removed if o not in edited_headings),
         heading_edits=heading_edits,
+        relettered=relettered,
     )
 
 
@@ -135,36 +155,32 @@ def _entry(items: Sequence[Item], index: int) -> Entry:
 def _pair_entries(
     old: Sequence[Item], new: Sequence[Item]
 ) -> tuple[dict[int, int], list[int], list[int]]:
-    """Pair same text + same date first, then same text with any date, in file order."""
-    old_idx = _indices(old, Entry)
-    new_idx = _indices(new, Entry)
-    exact: dict[tuple[str, str], deque[int]] = defaultdict(deque)
-    for o in old_idx:
-        entry = _entry(old, o)
-        exact[(entry.key, date_norm(entry))].append(o)
+    """Pair entries in file order, each pass on what the passes before left: the same text
+    and date, the same text, the same key and date, the same key."""
+    passes: list[Callable[[Entry], tuple[str, ...]]] = [
+        lambda e: (e.text, date_norm(e)),
+        lambda e: (e.text,),
+        lambda e: (e.key, date_norm(e)),
+        lambda e: (e.key,),
+    ]
+    old_left = _indices(old, Entry)
+    new_left = _indices(new, Entry)
     pairs: dict[int, int] = {}
-    rest: list[int] = []
-    for n in new_idx:
-        entry = _entry(new, n)
-        queue = exact.get((entry.key, date_norm(entry)))
-        if queue:
-            pairs[n] = queue.popleft()
-        else:
-            rest.append(n)
-    used = set(pairs.values())
-    by_key: dict[str, deque[int]] = defaultdict(deque)
-    for o in old_idx:
-        if o not in used:
-            by_key[_entry(old, o).key].append(o)
-    unpaired_new: list[int] = []
-    for n in rest:
-        queue = by_key.get(_entry(new, n).key)
-        if queue:
-            pairs[n] = queue.popleft()
-        else:
-            unpaired_new.append(n)
-    used = set(pairs.values())
-    return pairs, unpaired_new, [o for o in old_idx if o not in used]
+    for key_of in passes:
+        pool: dict[tuple[str, ...], deque[int]] = defaultdict(deque)
+        for o in old_left:
+            pool[key_of(_entry(old, o))].append(o)
+        rest: list[int] = []
+        for n in new_left:
+            queue = pool.get(key_of(_entry(new, n)))
+            if queue:
+                pairs[n] = queue.popleft()
+            else:
+                rest.append(n)
+        used = set(pairs.values())
+        old_left = [o for o in old_left if o not in used]
+        new_left = rest
+    return pairs, new_left, old_left
 
 
 def _tokens(text: str) -> set[str]:
@@ -253,6 +269,47 @@ def _pair_heading_edits(
             if ratio >= EDIT_THRESHOLD:
                 scored.append((ratio, n, o))
     return _best_pairs(scored)
+
+
+def _pair_headings_in_place(
+    old: Sequence[Item],
+    new: Sequence[Item],
+    old_left: Sequence[int],
+    new_left: Sequence[int],
+    anchors: dict[int, int],
+) -> dict[int, tuple[int, float]]:
+    """Pair a leftover heading of the rewrite with the one leftover old heading that stood
+    between the same paired lines: whatever its words, the rewrite wrote it in that heading's
+    place, so it is an edit of it (held), never a removal plus a new heading that would take the
+    section's entries."""
+    old_of = sorted(anchors.items())
+    kept_old = sorted(anchors.values())
+
+    def gap_new(n: int) -> tuple[int, int]:
+        i = bisect.bisect_left([j for j, _ in old_of], n)
+        before = old_of[i - 1][1] if i else -1
+        after = old_of[i][1] if i < len(old_of) else len(old)
+        return before, after
+
+    def gap_old(o: int) -> tuple[int, int]:
+        i = bisect.bisect_left(kept_old, o)
+        before = kept_old[i - 1] if i else -1
+        after = kept_old[i] if i < len(kept_old) else len(old)
+        return before, after
+
+    olds: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for o in old_left:
+        olds[gap_old(o)].append(o)
+    news: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for n in new_left:
+        news[gap_new(n)].append(n)
+    pairs: dict[int, tuple[int, float]] = {}
+    for gap, [n] in ((g, ns) for g, ns in news.items() if len(ns) == 1):
+        if len(olds.get(gap, ())) == 1:
+            o = olds[gap][0]
+            ratio = SequenceMatcher(None, match_key(old[o].raw), match_key(new[n].raw)).ratio()
+            pairs[n] = (o, ratio)
+    return pairs
 
 
 def _pair_lines(
