@@ -12,9 +12,7 @@ from typing import Any
 
 from trinho.condense.rules.gate import Change
 from trinho.condense.rules.reasons import StaleReason
-from trinho.memory.format import Entry, parse_line
 from trinho.openclaw.markers import promotion_markers_of
-from trinho.textnorm import match_key
 
 
 @dataclass(frozen=True)
@@ -82,25 +80,15 @@ def take_back_held(current_text: str, change: Change) -> HeldApplied | Stale:
 
 
 def find_line(lines: list[str], raw: str) -> int | None:
-    """Where `raw` is: the same line exactly, else the same entry (date and matched text),
-    else a line with the same match key."""
+    """Where `raw` is: the same line exactly, else the same line up to surrounding white space
+    (a CR a CRLF file kept). Never a line that is only alike: "Đi đón Mai" is not "đi đón
+    mai", so a change whose line the owner rewrote in the meantime is stale, not applied."""
     try:
         return lines.index(raw)
     except ValueError:
         pass
-    wanted = parse_line(raw, 0)
-    for i, line in enumerate(lines):
-        item = parse_line(line, i)
-        if isinstance(wanted, Entry):
-            if (
-                isinstance(item, Entry)
-                and item.date_text == wanted.date_text
-                and item.key == wanted.key
-            ):
-                return i
-        elif type(item) is type(wanted) and match_key(line) == match_key(raw):
-            return i
-    return None
+    wanted = raw.strip()
+    return next((i for i, line in enumerate(lines) if line.strip() == wanted), None)
 
 
 def _insert(lines: list[str], new: str, after: str | None) -> str:
