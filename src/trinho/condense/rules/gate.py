@@ -506,22 +506,36 @@ def _place(m: Matching, at_slot: dict[int, Change], removed: dict[int, Change]) 
 
     A rewrite line goes in unless its change is held; a line kept as it was (or only moved) is
     written as the old file had it, byte for byte. An old line that stays because its change
-    is held (a removal, an edit, a date move) goes back where it was: after its nearest
-    predecessor that is written now, else before its nearest successor, else at the top.
+    is held (an edit, a date move) stays at its rewrite line when that line follows the same
+    kept line as the old one did; otherwise it goes back where it was, as a dropped line whose
+    removal is held does: after its nearest predecessor that is written now, else before its
+    nearest successor, else at the top. A held change never moves a line.
     """
     pairs = {**_kept_pairs(m), **m.headings, **{j: o for j, (o, _) in m.heading_edits.items()}}
-    staying = {pairs[j]: c for j, c in at_slot.items() if c.held and c.old is not None}
-    anchors = {j: o for j, o in pairs.items() if pairs[j] not in staying}
-    front, before, after = _old_places(len(m.old), anchors, {*removed, *staying})
+    held = {j for j, c in at_slot.items() if c.held and c.old is not None and j in pairs}
+    anchors = {j: o for j, o in pairs.items() if j not in held}
+    in_place = {j for j in held if _same_gap(anchors, j, pairs[j])}
+    anchors.update({j: pairs[j] for j in in_place})
+    back = {*removed, *(pairs[j] for j in held - in_place)}
+    front, before, after = _old_places(len(m.old), anchors, back)
     out = _Output()
     out.old_lines(m, front, removed)
     for j, item in enumerate(m.new):
         out.old_lines(m, before[j], removed)
         change = at_slot.get(j)
+        if j in in_place:
+            out.lines.append(m.old[pairs[j]].raw)
         unchanged = j in anchors and (change is None or change.cls == "moved")
         out.slot(m.old[anchors[j]].raw if unchanged else item.raw, change)  # the owner's bytes
         out.old_lines(m, after[j], removed)
     return GateResult("\n".join(out.lines), tuple(out.changes))
+
+
+def _same_gap(anchors: dict[int, int], j: int, o: int) -> bool:
+    """Whether rewrite line `j` and old line `o` follow the same kept line (or none)."""
+    before_new = max((k for k in anchors if k < j), default=None)
+    before_old = max((a for a in anchors.values() if a < o), default=None)
+    return (anchors[before_new] if before_new is not None else None) == before_old
 
 
 class _Output:
