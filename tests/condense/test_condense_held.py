@@ -31,10 +31,19 @@ def test_removal_applies_while_the_line_is_there() -> None:
     assert apply_held(OLD, change) == HeldApplied("# Memory\n- 2026-11-02: Lives in Hà Nội\n")
 
 
-def test_removal_finds_the_entry_after_a_hand_edit_of_spacing_or_case() -> None:
+def test_removal_finds_the_entry_after_a_hand_edit_of_surrounding_space_only() -> None:
+    change = held_of("# Memory\n- 2026-11-02: Lives in Hà Nội\n")
+    current = OLD.replace("Likes green tea", "Likes green tea  ")
+    assert apply_held(current, change) == HeldApplied("# Memory\n- 2026-11-02: Lives in Hà Nội\n")
+
+
+def test_removal_is_stale_after_a_hand_edit_of_case_the_screen_never_showed() -> None:
+    """The owner rewrote the line since: the screen showed the old letters, so approving the
+    removal must not take the owner's new words."""
     change = held_of("# Memory\n- 2026-11-02: Lives in Hà Nội\n")
     current = OLD.replace("Likes green tea", "likes   GREEN tea")
-    assert apply_held(current, change) == HeldApplied("# Memory\n- 2026-11-02: Lives in Hà Nội\n")
+    outcome = apply_held(current, change)
+    assert isinstance(outcome, Stale) and outcome.why.code == "line_gone"
 
 
 def test_removal_is_stale_once_the_line_is_gone() -> None:
