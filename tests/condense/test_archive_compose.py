@@ -177,3 +177,67 @@ def test_approving_in_any_order_applies_every_card(
     kept = [line for line in OLD[2:] if line not in archived]
     assert all(memory.count(line) == 1 for line in kept)
     assert backend.desk.waiting() == []
+
+
+# --- across runs: a change waiting from an earlier run, an archive waiting from one ---------
+
+
+def week(ws: Workspace, clock: FixedClock, script: str) -> str:
+    """A week later, a note and a run answering `script`: what the console announced."""
+    clock.advance(days=7)
+    clock.advance(hours=-2)
+    save_note(ws, "Một tuần nữa")
+    clock.advance(hours=2)
+    out = io.StringIO()
+    run_condensation(ws, model=two_roles(script), channel=ConsoleChannel(ws.locale, out))
+    return out.getvalue()
+
+
+def set_archive(ws: Workspace, clock: FixedClock, mode: str) -> Workspace:
+    config = ws.internal / "config.toml"
+    text = re.sub(r'archive = "\w+"', f'archive = "{mode}"', config.read_text())
+    config.write_text(text)
+    return open_workspace(ws.root, clock)
+
+
+def test_an_edit_waiting_from_an_earlier_run_keeps_its_line_out_of_the_archive(
+    tmp_path: Path, clock: FixedClock
+) -> None:
+    ws = set_archive(over_budget(tmp_path / "ws", clock), clock, "off")
+    run_condensation(ws, model=two_roles(f"EDIT [2] {EMPLOYER_NEW}"))
+    ws = set_archive(ws, clock, "ask")
+    said = week(ws, clock, "NONE")
+    backend = file_backend(ws)
+    found = cards(backend)
+    assert sorted(found) == ["archive", "edited"]
+    moved = lines_of(found["archive"].change["old"])
+    assert EMPLOYER_OLD not in moved and ALLERGY in moved
+    assert "New: (nothing)" not in said
+    gist = f"Move {len(moved)} oldest entries to the archive: «2025-01-02: Dị ứng đậu phộng»"
+    assert gist in said
+    for cls in ("archive", "edited"):
+        _, result = backend.desk.approve(found[cls].id, "owner", found[cls].content_hash)
+        assert result.ok, result.message
+    assert EMPLOYER_NEW in backend.memory().split("\n")
+
+
+def test_a_waiting_archive_that_holds_a_line_a_later_run_changes_is_replaced(
+    tmp_path: Path, clock: FixedClock
+) -> None:
+    ws = over_budget(tmp_path / "ws", clock)
+    run_condensation(ws, model=two_roles("NONE"))
+    backend = file_backend(ws)
+    first = cards(backend)["archive"]
+    assert ALLERGY in lines_of(first.change["old"])
+    said = week(ws, clock, f"REMOVE [3] {WHY_REMOVED}")
+    found = cards(backend)
+    assert sorted(found) == ["archive", "removed"]
+    replaced = backend.desk.get_proposal(first.id)
+    assert replaced.status == "stale" and "2026-W49" in str(replaced.decision_note)
+    second = found["archive"]
+    assert ALLERGY not in lines_of(second.change["old"]) and second.why is None
+    assert second.id in said and first.id not in said
+    for cls in ("removed", "archive"):
+        _, result = backend.desk.approve(found[cls].id, "owner", found[cls].content_hash)
+        assert result.ok, result.message
+    assert ALLERGY not in backend.memory() and ALLERGY not in backend.archive()
