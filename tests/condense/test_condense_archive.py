@@ -211,7 +211,7 @@ def test_the_lines_pending_changes_act_on_are_pinned_as_approving_finds_them(
 ) -> None:
     lines = text.split("\n")
     olds = data.draw(st.lists(st.sampled_from(lines), max_size=4), label="olds")
-    pending = [
+    pending: list[dict[str, str | None]] = [
         {"class": data.draw(st.sampled_from(["edited", "removed", "date_changed"])), "old": old}
         for old in olds
     ]
