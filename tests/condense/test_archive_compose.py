@@ -23,7 +23,8 @@ import pytest
 from condense_weeks import two_roles
 from conftest import START, TZ, FixedClock
 from support.desks import Backend, file_backend, pg_backend
-from trinho.channels import ConsoleChannel
+from trinho.channels import ConsoleChannel, Outbox
+from trinho.channels.render import review_item_text, review_text
 from trinho.condense import run_condensation
 from trinho.notes.store import save_note
 from trinho.proposals.store import Proposal
@@ -215,6 +216,16 @@ def test_an_edit_waiting_from_an_earlier_run_keeps_its_line_out_of_the_archive(
     assert "New: (nothing)" not in said
     gist = f"Move {len(moved)} oldest entries to the archive: «2025-01-02: Dị ứng đậu phộng»"
     assert gist in said
+    notification = Outbox(ws).get("condense:2026-W49")
+    assert notification is not None  # as Telegram shows it: the list, then the archive's screen
+    items = notification.notification.items
+    [at] = [i for i, item in enumerate(items) if item.proposal_id == found["archive"].id]
+    assert f"📦 Archives: Move {len(moved)} oldest entries" in review_text(
+        notification.notification, "en"
+    )
+    screen = review_item_text(notification.notification, at, "en")
+    assert gist in screen and "New: (moved to the archive: still searchable)" in screen
+    assert "(nothing)" not in screen and "token" not in screen
     for cls in ("archive", "edited"):
         _, result = backend.desk.approve(found[cls].id, "owner", found[cls].content_hash)
         assert result.ok, result.message
@@ -241,3 +252,21 @@ def test_a_waiting_archive_that_holds_a_line_a_later_run_changes_is_replaced(
         _, result = backend.desk.approve(found[cls].id, "owner", found[cls].content_hash)
         assert result.ok, result.message
     assert ALLERGY not in backend.memory() and ALLERGY not in backend.archive()
+
+
+def test_an_archive_that_applies_by_itself_leaves_the_held_lines_in_place(
+    tmp_path: Path, clock: FixedClock
+) -> None:
+    ws = set_archive(over_budget(tmp_path / "ws", clock), clock, "auto")
+    run_condensation(ws, model=two_roles(SCRIPT))
+    backend = file_backend(ws)
+    memory, archive = backend.memory().split("\n"), backend.archive().split("\n")
+    assert EMPLOYER_OLD in memory and ALLERGY in memory
+    assert EMPLOYER_OLD not in archive and ALLERGY not in archive
+    found = cards(backend)
+    assert sorted(found) == ["edited", "removed", "strange_date"]
+    for p in found.values():
+        _, result = backend.desk.approve(p.id, "owner", p.content_hash)
+        assert result.ok, result.message
+    memory = backend.memory().split("\n")
+    assert EMPLOYER_NEW in memory and ALLERGY not in memory and BIRTHDAY in memory
