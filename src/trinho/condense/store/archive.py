@@ -58,6 +58,13 @@ def archive_change(
     return Change.judged(verdict, "\n".join(plan.raw_lines), None), plan
 
 
+def archive_answered(ws: Workspace, text: str, budget: int) -> bool:
+    """Whether the queue already answers an over-budget MEMORY.md `text` (`_answered`)."""
+    queue = [p for p in proposals.list_proposals(ws).proposals if p.kind == KIND]
+    pinned = pinned_lines(text, [p.change for p in queue if p.status == "pending"])
+    return _answered(queue, text, pinned, budget)
+
+
 def _answered(
     queue: Sequence[proposals.Proposal], text: str, pinned: frozenset[str], budget: int
 ) -> bool:
