@@ -21,6 +21,8 @@ from trinho.condense.rules.archive import (
     plan_archive,
 )
 from trinho.condense.rules.explain import memory_ref_now
+from trinho.condense.rules.gate import Change
+from trinho.condense.rules.held import HeldApplied, apply_held
 from trinho.condense.rules.loss import ARCHIVE_NAMED, archive_gist, memory_sides
 from trinho.condense.rules.ops import view_lines
 from trinho.context.budget import estimate_tokens
@@ -272,3 +274,46 @@ def test_a_memory_source_is_anchored_where_its_line_is_now(
     assert (
         memory_ref_now("memory/2026-11-20.md#14:05", quoted, text) == "memory/2026-11-20.md#14:05"
     )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_the_archive_and_the_changes_it_leaves_alone_apply_in_any_order(
+    data: st.DataObject,
+) -> None:
+    """Rules `pinned_lines`, `plan_archive`, `apply_archive` and `held.apply_held` together:
+    whatever the order of approval, nothing is stale, every change is in the end text and
+    every archived line is out of it."""
+    dates = data.draw(st.lists(st.sampled_from(DATES), min_size=2, max_size=20), label="dates")
+    lines = ["# Trí nhớ", *(f"- {d}: kỷ niệm {i}" for i, d in enumerate(dates)), ""]
+    text = "\n".join(lines)
+    entries = lines[1:-1]
+    touched = data.draw(st.lists(st.sampled_from(entries), unique=True, max_size=4), label="t")
+    changes = []
+    for n, old in enumerate(touched):
+        cls = data.draw(st.sampled_from(["edited", "removed", "strange_date"]), label="cls")
+        new = None if cls == "removed" else f"{old[:13]}: đổi {n}"
+        changes.append(Change(cls, "held", old, new, "held"))  # type: ignore[arg-type]
+    after = data.draw(st.sampled_from(entries), label="after")
+    changes.append(Change("strange_date", "held", None, "- 2030-01-01: mới", "held", after=after))
+    plan = plan_archive(text, 1, pinned_lines(text, [c.to_dict() for c in changes]))
+    assert plan is not None or all(e.raw in touched for e in _movable(text))
+    moves: list[Change | None] = [*changes, None]  # None: the archive
+    order = data.draw(st.permutations(moves), label="order")
+    current = text
+    for step in order:
+        if step is None:
+            if plan is None:
+                continue
+            done = apply_archive(current, plan.raw_lines)
+            assert done is not None
+            current = done
+            continue
+        applied = apply_held(current, step)
+        assert isinstance(applied, HeldApplied), applied
+        current = applied.text
+    end = current.split("\n")
+    for change in changes:
+        assert change.new is None or change.new in end
+        assert change.old is None or change.old not in end
+    assert plan is None or not set(plan.raw_lines) & set(end)
