@@ -891,7 +891,7 @@ def measure(
         "duplicated": done.duplicated,
         "unread": tracker.unread(),
         "reread": tracker.reread(),
-        "over_budget": int(tokens > budget and not archive_answered(ws, tokens, budget)),
+        "over_budget": int(tokens > budget and not archive_answered(ws, text, budget)),
         "runs_bytes": runs_size(ws),
         "zone": ws.config.timezone,
         "crashed": extra.get("crashed", 0),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 
 from hypothesis import given, settings
@@ -13,9 +14,17 @@ from trinho.condense.rules.archive import (
     ArchivePlan,
     apply_archive,
     archive_section,
+    archive_stands,
     archived_by,
+    budget_words,
+    pinned_lines,
     plan_archive,
 )
+from trinho.condense.rules.explain import memory_ref_now
+from trinho.condense.rules.gate import Change
+from trinho.condense.rules.held import HeldApplied, apply_held
+from trinho.condense.rules.loss import ARCHIVE_NAMED, archive_gist, memory_sides
+from trinho.condense.rules.ops import view_lines
 from trinho.context.budget import estimate_tokens
 from trinho.memory.format import Entry, parse
 
@@ -170,3 +179,141 @@ def test_an_archive_is_not_asked_while_one_waits_or_a_rejection_stands() -> None
     assert answered(1049, 500, waiting=False, rejected_at=[1000])  # grown by less than 50
     assert not answered(1050, 500, waiting=False, rejected_at=[1000])
     assert answered(1300, 500, waiting=False, rejected_at=[1000, 1290])
+
+
+# --- beside other pending changes ------------------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(memory_text, st.integers(0, 400), st.data())
+def test_a_pinned_line_never_moves_the_next_least_recently_dated_do(
+    text: str, budget: int, data: st.DataObject
+) -> None:
+    raws = text.split("\n")
+    pinned = frozenset(data.draw(st.sets(st.sampled_from(raws)), label="pinned"))
+    plan = plan_archive(text, budget, pinned)
+    free = [e for e in _movable(text) if e.raw not in pinned]
+    if plan is None:
+        assert estimate_tokens(text) <= budget or free == []
+        return
+    assert not set(plan.raw_lines) & pinned
+    moved = {m.line for m in plan.lines}
+    for m in plan.lines:
+        [archived] = [e for e in free if e.line == m.line]
+        assert all(
+            (archived.date, archived.line) < (e.date, e.line) for e in free if e.line not in moved
+        )
+    assert archive_stands(plan.raw_lines, text, pinned)
+
+
+@settings(max_examples=200, deadline=None)
+@given(memory_text, st.data())
+def test_the_lines_pending_changes_act_on_are_pinned_as_approving_finds_them(
+    text: str, data: st.DataObject
+) -> None:
+    lines = text.split("\n")
+    olds = data.draw(st.lists(st.sampled_from(lines), max_size=4), label="olds")
+    pending: list[dict[str, str | None]] = [
+        {"class": data.draw(st.sampled_from(["edited", "removed", "date_changed"])), "old": old}
+        for old in olds
+    ]
+    pending.append({"class": "archive", "old": "\n".join(lines)})  # pins nothing
+    pending.append({"class": "strange_date", "old": None, "new": "- 2026-12-25: x"})
+    assert pinned_lines(text, pending) == frozenset(olds)
+    assert pinned_lines(text, [*pending, {"class": "suspicious"}]) == frozenset(lines)
+    retyped = [{"class": "edited", "old": "- 2025-01-05:  TEA", "new": "- 2025-01-05: x"}]
+    assert pinned_lines("- 2025-01-05: tea\n", retyped) == {"- 2025-01-05: tea"}  # find_line's
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 10**6), st.integers(1, 10**5), st.integers(1, 500))
+def test_the_budget_reason_says_how_far_over_and_how_many_in_words(
+    tokens: int, budget: int, count: int
+) -> None:
+    params = {"tokens": budget + tokens, "budget": budget, "count": count}
+    for locale in ("en", "vi"):
+        said = budget_words(params, locale)
+        assert "token" not in said and "MEMORY.md" not in said and "{" not in said
+        assert str(count) in said
+    english = budget_words(params, "en")
+    assert "what fits in the assistant's prompt" in english
+    if budget + tokens < 2 * budget:
+        assert re.search(r"about \d+% longer than", english)
+    else:
+        times = round((budget + tokens) / budget)
+        assert f"about {times} times as long as" in english
+
+
+@given(st.lists(entry, min_size=1, max_size=12))
+def test_an_archive_gist_names_the_first_entries_and_counts_the_rest(lines: list[str]) -> None:
+    said = archive_gist(lines, "en")
+    named = re.findall(r"«([^»]*)»", said)
+    assert named == [line.removeprefix("- ") for line in lines[:ARCHIVE_NAMED]]
+    assert said.startswith(
+        f"Move {'the 1 oldest entry' if len(lines) == 1 else f'{len(lines)} oldest entries'}"
+    )
+    rest = len(lines) - ARCHIVE_NAMED
+    assert (f"and {rest} more" in said) is (rest > 0)
+    assert memory_sides({"class": "archive", "old": "\n".join(lines)}, "en")[1] == (
+        "(moved to the archive: still searchable)"
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(memory_text, st.sampled_from(WORDS), st.integers(1, 60))
+def test_a_memory_source_is_anchored_where_its_line_is_now(
+    text: str, word: str, stored: int
+) -> None:
+    quoted = f"- 2025-01-05: {word}"
+    ref = memory_ref_now(f"MEMORY.md#L{stored}", quoted, text)
+    lines = view_lines(text)
+    if quoted in lines:
+        assert ref == f"MEMORY.md#L{lines.index(quoted) + 1}"
+    else:
+        assert ref == "MEMORY.md"
+    assert (
+        memory_ref_now("memory/2026-11-20.md#14:05", quoted, text) == "memory/2026-11-20.md#14:05"
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_the_archive_and_the_changes_it_leaves_alone_apply_in_any_order(
+    data: st.DataObject,
+) -> None:
+    """Rules `pinned_lines`, `plan_archive`, `apply_archive` and `held.apply_held` together:
+    whatever the order of approval, nothing is stale, every change is in the end text and
+    every archived line is out of it."""
+    dates = data.draw(st.lists(st.sampled_from(DATES), min_size=2, max_size=20), label="dates")
+    lines = ["# Trí nhớ", *(f"- {d}: kỷ niệm {i}" for i, d in enumerate(dates)), ""]
+    text = "\n".join(lines)
+    entries = lines[1:-1]
+    touched = data.draw(st.lists(st.sampled_from(entries), unique=True, max_size=4), label="t")
+    changes = []
+    for n, old in enumerate(touched):
+        cls = data.draw(st.sampled_from(["edited", "removed", "strange_date"]), label="cls")
+        new = None if cls == "removed" else f"{old[:13]}: đổi {n}"
+        changes.append(Change(cls, "held", old, new, "held"))  # type: ignore[arg-type]
+    after = data.draw(st.sampled_from(entries), label="after")
+    changes.append(Change("strange_date", "held", None, "- 2030-01-01: mới", "held", after=after))
+    plan = plan_archive(text, 1, pinned_lines(text, [c.to_dict() for c in changes]))
+    assert plan is not None or all(e.raw in touched for e in _movable(text))
+    moves: list[Change | None] = [*changes, None]  # None: the archive
+    order = data.draw(st.permutations(moves), label="order")
+    current = text
+    for step in order:
+        if step is None:
+            if plan is None:
+                continue
+            done = apply_archive(current, plan.raw_lines)
+            assert done is not None
+            current = done
+            continue
+        applied = apply_held(current, step)
+        assert isinstance(applied, HeldApplied), applied
+        current = applied.text
+    end = current.split("\n")
+    for change in changes:
+        assert change.new is None or change.new in end
+        assert change.old is None or change.old not in end
+    assert plan is None or not set(plan.raw_lines) & set(end)

@@ -94,8 +94,8 @@ def item_text(
     for_owner: bool = False,
 ) -> str:
     """The review screen of one change: its class, old -> new, and the reason. `for_owner`:
-    numbered in review order and without the proposal's id (the chat review); an archive's
-    new side says where the lines go instead of "(nothing)"."""
+    numbered in review order and without the proposal's id (the chat review). An archive's
+    new side says where the lines go, never "(nothing)"."""
     item = notification.items[index]
     none = t(locale, "channel.item.none")
     number = review_indices(notification).index(index) if for_owner else index
@@ -111,7 +111,7 @@ def item_text(
     if not for_owner:
         header_lines.append(t(locale, "channel.item.proposal", id=item.proposal_id))
     header = "\n".join(header_lines)
-    new_none = t(locale, "channel.item.archived") if item_risk(item) == 1 and for_owner else none
+    new_none = t(locale, "channel.item.archived") if item_risk(item) == 1 else none
     fields = [
         (N_("channel.item.old"), none if item.old is None else item.old),
         (N_("channel.item.new"), new_none if item.new is None else item.new),

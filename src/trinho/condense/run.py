@@ -17,7 +17,12 @@ from typing import Any
 
 from trinho.channels import Channel, Notification, NotificationItem, Outbox, channel_from_config
 from trinho.clock import utc
-from trinho.condense.rules.archive import archive_section, archived_by, without_lines
+from trinho.condense.rules.archive import (
+    archive_section,
+    archived_by,
+    budget_words,
+    without_lines,
+)
 from trinho.condense.rules.explain import SourceTriple, explained, removal_reasons
 from trinho.condense.rules.gate import Change, GateResult, gate
 from trinho.condense.rules.handedit import added_during_run, carry_added, drop_deleted
@@ -67,6 +72,7 @@ from trinho.condense.store.archive import (
     archive_change,
     archive_mode,
     archived_before,
+    conflicting_archives,
     waiting_archive,
 )
 from trinho.condense.store.collect import (
@@ -596,7 +602,7 @@ class _Run:
             # an attempt of this run cut off between the archive and MEMORY.md moved these
             moved_before = archived_by(memory_store.archived_text(self.ws), self.run_id)
             earlier, text = without_lines(text, moved_before)
-        found = archive_change(self.ws, text, budget)
+        found = archive_change(self.ws, text, budget, result.held)
         if found is None:
             if not earlier:
                 return result, ()
@@ -725,8 +731,9 @@ def _propose(
     """
     held = journal.held
     if journal.state == "applied":
+        text = memory_store.read_text(ws)
         queue = [p for p in proposals.list_proposals(ws).proposals if p.kind == KIND]
-        queue = _expire_gone(ws, journal.run_id, memory_store.read_text(ws), queue)
+        queue = _expire_gone(ws, journal.run_id, text, queue)
         rejected = {substance(p.change) for p in queue if p.status == "rejected"}
         waiting = {substance(p.change): p for p in queue if p.status == "pending"}
         entries: list[ProposalEntry] = []
@@ -751,6 +758,7 @@ def _propose(
             )
             p = submitted.proposal
             entries.append(ProposalEntry(p.id, p.content_hash, p.status))
+        expire_conflicting_archives(ws, journal.run_id, text)
         journal = advance(ws, journal, "proposed", proposals=tuple(entries))
     by_change = dict(zip(held, journal.proposals, strict=True))
     report: list[ReportChange] = []
@@ -791,6 +799,19 @@ def _expire_gone(
     return updated
 
 
+def expire_conflicting_archives(ws: Workspace, run_id: str, text: str) -> tuple[str, ...]:
+    """Make stale every waiting archive that holds a line another pending change acts on (or a
+    line gone from `text`): approving both would make one of them stale, whichever came
+    second. Run `run_id` proposed an archive without those lines in its place when MEMORY.md
+    is still over its budget. The ids of those made stale."""
+    note = t(ws.locale, "condense.archive_replaced", run=run_id)
+    return tuple(
+        p.id
+        for p in conflicting_archives(ws, text)
+        if proposals.expire(ws, p.id, "trinho", note) is not None
+    )
+
+
 def _undone_run(ws: Workspace, origin: str) -> str | None:
     """`undone_origin`, with an unreadable journal of another run taken as not undone: it must
     not stop this run (approving its proposals says what is wrong with it)."""
@@ -815,7 +836,7 @@ def _announce(
             entry.content_hash,
             change.cls,
             *memory_sides(change.to_dict(), ws.locale),
-            change.reason_in(ws.locale),
+            announced_reason(change, ws.locale),
         )
         for change, entry in zip(journal.held, journal.proposals, strict=True)
         if entry.proposal_id and entry.status == "pending" and entry.proposal_id not in asked_before
@@ -906,9 +927,17 @@ def _archive_again(ws: Workspace, listed: set[str]) -> tuple[NotificationItem, s
         archive.content_hash,
         change.cls,
         *memory_sides(archive.change, ws.locale),
-        change.reason_in(ws.locale),
+        announced_reason(change, ws.locale),
     )
     return item, t(ws.locale, "condense.notify.archive_again")
+
+
+def announced_reason(change: Change, locale: str) -> str:
+    """A held change's reason as its announcement says it: an archive's is the budget's, in
+    words (`budget_words`); the others', the gate's."""
+    if change.cls == "archive":
+        return budget_words(dict(change.reason_params), locale)
+    return change.reason_in(locale)
 
 
 def _save_report(ws: Workspace, report: RunReport) -> None:

@@ -147,10 +147,10 @@ DECIDED_LABEL: dict[str, str] = {
 OWNER_REASON: dict[str, str] = {
     "edited": N_("review.why.edited"),
     "edited_heading": N_("review.why.edited_heading"),
-    "over_budget": N_("review.why.over_budget"),
 }
-"""Gate reasons whose technical text (a similarity, a token count) the owner's review says in
-words instead; the run report keeps the technical one."""
+"""Gate reasons whose technical text (a similarity) the owner's review says in words instead;
+the run report keeps the technical one. An archive's (a token count) is said by
+`trinho.condense.rules.archive.budget_words`."""
 
 BASIS_WORDS: dict[str, str] = {
     "user": N_("web.fact.basis_user"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from trinho.condense.rules.archive import budget_words
 from trinho.condense.rules.loss import suspicious_sides
 from trinho.condense.rules.reasons import stored_reason
 from trinho.facts.rules import FactVersion
@@ -196,6 +197,9 @@ def gate_reason_words(p: Proposal, locale: str) -> str:
             fact=_clip(str(p.change.get("key", "")), 60),
         )
     code = p.change.get("reason_code")
+    if is_archive(p) or (p.kind == "memory" and code == "over_budget"):  # the budget's
+        params = p.change.get("reason_params")
+        return budget_words(params if isinstance(params, dict) else {}, locale)
     if p.kind == "memory" and isinstance(code, str) and code in OWNER_REASON:
         params = p.change.get("reason_params")
         count = params.get("count") if isinstance(params, dict) else None
@@ -207,9 +211,14 @@ def reason_words(p: Proposal, locale: str) -> str:
     """Why the change waits, in the owner's language, with the proposer's own reason beside
     it when it gave one."""
     reason = gate_reason_words(p, locale)
-    if p.why:
+    if p.why and not is_archive(p):  # an archive's one reason is the budget's
         return t(locale, "review.reason_with_why", reason=reason, why=p.why)
     return reason
+
+
+def is_archive(p: Proposal) -> bool:
+    """Whether `p` moves MEMORY.md's oldest entries to the archive."""
+    return p.kind == "memory" and p.change.get("class") == "archive"
 
 
 def effect_words(p: Proposal, locale: str) -> tuple[str, str]:

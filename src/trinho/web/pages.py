@@ -307,13 +307,8 @@ def change_body(p: Proposal, locale: str) -> Html:
 
 
 def card_reason(p: Proposal, locale: str) -> str:
-    """Why the change waits, for a person: an archive says the file grew past the size set for
-    it (not how many tokens), the rest as the review reads them everywhere."""
-    if p.kind == "memory" and p.change.get("class") == "archive":
-        params = p.change.get("reason_params") or {}
-        count = params.get("count") if isinstance(params, dict) else None
-        text = t(locale, "web.why.archive", count=count if isinstance(count, int) else 0)
-        return t(locale, "web.why.with_model", reason=text, why=p.why) if p.why else text
+    """Why the change waits, for a person, as the review reads it everywhere: an archive says
+    how far the memory grew past what fits (not how many tokens), and nothing else."""
     return reason_words(p, locale)
 
 

@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path, PurePosixPath
 from typing import Protocol, TypeVar
 from urllib.parse import quote
 
+from trinho.condense.rules.explain import memory_ref_now
 from trinho.config import Config
 from trinho.conversations.store import StoredTurn, read_day
 from trinho.errors import TrinhoError
 from trinho.facts.rules import Fact
 from trinho.facts.store import list_facts
+from trinho.memory import store as memory_store
 from trinho.pg.archive import PgArchive
 from trinho.pg.connect import Database, check_owner
 from trinho.pg.held import with_its_run
@@ -119,7 +121,8 @@ class FileDesk:
         return self.ws.now()
 
     def waiting(self) -> list[Proposal]:
-        return proposals.list_proposals(self.ws, include_decided=False).proposals
+        waiting = proposals.list_proposals(self.ws, include_decided=False).proposals
+        return sources_now(waiting, memory_store.read_text(self.ws))
 
     def get_proposal(self, proposal_id: str) -> Proposal:
         return proposals.get_proposal(self.ws, proposal_id)
@@ -192,7 +195,8 @@ class PgDesk:
         return self.records.now()
 
     def waiting(self) -> list[Proposal]:
-        return self.records.proposals(include_decided=False)
+        waiting = self.records.proposals(include_decided=False)
+        return sources_now(waiting, self.records.memory_text())
 
     def get_proposal(self, proposal_id: str) -> Proposal:
         return self.records.get_proposal(proposal_id)
@@ -288,6 +292,24 @@ def _known_owner(owner: str) -> bool:
     except TrinhoError:
         return False
     return True
+
+
+def sources_now(waiting: list[Proposal], memory_text: str) -> list[Proposal]:
+    """The proposals with each MEMORY.md source anchored on `memory_text`, the file as it is
+    when the page is drawn (`memory_ref_now`): a card never names a line number the file no
+    longer has there."""
+    return [
+        replace(
+            p,
+            sources=tuple(
+                replace(s, ref=memory_ref_now(s.ref, s.text, memory_text))
+                if s.kind == "memory"
+                else s
+                for s in p.sources
+            ),
+        )
+        for p in waiting
+    ]
 
 
 _CONVERSATION = re.compile(r"conversations/(\d{4}-\d{2}-\d{2})\.jsonl")

@@ -4,7 +4,8 @@ Pure: `plan_archive` chooses, `archive_section` writes the text `memory/archive.
 `apply_archive` replays the plan on the file as it is when the owner approves (docs/rules.md,
 section "The gate", row `archive`). Only dated entries move, least recently dated first, and
 verbatim: headings and hand-written lines stay, and so do entries whose date is not a calendar
-date (the gate holds those already).
+date (the gate holds those already). A line another pending change acts on stays too
+(`pinned_lines`): the archive and that change are decided in any order, each one applying.
 """
 
 from __future__ import annotations
@@ -12,10 +13,13 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from trinho.condense.rules.held import find_line
 from trinho.context.budget import base_tokens, estimate_tokens
+from trinho.i18n import N_, t
 from trinho.memory.format import BOM, Entry, parse
 from trinho.textnorm import one_line
 
@@ -48,8 +52,12 @@ class ArchivePlan:
         return tuple(moved.raw for moved in self.lines)
 
 
-def plan_archive(text: str, budget_tokens: int) -> ArchivePlan | None:
-    """The entries to move so that `text` is back within 90% of `budget_tokens`.
+def plan_archive(
+    text: str, budget_tokens: int, pinned: Collection[str] = frozenset()
+) -> ArchivePlan | None:
+    """The entries to move so that `text` is back within 90% of `budget_tokens`; a line of
+    `pinned` (another pending change acts on it: `pinned_lines`) never moves, the next least
+    recently dated entries move instead.
 
     None when `text` is within the budget, or when nothing can move. When moving every dated
     entry is still not enough, they all move: the most the archive can do.
@@ -61,6 +69,8 @@ def plan_archive(text: str, budget_tokens: int) -> ArchivePlan | None:
     left = base_tokens(text)
     chosen: set[int] = set()
     for entry in _oldest_first(text):
+        if entry.raw in pinned:
+            continue
         if _within_target(left, budget_tokens):
             break
         chosen.add(entry.line - 1)
@@ -70,6 +80,33 @@ def plan_archive(text: str, budget_tokens: int) -> ArchivePlan | None:
     after = "\n".join(raw for i, raw in enumerate(raws) if i not in chosen)
     moved = tuple(ArchivedLine(i + 1, raws[i]) for i in sorted(chosen))
     return ArchivePlan(moved, after, before, estimate_tokens(after), budget_tokens)
+
+
+def pinned_lines(text: str, pending: Iterable[Mapping[str, Any]]) -> frozenset[str]:
+    """The lines of `text` that a pending change (`Change.to_dict()`, a proposal's change) acts
+    on, found as approving it finds them (`held.find_line`): the old side of an edit, a
+    removal, a date change. A rewrite held whole was made for the file as it is: it pins every
+    line. An archive pins nothing (it is the one planned, or the one it replaces)."""
+    lines = text.split("\n")
+    pinned: set[str] = set()
+    for change in pending:
+        cls, old = change.get("class"), change.get("old")
+        if cls == "suspicious":
+            return frozenset(lines)
+        if cls == "archive" or not isinstance(old, str):
+            continue
+        for raw in old.split("\n"):
+            at = find_line(lines, raw)
+            if at is not None:
+                pinned.add(lines[at])
+    return frozenset(pinned)
+
+
+def archive_stands(lines: Iterable[str], text: str, pinned: Collection[str]) -> bool:
+    """Whether an archive of `lines` waiting for the owner may still be approved on `text`
+    beside every other pending change: each line is still there, and none is `pinned`."""
+    wanted = tuple(lines)
+    return apply_archive(text, wanted) is not None and not any(raw in pinned for raw in wanted)
 
 
 SECTION_PREFIX = "## Archived by run "
@@ -171,3 +208,29 @@ def archive_waits_or_was_refused(
     one waits, and none after the owner rejected one (made when the file had `rejected_at`
     tokens) until the file has grown by another tenth of the budget."""
     return waiting or any(tokens < asked + budget // REASK_SHARE for asked in rejected_at)
+
+
+TIMES_FROM = 2
+"""From twice the budget on, how far over it reads "about N times as long as"; below, as a
+percentage ("about 20% longer than")."""
+
+
+def budget_words(params: Mapping[str, Any], locale: str) -> str:
+    """An archive's reason as the owner reads it (`reason_params` of `over_budget`: tokens,
+    budget, count): how far over what fits in the assistant's prompt the long-term memory is,
+    and how many of its oldest entries would move, in words; never a token count, never a
+    model's reason for another change. Parameters a stored change lacks read as no excess."""
+    tokens, budget, count = (params.get(k) for k in ("tokens", "budget", "count"))
+    tokens = tokens if isinstance(tokens, int) else 0
+    budget = budget if isinstance(budget, int) else 0
+    if budget > 0 and tokens < TIMES_FROM * budget:
+        percent = max(1, math.ceil(100 * (tokens - budget) / budget))
+        over = t(locale, N_("review.over.percent"), percent=percent)
+    else:
+        over = t(locale, N_("review.over.times"), times=round(tokens / max(budget, 1)))
+    return t(
+        locale,
+        N_("review.why.over_budget"),
+        over=over,
+        count=count if isinstance(count, int) else 0,
+    )

@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from trinho.condense.rules.gate import Change
 from trinho.condense.rules.ops import Remove, Script, view_lines
+from trinho.textnorm import nfc, one_line
 
 SourceTriple = tuple[str, str, str]
 """(kind, ref, text): a `trinho.proposals.Source` as plain values."""
@@ -69,6 +70,22 @@ def memory_line_source(old_text: str, line: str) -> SourceTriple | None:
     return None
 
 
+def memory_ref_now(ref: str, quoted: str, memory_text: str) -> str:
+    """Where a MEMORY.md source (`ref`, its line `quoted` as a source quotes it) is now: at the
+    first line that holds that text (`MEMORY.md#L7`), or the file alone when none does any more.
+
+    A change keeps the number its line had when it was made; an approval, an archive or a hand
+    edit moves lines since, so a screen anchors the source on the file as it is when drawn,
+    never on the stored number. Other files' refs are returned as they are."""
+    if ref.partition("#")[0] != MEMORY_REF:
+        return ref
+    for number, line in enumerate(view_lines(memory_text), 1):
+        shown = one_line(nfc(line))
+        if shown == quoted or (quoted.endswith("…") and shown.startswith(quoted[:-1])):
+            return f"{MEMORY_REF}#L{number}"
+    return MEMORY_REF
+
+
 def explained(
     changes: Sequence[Change],
     old_text: str,
@@ -76,10 +93,11 @@ def explained(
     material: Sequence[SourceTriple],
 ) -> tuple[Change, ...]:
     """Every held change with the model's reason for it (a removal's) and its sources; the
-    changes that applied by themselves as they are."""
+    changes that applied by themselves as they are, and so is an archive: its reason is the
+    budget's, never the model's for a line it moves, and the lines it moves are on its card."""
     out: list[Change] = []
     for change in changes:
-        if not change.held or change.cls == "suspicious":
+        if not change.held or change.cls in ("suspicious", "archive"):
             out.append(change)
             continue
         sources: list[SourceTriple] = []

@@ -71,8 +71,34 @@ def memory_sides(change: Mapping[str, Any], locale: str) -> tuple[str | None, st
     if change.get("class") == "suspicious":
         return suspicious_sides(change, locale)
     if change.get("class") == "archive":
-        lines = str(change.get("old") or "").split("\n")
-        head = t(locale, "condense.loss.archived", count=len(lines))
-        return _listing(head, lines, locale), None
+        return archive_gist(str(change.get("old") or "").split("\n"), locale), t(
+            locale, "channel.item.archived"
+        )
     old, new = change.get("old"), change.get("new")
     return None if old is None else str(old), None if new is None else str(new)
+
+
+ARCHIVE_NAMED = 3
+"""The archived entries an announcement names; the rest are counted."""
+ARCHIVE_NAMED_CHARS = 80
+
+
+def archive_gist(lines: Sequence[str], locale: str) -> str:
+    """An archive in one line: how many of the oldest entries move, the first few named
+    ("Move 12 oldest entries to the archive: «…», «…», «…», and 9 more"). The card on the
+    review page lists every one."""
+    entries = [line for line in lines if line.strip()]
+    named = ", ".join(
+        f"«{clip(_entry_words(line), ARCHIVE_NAMED_CHARS, locale)}»"
+        for line in entries[:ARCHIVE_NAMED]
+    )
+    rest = len(entries) - ARCHIVE_NAMED
+    if rest > 0:
+        named = t(locale, "condense.loss.archived_more", entries=named, count=rest)
+    return t(locale, "condense.loss.archived", count=len(entries), entries=named)
+
+
+def _entry_words(line: str) -> str:
+    """An entry without its list marker: `2025-01-05: Em gái tên là Lan`."""
+    text = one_line(line)
+    return text[2:] if text.startswith(("- ", "* ", "+ ")) else text
