@@ -221,8 +221,10 @@ def test_the_lines_pending_changes_act_on_are_pinned_as_approving_finds_them(
     pending.append({"class": "strange_date", "old": None, "new": "- 2026-12-25: x"})
     assert pinned_lines(text, pending) == frozenset(olds)
     assert pinned_lines(text, [*pending, {"class": "suspicious"}]) == frozenset(lines)
-    retyped = [{"class": "edited", "old": "- 2025-01-05:  TEA", "new": "- 2025-01-05: x"}]
-    assert pinned_lines("- 2025-01-05: tea\n", retyped) == {"- 2025-01-05: tea"}  # find_line's
+    spaced = [{"class": "edited", "old": "- 2025-01-05: tea  ", "new": "- 2025-01-05: x"}]
+    assert pinned_lines("- 2025-01-05: tea\n", spaced) == {"- 2025-01-05: tea"}  # find_line's
+    retyped = [{"class": "edited", "old": "- 2025-01-05: TEA", "new": "- 2025-01-05: x"}]
+    assert pinned_lines("- 2025-01-05: tea\n", retyped) == frozenset()  # other letters: gone
 
 
 @settings(max_examples=200, deadline=None)
