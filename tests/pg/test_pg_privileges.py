@@ -19,8 +19,8 @@ from conftest import TZ, FixedClock
 from pg.fixtures import new_owner
 from pg.pgserver import Cluster, Urls
 from trinho.pg.connect import Database
-from trinho.pg.migrate import APP_FUNCTIONS
-from trinho.pg.search import tsquery_literal
+from trinho.pg.migrate import APP_FUNCTIONS, MIGRATIONS
+from trinho.pg.search import search, tsquery_literal
 from trinho.pg.store import PgRecords
 from trinho.search.tokenize import query_terms
 
@@ -262,3 +262,40 @@ def test_a_function_the_operator_creates_later_is_not_everyones(
         ).fetchone()
         conn.rollback()
     assert found == (False,)
+
+
+def test_a_deployment_granted_before_the_migration_keeps_searching_after_it(
+    pg_cluster: Cluster, clock: FixedClock
+) -> None:
+    """An application role granted the tables by an earlier `--grant` (before 0010) is
+    granted the search's functions by 0010 itself: its search finds what it found before."""
+    from yoyo import get_backend, read_migrations
+
+    from pg.pgserver import APP_ROLE
+    from trinho.pg.migrate import INDEX_TABLES, OWNER_TABLES, _yoyo_url, migrate
+
+    admin = pg_cluster.create_database("upgrade")
+    backend = get_backend(_yoyo_url(admin))
+    try:
+        every = read_migrations(str(MIGRATIONS))
+        earlier = every.__class__([m for m in every if m.id < "0010"], every.post_apply)
+        with backend.lock():
+            backend.apply_migrations(backend.to_apply(earlier))
+    finally:
+        backend.connection.close()
+    pg_cluster.role(APP_ROLE)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        for table, rights in [
+            *((t, "SELECT, INSERT, UPDATE, DELETE") for t in OWNER_TABLES),
+            *((t, "SELECT, INSERT, DELETE") for t in INDEX_TABLES),
+        ]:
+            conn.execute(f"GRANT {rights} ON {table} TO {APP_ROLE}")
+    app = pg_cluster.url(_database(admin), APP_ROLE)
+    with Database(admin) as db:
+        owner = new_owner(db)
+    with Database(app) as db:
+        records = PgRecords(db, owner, clock=clock, timezone=TZ)
+        records.save_note("ăn phở với Mai")
+        assert len(search(records, "pho")) == 1
+        assert "0010.function_privileges" in migrate(admin)
+        assert len(search(records, "pho")) == 1
