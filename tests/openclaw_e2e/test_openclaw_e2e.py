@@ -191,6 +191,14 @@ def test_trinho_is_openclaws_memory(openclaw: OpenClaw, tmp_path: Path) -> None:
     assert missing == {"status": "not_found", "path": "memory/1999-01-01.md", "text": ""}
     refused = openclaw.details("memory_get", {"path": "../outside.md"})
     assert refused["status"] == "error" and refused["code"] == "MEMORY_PATH_NOT_ALLOWED"
+    # A workspace file that is no memory file: OpenClaw's own memory_get refuses it too.
+    (ws / "private").mkdir()
+    (ws / "private" / "creds.txt").write_text("token=e2e-secret\n", encoding="utf-8")
+    for other in ("AGENTS.md", "private/creds.txt"):
+        not_memory = openclaw.details("memory_get", {"path": other})
+        assert not_memory["status"] == "error" and not_memory["text"] == ""
+        assert not_memory["code"] == "MEMORY_PATH_NOT_ALLOWED"
+        assert "e2e-secret" not in json.dumps(not_memory)
     sessions = openclaw.details("memory_search", {"query": "x", "corpus": "sessions"})
     assert sessions["results"] == [] and sessions["disabled"] and sessions["unavailable"]
     assert sessions["warning"] and sessions["action"]

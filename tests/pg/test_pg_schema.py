@@ -181,17 +181,18 @@ def test_the_matches_function_finds_the_named_owners_units_only(
     pg_urls: Urls, owner: str, pg_admin: Database
 ) -> None:
     """`search_matches` runs as the schema's owner, past the policy, and returns the units of
-    the owner the transaction names alone: none without one, never another owner's."""
+    the owner the transaction names alone: refused without one, never another owner's."""
     other = owner + "-m"
     add_owner(pg_admin, other)
     with psycopg.connect(pg_urls.app) as conn:
         _fill_each(conn, owner, other)
-        matches = "SELECT doc_id FROM search_matches('b'::tsquery)"
-        assert conn.execute(matches).fetchall() == []
+        matches = "SELECT doc_id FROM search_matches(%s, 'b'::tsquery)"
+        with pytest.raises(errors.InsufficientPrivilege):
+            conn.execute(matches, (owner,))
         conn.rollback()
         for who in (owner, other):
             conn.execute("SELECT set_config('trinho.owner', %s, true)", (who,))
-            assert conn.execute(matches).fetchall() == [("d",)]
+            assert conn.execute(matches, (who,)).fetchall() == [("d",)]
             assert conn.execute(
                 "SELECT count(*) FROM search_terms WHERE owner_id <> %s", (who,)
             ).fetchone() == (0,)

@@ -80,13 +80,16 @@ def test_every_memory_file_reads_the_same_on_both_backends(
         "memory/2001-01-01.md",
         "memory_proposals/nothing.json",
         "notes.txt",
+        "AGENTS.md",
+        "private/creds.txt",
         "MEMORY.md\x00",
     ):
         for profile in ("default", "openclaw"):
             on_files = call(workspace, "memory_get", {"path": refused}, CHAT, profile)
             on_pg = call(records, "memory_get", {"path": refused}, CHAT, profile)
             assert on_pg.is_error == on_files.is_error, refused
-            assert (on_pg.data or {}).get("status") == (on_files.data or {}).get("status")
+            for key in ("status", "code"):
+                assert (on_pg.data or {}).get(key) == (on_files.data or {}).get(key), refused
 
 
 def test_the_other_tools_answer_alike_on_both_backends(

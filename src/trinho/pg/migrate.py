@@ -46,6 +46,10 @@ READ_ONLY_TABLES = ("owner_tokens",)
 """Owners' tables the operator writes and the application only reads (the MCP tokens'
 hashes): row-level security on each, as on `OWNER_TABLES`."""
 
+APP_FUNCTIONS = ("search_matches", "search_units")
+"""The functions of the schema's the application role calls (a search); no role but it and
+the schema's owner may execute any function of the schema (migration 0010)."""
+
 REGISTRY_TABLES = ("owners", "telegram_bots")
 """The operator's tables: no owner's memory, no owner_id leading the key, nothing granted to the
 application role (the registry of owners, where the Telegram bot's polling stands)."""
@@ -81,8 +85,8 @@ def migrate(url: str) -> list[str]:
 
 def grant_app_role(url: str, role: str) -> None:
     """Let the application role read and write the owners' tables (`INDEX_TABLES` as a
-    search unit's writes do), read `READ_ONLY_TABLES`, and nothing else: it owns none of
-    them and is no superuser, so row-level security holds it."""
+    search unit's writes do), read `READ_ONLY_TABLES`, execute `APP_FUNCTIONS`, and nothing
+    else: it owns none of them and is no superuser, so row-level security holds it."""
     import psycopg
     from psycopg import sql
 
@@ -103,5 +107,11 @@ def grant_app_role(url: str, role: str) -> None:
             conn.execute(
                 sql.SQL("GRANT SELECT ON {} TO {}").format(
                     sql.Identifier(table), sql.Identifier(role)
+                )
+            )
+        for function in APP_FUNCTIONS:
+            conn.execute(
+                sql.SQL("GRANT EXECUTE ON FUNCTION {} TO {}").format(
+                    sql.Identifier(function), sql.Identifier(role)
                 )
             )

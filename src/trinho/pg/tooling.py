@@ -27,6 +27,7 @@ from trinho.pg.transcripts import PgTranscripts
 from trinho.pg.transfer import PROPOSALS_DIR
 from trinho.search import Found, Hit, Kind, Query, Snippet
 from trinho.search.index import validate_query
+from trinho.search.rules import is_memory_file
 from trinho.workspace import ARCHIVE_FILE, MEMORY_FILE, NOTES_DIR, Clock
 
 if TYPE_CHECKING:
@@ -111,7 +112,13 @@ class PgToolRecords(PgRecords):
         return Found(hits, tuple(named), tuple(h.why for h in found))
 
     def shown_path(self, path: str) -> str:
-        return memory_name(path)
+        """The memory file `path` names, refused as on the file workspace when it is none
+        (`trinho.search.rules.is_memory_file`): a proposal's file is read by
+        memory_proposals, not by memory_get."""
+        name = memory_name(path)
+        if not is_memory_file(name, MEMORY_FILE, ("users",)):
+            raise TrinhoError.keyed("error.get.not_memory", path=path)
+        return name
 
     def memory_get(self, path: str, from_line: int = 1, lines: int | None = None) -> Snippet:
         if not path.strip():
@@ -128,7 +135,7 @@ class PgToolRecords(PgRecords):
     def file_text(self, path: str) -> str | None:
         name = memory_name(path)
         if name in FOLDERS or (name.startswith("users/") and not name.endswith(".md")):
-            raise TrinhoError.keyed("error.get.folder", path=path)
+            raise TrinhoError.keyed("error.get.folder", path=path.rstrip("/") or path)
         if name == MEMORY_FILE:
             latest = self.memory_version()
             return latest.text if latest is not None else None

@@ -22,6 +22,7 @@ from trinho.errors import TrinhoError
 from trinho.notes.store import decode
 from trinho.search.documents import Kind
 from trinho.search.index import INDEX_FILE, Found, Hit, Query, SearchIndex, open_index
+from trinho.search.rules import is_memory_file
 from trinho.search.vectors import Embedder, OpenAIEmbedder
 from trinho.workspace import Workspace
 
@@ -216,11 +217,18 @@ class Snippet:
 
 def readable_path(ws: Workspace, path: str) -> str:
     """`path` as the workspace shows it, when it is memory a reader outside the owner's shell
-    (a model's tool call, the review page) may see: never under a dot-folder such as
-    `.trinho/`, where the tokens are. Absolute only for a users/ folder placed elsewhere."""
-    resolved = ws.shown(ws.path(path))
+    (a model's tool call, the review page) may see: a memory file (`rules.is_memory_file`),
+    as named and after every link, so a link never leads a read out of the memory files;
+    never under a dot-folder such as `.trinho/`, where the tokens are. Absolute only for a
+    users/ folder placed elsewhere."""
+    real = ws.path(path)
+    resolved = ws.shown(real)
     if not Path(resolved).is_absolute() and any(p.startswith(".") for p in resolved.split("/")):
         raise TrinhoError.keyed("error.get.internal", path=path)
+    named = ws.shown(Path(os.path.normpath(ws.root / path)))
+    users = (ws.shown(ws.users_root), ws.shown(ws.users_root.resolve()))
+    if not all(is_memory_file(shown, ws.memory_name, users) for shown in (named, resolved)):
+        raise TrinhoError.keyed("error.get.not_memory", path=path)
     return resolved
 
 
@@ -234,7 +242,7 @@ def memory_get(ws: Workspace, path: str, from_line: int = 1, lines: int | None =
         raise TrinhoError.keyed("error.get.no_lines", path=path, lines=lines)
     resolved = ws.path(path)
     if resolved.is_dir():
-        raise TrinhoError.keyed("error.get.folder", path=path)
+        raise TrinhoError.keyed("error.get.folder", path=path.rstrip("/") or path)
     if not resolved.is_file():
         raise TrinhoError.keyed("error.get.no_file", path=path)
     all_lines = decode(read_regular(resolved), path).split("\n")

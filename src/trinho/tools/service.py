@@ -468,8 +468,9 @@ TOOLS: tuple[MemoryTool, ...] = (
         description=(
             "Read lines of a file in the memory workspace, e.g. the context around a "
             "memory_search hit. Give the path exactly as the hit shows it (e.g. "
-            "'memory/2026-11-29.md'), the first line to read and how many lines. It never "
-            "reads outside the workspace."
+            "'memory/2026-11-29.md'), the first line to read and how many lines. It reads "
+            "memory files only (MEMORY.md, USER.md, DREAMS.md, .md files under memory/, and "
+            "the other paths memory_search gives), nothing else in the workspace or outside it."
         ),
         parameters=_object(
             {
@@ -692,8 +693,9 @@ _OPENCLAW_GET = replace(
         f"{oc_format.GET_LINES}, at most {oc_format.GET_CHARS:,} characters). Read status: "
         "'ok' means the text is the excerpt asked for (truncated=true and nextFrom say "
         "where more follows); 'not_found' means the file does not exist; 'error' means the "
-        "read was refused or failed (code and error say why), not that memory is empty. It "
-        "never reads outside the workspace."
+        "read was refused or failed (code and error say why; MEMORY_PATH_NOT_ALLOWED: not a "
+        "memory file), not that memory is empty. It reads memory files only: MEMORY.md, "
+        "USER.md, DREAMS.md, .md files under memory/, and the other paths memory_search gives."
     ),
     handler=_openclaw_get,
     result=_result(

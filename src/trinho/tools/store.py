@@ -89,7 +89,7 @@ class FileTools(FileRecords):
         if not target.exists():
             return None
         if target.is_dir():
-            raise TrinhoError.keyed("error.get.folder", path=path)
+            raise TrinhoError.keyed("error.get.folder", path=path.rstrip("/") or path)
         return decode(read_regular(target), path)
 
     def day_text(self, day: date) -> str:
