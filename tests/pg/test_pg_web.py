@@ -205,6 +205,7 @@ def test_a_session_of_one_owner_never_reads_or_decides_anothers_on_any_route(
     for pid in [p.id for p in b_pending]:
         get("/", f"/?at={pid}")
     get("/bulk", "/bulk")
+    get("/reject-all", "/reject-all")
     get("/receipts/{rid}", f"/receipts/{b_receipt}")
     for ref in (f"{note}#L1", "MEMORY.md#L3", f"{turns}#L1", "users/owner/facts/city.md"):
         get("/source", f"/source?ref={quote(ref)}")
@@ -222,6 +223,7 @@ def test_a_session_of_one_owner_never_reads_or_decides_anothers_on_any_route(
         post("/proposals/{pid}/approve", f"/proposals/{p.id}/approve", hash=p.content_hash)
         post("/proposals/{pid}/reject", f"/proposals/{p.id}/reject", hash=p.content_hash)
     post("/bulk", "/bulk", item=f"{b_pending[0].id}:{b_pending[0].content_hash}")
+    post("/reject-all", "/reject-all", item=f"{b_pending[0].id}:{b_pending[0].content_hash}")
     post("/receipts/{rid}/take-back", f"/receipts/{b_receipt}/take-back")
     post("/runs/{run}/undo", "/runs/2026-W48/undo")
     tried |= {("GET", "/login"), ("POST", "/login")}  # the sign-in, tried above and below

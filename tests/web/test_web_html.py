@@ -14,7 +14,7 @@ def test_parameters_are_escaped_and_markup_is_kept() -> None:
 
 
 def test_control_characters_are_shown_as_escapes() -> None:
-    assert esc("a\x1bb\u202e") == "a\\x1bb\\u202e"
+    assert esc("a\x1bb\u202e\nc") == "a⟨U+001B⟩b⟨U+202E⟩\nc"
 
 
 def test_word_diff_marks_only_the_changed_words() -> None:
