@@ -13,7 +13,7 @@ def test_parameters_are_escaped_and_markup_is_kept() -> None:
     assert html("<b>{x}</b>", x=Html("<i>")) == "<b><i></b>"
 
 
-def test_control_characters_are_shown_as_escapes() -> None:
+def test_invisible_and_control_characters_are_shown_as_their_code_points() -> None:
     assert esc("a\x1bb\u202e\nc") == "a⟨U+001B⟩b⟨U+202E⟩\nc"
 
 

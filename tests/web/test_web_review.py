@@ -19,8 +19,8 @@ from conftest import FixedClock
 from review_week import ARCHIVED, SHRIMP, ReviewWeek, review_week, review_workspace
 from trinho.facts.rules import Fact
 from trinho.proposals import store as proposals
-from trinho.review.render import effect_words
 from trinho.review.bulk import bulk_covered, touches_owner_line
+from trinho.review.render import effect_words
 from trinho.review.risk import one_at_a_time, review_order
 from trinho.search import Hit
 from trinho.web.app import web_app

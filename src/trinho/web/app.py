@@ -13,6 +13,7 @@ import contextlib
 import json
 import logging
 import secrets
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,7 @@ from starlette.types import ASGIApp
 
 from trinho.boundary import http_status, public_error
 from trinho.condense.rules.held import TAKEN_BACK_CLASSES
-from trinho.condense.rules.undo import UndoPlan, render_plan
+from trinho.condense.rules.undo import UndoPlan, archive_after, render_plan
 from trinho.condense.store.apply import UndoResult, preview_undo, undo_run
 from trinho.condense.store.runs import (
     REPORT,
@@ -40,6 +41,7 @@ from trinho.condense.store.runs import (
 from trinho.config import WebConfig
 from trinho.errors import TrinhoError
 from trinho.i18n import N_, t
+from trinho.memory import store as memory_store
 from trinho.pg.logins import site_url
 from trinho.proposals import store as proposals
 from trinho.proposals.store import Proposal
@@ -579,9 +581,15 @@ class _Review:
             return self.no_runs(session)
         given = request.path_params["run"]
 
-        def plan_of(ws: Workspace) -> tuple[str, UndoPlan] | None:
+        def plan_of(ws: Workspace) -> tuple[str, UndoPlan, list[str]] | None:
             run_id = _known_run(ws, given)
-            return None if run_id is None else (run_id, preview_undo(ws, run_id))
+            if run_id is None:
+                return None
+            plan = preview_undo(ws, run_id)
+            archive = memory_store.archived_text(ws).split("\n")
+            after = archive_after(plan, "\n".join(archive)).split("\n")
+            headings = [line for line in Counter(archive) - Counter(after) if line.startswith("#")]
+            return run_id, plan, headings
 
         try:
             found = await run_in_threadpool(on, plan_of)
@@ -590,8 +598,10 @@ class _Review:
             return RedirectResponse(f"/runs/{given}", 303)
         if found is None:
             return self.refused(404)
-        run_id, plan = found
-        body = pages.undo_page(run_id, self.locale, session.csrf, render_plan(plan, self.locale))
+        run_id, plan, headings = found
+        body = pages.undo_page(
+            run_id, self.locale, session.csrf, render_plan(plan, self.locale), headings
+        )
         return self.page(t(self.locale, "web.run.undo"), body, session)
 
     async def undo(self, request: Request, session: Session) -> Response:

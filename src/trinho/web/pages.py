@@ -784,15 +784,32 @@ def _report_change(change: dict[str, Any], locale: str) -> Html:
     )
 
 
-def undo_page(run_id: str, locale: str, csrf: str, plan: Sequence[str] = ()) -> Html:
+def undo_page(
+    run_id: str,
+    locale: str,
+    csrf: str,
+    plan: Sequence[str] = (),
+    headings: Sequence[str] = (),
+) -> Html:
     """The confirmation: what the undo reverts, withdraws and keeps (`render_plan`'s lines),
-    before the one button that does it."""
+    and the archive's section headings it takes away with their lines, before the one button
+    that does it."""
+    gone = (
+        html(
+            "<p>{note}</p>{lines}",
+            note=t(locale, "web.run.undo_headings"),
+            lines=join(html('<p class="gone">{h}</p>', h=h) for h in headings),
+        )
+        if headings
+        else Html("")
+    )
     return html(
-        '<p>{ask}</p><div class="undo-plan">{plan}</div>'
+        '<p>{ask}</p><div class="undo-plan">{plan}{gone}</div>'
         '<form method="post" action="/runs/{id}/undo">{hidden}'
         '<button>{yes}</button></form><p><a href="/runs/{id}">{back}</a></p>',
         ask=t(locale, "web.run.undo_confirm", run=run_id),
         plan=join(html("<p>{line}</p>", line=line) for line in plan),
+        gone=gone,
         id=run_id,
         hidden=_hidden(csrf),
         yes=t(locale, "web.run.undo_yes", run=run_id),
