@@ -62,6 +62,7 @@ h1{margin:.4rem 0}h2{font-size:1.15rem;margin:.4rem 0}
 .old{background:#fdecea}.new{background:#e7f6ea}.none{background:#f6f6f6}
 del{background:#f5a3a3;text-decoration:line-through}ins{background:#8fd19e;text-decoration:none}
 .gone{background:#fdecea;padding:.4rem .6rem;border-radius:6px;overflow-wrap:anywhere}
+.gone.written{background:#e7f6ea}
 ul.moved{list-style:none;padding:0;margin:.3rem 0}ul.moved li{background:#fff8e1;
 margin:.2rem 0;padding:.3rem .6rem;border-radius:6px}
 table.fact{border-collapse:collapse;width:100%}table.fact th{text-align:left;
@@ -214,7 +215,7 @@ def _archive_lines(p: Proposal, locale: str) -> Html:
     run = p.origin.removeprefix(ORIGIN) if p.origin.startswith(ORIGIN) else None
     heading = (
         html(
-            '<p>{under}</p><p class="gone">{heading}</p>',
+            '<p>{under}</p><p class="gone written">{heading}</p>',
             under=t(locale, "web.archive.under"),
             heading=archive_section(run, moved).split("\n", 1)[0],
         )
