@@ -307,6 +307,28 @@ def test_with_the_deployments_config_a_bulk_approval_on_pg_is_taken_back_on_a_wo
     assert again.status_code == 200 and a.records.memory_text() == before
 
 
+def test_rejecting_everything_on_pg_is_asked_once_more_and_taken_back_on_a_working_copy(
+    pg_admin: Database, clock: FixedClock
+) -> None:
+    owners = Owners(pg_admin, clock, user="owner", locale="en", config=Config(timezone=TZ))
+    site = Site(
+        owners_app(owners, Guard(clock), "127.0.0.1", 8766, None, WebConfig()), pg_admin, clock
+    )
+    a = fill(pg_admin, clock, "tamarind", "Hue")
+    before = a.records.memory_text()
+    c, csrf = site.login(a.owner)
+    waiting = [p for p in a.records.proposals() if p.status == "pending"]
+    page = c.get("/reject-all").text
+    items = [f"{p.id}:{p.content_hash}" for p in waiting]
+    assert all(item in page for item in items) and "keeps your memory exactly as it is" in page
+    r = c.post("/reject-all", data={"csrf": csrf, "item": items})
+    assert all(a.records.get_proposal(p.id).status == "rejected" for p in waiting)
+    assert a.records.memory_text() == before
+    c.post(f"{r.url.path}/take-back", data={"csrf": csrf})
+    assert all(a.records.get_proposal(p.id).status == "pending" for p in waiting)
+    assert a.records.memory_text() == before
+
+
 def test_the_runs_of_a_pg_owner_are_shown_and_undone_on_their_working_copy(
     pg_admin: Database, clock: FixedClock, tmp_path: Path
 ) -> None:
