@@ -311,9 +311,9 @@ def test_rejecting_everything_on_pg_is_asked_once_more_and_taken_back_on_a_worki
     pg_admin: Database, clock: FixedClock
 ) -> None:
     owners = Owners(pg_admin, clock, user="owner", locale="en", config=Config(timezone=TZ))
-    site = Site(
-        owners_app(owners, Guard(clock), "127.0.0.1", 8766, None, WebConfig()), pg_admin, clock
-    )
+    app = owners_app(owners, Guard(clock), "127.0.0.1", 8766, None, WebConfig())
+    assert isinstance(app, HostCheck)
+    site = Site(app, pg_admin, clock)
     a = fill(pg_admin, clock, "tamarind", "Hue")
     before = a.records.memory_text()
     c, csrf = site.login(a.owner)
