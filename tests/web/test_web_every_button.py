@@ -7,6 +7,7 @@ own undo, pressed on its screen the same way, puts both files back byte for byte
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections import Counter
 from collections.abc import Generator, Iterator
@@ -108,6 +109,8 @@ class Site:
 @pytest.fixture
 def week_template(tmp_path: Path, clock: FixedClock) -> tuple[Path, ReviewWeek]:
     if not browsers_installed():
+        if os.environ.get("TRINHO_REQUIRE_CHROMIUM") == "1":
+            pytest.fail("chromium or chromedriver is not installed and TRINHO_REQUIRE_CHROMIUM=1")
         pytest.skip("chromium and chromium-driver (Debian) are not installed")
     ws = review_workspace(tmp_path / "template", clock, "vi")
     return ws.root, review_week(ws, clock, MORE)
