@@ -8,6 +8,7 @@ Shared by the review page's tests and `bench/web_screenshots.py`, which photogra
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,15 +74,27 @@ def _line(text: str) -> int:
     return MEMORY.split("\n").index(text) + 1
 
 
-def edit_script() -> str:
+HEADING = "# Trí nhớ dài hạn"
+HEADING_NOW = "# Trí nhớ dài hạn của tôi"
+HIDDEN = "- 2026-11-26: Lan học vẽ màu nước \u202evào tối thứ Tư"
+"""A new line holding a right-to-left override: held, and shown as `⟨U+202E⟩`."""
+EARLY = "- 2026-03-01: Mai thích vẽ tranh"
+"""A new line dated before the week read: held for its date."""
+MORE = (f"EDIT [{_line(HEADING)}] {HEADING_NOW}", f"ADD {HIDDEN}", f"ADD {EARLY}")
+"""What `review_week(..., more=MORE)` adds to the model's answer: a heading edited and two
+additions the gate holds (one for an invisible character, one for its date)."""
+
+
+def edit_script(more: Sequence[str] = ()) -> str:
     """The model's answer, as an edit script on the numbered MEMORY.md: two lines removed
-    (with its reasons), two edited, nothing added."""
+    (with its reasons), two edited, nothing added; then `more`."""
     return "\n".join(
         [
             f"REMOVE [{_line(SHRIMP)}] trùng với dòng về món ăn",
             f"REMOVE [{_line(FISH)}] không còn đúng nữa",
             f"EDIT [{_line(RUNNING)}] {RUNNING_NOW}",
             f"EDIT [{_line(ENGLISH)}] {ENGLISH_NOW}",
+            *more,
         ]
     )
 
@@ -96,10 +109,12 @@ class ReviewWeek:
     archive: str
     coffee: str
     facts: tuple[str, ...]
+    others: tuple[str, ...] = ()
+    """The held changes of `more`: a heading edited, the additions."""
 
     @property
     def all_ids(self) -> tuple[str, ...]:
-        return (*self.removals, *self.edits, self.archive, self.coffee, *self.facts)
+        return (*self.removals, *self.edits, self.archive, self.coffee, *self.facts, *self.others)
 
 
 def review_workspace(root: Path, clock: Clock, locale: str = "vi") -> Workspace:
@@ -113,14 +128,15 @@ def review_workspace(root: Path, clock: Clock, locale: str = "vi") -> Workspace:
     return open_workspace(ws.root, clock)
 
 
-def review_week(ws: Workspace, clock: Any) -> ReviewWeek:
-    """Fill `ws` with the week, run the condensation, and propose three facts."""
+def review_week(ws: Workspace, clock: Any, more: Sequence[str] = ()) -> ReviewWeek:
+    """Fill `ws` with the week, run the condensation (its answer ending with `more`), and
+    propose three facts."""
     clock.set("2026-11-20T09:00:00+07:00")
     save_fact(ws, "do-uong-buoi-sang", "cà phê sữa đá", actor="owner", basis="user")
     fill_week(ws, clock, MEMORY, NOTES, TURNS)
     clock.set(NOW)
     channel = ConsoleChannel(ws.locale, io.StringIO())
-    report = run_condensation(ws, model=two_roles(edit_script()), channel=channel)
+    report = run_condensation(ws, model=two_roles(edit_script(more)), channel=channel)
     coffee = save_fact(
         ws,
         "do-uong-buoi-sang",
@@ -152,9 +168,15 @@ def review_week(ws: Workspace, clock: Any) -> ReviewWeek:
         sources=[Source.quoted("note", "memory/2026-11-24.md#08:10", NOTES[0][1])],
     )
     by_class: dict[str, list[str]] = {}
+    others: list[str] = []
     for held in report.held:
         assert held.proposal_id is not None
-        by_class.setdefault(held.change.cls, []).append(held.proposal_id)
+        if held.change.old is not None and held.change.old.startswith("#"):
+            others.append(held.proposal_id)  # the heading, edited
+        elif held.change.cls in ("edited", "removed", "archive"):
+            by_class.setdefault(held.change.cls, []).append(held.proposal_id)
+        else:
+            others.append(held.proposal_id)
     facts = [s.proposal.id for s in (coffee, city, swim) if s.proposal is not None]
     week = ReviewWeek(
         report,
@@ -163,6 +185,7 @@ def review_week(ws: Workspace, clock: Any) -> ReviewWeek:
         by_class["archive"][0],
         facts[0],
         tuple(facts[1:]),
+        tuple(others),
     )
     assert len(week.removals) == 2 and len(week.edits) == 2 and len(facts) == 3
     return week

@@ -205,6 +205,7 @@ def test_a_session_of_one_owner_never_reads_or_decides_anothers_on_any_route(
     for pid in [p.id for p in b_pending]:
         get("/", f"/?at={pid}")
     get("/bulk", "/bulk")
+    get("/reject-all", "/reject-all")
     get("/receipts/{rid}", f"/receipts/{b_receipt}")
     for ref in (f"{note}#L1", "MEMORY.md#L3", f"{turns}#L1", "users/owner/facts/city.md"):
         get("/source", f"/source?ref={quote(ref)}")
@@ -222,6 +223,7 @@ def test_a_session_of_one_owner_never_reads_or_decides_anothers_on_any_route(
         post("/proposals/{pid}/approve", f"/proposals/{p.id}/approve", hash=p.content_hash)
         post("/proposals/{pid}/reject", f"/proposals/{p.id}/reject", hash=p.content_hash)
     post("/bulk", "/bulk", item=f"{b_pending[0].id}:{b_pending[0].content_hash}")
+    post("/reject-all", "/reject-all", item=f"{b_pending[0].id}:{b_pending[0].content_hash}")
     post("/receipts/{rid}/take-back", f"/receipts/{b_receipt}/take-back")
     post("/runs/{run}/undo", "/runs/2026-W48/undo")
     tried |= {("GET", "/login"), ("POST", "/login")}  # the sign-in, tried above and below
@@ -303,6 +305,28 @@ def test_with_the_deployments_config_a_bulk_approval_on_pg_is_taken_back_on_a_wo
     assert a.records.get_proposal(added.id).status == "reverted"
     again = c.post(f"{r.url.path}/take-back", data={"csrf": csrf})  # a second press: nothing
     assert again.status_code == 200 and a.records.memory_text() == before
+
+
+def test_rejecting_everything_on_pg_is_asked_once_more_and_taken_back_on_a_working_copy(
+    pg_admin: Database, clock: FixedClock
+) -> None:
+    owners = Owners(pg_admin, clock, user="owner", locale="en", config=Config(timezone=TZ))
+    app = owners_app(owners, Guard(clock), "127.0.0.1", 8766, None, WebConfig())
+    assert isinstance(app, HostCheck)
+    site = Site(app, pg_admin, clock)
+    a = fill(pg_admin, clock, "tamarind", "Hue")
+    before = a.records.memory_text()
+    c, csrf = site.login(a.owner)
+    waiting = [p for p in a.records.proposals() if p.status == "pending"]
+    page = c.get("/reject-all").text
+    items = [f"{p.id}:{p.content_hash}" for p in waiting]
+    assert all(item in page for item in items) and "keeps your memory exactly as it is" in page
+    r = c.post("/reject-all", data={"csrf": csrf, "item": items})
+    assert all(a.records.get_proposal(p.id).status == "rejected" for p in waiting)
+    assert a.records.memory_text() == before
+    c.post(f"{r.url.path}/take-back", data={"csrf": csrf})
+    assert all(a.records.get_proposal(p.id).status == "pending" for p in waiting)
+    assert a.records.memory_text() == before
 
 
 def test_the_runs_of_a_pg_owner_are_shown_and_undone_on_their_working_copy(

@@ -191,7 +191,7 @@ def test_hostile_stored_text_is_escaped(workspace: Workspace, guard: Guard) -> N
     for path in ("/", "/file?path=MEMORY.md"):
         page = c.get(path).text
         assert "<script>" not in page and "\x1b" not in page
-        assert "&lt;script&gt;alert(1)&lt;/script&gt;\\x1b[31m" in page
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;⟨U+001B⟩[31m" in page
 
 
 def test_search_hits_open_the_file_at_the_line(workspace: Workspace, guard: Guard) -> None:

@@ -13,8 +13,8 @@ def test_parameters_are_escaped_and_markup_is_kept() -> None:
     assert html("<b>{x}</b>", x=Html("<i>")) == "<b><i></b>"
 
 
-def test_control_characters_are_shown_as_escapes() -> None:
-    assert esc("a\x1bb\u202e") == "a\\x1bb\\u202e"
+def test_invisible_and_control_characters_are_shown_as_their_code_points() -> None:
+    assert esc("a\x1bb\u202e\nc") == "a⟨U+001B⟩b⟨U+202E⟩\nc"
 
 
 def test_word_diff_marks_only_the_changed_words() -> None:

@@ -13,6 +13,7 @@ import contextlib
 import json
 import logging
 import secrets
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,8 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from trinho.boundary import http_status, public_error
-from trinho.condense.rules.undo import UndoPlan, render_plan
+from trinho.condense.rules.held import TAKEN_BACK_CLASSES
+from trinho.condense.rules.undo import UndoPlan, archive_after, render_plan
 from trinho.condense.store.apply import UndoResult, preview_undo, undo_run
 from trinho.condense.store.runs import (
     REPORT,
@@ -39,10 +41,13 @@ from trinho.condense.store.runs import (
 from trinho.config import WebConfig
 from trinho.errors import TrinhoError
 from trinho.i18n import N_, t
+from trinho.memory import store as memory_store
 from trinho.pg.logins import site_url
 from trinho.proposals import store as proposals
+from trinho.proposals.store import Proposal
+from trinho.review.bulk import ORIGIN, affected_lines, bulk_covered
 from trinho.review.render import effect_words
-from trinho.review.risk import bulk_eligible, one_at_a_time, review_order
+from trinho.review.risk import review_order
 from trinho.web import pages
 from trinho.web.auth import (
     Guard,
@@ -62,7 +67,17 @@ T = TypeVar("T")
 
 log = logging.getLogger("trinho.web")
 MAX_RECEIPTS = 50
-"""The bulk approvals' receipts a server keeps for their pages (the newest; in memory)."""
+"""The decisions' receipts a server keeps for their pages (the newest; in memory)."""
+
+
+def with_run(p: Proposal) -> str | None:
+    """The condensation run whose undo takes back an approval of `p`, when nothing else can:
+    a removal, an archive or a rewrite held whole (they wrote no one line of their own)."""
+    change = p.change
+    if p.kind != "memory" or not p.origin.startswith(ORIGIN):
+        return None
+    alone = change.get("class") in TAKEN_BACK_CLASSES and change.get("new") is not None
+    return None if alone else p.origin.removeprefix(ORIGIN)
 
 
 def required_token(ws: Workspace, host: str) -> str | None:
@@ -88,12 +103,13 @@ Page = Callable[[Request, Session], Awaitable[Response]]
 
 @dataclass
 class Receipt:
-    """A bulk approval as its receipt shows it: whose session made it, what it did, and, once
-    taken back, what that did."""
+    """A decision (one change or many, approved or rejected) as its receipt shows it: whose
+    session made it, what it did, and, once taken back, what that did."""
 
     csrf: str
     done: list[pages.Applied]
     taken_back: list[pages.Applied] | None = None
+    rejected: bool = False
 
 
 class _Review:
@@ -118,6 +134,8 @@ class _Review:
         self.cookie = cookie_name(port)
         self.locale = locale
         self.receipts: dict[str, Receipt] = {}
+        self.latest: dict[str, str] = {}
+        """Each session's (by its CSRF token) latest single decision's receipt."""
         self.used = N_("web.login.used") if owners is None else N_("web.login.used_owner")
         """What a used or stale login link is told: where a new link comes from."""
 
@@ -271,7 +289,9 @@ class _Review:
         if at is not None and any(p.id == at for p in waiting):
             notices = list(session.notices)  # shown in the card the page returned to
             session.notices.clear()
-        body = pages.queue_page(waiting, self.locale, session.csrf, desk.user, at, notices)
+        rid = self.latest.pop(session.csrf, None)  # the decision just made, once
+        undo = rid if rid is not None and rid in self.receipts else None
+        body = pages.queue_page(waiting, self.locale, session.csrf, desk.user, at, notices, undo)
         return self.page(t(self.locale, "web.nav.queue"), body, session)
 
     def decided(self, desk: Desk, before: list[str], pid: str) -> Response:
@@ -285,14 +305,27 @@ class _Review:
     def order(self, desk: Desk) -> list[str]:
         return [p.id for p in review_order(desk.waiting())]
 
+    def keep(self, session: Session, done: list[pages.Applied], rejected: bool = False) -> str:
+        """A receipt for a decision of this session, under a new id (the newest kept)."""
+        rid = secrets.token_urlsafe(12)
+        self.receipts[rid] = Receipt(session.csrf, done, rejected=rejected)
+        while len(self.receipts) > MAX_RECEIPTS:
+            self.receipts.pop(next(iter(self.receipts)))
+        return rid
+
     def approve_one(self, desk: Desk, session: Session, pid: str, digest: str | None) -> bool:
-        """Approve `pid` as the owner saw it (`digest`), saying what it did in a notice."""
+        """Approve `pid` as the owner saw it (`digest`), saying what it did in a notice; an
+        approval that applied gets a receipt, which can take it back."""
         try:
             shown = desk.get_proposal(pid)
             decided, applied = desk.approve(pid, self.by(desk), digest)
         except TrinhoError as exc:
             session.notices.append(self.said(exc))
             return False
+        if applied.ok:
+            self.latest[session.csrf] = self.keep(
+                session, [pages.Applied(shown, True, applied.message)]
+            )
         label = effect_words(shown, self.locale)[0]
         what = pages.change_gist(shown, self.locale, desk.user)
         key = N_("web.done.approved") if applied.ok else N_("web.done.stale")
@@ -323,6 +356,8 @@ class _Review:
             await run_in_threadpool(
                 desk.reject, pid, self.by(desk), note, digest if isinstance(digest, str) else None
             )
+            kept = [pages.Applied(shown, True, t(self.locale, "web.receipt.kept_one"))]
+            self.latest[session.csrf] = self.keep(session, kept, rejected=True)
             label = effect_words(shown, self.locale)[1]
             what = pages.change_gist(shown, self.locale, desk.user)
             session.notices.append(t(self.locale, "web.done.kept", label=label, what=what))
@@ -332,9 +367,45 @@ class _Review:
 
     async def bulk_ask(self, request: Request, session: Session) -> Response:
         desk = self.desk(session)
-        eligible = bulk_eligible(await run_in_threadpool(desk.waiting))
-        body = pages.bulk_page(eligible, self.locale, session.csrf, desk.user)
+        waiting = await run_in_threadpool(desk.waiting)
+        covered = bulk_covered(waiting, pages.shown_lines(waiting))
+        body = pages.bulk_page(covered, self.locale, session.csrf, desk.user)
         return self.page(t(self.locale, "web.bulk.title"), body, session)
+
+    async def reject_all_ask(self, request: Request, session: Session) -> Response:
+        """Rejecting everything asks once more, saying what it does and listing every change
+        it keeps out, each bound to what is shown."""
+        desk = self.desk(session)
+        waiting = review_order(await run_in_threadpool(desk.waiting))
+        minutes = proposals.TAKE_BACK_WINDOW // proposals.MINUTE
+        body = pages.reject_all_page(waiting, self.locale, session.csrf, desk.user, minutes)
+        return self.page(t(self.locale, "web.reject_all.title"), body, session)
+
+    def reject_bound(self, desk: Desk, session: Session, items: list[str]) -> list[pages.Applied]:
+        """Reject exactly the proposals the confirmation showed (`id:hash` each), never one
+        changed since it was shown."""
+        done: list[pages.Applied] = []
+        for item in items:
+            pid, _, digest = item.partition(":")
+            try:
+                shown = desk.get_proposal(pid)
+            except TrinhoError as exc:
+                session.notices.append(self.said(exc))
+                continue
+            try:
+                desk.reject(pid, self.by(desk), None, digest)
+            except TrinhoError as exc:
+                done.append(pages.Applied(shown, False, self.said(exc)))
+                continue
+            done.append(pages.Applied(shown, True, t(self.locale, "web.receipt.kept_one")))
+        return done
+
+    async def reject_all(self, request: Request, session: Session) -> Response:
+        items = [str(v) for v in (await request.form()).getlist("item")]
+        if not items:
+            return RedirectResponse("/", 303)
+        done = await run_in_threadpool(self.reject_bound, self.desk(session), session, items)
+        return RedirectResponse(f"/receipts/{self.keep(session, done, rejected=True)}", 303)
 
     def apply_bound(self, desk: Desk, session: Session, items: list[str]) -> list[pages.Applied]:
         """Approve exactly the proposals the review step showed (`id:hash` each), never one
@@ -347,7 +418,7 @@ class _Review:
             except TrinhoError as exc:
                 session.notices.append(self.said(exc))
                 continue
-            if one_at_a_time(shown):
+            if not bulk_covered([shown], affected_lines(shown)):
                 note = t(self.locale, "web.bulk.refused")
                 done.append(pages.Applied(shown, False, note))
                 continue
@@ -365,11 +436,7 @@ class _Review:
             session.notices.append(t(self.locale, "web.bulk.none"))
             return RedirectResponse("/", 303)
         done = await run_in_threadpool(self.apply_bound, self.desk(session), session, items)
-        rid = secrets.token_urlsafe(12)
-        self.receipts[rid] = Receipt(session.csrf, done)
-        while len(self.receipts) > MAX_RECEIPTS:
-            self.receipts.pop(next(iter(self.receipts)))
-        return RedirectResponse(f"/receipts/{rid}", 303)
+        return RedirectResponse(f"/receipts/{self.keep(session, done)}", 303)
 
     def kept(self, request: Request, session: Session) -> tuple[str, Receipt] | None:
         """The receipt the path names, if this session's (another session's is not shown)."""
@@ -378,9 +445,14 @@ class _Review:
         return (rid, kept) if kept is not None and kept.csrf == session.csrf else None
 
     def can_take_back(self, desk: Desk, receipt: Receipt) -> bool:
-        """Whether the receipt's short undo is still open: something applied, none of it
-        approved longer ago than the take-back window."""
-        applied = [a.proposal.id for a in receipt.done if a.ok]
+        """Whether the receipt's short undo is still open: something decided that it takes
+        back (not what only its run's undo takes back), none of it decided longer ago than the
+        take-back window."""
+        applied = [
+            a.proposal.id
+            for a in receipt.done
+            if a.ok and (receipt.rejected or not with_run(a.proposal))
+        ]
         if not desk.takes_back or not applied or receipt.taken_back is not None:
             return False
         now = desk.now()
@@ -399,23 +471,39 @@ class _Review:
         offer = await run_in_threadpool(self.can_take_back, desk, receipt)
         minutes = proposals.TAKE_BACK_WINDOW // proposals.MINUTE
         take_back = (
-            pages.TakeBack(session.csrf, rid, minutes, receipt.taken_back)
+            pages.TakeBack(session.csrf, rid, minutes, receipt.taken_back, receipt.rejected)
             if offer or receipt.taken_back is not None
             else None
         )
         if not desk.takes_back and any(a.ok for a in receipt.done):
             session.notices.append(t(self.locale, "web.receipt.no_take_back"))
-        body = pages.receipt_page(receipt.done, self.locale, desk.user, take_back)
-        title = N_("web.receipt.undone_title") if receipt.taken_back else N_("web.receipt.title")
+        runs = sorted({r for a in receipt.done if a.ok and (r := with_run(a.proposal))})
+        runs = [] if receipt.rejected or receipt.taken_back is not None else runs
+        body = pages.receipt_page(
+            receipt.done, self.locale, desk.user, take_back, receipt.rejected, runs
+        )
+        title = (
+            N_("web.receipt.undone_title")
+            if receipt.taken_back
+            else N_("web.receipt.rejected_title")
+            if receipt.rejected
+            else N_("web.receipt.title")
+        )
         return self.page(t(self.locale, title), body, session)
 
     def take_back_all(self, desk: Desk, receipt: Receipt) -> list[pages.Applied]:
-        """Take back each change the receipt's decision applied, saying what each did."""
+        """Take back each change the receipt's decision applied (or put back in the review each
+        one it rejected), saying what each did."""
         out: list[pages.Applied] = []
         for a in receipt.done:
-            if not a.ok:
+            if not a.ok or (not receipt.rejected and with_run(a.proposal)):
                 continue
             try:
+                if receipt.rejected:
+                    desk.reopen(a.proposal.id, self.by(desk))
+                    reopened = t(self.locale, "web.receipt.reopened")
+                    out.append(pages.Applied(a.proposal, True, reopened))
+                    continue
                 _, result = desk.take_back(a.proposal.id, self.by(desk))
             except TrinhoError as exc:
                 out.append(pages.Applied(a.proposal, False, self.said(exc)))
@@ -493,9 +581,15 @@ class _Review:
             return self.no_runs(session)
         given = request.path_params["run"]
 
-        def plan_of(ws: Workspace) -> tuple[str, UndoPlan] | None:
+        def plan_of(ws: Workspace) -> tuple[str, UndoPlan, list[str]] | None:
             run_id = _known_run(ws, given)
-            return None if run_id is None else (run_id, preview_undo(ws, run_id))
+            if run_id is None:
+                return None
+            plan = preview_undo(ws, run_id)
+            archive = memory_store.archived_text(ws).split("\n")
+            after = archive_after(plan, "\n".join(archive)).split("\n")
+            headings = [line for line in Counter(archive) - Counter(after) if line.startswith("#")]
+            return run_id, plan, headings
 
         try:
             found = await run_in_threadpool(on, plan_of)
@@ -504,8 +598,10 @@ class _Review:
             return RedirectResponse(f"/runs/{given}", 303)
         if found is None:
             return self.refused(404)
-        run_id, plan = found
-        body = pages.undo_page(run_id, self.locale, session.csrf, render_plan(plan, self.locale))
+        run_id, plan, headings = found
+        body = pages.undo_page(
+            run_id, self.locale, session.csrf, render_plan(plan, self.locale), headings
+        )
         return self.page(t(self.locale, "web.run.undo"), body, session)
 
     async def undo(self, request: Request, session: Session) -> Response:
@@ -613,6 +709,8 @@ def _app(r: _Review, host: str, port: int, extra: tuple[str, ...]) -> ASGIApp:
         Route("/proposals/{pid}/reject", decider(r.reject), methods=["POST"]),
         Route("/bulk", viewer(r.bulk_ask), methods=["GET"]),
         Route("/bulk", decider(r.bulk), methods=["POST"]),
+        Route("/reject-all", viewer(r.reject_all_ask), methods=["GET"]),
+        Route("/reject-all", decider(r.reject_all), methods=["POST"]),
         Route("/receipts/{rid}", viewer(r.receipt), methods=["GET"]),
         Route("/receipts/{rid}/take-back", decider(r.take_back), methods=["POST"]),
         Route("/source", viewer(r.source), methods=["GET"]),

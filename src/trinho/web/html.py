@@ -1,8 +1,9 @@
 """HTML built from escaped pieces: stored text never reaches a page as markup.
 
-`Html` marks text that is already markup; `esc` escapes everything else (after showing control
-characters as escapes with `printable`), and `html` fills a template escaping every parameter
-that is not `Html` itself. That is the whole autoescape: no template engine is needed.
+`Html` marks text that is already markup; `esc` escapes everything else (after showing each
+invisible, control or format character as `⟨U+202E⟩` with `show_hidden`, line by line), and
+`html` fills a template escaping every parameter that is not `Html` itself. That is the whole
+autoescape: no template engine is needed.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import html as stdlib_html
 import re
 from collections.abc import Iterable
 
-from trinho.textnorm import printable
+from trinho.textnorm import show_hidden
 
 
 class Html(str):
@@ -22,10 +23,12 @@ class Html(str):
 
 
 def esc(value: object) -> Html:
-    """`value` as text in a page: `Html` kept, anything else shown escaped and printable."""
+    """`value` as text in a page: `Html` kept, anything else escaped, every character of the
+    gate's held class shown as the owner must see it (`⟨U+202E⟩`), its line breaks kept."""
     if isinstance(value, Html):
         return value
-    return Html(stdlib_html.escape(printable(str(value)), quote=True))
+    shown = "\n".join(show_hidden(line) for line in str(value).split("\n"))
+    return Html(stdlib_html.escape(shown, quote=True))
 
 
 def html(template: str, /, **params: object) -> Html:

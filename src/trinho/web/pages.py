@@ -14,14 +14,16 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from trinho.condense.rules.archive import archive_section
 from trinho.condense.rules.loss import suspicious_sides
 from trinho.condense.rules.reasons import stored_reason
 from trinho.facts.rules import Fact
 from trinho.i18n import N_, t
 from trinho.i18n.keys import BASIS_WORDS, GATE_CLASS, RUN_OUTCOME, SCREEN_DECISION
 from trinho.proposals.store import Proposal
+from trinho.review.bulk import ORIGIN, affected_lines, bulk_covered
 from trinho.review.render import effect_words, proposer_words, reason_words
-from trinho.review.risk import Risk, bulk_eligible, review_order, risk_of
+from trinho.review.risk import Risk, review_order, risk_of
 from trinho.search import Hit
 from trinho.web.html import Html, html, join, side_by_side
 
@@ -60,6 +62,7 @@ h1{margin:.4rem 0}h2{font-size:1.15rem;margin:.4rem 0}
 .old{background:#fdecea}.new{background:#e7f6ea}.none{background:#f6f6f6}
 del{background:#f5a3a3;text-decoration:line-through}ins{background:#8fd19e;text-decoration:none}
 .gone{background:#fdecea;padding:.4rem .6rem;border-radius:6px;overflow-wrap:anywhere}
+.gone.written{background:#e7f6ea}
 ul.moved{list-style:none;padding:0;margin:.3rem 0}ul.moved li{background:#fff8e1;
 margin:.2rem 0;padding:.3rem .6rem;border-radius:6px}
 table.fact{border-collapse:collapse;width:100%}table.fact th{text-align:left;
@@ -204,13 +207,26 @@ def _removed_line(old: str, locale: str) -> Html:
     )
 
 
-def _archive_lines(change: dict[str, Any], locale: str) -> Html:
-    lines = [line for line in str(change.get("old") or "").split("\n") if line.strip()]
+def _archive_lines(p: Proposal, locale: str) -> Html:
+    """The lines an archive moves, and the heading `memory/archive.md` gains above them."""
+    moved = str(p.change.get("old") or "").split("\n")
+    lines = [line for line in moved if line.strip()]
     items = join(html("<li>{line}</li>", line=entry_text(line)) for line in lines)
+    run = p.origin.removeprefix(ORIGIN) if p.origin.startswith(ORIGIN) else None
+    heading = (
+        html(
+            '<p>{under}</p><p class="gone written">{heading}</p>',
+            under=t(locale, "web.archive.under"),
+            heading=archive_section(run, moved).split("\n", 1)[0],
+        )
+        if run is not None
+        else Html("")
+    )
     return html(
-        '<p>{head}</p><ul class="moved">{items}</ul>',
+        '<p>{head}</p><ul class="moved">{items}</ul>{heading}',
         head=t(locale, "web.archive.moves", count=len(lines)),
         items=items,
+        heading=heading,
     )
 
 
@@ -297,7 +313,7 @@ def change_body(p: Proposal, locale: str) -> Html:
         return html("<pre>{change}</pre>", change=change)
     cls = change.get("class")
     if cls == "archive":
-        return _archive_lines(change, locale)
+        return _archive_lines(p, locale)
     if cls == "suspicious":
         return _diff(*suspicious_sides(change, locale), locale)
     before, after = change.get("old"), change.get("new")
@@ -346,18 +362,23 @@ def _badge(p: Proposal, locale: str) -> Html:
 
 
 def proposal_card(
-    p: Proposal, locale: str, csrf: str, owner: str, notices: Sequence[str] = ()
+    p: Proposal,
+    locale: str,
+    csrf: str,
+    owner: str,
+    notices: Sequence[str] = (),
+    undo: Html | None = None,
 ) -> Html:
     """One waiting change: what it does, why, where from, and two buttons named by their
-    effect; the id last and small. `notices` (the decision just made) open the card, since the
-    page returns here after a decision."""
+    effect; the id last and small. `notices` (the decision just made) and the link that takes
+    it back (`undo`) open the card, since the page returns here after a decision."""
     approve, keep = effect_words(p, locale)
     risk = risk_of(p)
     danger = "remove" if risk in (Risk.REMOVES, Risk.ARCHIVES, Risk.REPLACES_OWNER) else "apply"
     shown = join(html('<p class="notice" role="status">{n}</p>', n=n) for n in notices)
     return html(
-        '<article id="card-{id}" class="{risk}">{notices}{badge}<h2>{title}</h2>{body}{about}'
-        '<div class="decide"><form method="post" action="/proposals/{id}/approve">{hidden}'
+        '<article id="card-{id}" class="{risk}">{notices}{undo}{badge}<h2>{title}</h2>{body}'
+        '{about}<div class="decide"><form method="post" action="/proposals/{id}/approve">{hidden}'
         '<input type="hidden" name="hash" value="{hash}">'
         '<button class="{danger}">{approve}</button></form>'
         '<form method="post" action="/proposals/{id}/reject">{hidden}'
@@ -368,6 +389,7 @@ def proposal_card(
         id=p.id,
         risk=RISK_NAME[risk],
         notices=shown,
+        undo=undo or Html(""),
         badge=_badge(p, locale),
         title=change_title(p, locale, owner),
         body=change_body(p, locale),
@@ -391,21 +413,32 @@ def summary(waiting: Sequence[Proposal], locale: str) -> Html:
         html("<li>{text}</li>", text=t(locale, RISK_COUNT[risk], count=counts[risk]))
         for risk in sorted(counts)
     )
-    bulk = bulk_eligible(waiting)
+    bulk = bulk_covered(waiting, shown_lines(waiting))
     offer = (
         html(
-            '<p><a class="button" href="/bulk">{label}</a></p>',
+            '<a class="button" href="/bulk">{label}</a>',
             label=t(locale, "web.bulk.offer", count=len(bulk)),
         )
         if bulk
         else Html("")
     )
+    reject_all = html(
+        '<a class="button" href="/reject-all">{label}</a>',
+        label=t(locale, "web.reject_all.offer", count=len(waiting)),
+    )
     return html(
-        '<section class="summary"><p>{head}</p><ul>{items}</ul>{offer}</section>',
+        '<section class="summary"><p>{head}</p><ul>{items}</ul>'
+        '<div class="decide">{offer}{reject_all}</div></section>',
         head=t(locale, "web.summary.head", count=len(waiting)),
         items=items,
         offer=offer,
+        reject_all=reject_all,
     )
+
+
+def shown_lines(waiting: Sequence[Proposal]) -> set[str]:
+    """Every line the review (`/`) shows: all of each waiting change's, on one page."""
+    return {line for p in waiting for line in affected_lines(p)}
 
 
 def queue_page(
@@ -415,17 +448,39 @@ def queue_page(
     owner: str,
     at: str | None = None,
     notices: Sequence[str] = (),
+    undo: str | None = None,
 ) -> Html:
     """`GET /`: what waits, the riskiest first, after a summary of counts; `notices` open the
-    card `at` (the one the page returned to after a decision)."""
+    card `at` (the one the page returned to after a decision), with the link to that
+    decision's receipt (`undo`), where it can be taken back; with no such card, on top."""
+    link = (
+        html(
+            '<p><a href="/receipts/{rid}">{label}</a></p>',
+            rid=undo,
+            label=t(locale, "web.done.take_back"),
+        )
+        if undo is not None
+        else Html("")
+    )
+    ids = {p.id for p in waiting}
     if not waiting:
         shown = join(html('<p class="notice" role="status">{n}</p>', n=n) for n in notices)
-        return html("{shown}<p>{none}</p>", shown=shown, none=t(locale, "web.queue.none"))
+        return html(
+            "{shown}{link}<p>{none}</p>", shown=shown, link=link, none=t(locale, "web.queue.none")
+        )
     cards = join(
-        proposal_card(p, locale, csrf, owner, notices if p.id == at else ())
+        proposal_card(
+            p,
+            locale,
+            csrf,
+            owner,
+            notices if p.id == at else (),
+            link if p.id == at else Html(""),
+        )
         for p in review_order(waiting)
     )
-    return html("{summary}{cards}", summary=summary(waiting, locale), cards=cards)
+    top = Html("") if at in ids else link
+    return html("{top}{summary}{cards}", top=top, summary=summary(waiting, locale), cards=cards)
 
 
 def next_card(order: Sequence[str], decided: str, pending: set[str]) -> str | None:
@@ -449,24 +504,7 @@ def bulk_page(eligible: Sequence[Proposal], locale: str, csrf: str, owner: str) 
             none=t(locale, "web.bulk.none"),
             back=t(locale, "web.back"),
         )
-    items = join(
-        html(
-            '<article id="card-{id}" class="{risk}">{badge}<h2>{title}</h2>{body}{about}'
-            '<p class="ref">{ref}</p></article>',
-            id=p.id,
-            risk=RISK_NAME[risk_of(p)],
-            badge=_badge(p, locale),
-            title=change_title(p, locale, owner),
-            body=change_body(p, locale),
-            about=about(p, locale),
-            ref=t(locale, "web.card.ref", id=p.id),
-        )
-        for p in eligible
-    )
-    bound = join(
-        html('<input type="hidden" name="item" value="{id}:{hash}">', id=p.id, hash=p.content_hash)
-        for p in eligible
-    )
+    items = join(shown_card(p, locale, owner) for p in eligible)
     return html(
         "<p>{intro}</p><p>{rule}</p>{items}"
         '<div class="decide"><form method="post" action="/bulk">{hidden}{bound}'
@@ -476,9 +514,57 @@ def bulk_page(eligible: Sequence[Proposal], locale: str, csrf: str, owner: str) 
         rule=t(locale, "web.bulk.rule"),
         items=items,
         hidden=_hidden(csrf),
-        bound=bound,
+        bound=_bound(eligible),
         confirm=t(locale, "web.bulk.confirm", count=len(eligible)),
         back=t(locale, "web.back"),
+    )
+
+
+def shown_card(p: Proposal, locale: str, owner: str) -> Html:
+    """A change as a bulk step shows it: its card, every line it touches, without buttons."""
+    return html(
+        '<article id="card-{id}" class="{risk}">{badge}<h2>{title}</h2>{body}{about}'
+        '<p class="ref">{ref}</p></article>',
+        id=p.id,
+        risk=RISK_NAME[risk_of(p)],
+        badge=_badge(p, locale),
+        title=change_title(p, locale, owner),
+        body=change_body(p, locale),
+        about=about(p, locale),
+        ref=t(locale, "web.card.ref", id=p.id),
+    )
+
+
+def _bound(ps: Sequence[Proposal]) -> Html:
+    """A bulk form's proposals, each as the content hash it was shown with."""
+    return join(
+        html('<input type="hidden" name="item" value="{id}:{hash}">', id=p.id, hash=p.content_hash)
+        for p in ps
+    )
+
+
+def reject_all_page(
+    waiting: Sequence[Proposal], locale: str, csrf: str, owner: str, minutes: int
+) -> Html:
+    """`GET /reject-all`: rejecting everything asks once more. It says what it does (nothing
+    in memory changes; these changes are not made) over every change it covers, and its one
+    button is bound to exactly these."""
+    if not waiting:
+        return html(
+            '<p>{none}</p><p><a href="/">{back}</a></p>',
+            none=t(locale, "web.queue.none"),
+            back=t(locale, "web.back"),
+        )
+    return html(
+        '<p class="notice">{effect}</p><div class="decide"><form method="post" '
+        'action="/reject-all">{hidden}{bound}<button class="keep">{confirm}</button></form>'
+        '<a class="button" href="/">{back}</a></div>{items}',
+        effect=t(locale, "web.reject_all.effect", count=len(waiting), minutes=minutes),
+        hidden=_hidden(csrf),
+        bound=_bound(waiting),
+        confirm=t(locale, "web.reject_all.confirm", count=len(waiting)),
+        back=t(locale, "web.back"),
+        items=join(shown_card(p, locale, owner) for p in waiting),
     )
 
 
@@ -499,14 +585,22 @@ class TakeBack:
     rid: str
     minutes: int
     done: Sequence[Applied] | None = None
+    rejected: bool = False
+    """The decision was a rejection: taking it back puts its changes back in the review."""
 
 
 def receipt_page(
-    done: Sequence[Applied], locale: str, owner: str, take_back: TakeBack | None = None
+    done: Sequence[Applied],
+    locale: str,
+    owner: str,
+    take_back: TakeBack | None = None,
+    rejected: bool = False,
+    runs: Sequence[str] = (),
 ) -> Html:
-    """What a bulk approval changed, exactly: each change applied (its lines), then each one
-    that was not, with why; the decision's short undo above them, or, once used, what it took
-    back."""
+    """What a decision did, exactly: each change applied or rejected (its lines), then each
+    one that was not, with why; the decision's short undo above them, or, once used, what it
+    took back. A change only its run's undo takes back (`runs`) links to that undo, which
+    says what it takes back before it does."""
     applied = [a for a in done if a.ok]
     missed = [a for a in done if not a.ok]
 
@@ -532,10 +626,19 @@ def receipt_page(
         if kept:
             parts.extend(section(N_("web.receipt.not_taken_back"), kept))
     else:
-        head = t(locale, "web.receipt.applied", count=len(applied))
-        parts.append(html("<p>{head}</p>", head=head))
+        key = N_("web.receipt.rejected") if rejected else N_("web.receipt.applied")
+        parts.append(html("<p>{head}</p>", head=t(locale, key, count=len(applied))))
         if take_back is not None and applied:  # first, where the eye is after deciding
             parts.append(_take_back_form(take_back, len(applied), locale))
+        parts.extend(
+            html(
+                '<p>{why}</p><p><a class="button" href="/runs/{run}/undo">{label}</a></p>',
+                why=t(locale, "web.receipt.with_run"),
+                run=run,
+                label=t(locale, "web.receipt.undo_run"),
+            )
+            for run in runs
+        )
         parts.extend(item(a) for a in applied)
         if missed:
             parts.extend(section(N_("web.receipt.missed"), missed))
@@ -551,7 +654,11 @@ def _take_back_form(take_back: TakeBack, count: int, locale: str) -> Html:
         '<button class="keep">{label}</button></form></div><p>{note}</p>',
         rid=take_back.rid,
         hidden=_hidden(take_back.csrf),
-        label=t(locale, "web.receipt.take_back", count=count),
+        label=t(
+            locale,
+            N_("web.receipt.reopen") if take_back.rejected else N_("web.receipt.take_back"),
+            count=count,
+        ),
         note=t(locale, "web.receipt.take_back_note", minutes=take_back.minutes),
     )
 
@@ -673,15 +780,32 @@ def _report_change(change: dict[str, Any], locale: str) -> Html:
     )
 
 
-def undo_page(run_id: str, locale: str, csrf: str, plan: Sequence[str] = ()) -> Html:
+def undo_page(
+    run_id: str,
+    locale: str,
+    csrf: str,
+    plan: Sequence[str] = (),
+    headings: Sequence[str] = (),
+) -> Html:
     """The confirmation: what the undo reverts, withdraws and keeps (`render_plan`'s lines),
-    before the one button that does it."""
+    and the archive's section headings it takes away with their lines, before the one button
+    that does it."""
+    gone = (
+        html(
+            "<p>{note}</p>{lines}",
+            note=t(locale, "web.run.undo_headings"),
+            lines=join(html('<p class="gone">{h}</p>', h=h) for h in headings),
+        )
+        if headings
+        else Html("")
+    )
     return html(
-        '<p>{ask}</p><div class="undo-plan">{plan}</div>'
+        '<p>{ask}</p><div class="undo-plan">{plan}{gone}</div>'
         '<form method="post" action="/runs/{id}/undo">{hidden}'
         '<button>{yes}</button></form><p><a href="/runs/{id}">{back}</a></p>',
         ask=t(locale, "web.run.undo_confirm", run=run_id),
         plan=join(html("<p>{line}</p>", line=line) for line in plan),
+        gone=gone,
         id=run_id,
         hidden=_hidden(csrf),
         yes=t(locale, "web.run.undo_yes", run=run_id),

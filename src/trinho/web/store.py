@@ -87,6 +87,10 @@ class Desk(Protocol):
 
     def take_back(self, proposal_id: str, by: str) -> tuple[Proposal, ApplyResult]: ...
 
+    def reopen(self, proposal_id: str, by: str) -> Proposal:
+        """Take back a rejection just made: the proposal waits again."""
+        ...
+
     def facts(self, user: str) -> list[Fact]: ...
 
     def search(self, query: str) -> list[Hit]: ...
@@ -141,6 +145,9 @@ class FileDesk:
 
     def take_back(self, proposal_id: str, by: str) -> tuple[Proposal, ApplyResult]:
         return proposals.take_back(self.ws, proposal_id, by, takers=TAKERS)
+
+    def reopen(self, proposal_id: str, by: str) -> Proposal:
+        return proposals.reopen(self.ws, proposal_id, by)
 
     def facts(self, user: str) -> list[Fact]:
         return list_facts(self.ws, validate_slug(user, "user id")).facts
@@ -217,6 +224,11 @@ class PgDesk:
         if self.on_copy is None:
             raise TrinhoError.keyed("error.web.pg_take_back", id=proposal_id)
         return self.on_copy(lambda ws: FileDesk(ws).take_back(proposal_id, by))
+
+    def reopen(self, proposal_id: str, by: str) -> Proposal:
+        if self.on_copy is None:
+            raise TrinhoError.keyed("error.web.pg_take_back", id=proposal_id)
+        return self.on_copy(lambda ws: FileDesk(ws).reopen(proposal_id, by))
 
     def facts(self, user: str) -> list[Fact]:
         return self.records.list_facts(validate_slug(user, "user id")).facts
