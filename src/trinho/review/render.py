@@ -196,13 +196,14 @@ def proposer_words(p: Proposal, locale: str) -> str:
 
 
 def where_from(p: Proposal) -> tuple[Source, ...]:
-    """The notes and turns that led to the change, as every review surface cites them: never
-    the MEMORY.md line it removes or edits, and for a MEMORY.md change only a source sharing
-    meaningful words with its new text, or with the model's reason for a removal
-    (`explain.related`; a proposal stored before that rule was kept is held to it here)."""
-    drawn = tuple(s for s in p.sources if s.kind != "memory")
+    """The notes, turns or lines that led to the change, as every review surface cites them: a
+    fact's as its proposer named them; for a MEMORY.md change never the line it removes or
+    edits, and only a source sharing meaningful words with its new text, or with the model's
+    reason for a removal (`explain.related`: a proposal stored before that rule is held to it
+    here)."""
     if p.kind != "memory":
-        return drawn
+        return p.sources
+    drawn = tuple(s for s in p.sources if s.kind != "memory")
     new = p.change.get("new")
     basis = new if isinstance(new, str) else p.why
     return tuple(s for s in drawn if basis and related(s.text, basis))
