@@ -19,7 +19,13 @@ from hypothesis import strategies as st
 from catalogs import CATALOG, owner_leaks
 from conftest import FixedClock
 from review_week import FISH, SHRIMP, ReviewWeek, review_week, review_workspace
-from trinho.channels import ConsoleChannel, Notification, NotificationItem, Outbox
+from trinho.channels import (
+    ConsoleChannel,
+    Notification,
+    NotificationItem,
+    Outbox,
+    channel_from_config,
+)
 from trinho.channels.render import console_text, review_indices, review_item_text, review_text
 from trinho.i18n.keys import GATE_REASON, OWNER_REASON
 from trinho.proposals import store as proposals
@@ -150,6 +156,19 @@ def test_no_surface_shows_an_inside_word_for_a_held_week(
         assert owner_leaks(screen) == {}, screen
     assert owner_leaks(_page(ws, waiting)) == {}
     assert owner_leaks(proposals_text(ws.locale, waiting), cli=True) == {}
+
+
+def test_the_default_channel_reads_each_change_as_the_queue_describes_it(
+    held: tuple[Workspace, ReviewWeek],
+) -> None:
+    ws, _ = held
+    out = io.StringIO()
+    channel = channel_from_config(ws, decider=QueueDecider(ws), stream=out, env={})
+    assert isinstance(channel, ConsoleChannel)
+    channel.send(_announcement(ws))
+    who = {"vi": "Người đề xuất: lần cô đọng hằng tuần", "en": "Proposed by: the weekly"}
+    assert out.getvalue().count(who[ws.locale]) == len(_announcement(ws).items)
+    assert out.getvalue() == _console(ws)
 
 
 def _marker(p: Proposal) -> str:
