@@ -148,7 +148,7 @@ def proposal_block(p: Proposal, locale: str, short: str) -> str:
         "  " + _fit(by, LINE_WIDTH - 2),
     ]
     drawn = where_from(p)
-    where = f"“{drawn[0].text}”" if drawn else t(locale, "review.from.none")
+    where = f"“{show_hidden(drawn[0].text)}”" if drawn else t(locale, "review.from.none")
     lines.append("  " + _fit(t(locale, "proposals.block.from", text=where), LINE_WIDTH - 2))
     details = proposal_details(p, locale).splitlines()
     for d in (d for d in details if d.strip()):
