@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from conftest import FixedClock
 from trinho.condense.store.collect import Span, collect, render_material
+from trinho.context.run import build_context
 from trinho.notes import store as notes
 from trinho.workspace import Workspace
 
@@ -112,3 +113,14 @@ def test_nothing_in_the_weeks_prompt_holds_a_carriage_return(
     assert "uống cà phê sữa đá\nở quán quen" in texts and "ghi tay: gọi mẹ" in texts
     assert all("\r" not in text for text in texts)
     assert "\r" not in render_material(found)
+
+
+def test_a_windows_day_file_reaches_the_chat_prompt_without_a_carriage_return(
+    workspace: Workspace,
+) -> None:
+    path = workspace.note_path(workspace.today())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes("- 08:00 uống cà phê\r\n  ở quán quen\r\nghi tay\r\n".encode())
+    context = build_context(workspace)
+    assert "uống cà phê" in context.preamble and "ghi tay" in context.preamble
+    assert "\r" not in context.preamble and "\r" not in context.system
