@@ -80,3 +80,44 @@ def internal_terms_in(text: str) -> list[str]:
 def run_ids_in(title: str) -> list[str]:
     """Run ids (`2026-W48`) in a title, where a person reads days instead."""
     return _RUN_ID.findall(title)
+
+
+# ---- words never shown to an owner ------------------------------------------------------------
+
+OWNER_NEVER: dict[str, re.Pattern[str]] = {
+    "a file name": re.compile(
+        r"MEMORY\.md|\b[\w./-]+\.(?:md|jsonl|toml|json)\b|\.trinho/|\bmemory_proposals\b"
+    ),
+    "the model's protocol": re.compile(
+        r"(?i:\brewrit(?:e|es|ten)\b|edit script|bản viết lại|kịch bản sửa)"
+        r"|\b(?:ADD|EDIT|DATE|REMOVE|NONE)\b"
+    ),
+    "a score": re.compile(r"(?i:similarity|\bscore\b)|\{similarity|\b0\.\d\d\b"),
+    "a token count": re.compile(r"(?i)\btokens?\b"),
+    "a run's week id": re.compile(r"\b\d{4}-W\d{2}\b|\{run\}"),
+    "an id": re.compile(r"\{id\}|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{6,}\b"),
+}
+"""What an owner never reads on a review screen, an announcement or a notification: file
+names (MEMORY.md, memory/archive.md), the model's protocol (a rewrite, an edit script, its
+ADD/EDIT/DATE/REMOVE/NONE), scores ("similarity 0.64"), token counts, a run's ISO week id
+(2026-W48) and bare hex ids (a proposal's, or the `{id}`/`{run}` blanks that print them).
+Placeholders other than those are not shown and are left out of the check."""
+
+CLI_COMMAND = re.compile(r"`?trinho (?:approve|reject|proposals) [0-9a-zA-Z_-]+`?")
+"""The commands that name a proposal by its id: the one place an owner meets an id, on the
+CLI surface (the console announcement and `trinho proposals`), since the CLI decides by it."""
+
+
+def owner_leaks(text: str, *, cli: bool = False) -> dict[str, list[str]]:
+    """What `text` shows that an owner must not read, by kind; with `cli`, a proposal's id
+    inside a command that takes it (`trinho approve 3fa9c1`) and a listing's id are allowed."""
+    if cli:
+        text = CLI_COMMAND.sub("", text)
+    found: dict[str, list[str]] = {}
+    for kind, pattern in OWNER_NEVER.items():
+        if cli and kind == "an id":
+            continue
+        hits = [m.group(0) for m in pattern.finditer(text)]
+        if hits:
+            found[kind] = hits
+    return found

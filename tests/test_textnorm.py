@@ -7,7 +7,14 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trinho.textnorm import has_unsafe, json_text, printable
+from trinho.textnorm import (
+    has_hidden,
+    has_unsafe,
+    json_text,
+    printable,
+    show_hidden,
+    show_hidden_lines,
+)
 
 BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
 
@@ -57,3 +64,13 @@ def test_json_text_parses_back_to_the_same_value_and_prints_safely(value: object
 
 def test_json_text_keeps_vietnamese_readable() -> None:
     assert json_text({"ghi chú": "Hà Nội"}) == '{"ghi chú": "Hà Nội"}'
+
+
+@given(st.lists(st.text(max_size=20).map(lambda s: s.replace("\n", "")), min_size=1, max_size=5))
+def test_a_changes_lines_show_their_hidden_characters_and_keep_their_breaks(
+    lines: list[str],
+) -> None:
+    shown = show_hidden_lines("\n".join(lines))
+    assert shown.split("\n") == [show_hidden(line) for line in lines]
+    assert not any(has_hidden(line) for line in shown.split("\n"))
+    assert show_hidden_lines(shown) == shown

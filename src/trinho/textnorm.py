@@ -126,6 +126,11 @@ def show_hidden(text: str) -> str:
     )
 
 
+def show_hidden_lines(text: str) -> str:
+    """`show_hidden` line by line: the line breaks between a change's lines stay breaks."""
+    return "\n".join(show_hidden(line) for line in text.split("\n"))
+
+
 def match_key(text: str) -> str:
     """The key entries are matched by: NFC, case-folded, white space collapsed."""
     return one_line(nfc(text).casefold())

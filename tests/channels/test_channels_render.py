@@ -60,19 +60,22 @@ def test_item_screen_shows_old_new_and_reason() -> None:
     note = Notification("condense:2026-W48", "t", "", (item("removed"), edit))
     assert item_text(note, 1, "en").splitlines() == [
         "Change 2 of 2: lines edited",
-        "Proposal p-7",
         "Old: - 2026-11-01: ở Hà Nội",
         "New: - 2026-11-28: ở Đà Nẵng",
         "Reason: chuyển nhà",
+        "To decide: trinho approve p-7 (or trinho reject p-7)",
     ]
     assert "Mới: (không có)" in item_text(note, 0, "vi")
 
 
-def test_console_text_lists_every_change_and_how_to_decide() -> None:
-    note = Notification("condense:2026-W48", "Weekly", "", (item("removed"), item("edited")))
+def test_console_text_lists_every_change_riskiest_first_and_how_to_decide_each() -> None:
+    edit = NotificationItem("p-e", "h", "edited", "- a", "- b", "r", risk=3, who="the weekly run")
+    removal = NotificationItem("p-r", "h", "removed", "- c", None, "r. Its own: “gone”", risk=0)
+    note = Notification("condense:2026-W48", "Weekly", "", (edit, removal))
     text = console_text(note, "en")
-    assert "Change 1 of 2" in text and "Change 2 of 2" in text
-    assert "trinho approve ID" in text
+    first, second = text.index("Change 1 of 2: lines removed"), text.index("Change 2 of 2")
+    assert first < text.index("trinho approve p-r") < second < text.index("trinho approve p-e")
+    assert "Reason: r. Its own: “gone”" in text and "Proposed by: the weekly run" in text
 
 
 long_text = st.text(
@@ -96,7 +99,7 @@ def test_every_telegram_text_fits_the_limit(
     assert "1 thay đổi đang chờ bạn duyệt:" in summary_msg  # the counts are never cut
     screen = item_text(note, 0, "en")
     assert text_length(screen) <= TELEGRAM_LIMIT
-    assert screen.startswith("Change 1 of 1: lines edited\nProposal p-1\nOld: ")
+    assert screen.startswith("Change 1 of 1: lines edited\nOld: ")
 
 
 @given(text=long_text, limit=st.integers(min_value=1, max_value=5000))

@@ -21,8 +21,8 @@ from trinho.workspace import open_workspace
 
 ADDED = "- 2026-11-29: Mai được chọn vào đội bơi của trường"
 DROPPED = "- 2026-09-14: Dị ứng tôm"
-REMOVED_EN = "entry missing from the rewrite; it stays until you approve its removal"
-REMOVED_VI = "mục bị xoá khỏi bản viết lại: vẫn giữ, chờ bạn duyệt việc xoá"
+REMOVED_EN = "the weekly update leaves this entry out; it stays until you approve its removal"
+REMOVED_VI = "bản cập nhật hằng tuần bỏ mục này: vẫn giữ, chờ bạn duyệt việc xoá"
 
 
 @pytest.fixture
@@ -110,7 +110,7 @@ def test_condense_json_then_once_per_week_then_approve_then_undo(
     assert removed["reason"] == REMOVED_EN
     assert (removed["reason_code"], removed["reason_params"]) == ("removed_entry", {})
     announcement = announced(ready, captured.err)
-    assert "Cô đọng trí nhớ hằng tuần 2026-W48" in announcement
+    assert "Cập nhật trí nhớ hằng tuần, ngày 2026-11-29" in announcement
     assert f"Lý do: {REMOVED_VI}" in announcement and REMOVED_EN not in announcement
     memory = ready.read("MEMORY.md")
     assert ADDED in memory and DROPPED in memory
@@ -172,7 +172,7 @@ def test_condense_human_report_lists_every_change(
         assert main(["condense", "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Cô đọng 2026-W48 (2026-11-23 đến 2026-11-29), chạy thử: không ghi gì")
-    assert "[CHỜ DUYỆT] bản viết lại đáng ngờ" in out
+    assert "[CHỜ DUYỆT] thay đổi cả trí nhớ cùng lúc" in out
     assert "Lời nhắc: rewrite.v1, screen.v1" in out
     assert "  2026-11-29: 1 ghi chú, 0 lượt hội thoại" in out
     assert ready.read("MEMORY.md") == VI_MEMORY
@@ -204,11 +204,14 @@ def test_a_suspicious_rewrite_shows_the_lines_it_would_remove_and_its_reason_onc
 
     assert main(["proposals"]) == 0
     listed = capsys.readouterr().out.splitlines()
-    reason = "bản viết lại sẽ xoá 7 trong số 7 dòng; cả bản chờ bạn duyệt, chưa áp dụng gì"
-    assert listed[0].endswith(" [chờ duyệt] Xoá: MEMORY.md bản viết lại đáng ngờ")
+    reason = (
+        "bản cập nhật hằng tuần sẽ xoá 7 trong số 7 dòng; cả bản chờ bạn duyệt, chưa áp dụng gì"
+    )
+    assert listed[0].endswith(" [chờ duyệt] Xoá: thay đổi cả trí nhớ cùng lúc")
     assert listed[1] == f"  lý do: {reason}" and "\n".join(listed).count(reason) == 1
     assert listed[2].startswith("  do lần cô đọng hằng tuần đề xuất, ")
-    assert listed[3:] == [
+    assert listed[3] == "  từ: không có ghi chú hay cuộc trò chuyện nào dẫn đến thay đổi này"
+    assert listed[4:] == [
         "    " + line.removeprefix("Cũ: ").removeprefix("Mới: ") for line in removed
     ]
 
@@ -361,7 +364,7 @@ def test_condense_human_report_and_announcement_give_reasons_in_vietnamese(
     assert main(["approve", ids["removed_entry"]]) == 0
     assert capsys.readouterr().out == (
         f"Đề xuất {ids['removed_entry']} đã lỗi thời: Không áp dụng: "
-        f"dòng này không còn trong MEMORY.md: {DROPPED}\n"
+        f"dòng này không còn trong trí nhớ dài hạn: {DROPPED}\n"
     )
 
 

@@ -116,12 +116,13 @@ def test_a_vietnamese_workspace_reads_reasons_in_vietnamese_and_json_stays_engli
     assert run_json(capsys, *files, "--today", "2026-11-29") == english
     removed = english["changes"][1]  # type: ignore[index]
     assert removed["reason"] == (
-        "entry missing from the rewrite; it stays until you approve its removal"
+        "the weekly update leaves this entry out; it stays until you approve its removal"
     )
     assert removed["reason_code"] == "removed_entry"
     assert main(["gate", *files, "--today", "2026-11-29"]) == 0
     out = capsys.readouterr().out
-    assert "[CHỜ DUYỆT] xoá: mục bị xoá khỏi bản viết lại: vẫn giữ, chờ bạn duyệt việc xoá" in out
+    held = "bản cập nhật hằng tuần bỏ mục này: vẫn giữ, chờ bạn duyệt việc xoá"
+    assert f"[CHỜ DUYỆT] xoá: {held}" in out
     assert "[tự động] đổi ngày: ngày được dời về sau, từ 2026-11-01 thành 2026-11-28" in out
     assert "[CHỜ DUYỆT] dòng sai định dạng: không phải mục có ngày hay tiêu đề" in out
     assert "missing from the rewrite" not in out and "window" not in out

@@ -58,7 +58,7 @@ def test_approving_a_held_removal_removes_the_line(workspace: Workspace, held: R
         workspace, proposal_for(held, "removed"), "owner", appliers=APPLIERS
     )
     assert decided.status == "approved" and applied.ok
-    assert applied.message == "The line was removed from MEMORY.md."
+    assert applied.message == "The line was removed from your long-term memory."
     assert memory(workspace) == EN_MEMORY.replace(PENICILLIN + "\n", "")
 
 
@@ -89,7 +89,8 @@ def test_a_held_change_whose_line_is_gone_is_stale(workspace: Workspace, held: R
         workspace, proposal_for(held, "removed"), "owner", appliers=APPLIERS
     )
     assert decided.status == "stale" and not applied.ok
-    assert "no longer in MEMORY.md" in applied.message and "penicillin" in applied.message
+    assert "no longer in your long-term memory" in applied.message
+    assert "penicillin" in applied.message
     assert memory(workspace) == before
     workspace.memory_file.write_text(EN_MEMORY.replace(ANNA, "- 2026-02-11: Anna moved"), "utf-8")
     decided, applied = proposals.approve(
@@ -214,9 +215,7 @@ def test_undo_withdraws_the_runs_pending_proposals_and_approving_one_is_refused(
     withdrawn = proposals.get_proposal(workspace, removal)
     assert withdrawn.status == "stale"
     assert withdrawn.decided_by == f"trinho condense --undo {RUN}"
-    assert (
-        withdrawn.decision_note == f"withdrawn: run {RUN} was undone (trinho condense --undo {RUN})"
-    )
+    assert withdrawn.decision_note == "withdrawn: the weekly update that proposed it was undone"
     assert proposals.get_proposal(workspace, rejected).status == "rejected"
     with pytest.raises(TrinhoError, match=f"already stale \\(by trinho condense --undo {RUN}\\)"):
         proposals.approve(workspace, removal, "owner", appliers=APPLIERS)

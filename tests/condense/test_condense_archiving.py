@@ -133,7 +133,7 @@ def test_a_waiting_archive_is_asked_again_while_memory_md_is_over_budget(
     clock.advance(hours=2)
     run_condensation(ws, model=two_roles("NONE"), channel=ConsoleChannel(ws.locale, stream))
     assert "moving old lines to the archive still waits: asked again" in stream.getvalue()
-    assert f"Proposal {proposal.id}" in stream.getvalue()  # the console lists it, with its id
+    assert f"trinho approve {proposal.id}" in stream.getvalue()  # the console says how to decide it
     config = ws.internal / "config.toml"
     config.write_text(config.read_text() + "context_tokens = 1000\n")
     ws = open_workspace(ws.root, clock)

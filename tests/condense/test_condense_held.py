@@ -51,7 +51,7 @@ def test_removal_is_stale_once_the_line_is_gone() -> None:
     outcome = apply_held("# Memory\n- 2026-11-02: Lives in Hà Nội\n", change)
     assert isinstance(outcome, Stale)
     assert outcome.why.code == "line_gone"
-    assert "no longer in MEMORY.md" in outcome.why.text("en")
+    assert "no longer in your long-term memory" in outcome.why.text("en")
     assert "Likes green tea" in outcome.why.text("en")
 
 

@@ -144,7 +144,7 @@ def test_the_archive_reason_renders_in_both_locales() -> None:
 def test_vietnamese_reasons_read_naturally() -> None:
     [removed] = gate(OLD, EXAMPLES["removed_entry"], TODAY, SINCE).changes
     assert removed.reason_in("vi") == (
-        "mục bị xoá khỏi bản viết lại: vẫn giữ, chờ bạn duyệt việc xoá"
+        "bản cập nhật hằng tuần bỏ mục này: vẫn giữ, chờ bạn duyệt việc xoá"
     )
     [outside] = gate(OLD, EXAMPLES["outside_window"], TODAY, SINCE).changes
     assert outside.reason_in("vi") == (
@@ -165,7 +165,7 @@ def test_the_english_reason_is_unchanged_by_the_codes() -> None:
     )
     [suspicious] = gate(OLD, EXAMPLES["suspicious"], TODAY, SINCE).changes
     assert suspicious.reason == (
-        "the rewrite would remove 7 of 7 lines; held whole, nothing applied"
+        "the weekly update would remove 7 of 7 lines; it waits whole, nothing applied"
     )
 
 
@@ -200,10 +200,10 @@ def test_a_stale_approval_says_why_in_both_locales() -> None:
     outcome = apply_held(OLD.replace("Has a cat named Mướp", "Has a dog"), removed)
     assert outcome == Stale(StaleReason.of("line_gone", line="- 2026-11-03: Has a cat named Mướp"))
     assert outcome.why.text("en") == (
-        "the line is no longer in MEMORY.md: - 2026-11-03: Has a cat named Mướp"
+        "the line is no longer in your long-term memory: - 2026-11-03: Has a cat named Mướp"
     )
     assert outcome.why.text("vi") == (
-        "dòng này không còn trong MEMORY.md: - 2026-11-03: Has a cat named Mướp"
+        "dòng này không còn trong trí nhớ dài hạn: - 2026-11-03: Has a cat named Mướp"
     )
 
 
@@ -246,6 +246,7 @@ def test_a_change_with_params_that_do_not_render_shows_its_stored_text() -> None
 
 def test_from_dict_refuses_an_unknown_code() -> None:
     data = Change.because("removed", "held", "x", None, Reason("removed_line")).to_dict()
-    assert Change.from_dict(data).reason_in("vi").startswith("dòng viết tay")
+    reason = Change.from_dict(data).reason_in("vi")
+    assert reason.startswith("bản cập nhật hằng tuần bỏ dòng bạn tự viết")
     with pytest.raises(ValueError):
         Change.from_dict({**data, "reason_code": "deleted_by_model"})

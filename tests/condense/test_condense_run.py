@@ -165,7 +165,7 @@ def test_a_bad_english_rewrite_loses_nothing(workspace: Workspace, clock: FixedC
     assert {p.origin for p in pending} == {f"condense:{RUN}"}
     assert {p.id for p in pending} == {rc.proposal_id for rc in report.held}
     announced = stream.getvalue()
-    assert announced.count("Weekly memory condensation 2026-W48") == 1
+    assert announced.count("Weekly memory update, 2026-11-29") == 1
     assert "- 2026-10-05: Allergic to penicillin" in announced
     entry = Outbox(workspace).get(f"condense:{RUN}")
     assert entry is not None and entry.status == "sent" and len(entry.notification.items) == 6
@@ -216,7 +216,7 @@ def test_an_empty_answer_or_a_refusal_of_the_whole_file_is_held_whole(
     assert held_classes(report) == ["suspicious"]
     [proposal] = memory_proposals(workspace)
     assert proposal.change["snapshot"] == VI_MEMORY
-    assert stream.getvalue().count("Weekly memory condensation") == 1
+    assert stream.getvalue().count("Weekly memory update") == 1
     # the owner sees what would go and what the model said
     assert "Old: would remove 7 of 7 lines:\n  Dòng viết tay: đừng xoá những dòng này.\n" in (
         stream.getvalue()
@@ -264,8 +264,8 @@ def test_screening_rejections_keep_lines_out_and_an_unread_verdict_holds_only_it
     [proposal] = memory_proposals(workspace)
     assert proposal.id == held.proposal_id and proposal.change["new"] == VI_ADDED[1]
     assert proposal.reason == (
-        "the screening answer gave no verdict that can be read for this new line; "
-        "it reaches MEMORY.md only if you approve it"
+        "the check of new lines gave no answer that can be read for this one; "
+        "it is added only if you approve it"
     )
     verdicts = {s.line: (s.decision, s.reason) for s in report.screening}
     assert verdicts["- 2026-11-27: Trợ lý đã nói được, tôi sẽ nhắc"] == (
@@ -347,8 +347,8 @@ def test_a_vietnamese_workspace_says_why_a_line_is_held_in_vietnamese(
     report = run(ws, two_roles(vi_good_rewrite(), "1. NHẬN\n2. chắc là được"), stream)
     assert VI_ADDED[0] in memory(ws) and VI_ADDED[1] not in memory(ws)
     [held] = report.held
-    assert held.change.reason.startswith("the screening answer gave no verdict")  # stored
-    reason = "câu trả lời sàng lọc không có nhận định đọc được cho dòng mới này"
+    assert held.change.reason.startswith("the check of new lines gave no answer")  # stored
+    reason = "việc kiểm tra dòng mới không cho câu trả lời đọc được về dòng này"
     assert reason in stream.getvalue()  # the announcement speaks the owner's language
     assert report.screening[1].reason.startswith(reason)
     assert "1 được nhận và 0 bị bỏ khi sàng lọc, 1 chưa sàng lọc" in render_report(report, "vi")
@@ -529,7 +529,7 @@ def test_a_run_cut_off_before_announcing_announces_once(
     resumed = run(workspace, ScriptedModel([]), stream)
     assert resumed.outcome == "resumed" and len(resumed.held) == 6
     assert run(workspace, ScriptedModel([]), stream).outcome == "already_done"
-    assert stream.getvalue().count("Weekly memory condensation 2026-W48") == 1
+    assert stream.getvalue().count("Weekly memory update, 2026-11-29") == 1
     assert len(memory_proposals(workspace)) == 6
     assert memory(workspace) == written
 
@@ -556,7 +556,7 @@ def test_a_run_cut_off_while_proposing_makes_each_proposal_once(
     resumed = run(workspace, ScriptedModel([]), stream)
     assert resumed.outcome == "resumed"
     assert len(memory_proposals(workspace)) == 6
-    assert stream.getvalue().count("Weekly memory condensation") == 1
+    assert stream.getvalue().count("Weekly memory update") == 1
 
 
 def test_a_failed_delivery_stays_in_the_outbox(workspace: Workspace, clock: FixedClock) -> None:
@@ -580,7 +580,7 @@ def test_a_failed_delivery_stays_in_the_outbox(workspace: Workspace, clock: Fixe
     stream = io.StringIO()
     Outbox(workspace).deliver(ConsoleChannel("en", stream))
     Outbox(workspace).deliver(ConsoleChannel("en", stream))
-    assert stream.getvalue().count("Weekly memory condensation 2026-W48") == 1
+    assert stream.getvalue().count("Weekly memory update, 2026-11-29") == 1
 
 
 def test_a_change_the_owner_rejected_is_not_asked_again(
@@ -715,7 +715,7 @@ def test_a_run_cut_off_around_the_replace_leaves_old_or_new_and_recovers(
     before = run_dir(workspace, RUN) / "MEMORY.before.md"
     assert before.read_text(encoding="utf-8") == EN_MEMORY  # undo still gives the original
     assert len(memory_proposals(workspace)) == 6
-    assert stream.getvalue().count("Weekly memory condensation 2026-W48") == 1
+    assert stream.getvalue().count("Weekly memory update, 2026-11-29") == 1
     # the report of a resumed run counts what applied by itself before the cut, not 0
     assert again.counts()["auto"] > 0 and again.counts()["held"] == 6
     assert "Learning Vietnamese" in render_report(again, "en")
@@ -735,7 +735,8 @@ def test_a_screening_call_that_fails_holds_its_lines(
     assert [s.decision for s in report.screening] == ["unreadable", "unreadable"]
     assert {rc.change.reason_code for rc in report.held} == {"screen_failed"}
     [proposal, _] = memory_proposals(workspace)
-    assert "screening call failed" in proposal.reason and "no answer within 60 s" in proposal.reason
+    assert "check of new lines failed" in proposal.reason
+    assert "no answer within 60 s" in proposal.reason
     [skipped] = report.screening_skipped
     assert skipped.startswith("Lines 1-2: the screening call failed")
     assert "no answer within 60 s" in skipped
@@ -835,12 +836,10 @@ def test_a_held_change_keeps_the_models_reason_and_where_it_came_from(
     by_class = {p.change["class"]: p for p in memory_proposals(workspace)}
     removal, edit = by_class["removed"], by_class["edited"]
     assert removal.why == "trùng với dòng về đồ ăn"
-    [line] = removal.sources
-    assert (line.kind, line.ref) == ("memory", f"MEMORY.md#L{shrimp}")
-    assert line.text == "- 2026-09-14: Dị ứng tôm"
+    assert removal.sources == ()  # no note of the week is about food: none is named
     assert edit.why is None
     kinds = [(s.kind, s.text) for s in edit.sources]
-    assert kinds[0] == ("memory", "- 2026-11-01: Thích uống cà phê sữa đá buổi sáng")
+    assert all(kind != "memory" for kind, _ in kinds)  # the edited line is not its own source
     assert ("note", "Chuyển sang uống trà xanh, bỏ cà phê sữa đá") in kinds
     [note] = [s for s in edit.sources if s.kind == "note"]
     assert note.ref == "memory/2026-11-26.md#19:30"

@@ -197,7 +197,7 @@ def test_an_unread_addition_is_held_and_reaches_memory_only_through_approval() -
         "screen_unreadable",
     )
     assert held.after == "- 2026-11-01: Likes green tea"
-    assert held.reason_in("vi").startswith("câu trả lời sàng lọc không có nhận định")
+    assert held.reason_in("vi").startswith("việc kiểm tra dòng mới không cho câu trả lời")
 
 
 VERDICT_WORDS = ["ACCEPT", "accept", "NHẬN", "REJECT", "REJECT: no", "BỎ: không", "maybe", ""]

@@ -85,7 +85,7 @@ def test_the_gate_applies_one_line_and_holds_others(week: tuple[str, dict[str, A
     assert [v["decision"] for v in verdicts].count("reject") == 1
     assert "[HELD] removed" in out and "[auto] added" in out
     assert len(summary["notifications"]) == 1
-    assert summary["announcement"].count("Weekly memory condensation 2026-W48") == 1
+    assert summary["announcement"].count("Weekly memory update, 2026-11-29") == 1
 
 
 def test_the_owner_approves_the_edit_and_nothing_is_lost(
@@ -227,9 +227,9 @@ def test_a_vietnamese_run_lists_proposals_in_vietnamese(
         assert english not in text
     assert text.count("[chờ duyệt]") == 2
     assert text.count("[đã duyệt]") == 1 and text.count("[đã từ chối]") == 1
-    assert "mục bị xoá khỏi bản viết lại" in text
+    assert "bản cập nhật hằng tuần bỏ mục này" in text
     # The gate's English reasons stay in the stored proposals, for --json readers.
-    assert any("entry missing" in p["reason"] for p in summary["proposals"])
+    assert any("leaves this entry out" in p["reason"] for p in summary["proposals"])
     # Step 6 does what its title says: approves the edit, rejects the removal, nothing else.
     assert [(d["class"], d["status"]) for d in summary["decisions"]] == [
         ("edited", "approved"),
@@ -362,8 +362,14 @@ def test_a_configured_model_plays_the_chat_and_every_step_says_what_it_did(
 
 SUSPICIOUS = "\n".join(f"REMOVE [{n}] gone" for n in (2, 3, 4, 5, 8, 9))
 WAITS = {
-    "en": "Proposal {id} (suspicious rewrite) waits for the owner: the rewrite would remove",
-    "vi": "Đề xuất {id} (bản viết lại đáng ngờ) đang chờ chủ nhân: bản viết lại sẽ xoá",
+    "en": (
+        "Proposal {id} (change to the whole memory at once) waits for the owner: "
+        "the weekly update would remove"
+    ),
+    "vi": (
+        "Đề xuất {id} (thay đổi cả trí nhớ cùng lúc) đang chờ chủ nhân: "
+        "bản cập nhật hằng tuần sẽ xoá"
+    ),
 }
 
 

@@ -118,7 +118,8 @@ def test_saving_reads_back_one_entry_and_keeps_every_earlier_line(
     assert [(e.time, e.text) for e in after[:-1]] == [(e.time, e.text) for e in before]
     assert (after[-1].time, after[-1].text) == ("14:05", notes.normalize_note_text(text))
     assert after[-1].line == saved.line_number
-    assert written == kept + saved.line + "\n"
+    eol = notes.line_end(prefix)
+    assert written == kept + saved.line.replace("\n", eol) + eol
 
 
 def test_note_goes_to_the_owners_day_and_time(workspace: Workspace, clock: FixedClock) -> None:

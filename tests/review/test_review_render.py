@@ -54,9 +54,9 @@ def test_the_reason_is_rendered_from_its_code_with_the_models_own_words_beside_i
     change["reason"] = "entry missing from the rewrite; it stays until you approve its removal"
     p = replace(proposal("memory", change), why="duplicate of the food line")
     vi = reason_words(p, "vi")
-    assert "mục bị xoá khỏi bản viết lại" in vi and "“duplicate of the food line”" in vi
+    assert "bản cập nhật hằng tuần bỏ mục này" in vi and "“duplicate of the food line”" in vi
     assert "entry missing" not in vi
-    assert reason_words(replace(p, why=None), "en").startswith("entry missing")
+    assert reason_words(replace(p, why=None), "en").startswith("the weekly update leaves")
     job = proposal("fact", fact("black", "user"))
     assert "coffee" in reason_words(job, "vi") and "tác vụ tự động" in reason_words(job, "vi")
 

@@ -244,7 +244,8 @@ def test_digest_text_in_the_owners_locale(workspace: Workspace, locale: str, tit
     note = digest_notification(day, [saved.proposal], locale)
     assert note is not None
     assert note.title.startswith(title)
-    assert "job:facts" in note.summary
+    assert "job:facts" not in note.summary  # who proposed, in words
+    assert note.items[0].who is not None and note.items[0].who in note.summary
 
 
 def test_the_digest_takes_every_unannounced_proposal_once(workspace: Workspace) -> None:

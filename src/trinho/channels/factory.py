@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TextIO
 
-from trinho.channels.base import Channel, Decider, MessageHandler
+from trinho.channels.base import Channel, Decider, MessageHandler, ReviewQueue
 from trinho.channels.console import ConsoleChannel
 from trinho.channels.outbox import Outbox
 from trinho.channels.settings import telegram_settings
@@ -25,7 +25,8 @@ def channel_from_config(
     messages only once started (`start()`)."""
     settings = telegram_settings(ws, env)
     if settings is None:
-        return ConsoleChannel(ws.locale, stream)
+        queue = decider if isinstance(decider, ReviewQueue) else None
+        return ConsoleChannel(ws.locale, stream, queue)
     from trinho.channels.inbox import Inbox
     from trinho.channels.telegram import TelegramChannel
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from trinho.channels.base import Notification, NotificationItem
 from trinho.i18n import N_, t
 from trinho.i18n.keys import CHANNEL_KIND, DECIDED_LABEL, RISK_LABEL
-from trinho.textnorm import printable
+from trinho.textnorm import printable, show_hidden, show_hidden_lines
 
 TELEGRAM_LIMIT = 4096
 KIND_ORDER = ("suspicious", "removed", "edited", "strange_date", "malformed", "fact")
@@ -93,44 +93,53 @@ def item_text(
     *,
     for_owner: bool = False,
 ) -> str:
-    """The review screen of one change: its class, old -> new, and the reason. `for_owner`:
-    numbered in review order and without the proposal's id (the chat review). An archive's
-    new side says where the lines go, never "(nothing)"."""
+    """The review screen of one change, numbered in review order (riskiest first): its
+    class, old -> new with every hidden character made visible, and the reason. Without
+    `for_owner` (the console, which the owner answers with the CLI) it ends with the
+    commands that decide it; `for_owner` (the chat review, answered by buttons) never shows
+    the id, and an archive's new side says where the lines go instead of "(nothing)"."""
     item = notification.items[index]
     none = t(locale, "channel.item.none")
-    number = review_indices(notification).index(index) if for_owner else index
-    header_lines = [
-        t(
-            locale,
-            "channel.item.header",
-            index=number + 1,
-            total=len(notification.items),
-            label=kind_label(item.kind, locale),
-        )
-    ]
-    if not for_owner:
-        header_lines.append(t(locale, "channel.item.proposal", id=item.proposal_id))
-    header = "\n".join(header_lines)
+    number = review_indices(notification).index(index)
+    header = t(
+        locale,
+        "channel.item.header",
+        index=number + 1,
+        total=len(notification.items),
+        label=kind_label(item.kind, locale),
+    )
     new_none = t(locale, "channel.item.archived") if item_risk(item) == 1 else none
     fields = [
-        (N_("channel.item.old"), none if item.old is None else item.old),
-        (N_("channel.item.new"), new_none if item.new is None else item.new),
+        (N_("channel.item.old"), none if item.old is None else show_hidden_lines(item.old)),
+        (N_("channel.item.new"), new_none if item.new is None else show_hidden_lines(item.new)),
         (N_("channel.item.reason"), item.reason or none),
     ]
     frame = text_length(header) + sum(text_length(t(locale, key, text="")) + 1 for key, _ in fields)
     share = max(20, (limit - frame) // len(fields))
     body = [t(locale, key, text=clip(value, share, locale)) for key, value in fields]
+    if not for_owner:
+        body += [*_about(item, locale), t(locale, "channel.item.proposal", id=item.proposal_id)]
     return clip("\n".join([header, *body]), limit, locale)
 
 
+def _about(item: NotificationItem, locale: str) -> list[str]:
+    """Who proposed the change and where it came from, when the item says."""
+    lines = []
+    if item.who:
+        lines.append(t(locale, "channel.item.who", text=clip(item.who, 200, locale)))
+    if item.source:
+        source = clip(show_hidden_lines(item.source), 300, locale)
+        lines.append(t(locale, "channel.item.source", text=source))
+    return lines
+
+
 def console_text(notification: Notification, locale: str) -> str:
-    """Everything at once for a terminal: the summary, every change, how to decide."""
+    """Everything at once for a terminal: the summary, then every change riskiest first, the
+    same order and words as the chat review, each with the commands that decide it."""
     parts = [summary_text(notification, locale, limit=1 << 30)]
     parts += [
-        item_text(notification, i, locale, limit=1 << 30) for i in range(len(notification.items))
+        item_text(notification, i, locale, limit=1 << 30) for i in review_indices(notification)
     ]
-    if notification.items:
-        parts.append(t(locale, "channel.console.decide"))
     return "\n\n".join(parts) + "\n"
 
 
@@ -217,7 +226,7 @@ def change_line(item: NotificationItem, locale: str, state: str = "pending") -> 
     says how it was decided."""
     risk = item_risk(item)
     touched = item.old if risk in (0, 1) or item.new is None else item.new
-    lines = [line for line in (touched or "").split("\n") if line.strip()]
+    lines = [show_hidden(line) for line in (touched or "").split("\n") if line.strip()]
     text = lines[0] if lines else t(locale, "channel.item.none")
     if len(lines) > 1:
         text = t(locale, "channel.line.more", text=text, count=len(lines) - 1)
@@ -292,12 +301,7 @@ def review_item_text(
     """One change's review screen: what it does, old and new, why, who proposed, from where."""
     item = notification.items[index]
     screen = item_text(notification, index, locale, limit=limit * 3 // 4, for_owner=True)
-    extra = []
-    if item.who:
-        extra.append(t(locale, "channel.item.who", text=clip(item.who, 200, locale)))
-    if item.source:
-        extra.append(t(locale, "channel.item.source", text=clip(item.source, 300, locale)))
-    return clip("\n".join([screen, *extra]), limit, locale)
+    return clip("\n".join([screen, *_about(item, locale)]), limit, locale)
 
 
 def button_label(text: str, locale: str) -> str:

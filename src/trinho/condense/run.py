@@ -40,6 +40,7 @@ from trinho.condense.rules.ops import (
     unusable,
     view_lines,
 )
+from trinho.condense.rules.reasons import owner_reason
 from trinho.condense.rules.report import (
     Calls,
     DayUsed,
@@ -337,7 +338,7 @@ class _Run:
         kind = unusable(self.script) if protocol == "ops" else None
         if kind is not None and self.journal is not None:
             said = _notify_unusable(
-                self.ws, self.run_id, self.models["rewrite"].name, kind, len(read), self.channel
+                self.ws, self.models["rewrite"].name, kind, len(read), self.channel
             )[1]
             why = f"{why} {said}".strip()
         screened, lines, skipped = self._screen(old, rewrite, screen_prompt)
@@ -562,7 +563,7 @@ class _Run:
                 result, moved = self._archive(result)
                 reasons = removal_reasons(old, self.script) if self.script is not None else {}
                 result = GateResult(
-                    result.applied, explained(result.changes, base, reasons, self.material)
+                    result.applied, explained(result.changes, reasons, self.material)
                 )
                 to_propose = tuple(c for c in result.held if not added_during_run(c, old))
                 if self.journal is None:
@@ -790,7 +791,7 @@ def _expire_gone(
                 withdraw(ws, p.id, undone)
                 p = proposals.get_proposal(ws, p.id)
             elif p.change.get("class") == "suspicious" and origin in superseded:
-                note = t(ws.locale, "condense.superseded", run=run_id)
+                note = t(ws.locale, "condense.superseded")
                 p = proposals.expire(ws, p.id, "trinho", note) or proposals.get_proposal(ws, p.id)
             elif not can_still_apply(p.change, text):
                 note = t(ws.locale, "condense.expired")
@@ -841,6 +842,8 @@ def _announce(
         for change, entry in zip(journal.held, journal.proposals, strict=True)
         if entry.proposal_id and entry.status == "pending" and entry.proposal_id not in asked_before
     ]
+    position = {p.id: n for n, p in enumerate(waiting)}  # oldest first, as the review orders
+    items.sort(key=lambda item: position.get(item.proposal_id, len(position)))
     notification_id = origin
     again = _archive_again(ws, {item.proposal_id for item in items})
     if again is not None:
@@ -856,7 +859,8 @@ def _announce(
             summary += " " + t(
                 ws.locale, "condense.notify.waiting", count=len(earlier), since=oldest
             )
-        title = t(ws.locale, "condense.notify.title", run=journal.run_id)
+        day = ws.local_date(journal.started_at).isoformat()
+        title = t(ws.locale, "condense.notify.title", day=day)
         Outbox(ws).enqueue(Notification(notification_id, title, summary, tuple(items)))
     if journal.state != "done":
         advance(ws, journal, "done")
@@ -866,7 +870,7 @@ def _announce(
 
 
 def _notify_unusable(
-    ws: Workspace, run_id: str, model: str, kind: str, chunks: int, channel: Channel | None
+    ws: Workspace, model: str, kind: str, chunks: int, channel: Channel | None
 ) -> tuple[str, str, str]:
     """Tell the owner once that the model answered nothing usable, and what to change: the
     notification's id is the model and the kind of failure, so the weeks after that fail the
@@ -882,7 +886,8 @@ def _notify_unusable(
         kind=t(ws.locale, UNUSABLE_KIND[kind]),
         advice=t(ws.locale, N_("condense.notify.unusable.advice")),
     )
-    title = t(ws.locale, N_("condense.notify.unusable_title"), run=run_id)
+    day = ws.today().isoformat()
+    title = t(ws.locale, N_("condense.notify.unusable_title"), day=day)
     if not Outbox(ws).enqueue(Notification(notification_id, title, summary)).created:
         return notification_id, summary, ""
     return notification_id, summary, _deliver(ws, notification_id, channel)
@@ -934,10 +939,10 @@ def _archive_again(ws: Workspace, listed: set[str]) -> tuple[NotificationItem, s
 
 def announced_reason(change: Change, locale: str) -> str:
     """A held change's reason as its announcement says it: an archive's is the budget's, in
-    words (`budget_words`); the others', the gate's."""
+    words (`budget_words`); the others' as every review surface words them (`owner_reason`)."""
     if change.cls == "archive":
         return budget_words(dict(change.reason_params), locale)
-    return change.reason_in(locale)
+    return owner_reason(change.to_dict(), change.reason, locale, change.why)
 
 
 def _save_report(ws: Workspace, report: RunReport) -> None:

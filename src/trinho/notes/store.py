@@ -50,6 +50,7 @@ MAX_NOTE_CHARS = 10_000
 
 CONTINUATION = "  "
 _ENTRY_RE = re.compile(r"^- ([01]\d|2[0-3]):([0-5]\d)(?: (.*))?$")
+_BREAK_RE = re.compile(r"(\r\n|\r|\n)")
 
 
 @dataclass(frozen=True)
@@ -97,8 +98,13 @@ NoteItem = NoteEntry | LooseLine
 
 @dataclass(frozen=True)
 class NoteFile:
+    """A parsed day file: its items, and its physical lines without their line ends; `ends`
+    holds each line's own end (`\n`, `\r\n`, `\r`; the last one's is empty), so a file
+    written with any line ending renders back byte for byte and no text ever holds a `\r`."""
+
     items: tuple[NoteItem, ...]
     raw_lines: tuple[str, ...]
+    ends: tuple[str, ...] = ()
 
     @property
     def entries(self) -> list[NoteEntry]:
@@ -121,8 +127,9 @@ def parse_note_file(text: str) -> NoteFile:
 
     Entries are read first: a `- HH:MM` line and the indented lines after it are one entry,
     whatever they hold, so a note's text (a `<!--`, a marker look-alike) is never read as one
-    of OpenClaw's lines and never changes how another entry is read."""
-    raw_lines = text.split("\n")
+    of OpenClaw's lines and never changes how another entry is read. Lines end with any of
+    `\n`, `\r\n` or `\r` (a file saved on Windows or an old Mac reads the same)."""
+    raw_lines, ends = split_lines(text)
     spans = _entry_spans(raw_lines)
     owned = frozenset(i for start, end in spans.items() for i in range(start, end))
     roles = line_roles(raw_lines, owned)
@@ -142,7 +149,21 @@ def parse_note_file(text: str) -> NoteFile:
             NoteEntry(f"{match.group(1)}:{match.group(2)}", "\n".join(parts), i + 1, end - i)
         )
         i = end
-    return NoteFile(tuple(items), tuple(raw_lines))
+    return NoteFile(tuple(items), tuple(raw_lines), tuple(ends))
+
+
+def split_lines(text: str) -> tuple[list[str], list[str]]:
+    """`text`'s lines without their ends, and each line's end (the last line's is empty)."""
+    parts = _BREAK_RE.split(text)
+    return parts[0::2], [*parts[1::2], ""]
+
+
+def line_end(text: str) -> str:
+    """The line end an append to `text` uses: the file's own last one when it is `\r\n`
+    (a Windows file stays one), `\n` otherwise."""
+    _, ends = split_lines(text)
+    found = [end for end in ends if end]
+    return "\r\n" if found and found[-1] == "\r\n" else "\n"
 
 
 def _entry_match(raw: str, index: int) -> re.Match[str] | None:
@@ -167,7 +188,10 @@ def _entry_spans(raw_lines: Sequence[str]) -> dict[int, int]:
 
 
 def render_note_file(note_file: NoteFile) -> str:
-    return "\n".join(note_file.raw_lines)
+    if not note_file.ends:
+        return "\n".join(note_file.raw_lines)
+    pairs = zip(note_file.raw_lines, note_file.ends, strict=True)
+    return "".join(line + end for line, end in pairs)
 
 
 def require_unicode(text: str, what: str) -> None:
@@ -220,12 +244,10 @@ def save_note(workspace: Workspace, text: str) -> SavedNote:
     with workspace.lock(path):
         before, _ = _repair_locked(workspace, day)
         current = decode(before, rel)
-        start = (
-            current.count("\n") + 1
-            if current and current.endswith("\n")
-            else (current.count("\n") + 2 if current else 1)
-        )
-        data = (entry + "\n").encode("utf-8")
+        lines, _ = split_lines(current)
+        start = len(lines) + (lines[-1] != "") if current else 1
+        eol = line_end(current)
+        data = (entry.replace("\n", eol) + eol).encode("utf-8")
         append_recorded(path, data, workspace.intent_path(path))
         acknowledged = note_repair.Acknowledged(hhmm, normalized)
         counts = note_repair.counted_at(now, note_repair.read_floor(workspace))
@@ -294,7 +316,8 @@ def _repair_locked(workspace: Workspace, day: date, *, check: bool = False) -> t
     present = [note_repair.Acknowledged(e.time, e.text) for e in parse_note_file(text).entries]
     missing = note_repair.missing_entries(journal, present)
     if missing:
-        lost = "".join(format_entry(m.time, m.text) + "\n" for m in missing)
+        eol = line_end(text)
+        lost = "".join(format_entry(m.time, m.text).replace("\n", eol) + eol for m in missing)
         append_recorded(path, lost.encode("utf-8"), workspace.intent_path(path))
         data = _committed(workspace, path)
     note_repair.store_state(workspace, day, note_repair.file_state(data))

@@ -53,4 +53,4 @@ class PgDecider:
             self.records.reject(proposal_id, by, content_hash=content_hash)
         except TrinhoError as exc:
             return DecisionOutcome(False, str(exc))
-        return DecisionOutcome(True, t(self.records.locale, "decider.rejected", id=proposal_id))
+        return DecisionOutcome(True, t(self.records.locale, "decider.rejected"))

@@ -19,7 +19,7 @@ from trinho.condense.rules.loss import memory_sides
 from trinho.i18n import t
 from trinho.proposals import store as proposals
 from trinho.proposals.store import Proposal
-from trinho.review.render import effect_words, proposer_words, reason_words
+from trinho.review.render import effect_words, proposer_words, reason_words, where_from
 from trinho.review.risk import risk_of
 from trinho.workspace import Workspace
 
@@ -52,7 +52,7 @@ def described_item(item: NotificationItem, proposal: Proposal, locale: str) -> N
     """`item` as the owner reads its proposal: its risk, the buttons named by their effect,
     who proposed and why in words, and the note or turn it was drawn from."""
     approve, keep = effect_words(proposal, locale)
-    drawn = [s for s in proposal.sources if s.kind != "memory"]
+    drawn = where_from(proposal)
     return replace(
         item,
         reason=reason_words(proposal, locale),
@@ -60,7 +60,7 @@ def described_item(item: NotificationItem, proposal: Proposal, locale: str) -> N
         approve=approve,
         keep=keep,
         who=proposer_words(proposal, locale),
-        source=f"“{drawn[0].text}”" if drawn else None,
+        source=f"“{drawn[0].text}”" if drawn else t(locale, "review.from.none"),
     )
 
 
@@ -73,11 +73,11 @@ def digest_notification(day: date, found: Sequence[Proposal], locale: str) -> No
     """The digest for `day`, or None when nothing new waits."""
     if not found:
         return None
-    origins = sorted({p.origin for p in found})
+    who = sorted({proposer_words(p, locale) for p in found})
     return Notification(
         id=digest_id(day),
         title=t(locale, "digest.title", date=day.isoformat()),
-        summary=t(locale, "digest.summary", count=len(found), origins=", ".join(origins)),
+        summary=t(locale, "digest.summary", count=len(found), origins=", ".join(who)),
         items=tuple(proposal_item(p, locale) for p in found),
     )
 

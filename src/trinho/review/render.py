@@ -6,23 +6,25 @@ Kept out of the CLI so the demo shows exactly what those commands print, from th
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable
 
 from trinho.condense.rules.archive import budget_words
+from trinho.condense.rules.explain import related
 from trinho.condense.rules.loss import suspicious_sides
-from trinho.condense.rules.reasons import stored_reason
+from trinho.condense.rules.reasons import owner_reason, stored_reason
 from trinho.facts.rules import FactVersion
 from trinho.i18n import t
 from trinho.i18n.keys import (
     BASIS_WORDS,
     FACT_REASON,
     GATE_CLASS,
-    OWNER_REASON,
     PROPOSAL_STATUS,
     RISK_LABEL,
 )
-from trinho.proposals.store import Proposal
-from trinho.review.risk import Risk, risk_of
+from trinho.proposals.store import Proposal, Source
+from trinho.review.risk import Risk, review_order, risk_of
+from trinho.textnorm import show_hidden, show_hidden_lines
 
 
 def fact_version_line(locale: str, key: str, v: FactVersion) -> str:
@@ -59,14 +61,12 @@ def proposal_summary(proposal: Proposal, locale: str) -> str:
         was = change.get("current_value")
         arrow = f"{was} -> " if was is not None else ""
         return f"{change['key']}: {arrow}{change['value']}"
-    if proposal.kind == "memory" and change.get("class") == "archive":
-        count = len(str(change.get("old") or "").split("\n"))
-        return t(locale, "condense.archive_summary", count=count)
     if proposal.kind == "memory" and "class" in change:
-        sides = [str(change[side]) for side in ("old", "new") if change.get(side) is not None]
         cls = str(change["class"])
         label = t(locale, GATE_CLASS[cls]) if cls in GATE_CLASS else cls
-        return f"MEMORY.md {label}: " + " -> ".join(sides) if sides else f"MEMORY.md {label}"
+        sides = [str(change[k]) for k in ("old", "new") if change.get(k) is not None]
+        sides = [show_hidden_lines(side) for side in sides]
+        return f"{label}: " + " -> ".join(sides) if sides else label
     summary = change.get("summary")
     return str(summary) if summary else proposal.kind
 
@@ -76,11 +76,13 @@ def proposal_details(proposal: Proposal, locale: str) -> str:
     if proposal.kind != "memory" or proposal.change.get("class") != "suspicious":
         return ""
     sides = suspicious_sides(proposal.change, locale)
-    return "".join(f"\n    {line}" for side in sides for line in side.splitlines())
+    return "".join(f"\n    {show_hidden(line)}" for side in sides for line in side.splitlines())
 
 
 LINE_WIDTH = 100
 """No line of `trinho proposals` is longer (a phone's terminal, an 80-100 column window)."""
+WHY_LINES = 3
+"""Why a change waits takes up to this many lines: a removal's reason is read, not cut."""
 SHORT_ID = 6
 """The shortest id prefix shown; longer where two proposals share it."""
 
@@ -101,6 +103,14 @@ def short_ids(ids: Iterable[str], minimum: int = SHORT_ID) -> dict[str, str]:
     return out
 
 
+def _wrapped(text: str, most: int = WHY_LINES) -> list[str]:
+    """`text` indented under a block's head, over at most `most` lines (the last one cut)."""
+    lines = textwrap.wrap(" ".join(text.split()), LINE_WIDTH - 4) or [""]
+    if len(lines) > most:
+        lines = [*lines[: most - 1], _fit(" ".join(lines[most - 1 :]), LINE_WIDTH - 4)]
+    return ["  " + lines[0], *("    " + line for line in lines[1:])]
+
+
 def _fit(text: str, width: int = LINE_WIDTH) -> str:
     line = " ".join(text.split())
     return line if len(line) <= width else line[: width - 1].rstrip() + "…"
@@ -112,7 +122,7 @@ def proposal_what(p: Proposal, locale: str) -> str:
     change = p.change
     if p.kind == "memory" and change.get("class") == "archive":
         lines = [line for line in str(change.get("old") or "").split("\n") if line.strip()]
-        first = lines[0] if lines else ""
+        first = show_hidden(lines[0]) if lines else ""
         if len(lines) > 1:
             return f"{label}: " + t(locale, "channel.line.more", text=first, count=len(lines) - 1)
         return f"{label}: {first}"
@@ -120,6 +130,7 @@ def proposal_what(p: Proposal, locale: str) -> str:
         return f"{label}: {proposal_summary(p, locale)}"
     if p.kind == "memory":
         sides = [str(change[k]) for k in ("old", "new") if change.get(k) is not None]
+        sides = [show_hidden_lines(side) for side in sides]
         return f"{label}: " + " → ".join(sides) if sides else label
     return f"{label}: {proposal_summary(p, locale).replace(' -> ', ' → ')}"
 
@@ -134,13 +145,12 @@ def proposal_block(p: Proposal, locale: str, short: str) -> str:
     by = t(locale, "proposals.block.by", who=proposer_words(p, locale), created=created)
     lines = [
         _fit(head),
-        "  " + _fit(t(locale, "proposals.block.why", text=reason_words(p, locale)), LINE_WIDTH - 2),
+        *_wrapped(t(locale, "proposals.block.why", text=reason_words(p, locale))),
         "  " + _fit(by, LINE_WIDTH - 2),
     ]
-    drawn = [s for s in p.sources if s.kind != "memory"]
-    if drawn:
-        where = t(locale, "proposals.block.from", text=f"“{drawn[0].text}”")
-        lines.append("  " + _fit(where, LINE_WIDTH - 2))
+    drawn = where_from(p)
+    where = f"“{show_hidden(drawn[0].text)}”" if drawn else t(locale, "review.from.none")
+    lines.append("  " + _fit(t(locale, "proposals.block.from", text=where), LINE_WIDTH - 2))
     details = proposal_details(p, locale).splitlines()
     for d in (d for d in details if d.strip()):
         lead = d[: len(d) - len(d.lstrip())]
@@ -149,13 +159,13 @@ def proposal_block(p: Proposal, locale: str, short: str) -> str:
 
 
 def proposals_text(locale: str, shown: list[Proposal], every: Iterable[str] = ()) -> str:
-    """The proposals listing: a short block each (no line over `LINE_WIDTH`), ids cut to the
-    prefix that names them among `every` id (default: those shown), which every command that
-    takes an id accepts."""
+    """The proposals listing, riskiest first (`review_order`, as every review surface): a
+    short block each (no line over `LINE_WIDTH`), ids cut to the prefix that names them among
+    `every` id (default: those shown), which every command that takes an id accepts."""
     if not shown:
         return t(locale, "proposals.none")
     short = short_ids([*every, *(p.id for p in shown)])
-    return "\n\n".join(proposal_block(p, locale, short[p.id]) for p in shown)
+    return "\n\n".join(proposal_block(p, locale, short[p.id]) for p in review_order(shown))
 
 
 # --- the review as the owner reads it: who, why, and what each button does ---------------------
@@ -186,6 +196,20 @@ def proposer_words(p: Proposal, locale: str) -> str:
     return t(locale, "review.by.other")
 
 
+def where_from(p: Proposal) -> tuple[Source, ...]:
+    """The notes, turns or lines that led to the change, as every review surface cites them: a
+    fact's as its proposer named them; for a MEMORY.md change never the line it removes or
+    edits, and only a source sharing meaningful words with its new text, or with the model's
+    reason for a removal (`explain.related`: a proposal stored before that rule is held to it
+    here)."""
+    if p.kind != "memory":
+        return p.sources
+    drawn = tuple(s for s in p.sources if s.kind != "memory")
+    new = p.change.get("new")
+    basis = new if isinstance(new, str) else p.why
+    return tuple(s for s in drawn if basis and related(s.text, basis))
+
+
 def gate_reason_words(p: Proposal, locale: str) -> str:
     """The reason code decided with, in `locale`: a MEMORY.md change's gate reason, a fact's
     reconciliation reason (a job's proposal, or an inference against the owner's word)."""
@@ -200,10 +224,8 @@ def gate_reason_words(p: Proposal, locale: str) -> str:
     if is_archive(p) or (p.kind == "memory" and code == "over_budget"):  # the budget's
         params = p.change.get("reason_params")
         return budget_words(params if isinstance(params, dict) else {}, locale)
-    if p.kind == "memory" and isinstance(code, str) and code in OWNER_REASON:
-        params = p.change.get("reason_params")
-        count = params.get("count") if isinstance(params, dict) else None
-        return t(locale, OWNER_REASON[code], **({"count": count} if isinstance(count, int) else {}))
+    if p.kind == "memory":
+        return owner_reason(p.change, p.reason, locale)
     return proposal_reason(p, locale)
 
 

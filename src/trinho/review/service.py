@@ -61,7 +61,7 @@ class QueueDecider:
             proposals.reject(self.ws, proposal_id, by, content_hash=content_hash)
         except TrinhoError as exc:
             return DecisionOutcome(False, str(exc))
-        return DecisionOutcome(True, t(self.ws.locale, "decider.rejected", id=proposal_id))
+        return DecisionOutcome(True, t(self.ws.locale, "decider.rejected"))
 
     def take_back(self, proposal_id: str, by: str) -> DecisionOutcome:
         try:

@@ -22,9 +22,10 @@ from trinho.i18n import N_, t
 from trinho.i18n.keys import BASIS_WORDS, GATE_CLASS, RUN_OUTCOME, SCREEN_DECISION
 from trinho.proposals.store import Proposal
 from trinho.review.bulk import ORIGIN, affected_lines, bulk_covered
-from trinho.review.render import effect_words, proposer_words, reason_words
+from trinho.review.render import effect_words, proposer_words, reason_words, where_from
 from trinho.review.risk import Risk, review_order, risk_of
 from trinho.search import Hit
+from trinho.textnorm import show_hidden, show_hidden_lines
 from trinho.web.html import Html, html, join, side_by_side
 
 FONT = (
@@ -73,7 +74,6 @@ ul.sources{margin:.2rem 0;padding-left:1.1rem}
 .decide{display:flex;flex-wrap:wrap;gap:12px;margin-top:.8rem;align-items:stretch}
 .decide form{display:flex;flex-wrap:wrap;gap:8px;flex:1 1 16rem}
 .decide form button{flex:1 1 auto}.decide input{flex:1 1 10rem}
-.ref{color:#666;font-size:.8rem;margin:.6rem 0 0}
 pre,code,kbd,samp{font-family:FONT;white-space:pre-wrap;overflow-wrap:anywhere}
 .lines div{white-space:pre-wrap;overflow-wrap:anywhere}.lines div:target,.turn:target{
 background:#ffff99}.lines a{color:#666;display:inline-block;min-width:2.5rem;min-height:0}
@@ -211,7 +211,7 @@ def _archive_lines(p: Proposal, locale: str) -> Html:
     """The lines an archive moves, and the heading `memory/archive.md` gains above them."""
     moved = str(p.change.get("old") or "").split("\n")
     lines = [line for line in moved if line.strip()]
-    items = join(html("<li>{line}</li>", line=entry_text(line)) for line in lines)
+    items = join(html("<li>{line}</li>", line=entry_text(show_hidden(line))) for line in lines)
     run = p.origin.removeprefix(ORIGIN) if p.origin.startswith(ORIGIN) else None
     heading = (
         html(
@@ -248,9 +248,9 @@ def _fact_change(change: dict[str, Any], locale: str) -> Html:
     if was is None:
         now_label, now = t(locale, "web.fact.now"), t(locale, "web.fact.nothing")
     elif basis_then == "user":
-        now_label, now = t(locale, "web.fact.you_said"), was
+        now_label, now = t(locale, "web.fact.you_said"), show_hidden_lines(str(was))
     else:
-        now_label, now = t(locale, "web.fact.now"), was
+        now_label, now = t(locale, "web.fact.now"), show_hidden_lines(str(was))
     new_key = N_("web.fact.inferred") if change.get("basis") == "inferred" else N_("web.fact.new")
     since = change.get("valid_from")
     new_label = t(locale, new_key)
@@ -262,7 +262,7 @@ def _fact_change(change: dict[str, Any], locale: str) -> Html:
         now_label=now_label,
         now=now,
         new_label=new_label,
-        new=change.get("value"),
+        new=show_hidden_lines(str(change.get("value", ""))),
     )
 
 
@@ -300,7 +300,7 @@ def change_gist(p: Proposal, locale: str, owner: str) -> str:
     if p.kind == "memory" and change.get("class") not in ("archive", "suspicious"):
         line = change.get("new") if change.get("new") is not None else change.get("old")
         if isinstance(line, str) and "\n" not in line:
-            return entry_text(line)
+            return entry_text(show_hidden(line))
     return change_title(p, locale, owner)
 
 
@@ -315,11 +315,12 @@ def change_body(p: Proposal, locale: str) -> Html:
     if cls == "archive":
         return _archive_lines(p, locale)
     if cls == "suspicious":
-        return _diff(*suspicious_sides(change, locale), locale)
+        removes, adds = suspicious_sides(change, locale)
+        return _diff(show_hidden_lines(removes), show_hidden_lines(adds), locale)
     before, after = change.get("old"), change.get("new")
     if before is not None and after is None:
-        return _removed_line(str(before), locale)
-    return _diff(str(before or ""), str(after or ""), locale)
+        return _removed_line(show_hidden_lines(str(before)), locale)
+    return _diff(show_hidden_lines(str(before or "")), show_hidden_lines(str(after or "")), locale)
 
 
 def card_reason(p: Proposal, locale: str) -> str:
@@ -329,16 +330,17 @@ def card_reason(p: Proposal, locale: str) -> str:
 
 
 def _sources(p: Proposal, locale: str) -> Html:
-    if not p.sources:
+    drawn = where_from(p)
+    if not drawn:
         return html("<p>{none}</p>", none=t(locale, "web.card.no_source"))
     items = join(
         html(
             '<li><a href="/source?ref={ref}">{place}</a>: “{text}”</li>',
             ref=quote(s.ref, safe="/:#"),
             place=place_title(s.kind, s.ref, locale),
-            text=entry_text(s.text),
+            text=entry_text(show_hidden(s.text)),
         )
-        for s in p.sources
+        for s in drawn
     )
     return html('<ul class="sources">{items}</ul>', items=items)
 
@@ -385,7 +387,7 @@ def proposal_card(
         '<input type="hidden" name="hash" value="{hash}">'
         '<input name="reason" aria-label="{why}" placeholder="{why}">'
         '<button class="keep">{keep}</button></form></div>'
-        '<p class="ref">{ref}</p></article>',
+        "</article>",
         id=p.id,
         risk=RISK_NAME[risk],
         notices=shown,
@@ -400,7 +402,6 @@ def proposal_card(
         approve=approve,
         keep=keep,
         why=t(locale, "web.reason"),
-        ref=t(locale, "web.card.ref", id=p.id),
     )
 
 
@@ -523,15 +524,13 @@ def bulk_page(eligible: Sequence[Proposal], locale: str, csrf: str, owner: str) 
 def shown_card(p: Proposal, locale: str, owner: str) -> Html:
     """A change as a bulk step shows it: its card, every line it touches, without buttons."""
     return html(
-        '<article id="card-{id}" class="{risk}">{badge}<h2>{title}</h2>{body}{about}'
-        '<p class="ref">{ref}</p></article>',
+        '<article id="card-{id}" class="{risk}">{badge}<h2>{title}</h2>{body}{about}</article>',
         id=p.id,
         risk=RISK_NAME[risk_of(p)],
         badge=_badge(p, locale),
         title=change_title(p, locale, owner),
         body=change_body(p, locale),
         about=about(p, locale),
-        ref=t(locale, "web.card.ref", id=p.id),
     )
 
 
@@ -606,13 +605,11 @@ def receipt_page(
 
     def item(a: Applied) -> Html:
         return html(
-            '<article class="{risk}"><h2>{title}</h2>{body}<p>{message}</p>'
-            '<p class="ref">{ref}</p></article>',
+            '<article class="{risk}"><h2>{title}</h2>{body}<p>{message}</p></article>',
             risk=RISK_NAME[risk_of(a.proposal)],
             title=change_title(a.proposal, locale, owner),
             body=change_body(a.proposal, locale),
             message=a.message,
-            ref=t(locale, "web.card.ref", id=a.proposal.id),
         )
 
     def section(key: str, some: Sequence[Applied]) -> list[Html]:

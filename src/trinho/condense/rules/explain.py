@@ -1,9 +1,10 @@
 """Why each held change was made and where it came from, for the owner deciding on it.
 
 The gate's reason (a code) says why a change is held; the model's reason (`REMOVE [n]
-duplicate of the food line`) says why it wanted the change, and is kept beside it. The lines
-a change was drawn from are found here too: the MEMORY.md line it removes or edits (with its
-line number), and for a new line the week's notes or turns it shares most of its words with.
+duplicate of the food line`) says why it wanted the change, and is kept beside it. Where a
+change came from is the week's notes or turns that led to it: for a new text, those sharing
+its meaningful words; for a removal, those sharing the model's reason's. The line a change
+removes is never its own source, and a note sharing only a common word is no source at all.
 Pure: the caller turns the plain triples into the proposals' sources.
 """
 
@@ -15,19 +16,37 @@ from dataclasses import replace
 
 from trinho.condense.rules.gate import Change
 from trinho.condense.rules.ops import Remove, Script, view_lines
-from trinho.textnorm import nfc, one_line
+from trinho.textnorm import match_key, nfc, one_line
 
 SourceTriple = tuple[str, str, str]
 """(kind, ref, text): a `trinho.proposals.Source` as plain values."""
 
-MEMORY_REF = "MEMORY.md"
 MAX_DRAWN = 3
-"""At most this many notes or turns are named as what a new line was drawn from."""
+"""At most this many notes or turns are named as what a change was drawn from."""
+MIN_WORDS = 2
+"""A source shares at least this many meaningful words with the change (all of them when
+the change has fewer)."""
 MIN_SHARED = 0.5
-"""A note or turn is named when it has at least this share of the new line's words."""
+"""... and at least this share of the words of the shorter of the two."""
 
-_WORD_RE = re.compile(r"\w{3,}")
+_WORD_RE = re.compile(r"\w+")
 _DATE_PREFIX_RE = re.compile(r"^\s*[-*+]\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}\s*:?\s*")
+_STOP_TEXT = (
+    # English function words, and the words any reason or memory line uses.
+    "the and for with that this from have has had was were are but not you your his her"
+    " its our their they them she him who what when where which will would can could"
+    " should into onto about over under than then there here also just very more most"
+    " some any all one two now today yesterday tomorrow week day days line lines entry"
+    " entries memory note notes same already again old new duplicate duplicated outdated"
+    " remove removed removing keep kept owner user says said likes like"
+    # Vietnamese function words (syllables): what every sentence holds, never a topic.
+    " và là có không được của cho với những các một này đó đã đang sẽ thì mà nhưng"
+    " hay hoặc rồi còn cũng vẫn nữa lại ra vào lên xuống để khi nếu vì bị tôi bạn anh"
+    " chị em mình họ người ông bà nó ấy ở tại trong ngoài trên dưới từ đến về theo như"
+    " rất lắm quá nhiều ít hơn nhất hôm nay mai qua tuần ngày dòng ghi chú trùng cũ mới"
+)
+STOP_WORDS = frozenset(_STOP_TEXT.split())
+"""Words too common to tie a note to a change: sharing only these is no sign of a source."""
 
 
 def removal_reasons(old_text: str, script: Script) -> dict[str, str]:
@@ -40,34 +59,53 @@ def removal_reasons(old_text: str, script: Script) -> dict[str, str]:
     return found
 
 
-def _words(text: str) -> set[str]:
-    return set(_WORD_RE.findall(_DATE_PREFIX_RE.sub("", text).casefold()))
+def meaningful_words(text: str) -> set[str]:
+    """The words of `text` that can tie it to another text: case-folded, NFC, without a
+    MEMORY.md entry's date, numbers and `STOP_WORDS`; English words of three letters or more,
+    any Vietnamese syllable with a mark (`cá`, `bò`)."""
+    words = _WORD_RE.findall(nfc(_DATE_PREFIX_RE.sub("", text)).casefold())
+    return {
+        w
+        for w in words
+        if not w.isdigit() and w not in STOP_WORDS and (len(w) >= 3 or not w.isascii())
+    }
+
+
+def related(text: str, basis: str) -> bool:
+    """Whether `text` (a note, a turn) shares enough meaningful words with `basis` (a change's
+    new text, or the model's reason for a removal) to be named as where it came from."""
+    wanted, found = meaningful_words(basis), meaningful_words(text)
+    shared = len(wanted & found)
+    if not wanted or not found or shared < min(MIN_WORDS, len(wanted)):
+        return False
+    return shared >= MIN_SHARED * min(len(wanted), len(found))
+
+
+def _same_line(a: str, b: str) -> bool:
+    return match_key(_DATE_PREFIX_RE.sub("", a)) == match_key(_DATE_PREFIX_RE.sub("", b))
 
 
 def drawn_from(
-    line: str, material: Iterable[SourceTriple], limit: int = MAX_DRAWN
+    basis: str,
+    material: Iterable[SourceTriple],
+    limit: int = MAX_DRAWN,
+    removed: Sequence[str] = (),
 ) -> tuple[SourceTriple, ...]:
-    """The notes and turns a new line was most likely written from: those holding at least
-    `MIN_SHARED` of its words, most shared first (ties: in the order given)."""
-    wanted = _words(line)
-    if not wanted:
-        return ()
-    scored: list[tuple[float, int, SourceTriple]] = []
+    """The notes and turns a change was most likely drawn from: those `related` to `basis`,
+    most shared words first (ties: in the order given); never one that is a `removed` line
+    itself (a removal's source is what led to it, not what it removes)."""
+    wanted = meaningful_words(basis)
+    scored: list[tuple[int, int, SourceTriple]] = []
     for n, item in enumerate(material):
-        share = len(wanted & _words(item[2])) / len(wanted)
-        if share >= MIN_SHARED:
-            scored.append((-share, n, item))
+        if not related(item[2], basis) or any(_same_line(item[2], r) for r in removed):
+            continue
+        scored.append((-len(wanted & meaningful_words(item[2])), n, item))
     scored.sort()
     return tuple(item for _, _, item in scored[:limit])
 
 
-def memory_line_source(old_text: str, line: str) -> SourceTriple | None:
-    """The MEMORY.md line a change removes or edits, with its line number as the anchor."""
-    wanted = line.removesuffix("\r")
-    for number, text in enumerate(view_lines(old_text), 1):
-        if text == wanted:
-            return ("memory", f"{MEMORY_REF}#L{number}", text)
-    return None
+MEMORY_REF = "MEMORY.md"
+"""How a source in MEMORY.md is named: the file, and `#L7` for its line."""
 
 
 def memory_ref_now(ref: str, quoted: str, memory_text: str) -> str:
@@ -88,27 +126,21 @@ def memory_ref_now(ref: str, quoted: str, memory_text: str) -> str:
 
 def explained(
     changes: Sequence[Change],
-    old_text: str,
     reasons: Mapping[str, str],
     material: Sequence[SourceTriple],
 ) -> tuple[Change, ...]:
-    """Every held change with the model's reason for it (a removal's) and its sources; the
-    changes that applied by themselves as they are, and so is an archive: its reason is the
-    budget's, never the model's for a line it moves, and the lines it moves are on its card."""
+    """Every held change with the model's reason for it (a removal's) and where it came
+    from; the changes that applied by themselves and a rewrite held whole as they are, and so
+    is an archive: its reason is the budget's, never the model's for a line it moves, and the
+    lines it moves are on its card."""
     out: list[Change] = []
     for change in changes:
         if not change.held or change.cls in ("suspicious", "archive"):
             out.append(change)
             continue
-        sources: list[SourceTriple] = []
-        why = None
-        if change.old is not None:
-            for old_line in change.old.split("\n"):
-                why = why or reasons.get(old_line.removesuffix("\r"))
-                found = memory_line_source(old_text, old_line)
-                if found is not None and found not in sources:
-                    sources.append(found)
-        if change.new is not None:
-            sources.extend(s for s in drawn_from(change.new, material) if s not in sources)
-        out.append(replace(change, why=why, sources=tuple(sources)))
+        removed = [line.removesuffix("\r") for line in (change.old or "").split("\n") if line]
+        why = next((reasons[line] for line in removed if line in reasons), None)
+        basis = change.new if change.new is not None else why
+        sources = drawn_from(basis, material, removed=removed) if basis else ()
+        out.append(replace(change, why=why, sources=sources))
     return tuple(out)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from trinho.i18n import t
-from trinho.i18n.keys import GATE_REASON, STALE_REASON
+from trinho.i18n.keys import GATE_REASON, OWNER_REASON, STALE_REASON
 
 Param = str | int | float
 Params = tuple[tuple[str, Param], ...]
@@ -117,6 +117,23 @@ def stored_reason(change: Mapping[str, Any], fallback: str, locale: str) -> str:
     if not isinstance(params, dict):
         return fallback
     return reason_or(change.get("reason_code"), params, fallback, locale)
+
+
+def owner_reason(
+    change: Mapping[str, Any], fallback: str, locale: str, why: str | None = None
+) -> str:
+    """A stored MEMORY.md change's reason as every review surface words it for the owner:
+    in words where the gate's text is technical (`OWNER_REASON`: a similarity, a size), with
+    the model's own reason beside it when it gave one (a removal's `REMOVE [n] reason`)."""
+    code = change.get("reason_code")
+    if isinstance(code, str) and code in OWNER_REASON:
+        params = change.get("reason_params")
+        count = params.get("count") if isinstance(params, dict) else None
+        counted = {"count": count} if isinstance(count, int) else {}
+        reason = t(locale, OWNER_REASON[code], **counted)
+    else:
+        reason = stored_reason(change, fallback, locale)
+    return t(locale, "review.reason_with_why", reason=reason, why=why) if why else reason
 
 
 def reason_or(code: object, params: Params | Mapping[str, Any], fallback: str, locale: str) -> str:

@@ -315,7 +315,7 @@ def withdraw_run(ws: Workspace, run_id: str) -> tuple[str, ...]:
 def withdraw(ws: Workspace, proposal_id: str, run_id: str) -> bool:
     """Make one pending proposal of the undone run `run_id` stale, saying so; False when it was
     decided meanwhile."""
-    note = t(ws.locale, "condense.withdrawn", run=run_id)
+    note = t(ws.locale, "condense.withdrawn")
     return proposals.expire(ws, proposal_id, undo_by(run_id), note) is not None
 
 
