@@ -61,6 +61,7 @@ NOT_OWNER_FACING = (
     "web.login.",  # the sign-in form names the access token the operator set in the config
     "web.run.",  # a run's own page: the operator's audit, named by the run id `--undo` takes
     *(GATE_REASON[code] for code in OWNER_REASON),  # the run report's; the owner reads review.why
+    GATE_REASON["over_budget"],  # the run report's; the owner reads the budget in words
 )
 """Left out, each for its reason. Operator text (CLI help, errors, `trinho condense` and
 `trinho model` output, the prompt) names files, settings and runs on purpose: it tells an

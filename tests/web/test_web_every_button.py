@@ -8,6 +8,7 @@ own undo, pressed on its screen the same way, puts both files back byte for byte
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections import Counter
 from collections.abc import Generator, Iterator
@@ -25,6 +26,9 @@ from trinho.workspace import Workspace, open_workspace
 from webdriver import PHONE, Browser, browsers_installed, chromium, serving
 
 FILES = ("MEMORY.md", "memory/archive.md")
+ARCHIVE_HEADING = re.compile(r"## Archived by run \S+ \(sha256 [0-9a-f]{12}\)\Z")
+"""The heading an archive's section starts with: trinho's own marker (the run and a hash, for
+undo and reruns), which the card names in words ("under a heading for this week's update")."""
 FORMS = "return [...document.querySelectorAll('form')].map(f => f.getAttribute('action'))"
 SCREEN_OF = """
 const form = document.querySelectorAll('form')[arguments[0]];
@@ -54,7 +58,11 @@ def changed_lines(before: dict[str, bytes | None], after: dict[str, bytes | None
 def off_screen(lines: list[str], screen: str) -> list[str]:
     """The lines the screen did not show, as a screen shows a line: made visible
     (`⟨U+202E⟩`), a list entry without its marker."""
-    return [line for line in lines if entry_text(show_hidden(line)) not in screen]
+    return [
+        line
+        for line in lines
+        if entry_text(show_hidden(line)) not in screen and not ARCHIVE_HEADING.match(line)
+    ]
 
 
 @dataclass

@@ -362,7 +362,8 @@ def test_rejecting_everything_says_its_effect_asks_once_more_and_is_taken_back(
     assert all(proposals.get_proposal(ws, pid).status == "pending" for pid in week.all_ids)
     bound = re.findall(r'name="item" value="([0-9a-f]{10}):([0-9a-f]{64})"', page)
     assert {pid for pid, _ in bound} == set(week.all_ids) and cards(page) == [p for p, _ in bound]
-    assert "MEMORY.md" in shown_text(page)  # what it keeps as it is, named
+    said = {"en": "keeps your memory exactly as it is", "vi": "sẽ giữ nguyên trí nhớ của bạn"}
+    assert said[ws.locale] in shown_text(page)  # what it keeps as it is, named
     r = owner.post("/reject-all", item=[f"{pid}:{digest}" for pid, digest in bound])
     location = r.headers["location"]  # type: ignore[attr-defined]
     assert all(proposals.get_proposal(ws, pid).status == "rejected" for pid in week.all_ids)

@@ -14,14 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from trinho.condense.rules.archive import archive_section
 from trinho.condense.rules.loss import suspicious_sides
 from trinho.condense.rules.reasons import stored_reason
 from trinho.facts.rules import Fact
 from trinho.i18n import N_, t
 from trinho.i18n.keys import BASIS_WORDS, GATE_CLASS, RUN_OUTCOME, SCREEN_DECISION
 from trinho.proposals.store import Proposal
-from trinho.review.bulk import ORIGIN, affected_lines, bulk_covered
+from trinho.review.bulk import affected_lines, bulk_covered
 from trinho.review.render import effect_words, proposer_words, reason_words, where_from
 from trinho.review.risk import Risk, review_order, risk_of
 from trinho.search import Hit
@@ -208,20 +207,12 @@ def _removed_line(old: str, locale: str) -> Html:
 
 
 def _archive_lines(p: Proposal, locale: str) -> Html:
-    """The lines an archive moves, and the heading `memory/archive.md` gains above them."""
+    """The lines an archive moves, and that the archive keeps them under this week's heading
+    (its own marker, a run id and a hash, is trinho's and not shown)."""
     moved = str(p.change.get("old") or "").split("\n")
     lines = [line for line in moved if line.strip()]
     items = join(html("<li>{line}</li>", line=entry_text(show_hidden(line))) for line in lines)
-    run = p.origin.removeprefix(ORIGIN) if p.origin.startswith(ORIGIN) else None
-    heading = (
-        html(
-            '<p>{under}</p><p class="gone written">{heading}</p>',
-            under=t(locale, "web.archive.under"),
-            heading=archive_section(run, moved).split("\n", 1)[0],
-        )
-        if run is not None
-        else Html("")
-    )
+    heading = html("<p>{under}</p>", under=t(locale, "web.archive.under"))
     return html(
         '<p>{head}</p><ul class="moved">{items}</ul>{heading}',
         head=t(locale, "web.archive.moves", count=len(lines)),
