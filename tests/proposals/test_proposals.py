@@ -219,6 +219,37 @@ def test_an_approval_is_taken_back_only_soon_after_only_once_approved_and_only_a
     assert "15 minutes" in str(late.value)
 
 
+def test_a_rejection_taken_back_soon_after_waits_again_as_it_was(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    saved = facts.save_fact(workspace, "home-city", "Huế", basis="inferred", actor="job")
+    assert saved.proposal is not None
+    pid = saved.proposal.id
+    proposals.reject(workspace, pid, "owner", "not now")
+    clock.advance(minutes=5)
+    waiting = proposals.reopen(workspace, pid, "owner")
+    assert waiting == saved.proposal  # as it was before the rejection, every field
+    assert proposals.get_proposal(workspace, pid) == saved.proposal
+    assert proposals.reopen(workspace, pid, "owner") == saved.proposal  # twice: once
+    proposals.approve(workspace, pid, "owner", appliers=APPLIERS)
+    with pytest.raises(TrinhoError) as approved:
+        proposals.reopen(workspace, pid, "owner")
+    assert approved.value.key == "error.proposal.not_rejected"
+
+
+def test_a_rejection_is_taken_back_only_within_the_window(
+    workspace: Workspace, clock: FixedClock
+) -> None:
+    saved = facts.save_fact(workspace, "home-city", "Huế", basis="inferred", actor="job")
+    assert saved.proposal is not None
+    proposals.reject(workspace, saved.proposal.id, "owner")
+    clock.advance(minutes=16)
+    with pytest.raises(TrinhoError) as late:
+        proposals.reopen(workspace, saved.proposal.id, "owner")
+    assert late.value.key == "error.proposal.take_back_late"
+    assert proposals.get_proposal(workspace, saved.proposal.id).status == "rejected"
+
+
 @pytest.mark.durability
 def test_a_take_back_that_died_after_writing_the_fact_completes_on_retry(
     workspace: Workspace,

@@ -458,6 +458,34 @@ def take_back(
     return reverted, result
 
 
+def reopen(
+    ws: Workspace, proposal_id: str, by: str, *, window: timedelta = TAKE_BACK_WINDOW
+) -> Proposal:
+    """A person takes back a rejection they just made: the proposal waits again, as it was
+    (a rejection applied nothing, so nothing is put back). Only within `window` of the
+    rejection; run twice, it reopens once."""
+    clean_text(by, "decided by", MAX_ORIGIN_CHARS)
+    get_proposal(ws, proposal_id)  # not found: fail before making a lock file
+    path = proposal_path(ws, proposal_id)
+    with sibling_lock(path):
+        proposal = get_proposal(ws, proposal_id)
+        if proposal.status == "pending":
+            return proposal
+        if proposal.status != "rejected" or proposal.decided_at is None:
+            raise TrinhoError.keyed(
+                "error.proposal.not_rejected", id=proposal_id, status=proposal.status
+            )
+        if ws.now() - proposal.decided_at > window:
+            raise TrinhoError.keyed(
+                "error.proposal.take_back_late", id=proposal_id, minutes=window // MINUTE
+            )
+        waiting = replace(
+            proposal, status="pending", decided_at=None, decided_by=None, decision_note=None
+        )
+        _write(ws, waiting)
+    return waiting
+
+
 def _pending(ws: Workspace, proposal_id: str, expected_hash: str | None) -> Proposal:
     proposal = get_proposal(ws, proposal_id)
     if expected_hash is not None and expected_hash != proposal.content_hash:

@@ -64,7 +64,13 @@ class QueueDecider:
         return DecisionOutcome(True, t(self.ws.locale, "decider.rejected", id=proposal_id))
 
     def take_back(self, proposal_id: str, by: str) -> DecisionOutcome:
+        """An approval taken back (what it changed put back), or a rejection (the change
+        waits again): any decision, for the same short time."""
         try:
+            found = self._find(proposal_id)
+            if found is not None and found.status in ("rejected", "pending"):
+                proposals.reopen(self.ws, proposal_id, by)
+                return DecisionOutcome(True, t(self.ws.locale, "decider.reopened", id=proposal_id))
             _, result = proposals.take_back(self.ws, proposal_id, by, takers=TAKERS)
         except TrinhoError as exc:
             return DecisionOutcome(False, str(exc))
