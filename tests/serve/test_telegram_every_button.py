@@ -148,18 +148,20 @@ def phone(template: Path, tmp_path: Path, clock: FixedClock) -> Iterator[Phone]:
 
 
 WITH_RUN = "taken back by undoing its condensation"
-"""What the take-back of an approved removal or archive says: not done on its own (yet)."""
+"""What the take-back of an approved archive says: not done on its own (yet)."""
 
 
 def take_back(phone: Phone, before: State) -> None:
     """The decision just made is taken back from the screen it left: everything as before
-    (an approved removal or archive says it is taken back with its run, and changes nothing)."""
+    (an approved archive says it is taken back with its run, and changes nothing)."""
     _, buttons = phone.screen()
     label = next(label for label in TAKE_BACK if label in buttons)
     decided = state(phone.ws)
     answer, unseen = phone.tap(label)
     assert unseen == []
     if answer == "Taken back 0 of 1." and WITH_RUN in phone.screen()[0]:
+        assert phone.screen()[0].startswith("Everything that waits\n")
+        assert "✅ Archives: " in phone.screen()[0]  # only an archive, not a removal
         assert state(phone.ws) == decided
         return
     count = answer.removeprefix("Taken back ").removesuffix(".").split(" of ")
