@@ -520,26 +520,24 @@ class TelegramChannel:
             self._decided[proposal_id] = "approved" if approve else "rejected"
         return outcome
 
-    async def _bulk_set(
-        self, notification: Notification, approve: bool
-    ) -> tuple[dict[str, str], list[int], str]:
+    async def _bulk_set(self, notification: Notification, approve: bool) -> tuple[list[int], str]:
         """What a bulk button covers now: the small changes the list shows whole (approve), or
-        those the keep confirmation lists whole; the states read, the indices and that screen."""
+        those the keep confirmation lists whole; the indices and that screen's text."""
         states = await self._states(notification)
         text = review_text(notification, self.locale, states)
         if approve:
-            return states, bulk_indices(notification, states, text), text
+            return bulk_indices(notification, states, text), text
         asked = keep_indices(notification, states, text)
         screen = keep_text(notification, asked, self.locale)
         listed = set(keep_indices(notification, states, screen))
-        return states, [i for i in asked if i in listed], screen
+        return [i for i in asked if i in listed], screen
 
     async def _ask_keep(self, query: CallbackQuery, notification: Notification) -> str:
         """Keeping many changes as they are is asked once more: the changes it covers, each
         with every line it touches, then Confirm or back to the list."""
         from telegram import InlineKeyboardMarkup
 
-        _, chosen, screen = await self._bulk_set(notification, approve=False)
+        chosen, screen = await self._bulk_set(notification, approve=False)
         if not chosen:
             await self._show_summary(query, notification)
             return t(self.locale, "channel.cb.stale")
@@ -562,7 +560,7 @@ class TelegramChannel:
         confirmation listed: exactly the set the button was made for (its `set_hash`), else
         nothing, and the list again as it is now. Then the list, with a way to take it back."""
         approve = action.op == "A"
-        _, chosen, _ = await self._bulk_set(notification, approve)
+        chosen, _ = await self._bulk_set(notification, approve)
         ids = [notification.items[i].proposal_id for i in chosen]
         if not chosen or callbacks.set_hash(ids) != action.short_hash:
             changed = t(self.locale, "channel.cb.changed")
