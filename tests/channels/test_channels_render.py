@@ -126,10 +126,13 @@ from trinho.channels.render import (  # noqa: E402
     ONE_AT_A_TIME_RISKS,
     bulk_indices,
     item_risk,
+    keep_indices,
     pending_indices,
     review_indices,
     review_text,
+    shown_item,
 )
+from trinho.review.screen import change_lines  # noqa: E402
 
 _STATES = st.sampled_from(["pending", "approved", "rejected", "stale"])
 _ITEMS = st.lists(
@@ -156,12 +159,14 @@ def test_the_list_counts_only_what_still_waits_and_bulk_never_holds_a_risky_chan
     note = Notification("digest:2026-11-29", "Title", "7 changes wait.", tuple(items))
     states = {i.proposal_id: s for i, s in zip(items, picked, strict=False)}
     waiting = pending_indices(note, states)
-    bulk = bulk_indices(note, states)
-    assert set(bulk) <= set(waiting)
+    text = review_text(note, locale, states)
+    bulk = bulk_indices(note, states, text)
+    assert set(bulk) <= set(keep_indices(note, states, text)) <= set(waiting)
     assert all(item_risk(items[i]) not in ONE_AT_A_TIME_RISKS for i in bulk)
+    assert all(items[i].old is None or items[i].kind == "fact" for i in bulk)
+    assert all(change_lines(shown_item(items[i])) for i in bulk)  # every line of it on screen
     risks = [item_risk(items[i]) for i in review_indices(note)]
     assert risks == sorted(risks)
-    text = review_text(note, locale, states)
     assert text_length(text) <= TELEGRAM_LIMIT
     decided = len(waiting) < len(items)
     if decided:  # the announcement's own count is of what waited then: not shown any more

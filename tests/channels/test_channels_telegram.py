@@ -160,45 +160,65 @@ def test_sent_once_across_5xx_retries_and_restarts(
     assert "3 changes wait for your approval:" in sent.params["text"]
     assert sent.params["text"].splitlines()[-3:] == [
         "🗑 Removes: - 2026-10-01: likes tea",
-        "✏️ Edits: - 2026-11-28: ở Huế",
+        "✏️ Edits: - 2026-11-01: ở Hà Nội → - 2026-11-28: ở Huế",
         "➕ Adds: - 2027-01-01: x",
     ]
     assert [label for label, _ in api.buttons(sent)] == [
         "🔍 Review one by one",
-        "✅ Approve the 2 small changes",
+        "✅ Approve the 1 small change",
         "✋ Keep the 3 waiting as they are",
     ]
     assert all(len(data.encode()) <= 64 for _, data in api.buttons(sent))
 
 
-def test_the_bulk_approval_never_covers_a_removal(
+def test_the_bulk_approval_never_covers_a_removal_or_an_edit_of_an_owner_line(
     api: FakeBotApi, running: TelegramChannel, decider: RecordingDecider
 ) -> None:
-    answer = press_and_wait(api, summary_buttons(api)["✅ Approve the 2 small changes"])
-    assert answer == "Approved 2 of 2."
+    answer = press_and_wait(api, summary_buttons(api)["✅ Approve the 1 small change"])
+    assert answer == "Approved 1 of 1."
     assert decider.calls == [
-        (item.proposal_id, item.content_hash, True, f"telegram:{OWNER}") for item in NOTE.items[1:]
+        (item.proposal_id, item.content_hash, True, f"telegram:{OWNER}") for item in NOTE.items[2:]
     ]
     edited = api.ok_calls("editMessageText")[-1].params
     assert edited["message_id"] == "1"  # the summary itself, updated in place
-    assert "1 of 3 changes still waits for you:" in edited["text"]
-    assert "✅ Edits: - 2026-11-28: ở Huế (approved)" in edited["text"]
-    assert "Approved 2 of 2." in edited["text"]
+    assert "2 of 3 changes still wait for you:" in edited["text"]
+    assert "✅ Adds: - 2027-01-01: x (approved)" in edited["text"]
+    assert "Approved 1 of 1." in edited["text"]
     assert "12 lines kept" not in edited["text"]  # the run's count of what waited then
     labels = [label for label, _ in FakeBotApi.buttons(api.ok_calls("editMessageText")[-1])]
-    assert labels == ["🔍 Review one by one", "✋ Keep the 1 waiting as it is"]
+    assert labels == ["🔍 Review one by one", "✋ Keep the 2 waiting as they are"]
 
 
 def test_reject_all_then_a_second_press_is_refused_by_the_queue(
     api: FakeBotApi, running: TelegramChannel, decider: RecordingDecider
 ) -> None:
     reject_all = summary_buttons(api)["✋ Keep the 3 waiting as they are"]
-    assert press_and_wait(api, reject_all) == "Rejected 3 of 3."
+    assert press_and_wait(api, reject_all) == "Confirm to keep 3 changes as they are"
+    assert decider.calls == []  # asked once more first, with every line it keeps as it is
+    ask = api.ok_calls("editMessageText")[-1]
+    assert ask.params["text"].splitlines() == [
+        "Keep these 3 changes as they are? Your memory stays exactly as it is, and these no "
+        "longer wait:",
+        "",
+        "• Removes",
+        "  − - 2026-10-01: likes tea",
+        "• Edits",
+        "  − - 2026-11-01: ở Hà Nội",
+        "  + - 2026-11-28: ở Huế",
+        "• Adds",
+        "  + - 2027-01-01: x",
+    ]
+    buttons = dict(api.buttons(ask))
+    assert list(buttons) == ["✋ Yes, keep these 3 as they are", "↩️ Back to the list"]
+    confirm = buttons["✋ Yes, keep these 3 as they are"]
+    assert press_and_wait(api, confirm) == "Rejected 3 of 3."
     assert {approve for *_, approve, _ in decider.calls} == {False}
     final = api.ok_calls("editMessageText")[-1]
     assert "Review finished: 0 approved, 3 kept as they were, 0 left." in final.params["text"]
     assert FakeBotApi.buttons(final) == []  # nothing waits: no button to press again
-    assert press_and_wait(api, reject_all) == "Rejected 0 of 0."
+    changed = "The list changed since you saw it; here it is again. Nothing was done."
+    assert press_and_wait(api, confirm) == changed
+    assert press_and_wait(api, reject_all) == "This button is out of date; nothing was done."
     assert len(decider.calls) == 3  # nothing is asked twice, nothing refused item by item
     assert "Not done" not in api.ok_calls("editMessageText")[-1].params["text"]
 
@@ -233,7 +253,7 @@ def test_review_one_by_one(
     assert answer.startswith("Not done: proposal p-3 changed since")
     final = api.ok_calls("editMessageText")[-1].params["text"]
     assert "Review finished: 1 approved, 1 kept as they were, 1 left." in final
-    assert "✅ Edits: - 2026-11-28: ở Huế (approved)" in final
+    assert "✅ Edits: - 2026-11-01: ở Hà Nội → - 2026-11-28: ở Huế (approved)" in final
     assert [(pid, approve) for pid, _, approve, _ in decider.calls] == [
         ("p-1", False),
         ("p-2", True),
@@ -247,7 +267,7 @@ def test_a_press_from_another_user_or_chat_is_refused_and_logged(
     decider: RecordingDecider,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    approve_all = summary_buttons(api)["✅ Approve the 2 small changes"]
+    approve_all = summary_buttons(api)["✅ Approve the 1 small change"]
     with caplog.at_level(logging.WARNING, logger="trinho.channels.telegram"):
         stranger = press_and_wait(api, approve_all, user_id=666, chat_id=666)
         in_group = press_and_wait(api, approve_all, user_id=OWNER, chat_id=-100123)
@@ -292,8 +312,8 @@ def test_every_press_is_answered(api: FakeBotApi, running: TelegramChannel) -> N
     ids = [
         api.press(buttons["🔍 Review one by one"], user_id=OWNER, chat_id=OWNER),
         api.press("junk", user_id=OWNER, chat_id=OWNER),
-        api.press(buttons["✅ Approve the 2 small changes"], user_id=5, chat_id=5),
-        api.press(buttons["✅ Approve the 2 small changes"], user_id=OWNER, chat_id=OWNER),
+        api.press(buttons["✅ Approve the 1 small change"], user_id=5, chat_id=5),
+        api.press(buttons["✅ Approve the 1 small change"], user_id=OWNER, chat_id=OWNER),
     ]
     api.wait_for(lambda: len(api.ok_calls("answerCallbackQuery")) == len(ids))
     answered = [c.params["callback_query_id"] for c in api.ok_calls("answerCallbackQuery")]
@@ -316,8 +336,8 @@ def test_a_press_is_answered_even_when_the_decider_breaks(
     ) as channel:
         Outbox(workspace).deliver(channel)
         channel.start(poll_timeout=1)
-        answer = press_and_wait(api, summary_buttons(api)["✅ Approve the 2 small changes"])
-    assert answer == "Approved 0 of 2."
+        answer = press_and_wait(api, summary_buttons(api)["✅ Approve the 1 small change"])
+    assert answer == "Approved 0 of 1."
     assert "OSError: disk full" in api.ok_calls("editMessageText")[-1].params["text"]
 
 
@@ -353,7 +373,7 @@ def test_vietnamese_owner_gets_vietnamese_buttons(
     assert "🗑 Xoá: - 2026-10-01: likes tea" in sent.params["text"]
     assert [label for label, _ in api.buttons(sent)] == [
         "🔍 Xem từng mục",
-        "✅ Duyệt 2 thay đổi nhỏ",
+        "✅ Duyệt 1 thay đổi nhỏ",
         "✋ Giữ nguyên 3 thay đổi đang chờ",
     ]
 
@@ -377,10 +397,10 @@ def test_a_press_is_answered_while_a_chat_turn_is_in_progress(
         channel.start(poll_timeout=1)
         api.say("một câu hỏi dài", user_id=OWNER, chat_id=OWNER)
         assert turn_started.wait(15)
-        answer = press_and_wait(api, summary_buttons(api)["✅ Approve the 2 small changes"])
+        answer = press_and_wait(api, summary_buttons(api)["✅ Approve the 1 small change"])
         press_answered.set()
         api.wait_for(lambda: len(api.ok_calls("sendMessage")) == 2)
-    assert answer == "Approved 2 of 2."
+    assert answer == "Approved 1 of 1."
     order = [c.method for c in api.calls if c.method in ("answerCallbackQuery", "sendMessage")]
     assert order == ["sendMessage", "answerCallbackQuery", "sendMessage"]
     assert api.ok_calls("sendMessage")[1].params["text"] == "xong"
@@ -458,9 +478,9 @@ def test_over_the_queue_the_bulk_approval_covers_only_what_still_waits_and_is_sm
         lines = sent.params["text"].splitlines()
         assert lines[-5:] == [
             "🗑 Removes: - 2026-09-14: Allergic to shrimp",
-            "✋ Replaces what you said: coffee: flat white",
-            "✏️ Edits: city: Huế",
-            "✏️ Edits: gym: Tuesdays",
+            "✋ Replaces what you said: coffee: black, no sugar → coffee: flat white",
+            "✏️ Edits: city: Hà Nội → city: Huế",
+            "✏️ Edits: gym: Mondays → gym: Tuesdays",
             "➕ Adds: tea: green",
         ]
         buttons = dict(api.buttons(sent))
@@ -469,12 +489,16 @@ def test_over_the_queue_the_bulk_approval_covers_only_what_still_waits_and_is_sm
         # the owner keeps one small change on the page meanwhile
         city = note.items[2].proposal_id
         proposals.reject(workspace, city, "web")
-        answer = press_and_wait(api, buttons["✅ Approve the 3 small changes"])
+        changed = "The list changed since you saw it; here it is again. Nothing was done."
+        assert press_and_wait(api, buttons["✅ Approve the 3 small changes"]) == changed
+        assert proposals.get_proposal(workspace, note.items[3].proposal_id).status == "pending"
+        again = dict(api.buttons(api.ok_calls("editMessageText")[-1]))
+        answer = press_and_wait(api, again["✅ Approve the 2 small changes"])
         assert answer == "Approved 2 of 2."
         edited = api.ok_calls("editMessageText")[-1].params["text"]
         assert "already" not in edited and "Not done" not in edited
         assert "2 of 5 changes still wait for you:" in edited and "5 changes wait" not in edited
-        assert "↩️ Edits: city: Huế (kept as it was)" in edited
+        assert "↩️ Edits: city: Hà Nội → city: Huế (kept as it was)" in edited
         statuses = {p.id: p.status for p in proposals.list_proposals(workspace).proposals}
         assert [statuses[i.proposal_id] for i in note.items] == [
             "pending", "pending", "rejected", "approved", "approved",
@@ -486,7 +510,9 @@ def test_over_the_queue_the_bulk_approval_covers_only_what_still_waits_and_is_sm
         assert "Proposed by: the weekly condensation" in screen.params["text"]
         assert "condense:" not in screen.params["text"]
         labels = [label for label, _ in api.buttons(screen)]
-        assert labels == ["Remove this line", "Keep it", "↩️ Back to the list"]
+        assert labels == [
+            "Remove this line", "Keep it", "↩️ Back to the list", "↶ Take back this approval",
+        ]  # fmt: skip
         press_and_wait(api, dict(api.buttons(screen))["Keep it"])
         coffee = api.ok_calls("editMessageText")[-1]
         assert [label for label, _ in api.buttons(coffee)][:2] == [
@@ -496,7 +522,10 @@ def test_over_the_queue_the_bulk_approval_covers_only_what_still_waits_and_is_sm
         press_and_wait(api, dict(api.buttons(coffee))["Keep what you said"])
         final = api.ok_calls("editMessageText")[-1]
         assert "Review finished: 2 approved, 3 kept as they were, 0 left." in final.params["text"]
-        assert [label for label, _ in api.buttons(final)] == ["🌐 Open the review page"]
+        assert [label for label, _ in api.buttons(final)] == [
+            "↶ Take back this decision",
+            "🌐 Open the review page",
+        ]
 
 
 def test_a_screen_shown_again_unchanged_is_refused_by_telegram_and_the_press_still_answered(

@@ -187,7 +187,10 @@ def test_a_forged_button_naming_another_owners_proposal_decides_nothing(
     answers = [press(api, data, X_USER) for data in forged[:2]]
     assert answers == [t("en", "channel.cb.stale")] * 2
     assert status(x) == "pending" and status(y) == "pending"
-    press(api, forged[3], X_USER)  # reject what waits: X's own only
+    press(api, forged[3], X_USER)  # keep what waits as it is: X's own only, asked once more
+    assert status(x) == "pending" and status(y) == "pending"
+    ask = dict(api.buttons(api.ok_calls("editMessageText")[-1]))
+    press(api, next(d for label, d in ask.items() if label.startswith("✋ Yes, keep")), X_USER)
     assert status(x) == "rejected" and status(y) == "pending"
     texts = [c.params["text"] for c in api.ok_calls("editMessageText")]
     assert texts and not any("Đà Lạt" in text for text in texts)

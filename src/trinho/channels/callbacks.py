@@ -13,19 +13,24 @@ import base64
 import hashlib
 import hmac
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-Op = Literal["A", "R", "V", "y", "n", "S", "U"]
-"""Approve what may be approved in bulk, reject what waits, review (show change `index`),
-approve one, reject one, show the list again, take back the bulk approval just made."""
+Op = Literal["A", "R", "K", "V", "y", "n", "S", "U"]
+"""Approve the small changes the list shows, ask to keep what the list shows as it is, keep
+(reject) what that confirmation listed, review (show change `index`), approve one, reject one,
+show the list again, take back the decision just made. A bulk button (A, K) carries, in place
+of a change's hash, the `set_hash` of the proposals it covers: it decides those or nothing."""
 
-OPS: dict[str, Op] = {"A": "A", "R": "R", "V": "V", "y": "y", "n": "n", "S": "S", "U": "U"}
+OPS: dict[str, Op] = {
+    "A": "A", "R": "R", "K": "K", "V": "V", "y": "y", "n": "n", "S": "S", "U": "U",
+}  # fmt: skip
 MAX_DATA_BYTES = 64
 HASH_CHARS = 10
 MAC_CHARS = 11
 _DATA_RE = re.compile(
-    r"^([ARVynSU])\|([0-9a-f]{16})\|([0-9]{1,6})\|([0-9A-Za-z_-]{0,10})\|([0-9A-Za-z_-]{11})$"
+    r"^([ARKVynSU])\|([0-9a-f]{16})\|([0-9]{1,6})\|([0-9A-Za-z_-]{0,10})\|([0-9A-Za-z_-]{11})$"
 )
 """ASCII only: Unicode digits or letters would pass `\\d` and `\\w`, then break the MAC check."""
 
@@ -47,6 +52,14 @@ def short_hash(content_hash: str) -> str:
     """The part of a content hash a button carries."""
     kept = re.sub(r"[^0-9A-Za-z_-]", "", content_hash)
     return kept[:HASH_CHARS]
+
+
+def set_hash(proposal_ids: Iterable[str]) -> str:
+    """What a bulk button carries of the proposals it covers: a short hash of their ids (in
+    any order), so a press decides exactly the set its screen showed, or nothing."""
+    body = "\n".join(sorted(set(proposal_ids))).encode("utf-8")
+    digest = hashlib.sha256(b"trinho-bulk\0" + body).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii")[:HASH_CHARS]
 
 
 def _mac(secret: bytes, body: str) -> str:

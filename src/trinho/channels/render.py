@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from trinho.channels.base import Notification, NotificationItem
 from trinho.i18n import N_, t
 from trinho.i18n.keys import CHANNEL_KIND, DECIDED_LABEL, RISK_LABEL
+from trinho.review.screen import Shown, covered_keep, covered_small
 from trinho.textnorm import printable, show_hidden, show_hidden_lines
 
 TELEGRAM_LIMIT = 4096
@@ -212,30 +213,80 @@ def pending_indices(notification: Notification, states: Mapping[str, str]) -> li
     ]
 
 
-def bulk_indices(notification: Notification, states: Mapping[str, str]) -> list[int]:
-    """What one bulk approval may cover: what still waits and is not one-at-a-time."""
-    return [
-        i
-        for i in pending_indices(notification, states)
-        if item_risk(notification.items[i]) not in ONE_AT_A_TIME_RISKS
-    ]
+def shown_item(item: NotificationItem) -> Shown:
+    """The item as the bulk rule sees it. It edits or removes an owner's line when it is
+    decided one at a time, or replaces an existing MEMORY.md line (every line there is the
+    owner's); only a fact the agent inferred may be replaced in bulk, both values shown."""
+    owner_line = item_risk(item) in ONE_AT_A_TIME_RISKS or (
+        item.old is not None and item.kind != "fact"
+    )
+    return Shown(item.old, item.new, owner_line)
+
+
+def bulk_indices(notification: Notification, states: Mapping[str, str], screen: str) -> list[int]:
+    """What one bulk approval from `screen` covers: what still waits, every line of it on the
+    screen, and edits or removes no owner's line (`trinho.review.screen`), in review order."""
+    items = notification.items
+    covered = set(covered_small([shown_item(item) for item in items], screen))
+    return [i for i in pending_indices(notification, states) if i in covered]
+
+
+def keep_indices(notification: Notification, states: Mapping[str, str], screen: str) -> list[int]:
+    """What one "keep as they are" from `screen` covers: what still waits and is whole on it."""
+    items = notification.items
+    covered = set(covered_keep([shown_item(item) for item in items], screen))
+    return [i for i in pending_indices(notification, states) if i in covered]
 
 
 def change_line(item: NotificationItem, locale: str, state: str = "pending") -> str:
     """One change in one line: its mark, what it does and the text it touches; a decided one
     says how it was decided."""
     risk = item_risk(item)
-    touched = item.old if risk in (0, 1) or item.new is None else item.new
-    lines = [show_hidden(line) for line in (touched or "").split("\n") if line.strip()]
-    text = lines[0] if lines else t(locale, "channel.item.none")
-    if len(lines) > 1:
-        text = t(locale, "channel.line.more", text=text, count=len(lines) - 1)
+    if risk in (0, 1) or item.new is None:
+        text = _first_line(item.old, locale)
+    elif item.old is None:
+        text = _first_line(item.new, locale)
+    else:  # an edit shows what it replaces and with what
+        text = f"{_first_line(item.old, locale)} → {_first_line(item.new, locale)}"
     label = t(locale, RISK_LABEL.get(risk, RISK_LABEL[3]))
     mark = _STATE_MARK.get(state) or _RISK_MARK.get(risk, "•")
-    line = f"{mark} {label}: {clip(text, LINE_CHARS, locale)}"
+    line = f"{mark} {label}: {text}"
     if state in DECIDED_LABEL:
         line += f" ({t(locale, DECIDED_LABEL[state])})"
     return line
+
+
+def _first_line(text: str | None, locale: str) -> str:
+    """A side of a change in one line: its first line, clipped, counting the others."""
+    lines = [line for line in (text or "").split("\n") if line.strip()]
+    first = (
+        clip(show_hidden(lines[0]), LINE_CHARS, locale) if lines else t(locale, "channel.item.none")
+    )
+    if len(lines) > 1:
+        return t(locale, "channel.line.more", text=first, count=len(lines) - 1)
+    return first
+
+
+def keep_text(
+    notification: Notification, indices: list[int], locale: str, limit: int = TELEGRAM_LIMIT
+) -> str:
+    """The confirmation asked before keeping many changes as they are: what it does, then each
+    change with every line it touches (old, then new), as many as fit whole."""
+    head = t(locale, "channel.keep.confirm", count=len(indices))
+    body: list[str] = []
+    for n, i in enumerate(indices):
+        item = notification.items[i]
+        label = t(locale, RISK_LABEL.get(item_risk(item), RISK_LABEL[3]))
+        block = [f"• {label}"]
+        for mark, side in (("−", item.old), ("+", item.new)):
+            block += [f"  {mark} {clip(line, 600, locale)}" for line in (side or "").split("\n")
+                      if line.strip()]  # fmt: skip
+        more = t(locale, "channel.line.others", count=len(indices) - n)
+        if text_length("\n".join([head, *body, *block, more])) > limit - 8:
+            body.append(more)
+            break
+        body += block
+    return "\n".join([head, "", *body])
 
 
 def tally(notification: Notification, states: Mapping[str, str], locale: str) -> str:

@@ -39,6 +39,8 @@ from trinho.channels.render import (
     button_label,
     change_line,
     item_state,
+    keep_indices,
+    keep_text,
     pending_indices,
     review_indices,
     review_item_text,
@@ -97,8 +99,9 @@ class TelegramChannel:
         self.review_url = review_url
         """The review page as the owner's phone reaches it (`[web] public_url`), or None."""
         self._decided: dict[str, str] = {}
-        self._bulk: dict[str, list[str]] = {}
-        """Each announcement's last bulk approval (its proposals), while it may be taken back."""
+        self._undo: dict[str, list[tuple[str, bool]]] = {}
+        """Each announcement's last decision, single or bulk: its proposals and whether each was
+        approved (else kept as it was), while it may be taken back."""
         self.inbox = inbox or MemoryInbox(lambda: datetime.now(UTC))
         self.owner_chat = settings.owner_id
         self._secret = callbacks.callback_secret(settings.token)
@@ -146,7 +149,7 @@ class TelegramChannel:
         view.settings = replace(self.settings, owner_id=user_id)
         view.owner_chat = user_id
         view.lookup, view.decider, view.on_message, view.inbox = lookup, decider, on_message, inbox
-        view._decided, view._bulk = {}, {}
+        view._decided, view._undo = {}, {}
         return view
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -325,10 +328,11 @@ class TelegramChannel:
     async def _send_summary(self, notification: Notification) -> Message:
         notification = await self._described(notification)
         states = await self._states(notification)
+        text = review_text(notification, self.locale, states)
         message: Message = await self._app.bot.send_message(
             chat_id=self.owner_chat,
-            text=review_text(notification, self.locale, states),
-            reply_markup=self._summary_buttons(notification, states),
+            text=text,
+            reply_markup=self._summary_buttons(notification, states, text),
         )
         return message
 
@@ -340,36 +344,49 @@ class TelegramChannel:
         )
 
     def _summary_buttons(
-        self, notification: Notification, states: Mapping[str, str]
+        self, notification: Notification, states: Mapping[str, str], text: str
     ) -> InlineKeyboardMarkup | None:
-        """Review first; the bulk approval only over what may be decided in bulk and still
-        waits, saying how many; rejecting what waits; taking back the bulk approval just made;
-        the review page when it is reachable."""
+        """Review first; the bulk approval over the small changes `text` (the message) shows
+        whole, saying how many and bound to them; keeping as they are what it shows whole
+        (asked once more); taking back the decision just made; the review page when it is
+        reachable."""
         from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
         key = notification.key
         waiting = pending_indices(notification, states)
-        bulk = bulk_indices(notification, states)
+        bulk = bulk_indices(notification, states, text)
+        keep = keep_indices(notification, states, text)
         rows: list[list[InlineKeyboardButton]] = []
         if waiting:
             review = t(self.locale, "channel.button.review")
             rows.append([self._button(review, CallbackAction("V", key, waiting[0], ""))])
         if bulk:
             label = t(self.locale, "channel.button.approve_small", count=len(bulk))
-            rows.append([self._button(label, CallbackAction("A", key, 0, ""))])
-        if waiting:
-            label = t(self.locale, "channel.button.reject_waiting", count=len(waiting))
+            bound = callbacks.set_hash(notification.items[i].proposal_id for i in bulk)
+            rows.append([self._button(label, CallbackAction("A", key, 0, bound))])
+        if keep:
+            label = t(self.locale, "channel.button.reject_waiting", count=len(keep))
             rows.append([self._button(label, CallbackAction("R", key, 0, ""))])
-        if key in self._bulk:
-            label = t(self.locale, "channel.button.take_back")
-            rows.append([self._button(label, CallbackAction("U", key, 0, ""))])
+        undo = self._undo_row(notification)
+        if undo is not None:
+            rows.append([undo])
         if self.review_url:
             page = button_label(t(self.locale, "channel.button.page"), self.locale)
             rows.append([InlineKeyboardButton(page, url=self.review_url)])
         return InlineKeyboardMarkup(rows) if rows else None
 
+    def _undo_row(self, notification: Notification) -> InlineKeyboardButton | None:
+        """The button that takes back the decision just made, while the decider can."""
+        made = self._undo.get(notification.key)
+        if not made or not isinstance(self.decider, TakesBack):
+            return None
+        single = len(made) == 1 or not all(approved for _, approved in made)
+        key = N_("channel.button.undo_decision") if single else N_("channel.button.take_back")
+        return self._button(t(self.locale, key), CallbackAction("U", notification.key, 0, ""))
+
     def _item_buttons(self, notification: Notification, index: int) -> InlineKeyboardMarkup:
-        """The change's own buttons, named by their effect, and the way back to the list."""
+        """The change's own buttons, named by their effect, the way back to the list, and
+        taking back the decision just made."""
         from telegram import InlineKeyboardMarkup
 
         item = notification.items[index]
@@ -378,11 +395,13 @@ class TelegramChannel:
         approve = item.approve or t(self.locale, "channel.button.approve")
         keep = item.keep or t(self.locale, "channel.button.reject")
         back = t(self.locale, "channel.button.list")
+        undo = self._undo_row(notification)
         return InlineKeyboardMarkup(
             [
                 [self._button(approve, CallbackAction("y", key, index, hashed))],
                 [self._button(keep, CallbackAction("n", key, index, hashed))],
                 [self._button(back, CallbackAction("S", key, 0, ""))],
+                *([[undo]] if undo is not None else []),
             ]
         )
 
@@ -468,14 +487,16 @@ class TelegramChannel:
         if self.decider is None:
             return t(self.locale, "channel.cb.unavailable")
         by = f"telegram:{user_id}"
-        if action.op in ("A", "R"):
-            return await self._decide_all(query, notification, action.op == "A", by)
+        if action.op == "R":
+            return await self._ask_keep(query, notification)
+        if action.op in ("A", "K"):
+            return await self._decide_all(query, notification, action, by)
         if action.op == "U":
             return await self._take_back(query, notification, by)
         return await self._decide_one(query, notification, action, by)
 
     def _matches(self, notification: Notification, action: CallbackAction) -> bool:
-        if action.op in ("A", "R", "S", "U"):
+        if action.op in ("A", "R", "K", "S", "U"):
             return action.index == 0 and bool(notification.items)
         if not 0 <= action.index < len(notification.items):
             return False
@@ -499,15 +520,54 @@ class TelegramChannel:
             self._decided[proposal_id] = "approved" if approve else "rejected"
         return outcome
 
-    async def _decide_all(
-        self, query: CallbackQuery, notification: Notification, approve: bool, by: str
-    ) -> str:
-        """Approve what may be approved in bulk, or reject what waits: only what still waits
-        (what was decided meanwhile is left out, not refused one by one), then the list again."""
+    async def _bulk_set(self, notification: Notification, approve: bool) -> tuple[list[int], str]:
+        """What a bulk button covers now: the small changes the list shows whole (approve), or
+        those the keep confirmation lists whole; the indices and that screen's text."""
         states = await self._states(notification)
-        chosen = bulk_indices if approve else pending_indices
+        text = review_text(notification, self.locale, states)
+        if approve:
+            return bulk_indices(notification, states, text), text
+        asked = keep_indices(notification, states, text)
+        screen = keep_text(notification, asked, self.locale)
+        listed = set(keep_indices(notification, states, screen))
+        return [i for i in asked if i in listed], screen
+
+    async def _ask_keep(self, query: CallbackQuery, notification: Notification) -> str:
+        """Keeping many changes as they are is asked once more: the changes it covers, each
+        with every line it touches, then Confirm or back to the list."""
+        from telegram import InlineKeyboardMarkup
+
+        chosen, screen = await self._bulk_set(notification, approve=False)
+        if not chosen:
+            await self._show_summary(query, notification)
+            return t(self.locale, "channel.cb.stale")
+        bound = callbacks.set_hash(notification.items[i].proposal_id for i in chosen)
+        confirm = t(self.locale, "channel.button.keep_confirm", count=len(chosen))
+        back = t(self.locale, "channel.button.list")
+        markup = InlineKeyboardMarkup(
+            [
+                [self._button(confirm, CallbackAction("K", notification.key, 0, bound))],
+                [self._button(back, CallbackAction("S", notification.key, 0, ""))],
+            ]
+        )
+        await self._edit(query, screen, markup)
+        return t(self.locale, "channel.cb.keep_ask", count=len(chosen))
+
+    async def _decide_all(
+        self, query: CallbackQuery, notification: Notification, action: CallbackAction, by: str
+    ) -> str:
+        """Approve the small changes the list showed, or keep as they are those the
+        confirmation listed: exactly the set the button was made for (its `set_hash`), else
+        nothing, and the list again as it is now. Then the list, with a way to take it back."""
+        approve = action.op == "A"
+        chosen, _ = await self._bulk_set(notification, approve)
+        ids = [notification.items[i].proposal_id for i in chosen]
+        if not chosen or callbacks.set_hash(ids) != action.short_hash:
+            changed = t(self.locale, "channel.cb.changed")
+            await self._show_summary(query, notification, changed)
+            return changed
         outcomes: list[tuple[str, DecisionOutcome]] = []
-        for index in chosen(notification, states):
+        for index in chosen:
             item = notification.items[index]
             outcome = await self._decide(item.proposal_id, item.content_hash, approve, by)
             outcomes.append((item.proposal_id, outcome))
@@ -519,30 +579,37 @@ class TelegramChannel:
             for pid, outcome in outcomes
             if not outcome.ok
         ]
-        approved = [pid for pid, outcome in outcomes if approve and outcome.ok]
-        self._bulk.pop(notification.key, None)
-        if approved and isinstance(self.decider, TakesBack):
-            self._bulk[notification.key] = approved
-            minutes = self.decider.take_back_minutes
-            lines.append(t(self.locale, "channel.bulk.take_back_note", minutes=minutes))
+        lines += self._remember(notification, [pid for pid, o in outcomes if o.ok], approve)
         await self._show_summary(query, notification, "\n".join([headline, *lines]))
         return headline
 
+    def _remember(self, notification: Notification, done: list[str], approve: bool) -> list[str]:
+        """Keep the decision just made to be taken back; the line that says for how long."""
+        self._undo.pop(notification.key, None)
+        if not done or not isinstance(self.decider, TakesBack):
+            return []
+        self._undo[notification.key] = [(pid, approve) for pid in done]
+        minutes = self.decider.take_back_minutes
+        return [t(self.locale, "channel.bulk.take_back_note", minutes=minutes)]
+
     async def _take_back(self, query: CallbackQuery, notification: Notification, by: str) -> str:
-        """Take back the announcement's last bulk approval, each change that can be, then the
-        list again, saying what was and what was not."""
-        approved = self._bulk.pop(notification.key, [])
-        if not approved or not isinstance(self.decider, TakesBack):
+        """Take back the announcement's last decision, each change that can be (an approval
+        undone, a change kept as it was waiting again), then the list again, saying what was
+        and what was not."""
+        made = self._undo.pop(notification.key, [])
+        if not made or not isinstance(self.decider, TakesBack):
             return t(self.locale, "channel.cb.stale")
         outcomes: list[tuple[str, DecisionOutcome]] = []
-        for pid in approved:
+        for pid, approved in made:
             try:
                 outcome = await asyncio.to_thread(self.decider.take_back, pid, by)
             except Exception as exc:
                 log.exception("telegram: taking back %s failed", pid)
                 outcome = DecisionOutcome(ok=False, message=f"{type(exc).__name__}: {exc}")
-            if outcome.ok:
+            if outcome.ok and approved:
                 self._decided[pid] = "reverted"
+            elif outcome.ok:
+                self._decided.pop(pid, None)
             outcomes.append((pid, outcome))
         done = sum(1 for _, outcome in outcomes if outcome.ok)
         headline = t(self.locale, "channel.bulk.taken_back", ok=done, total=len(outcomes))
@@ -561,17 +628,19 @@ class TelegramChannel:
         the list with its tally when none does."""
         item = notification.items[action.index]
         approve = action.op == "y"
-        self._bulk.pop(notification.key, None)  # the short undo is for the decision just made
         outcome = await self._decide(item.proposal_id, item.content_hash, approve, by)
         if outcome.ok:
             key = N_("channel.cb.approved") if approve else N_("channel.cb.rejected")
             result = t(self.locale, key)
         else:
             result = t(self.locale, "channel.cb.refused", message=outcome.message)
+        note = self._remember(notification, [item.proposal_id] if outcome.ok else [], approve)
         states = await self._states(notification)
         if not outcome.ok and item_state(item, states) == "pending":
             states[item.proposal_id] = "stale"  # refused (changed since): not shown again now
-        done = f"{change_line(item, self.locale, item_state(item, states))}\n→ {result}"
+        done = "\n".join(
+            [f"{change_line(item, self.locale, item_state(item, states))}\n→ {result}", *note]
+        )
         await self._show_next(query, notification, states, action.index, done)
         return result
 
@@ -587,11 +656,8 @@ class TelegramChannel:
         order; the list with its tally when nothing waits."""
         waiting = pending_indices(notification, states)
         if not waiting:
-            await self._edit(
-                query,
-                review_text(notification, self.locale, states, done, limit=TELEGRAM_LIMIT),
-                self._summary_buttons(notification, states),
-            )
+            text = review_text(notification, self.locale, states, done, limit=TELEGRAM_LIMIT)
+            await self._edit(query, text, self._summary_buttons(notification, states, text))
             return
         order = review_indices(notification)
         after = order[order.index(start) :] + order[: order.index(start)]
@@ -606,11 +672,8 @@ class TelegramChannel:
         self, query: CallbackQuery, notification: Notification, headline: str = ""
     ) -> None:
         states = await self._states(notification)
-        await self._edit(
-            query,
-            review_text(notification, self.locale, states, headline),
-            self._summary_buttons(notification, states),
-        )
+        text = review_text(notification, self.locale, states, headline)
+        await self._edit(query, text, self._summary_buttons(notification, states, text))
 
     async def _edit(
         self, query: CallbackQuery, text: str, markup: InlineKeyboardMarkup | None = None

@@ -243,6 +243,7 @@ COMMANDS: dict[str, str] = {
     "serve": "commands.serve",
     "store": "commands.store",
     "tools": "commands.tools",
+    "undo": "commands.facts",
     "usage": "commands.model",
     "web": "commands.web",
     "worker": "commands.worker",
@@ -251,7 +252,7 @@ COMMANDS: dict[str, str] = {
 
 SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (N_("cli.section.everyday"), ("note", "notes", "search", "get", "chat", "fact", "facts")),
-    (N_("cli.section.review"), ("proposals", "approve", "reject", "condense", "web")),
+    (N_("cli.section.review"), ("proposals", "approve", "reject", "undo", "condense", "web")),
     (
         N_("cli.section.setup"),
         ("init", "import", "export", "model", "serve", "jobs", "mcp", "usage"),

@@ -8,8 +8,10 @@ changed since, was already decided, or does not exist. Only channels that verifi
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from trinho.channels import DecisionOutcome, NotificationItem
+from trinho.condense.rules.archive import archive_section
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.proposals import store as proposals
@@ -17,6 +19,19 @@ from trinho.proposals.store import Proposal
 from trinho.review.announce import described_item
 from trinho.review.appliers import APPLIERS, TAKERS
 from trinho.workspace import Workspace
+
+ORIGIN = "condense:"
+"""A condensation run's proposals' origin prefix: an archive's section is named by its run."""
+
+
+def _whole(item: NotificationItem, p: Proposal) -> NotificationItem:
+    """An archive shown whole on its own screen: every line it takes out of MEMORY.md, and the
+    section `memory/archive.md` gains (its heading too), so approving it changes only what
+    the owner was shown."""
+    if p.kind != "memory" or p.change.get("class") != "archive" or not p.origin.startswith(ORIGIN):
+        return item
+    lines = str(p.change.get("old") or "").split("\n")
+    return replace(item, old="\n".join(lines), new=archive_section(p.origin[len(ORIGIN) :], lines))
 
 
 class QueueDecider:
@@ -44,7 +59,7 @@ class QueueDecider:
         for item in items:
             p = self._find(item.proposal_id)
             same = p is not None and p.content_hash == item.content_hash
-            out.append(described_item(item, p, self.ws.locale) if p is not None and same else item)
+            out.append(_whole(described_item(item, p, self.ws.locale), p) if same and p else item)
         return tuple(out)
 
     def decide(
@@ -64,7 +79,13 @@ class QueueDecider:
         return DecisionOutcome(True, t(self.ws.locale, "decider.rejected"))
 
     def take_back(self, proposal_id: str, by: str) -> DecisionOutcome:
+        """An approval taken back (what it changed put back), or a rejection (the change
+        waits again): any decision, for the same short time."""
         try:
+            found = self._find(proposal_id)
+            if found is not None and found.status in ("rejected", "pending"):
+                proposals.reopen(self.ws, proposal_id, by)
+                return DecisionOutcome(True, t(self.ws.locale, "decider.reopened", id=proposal_id))
             _, result = proposals.take_back(self.ws, proposal_id, by, takers=TAKERS)
         except TrinhoError as exc:
             return DecisionOutcome(False, str(exc))

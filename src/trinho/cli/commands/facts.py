@@ -1,5 +1,5 @@
 """Commands for shared facts and the proposals queue: fact set|get|history, facts, proposals,
-approve, reject. Deciding a proposal is for a person at the CLI, never for an agent tool."""
+approve, reject, undo. Deciding a proposal is for a person at the CLI, never for an agent tool."""
 
 from __future__ import annotations
 
@@ -280,3 +280,27 @@ def reject(
     _about(records, proposal_id, user)
     decided = records.reject(proposal_id, _decider(records), reason or why)
     emit(as_json, decided.to_json(), t(state().locale(), "proposal.rejected", id=decided.id))
+
+
+@cli.command(name="undo")
+@click.argument("proposal_id", metavar="ID")
+@owner_option
+@json_option
+def undo_cmd(proposal_id: str, owner: str | None, as_json: bool) -> None:
+    """Take back your decision on proposal ID (or the first 4+ characters of it), made in the
+    last 15 minutes: an approved change is put back as it was, a rejected one waits again."""
+    from trinho.proposals import store as proposals
+    from trinho.review.appliers import TAKERS
+
+    ws = state().working(owner)
+    locale = state().locale()
+    pid = proposals.resolve_id(ws, proposal_id)
+    by = f"{ws.config.owner} (cli)"
+    if proposals.get_proposal(ws, pid).status in ("rejected", "pending"):
+        done = proposals.reopen(ws, pid, by)
+        emit(as_json, done.to_json(), t(locale, "proposal.reopened", id=pid))
+        return
+    done, result = proposals.take_back(ws, pid, by, takers=TAKERS)
+    if not result.ok:
+        raise TrinhoError.keyed("error.proposal.not_taken_back", id=pid, message=result.message)
+    emit(as_json, done.to_json(), t(locale, "proposal.taken_back", id=pid, message=result.message))

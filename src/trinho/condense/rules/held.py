@@ -55,8 +55,8 @@ def apply_held(current_text: str, change: Change) -> HeldApplied | Stale:
 
 TAKEN_BACK_CLASSES = frozenset({"added", "edited", "date_changed", "malformed", "strange_date"})
 """The held changes an approval can take back line for line: each wrote one line (`new`) in
-place of one line or of nothing (`old`). A removal, an archive or a rewrite held whole is
-undone with its run (`trinho.condense.rules.undo`)."""
+place of one line or of nothing (`old`). A removal is put back by `restore_removed`; an archive
+or a rewrite held whole is undone with its run (`trinho.condense.rules.undo`)."""
 
 
 def take_back_held(current_text: str, change: Change) -> HeldApplied | Stale:
@@ -77,6 +77,54 @@ def take_back_held(current_text: str, change: Change) -> HeldApplied | Stale:
     if change.old is None or change.old in lines:
         return HeldApplied(current_text)
     return Stale(StaleReason.of("line_gone", line=change.new.strip()))
+
+
+def restore_removed(current_text: str, change: Change, before_text: str) -> HeldApplied | Stale:
+    """The text with an approved removal taken back: its line put back where it stood in
+    `before_text` (MEMORY.md as its run found it): after the nearest line above it that is
+    still there once, the same lines between them (blank ones) kept between; else before the
+    nearest line below it so placed; else at the top, when what was above it still is.
+    Unchanged when the line is there already (taken back once); stale when no neighbour is
+    where it was (the text around it changed since)."""
+    if change.cls != "removed" or change.old is None:
+        raise ValueError(f"a {change.cls} change is not a removed line")
+    lines = current_text.split("\n")
+    if change.old in lines:
+        return HeldApplied(current_text)
+    old = before_text.split("\n")
+    if change.old not in old:
+        return Stale(StaleReason.of("line_gone", line=change.old.strip()))
+    at = old.index(change.old)
+    if "\n".join([*old[:at], *old[at + 1 :]]) == current_text:  # nothing changed since
+        return HeldApplied(before_text)
+    for place in (_after_above(lines, old, at), _before_below(lines, old, at)):
+        if place is not None:
+            return HeldApplied("\n".join([*lines[:place], change.old, *lines[place:]]))
+    return Stale(StaleReason.of("line_gone", line=change.old.strip()))
+
+
+def _after_above(lines: list[str], old: list[str], at: int) -> int | None:
+    """Where the line goes below its nearest neighbour above (or at the top), or None."""
+    for k in range(at - 1, -1, -1):
+        if old[k].strip() and lines.count(old[k]) == 1:
+            gap = old[k + 1 : at]
+            found = lines.index(old[k]) + 1
+            return found + len(gap) if lines[found : found + len(gap)] == gap else None
+    return at if lines[:at] == old[:at] else None
+
+
+def _before_below(lines: list[str], old: list[str], at: int) -> int | None:
+    """Where the line goes above its nearest neighbour below, or None."""
+    for m in range(at + 1, len(old)):
+        if old[m].strip() and lines.count(old[m]) == 1:
+            gap = old[at + 1 : m]
+            found = lines.index(old[m])
+            return (
+                found - len(gap)
+                if found >= len(gap) and lines[found - len(gap) : found] == gap
+                else None
+            )
+    return None
 
 
 def find_line(lines: list[str], raw: str) -> int | None:

@@ -21,6 +21,7 @@ from trinho.condense.rules.held import (
     HeldApplied,
     Stale,
     apply_held,
+    restore_removed,
     take_back_held,
 )
 from trinho.condense.rules.undo import Decision, UndoPlan, archive_after, plan_undo
@@ -87,13 +88,19 @@ def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> propos
 
 def take_back_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposals.ApplyResult:
     """Taking back an approved line: the line it wrote back to what it replaced (or gone), if
-    it is still as the approval wrote it. A removal, an archive or a rewrite held whole is
-    taken back with its run's undo, which restores the whole span."""
+    it is still as the approval wrote it; a removed line back where its run found it
+    (`restore_removed`). An archive or a rewrite held whole is taken back with its run's undo,
+    which restores the whole span."""
     change = _memory_change(ws, proposal)
-    if change.cls not in TAKEN_BACK_CLASSES or change.new is None:
-        return proposals.ApplyResult(False, t(ws.locale, "condense.take_back.with_run"))
     done = t(ws.locale, "condense.take_back.done")
     stale = N_("condense.take_back.changed")
+    run = proposal.origin.removeprefix(ORIGIN)
+    if change.cls == "removed" and run != proposal.origin and has_before(ws, run):
+        before = read_before(ws, run)
+        if before is not None:
+            return _edit_memory(ws, lambda text: restore_removed(text, change, before), stale, done)
+    if change.cls not in TAKEN_BACK_CLASSES or change.new is None:
+        return proposals.ApplyResult(False, t(ws.locale, "condense.take_back.with_run"))
     return _edit_memory(ws, lambda text: take_back_held(text, change), stale, done)
 
 
