@@ -8,6 +8,7 @@ decision's own take-back, pressed the same way, puts everything back byte for by
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections import Counter
 from collections.abc import Iterator
@@ -32,6 +33,9 @@ from trinho.workspace import Workspace, open_workspace
 OWNER = 77
 FAST = Timing(scheduler_poll=0.1, outbox_poll=0.1, grace=15)
 FILES = ("MEMORY.md", "memory/archive.md")
+ARCHIVE_HEADING = re.compile(r"## Archived by run \S+ \(sha256 [0-9a-f]{12}\)\Z")
+"""The heading an archive's section starts with: trinho's own marker (the run and a hash, for
+undo and reruns), which the screen names in words."""
 TITLE = "Everything that waits"
 WAITING = 8
 """Two removals, two edits, an archive, a fact replacing the owner's word, two facts added."""
@@ -74,7 +78,11 @@ def off_screen(lines: list[str], screen: str) -> list[str]:
     """The lines the message did not show, as it shows a line (made printable; a held
     character made visible)."""
     return [
-        line for line in lines if printable(line) not in screen and show_hidden(line) not in screen
+        line
+        for line in lines
+        if printable(line) not in screen
+        and show_hidden(line) not in screen
+        and not ARCHIVE_HEADING.match(line)
     ]
 
 
@@ -147,7 +155,7 @@ def phone(template: Path, tmp_path: Path, clock: FixedClock) -> Iterator[Phone]:
             yield Phone(api, ws)
 
 
-WITH_RUN = "taken back by undoing its condensation"
+WITH_RUN = "taken back by undoing that week's update"
 """What the take-back of an approved archive says: not done on its own (yet)."""
 
 

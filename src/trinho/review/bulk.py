@@ -4,7 +4,8 @@ changes.
 A bulk button covers a change only when every line the change takes away or writes, old text
 and new, is on the screen the button is on, and never a change that edits or removes a line of
 the owner's (any MEMORY.md line, a value the owner stated): those are decided one by one,
-after being shown on their own. The review page (`trinho.web`) asks this for its bulk form.
+after being shown on their own. The review page (`trinho.web`) asks this for its bulk form;
+the rule itself is `trinho.review.screen`'s, the one Telegram's buttons ask too.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Collection, Iterable
 from trinho.condense.rules.archive import archive_section
 from trinho.proposals.store import Proposal
 from trinho.review.risk import one_at_a_time, review_order
-from trinho.textnorm import has_hidden
+from trinho.review.screen import Shown, covered_small
 
 ORIGIN = "condense:"
 """A condensation run's proposals' origin prefix; an archive's section is named by its run."""
@@ -46,16 +47,11 @@ def touches_owner_line(p: Proposal) -> bool:
 
 
 def bulk_covered(pending: Iterable[Proposal], on_screen: Collection[str]) -> list[Proposal]:
-    """The proposals one bulk approval may cover, in review order: pending, touching no line
-    of the owner's, decidable together (`one_at_a_time`), holding no invisible character, and
-    every line they affect among `on_screen` (the lines the button's screen shows, as stored)."""
-    shown = set(on_screen)
-    return review_order(
-        p
-        for p in pending
-        if p.status == "pending"
-        and not touches_owner_line(p)
-        and not one_at_a_time(p)
-        and not any(has_hidden(line) for line in affected_lines(p))
-        and all(line in shown for line in affected_lines(p))
-    )
+    """The proposals one bulk approval may cover, in review order: pending, decidable together
+    (`one_at_a_time`), and covered by the one rule every surface asks
+    (`trinho.review.screen.covered_small`) against the lines the button's screen shows:
+    every line they affect on it, none of the owner's edited or removed, none hidden."""
+    candidates = [p for p in pending if p.status == "pending" and not one_at_a_time(p)]
+    changes = [Shown("\n".join(affected_lines(p)), None, touches_owner_line(p)) for p in candidates]
+    covered = covered_small(changes, "\n".join(on_screen))
+    return review_order(candidates[i] for i in covered)

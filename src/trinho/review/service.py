@@ -11,7 +11,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from trinho.channels import DecisionOutcome, NotificationItem
-from trinho.condense.rules.archive import archive_section
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.proposals import store as proposals
@@ -25,13 +24,14 @@ ORIGIN = "condense:"
 
 
 def _whole(item: NotificationItem, p: Proposal) -> NotificationItem:
-    """An archive shown whole on its own screen: every line it takes out of MEMORY.md, and the
-    section `memory/archive.md` gains (its heading too), so approving it changes only what
-    the owner was shown."""
+    """An archive shown whole on its own screen: every line it takes out of long-term memory,
+    which the archive gains word for word under a heading of the week's update (trinho's own
+    marker, a run id and a hash, is not shown), so approving it changes only what the owner
+    was shown."""
     if p.kind != "memory" or p.change.get("class") != "archive" or not p.origin.startswith(ORIGIN):
         return item
     lines = str(p.change.get("old") or "").split("\n")
-    return replace(item, old="\n".join(lines), new=archive_section(p.origin[len(ORIGIN) :], lines))
+    return replace(item, old="\n".join(lines))
 
 
 class QueueDecider:
