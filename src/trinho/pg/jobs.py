@@ -28,7 +28,7 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -254,7 +254,6 @@ UPDATE procrastinate_jobs SET queueing_lock = NULL
        SELECT 1 FROM procrastinate_jobs AS twin
         WHERE twin.queueing_lock = %(lock)s AND twin.status = 'todo')
 """
-PUT_BACK = "SELECT procrastinate_retry_job_v2(%s, now(), NULL, NULL, NULL)"
 PUT_BACK_ATTEMPTS = 3
 """A job's put-back meets a twin queued since it looked at most once per planner's defer:
 three attempts outlast a planner that defers once a minute."""
@@ -265,7 +264,15 @@ async def put_back(app: procrastinate.App, job_id: int) -> bool:
     (another worker's sweep put it back first). A waiting job holding its queueing lock (a
     pass the planner queued since) keeps it: this one gives it up, and both run."""
     import psycopg
+    from procrastinate import sql
 
+    put_back_now = {  # procrastinate's own query: its function, whatever its version names it
+        "job_id": job_id,
+        "retry_at": datetime.now(UTC),
+        "new_priority": None,
+        "new_queue_name": None,
+        "new_lock": None,
+    }
     async with app.connector.pool.connection() as conn:  # type: ignore[attr-defined]
         attempt = 1
         while True:
@@ -277,7 +284,7 @@ async def put_back(app: procrastinate.App, job_id: int) -> bool:
                         return False
                     if row[0] is not None:
                         await conn.execute(RELEASE_QUEUEING_LOCK, {"id": job_id, "lock": row[0]})
-                    await conn.execute(PUT_BACK, (job_id,))
+                    await conn.execute(sql.queries["retry_job"], put_back_now)
                 return True
             except psycopg.errors.UniqueViolation:  # a twin was queued as it looked
                 if attempt == PUT_BACK_ATTEMPTS:
