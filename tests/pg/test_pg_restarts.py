@@ -1,6 +1,7 @@
 """The server restarted under the services (`pg_ctl restart -m immediate`, as a crash and a
 start would): the next request of the MCP server and of the review page succeeds, none
-answers 401 or 500; a condensation whose model call spans the restart checks in, once.
+answers 401 or 500; a condensation whose model call spans the restart checks in, once; a
+call cut before its commit is asked again once, and no other failure is.
 While the server is down, each says so in one line that names the server: the MCP server
 and the page answer 503 with Retry-After (the page a notice to try again), the CLI one line.
 
@@ -16,7 +17,10 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from condense_weeks import VI_ADDED, two_roles, vi_good_rewrite, vi_week
@@ -25,8 +29,9 @@ from pg.pgserver import Cluster, Urls, bindir, migrated_database, running_cluste
 from pg.test_pg_mcp import _post, _serving
 from trinho.cli import main
 from trinho.config import WebConfig
+from trinho.errors import Unavailable
 from trinho.models import ChatRequest
-from trinho.pg.connect import Database
+from trinho.pg.connect import Database, connection_lost, retry_lost, server_of, unreachable
 from trinho.pg.jobs import Deployment, condense_owner
 from trinho.pg.logins import issue_login
 from trinho.pg.owners import add_owner
@@ -174,3 +179,46 @@ def test_a_command_while_the_server_is_down_says_so_in_one_line_in_the_owners_la
     assert said_vi.count("\n") == 1
     assert f"không kết nối được máy chủ cơ sở dữ liệu tại {server}" in said_vi
     assert main(["--owner", owner, "notes"]) == 0
+
+
+@given(
+    user=st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True),
+    secret=st.from_regex(r"[A-Za-z0-9]{12,20}", fullmatch=True),
+    host=st.sampled_from(["127.0.0.1", "db.example.org", "localhost"]),
+    port=st.integers(1, 65535),
+)
+def test_a_server_is_named_by_host_and_port_never_by_its_user_or_password(
+    user: str, secret: str, host: str, port: int
+) -> None:
+    url = f"postgresql://{user}:{secret}@{host}:{port}/trinho"
+    assert server_of(url) == f"{host}:{port}"
+    said = str(unreachable(url, psycopg.OperationalError("connection refused")))
+    assert f"{host}:{port}" in said and secret not in said and "[store] url" not in said
+
+
+@given(failures=st.integers(0, 3), lost=st.booleans())
+def test_a_call_cut_before_its_commit_is_asked_again_once_and_no_other_failure_is(
+    failures: int, lost: bool
+) -> None:
+    url = "postgresql://app@127.0.0.1:5432/trinho"
+    calls: list[int] = []
+
+    def call() -> str:
+        calls.append(1)
+        if len(calls) <= failures:
+            raise psycopg.OperationalError("gone") if lost else psycopg.errors.QueryCanceled()
+        return "ok"
+
+    if failures == 0:
+        assert retry_lost(url, call) == "ok" and len(calls) == 1
+    elif not lost:  # a statement refused: said as it is, never asked again
+        with pytest.raises(psycopg.errors.QueryCanceled):
+            retry_lost(url, call)
+        assert len(calls) == 1
+    elif failures == 1:
+        assert retry_lost(url, call) == "ok" and len(calls) == 2
+    else:
+        with pytest.raises(Unavailable, match=re.escape("127.0.0.1:5432 cannot be reached")):
+            retry_lost(url, call)
+        assert len(calls) == 2
+    assert connection_lost(psycopg.errors.AdminShutdown()) and not connection_lost(ValueError())
