@@ -127,6 +127,8 @@ def test_an_owner_added_before_sundays_slot_and_first_seen_after_it_owes_that_we
     added_later = plan([WEEKLY], {}, at("2026-11-29T21:05"), since=at("2026-12-01T00:00"))
     assert added_later.due == ()  # a registry clock ahead of the pass's: nothing, no rewind
     assert added_later.state["condense"].covered_until == at("2026-11-29T21:05")
+    known = {"facts": JobState(covered_until=at("2026-11-29T02:00"))}  # an owner seen before
+    assert plan([WEEKLY], known, at("2026-11-29T21:05"), since=at("2026-11-29T19:00")).due == ()
 
 
 @settings(max_examples=150, deadline=None)

@@ -5,8 +5,9 @@ The core is pure: given the jobs (from the config), what each job has already co
 slot that has passed: runs missed while the service was down collapse into one catch-up run,
 and a slot once covered is never run again. A job seen for the first time owes nothing for
 slots before that moment, so installing the service does not fire a week of old runs; where
-the store knows when the owner was added (a database's registry), slots since then are owed,
-so an owner added before Sunday's slot and first seen after it has that week condensed. A clock
+the store knows when the owner was added (a database's registry), an owner seen for the
+first time owes the slots since then, so an owner added before Sunday's slot and first seen
+after it has that week condensed. A clock
 that moved backwards (a job covered past `now`) rewinds that job to the present, so the future
 it remembers does not hold its schedule back.
 
@@ -201,14 +202,15 @@ def plan(
     now: datetime,
     since: datetime | None = None,
 ) -> Plan:
-    """Which runs are due at `now`, oldest slot first; new jobs get `since` (when the owner
-    was added; never later than `now`) as their baseline, else `now`.
+    """Which runs are due at `now`, oldest slot first. New jobs get `now` as their baseline;
+    for an owner seen for the first time (no job has a state yet), `since`, when the owner
+    was added (never later than `now`): a job added to the config later owes nothing old.
 
     Slots are read in `now`'s zone and compared as UTC instants. A slot whose run id is the
     job's last run (the same day and time, read in a zone the owner has just changed to) is
     covered, not run a second time."""
     new_state, rewound = rewind(state, now)
-    baseline = utc(now) if since is None else min(utc(since), utc(now))
+    baseline = utc(now) if since is None or state else min(utc(since), utc(now))
     due: list[DueRun] = []
     for job in jobs:
         current = new_state.get(job.name)
