@@ -255,8 +255,8 @@ UPDATE procrastinate_jobs SET queueing_lock = NULL
         WHERE twin.queueing_lock = %(lock)s AND twin.status = 'todo')
 """
 PUT_BACK_ATTEMPTS = 3
-"""A job's put-back meets a twin queued since it looked at most once per planner's defer:
-three attempts outlast a planner that defers once a minute."""
+"""A twin queued between a put-back's look and its update fails that attempt once (one
+waiting job per queueing lock), and the next sees it: three leave a margin."""
 
 
 async def put_back(app: procrastinate.App, job_id: int) -> bool:
