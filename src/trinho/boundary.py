@@ -17,7 +17,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from trinho.errors import NotFound, TrinhoError
+from trinho.errors import NotFound, TrinhoError, Unavailable
 from trinho.i18n import t
 
 MAX_SHOWN_PATH = 80
@@ -107,7 +107,10 @@ def public_error(exc: BaseException, root: Path | None) -> TrinhoError:
 
 
 def http_status(exc: BaseException) -> int:
-    """The status a route answers a failure with: 400 for the caller's input, else 500."""
+    """The status a route answers a failure with: 400 for the caller's input, 503 for a server
+    that cannot be reached now (the same request later may succeed), else 500."""
+    if isinstance(exc, Unavailable):
+        return 503
     if isinstance(exc, TrinhoError):
         return 404 if isinstance(exc, NotFound) else 400
     if isinstance(exc, OSError) and exc.errno in CLIENT_ERRNOS:

@@ -48,6 +48,11 @@ class NotFound(TrinhoError):
     """Something asked for does not exist (a fact, a proposal, a file)."""
 
 
+class Unavailable(TrinhoError):
+    """A server this needs cannot be reached now (a database restarting): nothing of the
+    request was written, and the same request later may succeed. HTTP answers 503."""
+
+
 @dataclass(frozen=True)
 class BrokenFile:
     """A file a listing could not read, and why: reported, while the others are still read."""

@@ -33,6 +33,11 @@ class JsonFormatter(logging.Formatter):
         return json_text(data)
 
 
+POOL_LOGGER = "psycopg.pool"
+"""The connection pool's logger: its reconnects to a database that restarts are a service's
+log lines, and no line of a command's, which says its failure in one line of its own."""
+
+
 def configure_logging(level: int = logging.INFO, stream: Any = None) -> None:
     """JSON lines on stderr for trinho and the libraries it runs (PTB, httpx: warnings only)."""
     handler = logging.StreamHandler(stream or sys.stderr)
@@ -41,3 +46,4 @@ def configure_logging(level: int = logging.INFO, stream: Any = None) -> None:
     root.handlers[:] = [handler]
     root.setLevel(logging.WARNING)
     logging.getLogger("trinho").setLevel(level)
+    logging.getLogger(POOL_LOGGER).setLevel(logging.NOTSET)  # a service logs its reconnects

@@ -66,6 +66,8 @@ class Cluster:
     data: Path | None = None
     binaries: Path | None = None
     run_as: tuple[str, ...] = ()
+    options: str = ""
+    """The server's command-line options (`pg_ctl -o`), to start it again as it was."""
 
     def restart(self) -> None:
         """Stop the server at once, as a crash would (`-m immediate`: no checkpoint, every
@@ -75,6 +77,20 @@ class Cluster:
         pg_ctl = [*self.run_as, str(self.binaries / "pg_ctl"), "-D", str(self.data), "-l", log]
         subprocess.run([*pg_ctl, "-m", "immediate", "-w", "restart"], check=True,
                        capture_output=True)  # fmt: skip
+
+    @contextlib.contextmanager
+    def down(self) -> Iterator[None]:
+        """The server stopped at once for the block, as a crash would stop it, and started
+        again after it."""
+        assert self.data is not None and self.binaries is not None
+        pg_ctl = [*self.run_as, str(self.binaries / "pg_ctl"), "-D", str(self.data)]
+        subprocess.run([*pg_ctl, "-m", "immediate", "-w", "stop"], check=True, capture_output=True)
+        try:
+            yield
+        finally:
+            log = str(self.data.parent / "server.log")
+            subprocess.run([*pg_ctl, "-l", log, "-o", self.options, "-w", "start"], check=True,
+                           capture_output=True)  # fmt: skip
 
     def url(self, dbname: str, user: str | None = None) -> str:
         return f"postgresql://{user or self.superuser}@{self.host}:{self.port}/{dbname}"
@@ -176,7 +192,7 @@ def running_cluster(binaries: Path, *, durable: bool = False) -> Iterator[Cluste
         capture_output=True,
     )
     try:
-        yield Cluster("127.0.0.1", port, user, data, binaries, tuple(run_as))
+        yield Cluster("127.0.0.1", port, user, data, binaries, tuple(run_as), options)
     finally:
         subprocess.run(
             [*run_as, str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],

@@ -115,8 +115,41 @@ def test_the_real_command_says_an_unreachable_database_in_one_line(
         [TRINHO, "owners", "list"], env=env, capture_output=True, text=True, check=False
     )
     assert done.returncode != 0
-    assert "cannot reach the database" in done.stderr and "Traceback" not in done.stderr
+    assert "the database server at 127.0.0.1:1 cannot be reached" in done.stderr
+    assert "[store] url" not in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_an_unmigrated_database_is_named_with_the_command_that_migrates_it(
+    url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for args in (["--owner", "an", "notes"], ["notes", "--owner", "an"], ["owners", "list"]):
+        err = trinho(capsys, *args, ok=False)[1]
+        assert "has no trinho schema yet" in err and "`trinho store migrate`" in err, args
+        assert len(err.strip().splitlines()) == 1 and "UndefinedTable" not in err
+
+
+def test_migrations_are_refused_to_the_application_role_in_one_line(
+    url: str,
+    pg_cluster: Cluster,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pg.pgserver import APP_ROLE
+
+    pg_cluster.role(APP_ROLE)
+    as_app = pg_cluster.url(url.rsplit("/", 1)[1], APP_ROLE)
+    with monkeypatch.context() as app:
+        app.setenv("TRINHO_DATABASE_URL", as_app)
+        err = trinho(capsys, "store", "migrate", ok=False)[1]  # an empty database
+        assert f"{APP_ROLE} may not" in err and len(err.strip().splitlines()) == 1
+    trinho(capsys, "store", "migrate", "--grant", APP_ROLE)
+    with monkeypatch.context() as app:
+        app.setenv("TRINHO_DATABASE_URL", as_app)
+        err = trinho(capsys, "store", "migrate", ok=False)[1]  # a migrated one
+        assert f"owns the schema (trinho_admin), not as {APP_ROLE}" in err
+        assert len(err.strip().splitlines()) == 1
+    assert "up to date" in trinho(capsys, "store", "migrate")[0]
 
 
 def test_a_refused_check_in_prints_its_error_alone_not_a_success_beside_it(

@@ -109,6 +109,26 @@ def test_with_one_owner_named_another_owners_memory_is_never_read_searched_or_de
     assert cli.json("approve", theirs, *mine)["status"] == "approved"
 
 
+def test_owner_before_the_command_chooses_whose_memory_as_after_it(
+    cli: Cli, shared: str, pg_admin: Database, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    an, binh = new_owner(pg_admin, TZ), new_owner(pg_admin, TZ)
+    assert cli("--owner", an, "note", "chợ sáng")[0] == 0
+    assert cli("note", "--owner", binh, "họp lúc chín giờ")[0] == 0
+    monkeypatch.setenv("TRINHO_OWNER", binh)  # the flag, before or after, wins over it
+    assert [e["text"] for e in cli.json("--owner", an, "notes")["entries"]] == ["chợ sáng"]
+    assert [e["text"] for e in cli.json("notes", "--owner", an)["entries"]] == ["chợ sáng"]
+    assert [e["text"] for e in cli.json("notes")["entries"]] == ["họp lúc chín giờ"]
+    after = cli.json("--owner", an, "notes", "--owner", binh)["entries"]  # the nearer wins
+    assert [e["text"] for e in after] == ["họp lúc chín giờ"]
+    assert cli.json("--owner", an, "search", "cho sang") != []
+    assert cli.json("--owner", an, "export", str(tmp_path / "an"))["owner"] == an
+    assert "chợ sáng" in "".join(p.read_text() for p in (tmp_path / "an").rglob("*.md"))
+    monkeypatch.delenv("TRINHO_OWNER")
+    assert "Missing option '--owner'" in cli("export", str(tmp_path / "none"))[2]
+    assert "there is no owner 'nobody-here'" in cli.refused("--owner", "nobody-here", "notes")
+
+
 def test_without_an_owner_a_store_of_several_is_refused_and_of_one_is_that_one(
     cli: Cli, own_database: Database
 ) -> None:

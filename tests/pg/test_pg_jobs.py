@@ -21,6 +21,7 @@ from condense_weeks import NOW, VI_ADDED, two_roles, vi_good_rewrite, vi_week
 from conftest import TZ, FixedClock
 from pg.fixtures import new_owner
 from pg.pgserver import Urls
+from pg.worker_main import worker_path
 from trinho.config import Config
 from trinho.pg.connect import Database
 from trinho.pg.jobs import Deployment, opened, owes_a_run, owners_due, run_worker
@@ -161,7 +162,7 @@ def test_a_worker_killed_in_a_condensation_is_resumed_by_another_and_it_finishes
     worker = subprocess.Popen(
         [sys.executable, str(Path(__file__).with_name("worker_main.py")), pg_urls.admin,
          str(workspace.root), str(gate)],
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])},
+        env={**os.environ, "PYTHONPATH": worker_path()},
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 60
@@ -178,7 +179,8 @@ def test_a_worker_killed_in_a_condensation_is_resumed_by_another_and_it_finishes
     assert [copy_pid(p.name) for p in copies.iterdir()] == [worker.pid]  # its copy is left
     time.sleep(2.5)  # the killed worker's last heartbeat is now older than its stall time
     run_worker(deployment, wait=False, stalled_after=2)
-    assert _jobs(pg_urls, owner) == [("trinho.condense", "succeeded")]
+    condensations = [job for job in _jobs(pg_urls, owner) if job[0] == "trinho.condense"]
+    assert condensations == [("trinho.condense", "succeeded")]  # (its planner may add a pass)
     assert _runs(pg_admin, owner, clock) == ["import", "2026-W48"]
     assert list(copies.iterdir()) == []  # the next worker removed the killed one's copy
     records = PgRecords(pg_admin, owner, clock=clock, timezone=workspace.config.timezone)
@@ -246,4 +248,6 @@ def test_a_waiting_worker_plans_and_puts_back_each_minute_and_one_that_empties_t
     assert periodic == {"trinho.plan": "* * * * *", "trinho.retry_stalled": "* * * * *"}
     emptying = make_queue(pg_admin, deployment).app
     assert emptying.periodic_registry.periodic_tasks == {}
-    assert {"trinho.pass", "trinho.condense"} <= set(emptying.tasks)
+    assert {"trinho.pass", "trinho.condense", "trinho.plan", "trinho.retry_stalled"} <= set(
+        emptying.tasks
+    )  # it runs the planner's jobs a waiting worker left

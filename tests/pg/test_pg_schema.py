@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import psycopg
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from psycopg import errors
 
 from pg.pgserver import MIGRATION_IDS, Cluster, Urls
@@ -230,3 +232,21 @@ def test_owner_ids_are_slugs_and_each_is_added_once(pg_admin: Database, owner: s
     with pytest.raises(TrinhoError) as gone:
         remove_owner(pg_admin, "nobody-here")
     assert gone.value.key == "error.owner.unknown"
+
+
+@given(
+    role=st.sampled_from(["trinho_admin", "trinho_app", "postgres"]),
+    owner=st.sampled_from([None, "trinho_admin"]),
+    owns=st.booleans(),
+    can_create=st.booleans(),
+)
+def test_a_role_migrates_only_a_schema_it_owns_or_may_create(
+    role: str, owner: str | None, owns: bool, can_create: bool
+) -> None:
+    from trinho.pg.migrate import migrator_refusal
+
+    refusal = migrator_refusal(role, owner, owns, can_create)
+    allowed = owns if owner is not None else can_create
+    assert (refusal is None) == allowed
+    if refusal is not None:
+        assert role in str(refusal) and "TRINHO_DATABASE_URL" in str(refusal)

@@ -1,8 +1,9 @@
-"""A worker in a process of its own, for the fault tests: `python worker_main.py URL HOME GATE`.
+"""A worker in a process of its own, for the fault tests: `python worker_main.py URL HOME GATE
+[NOW]`.
 
 It runs `trinho.pg.jobs.run_worker` on the workspace config at HOME, with the fixed clock of
-the tests and a scripted model whose first rewrite waits until the file GATE exists: the test
-kills the process while it waits, in the middle of a condensation.
+the tests (at NOW when given) and a scripted model whose first rewrite waits until the file
+GATE exists: the test kills the process while it waits, in the middle of a condensation.
 """
 
 from __future__ import annotations
@@ -19,10 +20,20 @@ from trinho.pg.jobs import Deployment, run_worker
 from trinho.workspace import open_workspace
 
 
-def main(url: str, home: str, gate: str) -> None:
+def worker_path() -> str:
+    """The worker process's PYTHONPATH: the tests, and the trinho these tests import (a
+    worktree's source, not the one the environment installed)."""
+    import os
+
+    import trinho
+
+    return os.pathsep.join([str(Path(__file__).parents[1]), str(Path(trinho.__file__).parents[1])])
+
+
+def main(url: str, home: str, gate: str, now: str = NOW) -> None:
     from datetime import datetime
 
-    moment = datetime.fromisoformat(NOW)
+    moment = datetime.fromisoformat(now)
     ws = open_workspace(home, lambda: moment)
 
     def waiting(request: ChatRequest) -> str:
@@ -41,4 +52,4 @@ def main(url: str, home: str, gate: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:5])

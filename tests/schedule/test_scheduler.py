@@ -112,6 +112,46 @@ def test_first_sight_owes_nothing_then_the_weekly_run_fires_once() -> None:
     assert plan([WEEKLY], done, at("2026-12-06T21:00")).due[0].slot == at("2026-12-06T21:00")
 
 
+SCHEDULES = st.builds(
+    Schedule,
+    st.frozensets(st.integers(0, 6), min_size=1),
+    st.builds(time, st.integers(0, 23), st.sampled_from([0, 15, 30, 59])),
+)
+GAPS = st.lists(st.integers(1, 60 * 24 * 20), min_size=1, max_size=40)
+
+
+def test_an_owner_added_before_sundays_slot_and_first_seen_after_it_owes_that_week() -> None:
+    late = plan([WEEKLY, NIGHTLY], {}, at("2026-11-29T21:05"), since=at("2026-11-29T19:00"))
+    assert late.due == (DueRun(WEEKLY, at("2026-11-29T21:00")),)
+    assert plan([WEEKLY], {}, at("2026-11-29T21:05"), since=at("2026-11-29T21:03")).due == ()
+    added_later = plan([WEEKLY], {}, at("2026-11-29T21:05"), since=at("2026-12-01T00:00"))
+    assert added_later.due == ()  # a registry clock ahead of the pass's: nothing, no rewind
+    assert added_later.state["condense"].covered_until == at("2026-11-29T21:05")
+    known = {"facts": JobState(covered_until=at("2026-11-29T02:00"))}  # an owner seen before
+    assert plan([WEEKLY], known, at("2026-11-29T21:05"), since=at("2026-11-29T19:00")).due == ()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    schedule=SCHEDULES,
+    since_minutes=st.integers(0, 60 * 24 * 30),
+    seen_after=st.integers(0, 60 * 24 * 30),
+)
+def test_a_job_first_seen_owes_its_latest_slot_exactly_when_it_came_after_the_owner(
+    schedule: Schedule, since_minutes: int, seen_after: int
+) -> None:
+    job = JobSpec("job", "facts", schedule)
+    since = at("2026-01-01T00:00") + timedelta(minutes=since_minutes)
+    now = since + timedelta(minutes=seen_after)
+    first = plan([job], {}, now, since=since)
+    latest = schedule.latest_slot(now)
+    assert [run.slot for run in first.due] == ([latest] if latest > since else [])
+    assert plan([job], {}, now).due == ()  # without it: nothing before first sight
+    if first.due:
+        done = record_run(first.state, first.due[0], "ok", now)
+        assert plan([job], done, now, since=since).due == ()
+
+
 def test_a_long_downtime_is_caught_up_once_for_the_latest_slot() -> None:
     state = {"facts": JobState(covered_until=at("2026-11-20T02:00"))}
     due = plan([NIGHTLY], state, at("2026-11-29T09:00")).due
@@ -133,14 +173,6 @@ def test_next_slot() -> None:
     assert next_slot([WEEKLY, NIGHTLY], at("2026-11-29T14:05")) == at("2026-11-29T21:00")
     assert next_slot([WEEKLY], at("2026-11-29T21:00")) == at("2026-12-06T21:00")
     assert next_slot([], at("2026-11-29T21:00")) is None
-
-
-SCHEDULES = st.builds(
-    Schedule,
-    st.frozensets(st.integers(0, 6), min_size=1),
-    st.builds(time, st.integers(0, 23), st.sampled_from([0, 15, 30, 59])),
-)
-GAPS = st.lists(st.integers(1, 60 * 24 * 20), min_size=1, max_size=40)
 
 
 @settings(max_examples=150, deadline=None)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from trinho.boundary import public_error
 from trinho.cli.app import State, cli, say
 from trinho.errors import TrinhoError
 from trinho.i18n import click_in, t
+from trinho.logs import POOL_LOGGER
 from trinho.textnorm import one_line
 
 __all__ = ["cli", "main"]
@@ -24,6 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     The line is in the owner's locale when the workspace config can be read, else English.
     """
     session = State()
+    logging.getLogger(POOL_LOGGER).setLevel(logging.ERROR)  # its reconnects: not the owner's line
     try:
         _require_unicode(sys.argv[1:] if argv is None else argv)
     except TrinhoError as exc:  # before parsing: the workspace's locale comes from the env

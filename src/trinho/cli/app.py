@@ -65,6 +65,8 @@ class State:
     def __init__(self, given_dir: Path | None = None) -> None:
         self.given_dir = given_dir
         """--workspace or TRINHO_HOME, once known (None: not given, or not parsed yet)."""
+        self.owner: str | None = None
+        """`--owner` given before the command (`trinho --owner ID notes`)."""
         self._workspace: Workspace | None = None
         self._copy: Workspace | None = None
 
@@ -148,7 +150,7 @@ class State:
         if self._copy is not None:
             return self._copy
         from trinho.config import Config
-        from trinho.pg.connect import Database
+        from trinho.pg.connect import Database, retry_lost
         from trinho.pg.workcopy import checkin, open_checkout, working_copy
 
         db = Database(url, max_size=2)
@@ -165,8 +167,8 @@ class State:
         done = root.with_resource(working_copy(db, chosen, config_text))
         out = root.with_resource(_HeldStdout())
 
-        def check_in() -> None:
-            checkin(db, done)
+        def check_in() -> None:  # once more on a new connection when a restart cut it
+            retry_lost(db.url, lambda: checkin(db, done))
             out.release()
 
         root.call_on_close(check_in)
@@ -314,14 +316,22 @@ class ClickWordedOption(click.Option):
     help="Agent workspace folder. Default: $TRINHO_HOME, else "
     "$XDG_DATA_HOME/trinho/workspace (~/.local/share/trinho/workspace).",
 )
+@click.option(
+    "--owner",
+    "owner",
+    default=None,
+    metavar="ID",
+    help="Whose memory, in a PostgreSQL store of many owners: as the command's own --owner.",
+)
 @click.version_option(package_name="trinho", cls=ClickWordedOption)
 @click.pass_context
-def cli(ctx: click.Context, workspace_dir: Path | None) -> None:
+def cli(ctx: click.Context, workspace_dir: Path | None, owner: str | None) -> None:
     """trinho: long-term memory for a personal AI assistant.
 
     TRINHO_NOW (ISO 8601 with an offset) fixes the clock for every command.
     """
-    ctx.ensure_object(State).given_dir = workspace_dir
+    found = ctx.ensure_object(State)
+    found.given_dir, found.owner = workspace_dir, owner
 
 
 def json_option(func: F) -> F:
@@ -340,12 +350,24 @@ def profile_option(func: F) -> F:
     )(func)
 
 
+def owner_given(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """The command's `--owner`; when it was not on the command line, the one given before
+    the command (`trinho --owner ID notes`), which beats TRINHO_OWNER as a flag does."""
+    root = ctx.find_root().obj
+    before = root.owner if isinstance(root, State) else None
+    source = ctx.get_parameter_source(param.name) if param.name else None
+    if before is not None and source is not click.core.ParameterSource.COMMANDLINE:
+        return before
+    return value
+
+
 def owner_option(func: F) -> F:
     """`--owner ID` (or TRINHO_OWNER): whose memory, in a PostgreSQL store of many owners."""
     return click.option(
         "--owner",
         "owner",
         default=None,
+        callback=owner_given,
         envvar=OWNER_ENV,
         help="Whose memory, in a PostgreSQL store of many owners (default: $TRINHO_OWNER, "
         "else the store's only owner). Not for a file workspace, which is one owner's.",

@@ -35,7 +35,7 @@ import tomlkit.exceptions
 from trinho.boundary import public_error, require_extra
 from trinho.config import McpConfig
 from trinho.durable import read_regular, write_secret_text
-from trinho.errors import NotFound, TrinhoError
+from trinho.errors import NotFound, TrinhoError, Unavailable
 from trinho.i18n import t
 from trinho.logs import configure_logging
 from trinho.textnorm import json_text, printable
@@ -65,6 +65,8 @@ if TYPE_CHECKING:
     from trinho.workspace import Clock
 
 log = logging.getLogger("trinho.mcp_server")
+RETRY_AFTER = b"5"
+"""Seconds a client is asked to wait when the database could not be reached."""
 T = TypeVar("T")
 
 SERVER_NAME = "trinho"
@@ -573,6 +575,7 @@ def _http(
     app.add_middleware(OneMessage)
     app.add_middleware(HostCheck, hosts=allowed_hosts(host, port, extra))
     app.add_middleware(RefusalLog)
+    app.add_middleware(Unreachable)
     return app
 
 
@@ -587,10 +590,16 @@ class OwnerTokenVerifier:
         import anyio
         from mcp.server.auth.provider import AccessToken
 
+        from trinho.pg.connect import retry_lost
         from trinho.pg.tokens import verify_token
 
+        def check() -> str | None:  # a read: asked again on a new connection when one was cut
+            return retry_lost(self._db.url, lambda: verify_token(self._db, token))
+
         try:
-            owner = await anyio.to_thread.run_sync(verify_token, self._db, token)
+            owner = await anyio.to_thread.run_sync(check)
+        except Unavailable:  # answered 503 (`Unreachable`): the token may well be good
+            raise
         except Exception as exc:  # a database that failed refuses the request, and says why
             log.warning("mcp: token check failed: %s", public_error(exc, None))
             return None
@@ -645,6 +654,34 @@ def owners_http_app(
     an owner's, and selects whose records the tools, resources and prompts act on."""
     server = records_server(owner_records(db, settings), actor, profile)
     return _http(server, OwnerTokenVerifier(db), host, port, extra_hosts)
+
+
+class Unreachable:
+    """A request that could not reach the database (a token check, a tool's records) answers
+    503 with Retry-After and the one line naming the server: never a 401 that tells a client
+    its token is bad, never a 500."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        started = False
+
+        async def sending(message: Any) -> None:
+            nonlocal started
+            started = started or message.get("type") == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Unavailable as exc:
+            if started or scope.get("type") != "http":
+                raise
+            log.warning("mcp: %s", exc)
+            error = {"error": "temporarily_unavailable", "error_description": str(exc)}
+            headers = [(b"content-type", b"application/json"), (b"retry-after", RETRY_AFTER)]
+            await send({"type": "http.response.start", "status": 503, "headers": headers})
+            await send({"type": "http.response.body", "body": json_text(error).encode()})
 
 
 class OneMessage:

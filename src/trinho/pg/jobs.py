@@ -15,6 +15,11 @@ each minute on some worker, defers a pass for each owner who owes a run. A worke
 job leaves it `doing` with no heartbeat; `retry_stalled`, each minute, puts it back and another
 worker runs it again from a new checkout. The killed run's copy never reached the database,
 and a run that was checked in before the kill finds its week done: each job finishes once.
+
+The planner may have queued a new pass for that owner meanwhile (the killed one's runs are
+still owed): the job put back then gives up its queueing lock, so both wait, and run one
+after the other under the owner's lock; the second finds its runs done. A job that cannot
+be put back is logged and the sweep goes on to the next.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -32,7 +37,7 @@ from trinho.config import Config
 from trinho.errors import TrinhoError
 from trinho.models import ChatModel, load_model
 from trinho.pg.connect import Database
-from trinho.pg.owners import owner_zone, owner_zones
+from trinho.pg.owners import owner_since, owner_zone, owner_zones
 from trinho.pg.workcopy import run_on_copy, sweep_copies
 from trinho.schedule.jobs import ScheduledCondensation, WorkspaceJobRunner
 from trinho.schedule.plan import plan
@@ -138,7 +143,7 @@ def owner_pass(db: Database, deployment: Deployment, owner: str) -> str:
             lambda run: load_model(ws, "job", run=run.run_id, model=model),
             ScheduledCondensation(model, HeldChannel()),
         )
-        result = run_due(ws, ws.config.jobs, runner)
+        result = run_due(ws, ws.config.jobs, runner, since=owner_since(db, owner))
         return ", ".join(f"{r.run_id}: {r.status}" for r in result.records)
 
     return run_on_copy(
@@ -224,29 +229,85 @@ def make_queue(db: Database, deployment: Deployment, *, periodic: bool = False) 
         return go
 
     defer_pass = defer(pass_task, "pass")
-    if periodic:
 
-        @app.periodic(cron="* * * * *", periodic_id="trinho.plan")
-        @app.task(name="trinho.plan", queue=QUEUE, queueing_lock="trinho.plan")
-        def plan_task(timestamp: int) -> int:
-            return sum(defer_pass(owner) for owner in owners_due(db, deployment))
+    @app.task(name="trinho.plan", queue=QUEUE, queueing_lock="trinho.plan")
+    def plan_task(timestamp: int) -> int:
+        return sum(defer_pass(owner) for owner in owners_due(db, deployment))
 
-        @app.periodic(cron="* * * * *", periodic_id="trinho.retry_stalled")
-        @app.task(name="trinho.retry_stalled", queue=QUEUE, queueing_lock="trinho.retry_stalled")
-        async def retry_stalled_task(timestamp: int) -> int:
-            return await retry_stalled(app)
+    @app.task(name="trinho.retry_stalled", queue=QUEUE, queueing_lock="trinho.retry_stalled")
+    async def retry_stalled_task(timestamp: int) -> int:
+        return await retry_stalled(app)
+
+    if periodic:  # every worker knows the tasks: one that empties the queue runs those left
+        app.periodic(cron="* * * * *", periodic_id="trinho.plan")(plan_task)
+        app.periodic(cron="* * * * *", periodic_id="trinho.retry_stalled")(retry_stalled_task)
 
     return Queue(app, defer_pass, defer(condense_task, "condense"))
 
 
+STILL_STALLED = (
+    "SELECT queueing_lock FROM procrastinate_jobs WHERE id = %s AND status = 'doing' FOR UPDATE"
+)
+RELEASE_QUEUEING_LOCK = """
+UPDATE procrastinate_jobs SET queueing_lock = NULL
+ WHERE id = %(id)s AND EXISTS (
+       SELECT 1 FROM procrastinate_jobs AS twin
+        WHERE twin.queueing_lock = %(lock)s AND twin.status = 'todo')
+"""
+PUT_BACK_ATTEMPTS = 3
+"""A twin queued between a put-back's look and its update fails that attempt once (one
+waiting job per queueing lock), and the next sees it: three leave a margin."""
+
+
+async def put_back(app: procrastinate.App, job_id: int) -> bool:
+    """Put back one stalled job in one transaction; False when it is no longer stalled
+    (another worker's sweep put it back first). A waiting job holding its queueing lock (a
+    pass the planner queued since) keeps it: this one gives it up, and both run."""
+    import psycopg
+    from procrastinate import sql
+
+    put_back_now = {  # procrastinate's own query: its function, whatever its version names it
+        "job_id": job_id,
+        "retry_at": datetime.now(UTC),
+        "new_priority": None,
+        "new_queue_name": None,
+        "new_lock": None,
+    }
+    async with app.connector.pool.connection() as conn:  # type: ignore[attr-defined]
+        attempt = 1
+        while True:
+            try:
+                async with conn.transaction():
+                    cur = await conn.execute(STILL_STALLED, (job_id,))
+                    row = await cur.fetchone()
+                    if row is None:
+                        return False
+                    if row[0] is not None:
+                        await conn.execute(RELEASE_QUEUEING_LOCK, {"id": job_id, "lock": row[0]})
+                    await conn.execute(sql.queries["retry_job"], put_back_now)
+                return True
+            except psycopg.errors.UniqueViolation:  # a twin was queued as it looked
+                if attempt == PUT_BACK_ATTEMPTS:
+                    raise
+                attempt += 1
+
+
 async def retry_stalled(app: procrastinate.App, after: float = STALLED_AFTER) -> int:
-    """Put back every job of a worker silent for `after` seconds; how many."""
+    """Put back every job of a worker silent for `after` seconds; how many. One job that
+    cannot be put back is logged and stops no other."""
     stalled = list(await app.job_manager.get_stalled_jobs(seconds_since_heartbeat=after))
+    done = 0
     for job in stalled:
-        await app.job_manager.retry_job(job)
-    if stalled:
-        log.warning("stalled jobs put back", extra={"fields": {"jobs": len(stalled)}})
-    return len(stalled)
+        try:
+            done += await put_back(app, job.id or 0)
+        except Exception as exc:
+            log.error(
+                "stalled job not put back",
+                extra={"fields": {"job": job.id, "error": f"{type(exc).__name__}: {exc}"}},
+            )
+    if done:
+        log.warning("stalled jobs put back", extra={"fields": {"jobs": done}})
+    return done
 
 
 @contextmanager

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from trinho.errors import TrinhoError
 from trinho.pg.connect import SCHEMES
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -69,6 +70,7 @@ def migrate(url: str) -> list[str]:
 
     from trinho.pg.jobs import install_queue
 
+    check_migrator(url)
     backend = get_backend(_yoyo_url(url))
     try:
         migrations = read_migrations(str(MIGRATIONS))
@@ -81,6 +83,39 @@ def migrate(url: str) -> list[str]:
     if install_queue(url):
         applied.append(QUEUE_ID)
     return applied
+
+
+def migrator_refusal(
+    role: str, schema_owner: str | None, owns: bool, can_create: bool
+) -> TrinhoError | None:
+    """Why `role` may not migrate, or None (pure): the schema's tables belong to the role that
+    created them, the operator's (`owns`: `role` is it, a member of it or a superuser); the
+    application role, which owns none of them and cannot create any, is refused before yoyo
+    touches the database."""
+    if schema_owner is not None and not owns:
+        return TrinhoError.keyed("error.store.migrate_role", role=role, owner=schema_owner)
+    if schema_owner is None and not can_create:
+        return TrinhoError.keyed("error.store.migrate_create", role=role)
+    return None
+
+
+OWNERSHIP = """
+SELECT current_user, t.tableowner, t.tableowner IS NOT NULL
+       AND pg_has_role(current_user, t.tableowner::name, 'USAGE'),
+       coalesce(has_schema_privilege(current_schema(), 'CREATE'), false)
+  FROM (SELECT 1) AS one
+  LEFT JOIN pg_tables AS t ON t.schemaname = current_schema() AND t.tablename = 'owners'
+"""
+
+
+def check_migrator(url: str) -> None:
+    """Refuse, in one line, to migrate as a role that does not own the schema."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        row = conn.execute(OWNERSHIP).fetchone()
+    if row is not None and (refusal := migrator_refusal(*row)) is not None:
+        raise refusal
 
 
 def grant_app_role(url: str, role: str) -> None:

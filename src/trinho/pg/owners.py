@@ -6,6 +6,7 @@ by the database, which row-level security does not hide rows from).
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from trinho.errors import TrinhoError
@@ -51,6 +52,15 @@ def owner_zone(db: Database, owner: str) -> str | None:
     check_owner(owner)
     with db.tx() as conn:
         row = conn.execute("SELECT timezone FROM owners WHERE owner_id = %s", (owner,)).fetchone()
+    return row[0] if row else None
+
+
+def owner_since(db: Database, owner: str) -> datetime | None:
+    """When the owner was added, or None when there is no such owner: their scheduled jobs
+    owe the slots since then, however late a worker first sees them."""
+    check_owner(owner)
+    with db.tx() as conn:
+        row = conn.execute("SELECT created_at FROM owners WHERE owner_id = %s", (owner,)).fetchone()
     return row[0] if row else None
 
 

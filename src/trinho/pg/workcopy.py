@@ -37,7 +37,7 @@ from trinho.models.ledger import LEDGER_PATH
 from trinho.notes.journal import JOURNAL_DIR, Acknowledged, parse_instants, render_journal_line
 from trinho.openclaw.markers import day_of_name
 from trinho.pg.archive import PgArchive
-from trinho.pg.connect import Database
+from trinho.pg.connect import Database, retry_lost
 from trinho.pg.journals import PgJournals
 from trinho.pg.ledger import PgLedger
 from trinho.pg.lines import text_lines
@@ -552,8 +552,8 @@ def run_on_copy(
     while True:
         with working_copy(db, owner, config_text) as done:
             result = job(open_checkout(done, config, clock))
-            try:
-                checkin(db, done)
+            try:  # a connection a restart cut before the commit: once more, on a new one
+                retry_lost(db.url, lambda: checkin(db, done))
             except Moved:
                 if attempt == ATTEMPTS:
                     raise

@@ -4,7 +4,10 @@ The core is pure: given the jobs (from the config), what each job has already co
 `now`, it says which runs are due. A job owes at most ONE run at any moment, for its latest
 slot that has passed: runs missed while the service was down collapse into one catch-up run,
 and a slot once covered is never run again. A job seen for the first time owes nothing for
-slots before that moment, so installing the service does not fire a week of old runs. A clock
+slots before that moment, so installing the service does not fire a week of old runs; where
+the store knows when the owner was added (a database's registry), an owner seen for the
+first time owes the slots since then, so an owner added before Sunday's slot and first seen
+after it has that week condensed. A clock
 that moved backwards (a job covered past `now`) rewinds that job to the present, so the future
 it remembers does not hold its schedule back.
 
@@ -193,19 +196,26 @@ def rewind(
     return new_state, found
 
 
-def plan(jobs: Sequence[JobSpec], state: Mapping[str, JobState], now: datetime) -> Plan:
-    """Which runs are due at `now`, oldest slot first; new jobs get `now` as their baseline.
+def plan(
+    jobs: Sequence[JobSpec],
+    state: Mapping[str, JobState],
+    now: datetime,
+    since: datetime | None = None,
+) -> Plan:
+    """Which runs are due at `now`, oldest slot first. New jobs get `now` as their baseline;
+    for an owner seen for the first time (no job has a state yet), `since`, when the owner
+    was added (never later than `now`): a job added to the config later owes nothing old.
 
     Slots are read in `now`'s zone and compared as UTC instants. A slot whose run id is the
     job's last run (the same day and time, read in a zone the owner has just changed to) is
     covered, not run a second time."""
     new_state, rewound = rewind(state, now)
+    baseline = utc(now) if since is None or state else min(utc(since), utc(now))
     due: list[DueRun] = []
     for job in jobs:
         current = new_state.get(job.name)
         if current is None:
-            new_state[job.name] = JobState(covered_until=utc(now))
-            continue
+            current = new_state[job.name] = JobState(covered_until=baseline)
         slot = job.schedule.latest_slot(now)
         if slot > current.covered_until:
             run = DueRun(job, slot, now.tzinfo)

@@ -118,15 +118,17 @@ def run_due(
     runner: JobRunner,
     *,
     should_stop: Callable[[], bool] = lambda: False,
+    since: datetime | None = None,
 ) -> RunPass:
-    """Run every due run once, oldest slot first; stops between runs when `should_stop()`."""
+    """Run every due run once, oldest slot first; stops between runs when `should_stop()`.
+    `since`: when the owner was added, the baseline of the jobs seen for the first time."""
     store = RunStore(ws)
     with try_file_lock(ws.internal / LOCK_FILE) as taken:
         if not taken:
             log.info("scheduler busy", extra={"fields": {"event": "scheduler.busy"}})
             return RunPass(busy=True)
         state = store.load()
-        planned = plan(jobs, state, ws.now())
+        planned = plan(jobs, state, ws.now(), since)
         for back in planned.rewound:
             log.warning(
                 "clock moved back",

@@ -39,7 +39,7 @@ from trinho.condense.store.runs import (
     runs_root,
 )
 from trinho.config import WebConfig
-from trinho.errors import TrinhoError
+from trinho.errors import TrinhoError, Unavailable
 from trinho.i18n import N_, t
 from trinho.memory import store as memory_store
 from trinho.pg.logins import site_url
@@ -66,6 +66,8 @@ from trinho.workspace import CONFIG_PATH, Workspace
 T = TypeVar("T")
 
 log = logging.getLogger("trinho.web")
+RETRY_AFTER = "5"
+"""Seconds a page a database restart interrupted asks the browser to wait before trying again."""
 MAX_RECEIPTS = 50
 """The decisions' receipts a server keeps for their pages (the newest; in memory)."""
 
@@ -199,6 +201,16 @@ class _Review:
                 shown = public_error(exc, self.root)
                 if not isinstance(exc, TrinhoError):
                     log.warning("web: %s %s failed: %s", request.method, request.url.path, shown)
+                if isinstance(
+                    exc, Unavailable
+                ):  # a retry notice: nothing is wrong with the request
+                    title = t(self.locale, "web.unavailable")
+                    page = pages.layout(
+                        self.locale, title, Html(""), [shown.localized(self.locale)]
+                    )
+                    return HTMLResponse(
+                        page, http_status(exc), headers={"Retry-After": RETRY_AFTER}
+                    )
                 title, line = t(self.locale, "web.refused"), shown.localized(self.locale)
                 page = pages.layout(self.locale, title, Html(""), [line])
                 return HTMLResponse(page, http_status(exc))

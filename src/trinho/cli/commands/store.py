@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from trinho.cli.app import OWNER_ENV, cli, emit, json_option, say, state
+from trinho.cli.app import OWNER_ENV, cli, emit, json_option, owner_given, say, state
 from trinho.errors import TrinhoError
 from trinho.i18n import N_, t
 from trinho.pg.connect import Database
@@ -27,10 +27,18 @@ def _database() -> Database:
     return Database(_url(), max_size=2)
 
 
+def _owner_required(ctx: click.Context, param: click.Parameter, value: str | None) -> str:
+    owner = owner_given(ctx, param, value)
+    if owner is None:
+        raise click.MissingParameter(ctx=ctx, param=param)
+    return owner
+
+
 def owner_option(func: click.decorators.FC) -> click.decorators.FC:
-    """`--owner ID` (or TRINHO_OWNER): whose records the command works on."""
+    """`--owner ID` (or TRINHO_OWNER), after the command or before it: whose records the
+    command works on; required."""
     return click.option(
-        "--owner", "owner", required=True, envvar=OWNER_ENV, help="The owner's id."
+        "--owner", "owner", callback=_owner_required, envvar=OWNER_ENV, help="The owner's id."
     )(func)
 
 
