@@ -7,6 +7,7 @@ the ones the SDK's own local filesystem backend gives for the same commands."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from collections import Counter
 from pathlib import Path
@@ -306,3 +307,47 @@ def test_no_str_replace_loses_an_owner_line_of_memory(
     waiting = str([p.change for p in proposals.list_proposals(ws).proposals])
     for line in OWNER_MEMORY.split("\n")[:3]:
         assert line in kept or line in waiting
+
+
+# --- `trinho chat` with an anthropic: model ------------------------------------------------------
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_trinho_chat_offers_the_memory_tool_when_configured(
+    cli_env: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    enabled: bool,
+) -> None:
+    from fake_model_server import FakeServer, Reply, anthropic_reply
+
+    assert main(["init", "--tz", "Asia/Ho_Chi_Minh"]) == 0
+    home = Path(cli_env["TRINHO_HOME"])
+    if enabled:
+        with (home / ".trinho" / "config.toml").open("a", encoding="utf-8") as config:
+            config.write("\n[tools]\nclaude_memory = true\n")
+    (home / "MEMORY.md").write_text(OWNER_MEMORY, encoding="utf-8")
+    edit = {
+        "command": "str_replace",
+        "path": "/memories/MEMORY.md",
+        "old_str": "Allergic to peanuts",
+        "new_str": "Fine with peanuts",
+    }
+    use = {"type": "tool_use", "id": "toolu_1", "name": "memory", "input": edit}
+    replies = [
+        Reply(anthropic_reply([use], stop="tool_use")),
+        Reply(anthropic_reply([{"type": "text", "text": "Đã ghi nhận."}])),
+    ]
+    with FakeServer(*replies) as server:
+        monkeypatch.setenv("TRINHO_MODEL", "anthropic:claude-test")
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        capsys.readouterr()
+        assert main(["chat", "-m", "Tôi hết dị ứng rồi", "--json"]) == 0
+    (turn,) = json.loads(capsys.readouterr().out)["turns"]
+    offered = [t.get("type") for t in server.posts[0].body["tools"]]
+    assert ("memory_20250818" in offered) is enabled
+    assert turn["tools"] == [{"name": "memory", "error": not enabled}]
+    assert (home / "MEMORY.md").read_text(encoding="utf-8") == OWNER_MEMORY
+    answered = server.posts[1].body["messages"][-1]["content"][0]["content"]
+    assert answered.startswith("Not changed yet:") is enabled

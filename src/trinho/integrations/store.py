@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +40,7 @@ from trinho.i18n import N_, t
 from trinho.integrations import rules
 from trinho.integrations.rules import Refused, Target
 from trinho.memory import store as memory_store
+from trinho.models.base import ToolSpec
 from trinho.notes.store import save_note
 from trinho.proposals import store as proposals
 from trinho.textnorm import decode
@@ -506,6 +507,44 @@ class MemoryFiles:
             yield
         except (TrinhoError, OSError) as exc:
             raise Refused(str(public_error(exc, self.ws.root))) from None
+
+
+MEMORY_TOOL = "memory_20250818"
+MEMORY_SPEC = ToolSpec(
+    "memory", "Claude's memory tool: /memories is the owner's memory.", builtin=MEMORY_TOOL
+)
+"""The memory tool as `trinho chat` offers it to an `anthropic:` model (`[tools] claude_memory`)."""
+
+
+def run_command(ws: Workspace, args: Mapping[str, Any], agent: str) -> tuple[str, bool]:
+    """One memory tool call of a chat turn, as the SDK's backend dispatches it: the answer and
+    whether it is an error."""
+    files = MemoryFiles(ws, agent=agent)
+    command = args.get("command")
+    try:
+        if command == "view":
+            span = args.get("view_range")
+            shown = span if isinstance(span, list) else None
+            return files.view(str(args.get("path")), shown), False
+        if command == "create":
+            return files.create(str(args.get("path")), str(args.get("file_text", ""))), False
+        if command == "str_replace":
+            old, new = str(args.get("old_str", "")), str(args.get("new_str", ""))
+            return files.str_replace(str(args.get("path")), old, new), False
+        if command == "insert":
+            line = args.get("insert_line")
+            if not isinstance(line, int) or isinstance(line, bool):
+                raise Refused("insert_line must be an integer.")
+            text = str(args.get("insert_text", ""))
+            return files.insert(str(args.get("path")), line, text), False
+        if command == "delete":
+            return files.delete(str(args.get("path"))), False
+        if command == "rename":
+            old_path, new_path = str(args.get("old_path")), str(args.get("new_path"))
+            return files.rename(old_path, new_path), False
+        raise Refused(f"Unknown command: {command}")
+    except Refused as refused:
+        return str(refused), True
 
 
 def read_written(path: Path) -> dict[str, list[str]]:
