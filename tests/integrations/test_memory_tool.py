@@ -351,3 +351,22 @@ def test_trinho_chat_offers_the_memory_tool_when_configured(
     assert (home / "MEMORY.md").read_text(encoding="utf-8") == OWNER_MEMORY
     answered = server.posts[1].body["messages"][-1]["content"][0]["content"]
     assert answered.startswith("Not changed yet:") is enabled
+
+
+def test_the_docs_runner_example_runs_against_the_fake(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/clients.md's tool runner snippet, as written, with the workspace's path."""
+    docs = Path(__file__).resolve().parents[2] / "docs" / "clients.md"
+    block = docs.read_text(encoding="utf-8").split("```python\n")[3].split("```")[0]
+    assert "tool_runner" in block and len(block.strip().split("\n")) <= 14
+    code = block.replace("/home/me/.local/share/trinho/workspace", str(ws.root))
+    edit = {"command": "view", "path": "/memories/MEMORY.md"}
+    script = [[tool_use(1, **edit)], [{"type": "text", "text": "Đã nhớ."}]]
+    with FakeClaude(script) as api:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+        exec(compile(code, "clients.md", "exec"), {})
+    assert api.refusals == []
+    assert capsys.readouterr().out == "Đã nhớ.\n"
+    assert text(api.results()["toolu_001"]).startswith("Here's the content of /memories/MEMORY.md")
