@@ -1,0 +1,163 @@
+"""Importing another memory system: reading its export, and writing the plan through the gate.
+
+Every planned entry is added to MEMORY.md as one rewrite judged by the gate as any writer that
+is not the owner (`trinho.condense.rules.gate.gate`, the window being today): what the gate
+lets apply is written (an entry dated today), the rest waits for the owner as MEMORY.md
+proposals from `import:SOURCE`, each with the item's origin as its `why`. A line already in
+MEMORY.md folds, a change already waiting or rejected is not asked again: a second import
+of the same export adds nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from trinho.condense.rules.gate import Change, gate
+from trinho.durable import read_regular
+from trinho.errors import TrinhoError
+from trinho.importers.rules import (
+    Plan,
+    SourceFile,
+    is_claude_code_file,
+    mem0_records,
+    plan_markdown,
+    plan_mem0,
+)
+from trinho.memory import store as memory_store
+from trinho.proposals import store as proposals
+from trinho.textnorm import decode
+from trinho.workspace import Workspace
+
+KIND = "memory"
+MAX_SOURCE_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import did (or, dry, would do)."""
+
+    source: str
+    items: int
+    added: int
+    proposed: int
+    already: int
+    unmapped: list[dict[str, str]]
+    dry_run: bool
+
+
+def read_plan(ws: Workspace, source: str, path: Path) -> Plan:
+    """The plan of the export at `path` in `source`'s format; one keyed line when it is not."""
+    if source == "mem0":
+        data = _json(path)
+        records = mem0_records(data)
+        if records is None:
+            raise TrinhoError.keyed("error.import.format", path=path, source="Mem0")
+        return plan_mem0(records, ws.today())
+    if source == "claude-code":
+        return plan_markdown(source, claude_code_files(ws, path), ws.today())
+    raise TrinhoError.keyed("error.import.format", path=path, source=source)
+
+
+def _json(path: Path) -> Any:
+    if not path.is_file():
+        raise TrinhoError.keyed("error.import.no_file", path=path)
+    try:
+        return json.loads(decode(read_regular(path, MAX_SOURCE_BYTES), str(path)))
+    except ValueError:
+        raise TrinhoError.keyed("error.import.format", path=path, source="JSON") from None
+
+
+def claude_code_files(ws: Workspace, path: Path) -> list[SourceFile]:
+    """Claude Code's memory files under `path` (or `path` itself), in path order."""
+    if path.is_file():
+        return [_source_file(path, path.name)]
+    if not path.is_dir():
+        raise TrinhoError.keyed("error.import.no_file", path=path)
+    memory_folder = path.name == "memory"
+    found = [
+        p
+        for p in path.rglob("*.md")
+        if p.is_file()
+        and not p.is_symlink()
+        and is_claude_code_file(p.relative_to(path).parts, memory_folder)
+    ]
+    return [_source_file(p, p.relative_to(path).as_posix()) for p in sorted(found)]
+
+
+def _source_file(path: Path, rel: str) -> SourceFile:
+    text = decode(read_regular(path, MAX_SOURCE_BYTES), rel)
+    day = datetime.fromtimestamp(path.stat().st_mtime, UTC).date()
+    return SourceFile(rel, text.replace("\r\n", "\n"), day)
+
+
+def apply_plan(
+    ws: Workspace,
+    plan: Plan,
+    *,
+    dry_run: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> ImportReport:
+    """Add the plan's entries to MEMORY.md through the gate, proposing what it holds."""
+    origin = f"import:{plan.source}"
+    today = ws.today()
+    by_line = {item.line: item for item in plan.items}
+    with memory_store.editing(ws, lock=not dry_run) as memory:
+        before = memory.text()
+        present = set(before.split("\n"))
+        new = [line for line in by_line if line not in present]
+        base = before if not before or before.endswith("\n") else before + "\n"
+        after = base + "".join(line + "\n" for line in new)
+        result = gate(before, after, today, today) if new else None
+        if result is not None and result.applied != before and not dry_run:
+            memory.replace(result.applied)
+    held = list(result.held) if result is not None else []
+    if progress is not None:
+        progress(max(0, len(plan.items) - len(held)))
+    asked = {
+        _substance(p.change)
+        for p in proposals.list_proposals(ws).proposals
+        if p.kind == KIND and p.status in ("pending", "rejected")
+    }
+    proposed = 0
+    for change in held:
+        data = {k: v for k, v in change.to_dict().items() if k not in ("why", "sources")}
+        if _substance(data) not in asked:
+            asked.add(_substance(data))
+            proposed += 1
+            if not dry_run:
+                _propose(ws, change, data, origin, by_line)
+        if progress is not None:
+            progress(1)
+    added = sum(
+        1
+        for c in (result.changes if result is not None else ())
+        if c.action == "auto" and c.cls != "folded"
+    )
+    return ImportReport(
+        plan.source,
+        len(plan.items),
+        added,
+        proposed,
+        len(plan.items) - added - proposed,
+        [{"ref": u.ref, "why": u.why} for u in plan.unmapped],
+        dry_run,
+    )
+
+
+def _substance(change: dict[str, Any]) -> tuple[object, ...]:
+    """What makes two held changes the same question for the owner (as a weekly run asks
+    it): the class and the lines, not where the line would go."""
+    return (change.get("class"), change.get("old"), change.get("new"), change.get("rewrite"))
+
+
+def _propose(
+    ws: Workspace, change: Change, data: dict[str, Any], origin: str, by_line: dict[str, Any]
+) -> None:
+    item = by_line.get(change.new or "")
+    why = item.why[: proposals.MAX_WHY_CHARS] if item is not None else None
+    proposals.submit(ws, KIND, data, reason=change.reason, origin=origin, why=why)
