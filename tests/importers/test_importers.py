@@ -1,7 +1,7 @@
-"""`trinho import mem0|claude-code PATH`: each export lands in MEMORY.md through the gate (an
-entry dated outside the window waits as a proposal, with the item's origin), a second import
-adds nothing, `--dry-run` writes nothing, and every source item is in the workspace or in the
-"not mapped" list.
+"""`trinho import mem0|basic-memory|claude-code PATH`: each export lands in MEMORY.md through
+the gate (an entry dated outside the window waits as a proposal, with the item's origin), a
+second import adds nothing, `--dry-run` writes nothing, and every source item is in the
+workspace or in the "not mapped" list.
 
 Fixtures, written from each format's published documentation:
 - tests/data/import/mem0-get-all.json: the memory objects of Mem0's "Get Memories" page
@@ -9,6 +9,10 @@ Fixtures, written from each format's published documentation:
   `user_id`, `hash`, `metadata`, `created_at`, `updated_at`; its first record is that page's
   example) in the `{"results": [...]}` shape of `Memory.get_all()` (mem0ai/mem0,
   mem0/memory/main.py).
+- tests/data/import/basic-memory/: a basic-memory project as basicmachines-co/basic-memory
+  docs/NOTE-FORMAT.md describes a note (its "Coffee Brewing Methods" example verbatim: front
+  matter, `- [category] content #tag (context)` observations, `- relation [[Target]]`
+  relations), a second note with prose, and a hidden `.obsidian/` folder that is no note.
 - tests/data/import/claude-code/: Claude Code's memory files as docs.claude.com "Manage
   Claude's memory" lays them out: a project `CLAUDE.md` with an `@README.md` import,
   `CLAUDE.local.md`, `.claude/rules/*.md` with `paths` front matter, the user's
@@ -213,24 +217,28 @@ def test_the_auto_memory_folder_itself_and_today_s_file(
 
 @settings(max_examples=40, deadline=None)
 @given(
+    st.sampled_from(["claude-code", "basic-memory"]),
     st.lists(
         st.one_of(
-            st.sampled_from(["# H", "## Sub", "---", "```", "@notes.md", "- [ ] task", ""]),
-            st.text(alphabet="ab -#*@`\t1.", max_size=12),
+            st.sampled_from(
+                ["# H", "## Sub", "---", "```", "@notes.md", "- [ ] task", "", "title: T"]
+            ),
+            st.sampled_from(["- [tech] Uses SQLite #db (why)", "- relates_to [[Tea]]"]),
+            st.text(alphabet="ab -#*@`[]\t1.", max_size=12),
             st.just("y" * 1001),
         ),
         max_size=12,
-    )
+    ),
 )
-def test_every_markdown_line_is_planned_or_listed(lines: list[str]) -> None:
+def test_every_markdown_line_is_planned_or_listed(source: str, lines: list[str]) -> None:
     text = "\n".join(lines)
-    plan = rules.plan_markdown(
-        "claude-code", [rules.SourceFile("CLAUDE.md", text, date(2025, 1, 1))], date(2026, 1, 1)
-    )
+    files = [rules.SourceFile("n.md", text, date(2025, 1, 1))]
+    plan = rules.plan_markdown(source, files, date(2026, 1, 1))
     refs = set(plan.refs)
     for number, line in enumerate(text.split("\n"), start=1):
         if line.strip() and line.strip() != "---":
-            assert f"claude-code:CLAUDE.md:{number}" in refs, (number, line)
+            assert f"{source}:n.md:{number}" in refs, (number, line)
+    assert len(refs) == len(plan.refs)  # no line is planned and listed both
     assert all(item.day == date(2025, 1, 1) for item in plan.items)
 
 
@@ -239,3 +247,39 @@ def _pending(home: Path) -> list[proposals.Proposal]:
 
     ws = open_workspace(home)
     return list(proposals.list_proposals(ws, include_decided=False).proposals)
+
+
+# --- basic-memory --------------------------------------------------------------------------------
+
+
+def test_basic_memory_observations_relations_and_prose(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "basic-memory"
+    shutil.copytree(DATA / "basic-memory", source)
+    for path in source.rglob("*.md"):
+        os.utime(path, (PAST, PAST))
+    first = run(capsys, "import", "basic-memory", str(source))
+    lines = {p.change["new"]: p for p in _pending(home)}
+    assert set(lines) == {
+        "- 2025-03-01: " + text
+        for text in (
+            "Pour over provides more flavor clarity than French press",
+            "Water temperature at 205°F extracts optimal compounds #brewing",
+            "Ethiopian beans work well with lighter roasts (personal experience)",
+            "Coffee Brewing Methods: relates_to Coffee Bean Origins",
+            "Coffee Brewing Methods: requires Proper Grinding Technique",
+            "Coffee Brewing Methods: contrasts_with Tea Brewing Methods",
+            "Lives in Đà Nẵng and works from home on Fridays.",
+            "Allergic to peanuts #allergy (said on 2025-02-14)",
+            "An: works_at Shop",
+        )
+    }
+    allergy = lines["- 2025-03-01: Allergic to peanuts #allergy (said on 2025-02-14)"]
+    where = "people/an.md line 12 (An > Observations)"
+    assert allergy.why == f"basic-memory: {where}, observation [health]"
+    assert (first["items"], first["proposed"]) == (9, 9)
+    assert not any(".obsidian" in u["ref"] for u in first["unmapped"])
+    assert sum(u["why"] == "front matter" for u in first["unmapped"]) == 7
+    second = run(capsys, "import", "basic-memory", str(source), "--dry-run")
+    assert (second["added"], second["proposed"], second["already"]) == (0, 0, 9)

@@ -12,6 +12,10 @@ The formats, as their projects publish them:
   platform answer (a list) or the platform's export (`{"memories": [...]}`); each memory has
   `id`, `memory`, `user_id`, `hash`, `metadata`, `created_at`, `updated_at`
   (docs.mem0.ai, "Get Memories").
+- basic-memory: a project folder of markdown notes, each with YAML front matter (`title`,
+  `type`, `tags`, `permalink`), observations `- [category] content #tag (context)` and
+  relations `- relation_type [[Target]] (context)`, found by their syntax anywhere in the
+  note (basicmachines-co/basic-memory, docs/NOTE-FORMAT.md).
 - Claude Code: CLAUDE.md files (project `./CLAUDE.md` or `./.claude/CLAUDE.md`, user
   `~/.claude/CLAUDE.md`, `CLAUDE.local.md`, rules in `.claude/rules/*.md`) and the auto-memory
   folder `~/.claude/projects/<project>/memory/` (MEMORY.md and topic files); markdown, whose
@@ -35,6 +39,9 @@ _BULLET = re.compile(r"^\s*(?:[-*+]|[0-9]{1,3}[.)])\s+(?:\[[ xX]\]\s+)?")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _IMPORT = re.compile(r"^\s*@\S+")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+_OBSERVATION = re.compile(r"^\s*[-*]\s+\[([^\]\[]+)\]\s+(.+)$")
+_RELATION = re.compile(r"^\s*[-*]\s+([A-Za-z_][\w-]*)\s+\[\[([^\]]+)\]\](.*)$")
+_TITLE = re.compile(r"^title:\s*(.+?)\s*$")
 
 
 @dataclass(frozen=True)
@@ -148,40 +155,72 @@ def plan_markdown(source: str, files: Iterable[SourceFile], today: date) -> Plan
     items: list[Item] = []
     unmapped: list[Unmapped] = []
     for file in files:
-        section: list[str] = []
-        fenced = False
-        front = file.text.startswith("---\n")
-        for number, raw in enumerate(file.text.split("\n"), start=1):
-            ref = f"{source}:{file.rel}:{number}"
-            if front:
-                if raw.strip() and raw.strip() != "---":
-                    unmapped.append(Unmapped(ref, "front matter"))
-                front = not (raw.strip() == "---" and number > 1)
-                continue
-            if _FENCE.match(raw):
-                fenced = not fenced
-                unmapped.append(Unmapped(ref, "code block"))
-                continue
-            if not raw.strip():
-                continue
-            if fenced:
-                unmapped.append(Unmapped(ref, "code block"))
-            elif _HEADING.match(raw):
-                level = len(raw.strip()) - len(raw.strip().lstrip("#"))
-                section = [*section[: level - 1], raw.strip().lstrip("#").strip()]
-                unmapped.append(Unmapped(ref, "heading: named in the origin of its lines"))
-            elif _IMPORT.match(raw):
-                unmapped.append(Unmapped(ref, "an @import of another file: import that file"))
-            else:
-                text = one_line(_BULLET.sub("", raw, count=1)).strip()
-                if not text or len(text) > MAX_ITEM_CHARS:
-                    unmapped.append(Unmapped(ref, f"empty or over {MAX_ITEM_CHARS} characters"))
-                    continue
-                where = f"{file.rel} line {number}"
-                if section:
-                    where += " (" + " > ".join(section) + ")"
-                items.append(Item(ref, text, min(file.day, today), f"{source}: {where}"))
+        _plan_file(source, file, today, items, unmapped)
     return Plan(source, tuple(items), tuple(unmapped))
+
+
+def _plan_file(
+    source: str, file: SourceFile, today: date, items: list[Item], unmapped: list[Unmapped]
+) -> None:
+    section: list[str] = []
+    fenced = False
+    front = file.text.startswith("---\n")
+    title = file.rel.rsplit("/", 1)[-1].removesuffix(".md")
+    for number, raw in enumerate(file.text.split("\n"), start=1):
+        ref = f"{source}:{file.rel}:{number}"
+        line = raw.strip()
+        if front:
+            named = _TITLE.match(line)
+            title = named.group(1).strip("\"'") if named else title
+            if line and line != "---":
+                unmapped.append(Unmapped(ref, "front matter"))
+            front = not (line == "---" and number > 1)
+        elif _FENCE.match(raw) or (fenced and line):
+            fenced = not fenced if _FENCE.match(raw) else fenced
+            unmapped.append(Unmapped(ref, "code block"))
+        elif not line:
+            continue
+        elif _HEADING.match(raw):
+            level = len(line) - len(line.lstrip("#"))
+            section = [*section[: level - 1], line.lstrip("#").strip()]
+            unmapped.append(Unmapped(ref, "heading: named in the origin of its lines"))
+        elif _IMPORT.match(raw):
+            unmapped.append(Unmapped(ref, "an @import of another file: import that file"))
+        else:
+            text, kind = _entry_text(source, raw, title)
+            if not text or len(text) > MAX_ITEM_CHARS:
+                unmapped.append(Unmapped(ref, f"empty or over {MAX_ITEM_CHARS} characters"))
+                continue
+            where = f"{file.rel} line {number}" + (f" ({' > '.join(section)})" if section else "")
+            why = f"{source}: {where}" + (f", {kind}" if kind else "")
+            items.append(Item(ref, text, min(file.day, today), why))
+
+
+def _entry_text(source: str, raw: str, title: str) -> tuple[str, str | None]:
+    """The entry a line of prose or a bullet makes, and what kind of line it was: for
+    basic-memory, an observation keeps its content, tags and context (its category goes to
+    the origin), and a relation is said of its note (`Coffee: relates_to Tea`)."""
+    if source == "basic-memory":
+        observed = _OBSERVATION.match(raw)
+        if observed and observed.group(1).strip() not in ("", "x", "X"):
+            return one_line(observed.group(2)), f"observation [{observed.group(1).strip()}]"
+        related = _RELATION.match(raw)
+        if related:
+            rest = one_line(related.group(3))
+            text = f"{title}: {related.group(1)} {related.group(2)}" + (f" {rest}" if rest else "")
+            return one_line(text), "relation"
+    return one_line(_BULLET.sub("", raw, count=1)), None
+
+
+def is_basic_memory_file(rel_parts: Sequence[str]) -> bool:
+    """Whether a path of a basic-memory project is one of its notes: a markdown file outside
+    hidden folders."""
+    parts = tuple(rel_parts)
+    return (
+        bool(parts)
+        and parts[-1].endswith(".md")
+        and not any(p.startswith(".") or p in SKIPPED for p in parts)
+    )
 
 
 CLAUDE_CODE_NAMES = frozenset({"CLAUDE.md", "CLAUDE.local.md"})

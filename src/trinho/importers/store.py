@@ -11,7 +11,7 @@ of the same export adds nothing.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +23,7 @@ from trinho.errors import TrinhoError
 from trinho.importers.rules import (
     Plan,
     SourceFile,
+    is_basic_memory_file,
     is_claude_code_file,
     mem0_records,
     plan_markdown,
@@ -60,6 +61,8 @@ def read_plan(ws: Workspace, source: str, path: Path) -> Plan:
         return plan_mem0(records, ws.today())
     if source == "claude-code":
         return plan_markdown(source, claude_code_files(ws, path), ws.today())
+    if source == "basic-memory":
+        return plan_markdown(source, markdown_files(path, is_basic_memory_file), ws.today())
     raise TrinhoError.keyed("error.import.format", path=path, source=source)
 
 
@@ -74,17 +77,21 @@ def _json(path: Path) -> Any:
 
 def claude_code_files(ws: Workspace, path: Path) -> list[SourceFile]:
     """Claude Code's memory files under `path` (or `path` itself), in path order."""
+    memory_folder = path.name == "memory"
+    return markdown_files(path, lambda parts: is_claude_code_file(parts, memory_folder))
+
+
+def markdown_files(path: Path, wanted: Callable[[Sequence[str]], bool]) -> list[SourceFile]:
+    """The markdown files under `path` that `wanted` names (or `path` itself), in path order;
+    links are not followed."""
     if path.is_file():
         return [_source_file(path, path.name)]
     if not path.is_dir():
         raise TrinhoError.keyed("error.import.no_file", path=path)
-    memory_folder = path.name == "memory"
     found = [
         p
         for p in path.rglob("*.md")
-        if p.is_file()
-        and not p.is_symlink()
-        and is_claude_code_file(p.relative_to(path).parts, memory_folder)
+        if p.is_file() and not p.is_symlink() and wanted(p.relative_to(path).parts)
     ]
     return [_source_file(p, p.relative_to(path).as_posix()) for p in sorted(found)]
 

@@ -148,6 +148,16 @@ def import_mem0(path: Path, dry_run: bool, owner: str | None, as_json: bool) -> 
     _import_from("mem0", path, dry_run, owner, as_json)
 
 
+@import_group.command(name="basic-memory")
+@click.argument("path", type=click.Path(path_type=Path))
+@_DRY_RUN
+@owner_option
+@json_option
+def import_basic_memory(path: Path, dry_run: bool, owner: str | None, as_json: bool) -> None:
+    """Import a basic-memory project: its notes' observations, relations and prose."""
+    _import_from("basic-memory", path, dry_run, owner, as_json)
+
+
 @import_group.command(name="claude-code")
 @click.argument("path", type=click.Path(path_type=Path))
 @_DRY_RUN
