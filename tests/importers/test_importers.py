@@ -13,6 +13,10 @@ Fixtures, written from each format's published documentation:
   docs/NOTE-FORMAT.md describes a note (its "Coffee Brewing Methods" example verbatim: front
   matter, `- [category] content #tag (context)` observations, `- relation [[Target]]`
   relations), a second note with prose, and a hidden `.obsidian/` folder that is no note.
+- tests/data/import/letta-agent.af: an agent file with the fields of Letta's `AgentSchema`
+  (letta-ai/letta, letta/serialize_schemas/pydantic_agent_schema.py: `core_memory` blocks,
+  `messages` with text `content`, `tool_calls`, `created_at`), Letta's `user_message` and
+  `heartbeat` wrappings and its `send_message` tool, plus archival `passages`.
 - tests/data/import/claude-code/: Claude Code's memory files as docs.claude.com "Manage
   Claude's memory" lays them out: a project `CLAUDE.md` with an `@README.md` import,
   `CLAUDE.local.md`, `.claude/rules/*.md` with `paths` front matter, the user's
@@ -283,3 +287,84 @@ def test_basic_memory_observations_relations_and_prose(
     assert sum(u["why"] == "front matter" for u in first["unmapped"]) == 7
     second = run(capsys, "import", "basic-memory", str(source), "--dry-run")
     assert (second["added"], second["proposed"], second["already"]) == (0, 0, 9)
+
+
+# --- Letta ---------------------------------------------------------------------------------------
+
+
+def test_letta_blocks_and_passages_wait_messages_go_to_the_conversation(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = str(DATA / "letta-agent.af")
+    dry = run(capsys, "import", "letta", source, "--dry-run")
+    assert (dry["items"], dry["proposed"], dry["turns"]) == (4, 4, 2)
+    assert not list((home / "conversations").glob("*"))
+    first = run(capsys, "import", "letta", source)
+    assert (first["items"], first["proposed"], first["turns"]) == (4, 4, 2)
+    lines = {p.change["new"]: p for p in _pending(home)}
+    assert set(lines) == {
+        "- 2025-02-14: Name: An",
+        "- 2025-02-14: Lives in Đà Nẵng",
+        "- 2025-02-14: Prefers window seats",
+        "- 2025-02-10: An's passport expires in March 2027",
+    }
+    assert lines["- 2025-02-14: Lives in Đà Nẵng"].why == (
+        "Letta agent trip_planner, memory block 'human' line 2"
+    )
+    why = {u["ref"]: u["why"] for u in first["unmapped"]}
+    assert sorted(why) == [
+        "letta:trip_planner:block:0:persona:1",
+        "letta:trip_planner:block:0:persona:2",
+        "letta:trip_planner:message:0",
+        "letta:trip_planner:message:3",
+        "letta:trip_planner:message:4",
+        "letta:trip_planner:passage:1",
+    ]
+    day = (home / "conversations" / "2025-02-14.jsonl").read_text(encoding="utf-8")
+    said = [json.loads(line) for line in day.splitlines()]
+    assert [(t["role"], t["text"]) for t in said] == [
+        ("user", "Book me a window seat to Huế"),
+        ("assistant", "Window seat to Huế it is."),
+    ]
+    second = run(capsys, "import", "letta", source)
+    assert (second["proposed"], second["turns"], second["already"]) == (0, 0, 4)
+
+
+LETTA_MESSAGE = st.fixed_dictionaries(
+    {
+        "role": st.sampled_from(["user", "assistant", "system", "tool"]),
+        "content": st.one_of(
+            st.text(max_size=20),
+            st.lists(st.fixed_dictionaries({"type": st.just("text"), "text": st.text()})),
+        ),
+    },
+    optional={"created_at": st.sampled_from(["2025-02-14T09:00:00+00:00", "soon", ""])},
+)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {"label": st.sampled_from(["human", "persona", "x"]), "value": st.text(max_size=40)}
+        ),
+        max_size=3,
+    ),
+    st.lists(st.one_of(LETTA_MESSAGE, st.integers()), max_size=5),
+    st.lists(st.fixed_dictionaries({"text": st.text(max_size=20)}), max_size=3),
+)
+def test_every_letta_item_is_planned_or_listed(
+    blocks: list[Any], messages: list[Any], passages: list[Any]
+) -> None:
+    data = {"name": "a", "core_memory": blocks, "messages": messages, "passages": passages}
+    plan = rules.plan_letta(data, date(2026, 1, 1))
+    refs = plan.refs
+    assert len(refs) == len(set(refs))
+    for number in range(len(messages)):
+        assert f"letta:a:message:{number}" in refs
+    for number in range(len(passages)):
+        assert f"letta:a:passage:{number}" in refs
+    for index, block in enumerate(blocks):
+        for n, line in enumerate(block["value"].split("\n"), start=1):
+            if rules.bullet_text(line):
+                assert f"letta:a:block:{index}:{block['label']}:{n}" in refs

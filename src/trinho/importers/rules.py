@@ -16,6 +16,11 @@ The formats, as their projects publish them:
   `type`, `tags`, `permalink`), observations `- [category] content #tag (context)` and
   relations `- relation_type [[Target]] (context)`, found by their syntax anywhere in the
   note (basicmachines-co/basic-memory, docs/NOTE-FORMAT.md).
+- Letta: an agent file (`.af`, JSON; letta-ai/letta letta/serialize_schemas/
+  pydantic_agent_schema.py, `AgentSchema`): `core_memory` blocks (`label`, `value`,
+  `updated_at`), `messages` (`role`, `content` text parts, `tool_calls`, `created_at`), and
+  archival passages (`passages`: `text`, `created_at`) when the file carries them; a newer
+  file holds `agents` and their `blocks` side by side.
 - Claude Code: CLAUDE.md files (project `./CLAUDE.md` or `./.claude/CLAUDE.md`, user
   `~/.claude/CLAUDE.md`, `CLAUDE.local.md`, rules in `.claude/rules/*.md`) and the auto-memory
   folder `~/.claude/projects/<project>/memory/` (MEMORY.md and topic files); markdown, whose
@@ -24,6 +29,7 @@ The formats, as their projects publish them:
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -65,15 +71,35 @@ class Unmapped:
 
 
 @dataclass(frozen=True)
+class TurnItem:
+    """A message of the source, bound for the conversation of its day."""
+
+    ref: str
+    role: str
+    text: str
+    at: datetime
+
+
+@dataclass(frozen=True)
 class Plan:
     source: str
     items: tuple[Item, ...] = ()
     unmapped: tuple[Unmapped, ...] = field(default=())
+    turns: tuple[TurnItem, ...] = ()
 
     @property
     def refs(self) -> list[str]:
         """Every source item's ref, planned or not mapped."""
-        return [i.ref for i in self.items] + [u.ref for u in self.unmapped]
+        return (
+            [i.ref for i in self.items]
+            + [t.ref for t in self.turns]
+            + [u.ref for u in self.unmapped]
+        )
+
+
+def bullet_text(raw: str) -> str:
+    """A line's text without its list marker (`-`, `*`, `+`, `1.`, a task box), on one line."""
+    return one_line(_BULLET.sub("", raw, count=1))
 
 
 def _text(raw: object) -> str | None:
@@ -209,7 +235,7 @@ def _entry_text(source: str, raw: str, title: str) -> tuple[str, str | None]:
             rest = one_line(related.group(3))
             text = f"{title}: {related.group(1)} {related.group(2)}" + (f" {rest}" if rest else "")
             return one_line(text), "relation"
-    return one_line(_BULLET.sub("", raw, count=1)), None
+    return bullet_text(raw), None
 
 
 def is_basic_memory_file(rel_parts: Sequence[str]) -> bool:
@@ -244,3 +270,157 @@ def is_claude_code_file(rel_parts: Sequence[str], memory_folder: bool = False) -
 
 
 SKIPPED = frozenset({".git", "node_modules", ".venv", "__pycache__"})
+
+
+# --- Letta ---------------------------------------------------------------------------------------
+
+NOT_MEMORY_BLOCKS = frozenset({"persona"})
+"""Blocks that hold the agent's own character, not what it knows of the owner."""
+
+
+def _instant(raw: object) -> datetime | None:
+    if not isinstance(raw, str) or not raw.strip():
+        return None
+    try:
+        moment = datetime.fromisoformat(raw.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else None
+
+
+def letta_agents(data: object) -> list[tuple[Mapping[str, Any], list[Any]]] | None:
+    """Each agent of an agent file with its memory blocks, or None when it is not one."""
+    if not isinstance(data, Mapping):
+        return None
+    agents = data.get("agents")
+    if isinstance(agents, list):
+        shared = data.get("blocks") if isinstance(data.get("blocks"), list) else []
+        return [(a, list(shared or [])) for a in agents if isinstance(a, Mapping)]
+    if isinstance(data.get("core_memory"), list) or isinstance(data.get("messages"), list):
+        return [(data, list(data.get("core_memory") or []))]
+    return None
+
+
+def plan_letta(data: Mapping[str, Any], today: date) -> Plan:
+    """Memory blocks line by line and archival passages as entries, user and assistant
+    messages as conversation turns; the persona, system and tool messages listed."""
+    items: list[Item] = []
+    turns: list[TurnItem] = []
+    unmapped: list[Unmapped] = []
+    for agent, blocks in letta_agents(data) or []:
+        name = str(agent.get("name") or agent.get("id") or "agent")
+        for number, block in enumerate(blocks):
+            _plan_block(f"{name}:block:{number}", block, today, items, unmapped)
+        passages = agent.get("passages") or data.get("passages") or []
+        for number, passage in enumerate(passages if isinstance(passages, list) else []):
+            _plan_passage(name, number, passage, today, items, unmapped)
+        messages = agent.get("messages") or []
+        for number, message in enumerate(messages if isinstance(messages, list) else []):
+            ref = f"letta:{name}:message:{number}"
+            turn = _letta_turn(ref, message)
+            if isinstance(turn, TurnItem):
+                turns.append(turn)
+            else:
+                unmapped.append(Unmapped(ref, turn))
+    return Plan("letta", tuple(items), tuple(unmapped), tuple(turns))
+
+
+def _plan_block(
+    where: str, block: object, today: date, items: list[Item], unmapped: list[Unmapped]
+) -> None:
+    """A block's lines, each an entry (`where` is `AGENT:block:N`, the block's place)."""
+    if not isinstance(block, Mapping):
+        unmapped.append(Unmapped(f"letta:{where}", "not a memory block"))
+        return
+    agent = where.split(":block:", 1)[0]
+    label = str(block.get("label") or block.get("id") or "block")
+    value = block.get("value") if isinstance(block.get("value"), str) else ""
+    day = min(_day(block.get("updated_at")) or _day(block.get("created_at")) or today, today)
+    for number, raw in enumerate(str(value).split("\n"), start=1):
+        ref = f"letta:{where}:{label}:{number}"
+        text = bullet_text(raw)
+        if not text:
+            continue
+        if label in NOT_MEMORY_BLOCKS:
+            unmapped.append(Unmapped(ref, f"the {label} block: the agent's own character"))
+        elif len(text) > MAX_ITEM_CHARS:
+            unmapped.append(Unmapped(ref, f"longer than {MAX_ITEM_CHARS} characters"))
+        else:
+            why = f"Letta agent {agent}, memory block '{label}' line {number}"
+            items.append(Item(ref, text, day, why))
+
+
+def _plan_passage(
+    agent: str,
+    number: int,
+    passage: object,
+    today: date,
+    items: list[Item],
+    unmapped: list[Unmapped],
+) -> None:
+    ref = f"letta:{agent}:passage:{number}"
+    text = _text(passage.get("text")) if isinstance(passage, Mapping) else None
+    if text is None or len(text) > MAX_ITEM_CHARS:
+        unmapped.append(Unmapped(ref, f"no text, or over {MAX_ITEM_CHARS} characters"))
+        return
+    assert isinstance(passage, Mapping)
+    day = min(_day(passage.get("created_at")) or today, today)
+    items.append(Item(ref, text, day, f"Letta agent {agent}, archival passage {number}"))
+
+
+def _letta_turn(ref: str, message: object) -> TurnItem | str:
+    """The turn a Letta message is, or why it is none."""
+    if not isinstance(message, Mapping):
+        return "not a message"
+    role = message.get("role")
+    if role not in ("user", "assistant"):
+        return f"a {role} message: not a turn of the conversation"
+    at = _instant(message.get("created_at"))
+    if at is None:
+        return "no time it was sent (created_at)"
+    text = _content_text(message.get("content"))
+    if role == "user":
+        text = _user_message(text)
+    else:  # what it sent the owner; its content beside a send_message is its inner thought
+        text = _sent_message(message.get("tool_calls")) or text
+    if not text:
+        return "no text (a Letta event or a tool call)"
+    return TurnItem(ref, str(role), text, at)
+
+
+def _content_text(content: object) -> str:
+    if isinstance(content, str):
+        return content.strip()
+    if isinstance(content, list):
+        parts = [p.get("text") for p in content if isinstance(p, Mapping)]
+        return "\n".join(p for p in parts if isinstance(p, str)).strip()
+    return ""
+
+
+def _user_message(text: str) -> str:
+    """A user turn's words: Letta wraps them as `{"type": "user_message", "message": ...}`;
+    its heartbeats and login events are no words of the owner."""
+    try:
+        wrapped = json.loads(text)
+    except ValueError:
+        return text
+    if not isinstance(wrapped, Mapping):
+        return text
+    if wrapped.get("type") == "user_message" and isinstance(wrapped.get("message"), str):
+        return str(wrapped["message"]).strip()
+    return ""
+
+
+def _sent_message(calls: object) -> str:
+    """What the assistant said through Letta's `send_message` tool."""
+    for call in calls if isinstance(calls, list) else []:
+        function = call.get("function") if isinstance(call, Mapping) else None
+        if not isinstance(function, Mapping) or function.get("name") != "send_message":
+            continue
+        try:
+            arguments = json.loads(str(function.get("arguments") or "{}"))
+        except ValueError:
+            continue
+        if isinstance(arguments, Mapping) and isinstance(arguments.get("message"), str):
+            return str(arguments["message"]).strip()
+    return ""

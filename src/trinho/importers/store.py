@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from trinho.condense.rules.gate import Change, gate
+from trinho.conversations import store as transcripts
 from trinho.durable import read_regular
 from trinho.errors import TrinhoError
+from trinho.importers import rules
 from trinho.importers.rules import (
     Plan,
     SourceFile,
@@ -47,6 +49,7 @@ class ImportReport:
     added: int
     proposed: int
     already: int
+    turns: int
     unmapped: list[dict[str, str]]
     dry_run: bool
 
@@ -61,6 +64,11 @@ def read_plan(ws: Workspace, source: str, path: Path) -> Plan:
         return plan_mem0(records, ws.today())
     if source == "claude-code":
         return plan_markdown(source, claude_code_files(ws, path), ws.today())
+    if source == "letta":
+        agents = _json(path)
+        if rules.letta_agents(agents) is None:
+            raise TrinhoError.keyed("error.import.format", path=path, source="Letta agent file")
+        return rules.plan_letta(agents, ws.today())
     if source == "basic-memory":
         return plan_markdown(source, markdown_files(path, is_basic_memory_file), ws.today())
     raise TrinhoError.keyed("error.import.format", path=path, source=source)
@@ -140,6 +148,7 @@ def apply_plan(
                 _propose(ws, change, data, origin, by_line)
         if progress is not None:
             progress(1)
+    turns = _file_turns(ws, plan, dry_run)
     added = sum(
         1
         for c in (result.changes if result is not None else ())
@@ -151,9 +160,26 @@ def apply_plan(
         added,
         proposed,
         len(plan.items) - added - proposed,
+        turns,
         [{"ref": u.ref, "why": u.why} for u in plan.unmapped],
         dry_run,
     )
+
+
+def _file_turns(ws: Workspace, plan: Plan, dry_run: bool) -> int:
+    """The plan's messages into the conversation of their days (a turn already there
+    verbatim is skipped); how many are new."""
+    if not plan.turns:
+        return 0
+    turns = [
+        transcripts.make_turn(t.role, t.text, t.at.isoformat(), t.ref, t.ref) for t in plan.turns
+    ]
+    if dry_run:
+        present = set()
+        for day in {ws.local_date(turn.at) for turn in turns}:
+            present |= {transcripts.turn_line(s.turn) for s in transcripts.read_day(ws, day)}
+        return sum(transcripts.turn_line(turn) not in present for turn in turns)
+    return transcripts.import_turns(ws, turns).imported
 
 
 def _substance(change: dict[str, Any]) -> tuple[object, ...]:

@@ -158,6 +158,16 @@ def import_basic_memory(path: Path, dry_run: bool, owner: str | None, as_json: b
     _import_from("basic-memory", path, dry_run, owner, as_json)
 
 
+@import_group.command(name="letta")
+@click.argument("path", type=click.Path(path_type=Path))
+@_DRY_RUN
+@owner_option
+@json_option
+def import_letta(path: Path, dry_run: bool, owner: str | None, as_json: bool) -> None:
+    """Import a Letta agent file (.af): memory blocks, archival passages, messages."""
+    _import_from("letta", path, dry_run, owner, as_json)
+
+
 @import_group.command(name="claude-code")
 @click.argument("path", type=click.Path(path_type=Path))
 @_DRY_RUN
