@@ -368,3 +368,20 @@ def test_every_letta_item_is_planned_or_listed(
         for n, line in enumerate(block["value"].split("\n"), start=1):
             if rules.bullet_text(line):
                 assert f"letta:a:block:{index}:{block['label']}:{n}" in refs
+
+
+def test_a_letta_message_a_transcript_refuses_is_listed_and_the_rest_filed(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from trinho.conversations.store import MAX_TURN_CHARS
+
+    said = {"role": "user", "created_at": "2025-02-14T09:00:00+00:00"}
+    messages = [
+        {**said, "content": [{"type": "text", "text": "x" * (MAX_TURN_CHARS + 1)}]},
+        {**said, "content": [{"type": "text", "text": "Nhớ mua vé"}]},
+    ]
+    path = tmp_path / "agent.af"
+    path.write_text(json.dumps({"name": "a", "messages": messages}), encoding="utf-8")
+    report = run(capsys, "import", "letta", str(path))
+    assert report["turns"] == 1
+    assert [u["ref"] for u in report["unmapped"]] == ["letta:a:message:0"]

@@ -148,7 +148,7 @@ def apply_plan(
                 _propose(ws, change, data, origin, by_line)
         if progress is not None:
             progress(1)
-    turns = _file_turns(ws, plan, dry_run)
+    turns, refused = _file_turns(ws, plan, dry_run)
     added = sum(
         1
         for c in (result.changes if result is not None else ())
@@ -161,25 +161,32 @@ def apply_plan(
         proposed,
         len(plan.items) - added - proposed,
         turns,
-        [{"ref": u.ref, "why": u.why} for u in plan.unmapped],
+        [{"ref": u.ref, "why": u.why} for u in plan.unmapped] + refused,
         dry_run,
     )
 
 
-def _file_turns(ws: Workspace, plan: Plan, dry_run: bool) -> int:
+def _file_turns(ws: Workspace, plan: Plan, dry_run: bool) -> tuple[int, list[dict[str, str]]]:
     """The plan's messages into the conversation of their days (a turn already there
-    verbatim is skipped); how many are new."""
-    if not plan.turns:
-        return 0
-    turns = [
-        transcripts.make_turn(t.role, t.text, t.at.isoformat(), t.ref, t.ref) for t in plan.turns
-    ]
+    verbatim is skipped): how many are new, and each message a transcript refuses (too
+    long, a control character), listed with why."""
+    turns: list[transcripts.Turn] = []
+    refused: list[dict[str, str]] = []
+    for item in plan.turns:
+        try:
+            turns.append(
+                transcripts.make_turn(item.role, item.text, item.at.isoformat(), item.ref, item.ref)
+            )
+        except TrinhoError as exc:
+            refused.append({"ref": item.ref, "why": str(exc)})
+    if not turns:
+        return 0, refused
     if dry_run:
         present = set()
         for day in {ws.local_date(turn.at) for turn in turns}:
             present |= {transcripts.turn_line(s.turn) for s in transcripts.read_day(ws, day)}
-        return sum(transcripts.turn_line(turn) not in present for turn in turns)
-    return transcripts.import_turns(ws, turns).imported
+        return sum(transcripts.turn_line(turn) not in present for turn in turns), refused
+    return transcripts.import_turns(ws, turns).imported, refused
 
 
 def _substance(change: dict[str, Any]) -> tuple[object, ...]:
