@@ -127,6 +127,11 @@ def test_a_mem0_memory_changed_today_is_added_and_the_summary_is_one_line(
     out = capsys.readouterr().out
     assert out.count("\n") == 1 and "1 added to MEMORY.md" in out
     assert (home / "MEMORY.md").read_text() == "- 2026-11-29: Hẹn nha sĩ thứ Sáu\n"
+    log = (home / ".trinho" / "imports.jsonl").read_text(encoding="utf-8")
+    (logged,) = [json.loads(line) for line in log.splitlines()]
+    assert (logged["source"], logged["ref"]) == ("mem0", "mem0:m1")
+    assert logged["line"] == "- 2026-11-29: Hẹn nha sĩ thứ Sáu"
+    assert logged["origin"].startswith("Mem0 memory m1")
     assert main(["import", "mem0", str(path)]) == 0
     assert "0 added" in capsys.readouterr().out
 

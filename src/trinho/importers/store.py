@@ -19,7 +19,7 @@ from typing import Any
 
 from trinho.condense.rules.gate import Change, gate
 from trinho.conversations import store as transcripts
-from trinho.durable import read_regular
+from trinho.durable import append_bytes, read_regular, sibling_lock
 from trinho.errors import TrinhoError
 from trinho.importers import rules
 from trinho.importers.rules import (
@@ -37,6 +37,9 @@ from trinho.textnorm import decode
 from trinho.workspace import Workspace
 
 KIND = "memory"
+LOG = "imports.jsonl"
+"""Under `.trinho/`: where each entry an import added by itself came from (one JSON line
+each); an entry that waits keeps its origin on its proposal."""
 MAX_SOURCE_BYTES = 64 * 1024 * 1024
 
 
@@ -148,6 +151,8 @@ def apply_plan(
                 _propose(ws, change, data, origin, by_line)
         if progress is not None:
             progress(1)
+    if result is not None and not dry_run:
+        _log_added(ws, plan.source, result.changes, by_line)
     turns, refused = _file_turns(ws, plan, dry_run)
     added = sum(
         1
@@ -187,6 +192,29 @@ def _file_turns(ws: Workspace, plan: Plan, dry_run: bool) -> tuple[int, list[dic
             present |= {transcripts.turn_line(s.turn) for s in transcripts.read_day(ws, day)}
         return sum(transcripts.turn_line(turn) not in present for turn in turns), refused
     return transcripts.import_turns(ws, turns).imported, refused
+
+
+def _log_added(
+    ws: Workspace, source: str, changes: Sequence[Change], by_line: dict[str, Any]
+) -> None:
+    """The origin of every entry the gate let apply, appended to `.trinho/imports.jsonl`."""
+    at = ws.now().isoformat()
+    records = [
+        {
+            "at": at,
+            "source": source,
+            "ref": by_line[c.new].ref,
+            "line": c.new,
+            "origin": by_line[c.new].why,
+        }
+        for c in changes
+        if c.action == "auto" and c.cls != "folded" and c.new in by_line
+    ]
+    if records:
+        data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+        path = ws.internal / LOG
+        with sibling_lock(path):
+            append_bytes(path, data.encode("utf-8"))
 
 
 def _substance(change: dict[str, Any]) -> tuple[object, ...]:
