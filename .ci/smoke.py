@@ -225,6 +225,50 @@ def smoke_anthropic() -> None:
         )
         out = run(env, "chat", "-m", "hello")
     assert "Xin chao from the fake Claude" in out, out
+    smoke_claude_memory()
+
+
+def smoke_claude_memory() -> None:
+    """`trinho chat` offering Claude's memory tool (`[tools] claude_memory`): a note written
+    to /memories/notes/ is today's day note; an edit of the owner's MEMORY.md line waits."""
+    from fake_model_server import FakeServer, Reply, anthropic_reply
+
+    env = workspace()
+    home = Path(env["TRINHO_HOME"])
+    with (home / ".trinho" / "config.toml").open("a", encoding="utf-8") as config:
+        config.write("\n[tools]\nclaude_memory = true\n")
+    (home / "MEMORY.md").write_text("- 2026-01-01: Allergic to peanuts\n", encoding="utf-8")
+    calls = [
+        {"command": "create", "path": "/memories/notes/2026-01-01.md", "file_text": "smoke"},
+        {
+            "command": "str_replace",
+            "path": "/memories/MEMORY.md",
+            "old_str": "Allergic to peanuts",
+            "new_str": "No allergies",
+        },
+    ]
+    uses = [
+        {"type": "tool_use", "id": f"toolu_{n}", "name": "memory", "input": call}
+        for n, call in enumerate(calls)
+    ]
+    replies = [
+        Reply(anthropic_reply(uses, stop="tool_use")),
+        Reply(anthropic_reply([{"type": "text", "text": "Remembered."}])),
+    ]
+    with FakeServer(*replies) as server:
+        env.update(
+            TRINHO_MODEL="anthropic:claude-test",
+            ANTHROPIC_API_KEY="sk-ant-smoke",
+            ANTHROPIC_BASE_URL=server.url,
+        )
+        turns = json.loads(run(env, "chat", "-m", "remember", "--json"))["turns"]
+    assert turns[0]["tools"] == [{"name": "memory", "error": False}] * 2, turns
+    assert server.posts[0].body["tools"][-1] == {"type": "memory_20250818", "name": "memory"}
+    notes = [p.read_text(encoding="utf-8") for p in (home / "memory").glob("*.md")]
+    assert any("smoke" in text for text in notes), notes
+    assert (home / "MEMORY.md").read_text(encoding="utf-8") == "- 2026-01-01: Allergic to peanuts\n"
+    pending = json.loads(run(env, "proposals", "--json"))
+    assert pending, pending
 
 
 def smoke_postgres() -> None:

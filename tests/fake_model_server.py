@@ -734,6 +734,11 @@ def _anthropic_tools_problem(tools: object) -> str | None:
     for number, tool in enumerate(tools if isinstance(tools, list) else ()):
         if not isinstance(tool, dict) or not _filled(tool.get("name")):
             return f"tools.{number}.name: Field required"
+        if tool.get("type") == "memory_20250818":  # Claude's memory tool: by its type alone
+            extra = sorted(set(tool) - {"type", "name", "cache_control"})
+            if extra or tool["name"] != "memory":
+                return f"tools.{number}: the memory tool is exactly its type and name 'memory'"
+            continue
         extra = sorted(set(tool) - ANTHROPIC_TOOL_FIELDS)
         if extra:
             return f"tools.{number}.{extra[0]}: Extra inputs are not permitted"

@@ -543,7 +543,11 @@ def test_every_client_snippet_parses_and_starts_a_real_command() -> None:
         data = json.loads(block)
         entries += list((data.get("mcpServers") or data["servers"]).values())
     for block in _fenced("clients.md", "toml"):
-        entries += list(tomllib.loads(block)["mcp_servers"].values())
+        data = tomllib.loads(block)
+        if "tools" in data:  # `trinho chat` offering Claude's memory tool
+            assert data == {"tools": {"claude_memory": True}}
+            continue
+        entries += list(data["mcp_servers"].values())
     started = [e for e in entries if "command" in e]
     for entry in started:
         _check_server_command(str(entry["command"]), list(entry["args"]))  # type: ignore[call-overload]
@@ -562,8 +566,11 @@ def test_every_client_snippet_parses_and_starts_a_real_command() -> None:
 
 def test_every_client_python_snippet_compiles_and_starts_trinho_mcp() -> None:
     blocks = _fenced("clients.md", "python")
-    assert len(blocks) == 2
-    for block in blocks:
+    memory_tool = [b for b in blocks if "TrinhoMemoryTool" in b]  # run by tests/integrations
+    assert len(memory_tool) == 2 and len(blocks) == 4
+    for block in memory_tool:
+        compile(ast.parse(block), "clients.md", "exec")
+    for block in (b for b in blocks if b not in memory_tool):
         tree = ast.parse(block)
         compile(tree, "clients.md", "exec")
         text = ast.unparse(tree)

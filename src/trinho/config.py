@@ -137,9 +137,11 @@ class StoreConfig:
 
 @dataclass(frozen=True)
 class ToolsConfig:
-    """`[tools]`: the agent tools' argument names and result shapes."""
+    """`[tools]`: the agent tools' argument names and result shapes, and whether a chat with
+    an `anthropic:` model also offers Claude's own memory tool over the workspace."""
 
     profile: ToolProfile = "default"
+    claude_memory: bool = False
 
 
 @dataclass(frozen=True)
@@ -452,7 +454,10 @@ def check_config(data: Mapping[str, object]) -> Config | tuple[TrinhoError, ...]
         mcp=_mcp(sections["mcp"]),
         web=_web(sections["web"]),
         search=_search(sections["search"]),
-        tools=ToolsConfig(sections["tools"].choice("profile", TOOL_PROFILES)),
+        tools=ToolsConfig(
+            sections["tools"].choice("profile", TOOL_PROFILES),
+            sections["tools"].flag("claude_memory") or False,
+        ),
         schedule=_schedule(sections["schedule"]),
         service=ServiceConfig(_stop_grace(sections["service"])),
         telegram=_telegram(sections["telegram"]),

@@ -55,6 +55,8 @@ def test_no_module_outside_models_imports_a_vendor_sdk() -> None:
         for path in SRC.rglob("*.py")
         if "models" not in path.relative_to(SRC).parts and pattern.search(path.read_text())
     ]
+    # The one other place: the backend the `anthropic` extra's SDK runs (its memory tool).
+    offenders.remove("integrations/anthropic.py")
     assert offenders == []
 
 

@@ -18,6 +18,7 @@ from trinho.condense.rules.gate import gate
 from trinho.condense.rules.held import HeldApplied, apply_held
 from trinho.errors import TrinhoError
 from trinho.facts.rules import FactConflict
+from trinho.integrations.store import MemoryFiles
 from trinho.memory.store import read_text
 from trinho.notes.store import read_notes
 from trinho.proposals import rules as authority
@@ -145,6 +146,28 @@ def chat_dates_ahead(ws: Workspace, clock: FixedClock) -> None:
     assert facts.save_fact(ws, "home-city", "Đà Nẵng", actor="owner").outcome == "created"
 
 
+def chat_memory_tool(ws: Workspace, clock: FixedClock) -> None:
+    """Claude's memory tool: a note is appended, a dated addition applies, an edit of the
+    owner's entry and an inference against the owner's fact wait, nothing is deleted."""
+    owner = "# Health\n- 2026-11-01: Allergic to penicillin\n"
+    ws.memory_file.write_text(owner, encoding="utf-8")
+    facts.save_fact(ws, "allergy", "penicillin", actor="owner")
+    tool = MemoryFiles(ws)
+    tool.create("/memories/notes/2026-11-29.md", "Took the train home")
+    tool.insert("/memories/MEMORY.md", 2, "- 2026-11-29: Likes green tea")
+    waits = [
+        tool.str_replace("/memories/MEMORY.md", "penicillin", "nothing"),
+        tool.delete("/memories/MEMORY.md"),
+        tool.create("/memories/facts/allergy.md", "none"),
+    ]
+    assert all(answer.startswith("Not changed yet:") for answer in waits)
+    assert read_text(ws) == owner + "- 2026-11-29: Likes green tea\n"
+    assert facts.fact_on(ws, "allergy").value == "penicillin"
+    assert [e.text for e in read_notes(ws, ws.today()).entries] == ["Took the train home"]
+    pending = proposals.list_proposals(ws, include_decided=False).proposals
+    assert {p.origin for p in pending} == {"agent:claude"} and len(pending) >= 3
+
+
 def job_changes_fact(ws: Workspace, clock: FixedClock) -> None:
     for start in (None, "2026-11-01", "9999-12-31"):
         args = {"key": "tea", "value": f"trà {start}", "basis": "user"}
@@ -184,9 +207,10 @@ CHECKS: dict[tuple[str, str], Callable[[Workspace, FixedClock], None]] = {
     ("chat", "infer a fact against the owner's word (basis inferred)"): chat_infers,
     ("chat", "give a fact a valid_from after today"): chat_dates_ahead,
     ("chat", "approve or reject a proposal"): lambda ws, _: _decide_with_every_tool(ws, CHAT),
-    ("chat", "write MEMORY.md or delete anything"): lambda ws, _: _write_memory_with_every_tool(
-        ws, CHAT
+    ("chat", "write MEMORY.md or delete anything through trinho's tools"): lambda ws, _: (
+        _write_memory_with_every_tool(ws, CHAT)
     ),
+    ("chat", "write /memories through Claude's memory tool"): chat_memory_tool,
     ("job", "save a note (memory_save)"): _saves_a_note(JOB),
     ("job", "change a fact (any basis, any date)"): job_changes_fact,
     ("job", "approve or reject a proposal"): lambda ws, _: _decide_with_every_tool(ws, JOB),

@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
+from typing import Any
 
 from trinho.context.budget import TokenEstimate, estimate_tokens
 from trinho.context.run import build_context
@@ -24,6 +25,7 @@ from trinho.models import (
     ChatRequest,
     Message,
     ModelError,
+    ToolCall,
     ToolSpec,
     assistant,
     system,
@@ -138,6 +140,7 @@ def run_turn(
     record: bool = True,
     max_rounds: int = MAX_TOOL_ROUNDS,
     estimate: TokenEstimate | None = None,
+    extra: Sequence[ExtraTool] = (),
 ) -> TurnResult:
     """Answer `text`: tool calls go through `tools.call` as `actor`, at most `max_rounds`
     model calls may ask for tools, then the model must answer in words.
@@ -152,7 +155,7 @@ def run_turn(
     # trinho's own agent: OpenClaw loads none of the workspace's files into this prompt
     context = build_context(ws, actor.user, openclaw=False)
     opening = user(opening_text(context.preamble, text))
-    specs = tools.model_specs()
+    specs = (*tools.model_specs(), *(e.spec for e in extra))
     if estimate is None:
         estimate = token_estimate(ws, model, (context.system,))
     budget = chat_budget(ws, estimate)
@@ -162,11 +165,15 @@ def run_turn(
     fixed += specs_tokens(specs)
     kept = fit_history(history, budget.history_room(fixed))
     try:
-        result = _answer(ws, model, context.system, kept, opening, specs, actor, max_rounds, budget)
+        result = _answer(
+            ws, model, context.system, kept, opening, specs, actor, max_rounds, budget, extra
+        )
     except ModelError as exc:
         if exc.kind != "context_exceeded" or not kept:
             raise
-        result = _answer(ws, model, context.system, (), opening, specs, actor, max_rounds, budget)
+        result = _answer(
+            ws, model, context.system, (), opening, specs, actor, max_rounds, budget, extra
+        )
     if record and result.reply:
         record_turn(ws, "assistant", result.reply)
     return result
@@ -182,6 +189,7 @@ def _answer(
     actor: Actor,
     max_rounds: int,
     budget: ChatBudget,
+    extra: Sequence[ExtraTool],
 ) -> TurnResult:
     messages: list[Message] = [system(system_text), *history, opening]
     uses: list[ToolUse] = []
@@ -205,7 +213,7 @@ def _answer(
             break
         messages.append(response.as_message())
         for call in response.tool_calls:
-            result = tools.call_model_tool(ws, call, actor)
+            result = _call(ws, call, actor, [e for e in extra if e.spec in offered])
             uses.append(ToolUse(call.name, result.is_error, result.text))
             messages.append(tool_message(call, result.text))
     cut = response.stop_reason in CUT_STOP_REASONS
@@ -213,6 +221,26 @@ def _answer(
         mark = t(ws.locale, "chat.cut")
         reply = f"{reply}\n{mark}".strip()
     return TurnResult(reply, tuple(uses), calls, cut, len(history))
+
+
+@dataclass(frozen=True)
+class ExtraTool:
+    """A tool offered beside trinho's own for one model (Claude's memory tool for an
+    `anthropic:` model): what the model is told, and what runs a call (answer, is error)."""
+
+    spec: ToolSpec
+    run: Callable[[Workspace, Mapping[str, Any], Actor], tuple[str, bool]]
+
+
+def _call(
+    ws: Workspace, call: ToolCall, actor: Actor, offered: Sequence[ExtraTool]
+) -> tools.ToolResult:
+    """A tool call of the turn: an extra tool offered by that name, else trinho's."""
+    for tool in offered:
+        if call.name == tool.spec.name and call.error is None:
+            answer, failed = tool.run(ws, call.arguments, actor)
+            return tools.ToolResult(answer, failed)
+    return tools.call_model_tool(ws, call, actor)
 
 
 def replay_state(turns: Sequence[Turn], ref: str) -> tuple[bool, str | None]:
@@ -231,9 +259,17 @@ class ChatSession:
     taken one at a time, so history and the transcript stay in order.
     """
 
-    def __init__(self, ws: Workspace, model: ChatModel, *, actor: Actor | None = None) -> None:
+    def __init__(
+        self,
+        ws: Workspace,
+        model: ChatModel,
+        *,
+        actor: Actor | None = None,
+        extra: Sequence[ExtraTool] = (),
+    ) -> None:
         self.ws = ws
         self.model = model
+        self.extra = tuple(extra)
         self.actor = actor or Actor("chat")
         self.history: list[Message] = []
         self.estimate: TokenEstimate | None = None
@@ -255,6 +291,7 @@ class ChatSession:
                     actor=self.actor,
                     history=self.history,
                     estimate=self.estimate,
+                    extra=self.extra,
                 )
             else:
                 result = self._replayable_turn(text, ref)
@@ -280,6 +317,7 @@ class ChatSession:
             history=self.history,
             record=False,
             estimate=self.estimate,
+            extra=self.extra,
         )
         if result.reply:
             record_turn(self.ws, "assistant", result.reply, ref=ref)

@@ -62,7 +62,9 @@ def to_anthropic_request(request: ChatRequest, settings: ModelSettings) -> dict[
         params["system"] = _system(system_text, request.cache_prefix)
     if request.tools:
         params["tools"] = [
-            {"name": t.name, "description": t.description, "input_schema": dict(t.parameters)}
+            {"type": t.builtin, "name": t.name}
+            if t.builtin
+            else {"name": t.name, "description": t.description, "input_schema": dict(t.parameters)}
             for t in request.tools
         ]
     return params

@@ -120,6 +120,9 @@ class ToolSpec:
     parameters: Mapping[str, Any] = field(
         default_factory=lambda: {"type": "object", "properties": {}}
     )
+    builtin: str | None = None
+    """The provider's own tool type (Anthropic's `memory_20250818`): sent by its type and
+    name, the provider knowing its schema."""
 
 
 @dataclass(frozen=True)

@@ -84,9 +84,16 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "chat",
-        "write MEMORY.md or delete anything",
+        "write MEMORY.md or delete anything through trinho's tools",
         "refused: no tool does",
         "trinho.tools.service.call",
+    ),
+    Rule(
+        "chat",
+        "write /memories through Claude's memory tool",
+        "notes appended; MEMORY.md only as the gate lets apply; a change to a line the owner "
+        "wrote, or a fact against the owner's word, waits as a proposal",
+        "trinho.integrations.store.MemoryFiles",
     ),
     Rule(
         "job",

@@ -12,10 +12,15 @@ from types import MappingProxyType
 
 from trinho.condense.store.apply import apply_memory_proposal, take_back_memory_proposal
 from trinho.facts.store import apply_fact_proposal, take_back_fact_proposal
+from trinho.integrations.store import FILE_KIND, apply_file_proposal
 from trinho.proposals.store import Applier
 
 APPLIERS: Mapping[str, Applier] = MappingProxyType(
-    {"fact": apply_fact_proposal, "memory": apply_memory_proposal}
+    {
+        "fact": apply_fact_proposal,
+        "memory": apply_memory_proposal,
+        FILE_KIND: apply_file_proposal,
+    }
 )
 
 TAKERS: Mapping[str, Applier] = MappingProxyType(

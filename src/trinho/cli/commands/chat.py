@@ -12,11 +12,22 @@ from trinho.errors import TrinhoError
 from trinho.i18n import t
 
 if TYPE_CHECKING:
-    from trinho.conversations.agent import TurnResult
+    from trinho.conversations.agent import ExtraTool, TurnResult
     from trinho.workspace import Workspace
 
 
 Ask = Callable[[str], "TurnResult"]
+
+
+def _extra_tools(ws: Workspace, model: str) -> tuple[ExtraTool, ...]:
+    """Claude's memory tool over the workspace, for an `anthropic:` model when
+    `[tools] claude_memory` asks for it."""
+    if not (model.startswith("anthropic:") and ws.config.tools.claude_memory):
+        return ()
+    from trinho.conversations.agent import ExtraTool
+    from trinho.integrations.store import MEMORY_SPEC, run_command
+
+    return (ExtraTool(MEMORY_SPEC, lambda w, args, actor: run_command(w, args, "claude")),)
 
 
 def _turns(owner: str | None) -> tuple[Ask, str]:
@@ -29,7 +40,8 @@ def _turns(owner: str | None) -> tuple[Ask, str]:
 
     if state().database_url() is None:
         ws = state().working(owner)
-        return ChatSession(ws, load_model(ws, "chat")).ask, ws.locale
+        model = load_model(ws, "chat")
+        return ChatSession(ws, model, extra=_extra_tools(ws, model.name)).ask, ws.locale
     from trinho.cli.app import choose_owner
     from trinho.cli.commands.worker import deployment
     from trinho.models.base import Message

@@ -112,6 +112,72 @@ def import_conversations(file: Path, owner: str | None, as_json: bool) -> None:
     emit(as_json, asdict(report), t(ws.locale, "import.done", **asdict(report)))
 
 
+def _import_from(source: str, path: Path, dry_run: bool, owner: str | None, as_json: bool) -> None:
+    """`trinho import SOURCE PATH`: plan the export, write it through the gate, say what
+    happened in one line, then each item that could not be mapped."""
+    from trinho.importers.store import apply_plan, read_plan
+
+    ws = state().working(owner)
+    plan = read_plan(ws, source, path)
+    if sys.stderr.isatty() and not as_json:
+        label = t(ws.locale, "import.progress")
+        with click.progressbar(length=len(plan.items), label=label, file=sys.stderr) as bar:
+            report = apply_plan(ws, plan, dry_run=dry_run, progress=bar.update)
+    else:
+        report = apply_plan(ws, plan, dry_run=dry_run)
+    data = asdict(report)
+    key = N_("import.summary_dry") if dry_run else N_("import.summary")
+    counts = {k: v for k, v in data.items() if k not in ("unmapped", "dry_run")}
+    lines = [t(ws.locale, key, **counts, unmapped=len(report.unmapped))]
+    lines += [t(ws.locale, "import.not_mapped", **u) for u in report.unmapped]
+    emit(as_json, data, "\n".join(lines))
+
+
+_DRY_RUN = click.option(
+    "--dry-run", is_flag=True, help="Show what would be imported; write nothing."
+)
+
+
+@import_group.command(name="mem0")
+@click.argument("path", type=click.Path(path_type=Path))
+@_DRY_RUN
+@owner_option
+@json_option
+def import_mem0(path: Path, dry_run: bool, owner: str | None, as_json: bool) -> None:
+    """Import Mem0 memories: the JSON of Memory.get_all() or of the platform's export."""
+    _import_from("mem0", path, dry_run, owner, as_json)
+
+
+@import_group.command(name="basic-memory")
+@click.argument("path", type=click.Path(path_type=Path))
+@_DRY_RUN
+@owner_option
+@json_option
+def import_basic_memory(path: Path, dry_run: bool, owner: str | None, as_json: bool) -> None:
+    """Import a basic-memory project: its notes' observations, relations and prose."""
+    _import_from("basic-memory", path, dry_run, owner, as_json)
+
+
+@import_group.command(name="letta")
+@click.argument("path", type=click.Path(path_type=Path))
+@_DRY_RUN
+@owner_option
+@json_option
+def import_letta(path: Path, dry_run: bool, owner: str | None, as_json: bool) -> None:
+    """Import a Letta agent file (.af): memory blocks, archival passages, messages."""
+    _import_from("letta", path, dry_run, owner, as_json)
+
+
+@import_group.command(name="claude-code")
+@click.argument("path", type=click.Path(path_type=Path))
+@_DRY_RUN
+@owner_option
+@json_option
+def import_claude_code(path: Path, dry_run: bool, owner: str | None, as_json: bool) -> None:
+    """Import Claude Code's memory: CLAUDE.md files and the auto-memory folder under PATH."""
+    _import_from("claude-code", path, dry_run, owner, as_json)
+
+
 # `trinho import workspace DIR --owner ID`: the PostgreSQL store's way in (commands.store).
 from trinho.cli.commands.store import import_workspace  # noqa: E402
 
