@@ -41,6 +41,7 @@ from trinho.cli import main
 from trinho.config import McpConfig
 from trinho.context.run import build_context
 from trinho.durable import MAX_READ_BYTES
+from trinho.i18n import LOCALES, catalog
 from trinho.mcp import server as mcp_server
 from trinho.tools import service as tools
 from trinho.tools.service import Actor
@@ -60,6 +61,8 @@ def as_nobody(action: Callable[[], Any]) -> Any:
     """`action()` run in a forked child as uid/gid 65534 (nobody); its JSON-able result."""
     if os.geteuid() != 0:
         pytest.skip("becoming another user needs root (CI runs the tests as root)")
+    for locale in LOCALES:  # the interpreter's own files are root's: load what it reads first
+        catalog(locale)
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child reports through the pipe
@@ -189,6 +192,8 @@ def route_calls(path_arg: str) -> list[tuple[str, str, dict[str, str] | None]]:
         ("GET", "/runs/bad-run", None),
         ("GET", "/bulk", None),
         ("POST", "/bulk", {"item": "broken:0"}),
+        ("GET", "/reject-all", None),
+        ("POST", "/reject-all", {"item": "broken:0"}),
         ("GET", "/receipts/gone", None),
         ("POST", "/receipts/gone/take-back", {}),
         ("GET", f"/source?ref={path_arg}%23L1", None),

@@ -126,7 +126,11 @@ class FileDesk:
 
     def waiting(self) -> list[Proposal]:
         waiting = proposals.list_proposals(self.ws, include_decided=False).proposals
-        return sources_now(waiting, memory_store.read_text(self.ws))
+        try:
+            memory_text = memory_store.read_text(self.ws)
+        except (TrinhoError, OSError):  # unreadable: the queue still shows, with no line numbers
+            memory_text = ""
+        return sources_now(waiting, memory_text)
 
     def get_proposal(self, proposal_id: str) -> Proposal:
         return proposals.get_proposal(self.ws, proposal_id)
