@@ -1,13 +1,12 @@
 import json
 from datetime import date
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from trinho.search.documents import conversation_docs, note_docs
 from trinho.search.rank import match_expression
-from trinho.search.tokenize import MAX_QUERY_TERMS, SPELLINGS, fold, query_terms, terms, words
+from trinho.search.tokenize import MAX_QUERY_TERMS, fold, query_terms, terms, words
 
 
 def test_vietnamese_folds_to_plain_letters_including_d() -> None:
@@ -85,25 +84,3 @@ def test_note_entries_are_all_indexed(text: str) -> None:
     )
     docs = note_docs("memory/2026-11-02.md", date(2026, 11, 2), body)
     assert [d.line for d in docs] == [1, 2, 3]
-
-
-@given(st.sampled_from(sorted(SPELLINGS.items())))
-def test_every_spelling_variant_is_one_term_with_its_usual_form(pair: tuple[str, str]) -> None:
-    variant, usual = pair
-    assert terms(variant) == terms(usual)
-    assert terms(variant.upper()) == terms(usual)
-
-
-@pytest.mark.parametrize(
-    ("a", "b"),
-    [("favourite", "favorite"), ("travelling", "traveling"), ("mum", "mom"),
-     ("impostor", "imposter"), ("colours", "colors"), ("organised", "organized"),
-     ("kĩ năng", "kỹ năng"), ("ko đi", "không đi")],
-)  # fmt: skip
-def test_british_and_american_spellings_meet(a: str, b: str) -> None:
-    assert terms(a) == terms(b)
-
-
-def test_noodles_are_not_america() -> None:
-    assert terms("mì") != terms("mỹ")
-    assert terms("mĩ") == terms("mỹ")

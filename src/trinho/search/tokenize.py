@@ -17,7 +17,7 @@ import snowballstemmer  # type: ignore[import-untyped]
 
 from trinho.textnorm import nfc
 
-TOKENIZER_VERSION = "2"
+TOKENIZER_VERSION = "1"
 """Changes whenever terms change, so an index built with other terms is rebuilt."""
 
 MAX_QUERY_CHARS = 2_000
@@ -58,89 +58,10 @@ def words(text: str) -> list[str]:
     return _WORD_RE.findall(nfc(text).casefold())
 
 
-_OUR = (
-    "behaviour colour endeavour favour flavour harbour honour humour labour neighbour "
-    "odour parlour rumour saviour splendour vapour vigour armour clamour glamour"
-)
-_ISE = (
-    "apologis authoris categoris civilis criticis emphasis? finalis harmonis hospitalis "
-    "memoris minimis maximis mobilis modernis normalis organis personalis prioritis "
-    "realis recognis socialis specialis summaris sympathis utilis visualis customis "
-    "energis fantasis familiaris idealis legalis localis"
-)
-_LL = "travel cancel model jewel label fuel signal counsel marvel level total dial"
-_WORD_PAIRS = (
-    "favourite:favorite favourites:favorites theatre:theater theatres:theaters "
-    "centre:center centres:centers metre:meter metres:meters litre:liter fibre:fiber "
-    "grey:gray mum:mom mums:moms mummy:mommy impostor:imposter impostors:imposters "
-    "programme:program programmes:programs pyjamas:pajamas aeroplane:airplane "
-    "aeroplanes:airplanes catalogue:catalog dialogue:dialog cheque:check tyre:tire "
-    "tyres:tires licence:license defence:defense offence:offense practise:practice "
-    "practised:practiced practising:practicing analyse:analyze analysed:analyzed "
-    "analysing:analyzing fulfil:fulfill enrol:enroll enrolment:enrollment skilful:skillful "
-    "mould:mold plough:plow doughnut:donut doughnuts:donuts cosy:cozy sceptical:skeptical "
-    "moustache:mustache ageing:aging judgement:judgment learnt:learned dreamt:dreamed "
-    "burnt:burned jewellery:jewelry storey:story kerb:curb gaol:jail axe:ax "
-    "paediatrician:pediatrician anaesthesia:anesthesia encyclopaedia:encyclopedia "
-    "manoeuvre:maneuver omelette:omelet yoghurt:yogurt whisky:whiskey"
-)
-
-
-def _spelling_table() -> dict[str, str]:
-    """British spellings (and a few others) as the American one, every common form."""
-    table: dict[str, str] = {}
-    for root in _OUR.split():
-        us = root[:-3] + "or"
-        for end in ("", "s", "ed", "ing", "ite", "ites", "able", "ful", "ers", "er", "ly"):
-            table[root + end] = us + end
-    for root in _ISE.split():
-        root = root.rstrip("?")
-        us = root[:-1] + "z"
-        for end in ("e", "es", "ed", "ing", "ation", "ations", "er", "ers"):
-            table[root + end] = us + end
-    for root in _LL.split():
-        for end in ("led", "ling", "ler", "lers"):
-            table[root + end] = root + end[1:]
-    for pair in _WORD_PAIRS.split():
-        british, american = pair.split(":")
-        table[british] = american
-    # Vietnamese: i and y written for one syllable, and everyday chat and Southern spellings.
-    table.update(
-        {
-            "kĩ": "kỹ",
-            "kì": "kỳ",
-            "kí": "ký",
-            "lí": "lý",
-            "mĩ": "mỹ",
-            "quí": "quý",
-            "sỹ": "sĩ",
-            "ko": "không",
-            "hông": "không",
-            "hổng": "không",
-            "đc": "được",
-            "dc": "được",
-            "bít": "biết",
-            "dzậy": "vậy",
-            "zậy": "vậy",
-            "dzui": "vui",
-            "zui": "vui",
-        }
-    )
-    return table
-
-
-SPELLINGS = _spelling_table()
-"""Spellings of one word folded into one: British and American (`favourite`, `travelling`,
-`mum`), Vietnamese i/y (`kĩ`/`kỹ`, `lí`/`lý`) and chat or Southern forms (`ko`, `hông` for
-`không`). Keyed by the word as written (case-folded, diacritics kept): `mì` (noodles) and
-`Mỹ` fold to different letters, so only `mĩ` is `mỹ`."""
-
-
 @lru_cache(maxsize=65_536)
 def term(word: str) -> str:
-    """The index term of one word (already case-folded): its usual spelling (`SPELLINGS`),
-    folded, then stemmed."""
-    folded = fold(SPELLINGS.get(word, word))
+    """The index term of one word (already case-folded): folded, then stemmed."""
+    folded = fold(word)
     return str(_stemmer.stemWord(folded)) if folded.isascii() else folded
 
 
