@@ -599,7 +599,7 @@ class SearchIndex:
                 )
                 for i in order
             ]
-            chosen = fuse(candidates, tuning, when, inference)
+            chosen = fuse(candidates, tuning, when, inference, query.limit)
         if multipart:
             chosen = spread_sessions(
                 chosen,
