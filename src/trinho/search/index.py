@@ -112,8 +112,11 @@ CREATE TABLE docs(id INTEGER PRIMARY KEY, path TEXT NOT NULL, kind TEXT NOT NULL
 CREATE INDEX docs_path ON docs(path);
 CREATE INDEX docs_speaker ON docs(speaker);
 CREATE INDEX docs_dense_key ON docs(dense_key);
-CREATE VIRTUAL TABLE fts USING fts5(body, context, dates, tokenize='unicode61 remove_diacritics 0');
+CREATE VIRTUAL TABLE fts USING fts5(body, context, tokenize='unicode61 remove_diacritics 0');
 CREATE TABLE vectors(key TEXT PRIMARY KEY, vec BLOB NOT NULL);
+CREATE TABLE days(token TEXT NOT NULL, id INTEGER NOT NULL);
+CREATE INDEX days_token ON days(token);
+CREATE INDEX days_id ON days(id);
 """
 
 
@@ -629,13 +632,17 @@ class SearchIndex:
         by_id: dict[int, sqlite3.Row],
     ) -> tuple[list[Scored], set[int]]:
         """The lexical candidates with the span a question names searched too (one more FTS5
-        query: the same terms, among the lines whose day tokens fall in the span): a line in
+        query: the same terms, among the lines whose day tokens, in the `days` table, fall in
+        the span; a table apart, so BM25's lengths are the words' alone): a line in
         the span gains `Tuning.date_weight` times its score, one beyond the first `wanted`
         joins them. Never a filter: a line outside the span keeps its place."""
-        expression = (
-            f"({match_expression(searched)}) AND dates : ({match_expression(span_tokens(span))})"
+        tokens = span_tokens(span)
+        inside = (
+            f" AND d.id IN (SELECT id FROM days WHERE token IN ({', '.join('?' * len(tokens))}))"
         )
-        extra = self._lexical(expression, where, params, wanted)
+        extra = self._lexical(
+            match_expression(searched), where + inside, [*params, *tokens], wanted
+        )
         score = {c.doc_id: c.score for c in scored}
         text = {c.doc_id: c.text for c in scored}
         for row in extra:
@@ -666,15 +673,14 @@ class SearchIndex:
         tokenizing the text again (stemming a hundred candidates was a third of a search)."""
         if where:
             best = (
-                "SELECT d.id AS rowid, bm25(fts, 1.0, ?, 0.0) AS s FROM fts "
+                "SELECT d.id AS rowid, bm25(fts, 1.0, ?) AS s FROM fts "
                 f"JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? {where} ORDER BY s LIMIT ?"
             )
             args: tuple[object, ...] = (CONTEXT_WEIGHT, expression, *params, wanted)
         else:
             # Without filters, FTS5 alone picks the best rows; only those are joined.
             best = (
-                "SELECT rowid, bm25(fts, 1.0, ?, 0.0) AS s FROM fts WHERE fts MATCH ? "
-                "ORDER BY s LIMIT ?"
+                "SELECT rowid, bm25(fts, 1.0, ?) AS s FROM fts WHERE fts MATCH ? ORDER BY s LIMIT ?"
             )
             args = (CONTEXT_WEIGHT, expression, wanted)
         body = ", b.body" if self.vectors is not None else ""
@@ -840,7 +846,7 @@ class SearchIndex:
         return [
             row["rowid"]
             for row in self.conn.execute(
-                "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, 1.0, ?, 0.0) LIMIT ?",
+                "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, 1.0, ?) LIMIT ?",
                 (match_expression(query_terms(text)), CONTEXT_WEIGHT, limit),
             )
         ]
@@ -1006,6 +1012,7 @@ def _keep_vectors(conn: sqlite3.Connection, old: Path) -> None:
 
 def _forget_file(conn: sqlite3.Connection, rel: str) -> None:
     conn.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE path = ?)", (rel,))
+    conn.execute("DELETE FROM days WHERE id IN (SELECT id FROM docs WHERE path = ?)", (rel,))
     conn.execute("DELETE FROM docs WHERE path = ?", (rel,))
     conn.execute("DELETE FROM files WHERE path = ?", (rel,))
 
@@ -1032,8 +1039,12 @@ def _insert_docs(conn: sqlite3.Connection, docs: Iterable[Doc]) -> int:
             ),
         )
         conn.execute(
-            "INSERT INTO fts(rowid, body, context, dates) VALUES (?, ?, ?, ?)",
-            (cur.lastrowid, doc.body, doc.context, doc.dates),
+            "INSERT INTO fts(rowid, body, context) VALUES (?, ?, ?)",
+            (cur.lastrowid, doc.body, doc.context),
+        )
+        conn.executemany(
+            "INSERT INTO days(token, id) VALUES (?, ?)",
+            [(token, cur.lastrowid) for token in doc.dates.split()],
         )
         count += 1
     return count
