@@ -30,7 +30,7 @@ from trinho.errors import TrinhoError
 from trinho.facts.store import FACTS_DIR
 from trinho.openclaw.files import FACTS_DIGEST, is_digest
 from trinho.openclaw.markers import day_of_name
-from trinho.search.dates import Span, asked_span, span_tokens
+from trinho.search.dates import Span, asked_span, day_token, month_token, span_tokens
 from trinho.search.documents import (
     KINDS,
     Doc,
@@ -632,16 +632,21 @@ class SearchIndex:
         by_id: dict[int, sqlite3.Row],
     ) -> tuple[list[Scored], set[int]]:
         """The lexical candidates with the span a question names searched too (one more FTS5
-        query: the same terms, among the lines whose day tokens, in the `days` table, fall in
-        the span; a table apart, so BM25's lengths are the words' alone): a line in
+        query: the same terms, among the lines dated in the span or saying a day in it, by
+        their tokens in the `days` table; a table apart, so BM25's lengths are the words'
+        alone, and only the lines that say a day have rows there): a line in
         the span gains `Tuning.date_weight` times its score, one beyond the first `wanted`
         joins them. Never a filter: a line outside the span keeps its place."""
         tokens = span_tokens(span)
         inside = (
-            f" AND d.id IN (SELECT id FROM days WHERE token IN ({', '.join('?' * len(tokens))}))"
+            " AND (d.day BETWEEN ? AND ? OR d.id IN "
+            f"(SELECT id FROM days WHERE token IN ({', '.join('?' * len(tokens))})))"
         )
         extra = self._lexical(
-            match_expression(searched), where + inside, [*params, *tokens], wanted
+            match_expression(searched),
+            where + inside,
+            [*params, span.first.isoformat(), span.last.isoformat(), *tokens],
+            wanted,
         )
         score = {c.doc_id: c.score for c in scored}
         text = {c.doc_id: c.text for c in scored}
@@ -1042,9 +1047,15 @@ def _insert_docs(conn: sqlite3.Connection, docs: Iterable[Doc]) -> int:
             "INSERT INTO fts(rowid, body, context) VALUES (?, ?, ?)",
             (cur.lastrowid, doc.body, doc.context),
         )
+        # A line's own day is its `day` column: only the days its words say need a row.
+        own = (
+            ()
+            if doc.day is None
+            else (day_token(doc.day), month_token(doc.day.year, doc.day.month))
+        )
         conn.executemany(
             "INSERT INTO days(token, id) VALUES (?, ?)",
-            [(token, cur.lastrowid) for token in doc.dates.split()],
+            [(token, cur.lastrowid) for token in doc.dates.split() if token not in own],
         )
         count += 1
     return count
