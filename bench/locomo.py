@@ -348,6 +348,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default="nomic-embed-text")
     parser.add_argument("--loo", action="store_true", help="leave-one-conversation-out check")
     parser.add_argument(
+        "--ceiling",
+        type=int,
+        metavar="N",
+        help="also print recall@N of the defaults: the most a re-ranker of the first N could "
+        "bring to recall@10",
+    )
+    parser.add_argument(
         "--neighbours",
         type=int,
         nargs=2,
@@ -385,7 +392,33 @@ def main(argv: list[str] | None = None) -> int:
         print(f"LoCoMo dev: {len(files)} conversations, {n} questions (categories 1-4)")
         print(f"plain BM25, single turns: recall@10 {base.r10 / max(base.n, 1):.3f}")
         measure(convs, embedder, args.embedder, args.loo)
+        if args.ceiling:
+            ceiling(convs, embedder, args.ceiling)
     return 0
+
+
+def ceiling(
+    convs: Sequence[tuple[Conversation, Workspace]], embedder: Embedder | None, n: int
+) -> None:
+    """Recall@n of the default search, lexical and (with an embedder) hybrid: a re-ranker that
+    reorders the first n hits perfectly reaches this at recall@10 when a question has at most
+    ten evidence turns (all but a few here)."""
+    print(f"\nrecall@{n} (a re-ranker's ceiling){HEADER[len(str(n)) + 32 :]}")
+    for name, emb in (("lexical", None), ("hybrid", embedder)):
+        if name == "hybrid" and emb is None:
+            continue
+        rows = []
+        for conv, ws in convs:
+            today = max(turn.at for turn in conv.turns).date()
+            with SearchIndex(ws, embedder=emb) as index:
+                for q in conv.questions:
+                    if q.evidence:
+                        hits = index.search(Query(q.text, limit=n, today=today), fresh=False)
+                        got = set(first_refs([list(h.refs) for h in hits], n))
+                        rows.append(
+                            (conv.name, q.category, len(q.evidence & got) / len(q.evidence))
+                        )
+        print(f"{name:<40}{summary(rows)}")
 
 
 SPREAD = 3
