@@ -1053,10 +1053,9 @@ def _insert_docs(conn: sqlite3.Connection, docs: Iterable[Doc]) -> int:
             if doc.day is None
             else (day_token(doc.day), month_token(doc.day.year, doc.day.month))
         )
-        conn.executemany(
-            "INSERT INTO days(token, id) VALUES (?, ?)",
-            [(token, cur.lastrowid) for token in doc.dates.split() if token not in own],
-        )
+        said = [(token, cur.lastrowid) for token in doc.dates.split() if token not in own]
+        if said:
+            conn.executemany("INSERT INTO days(token, id) VALUES (?, ?)", said)
         count += 1
     return count
 
