@@ -310,3 +310,37 @@ def test_a_search_names_its_owner_for_its_own_statement_only(
         conn.rollback()
         conn.execute("SELECT set_config('trinho.owner', %s, true)", (pg.owner,))
         assert len(conn.execute(_UNITS, (pg.owner,)).fetchall()) == 1
+
+
+def test_a_day_asked_finds_what_was_said_of_it_as_in_the_file_index(
+    pg: PgRecords, workspace: Workspace
+) -> None:
+    """`yesterday`, said on 5 December, is 4 December: a question naming that day finds the
+    turn in both indexes, first, and `--explain` says why; without the rule it is not first."""
+    from datetime import UTC, date, datetime
+
+    from trinho.conversations.store import Turn, import_turns
+    from trinho.pg.search import find
+    from trinho.pg.transcripts import PgTranscripts
+    from trinho.search.rank import Tuning
+
+    def at(day: int, hour: int = 10) -> datetime:
+        return datetime(2023, 11 if day > 5 else 12, day, hour, tzinfo=UTC)
+
+    talk = [
+        Turn(at(5), "Sam", "Yesterday I tried the pottery class.", "a"),
+        *[Turn(at(d), "Sam", f"At the pottery shop, {d + 100}.", f"p{d}") for d in range(6, 20)],
+    ]
+    import_turns(workspace, talk)
+    PgTranscripts(pg.db, pg.owner, clock=workspace.now, timezone=TZ).import_turns(talk)
+    question = "What was Sam doing at pottery on December 4, 2023?"
+    today = date(2023, 12, 31)
+    with SearchIndex(workspace) as index:
+        files = index.find(Query(question, limit=3, today=today))
+    found, _ = find(pg, question, 3, today=today)
+    assert files.hits[0].refs == ("a",) == found[0].refs
+    assert [h.refs for h in files.hits] == [h.refs for h in found]
+    assert any("yesterday = 2023-12-04" in why for why in found[0].why)
+    assert any("in the days asked" in why for why in found[0].why)
+    before, _ = find(pg, question, 3, Tuning(date_weight=0.0), today=today)
+    assert before[0].refs != ("a",)
