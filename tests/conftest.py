@@ -52,6 +52,16 @@ settings.load_profile("trinho")
 
 
 @pytest.fixture(autouse=True)
+def _default_data_folder_of_its_own(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each test's default workspace ($XDG_DATA_HOME/trinho/workspace) is a folder of its own:
+    a test that runs trinho without TRINHO_HOME never reads or leaves the machine's one (a
+    Vietnamese workspace left there once turned other tests' messages Vietnamese)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data")))
+
+
+@pytest.fixture(autouse=True)
 def _no_fsync_unless_durability(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
