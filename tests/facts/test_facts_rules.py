@@ -389,7 +389,13 @@ def test_importing_the_rules_loads_no_store() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(ast.literal_eval(out.stdout))
-    assert loaded == {"trinho.facts", "trinho.facts.rules", "trinho.errors", "trinho.i18n"}
+    assert loaded == {
+        "trinho.facts",
+        "trinho.facts.rules",
+        "trinho.errors",
+        "trinho.i18n",
+        "trinho.textnorm",
+    }
 
 
 # ---- no actor but the owner can date a value ahead, and the owner can always speak now --------
