@@ -12,13 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
-from trinho.condense.rules.archive import archive_section
+from trinho.condense.rules.archive import ORIGIN, archive_section
 from trinho.proposals.store import Proposal
 from trinho.review.risk import one_at_a_time, review_order
 from trinho.review.screen import Shown, covered_small
-
-ORIGIN = "condense:"
-"""A condensation run's proposals' origin prefix; an archive's section is named by its run."""
 
 
 def affected_lines(p: Proposal) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from trinho.channels import DecisionOutcome, NotificationItem
+from trinho.condense.rules.archive import ORIGIN
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.proposals import store as proposals
@@ -18,9 +19,6 @@ from trinho.proposals.store import Proposal
 from trinho.review.announce import described_item
 from trinho.review.appliers import APPLIERS, TAKERS
 from trinho.workspace import Workspace
-
-ORIGIN = "condense:"
-"""A condensation run's proposals' origin prefix: an archive's section is named by its run."""
 
 
 def _whole(item: NotificationItem, p: Proposal) -> NotificationItem:

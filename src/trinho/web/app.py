@@ -27,6 +27,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from trinho.boundary import http_status, public_error
+from trinho.condense.rules.archive import ORIGIN
 from trinho.condense.rules.held import TAKEN_BACK_CLASSES
 from trinho.condense.rules.undo import UndoPlan, archive_after, render_plan
 from trinho.condense.store.apply import UndoResult, preview_undo, undo_run
@@ -45,7 +46,7 @@ from trinho.memory import store as memory_store
 from trinho.pg.logins import site_url
 from trinho.proposals import store as proposals
 from trinho.proposals.store import Proposal
-from trinho.review.bulk import ORIGIN, affected_lines, bulk_covered
+from trinho.review.bulk import affected_lines, bulk_covered
 from trinho.review.render import effect_words
 from trinho.review.risk import review_order
 from trinho.web import pages

@@ -52,6 +52,11 @@ class ArchivePlan:
         return tuple(moved.raw for moved in self.lines)
 
 
+ORIGIN = "condense:"
+"""A proposal's `origin` is this and the id of the run that made it (an archive's section
+heading names that run)."""
+
+
 def plan_archive(
     text: str, budget_tokens: int, pinned: Collection[str] = frozenset()
 ) -> ArchivePlan | None:

@@ -36,6 +36,7 @@ from typing import Any, Literal, Self, cast, get_args
 
 from trinho import fields as records
 from trinho.clock import resolve_in_history, utc
+from trinho.condense.rules.archive import ORIGIN as ORIGIN
 from trinho.condense.rules.gate import Change
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import NotFound, TrinhoError
@@ -48,8 +49,6 @@ WRITTEN: frozenset[str] = frozenset({"applied", "proposed", "done"})
 RUN_ID_RE = re.compile(r"^(\d{1,4})-W(\d{2})(?:\.([2-9]|[1-9]\d+))?$")
 """`2026-W48`, `2026-W48.2` for a second run that week; years 2-999 are written as Python
 writes them (`100-W09`)."""
-ORIGIN = "condense:"
-"""A proposal's `origin` is this and the id of the run that made it."""
 JOURNAL = "journal.json"
 BEFORE = "MEMORY.before.md"
 BEFORE_DIFF = "MEMORY.before.diff.json"
