@@ -394,9 +394,16 @@ class _Review:
         body = pages.reject_all_page(waiting, self.locale, session.csrf, desk.user, minutes)
         return self.page(t(self.locale, "web.reject_all.title"), body, session)
 
-    def reject_bound(self, desk: Desk, session: Session, items: list[str]) -> list[pages.Applied]:
-        """Reject exactly the proposals the confirmation showed (`id:hash` each), never one
-        changed since it was shown."""
+    def decide_bound(
+        self,
+        session: Session,
+        items: list[str],
+        desk: Desk,
+        decide: Callable[[Proposal, str, str], pages.Applied],
+    ) -> list[pages.Applied]:
+        """Decide exactly the proposals a confirmation showed (`id:hash` each) with `decide`,
+        never one changed since it was shown (the desk refuses a stale hash); a proposal gone
+        since is a notice, a refusal is that proposal's line on the receipt."""
         done: list[pages.Applied] = []
         for item in items:
             pid, _, digest = item.partition(":")
@@ -406,12 +413,19 @@ class _Review:
                 session.notices.append(self.said(exc))
                 continue
             try:
-                desk.reject(pid, self.by(desk), None, digest)
+                done.append(decide(shown, pid, digest))
             except TrinhoError as exc:
                 done.append(pages.Applied(shown, False, self.said(exc)))
-                continue
-            done.append(pages.Applied(shown, True, t(self.locale, "web.receipt.kept_one")))
         return done
+
+    def reject_bound(self, desk: Desk, session: Session, items: list[str]) -> list[pages.Applied]:
+        """Reject exactly the proposals the reject-all confirmation showed."""
+
+        def reject(shown: Proposal, pid: str, digest: str) -> pages.Applied:
+            desk.reject(pid, self.by(desk), None, digest)
+            return pages.Applied(shown, True, t(self.locale, "web.receipt.kept_one"))
+
+        return self.decide_bound(session, items, desk, reject)
 
     async def reject_all(self, request: Request, session: Session) -> Response:
         items = [str(v) for v in (await request.form()).getlist("item")]
@@ -421,27 +435,16 @@ class _Review:
         return RedirectResponse(f"/receipts/{self.keep(session, done, rejected=True)}", 303)
 
     def apply_bound(self, desk: Desk, session: Session, items: list[str]) -> list[pages.Applied]:
-        """Approve exactly the proposals the review step showed (`id:hash` each), never one
-        that must be decided on its own, nor one changed since it was shown."""
-        done: list[pages.Applied] = []
-        for item in items:
-            pid, _, digest = item.partition(":")
-            try:
-                shown = desk.get_proposal(pid)
-            except TrinhoError as exc:
-                session.notices.append(self.said(exc))
-                continue
+        """Approve exactly the proposals the review step showed, never one that must be
+        decided on its own."""
+
+        def approve(shown: Proposal, pid: str, digest: str) -> pages.Applied:
             if not bulk_covered([shown], affected_lines(shown)):
-                note = t(self.locale, "web.bulk.refused")
-                done.append(pages.Applied(shown, False, note))
-                continue
-            try:
-                _, applied = desk.approve(pid, self.by(desk), digest)
-            except TrinhoError as exc:
-                done.append(pages.Applied(shown, False, self.said(exc)))
-                continue
-            done.append(pages.Applied(shown, applied.ok, applied.message))
-        return done
+                return pages.Applied(shown, False, t(self.locale, "web.bulk.refused"))
+            _, applied = desk.approve(pid, self.by(desk), digest)
+            return pages.Applied(shown, applied.ok, applied.message)
+
+        return self.decide_bound(session, items, desk, approve)
 
     async def bulk(self, request: Request, session: Session) -> Response:
         items = [str(v) for v in (await request.form()).getlist("item")]
