@@ -158,8 +158,6 @@ BEFORE_INFERENCE = replace(
     inference_dense_pool=Tuning.dense_pool,
 )
 """The hybrid default before the rule for inference questions (steps 10-12)."""
-GUARD = 3
-"""The dense guard measured (`Tuning.dense_guard`): the first three of the dense list."""
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 OUT = ROOT / "bench" / "out"
 
@@ -293,7 +291,6 @@ def steps_for(embedder: Embedder | None, name: str | None) -> list[Step]:
             ),
             ("10 + inference questions", embedder, BEFORE_DATES),
             ("+ days asked and said (default)", embedder, Tuning()),
-            (f"+ dense guard {GUARD}", embedder, Tuning(dense_guard=GUARD)),
         ]
     return steps
 
@@ -317,11 +314,11 @@ def measure(
     # the neighbour rules (8) and against the lexical default before the days (4); the query
     # embedded even when the first lexical hits hold every term (12); the rule for inference
     # questions (13), and 13 against 4; the days asked and said (6 vs 4 lexical, 14 vs 13
-    # hybrid); the dense guard (15 vs 14); 14 against 6: the semantic layer on, now.
+    # hybrid); 14 against 6: the semantic layer on, now.
     pairs = [(1, 0), (2, 1), (3, 2), (4, 3), (5, 3)]
     if embedder is not None:
         pairs += [(6, 0), (7, 6), (8, 7), (9, 8), (9, 7), (9, 3), (10, 9), (11, 9)]
-        pairs += [(12, 9), (12, 3), (13, 12), (14, 13), (13, 5)]
+        pairs += [(12, 9), (12, 3), (13, 12), (13, 5)]
     for i, ref in pairs:
         label = f"{i + 1}. vs {ref + 1}. ({steps[i][0]})"
         print(f"{label[:40]:<40}{paired(results[ref], results[i])}")
@@ -332,7 +329,6 @@ def measure(
         days_out(convs, embedder)
         if embedder is not None:
             inference_out(convs, embedder)
-            guard_out(convs, embedder)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -510,7 +506,6 @@ def inference_out(convs: Sequence[tuple[Conversation, Workspace]], embedder: Emb
 
 GRID_DATE_WEIGHTS = (0.0, 0.5, 1.0, 2.0, 3.0)
 GRID_DATE_MARGINS = (0, 1, 2)
-GRID_GUARDS = (0, 1, 2, 3, 5)
 
 
 def held_out(
@@ -552,13 +547,6 @@ def days_out(convs: Sequence[tuple[Conversation, Workspace]], embedder: Embedder
         "days",
         lambda t: f"date_weight {t.date_weight}, date_margin {t.date_margin}",
     )
-
-
-def guard_out(convs: Sequence[tuple[Conversation, Workspace]], embedder: Embedder) -> None:
-    """The dense guard left out one conversation at a time: how deep in the dense list a line
-    is kept on the first page."""
-    grid = [Tuning(dense_guard=g) for g in GRID_GUARDS]
-    held_out(convs, embedder, grid, "guard", lambda t: f"dense_guard {t.dense_guard}")
 
 
 if __name__ == "__main__":

@@ -12,11 +12,9 @@ from trinho.conversations.store import import_turns
 from trinho.search import Query, SearchIndex
 from trinho.search.rank import (
     Candidate,
-    Ranked,
     Tuning,
     asks_question,
     fuse,
-    guard_dense,
     smooth_dense,
 )
 from trinho.workspace import Workspace
@@ -134,36 +132,3 @@ def test_a_turn_is_found_by_what_is_said_around_it(workspace: Workspace) -> None
     assert smoothed[0] == "Tell me about the automobile."
     assert smoothed.index("It is red.") < smoothed.index("It is blue.")
     assert alone.index("It is red.") > alone.index("It is blue.")  # a tie, kept in file order
-
-
-def _ranked(kinds: Sequence[tuple[bool, int | None]]) -> list[tuple[Ranked, Candidate]]:
-    """Fused items in order, each (a full lexical match?, its dense rank)."""
-    return [
-        (
-            Ranked(i, float(-i), ()),
-            Candidate(i, "x", "s", lexical=1.0, lexical_rank=i + 1, full_match=full, dense_rank=d),
-        )
-        for i, (full, d) in enumerate(kinds)
-    ]
-
-
-@given(
-    st.lists(st.tuples(st.booleans(), st.none() | st.integers(1, 40)), max_size=30),
-    st.integers(1, 5),
-    st.integers(1, 12),
-)
-def test_the_dense_guard_keeps_full_matches_and_raises_the_first_dense_hits(
-    kinds: list[tuple[bool, int | None]], guard: int, page: int
-) -> None:
-    ranked = _ranked(kinds)
-    out = guard_dense(ranked, guard, page)
-    ids = [r.doc_id for r, _ in out]
-    assert sorted(ids) == list(range(len(kinds)))  # nothing lost, nothing twice
-    head = set(ids[:page])
-    before = {r.doc_id for r, _ in ranked[:page]}
-    assert {i for i in before if kinds[i][0]} <= head  # full matches keep their place
-    fulls = sum(1 for full, _ in kinds if full)
-    guarded = [i for i, (_, d) in enumerate(kinds) if d is not None and d <= guard]
-    if fulls + len(guarded) <= page:
-        assert set(guarded) <= head
-    assert guard_dense(ranked, 0, page) == ranked

@@ -602,7 +602,7 @@ class SearchIndex:
                 )
                 for i in order
             ]
-            chosen = fuse(candidates, tuning, when, inference, query.limit)
+            chosen = fuse(candidates, tuning, when, inference)
         if multipart:
             chosen = spread_sessions(
                 chosen,

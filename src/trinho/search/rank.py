@@ -79,10 +79,7 @@ class Tuning:
     `profile_boost` is the factor for a named person's line that tells of themselves
     (`describes_self`). `date_weight`: the share of its own score a line gains when its day
     (or a day it says) is in the span a question names, `date_margin` days either side
-    (`trinho.search.dates.asked_span`; 0: the span is not searched). `dense_guard`: a line
-    among the first `dense_guard` of the dense list stays on the first page of the fused one
-    unless full lexical matches fill it (`guard_dense`; 0: no guard, the default: on the
-    LoCoMo dev half it gained nothing at 1 and lost from 2 on, docs/benchmarks.md).
+    (`trinho.search.dates.asked_span`; 0: the span is not searched).
     """
 
     dense_weight: float = 0.3
@@ -99,7 +96,6 @@ class Tuning:
     profile_boost: float = 2.0
     date_weight: float = 2.0
     date_margin: int = 1
-    dense_guard: int = 0
 
     def for_inference(self) -> Tuning:
         """The weights for an inference question: meaning counts twice as much, from twice
@@ -284,7 +280,6 @@ def fuse(
     tuning: Tuning,
     when: bool,
     inference: bool = False,
-    page: int = 10,
 ) -> list[Ranked]:
     """Order candidates by lexical and dense evidence, then the who/when boosts (and, for an
     inference question, the boost of a named person's lines about themselves).
@@ -328,35 +323,7 @@ def fuse(
     out = [(r, c) for _, _, r, c in ranked]
     if tuning.protect_full_matches:
         out = _protect(out)
-    return [r for r, _ in guard_dense(out, tuning.dense_guard, page)]
-
-
-def guard_dense(
-    ranked: list[tuple[Ranked, Candidate]], guard: int, page: int
-) -> list[tuple[Ranked, Candidate]]:
-    """A line among the first `guard` of the dense list that fell below the first `page` is
-    put back at the page's end, in place of the lowest lines there that are no full lexical
-    match; the full lexical matches keep every place they hold. The fused scores can bury a
-    line the encoder ranked first under lines that match one common word."""
-    if guard <= 0:
-        return ranked
-    fulls = sum(1 for _, c in ranked if c.full_match and c.lexical_rank is not None)
-    room = page - fulls
-    raised = [
-        (Ranked(r.doc_id, r.score, (*r.why, f"kept on the first page (dense #{c.dense_rank})")), c)
-        for r, c in ranked[page:]
-        if c.dense_rank is not None and c.dense_rank <= guard
-    ][: max(room, 0)]
-    if not raised:
-        return ranked
-    head = ranked[:page]
-    free = [i for i, (_, c) in enumerate(head) if not (c.full_match and c.lexical_rank is not None)]
-    dropped = set(free[len(free) - len(raised) :])
-    ids = {r.doc_id for r, _ in raised}
-    kept = [item for i, item in enumerate(head) if i not in dropped]
-    pushed = [item for i, item in enumerate(head) if i in dropped]
-    rest = [item for item in ranked[page:] if item[0].doc_id not in ids]
-    return kept + raised + pushed + rest
+    return [r for r, _ in out]
 
 
 def _answers(
