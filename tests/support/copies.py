@@ -2,7 +2,8 @@
 
 A run is six or more consecutive lines, identical once their indentation is stripped (blank
 lines skipped), found in a file of each set. Run it to print the figure:
-`python tests/support/copies.py` (PostgreSQL against every other module of the package).
+`python tests/support/copies.py [SRC]`: PostgreSQL against the file stores, then against every
+other module of the package.
 """
 
 from __future__ import annotations
@@ -31,8 +32,24 @@ class Copy:
 
 
 def code_lines(text: str) -> list[tuple[int, str]]:
-    """(line number, line without indentation) for every line that is not blank."""
-    return [(n, s) for n, line in enumerate(text.splitlines(), 1) if (s := line.strip())]
+    """(line number, line without indentation) for every line that is not blank, not in an
+    import statement and not in a function's signature: two modules importing the same names,
+    or two backends implementing the same Protocol's method, share them but copy nothing."""
+    kept: list[tuple[int, str]] = []
+    skipping: str | None = None
+    for n, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if skipping is None and line.startswith(("from ", "import ")):
+            skipping = "import" if stripped.endswith("(") else None
+        elif skipping is None and stripped.startswith(("def ", "async def ")):
+            skipping = None if stripped.endswith(":") else "def"
+        elif skipping == "import":
+            skipping = None if stripped == ")" else skipping
+        elif skipping == "def":
+            skipping = None if stripped.endswith(":") else skipping
+        elif stripped:
+            kept.append((n, stripped))
+    return kept
 
 
 def shared_runs(
@@ -74,17 +91,30 @@ def read(paths: Iterable[Path], root: Path) -> list[tuple[str, str]]:
     return [(str(p.relative_to(root)), p.read_text(encoding="utf-8")) for p in sorted(paths)]
 
 
-def pg_copies(src: Path) -> list[Copy]:
-    """Runs of `trinho/pg` also found in another module of the package."""
+PROTOCOLS = ("records/protocol.py",)
+"""The Protocols both backends implement: their signatures are meant to be the same."""
+
+
+def pg_copies(src: Path, *, stores_only: bool = False) -> list[Copy]:
+    """Runs of `trinho/pg` also found in another module of the package (with `stores_only`,
+    in a file store: a module named `store.py` or under a `store` package), Protocols aside."""
     package = src / "trinho"
     pg = read((package / "pg").rglob("*.py"), src)
-    rest = read((p for p in package.rglob("*.py") if "pg" not in p.relative_to(package).parts), src)
-    return shared_runs(pg, rest)
+    rest = [
+        p
+        for p in package.rglob("*.py")
+        if "pg" not in (parts := p.relative_to(package).parts)
+        and "/".join(parts) not in PROTOCOLS
+        and (not stores_only or p.stem == "store" or "store" in parts)
+    ]
+    return shared_runs(pg, read(rest, src))
 
 
 if __name__ == "__main__":
     root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parents[2] / "src"
-    copies = pg_copies(root)
-    for copy in copies:
-        print(copy)
-    print(f"{len(copies)} runs, {sum(c.length for c in copies)} lines")
+    for stores_only in (True, False):
+        copies = pg_copies(root, stores_only=stores_only)
+        print("against the file stores:" if stores_only else "against every other module:")
+        for copy in copies:
+            print(f"  {copy}")
+        print(f"  {len(copies)} runs, {sum(c.length for c in copies)} lines")
