@@ -486,10 +486,13 @@ class PgRecords:
         if existing is not None:
             return Submitted(existing, created=False)
         created_at = self.now()
-        taken = lambda i: bool(self._proposals(conn, "id = %s", i))  # noqa: E731
-        proposal = wanted.proposal(
-            fresh_id(wanted.digest, wanted.origin, created_at, taken), created_at
+        new_id = fresh_id(
+            wanted.digest,
+            wanted.origin,
+            created_at,
+            lambda i: bool(self._proposals(conn, "id = %s", i)),
         )
+        proposal = wanted.proposal(new_id, created_at)
         self._write_proposal(conn, proposal)
         return Submitted(proposal, created=True)
 

@@ -106,10 +106,10 @@ def submit_planned(ws: Workspace, wanted: Submission) -> Submitted:
         if existing is not None:
             return Submitted(existing, created=False)
         created_at = ws.now()
-        taken = lambda i: proposal_path(ws, i).exists()  # noqa: E731
-        proposal = wanted.proposal(
-            fresh_id(wanted.digest, wanted.origin, created_at, taken), created_at
+        new_id = fresh_id(
+            wanted.digest, wanted.origin, created_at, lambda i: proposal_path(ws, i).exists()
         )
+        proposal = wanted.proposal(new_id, created_at)
         _write(ws, proposal)
     return Submitted(proposal, created=True)
 
