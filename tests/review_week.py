@@ -17,7 +17,7 @@ from condense_weeks import NOW, fill_week, two_roles
 from trinho.channels import ConsoleChannel
 from trinho.condense import RunReport, run_condensation
 from trinho.facts.store import save_fact
-from trinho.proposals.store import Source
+from trinho.proposals.format import Source
 from trinho.workspace import Clock, Workspace, init_workspace, open_workspace
 
 MEMORY = """\

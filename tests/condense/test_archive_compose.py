@@ -27,7 +27,7 @@ from trinho.channels import ConsoleChannel, Outbox
 from trinho.channels.render import review_item_text, review_text
 from trinho.condense import run_condensation
 from trinho.notes.store import save_note
-from trinho.proposals.store import Proposal
+from trinho.proposals.format import Proposal
 from trinho.review.render import proposals_text, reason_words
 from trinho.web import pages
 from trinho.workspace import Workspace, init_workspace, open_workspace

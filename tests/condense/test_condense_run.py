@@ -43,6 +43,7 @@ from trinho.memory.format import parse
 from trinho.models import ChatRequest, ChatResponse, ModelError, ScriptedModel, Usage, read_ledger
 from trinho.notes.store import save_note
 from trinho.proposals import store as proposals
+from trinho.proposals.format import Proposal
 from trinho.review.appliers import APPLIERS
 from trinho.workspace import Workspace, init_workspace, open_workspace
 
@@ -69,7 +70,7 @@ def held_classes(report: RunReport) -> list[str]:
     return sorted(rc.change.cls for rc in report.held)
 
 
-def memory_proposals(ws: Workspace) -> list[proposals.Proposal]:
+def memory_proposals(ws: Workspace) -> list[Proposal]:
     return [p for p in proposals.list_proposals(ws).proposals if p.kind == "memory"]
 
 

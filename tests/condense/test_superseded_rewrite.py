@@ -29,6 +29,7 @@ from trinho.errors import TrinhoError
 from trinho.models import ChatRequest, ModelError, ScriptedModel
 from trinho.notes.store import save_note
 from trinho.proposals import store as proposals
+from trinho.proposals.format import Proposal
 from trinho.review.appliers import APPLIERS
 from trinho.workspace import Workspace, init_workspace
 
@@ -73,7 +74,7 @@ def _workspace(root: Path, clock: FixedClock) -> Workspace:
     return ws
 
 
-def _whole(ws: Workspace, run_id: str) -> proposals.Proposal:
+def _whole(ws: Workspace, run_id: str) -> Proposal:
     [found] = [
         p
         for p in proposals.list_proposals(ws).proposals

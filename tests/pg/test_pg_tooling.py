@@ -23,7 +23,7 @@ from trinho.pg.connect import Database
 from trinho.pg.tokens import token_owner_id
 from trinho.pg.tooling import PgToolRecords, memory_name
 from trinho.pg.transfer import import_workspace
-from trinho.proposals.store import Source
+from trinho.proposals.format import Source
 from trinho.textnorm import SLUG_PATTERN
 from trinho.tools.service import Actor, call
 from trinho.workspace import Workspace

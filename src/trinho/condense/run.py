@@ -132,6 +132,7 @@ from trinho.models.ledger import Purpose, token_estimate
 from trinho.notes.journal import write_floor
 from trinho.openclaw.markers import reattach_markers
 from trinho.proposals import store as proposals
+from trinho.proposals.format import Proposal, Source
 from trinho.workspace import Workspace
 
 SCREEN_BATCH = 50
@@ -755,7 +756,7 @@ def _propose(
                 reason=change.reason,
                 origin=f"condense:{journal.run_id}",
                 why=change.why,
-                sources=[proposals.Source.quoted(*triple) for triple in change.sources],
+                sources=[Source.quoted(*triple) for triple in change.sources],
             )
             p = submitted.proposal
             entries.append(ProposalEntry(p.id, p.content_hash, p.status))
@@ -774,9 +775,7 @@ def _propose(
     return journal, report
 
 
-def _expire_gone(
-    ws: Workspace, run_id: str, text: str, queue: list[proposals.Proposal]
-) -> list[proposals.Proposal]:
+def _expire_gone(ws: Workspace, run_id: str, text: str, queue: list[Proposal]) -> list[Proposal]:
     """The queue with every pending change that can no longer apply to `text` made stale,
     every one an undo cut off left pending withdrawn, and every whole rewrite of a run whose
     span `run_id` read again (`superseded_rewrites`) made stale: approving it would fold that

@@ -34,7 +34,7 @@ from trinho.models import (
 from trinho.models import tool_result as tool_message
 from trinho.models.config import max_output_tokens
 from trinho.models.ledger import token_estimate
-from trinho.proposals.store import Source
+from trinho.proposals.format import Source
 from trinho.tools import service as tools
 from trinho.tools.service import Actor
 from trinho.workspace import Workspace

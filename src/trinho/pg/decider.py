@@ -15,7 +15,7 @@ from trinho.channels import DecisionOutcome, NotificationItem
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.pg.store import PgRecords
-from trinho.proposals.store import Proposal
+from trinho.proposals.format import Proposal
 from trinho.review.announce import described_item
 
 

@@ -28,7 +28,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from trinho.openclaw.markers import day_of_name
 from trinho.search.dates import Span, asked_span, said_days, span_tokens
@@ -50,7 +50,29 @@ from trinho.workspace import MEMORY_FILE
 if TYPE_CHECKING:
     import psycopg
 
-    from trinho.pg.store import PgRecords
+    from trinho.pg.connect import Database
+
+
+class Indexed(Protocol):
+    """What searching and indexing read of one owner's records (`trinho.pg.store.PgRecords`),
+    named here so the index does not import the store that writes into it."""
+
+    @property
+    def db(self) -> Database: ...
+
+    @property
+    def owner(self) -> str: ...
+
+    def today(self) -> date: ...
+
+    def note_files(self) -> dict[str, str]: ...
+
+    def memory_text(self) -> str: ...
+
+    def fact_keys(self) -> list[tuple[str, str]]: ...
+
+    def fact_file_text(self, user: str, key: str) -> str | None: ...
+
 
 CONTEXT_WEIGHT = 0.3
 """The neighbours' words against a text's own, as in `trinho.search.index`."""
@@ -93,7 +115,7 @@ def doc_id(doc: Doc) -> str:
     return f"{doc.path}:{doc.line}"
 
 
-def owner_docs(records: PgRecords) -> list[Doc]:
+def owner_docs(records: Indexed) -> list[Doc]:
     """Every searchable unit of an owner's records, as the file index makes them."""
     docs: list[Doc] = []
     for name, body in records.note_files().items():
@@ -160,7 +182,7 @@ def add_docs(conn: psycopg.Connection, owner: str, docs: Sequence[Doc]) -> None:
     )
 
 
-def reindex(records: PgRecords) -> int:
+def reindex(records: Indexed) -> int:
     """Rebuild the owner's index from their records, in one transaction; how many units."""
     docs = owner_docs(records)
     with records.db.owner_tx(records.owner) as conn:
@@ -191,7 +213,7 @@ _SEARCH = (
 
 
 def search(
-    records: PgRecords,
+    records: Indexed,
     text: str,
     limit: int = 10,
     tuning: Tuning | None = None,
@@ -208,7 +230,7 @@ def search(
 
 
 def find(
-    records: PgRecords,
+    records: Indexed,
     text: str,
     limit: int = 10,
     tuning: Tuning | None = None,

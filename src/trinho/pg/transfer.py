@@ -35,7 +35,7 @@ from trinho.pg.owners import add_owner_in, owner_zone
 from trinho.pg.search import reindex
 from trinho.pg.store import PgRecords, proposal_json
 from trinho.pg.transcripts import PgTranscripts, transcript_name
-from trinho.proposals.store import Proposal
+from trinho.proposals.format import Proposal
 from trinho.schedule.run import STATE_FILE
 from trinho.textnorm import decode, validate_slug
 from trinho.workspace import (

@@ -55,7 +55,7 @@ from trinho.pg.transfer import (
     USERS_DIR,
     owner_files,
 )
-from trinho.proposals.store import Proposal
+from trinho.proposals.format import Proposal
 from trinho.search.documents import note_docs
 from trinho.textnorm import decode
 from trinho.workspace import (

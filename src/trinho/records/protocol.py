@@ -18,14 +18,8 @@ from trinho.memory import store as memory
 from trinho.notes import store as notes
 from trinho.notes.store import NoteFile, SavedNote
 from trinho.proposals import store as proposals
-from trinho.proposals.store import (
-    Applier,
-    ApplyResult,
-    Proposal,
-    ProposalListing,
-    Source,
-    Submitted,
-)
+from trinho.proposals.format import ApplyResult, Proposal, Source, Submitted
+from trinho.proposals.store import Applier, ProposalListing
 from trinho.search import Hit, Query, kept_index
 from trinho.workspace import Workspace
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 
 from trinho.condense.rules.archive import ORIGIN, archive_section
-from trinho.proposals.store import Proposal
+from trinho.proposals.format import Proposal
 from trinho.review.risk import one_at_a_time, review_order
 from trinho.review.screen import Shown, covered_small
 

@@ -22,7 +22,7 @@ from trinho.i18n.keys import (
     PROPOSAL_STATUS,
     RISK_LABEL,
 )
-from trinho.proposals.store import Proposal, Source
+from trinho.proposals.format import Proposal, Source
 from trinho.review.risk import Risk, review_order, risk_of
 from trinho.textnorm import has_hidden, show_hidden, show_hidden_lines
 

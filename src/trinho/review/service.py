@@ -15,7 +15,7 @@ from trinho.condense.rules.archive import ORIGIN
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.proposals import store as proposals
-from trinho.proposals.store import Proposal
+from trinho.proposals.format import Proposal
 from trinho.review.announce import described_item
 from trinho.review.appliers import APPLIERS, TAKERS
 from trinho.workspace import Workspace

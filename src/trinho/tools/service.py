@@ -28,7 +28,7 @@ from trinho.config import ToolProfile as ToolProfile
 from trinho.errors import TrinhoError
 from trinho.facts.rules import BASES, ActorKind
 from trinho.notes.store import MAX_NOTE_CHARS, SavedNote, save_note
-from trinho.proposals import store as proposals
+from trinho.proposals.format import MAX_WHY_CHARS, Source
 from trinho.textnorm import json_text, match_key, printable
 from trinho.tools import args as jsonargs
 from trinho.tools import format as oc_format
@@ -59,7 +59,7 @@ class Actor:
     kind: ActorKind = "chat"
     agent: str = "main"
     user: str | None = None
-    seen: tuple[proposals.Source, ...] = field(default=(), compare=False)
+    seen: tuple[Source, ...] = field(default=(), compare=False)
     """The turns and notes this actor was shown (the facts job's transcript, the owner's
     message in chat): a fact it proposes names the one its `quote` is found in."""
 
@@ -226,20 +226,18 @@ MIN_QUOTE_CHARS = 4
 MAX_QUOTE_CHARS = 200
 
 
-def quoted_in(seen: Sequence[proposals.Source], quote: str | None) -> tuple[proposals.Source, ...]:
+def quoted_in(seen: Sequence[Source], quote: str | None) -> tuple[Source, ...]:
     """The sources among `seen` that hold `quote` (case and spacing aside), each shown by its
     line that holds it: a quote found nowhere the actor was shown names no source, so a
     source the owner reads is always one that exists."""
     key = match_key(quote or "")
     if len(key) < MIN_QUOTE_CHARS:
         return ()
-    found: list[proposals.Source] = []
+    found: list[Source] = []
     for source in seen:
         lines = [line for line in source.text.split("\n") if key in match_key(line)]
         if lines or key in match_key(source.text):
-            found.append(
-                proposals.Source.quoted(source.kind, source.ref, (lines or [source.text])[0])
-            )
+            found.append(Source.quoted(source.kind, source.ref, (lines or [source.text])[0]))
     return tuple(found[-3:])
 
 
@@ -389,7 +387,7 @@ TOOLS: tuple[MemoryTool, ...] = (
                 "valid_from": {**DATE, "description": "First day it holds (default: today)."},
                 "valid_to": {**DATE, "description": "Day it stops holding, if known."},
                 "why": _text(
-                    proposals.MAX_WHY_CHARS,
+                    MAX_WHY_CHARS,
                     "Why you conclude it, in a few words; the owner reads it "
                     "when the fact waits for their approval.",
                 ),

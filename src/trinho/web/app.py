@@ -45,7 +45,7 @@ from trinho.i18n import N_, t
 from trinho.memory import store as memory_store
 from trinho.pg.logins import site_url
 from trinho.proposals import store as proposals
-from trinho.proposals.store import Proposal
+from trinho.proposals.format import Proposal
 from trinho.review.bulk import affected_lines, bulk_covered
 from trinho.review.render import effect_words
 from trinho.review.risk import review_order

@@ -19,7 +19,7 @@ from trinho.condense.rules.reasons import stored_reason
 from trinho.facts.rules import Fact
 from trinho.i18n import N_, t
 from trinho.i18n.keys import BASIS_WORDS, GATE_CLASS, RUN_OUTCOME, SCREEN_DECISION
-from trinho.proposals.store import Proposal
+from trinho.proposals.format import Proposal
 from trinho.review.bulk import affected_lines, bulk_covered
 from trinho.review.render import effect_words, proposer_words, reason_words, where_from
 from trinho.review.risk import Risk, review_order, risk_of

@@ -33,7 +33,7 @@ from trinho.pg.store import PgRecords
 from trinho.pg.transcripts import PgTranscripts
 from trinho.pg.workcopy import run_on_copy
 from trinho.proposals import store as proposals
-from trinho.proposals.store import ApplyResult, Proposal
+from trinho.proposals.format import ApplyResult, Proposal
 from trinho.review.appliers import APPLIERS, TAKERS
 from trinho.search import Hit, Query, memory_get, readable_path, search
 from trinho.web import pages

@@ -15,7 +15,7 @@ from trinho.facts.format import check_basis, clean_value
 from trinho.facts.rules import ACTORS, BASES, Fact, FactVersion, check_actor
 from trinho.i18n import N_, t
 from trinho.i18n.keys import FACT_OUTCOME
-from trinho.proposals.store import Proposal
+from trinho.proposals.format import Proposal
 from trinho.records.protocol import FileRecords
 from trinho.review.appliers import APPLIERS
 from trinho.review.render import fact_history_text, fact_version_line, proposals_text

@@ -40,7 +40,8 @@ from trinho.condense.rules.archive import ORIGIN as ORIGIN
 from trinho.condense.rules.gate import Change
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import NotFound, TrinhoError
-from trinho.proposals.store import STATUSES, ProposalStatus, get_proposal
+from trinho.proposals.format import STATUSES, ProposalStatus
+from trinho.proposals.store import get_proposal
 from trinho.workspace import Workspace
 
 RunState = Literal["running", "applying", "applied", "proposed", "done", "failed", "skipped"]
