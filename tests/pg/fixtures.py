@@ -74,7 +74,7 @@ def own_database(pg_cluster: Cluster, monkeypatch: pytest.MonkeyPatch) -> Iterat
     from trinho.pg.connect import Database
 
     urls = migrated_database(pg_cluster)
-    monkeypatch.setenv("TRINHO_DATABASE_URL", urls.admin)
+    monkeypatch.setenv("TRINHO_DATABASE_URL", urls.app)  # the workers' role, as deployed
     with Database(urls.admin) as db:
         yield db
 
@@ -103,7 +103,8 @@ def records(request: pytest.FixtureRequest, workspace: Workspace, clock: FixedCl
 class CliBackend:
     """Where the CLI under test keeps the owner's memory: `home` is the workspace (its config
     and, for `files`, the memory itself); `owner` is the database's owner and `url` its
-    database (None for files)."""
+    database as the operator's role (None for files); the commands themselves run as the
+    application role, as a deployment's services do."""
 
     kind: Literal["files", "pg"]
     home: Path
@@ -167,6 +168,6 @@ def cli_backend(
         return CliBackend("files", home, None)
     urls: Urls = request.getfixturevalue("pg_urls")
     name = new_owner(request.getfixturevalue("pg_admin"), TZ)
-    monkeypatch.setenv("TRINHO_DATABASE_URL", urls.admin)
+    monkeypatch.setenv("TRINHO_DATABASE_URL", urls.app)  # the services' role, as deployed
     monkeypatch.setenv("TRINHO_OWNER", name)
     return CliBackend("pg", home, name, urls.admin)

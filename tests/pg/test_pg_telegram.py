@@ -330,9 +330,14 @@ def test_a_token_must_name_its_bot() -> None:
 
 
 def test_the_operator_gives_and_takes_an_owners_telegram_user(
-    own_database: Database, cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]
+    own_database: Database,
+    cli_env: dict[str, str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from trinho.cli import main
+
+    monkeypatch.setenv("TRINHO_DATABASE_URL", own_database.url)  # the operator's role
 
     def run(*args: str) -> tuple[int, str, str]:
         code = main(list(args))
