@@ -27,6 +27,7 @@ from trinho.condense.rules.explain import SourceTriple, explained, removal_reaso
 from trinho.condense.rules.gate import Change, GateResult, gate
 from trinho.condense.rules.handedit import added_during_run, carry_added, drop_deleted
 from trinho.condense.rules.held import can_still_apply
+from trinho.condense.rules.lifecycle import recover
 from trinho.condense.rules.loss import memory_sides
 from trinho.condense.rules.ops import (
     Script,
@@ -98,7 +99,6 @@ from trinho.condense.store.runs import (
     BEFORE,
     ORIGIN,
     REPORT,
-    WRITTEN,
     Journal,
     ProposalEntry,
     advance,
@@ -174,14 +174,15 @@ def run_condensation(
         if slot.done is not None:
             return _already(ws, slot.run_id, today)
         journal = slot.journal
-        if (
-            journal is not None
-            and journal.state == "applying"
-            and sha(memory_store.read_text(ws)) == journal.applied_sha
-        ):
-            journal = advance(ws, journal, "applied")  # cut off just after the replace
-        if journal is not None and journal.state in WRITTEN:
-            return _resume(ws, journal, today, since, channel)
+        if journal is not None:  # an earlier attempt of this week's run was cut off
+            replaced = sha(memory_store.read_text(ws)) == journal.applied_sha
+            recovery = recover(journal.state, replaced=replaced, undone=bool(journal.undone))
+            for state in recovery.record:
+                journal = advance(ws, journal, state)
+            if recovery.then == "nothing":
+                return _already(ws, journal.run_id, today)
+            if recovery.then == "finish":
+                return _resume(ws, journal, today, since, channel)
         write_floor(ws, span.end)  # a note saved from now on counts in no span before this end
         return _Run(ws, slot.run_id, today, span, model, dry_run=False, channel=channel).execute()
 
@@ -219,11 +220,7 @@ def _resume(
     ws: Workspace, journal: Journal, today: date, since: date, channel: Channel | None
 ) -> RunReport:
     """Finish a run that wrote MEMORY.md and was cut off: its proposals and announcement, and
-    a report of every change it made, those that applied by themselves included. A run
-    undone meanwhile (by a version that left it unfinished) proposes nothing: it is ended."""
-    if journal.undone:
-        advance(ws, journal, "done")
-        return _already(ws, journal.run_id, today)
+    a report of every change it made, those that applied by themselves included."""
     journal, changes = _propose(ws, journal, (*journal.auto, *journal.held))
     notification, delivery = _announce(ws, journal, changes, channel)
     report = RunReport(
