@@ -746,7 +746,7 @@ def test_a_broken_channel_config_leaves_the_announcement_queued(
     workspace: Workspace, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     en_week(workspace, clock)
-    import trinho.condense.run as pipeline
+    import trinho.condense.announce as pipeline
 
     def broken(ws: Workspace) -> object:
         raise TrinhoError("[telegram] owner_chat_id must be a number")

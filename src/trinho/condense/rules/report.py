@@ -100,6 +100,14 @@ class ReportChange:
         return data
 
 
+def reported(change: Change, to_propose: tuple[Change, ...]) -> ReportChange:
+    """A gate change as the report lists it before it is proposed: a held change left out of
+    `to_propose` is one the owner made by hand during the run."""
+    if change.held and change not in to_propose:
+        return ReportChange(change, note="hand_edit")
+    return ReportChange(change)
+
+
 @dataclass(frozen=True)
 class Calls:
     purpose: str
