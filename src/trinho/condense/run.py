@@ -22,6 +22,16 @@ from trinho.condense.rules.archive import (
     archived_by,
     without_lines,
 )
+from trinho.condense.rules.chunks import (
+    MIN_ROOM_TOKENS,
+    Chunk,
+    Material,
+    answer_tokens,
+    material_room,
+    plan_chunks,
+    render_material,
+    take_chunk,
+)
 from trinho.condense.rules.explain import SourceTriple, explained, removal_reasons
 from trinho.condense.rules.gate import Change, GateResult, gate
 from trinho.condense.rules.handedit import added_during_run, carry_added, drop_deleted
@@ -38,6 +48,7 @@ from trinho.condense.rules.ops import (
     unusable,
     view_lines,
 )
+from trinho.condense.rules.prompt import Prompt
 from trinho.condense.rules.report import (
     Calls,
     DayUsed,
@@ -73,23 +84,15 @@ from trinho.condense.store.archive import (
     waiting_archive,
 )
 from trinho.condense.store.collect import (
-    MIN_ROOM_TOKENS,
-    Chunk,
     Collected,
-    Material,
     Span,
-    answer_tokens,
     collect,
     condense_protocol,
     context_tokens,
-    material_room,
     moment_of,
-    plan_chunks,
-    render_material,
-    take_chunk,
     window,
 )
-from trinho.condense.store.prompts import FILE_REWRITE_VERSION, Prompt, load_prompt
+from trinho.condense.store.prompts import FILE_REWRITE_VERSION, load_prompt
 from trinho.condense.store.runs import (
     BEFORE,
     REPORT,
