@@ -182,7 +182,7 @@ def announce_run(
         items.append(again[0])
     if items:
         auto = sum(not rc.change.held for rc in changes)
-        summary = t(ws.locale, "condense.notify.summary", auto=auto, held=len(items))
+        summary = summary_line(auto, len(items), ws.locale)
         if again is not None:
             summary += " " + again[1]
             earlier = [p for p in earlier if p.id != again[0].proposal_id]
@@ -201,6 +201,16 @@ def announce_run(
     return notification_id, deliver(ws, notification_id, channel)
 
 
+def summary_line(auto: int, held: int, locale: str) -> str:
+    """The announcement's first line: how many changes applied by themselves, how many wait."""
+    return t(
+        locale,
+        "condense.notify.summary",
+        auto=t(locale, "condense.notify.auto", count=auto),
+        held=t(locale, "condense.notify.held", count=held),
+    )
+
+
 def notify_unusable(
     ws: Workspace, model: str, kind: str, chunks: int, channel: Channel | None
 ) -> tuple[str, str, str]:
@@ -214,7 +224,7 @@ def notify_unusable(
         ws.locale,
         N_("condense.notify.unusable"),
         model=model,
-        chunks=chunks,
+        count=chunks,
         kind=t(ws.locale, UNUSABLE_KIND[kind]),
         advice=t(ws.locale, N_("condense.notify.unusable.advice")),
     )

@@ -255,15 +255,31 @@ def _change_lines(rc: ReportChange, locale: str) -> list[str]:
 
 def _script_lines(summary: dict[str, Any], locale: str) -> list[str]:
     """What the edit scripts held, and the first few operations that were not applied."""
-    key = N_("condense.script.whole_file") if summary["whole_file"] else N_("condense.script")
     ignored: list[dict[str, Any]] = summary["ignored"]
-    lines = [
-        t(locale, key, ops=summary["operations"], ignored=len(ignored), chatter=summary["chatter"])
-    ]
+    chatter = t(locale, "condense.count.other_lines", count=summary["chatter"])
+    if summary["whole_file"]:
+        ops = t(locale, "condense.count.operations", count=len(ignored))
+        lines = [t(locale, "condense.script.whole_file", ops=ops, chatter=chatter)]
+    else:
+        ops = t(locale, "condense.count.operations", count=summary["operations"])
+        lines = [t(locale, "condense.script", ops=ops, ignored=len(ignored), chatter=chatter)]
     for item in ignored[:5]:
         why = t(locale, IGNORED_WHY[item["why"]])
         lines.append(f"    {item['line']}: {why}: {item['text']}")
     return lines
+
+
+def day_line(day: object, notes: object, turns: object, used: object, locale: str) -> str:
+    """One day of the run's window as the report and the run's page list it: its notes and
+    turns, each count with its noun's form; a count a damaged report lacks shows as it is."""
+
+    def counted(key: str, value: object) -> object:
+        return t(locale, key, count=value) if isinstance(value, int) else value
+
+    key = N_("condense.day.used") if used else N_("condense.day.unused")
+    notes_said = counted(N_("condense.count.notes"), notes)
+    turns_said = counted(N_("condense.count.turns"), turns)
+    return t(locale, key, day=day, notes=notes_said, turns=turns_said)
 
 
 def render_report(report: RunReport, locale: str) -> str:
@@ -281,9 +297,7 @@ def render_report(report: RunReport, locale: str) -> str:
         lines.append(report.message)
     if report.outcome in ("already_done", "skipped"):
         return "\n".join(lines)
-    for day in report.days:
-        key = "condense.day.used" if day.used else "condense.day.unused"
-        lines.append(t(locale, key, day=day.day, notes=day.notes, turns=day.turns))
+    lines.extend(day_line(d.day, d.notes, d.turns, d.used, locale) for d in report.days)
     if report.prompts:
         lines.append(t(locale, "condense.prompts", versions=", ".join(report.prompts)))
     if report.script is not None:
@@ -300,15 +314,15 @@ def render_report(report: RunReport, locale: str) -> str:
         t(
             locale,
             "condense.summary",
-            auto=counts["auto"],
+            auto=t(locale, "condense.count.changes", count=counts["auto"]),
             held=counts["held"],
-            candidates=counts["candidates"],
+            candidates=t(locale, "condense.count.new_lines", count=counts["candidates"]),
             accepted=counts["accepted"],
             rejected=counts["rejected"],
             unscreened=counts["unscreened"],
-            calls=report.model_calls,
-            tokens=report.tokens,
-            restarts=report.restarts,
+            calls=t(locale, "condense.count.calls", count=report.model_calls),
+            tokens=t(locale, "condense.count.tokens", count=report.tokens),
+            restarts=t(locale, "condense.count.restarts", count=report.restarts),
         )
     )
     if counts["unreadable"]:
