@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 from dataclasses import dataclass, field, replace
-from datetime import date, timedelta
+from datetime import date
 
 from trinho.channels import Channel
 from trinho.clock import utc
@@ -28,14 +27,15 @@ from trinho.condense.rules.chunks import (
     Material,
     answer_tokens,
     material_room,
+    no_room_parts,
     plan_chunks,
     render_material,
     take_chunk,
 )
-from trinho.condense.rules.explain import SourceTriple, explained, removal_reasons
+from trinho.condense.rules.explain import SourceTriple, explained, material_source, removal_reasons
 from trinho.condense.rules.gate import Change, GateResult, gate
 from trinho.condense.rules.handedit import added_during_run, carry_added, drop_deleted
-from trinho.condense.rules.lifecycle import STEPS, recover
+from trinho.condense.rules.lifecycle import START, STEPS, recover
 from trinho.condense.rules.ops import (
     Script,
     apply_ops,
@@ -51,10 +51,11 @@ from trinho.condense.rules.ops import (
 from trinho.condense.rules.prompt import Prompt
 from trinho.condense.rules.report import (
     Calls,
-    DayUsed,
     RunReport,
     ScreenLine,
+    days_used,
     reported,
+    screen_line,
     script_summary,
 )
 from trinho.condense.rules.rewrite import (
@@ -67,10 +68,8 @@ from trinho.condense.rules.rewrite import (
     week_frame_tokens,
 )
 from trinho.condense.rules.screen import (
-    Candidate,
     Outcome,
     Screened,
-    Unread,
     call_failed,
     candidates,
     read_answer,
@@ -106,7 +105,7 @@ from trinho.condense.store.runs import (
     save_before,
     write_journal,
 )
-from trinho.context.budget import MARGIN, TokenEstimate
+from trinho.context.budget import TokenEstimate
 from trinho.context.run import budgets_from_config
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import TrinhoError
@@ -286,7 +285,7 @@ class _Run:
         }  # a missing model configuration fails here, before anything is written
         if not self.dry_run:
             now = self.ws.now()
-            journal = Journal(self.run_id, "running", now, now, read_until=self.span.end)
+            journal = Journal(self.run_id, START, now, now, read_until=self.span.end)
             self.journal = write_journal(self.ws, journal)
         try:
             return self._execute(collected)
@@ -308,7 +307,7 @@ class _Run:
             rewrite, read, unread, why = self._rewrite_file(old, collected.items, rewrite_prompt)
         else:
             rewrite, read, unread, why = self._rewrite_ops(old, collected.items, rewrite_prompt)
-        days = _days(collected, read, unread)
+        days = days_used(collected.items, collected.since, collected.today, read, unread)
         if unread and self.journal is not None:  # the next run reads what this one could not
             first = min(moment_of(self.ws, m) for m in unread).replace(second=0, microsecond=0)
             self.journal = advance(self.ws, self.journal, "running", read_until=first)
@@ -516,7 +515,7 @@ class _Run:
                 said = read_answer(answer.text, len(batch))
             for number, outcome in said.items():
                 outcomes[batch[number - 1].number] = outcome
-        lines = tuple(_screen_line(c, outcomes.get(c.number), self.locale) for c in found)
+        lines = tuple(screen_line(c, outcomes.get(c.number), self.locale) for c in found)
         return screen_rewrite(old, rewrite, outcomes), lines, skipped
 
     def _apply(self, old: str, screened: Screened) -> tuple[GateResult, tuple[Change, ...], int]:
@@ -612,15 +611,6 @@ class _Run:
         return self.ws.relative(run_dir(self.ws, self.run_id) / BEFORE)
 
 
-def material_source(m: Material) -> SourceTriple:
-    """A note or turn of the week as a source: its file, anchored at the note's time or the
-    turn's line (`memory/2026-11-20.md#14:05`, `conversations/2026-11-20.jsonl#3`)."""
-    path, _, line = m.where.rpartition(":")
-    if m.source == "note":
-        return ("note", f"{path}#{m.time or 'L' + line}", m.text)
-    return ("turn", f"{path}#{line}", m.text)
-
-
 def no_room(
     ws: Workspace,
     estimate: TokenEstimate,
@@ -643,51 +633,6 @@ def no_room(
     parts = no_room_parts(estimate, context, instructions, memory, answer)
     key = N_("condense.no_room_instructions") if instructions >= memory else N_("condense.no_room")
     return TrinhoError.keyed(key, **parts)
-
-
-def no_room_parts(
-    estimate: TokenEstimate, context: int, instructions: int, memory: int, answer: int
-) -> dict[str, int]:
-    """The parts of a request that did not fit, in the model's tokens, and the context that
-    would hold them with the margin kept."""
-    need = instructions + memory + answer + MIN_ROOM_TOKENS
-    return {
-        "context": context,
-        "usable": math.floor(context * (1 - MARGIN)),
-        "margin": round(MARGIN * 100),
-        "instructions": estimate.real(instructions),
-        "memory": estimate.real(memory),
-        "answer": estimate.real(answer),
-        "needed": estimate.real(MIN_ROOM_TOKENS),
-        "suggest": math.ceil(estimate.real(need) / (1 - MARGIN)),
-    }
-
-
-def _days(
-    collected: Collected, read: tuple[Chunk, ...], unread: tuple[Material, ...]
-) -> tuple[DayUsed, ...]:
-    """Every day of the window: its material, the chunks that read it, whether all was read."""
-    result = []
-    left = {m.day for m in unread}
-    day = collected.since
-    while day <= collected.today:
-        notes = {i.where for i in collected.items if i.day == day and i.source == "note"}
-        turns = {i.where for i in collected.items if i.day == day and i.source == "conversation"}
-        numbers = tuple(c.number for c in read if day in c.days)
-        result.append(DayUsed(day, len(notes), len(turns), numbers, day not in left))
-        day += timedelta(days=1)
-    return tuple(result)
-
-
-def _screen_line(candidate: Candidate, outcome: Outcome | None, locale: str) -> ScreenLine:
-    """One candidate as the report lists it: accepted, rejected (with the model's reason),
-    unread (with why, in the owner's locale: it is held), or not asked."""
-    c = candidate
-    if outcome is None:
-        return ScreenLine(c.number, c.line, c.old, "unscreened")
-    if isinstance(outcome, Unread):
-        return ScreenLine(c.number, c.line, c.old, "unreadable", outcome.why.text(locale))
-    return ScreenLine(c.number, c.line, c.old, outcome.decision, outcome.reason)
 
 
 def _save_report(ws: Workspace, report: RunReport) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Literal
 
-from trinho.context.budget import MAX_CHAR_TOKENS
+from trinho.context.budget import MARGIN, MAX_CHAR_TOKENS, TokenEstimate
 from trinho.models import estimate_tokens
 
 MIN_ROOM_TOKENS = 256
@@ -184,3 +184,21 @@ def cut(item: Material, room: int) -> list[Material]:
         )
         for n, piece in enumerate(pieces, 1)
     ]
+
+
+def no_room_parts(
+    estimate: TokenEstimate, context: int, instructions: int, memory: int, answer: int
+) -> dict[str, int]:
+    """The parts of a request that did not fit, in the model's tokens, and the context that
+    would hold them with the margin kept."""
+    need = instructions + memory + answer + MIN_ROOM_TOKENS
+    return {
+        "context": context,
+        "usable": math.floor(context * (1 - MARGIN)),
+        "margin": round(MARGIN * 100),
+        "instructions": estimate.real(instructions),
+        "memory": estimate.real(memory),
+        "answer": estimate.real(answer),
+        "needed": estimate.real(MIN_ROOM_TOKENS),
+        "suggest": math.ceil(estimate.real(need) / (1 - MARGIN)),
+    }

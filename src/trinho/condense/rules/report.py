@@ -6,13 +6,16 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import Any, Literal
 
+from trinho.condense.rules.chunks import Chunk, Material
 from trinho.condense.rules.gate import Change
 from trinho.condense.rules.loss import memory_sides
 from trinho.condense.rules.ops import Script
+from trinho.condense.rules.screen import Candidate, Outcome, Unread
 from trinho.i18n import N_, t
 from trinho.i18n.keys import (
     GATE_ACTION,
@@ -332,3 +335,34 @@ def render_report(report: RunReport, locale: str) -> str:
     elif report.written:
         lines.append(t(locale, "condense.no_before", run=report.run_id))
     return "\n".join(lines)
+
+
+def days_used(
+    items: Sequence[Material],
+    since: date,
+    today: date,
+    read: tuple[Chunk, ...],
+    unread: tuple[Material, ...],
+) -> tuple[DayUsed, ...]:
+    """Every day of the window: its material, the chunks that read it, whether all was read."""
+    result = []
+    left = {m.day for m in unread}
+    day = since
+    while day <= today:
+        notes = {i.where for i in items if i.day == day and i.source == "note"}
+        turns = {i.where for i in items if i.day == day and i.source == "conversation"}
+        numbers = tuple(c.number for c in read if day in c.days)
+        result.append(DayUsed(day, len(notes), len(turns), numbers, day not in left))
+        day += timedelta(days=1)
+    return tuple(result)
+
+
+def screen_line(candidate: Candidate, outcome: Outcome | None, locale: str) -> ScreenLine:
+    """One candidate as the report lists it: accepted, rejected (with the model's reason),
+    unread (with why, in the owner's locale: it is held), or not asked."""
+    c = candidate
+    if outcome is None:
+        return ScreenLine(c.number, c.line, c.old, "unscreened")
+    if isinstance(outcome, Unread):
+        return ScreenLine(c.number, c.line, c.old, "unreadable", outcome.why.text(locale))
+    return ScreenLine(c.number, c.line, c.old, outcome.decision, outcome.reason)
