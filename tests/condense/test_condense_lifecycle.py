@@ -4,13 +4,15 @@ journal store refusing every step the table does not allow."""
 from __future__ import annotations
 
 import ast
+import itertools
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import snapshot
+from conftest import TZ, FixedClock, snapshot
 from trinho.condense.rules import lifecycle
 from trinho.condense.rules.lifecycle import (
     FINAL,
@@ -24,8 +26,10 @@ from trinho.condense.rules.lifecycle import (
     reachable,
     recover,
 )
-from trinho.condense.store.runs import Journal, advance, read_journal, write_journal
+from trinho.condense.store.runs import Journal, advance, write_journal
 from trinho.errors import TrinhoError
+from trinho.pg.journals import PgJournals
+from trinho.pg.seams import FileJournals, RunJournals
 from trinho.workspace import Workspace
 
 states = st.sampled_from(RUN_STATES)
@@ -100,22 +104,38 @@ def test_check_step_refuses_every_pair_not_in_the_table(old: RunState, new: RunS
     assert f"from {old} to {new}" in str(caught.value)
 
 
-@pytest.mark.parametrize("old", RUN_STATES)
-@pytest.mark.parametrize("new", RUN_STATES)
+@pytest.fixture(params=["files", "pg"])
+def journals(request: pytest.FixtureRequest, workspace: Workspace, clock: FixedClock) -> Any:
+    """A run's journals on each backend: both refuse the same steps."""
+    if request.param == "files":
+        return FileJournals(workspace)
+    app, owner = request.getfixturevalue("pg_app"), request.getfixturevalue("owner")
+    return PgJournals(app, owner, clock=clock, timezone=TZ)
+
+
 def test_advance_records_a_step_of_the_table_and_refuses_any_other(
-    workspace: Workspace, old: RunState, new: RunState
+    journals: RunJournals, clock: FixedClock
 ) -> None:
+    for old, new in itertools.product(RUN_STATES, RUN_STATES):
+        journal = journals.write(Journal("2026-W48", old, clock.now, clock.now))
+        clock.advance(minutes=1)
+        if new in STEPS[old]:
+            recorded = journals.advance(journal, new, error="e")
+            assert journals.read("2026-W48") == recorded
+            assert (recorded.state, recorded.error, recorded.updated_at) == (new, "e", clock.now)
+            continue
+        with pytest.raises(TrinhoError) as caught:
+            journals.advance(journal, new, error="e")
+        assert caught.value.key == "error.run.bad_step", (old, new)
+        assert journals.read("2026-W48") == journal  # nothing recorded
+
+
+def test_a_refused_step_writes_no_file(workspace: Workspace) -> None:
     now = workspace.now()
-    journal = write_journal(workspace, Journal("2026-W48", old, now, now))
-    if new in STEPS[old]:
-        assert advance(workspace, journal, new, error="e").state == new
-        recorded = read_journal(workspace, "2026-W48")
-        assert recorded is not None and (recorded.state, recorded.error) == (new, "e")
-        return
+    journal = write_journal(workspace, Journal("2026-W48", "done", now, now))
     before = snapshot(workspace.root)
-    with pytest.raises(TrinhoError) as caught:
-        advance(workspace, journal, new, error="e")
-    assert caught.value.key == "error.run.bad_step"
+    with pytest.raises(TrinhoError):
+        advance(workspace, journal, "running")
     assert snapshot(workspace.root) == before
 
 
