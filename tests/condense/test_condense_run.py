@@ -323,7 +323,7 @@ def test_a_garbled_screening_answer_holds_every_new_line(
     }
     english = render_report(report, "en")
     assert (
-        "1 changes applied, 2 held for approval; 2 new lines: 0 accepted and 0 rejected by "
+        "1 change applied, 2 held for approval; 2 new lines: 0 accepted and 0 rejected by "
         "screening, 2 unscreened; 2 model calls" in english
     )
     assert "2 new lines wait for your approval: their screening could not be read" in english
@@ -747,7 +747,7 @@ def test_a_broken_channel_config_leaves_the_announcement_queued(
     workspace: Workspace, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     en_week(workspace, clock)
-    import trinho.condense.run as pipeline
+    import trinho.condense.announce as pipeline
 
     def broken(ws: Workspace) -> object:
         raise TrinhoError("[telegram] owner_chat_id must be a number")

@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import FixedClock
-from trinho.condense.store.collect import Span, collect, render_material
+from trinho.condense.rules.chunks import render_material
+from trinho.condense.store.collect import Span, collect
 from trinho.context.run import build_context
 from trinho.notes import store as notes
 from trinho.workspace import Workspace

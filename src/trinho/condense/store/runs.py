@@ -2,24 +2,17 @@
 
 A run's folder holds `journal.json` (its state, replaced atomically at every step), the
 MEMORY.md it replaced (`MEMORY.before.md`; none when there was no MEMORY.md, which the journal
-records as `had_memory: false`), and its report. The states, in order:
-
-- `running`: reading and calling the model; nothing written yet
-- `applying`: the before copy and the held changes are saved; MEMORY.md is being replaced
-- `applied`: MEMORY.md is the new text (or was left as it was)
-- `proposed`: every held change is in the proposals queue
-- `done`: announced; the week is condensed
-- `failed` / `skipped`: ended before writing; the week may run again
+records as `had_memory: false`), and its report. Its states, the steps between them and what
+a restart does from each are one table, `trinho.condense.rules.lifecycle`: `advance` records
+only a step that table allows.
 
 Only the latest run keeps `MEMORY.before.md` in full: when a run saves its own, the one before
 it is compacted into `MEMORY.before.diff.json`, the line edits that turn this run's copy into
 it, so `.trinho/runs` grows with what changed each week, not with the size of MEMORY.md.
 `read_before` rebuilds any run's copy along that chain.
 
-A run cut off before `applied` starts over under the same id; one cut off after it finishes
-its proposals and announcement from the journal, so nothing is done twice. An undo is recorded
-(`undone`, and the state `done`) before MEMORY.md is put back: from then on nothing the run
-proposed can be approved, and the run is never resumed.
+An undo is recorded (`undone`, and the state `done`) before MEMORY.md is put back: from then on
+nothing the run proposed can be approved, and the run is never resumed.
 """
 
 from __future__ import annotations
@@ -32,21 +25,21 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
-from typing import Any, Literal, Self, cast, get_args
+from typing import Any, Self, cast
 
 from trinho import fields as records
 from trinho.clock import resolve_in_history, utc
 from trinho.condense.rules.archive import ORIGIN as ORIGIN
 from trinho.condense.rules.gate import Change
+from trinho.condense.rules.lifecycle import RUN_STATES, check_step
+from trinho.condense.rules.lifecycle import WRITTEN as WRITTEN
+from trinho.condense.rules.lifecycle import RunState as RunState
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import NotFound, TrinhoError
 from trinho.proposals.format import STATUSES, ProposalStatus
 from trinho.proposals.store import get_proposal
 from trinho.workspace import Workspace
 
-RunState = Literal["running", "applying", "applied", "proposed", "done", "failed", "skipped"]
-RUN_STATES: tuple[str, ...] = get_args(RunState)
-WRITTEN: frozenset[str] = frozenset({"applied", "proposed", "done"})
 RUN_ID_RE = re.compile(r"^(\d{1,4})-W(\d{2})(?:\.([2-9]|[1-9]\d+))?$")
 """`2026-W48`, `2026-W48.2` for a second run that week; years 2-999 are written as Python
 writes them (`100-W09`)."""
@@ -245,7 +238,9 @@ def write_journal(ws: Workspace, journal: Journal) -> Journal:
 
 
 def advance(ws: Workspace, journal: Journal, state: RunState, **changes: Any) -> Journal:
-    """Record the next state (and any other field) atomically."""
+    """Record the next state (and any other field) atomically: a step the lifecycle allows
+    (`check_step`), else nothing is written."""
+    check_step(journal.state, state, journal.run_id)
     return write_journal(ws, replace(journal, state=state, updated_at=ws.now(), **changes))
 
 
