@@ -24,6 +24,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, cast
 from zoneinfo import ZoneInfo
 
+from trinho.context.assembly import Budgets
 from trinho.errors import NotFound, TrinhoError
 from trinho.facts.format import (
     CHANGE_CONTEXT,
@@ -58,6 +59,7 @@ from trinho.notes.store import (
 from trinho.pg.connect import Database, check_owner
 from trinho.pg.held import apply_memory
 from trinho.pg.search import fact_path, replace_path_docs
+from trinho.pg.tooling import PgReads
 from trinho.proposals.format import check_kind, clean_text, content_hash, identity
 from trinho.proposals.store import (
     MAX_ORIGIN_CHARS,
@@ -83,6 +85,8 @@ from trinho.workspace import MEMORY_FILE, NOTES_DIR, parse_day
 if TYPE_CHECKING:
     import psycopg
 
+    from trinho.records.protocol import OnFiles
+
 Clock = Callable[[], datetime]
 PROPOSALS_PLACE = "the database"
 """Where a proposal not found was looked for, as the error names it."""
@@ -107,10 +111,12 @@ class MemoryVersion:
     written_at: datetime
 
 
-class PgRecords:
-    """One owner's records in the database. `user` is whose facts a save is about when it
-    names none (the workspace's `[owner] user`); `clock` and `zone` make `HH:MM` and the
-    stored instants, as a workspace's clock and time zone do."""
+class PgRecords(PgReads):
+    """One owner's records in the database, behind `trinho.records.protocol.Records`. `user`
+    is whose facts a save is about when it names none (the workspace's `[owner] user`);
+    `clock` and `zone` make `HH:MM` and the stored instants, as a workspace's clock and time
+    zone do. `budgets` are the prompt's (a workspace config's `[context]`, else the defaults);
+    `files` runs file code on the owner's working copy, when the caller can make one."""
 
     def __init__(
         self,
@@ -121,6 +127,8 @@ class PgRecords:
         timezone: str,
         user: str = "owner",
         locale: str = "en",
+        budgets: Budgets | None = None,
+        files: OnFiles | None = None,
     ) -> None:
         self.db = db
         self.owner = check_owner(owner)
@@ -128,6 +136,8 @@ class PgRecords:
         self.tz = ZoneInfo(timezone)
         self.user = validate_slug(user, "user id")
         self.locale = locale
+        self.budgets = budgets or Budgets()
+        self.files = files
 
     def now(self) -> datetime:
         return self._clock().astimezone(self.tz)

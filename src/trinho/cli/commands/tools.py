@@ -62,7 +62,7 @@ def call(
         raise SystemExit(1)
 
 
-def owner_memory(owner: str | None, profile: str | None) -> tuple[tools_mod.Memory, str]:
+def owner_memory(owner: str | None, profile: str | None) -> tuple[tools_mod.ToolTarget, str]:
     """What the tool works on, and the profile: the file workspace, or on a database one
     owner's records (the workspace's config gives the profile, the user and the budgets)."""
     if state().database_url() is None:
@@ -71,7 +71,7 @@ def owner_memory(owner: str | None, profile: str | None) -> tuple[tools_mod.Memo
     from trinho.cli.app import choose_owner
     from trinho.context.run import budgets_from_config
     from trinho.pg.connect import Database
-    from trinho.pg.tooling import PgToolRecords
+    from trinho.pg.store import PgRecords
     from trinho.workspace import clock_from_env
 
     url = state().database_url()
@@ -80,7 +80,7 @@ def owner_memory(owner: str | None, profile: str | None) -> tuple[tools_mod.Memo
     click.get_current_context().find_root().call_on_close(db.close)
     chosen, zone = choose_owner(db, owner)
     home = state().settings()
-    records = PgToolRecords(
+    records = PgRecords(
         db,
         chosen,
         clock=clock_from_env(),
