@@ -314,7 +314,7 @@ class FileRecords:
         """Never: the file store's own approval applies every held class."""
         return False
 
-    def on_files(self) -> OnFiles:
+    def on_files(self) -> OnFiles | None:
         ws = self.ws
 
         def here(job: Callable[[Workspace], T]) -> T:
