@@ -28,8 +28,10 @@ from trinho.channels.render import review_item_text, review_text
 from trinho.condense import run_condensation
 from trinho.notes.store import save_note
 from trinho.proposals.format import Proposal
+from trinho.review import decide
 from trinho.review.render import proposals_text, reason_words
 from trinho.web import pages
+from trinho.web import store as reads
 from trinho.workspace import Workspace, init_workspace, open_workspace
 
 EMPLOYER_OLD = "- 2025-01-01: Làm việc ở công ty Acme"
@@ -93,7 +95,7 @@ def backend(
 
 
 def cards(backend: Backend) -> dict[str, Proposal]:
-    waiting = backend.desk.waiting()
+    waiting = reads.waiting(backend.records)
     found = {str(p.change.get("class")): p for p in waiting}
     assert len(found) == len(waiting)
     return found
@@ -110,7 +112,7 @@ def assert_lines_shown_are_in_the_file(backend: Backend) -> None:
     """Every card as the page draws it now: a MEMORY.md source names the line that holds its
     text in the file as it is, or no line at all; the CLI listing names no line number."""
     memory = backend.memory().split("\n")
-    waiting = backend.desk.waiting()
+    waiting = reads.waiting(backend.records)
     page = pages.queue_page(waiting, "en", "csrf", "owner")
     for ref, place, quoted in _SOURCE.findall(str(page)):
         ref, place, quoted = html.unescape(ref), html.unescape(place), html.unescape(quoted)
@@ -129,7 +131,7 @@ def assert_nothing_lost(backend: Backend, approved: list[Proposal]) -> None:
     """Every line of the old MEMORY.md, byte for byte, is in MEMORY.md, in the archive, in a
     change still waiting, or was the old side of an edit or removal the owner approved."""
     places = set(backend.memory().split("\n")) | set(backend.archive().split("\n"))
-    for p in backend.desk.waiting():
+    for p in reads.waiting(backend.records):
         places |= set(lines_of(p.change.get("old")))
     for p in approved:
         if p.change.get("class") in ("edited", "removed"):
@@ -166,7 +168,9 @@ def test_approving_in_any_order_applies_every_card(
     approved: list[Proposal] = []
     for cls in order:
         p = found[cls]
-        decided, result = backend.desk.approve(p.id, "owner (web)", p.content_hash)
+        decided, result = decide.approve(
+            backend.records, p.id, "owner (web)", content_hash=p.content_hash
+        )
         assert result.ok and decided.status == "approved", (cls, result.message)
         approved.append(p)
         assert_nothing_lost(backend, approved)
@@ -178,7 +182,7 @@ def test_approving_in_any_order_applies_every_card(
     assert all(line in archive and line not in memory for line in archived)
     kept = [line for line in GENERIC if line not in archived]
     assert all(memory.count(line) == 1 for line in kept)
-    assert backend.desk.waiting() == []
+    assert reads.waiting(backend.records) == []
 
 
 # --- across runs: a change waiting from an earlier run, an archive waiting from one ---------
@@ -228,7 +232,9 @@ def test_an_edit_waiting_from_an_earlier_run_keeps_its_line_out_of_the_archive(
     assert gist in screen and "New: (moved to the archive: still searchable)" in screen
     assert "(nothing)" not in screen and "token" not in screen
     for cls in ("archive", "edited"):
-        _, result = backend.desk.approve(found[cls].id, "owner", found[cls].content_hash)
+        _, result = decide.approve(
+            backend.records, found[cls].id, "owner", content_hash=found[cls].content_hash
+        )
         assert result.ok, result.message
     assert EMPLOYER_NEW in backend.memory().split("\n")
 
@@ -244,13 +250,15 @@ def test_a_waiting_archive_that_holds_a_line_a_later_run_changes_is_replaced(
     said = week(ws, clock, f"REMOVE [61] {WHY_REMOVED}")
     found = cards(backend)
     assert sorted(found) == ["archive", "removed"]
-    replaced = backend.desk.get_proposal(first.id)
+    replaced = backend.records.get_proposal(first.id)
     assert replaced.status == "stale" and "2026-W49" in str(replaced.decision_note)
     second = found["archive"]
     assert ALLERGY not in lines_of(second.change["old"]) and second.why is None
     assert second.id in said and first.id not in said
     for cls in ("removed", "archive"):
-        _, result = backend.desk.approve(found[cls].id, "owner", found[cls].content_hash)
+        _, result = decide.approve(
+            backend.records, found[cls].id, "owner", content_hash=found[cls].content_hash
+        )
         assert result.ok, result.message
     assert ALLERGY not in backend.memory() and ALLERGY not in backend.archive()
 
@@ -267,7 +275,7 @@ def test_an_archive_that_applies_by_itself_leaves_the_held_lines_in_place(
     found = cards(backend)
     assert sorted(found) == ["edited", "removed", "strange_date"]
     for p in found.values():
-        _, result = backend.desk.approve(p.id, "owner", p.content_hash)
+        _, result = decide.approve(backend.records, p.id, "owner", content_hash=p.content_hash)
         assert result.ok, result.message
     memory = backend.memory().split("\n")
     assert EMPLOYER_NEW in memory and ALLERGY not in memory and BIRTHDAY in memory

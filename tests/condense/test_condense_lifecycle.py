@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import TZ, FixedClock, snapshot
+from support.stores import FileJournals, RunJournals
 from trinho.condense.rules import lifecycle
 from trinho.condense.rules.lifecycle import (
     FINAL,
@@ -29,7 +30,6 @@ from trinho.condense.rules.lifecycle import (
 from trinho.condense.store.runs import Journal, advance, write_journal
 from trinho.errors import TrinhoError
 from trinho.pg.journals import PgJournals
-from trinho.pg.seams import FileJournals, RunJournals
 from trinho.workspace import Workspace
 
 states = st.sampled_from(RUN_STATES)

@@ -85,7 +85,7 @@ class Owner:
     notes and search (the database's own readers on PostgreSQL), `env` for `trinho`, and the
     condensation's material as a run reads it (on PostgreSQL from a working copy)."""
 
-    memory: tools.Memory
+    memory: tools.ToolTarget
     records: Records
     env: dict[str, str | None]
     context: Callable[[], Context]
@@ -110,11 +110,11 @@ def files_owner(ws: Workspace) -> Owner:
 def pg_owner(db: Database, url: str, owner: str, home: Workspace) -> Owner:
     """`owner` of the database at `url`, on the fixed clock, with `home` the deployment's
     workspace folder (its config)."""
-    from trinho.pg.tooling import PgToolRecords
+    from trinho.pg.store import PgRecords
     from trinho.pg.workcopy import open_checkout, working_copy
 
     clock = FixedClock(START)
-    records = PgToolRecords(db, owner, clock=clock, timezone=TZ)
+    records = PgRecords(db, owner, clock=clock, timezone=TZ)
 
     @contextmanager
     def checked_out() -> Iterator[Workspace]:

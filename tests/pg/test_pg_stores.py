@@ -1,4 +1,4 @@
-"""The other stores on both backends (trinho.pg.seams): transcripts, the usage ledger, run
+"""The other stores on both backends (tests/support/stores.py): transcripts, the usage ledger, run
 journals, the outbox, the inbox and memory/archive.md. The same calls give the same outcomes,
 and the database holds the text the file would."""
 
@@ -16,6 +16,18 @@ from hypothesis import strategies as st
 
 from conftest import TZ, FixedClock
 from pg.pgserver import Urls
+from support.stores import (
+    ArchiveStore,
+    FileArchive,
+    FileJournals,
+    FileLedger,
+    FileTranscripts,
+    InboxLog,
+    OutboxStore,
+    RunJournals,
+    Transcripts,
+    UsageLedger,
+)
 from trinho.channels import inbox as inbox_module
 from trinho.channels.base import ChannelError, Notification, NotificationItem, SentReceipt
 from trinho.channels.inbox import Inbox
@@ -33,18 +45,6 @@ from trinho.pg.journals import PgJournals
 from trinho.pg.ledger import PgLedger
 from trinho.pg.outbox import PgOutbox
 from trinho.pg.owners import add_owner
-from trinho.pg.seams import (
-    ArchiveStore,
-    FileArchive,
-    FileJournals,
-    FileLedger,
-    FileTranscripts,
-    InboxLog,
-    OutboxStore,
-    RunJournals,
-    Transcripts,
-    UsageLedger,
-)
 from trinho.pg.transcripts import PgTranscripts
 from trinho.workspace import Workspace, init_workspace
 

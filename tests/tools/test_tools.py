@@ -34,6 +34,7 @@ from trinho import facts
 from trinho.cli import cli
 from trinho.errors import TrinhoError
 from trinho.models.base import ToolCall
+from trinho.notes import store as notes_store
 from trinho.notes.store import read_notes
 from trinho.proposals import store as proposals
 from trinho.textnorm import SLUG_PATTERN
@@ -255,7 +256,7 @@ def test_an_unexpected_failure_never_reaches_the_host(
     def broken(ws: Workspace, text: str) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(tools, "save_note", broken)
+    monkeypatch.setattr(notes_store, "save_note", broken)
     result = call(workspace, "memory_save", {"text": "hello"}, CHAT)
     assert result.is_error
     assert result.text == "memory_save: no space left on the disk: free some space and try again"

@@ -28,6 +28,7 @@ from zoneinfo import ZoneInfo
 
 from trinho.condense.rules.held import KIND as MEMORY_KIND
 from trinho.condense.rules.held import check_approvable, held_change, plan_held
+from trinho.context.assembly import Budgets
 from trinho.errors import NotFound, TrinhoError
 from trinho.facts.format import read_fact_change, render_fact
 from trinho.facts.plan import KIND as FACT_KIND
@@ -45,6 +46,7 @@ from trinho.pg.connect import Database, check_owner
 from trinho.pg.held import refuse_with_its_run, undone_run
 from trinho.pg.search import fact_path, replace_path_docs
 from trinho.pg.search import search as search_units
+from trinho.pg.tooling import PgReads
 from trinho.proposals.format import (
     ApplyResult,
     Proposal,
@@ -77,6 +79,8 @@ from trinho.workspace import MEMORY_FILE, NOTES_DIR
 
 if TYPE_CHECKING:
     import psycopg
+
+    from trinho.records.protocol import OnFiles
 
 Clock = Callable[[], datetime]
 PROPOSALS_PLACE = "the database"
@@ -114,10 +118,12 @@ class MemoryVersion:
     written_at: datetime
 
 
-class PgRecords:
-    """One owner's records in the database. `user` is whose facts a save is about when it
-    names none (the workspace's `[owner] user`); `clock` and `zone` make `HH:MM` and the
-    stored instants, as a workspace's clock and time zone do."""
+class PgRecords(PgReads):
+    """One owner's records in the database, behind `trinho.records.protocol.Records`. `user`
+    is whose facts a save is about when it names none (the workspace's `[owner] user`);
+    `clock` and `zone` make `HH:MM` and the stored instants, as a workspace's clock and time
+    zone do. `budgets` are the prompt's (a workspace config's `[context]`, else the defaults);
+    `files` runs file code on the owner's working copy, when the caller can make one."""
 
     def __init__(
         self,
@@ -128,6 +134,8 @@ class PgRecords:
         timezone: str,
         user: str = "owner",
         locale: str = "en",
+        budgets: Budgets | None = None,
+        files: OnFiles | None = None,
     ) -> None:
         self.db = db
         self.owner = check_owner(owner)
@@ -135,6 +143,8 @@ class PgRecords:
         self.tz = ZoneInfo(timezone)
         self.user = validate_slug(user, "user id")
         self.locale = locale
+        self.budgets = budgets or Budgets()
+        self.files = files
 
     def now(self) -> datetime:
         return self._clock().astimezone(self.tz)

@@ -34,6 +34,7 @@ from trinho.pg.outbox import PgOutbox
 from trinho.pg.owners import add_owner_in, owner_zone
 from trinho.pg.search import reindex
 from trinho.pg.store import PgRecords, proposal_json
+from trinho.pg.tooling import PROPOSALS_DIR
 from trinho.pg.transcripts import PgTranscripts, transcript_name
 from trinho.proposals.format import Proposal
 from trinho.schedule.run import STATE_FILE
@@ -58,7 +59,6 @@ INBOX_FILE = "inbox/telegram.jsonl"
 OWNER_FILES = (READ_FLOOR_FILE, f"{INTERNAL_DIR}/{STATE_FILE}")
 """Internal files kept whole in `owner_files`: the notes' read floor, the scheduler's state."""
 USERS_DIR = "users"
-PROPOSALS_DIR = "memory_proposals"
 """Where an export writes facts and proposals: the workspace defaults (`[paths]`)."""
 
 

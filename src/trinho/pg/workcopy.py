@@ -46,11 +46,11 @@ from trinho.pg.outbox import PgOutbox
 from trinho.pg.owners import owner_zone
 from trinho.pg.search import replace_path_docs
 from trinho.pg.store import Clock, PgRecords, proposal_json
+from trinho.pg.tooling import PROPOSALS_DIR
 from trinho.pg.transcripts import PgTranscripts, transcript_name
 from trinho.pg.transfer import (
     OUTBOX_DIR,
     OWNER_FILES,
-    PROPOSALS_DIR,
     RUNS_DIR,
     USERS_DIR,
     owner_files,

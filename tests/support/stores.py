@@ -1,10 +1,13 @@
-"""The other stores' promises, one narrow Protocol each, and the file stores behind them.
+"""The other stores' promises as the tests state them, one narrow Protocol each, and the file
+stores seen through them.
 
 Transcripts, the usage ledger, condensation runs' journals, the outbox, the inbox and
-`memory/archive.md`: what the tests run on both backends (tests/pg/test_pg_stores.py), the
-same calls with the same outcomes. The file side is each file store as it is, unchanged;
-`Outbox` and `Inbox` are their own file side. The PostgreSQL side is `trinho.pg.transcripts`,
-`.ledger`, `.journals`, `.outbox`, `.inbox` and `.archive`.
+`memory/archive.md`: what tests/pg/test_pg_stores.py runs on both backends, the same calls
+with the same outcomes. The file side is each file store as it is, unchanged; `Outbox` and
+`Inbox` are their own file side. The PostgreSQL side is `trinho.pg.transcripts`, `.ledger`,
+`.journals`, `.outbox`, `.inbox` and `.archive`. No production code types against these (it
+works through `trinho.records.protocol.Records` and each store's own class), so they live
+with the tests.
 """
 
 from __future__ import annotations
