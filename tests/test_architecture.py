@@ -11,6 +11,7 @@ module in a fresh interpreter loads no I/O module.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import os
 import re
@@ -19,8 +20,6 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
-
-import importlib.util
 from types import ModuleType
 
 import grimp
@@ -167,7 +166,10 @@ def import_graph() -> ModuleType:
     return module
 
 
-EDITED_ELSEWHERE: set[tuple[str, str]] = set()
+EDITED_ELSEWHERE = {
+    ("trinho.condense.rules.rewrite", "trinho.condense.store.collect"),
+    ("trinho.condense.rules.rewrite", "trinho.condense.store.prompts"),
+}
 """Imports that close a cycle in code another change of this round is reworking, each left out
 of the graph until that change lands (then the line goes)."""
 
@@ -197,7 +199,10 @@ def test_the_import_graph_sees_function_level_imports_and_cycles() -> None:
     assert graph.cycles(tree) == []
     assert graph.cycles(graph.sibling_edges(tree)) == [["trinho.a", "trinho.b"]]
     assert graph.cycles({"p.a": {"p.b"}, "p.b": {"p.c"}, "p.c": {"p.a"}}) == [["p.a", "p.b", "p.c"]]
-    source = "def late():\n    from trinho.search import index\nif TYPE_CHECKING:\n    import trinho.cli\n"
+    source = (
+        "def late():\n    from trinho.search import index\n"
+        "if TYPE_CHECKING:\n    import trinho.cli\n"
+    )
     modules = {
         "trinho.notes.store": Path("x"),
         "trinho.search.index": Path("y"),

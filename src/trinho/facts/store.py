@@ -15,13 +15,6 @@ from datetime import date, datetime
 from pathlib import Path
 
 from trinho.boundary import public_error
-from trinho.context.assembly import (
-    DEFAULT_INDEX_CHARS,
-    FactsIndex,
-    build_index,
-    current_facts,
-    render_facts_digest,
-)
 from trinho.durable import atomic_write_text, read_regular, sibling_lock
 from trinho.errors import BrokenFile, NotFound, TrinhoError
 from trinho.facts.format import (
@@ -33,6 +26,13 @@ from trinho.facts.format import (
     parse_fact,
     proposal_change,
     render_fact,
+)
+from trinho.facts.render import (
+    DEFAULT_INDEX_CHARS,
+    FactsIndex,
+    build_index,
+    current_facts,
+    render_facts_digest,
 )
 from trinho.facts.rules import (
     ActorKind,

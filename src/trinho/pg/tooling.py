@@ -17,9 +17,10 @@ from datetime import date
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, cast
 
-from trinho.context.assembly import Budgets, Context, FactsIndex, build_index
+from trinho.context.assembly import Budgets, Context
 from trinho.context.run import records_context
 from trinho.errors import NotFound, TrinhoError
+from trinho.facts.render import FactsIndex, build_index
 from trinho.pg.archive import PgArchive
 from trinho.pg.connect import Database
 from trinho.pg.store import PgRecords, note_name

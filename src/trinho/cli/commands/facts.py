@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from trinho.cli.app import cli, emit, json_option, owner_option, say, state
-from trinho.context.assembly import DEFAULT_INDEX_CHARS, FactsIndex, build_index
 from trinho.errors import NotFound, TrinhoError
 from trinho.facts.format import check_basis, clean_value
+from trinho.facts.render import DEFAULT_INDEX_CHARS, FactsIndex, build_index
 from trinho.facts.rules import ACTORS, BASES, Fact, FactVersion, check_actor
 from trinho.i18n import N_, t
 from trinho.i18n.keys import FACT_OUTCOME
