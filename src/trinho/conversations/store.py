@@ -20,7 +20,7 @@ from typing import Any, Self
 
 from trinho.durable import append_bytes, read_regular, truncate
 from trinho.errors import TrinhoError
-from trinho.notes.store import require_unicode
+from trinho.notes.format import require_unicode
 from trinho.textnorm import decode, nfc
 from trinho.workspace import CONVERSATIONS_DIR, Workspace, check_instant, parse_now
 

@@ -48,13 +48,8 @@ from trinho.facts.rules import (
 from trinho.facts.store import FactListing, Saved
 from trinho.i18n import t
 from trinho.i18n.keys import FACT_OUTCOME, FACT_REASON
-from trinho.notes.store import (
-    NoteFile,
-    SavedNote,
-    format_entry,
-    parse_note_file,
-    validate_note_text,
-)
+from trinho.notes.format import NoteFile, format_entry, parse_note_file, validate_note_text
+from trinho.notes.store import SavedNote
 from trinho.pg.connect import Database, check_owner
 from trinho.pg.held import apply_memory
 from trinho.pg.search import fact_path, replace_path_docs

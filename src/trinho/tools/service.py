@@ -27,7 +27,8 @@ from trinho.config import TOOL_PROFILES
 from trinho.config import ToolProfile as ToolProfile
 from trinho.errors import TrinhoError
 from trinho.facts.rules import BASES, ActorKind
-from trinho.notes.store import MAX_NOTE_CHARS, SavedNote, save_note
+from trinho.notes.format import MAX_NOTE_CHARS
+from trinho.notes.store import SavedNote, save_note
 from trinho.proposals import store as proposals
 from trinho.textnorm import json_text, match_key, printable
 from trinho.tools import args as jsonargs

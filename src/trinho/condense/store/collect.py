@@ -25,15 +25,9 @@ from trinho.context.budget import MAX_CHAR_TOKENS
 from trinho.conversations.store import read_day
 from trinho.memory import store as memory_store
 from trinho.models import estimate_tokens
+from trinho.notes.format import LooseLine, NoteEntry
 from trinho.notes.journal import late_days
-from trinho.notes.store import (
-    LooseLine,
-    NoteEntry,
-    day_files,
-    entry_instants,
-    read_note_file,
-    rule_instant,
-)
+from trinho.notes.store import day_files, entry_instants, read_note_file, rule_instant
 from trinho.workspace import NOTES_DIR, Workspace
 
 WINDOW_DAYS = 7
