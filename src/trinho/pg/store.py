@@ -70,8 +70,8 @@ from trinho.proposals.store import (
     resolve_in,
     validate_id,
 )
+from trinho.search.base import Hit, Query, validate_query
 from trinho.search.documents import Kind, fact_docs, memory_docs, note_docs
-from trinho.search.index import Hit, Query, validate_query
 from trinho.textnorm import validate_slug
 from trinho.workspace import MEMORY_FILE, NOTES_DIR, parse_day
 

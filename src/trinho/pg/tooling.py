@@ -27,7 +27,7 @@ from trinho.pg.store import PgRecords, note_name
 from trinho.pg.transcripts import PgTranscripts
 from trinho.pg.transfer import PROPOSALS_DIR
 from trinho.search import Found, Hit, Kind, Query, Snippet
-from trinho.search.index import validate_query
+from trinho.search.base import validate_query
 from trinho.search.rules import is_memory_file
 from trinho.workspace import ARCHIVE_FILE, MEMORY_FILE, NOTES_DIR, Clock
 

@@ -546,7 +546,7 @@ OPENCLAW_GET_CORPORA = ("memory", "wiki", "all")
 @on_records
 def _openclaw_search(records: ToolRecords, args: dict[str, Any], actor: Actor) -> ToolResult:
     from trinho import search
-    from trinho.search.index import MAX_LIMIT
+    from trinho.search.base import MAX_LIMIT
 
     corpus = args.get("corpus")
     if corpus == "wiki":
