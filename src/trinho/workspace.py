@@ -6,7 +6,6 @@ import contextlib
 import hashlib
 import json
 import os
-import re
 import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -16,7 +15,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import tomlkit
 
-from trinho.clock import ZoneSpan
+from trinho.clock import ZoneSpan, load_zone, parse_now
 from trinho.config import CONFIG_PATH as CONFIG_PATH
 from trinho.config import INTERNAL_DIR as INTERNAL_DIR
 from trinho.config import LOCALES as LOCALES
@@ -59,44 +58,6 @@ ARCHIVE_FILE = "memory/archive.md"
 never in the prompt."""
 
 
-EARLIEST = datetime(2, 1, 1, tzinfo=UTC)
-LATEST = datetime(9998, 12, 31, tzinfo=UTC)
-"""Instants accepted from input: a year inside the calendar's ends, so converting one to any
-time zone or taking a week from it cannot overflow."""
-
-
-def parse_now(value: str, where: str = "TRINHO_NOW") -> datetime:
-    """Parse an ISO 8601 instant that carries its UTC offset."""
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        raise TrinhoError.keyed("error.time.not_iso", where=where, value=value) from None
-    if moment.tzinfo is None:
-        raise TrinhoError.keyed("error.time.no_offset", where=where, value=value)
-    return check_instant(moment, f"{where}={value!r}")
-
-
-def check_instant(moment: datetime, where: str) -> datetime:
-    """Refuse an instant too close to the ends of the calendar to compute with."""
-    try:
-        inside = EARLIEST <= moment.astimezone(UTC) <= LATEST
-    except OverflowError:
-        inside = False
-    if not inside:
-        raise TrinhoError.keyed("error.time.out_of_range", where=where)
-    return moment
-
-
-def parse_day(value: str, where: str) -> date:
-    """Parse a YYYY-MM-DD calendar date, naming `where` it came from when it is wrong."""
-    try:
-        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-            raise ValueError
-        return date.fromisoformat(value)
-    except ValueError:
-        raise TrinhoError.keyed("error.date.invalid", where=where, value=value) from None
-
-
 def system_clock() -> datetime:
     return datetime.now().astimezone()
 
@@ -108,13 +69,6 @@ def clock_from_env(env: dict[str, str] | None = None) -> Clock:
         return system_clock
     fixed = parse_now(value)
     return lambda: fixed
-
-
-def load_zone(name: str, where: str) -> ZoneInfo:
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise TrinhoError.keyed("error.zone.unknown", where=where, name=name) from None
 
 
 def local_zone_name() -> str:

@@ -15,6 +15,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from trinho.boundary import public_error
+from trinho.clock import parse_day
 from trinho.durable import atomic_write_text, read_regular, sibling_lock
 from trinho.errors import BrokenFile, NotFound, TrinhoError
 from trinho.facts.format import (
@@ -52,7 +53,7 @@ from trinho.i18n.keys import FACT_OUTCOME, FACT_REASON
 from trinho.openclaw.files import DIGEST_MARK, FACTS_DIGEST, is_digest, openclaw_enabled
 from trinho.proposals.store import ApplyResult, Proposal, proposal_path, submit
 from trinho.proposals.store import Source as ProposalSource
-from trinho.workspace import Workspace, parse_day, validate_slug
+from trinho.workspace import Workspace, validate_slug
 
 FACTS_DIR = "facts"
 

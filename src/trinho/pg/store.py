@@ -24,6 +24,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, cast
 from zoneinfo import ZoneInfo
 
+from trinho.clock import parse_day
 from trinho.errors import NotFound, TrinhoError
 from trinho.facts.format import (
     CHANGE_CONTEXT,
@@ -73,7 +74,7 @@ from trinho.proposals.store import (
 from trinho.search.base import Hit, Query, validate_query
 from trinho.search.documents import Kind, fact_docs, memory_docs, note_docs
 from trinho.textnorm import validate_slug
-from trinho.workspace import MEMORY_FILE, NOTES_DIR, parse_day
+from trinho.workspace import MEMORY_FILE, NOTES_DIR
 
 if TYPE_CHECKING:
     import psycopg

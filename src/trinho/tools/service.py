@@ -23,6 +23,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from trinho.boundary import public_error
+from trinho.clock import parse_day
 from trinho.config import TOOL_PROFILES
 from trinho.config import ToolProfile as ToolProfile
 from trinho.errors import TrinhoError
@@ -34,7 +35,7 @@ from trinho.textnorm import json_text, match_key, printable
 from trinho.tools import args as jsonargs
 from trinho.tools import format as oc_format
 from trinho.tools.store import FileTools, ToolRecords
-from trinho.workspace import SLUG_PATTERN, Workspace, parse_day, validate_slug
+from trinho.workspace import SLUG_PATTERN, Workspace, validate_slug
 
 if TYPE_CHECKING:
     from trinho.models.base import ToolCall, ToolSpec

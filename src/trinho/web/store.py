@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from typing import Protocol, TypeVar
 from urllib.parse import quote
 
+from trinho.clock import parse_day
 from trinho.condense.rules.explain import memory_ref_now
 from trinho.config import Config
 from trinho.conversations.store import StoredTurn, read_day
@@ -37,14 +38,7 @@ from trinho.proposals.store import ApplyResult, Proposal
 from trinho.review.appliers import APPLIERS, TAKERS
 from trinho.search import Hit, Query, memory_get, readable_path, search
 from trinho.web import pages
-from trinho.workspace import (
-    ARCHIVE_FILE,
-    MEMORY_FILE,
-    NOTES_DIR,
-    Workspace,
-    parse_day,
-    validate_slug,
-)
+from trinho.workspace import ARCHIVE_FILE, MEMORY_FILE, NOTES_DIR, Workspace, validate_slug
 
 T = TypeVar("T")
 

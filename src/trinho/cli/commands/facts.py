@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from trinho.cli.app import cli, emit, json_option, owner_option, say, state
+from trinho.clock import parse_day
 from trinho.errors import NotFound, TrinhoError
 from trinho.facts.format import check_basis, clean_value
 from trinho.facts.render import DEFAULT_INDEX_CHARS, FactsIndex, build_index
@@ -19,7 +20,7 @@ from trinho.proposals.store import Proposal
 from trinho.records.protocol import FileRecords
 from trinho.review.appliers import APPLIERS
 from trinho.review.render import fact_history_text, fact_version_line, proposals_text
-from trinho.workspace import parse_day, validate_slug
+from trinho.workspace import validate_slug
 
 if TYPE_CHECKING:
     from trinho.records.protocol import Records

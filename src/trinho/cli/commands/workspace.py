@@ -9,10 +9,11 @@ from pathlib import Path
 import click
 
 from trinho.cli.app import cli, emit, json_option, owner_option, state
+from trinho.clock import parse_day
 from trinho.conversations import store as transcripts
 from trinho.i18n import N_, t
 from trinho.notes import format as note_format
-from trinho.workspace import init_workspace, parse_day
+from trinho.workspace import init_workspace
 
 
 @cli.command()
