@@ -141,9 +141,10 @@ def _toml_blocks(text: str) -> list[str]:
 
 def test_the_config_examples_are_read_by_the_code_without_error(tmp_path: Path) -> None:
     from trinho.channels.settings import telegram_settings
+    from trinho.config.files import parse_config
     from trinho.models.config import resolve_model
     from trinho.search import configured_embedder
-    from trinho.workspace import Workspace, parse_config, system_clock
+    from trinho.workspace import Workspace, system_clock
 
     blocks = _toml_blocks(_doc("configuration.md"))
     assert blocks

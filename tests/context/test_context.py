@@ -13,6 +13,7 @@ from conftest import FixedClock
 from pg.fixtures import CliBackend
 from trinho.channels import Notification, Outbox
 from trinho.cli import main
+from trinho.config.files import read_config
 from trinho.context.assembly import (
     Budgets,
     ContextInputs,
@@ -37,7 +38,7 @@ from trinho.facts.render import DEFAULT_INDEX_CHARS, build_index
 from trinho.facts.rules import Fact, FactVersion
 from trinho.i18n import t
 from trinho.tools import service as tools
-from trinho.workspace import CONFIG_PATH, Workspace, read_config
+from trinho.workspace import CONFIG_PATH, Workspace
 
 TODAY = date(2026, 11, 29)
 YESTERDAY = date(2026, 11, 28)
