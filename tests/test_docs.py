@@ -141,9 +141,10 @@ def _toml_blocks(text: str) -> list[str]:
 
 def test_the_config_examples_are_read_by_the_code_without_error(tmp_path: Path) -> None:
     from trinho.channels.settings import telegram_settings
+    from trinho.config.files import parse_config
     from trinho.models.config import resolve_model
     from trinho.search import configured_embedder
-    from trinho.workspace import Workspace, parse_config, system_clock
+    from trinho.workspace import Workspace, system_clock
 
     blocks = _toml_blocks(_doc("configuration.md"))
     assert blocks
@@ -425,7 +426,7 @@ def test_the_documented_formats_are_read_by_the_real_parsers(tmp_path: Path) -> 
     from trinho.conversations import store as transcripts
     from trinho.facts import parse_fact, render_fact
     from trinho.memory import format as memory_md
-    from trinho.notes import store as notes
+    from trinho.notes import format as note_format
     from trinho.proposals import store as proposals
 
     examples = _examples()
@@ -442,7 +443,7 @@ def test_the_documented_formats_are_read_by_the_real_parsers(tmp_path: Path) -> 
         for line in examples["conversations"].splitlines()
     ]
     assert [turn.role for turn in turns] == ["user", "assistant"]
-    assert [e.lines for e in notes.parse_note_file(examples["note"]).entries] == [1, 1, 2]
+    assert [e.lines for e in note_format.parse_note_file(examples["note"]).entries] == [1, 1, 2]
     kinds = [type(item).__name__ for item in memory_md.parse(examples["memory"]).items]
     assert kinds == ["Heading", "Entry", "Entry", "Loose", "Loose", "Heading", "Entry", "Loose"]
 

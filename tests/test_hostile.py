@@ -206,8 +206,9 @@ def test_get_with_an_empty_path_says_what_to_give(
 def test_a_config_created_by_init_token_is_the_whole_default_config(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from trinho.config.files import read_config
     from trinho.mcp.server import init_token
-    from trinho.workspace import open_workspace, read_config
+    from trinho.workspace import open_workspace
 
     root = tmp_path / "claw"
     (root / "memory").mkdir(parents=True)

@@ -13,8 +13,9 @@ import pytest
 
 from pg.fixtures import CliBackend
 from trinho.cli import main
+from trinho.config.files import owner_locale
 from trinho.proposals import store as proposals
-from trinho.workspace import CONFIG_PATH, init_workspace, open_workspace, owner_locale
+from trinho.workspace import CONFIG_PATH, init_workspace, open_workspace
 
 
 def set_locale(backend: CliBackend, locale: str) -> None:

@@ -11,8 +11,9 @@ import pytest
 from fake_model_server import FakeServer, Reply, error_body, llamacpp_error, openai_reply
 from pg.fixtures import CliBackend
 from trinho.cli import main
+from trinho.clock import parse_now
 from trinho.models.ledger import LEDGER_PATH, UsageRecord, record_line
-from trinho.workspace import CONFIG_PATH, parse_now
+from trinho.workspace import CONFIG_PATH
 
 
 def answers(text: str = "ok", prompt: int = 11, completion: int = 7) -> tuple[Reply, Reply]:

@@ -27,7 +27,7 @@ from trinho.cli import cli
 from trinho.condense.store.collect import Span, collect
 from trinho.context.assembly import Context
 from trinho.context.run import build_context, records_context
-from trinho.notes.store import normalize_note_text
+from trinho.notes.format import normalize_note_text
 from trinho.records.protocol import FileRecords, Records
 from trinho.search import Query
 from trinho.tools import service as tools

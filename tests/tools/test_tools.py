@@ -32,6 +32,7 @@ from fake_model_server import (
 )
 from trinho import facts
 from trinho.cli import cli
+from trinho.clock import parse_day
 from trinho.errors import TrinhoError
 from trinho.models.base import ToolCall
 from trinho.notes import store as notes_store
@@ -41,7 +42,7 @@ from trinho.textnorm import SLUG_PATTERN
 from trinho.tools import args as jsonargs
 from trinho.tools import service as tools
 from trinho.tools.service import Actor, call
-from trinho.workspace import CONFIG_PATH, Workspace, open_workspace, parse_day
+from trinho.workspace import CONFIG_PATH, Workspace, open_workspace
 
 CHAT = Actor("chat", "main")
 JOB = Actor("job", "nightly")

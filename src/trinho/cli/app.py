@@ -15,18 +15,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from trinho.config import CONFIG_PATH, TOOL_PROFILES
+from trinho.config.files import owner_locale
 from trinho.errors import TrinhoError
 from trinho.i18n import N_, click_says, t
 from trinho.pg.connect import URL_ENV, database_url
 from trinho.textnorm import json_text, printable
-from trinho.workspace import (
-    Workspace,
-    clock_from_env,
-    default_home,
-    find_workspace,
-    open_workspace,
-    owner_locale,
-)
+from trinho.workspace import Workspace, clock_from_env, default_home, find_workspace, open_workspace
 
 if TYPE_CHECKING:
     from trinho.pg.connect import Database

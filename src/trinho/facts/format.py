@@ -14,10 +14,10 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import Any
 
+from trinho.clock import parse_day
 from trinho.errors import TrinhoError
 from trinho.facts.rules import BASES, Basis, Fact, FactVersion, Incoming
-from trinho.textnorm import nfc, one_line, unify_breaks
-from trinho.workspace import parse_day, validate_slug
+from trinho.textnorm import nfc, one_line, unify_breaks, validate_slug
 
 MAX_VALUE_BYTES = 16 * 1024
 """A fact is a short statement; anything longer belongs in notes or MEMORY.md."""

@@ -15,13 +15,6 @@ from datetime import date, datetime
 from pathlib import Path
 
 from trinho.boundary import public_error
-from trinho.context.assembly import (
-    DEFAULT_INDEX_CHARS,
-    FactsIndex,
-    build_index,
-    current_facts,
-    render_facts_digest,
-)
 from trinho.durable import atomic_write_text, read_regular, sibling_lock
 from trinho.errors import BrokenFile, NotFound, TrinhoError
 from trinho.facts.format import fact_digest, fact_target, parse_fact, read_fact_change, render_fact
@@ -32,6 +25,13 @@ from trinho.facts.plan import (
     incoming,
     plan_approval,
     plan_save,
+)
+from trinho.facts.render import (
+    DEFAULT_INDEX_CHARS,
+    FactsIndex,
+    build_index,
+    current_facts,
+    render_facts_digest,
 )
 from trinho.facts.rules import ActorKind, Basis, Fact, FactOutcome, FactVersion, take_back
 from trinho.i18n import t

@@ -33,7 +33,9 @@ import tomlkit
 import tomlkit.exceptions
 
 from trinho.boundary import public_error, require_extra
+from trinho.clock import parse_day
 from trinho.config import McpConfig
+from trinho.config.files import edit_config, render_config
 from trinho.durable import read_regular, write_secret_text
 from trinho.errors import NotFound, TrinhoError, Unavailable
 from trinho.i18n import t
@@ -42,14 +44,7 @@ from trinho.textnorm import json_text, printable
 from trinho.tools import service as tools_mod
 from trinho.tools.service import Actor, ToolTarget, as_records
 from trinho.web.guard import HostCheck, allowed_hosts
-from trinho.workspace import (
-    CONFIG_PATH,
-    Workspace,
-    edit_config,
-    parse_day,
-    render_config,
-    validate_slug,
-)
+from trinho.workspace import CONFIG_PATH, Workspace, validate_slug
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -12,9 +12,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from trinho.clock import load_zone
 from trinho.errors import TrinhoError
 from trinho.pg.connect import Database, check_owner
-from trinho.workspace import load_zone
 
 if TYPE_CHECKING:
     import psycopg

@@ -35,13 +35,8 @@ from trinho.facts.plan import KIND as FACT_KIND
 from trinho.facts.plan import Propose, Proposer, incoming, plan_approval, plan_save
 from trinho.facts.rules import ActorKind, Basis, Fact, FactVersion
 from trinho.facts.store import FactListing, Saved
-from trinho.notes.store import (
-    NoteFile,
-    SavedNote,
-    format_entry,
-    parse_note_file,
-    validate_note_text,
-)
+from trinho.notes.format import NoteFile, format_entry, parse_note_file, validate_note_text
+from trinho.notes.store import SavedNote
 from trinho.pg.connect import Database, check_owner
 from trinho.pg.held import refuse_with_its_run, undone_run
 from trinho.pg.search import fact_path, replace_path_docs
@@ -72,8 +67,8 @@ from trinho.proposals.plan import (
     submission,
 )
 from trinho.proposals.store import ProposalListing
+from trinho.search.base import Hit, Query, validate_query
 from trinho.search.documents import Kind, fact_docs, memory_docs, note_docs
-from trinho.search.index import Hit, Query, validate_query
 from trinho.textnorm import validate_slug
 from trinho.workspace import MEMORY_FILE, NOTES_DIR
 

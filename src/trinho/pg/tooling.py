@@ -17,15 +17,16 @@ from datetime import date
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Protocol, cast
 
-from trinho.context.assembly import Budgets, Context, FactsIndex, build_index
+from trinho.context.assembly import Budgets, Context
 from trinho.context.run import records_context
 from trinho.errors import NotFound, TrinhoError
+from trinho.facts.render import FactsIndex, build_index
 from trinho.pg.archive import PgArchive
 from trinho.pg.connect import Database
 from trinho.pg.held import with_its_run
 from trinho.pg.transcripts import PgTranscripts
 from trinho.search import Found, Hit, Kind, Query, Snippet
-from trinho.search.index import validate_query
+from trinho.search.base import validate_query
 from trinho.search.rules import is_memory_file
 from trinho.workspace import ARCHIVE_FILE, MEMORY_FILE, NOTES_DIR
 

@@ -23,7 +23,8 @@ from trinho.facts.rules import ActorKind, Basis, Fact
 from trinho.facts.store import FactListing, Saved
 from trinho.memory import store as memory
 from trinho.notes import store as notes
-from trinho.notes.store import NoteFile, SavedNote, decode
+from trinho.notes.format import NoteFile, render_note_file
+from trinho.notes.store import SavedNote, decode
 from trinho.proposals import store as proposals
 from trinho.proposals.format import ApplyResult, Proposal, Source, Submitted
 from trinho.proposals.store import Applier, ProposalListing
@@ -205,7 +206,7 @@ class FileRecords:
         return notes.save_note(self.ws, text)
 
     def note_text(self, day: date) -> str:
-        return notes.render_note_file(notes.read_notes(self.ws, day)) if self._has(day) else ""
+        return render_note_file(notes.read_notes(self.ws, day)) if self._has(day) else ""
 
     def read_notes(self, day: date) -> NoteFile:
         return notes.read_notes(self.ws, day)

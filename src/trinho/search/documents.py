@@ -15,7 +15,7 @@ from typing import Literal
 from trinho.errors import TrinhoError
 from trinho.facts.format import parse_fact
 from trinho.memory import format as memory_md
-from trinho.notes.store import NoteEntry, parse_note_file
+from trinho.notes.format import NoteEntry, parse_note_file
 from trinho.openclaw.markers import line_roles, memory_entry_lines, strip_annotations
 from trinho.search.dates import Said, day_tokens, said_days
 from trinho.search.tokenize import terms

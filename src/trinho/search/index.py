@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from trinho.boundary import public_error
 from trinho.durable import read_regular
@@ -30,9 +30,9 @@ from trinho.errors import TrinhoError
 from trinho.facts.store import FACTS_DIR
 from trinho.openclaw.files import FACTS_DIGEST, is_digest
 from trinho.openclaw.markers import day_of_name
+from trinho.search.base import Found, Hit, Query, validate_query
 from trinho.search.dates import Span, asked_span, day_token, month_token, span_tokens
 from trinho.search.documents import (
-    KINDS,
     Doc,
     Kind,
     conversation_docs,
@@ -121,40 +121,6 @@ CREATE INDEX days_id ON days(id);
 
 
 @dataclass(frozen=True)
-class Hit:
-    """One search result; `refs` are the source ids it covers (a turn's `ref`, else path:line)."""
-
-    kind: Kind
-    path: str
-    line: int
-    date: date | None
-    text: str
-    score: float
-    refs: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "path": self.path,
-            "line": self.line,
-            "date": None if self.date is None else self.date.isoformat(),
-            "text": self.text,
-            "score": float(f"{self.score:.6g}"),
-            "refs": list(self.refs),
-        }
-
-
-@dataclass(frozen=True)
-class Found:
-    """A search's answer: the hits, the people the query named (so a caller can search for
-    the next hop), and for each hit the reasons it ranks where it does."""
-
-    hits: list[Hit]
-    entities: tuple[str, ...]
-    why: tuple[tuple[str, ...], ...]
-
-
-@dataclass(frozen=True)
 class FileStat:
     """What says a file changed: its size and times. The change time is there because a copy
     that keeps the modification time (`cp -p`, `rsync -t`) of a same-size edit moves only it."""
@@ -171,42 +137,6 @@ class FileStat:
 
 def file_stat(kind: Kind, st: os.stat_result) -> FileStat:
     return FileStat(kind, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
-
-
-@dataclass(frozen=True)
-class Query:
-    """A search request; `kinds` empty means every kind. Dates are inclusive."""
-
-    text: str
-    limit: int = 10
-    since: date | None = None
-    until: date | None = None
-    kinds: tuple[Kind, ...] = ()
-    today: date | None = None
-    """The day against which `December 4`, `last Friday`, `hôm 20/11` are resolved
-    (`dates.asked_span`); None: the owner's today in their zone (`Workspace.today`)."""
-
-
-MAX_LIMIT = 1000
-"""The most hits one search returns: a bigger number is refused, never handed to SQLite."""
-
-
-def validate_query(query: Query) -> list[str]:
-    """The query's terms, or a clear error when there is nothing to search for."""
-    if not 1 <= query.limit <= MAX_LIMIT:
-        shown = query.limit if query.limit < 10**12 else f"{str(query.limit)[:12]}..."
-        raise TrinhoError.keyed("error.search.bad_limit", limit=shown, most=MAX_LIMIT)
-    for kind in query.kinds:
-        if kind not in KINDS:
-            raise TrinhoError.keyed("error.search.bad_kind", kind=kind, kinds=", ".join(KINDS))
-    if query.since and query.until and query.since > query.until:
-        raise TrinhoError.keyed(
-            "error.search.since_after_until", since=query.since, until=query.until
-        )
-    found = query_terms(query.text)
-    if not found:
-        raise TrinhoError.keyed("error.search.no_terms")
-    return found
 
 
 def scan(ws: Workspace) -> dict[str, FileStat]:

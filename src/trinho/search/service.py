@@ -20,8 +20,9 @@ from pathlib import Path
 from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.notes.store import decode
+from trinho.search.base import Found, Hit, Query
 from trinho.search.documents import Kind
-from trinho.search.index import INDEX_FILE, Found, Hit, Query, SearchIndex, open_index
+from trinho.search.index import INDEX_FILE, SearchIndex, open_index
 from trinho.search.rules import is_memory_file
 from trinho.search.vectors import Embedder, OpenAIEmbedder
 from trinho.workspace import Workspace

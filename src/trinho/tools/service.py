@@ -23,17 +23,18 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from trinho.boundary import public_error
+from trinho.clock import parse_day
 from trinho.config import TOOL_PROFILES
 from trinho.config import ToolProfile as ToolProfile
 from trinho.errors import TrinhoError
 from trinho.facts.rules import BASES, ActorKind
-from trinho.notes.store import MAX_NOTE_CHARS
+from trinho.notes.format import MAX_NOTE_CHARS
 from trinho.proposals.format import MAX_WHY_CHARS, Source
 from trinho.records.protocol import FileRecords, Records
 from trinho.textnorm import json_text, match_key, printable
 from trinho.tools import args as jsonargs
 from trinho.tools import format as oc_format
-from trinho.workspace import SLUG_PATTERN, Workspace, parse_day, validate_slug
+from trinho.workspace import SLUG_PATTERN, Workspace, validate_slug
 
 if TYPE_CHECKING:
     from trinho.models.base import ToolCall, ToolSpec
@@ -535,7 +536,7 @@ OPENCLAW_GET_CORPORA = ("memory", "wiki", "all")
 @on_records
 def _openclaw_search(records: Records, args: dict[str, Any], actor: Actor) -> ToolResult:
     from trinho import search
-    from trinho.search.index import MAX_LIMIT
+    from trinho.search.base import MAX_LIMIT
 
     corpus = args.get("corpus")
     if corpus == "wiki":

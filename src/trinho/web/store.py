@@ -16,6 +16,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import quote
 
+from trinho.clock import parse_day
 from trinho.condense.rules.explain import memory_ref_now
 from trinho.config import Config
 from trinho.conversations.store import StoredTurn, parse_transcript
@@ -29,7 +30,7 @@ from trinho.pg.workcopy import run_on_copy
 from trinho.proposals.format import Proposal
 from trinho.search import Hit, Query
 from trinho.web import pages
-from trinho.workspace import Workspace, parse_day, validate_slug
+from trinho.workspace import Workspace, validate_slug
 
 if TYPE_CHECKING:
     from trinho.records.protocol import OnFiles, Records

@@ -9,15 +9,16 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from trinho.cli.app import cli, emit, json_option, owner_option, say, state
-from trinho.context.assembly import DEFAULT_INDEX_CHARS, FactsIndex, build_index
+from trinho.clock import parse_day
 from trinho.errors import NotFound, TrinhoError
 from trinho.facts.format import check_basis, clean_value
+from trinho.facts.render import DEFAULT_INDEX_CHARS, FactsIndex, build_index
 from trinho.facts.rules import ACTORS, BASES, Fact, FactVersion, check_actor
 from trinho.i18n import N_, t
 from trinho.i18n.keys import FACT_OUTCOME
 from trinho.review import decide
 from trinho.review.render import fact_history_text, fact_version_line, proposals_text
-from trinho.workspace import parse_day, validate_slug
+from trinho.workspace import validate_slug
 
 if TYPE_CHECKING:
     from trinho.records.protocol import Records

@@ -12,6 +12,7 @@ from datetime import time as day_start
 import click
 
 from trinho.cli.app import cli, emit, json_option, owner_option, say, state
+from trinho.clock import parse_day
 from trinho.context.budget import MARGIN, estimate_tokens
 from trinho.i18n import N_, t
 from trinho.models.base import (
@@ -28,7 +29,6 @@ from trinho.models.ledger import Totals, read_ledger, summarize, token_estimate
 from trinho.models.loader import build_model, load_model
 from trinho.models.openai_compat import OpenAICompatModel
 from trinho.textnorm import one_line
-from trinho.workspace import parse_day
 
 CHECK_PROMPT = "Reply with the single word: ok"
 CHECK_ATTEMPTS = 2

@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from trinho.cli.app import OWNER_ENV, cli, emit, json_option, owner_option, state
+from trinho.clock import parse_day
 from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.i18n import N_, t
@@ -29,7 +30,6 @@ from trinho.search import (
     memory_get,
 )
 from trinho.textnorm import one_line
-from trinho.workspace import parse_day
 
 _GET_RE = re.compile(r"^(?P<path>.*?)(?::(?P<start>\d+)(?:-(?P<end>\d+))?)?$")
 _BATCH_KEYS = {"query", "limit", "since", "until", "kind", "kinds"}

@@ -9,10 +9,11 @@ from pathlib import Path
 import click
 
 from trinho.cli.app import cli, emit, json_option, owner_option, state
+from trinho.clock import parse_day
 from trinho.conversations import store as transcripts
 from trinho.i18n import N_, t
-from trinho.notes import store as notes_mod
-from trinho.workspace import init_workspace, parse_day
+from trinho.notes import format as note_format
+from trinho.workspace import init_workspace
 
 
 @cli.command()
@@ -68,8 +69,8 @@ def notes(day_text: str | None, owner: str | None, as_json: bool) -> None:
     locale = state().locale()
     day = parse_day(day_text, "--date") if day_text else records.today()
     items = records.read_notes(day).items
-    entries = [item for item in items if isinstance(item, notes_mod.NoteEntry)]
-    prose = [item for item in items if isinstance(item, notes_mod.LooseLine) and item.shown]
+    entries = [item for item in items if isinstance(item, note_format.NoteEntry)]
+    prose = [item for item in items if isinstance(item, note_format.LooseLine) and item.shown]
     data = {
         "date": day.isoformat(),
         "path": f"memory/{day.isoformat()}.md",
@@ -81,11 +82,11 @@ def notes(day_text: str | None, owner: str | None, as_json: bool) -> None:
         if not entries and not prose:
             return t(locale, "notes.none", date=day.isoformat())
         return "\n".join(
-            notes_mod.format_entry(item.time, item.text)
-            if isinstance(item, notes_mod.NoteEntry)
+            note_format.format_entry(item.time, item.text)
+            if isinstance(item, note_format.NoteEntry)
             else item.raw.strip()
             for item in items
-            if isinstance(item, notes_mod.NoteEntry) or item.shown
+            if isinstance(item, note_format.NoteEntry) or item.shown
         )
 
     emit(as_json, data, human)

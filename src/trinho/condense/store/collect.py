@@ -20,15 +20,9 @@ from trinho.config import DEFAULT_CONTEXT_TOKENS as DEFAULT_CONTEXT_TOKENS
 from trinho.config import CondenseProtocol
 from trinho.conversations.store import read_day
 from trinho.memory import store as memory_store
+from trinho.notes.format import LooseLine, NoteEntry
 from trinho.notes.journal import late_days
-from trinho.notes.store import (
-    LooseLine,
-    NoteEntry,
-    day_files,
-    entry_instants,
-    read_note_file,
-    rule_instant,
-)
+from trinho.notes.store import day_files, entry_instants, read_note_file, rule_instant
 from trinho.workspace import NOTES_DIR, Workspace
 
 WINDOW_DAYS = 7

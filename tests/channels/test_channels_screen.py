@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trinho.review.screen import Shown, change_lines, covered_keep, covered_small, on_screen
+from trinho.channels.screen import Shown, change_lines, covered_keep, covered_small, on_screen
 from trinho.textnorm import printable
 
 _WORD = st.text(alphabet="abcxyzĐđêơ0129:-", min_size=1, max_size=12)

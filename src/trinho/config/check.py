@@ -1,388 +1,52 @@
-"""The workspace config (`.trinho/config.toml`) as typed values, checked once when it is read.
+"""Parsed TOML to the typed config, checked once (pure): `check_config` gives a `Config` or
+every keyed error it finds, each one line naming `[section] key` and the file, so a wrong value
+stops a command before anything is done and no caller checks a value again.
 
-One frozen dataclass per section, holding the documented defaults. `check_config` turns the
-parsed TOML into a `Config`, or into every keyed error it finds, each one line naming
-`[section] key` and the file, so a wrong value stops a command before anything is done and no
-caller checks a value again. Pure: the workspace reads the file and hands its TOML here.
-
-Unknown sections and keys are left alone, as before (a config may carry settings of a newer
-trinho); `[schedule]` alone refuses a name it does not know, since that is a job the owner
-meant to schedule.
+Unknown sections and keys are left alone (a config may carry settings of a newer trinho);
+`[schedule]` alone refuses a name it does not know, since that is a job the owner meant to
+schedule.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
-from datetime import datetime, time, timedelta
-from typing import Any, Literal, TypeVar
+from dataclasses import fields
+from typing import TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from trinho.clock import resolve, utc
+from trinho.config.schedule import JobSpec, default_jobs, jobs_from_tables
+from trinho.config.schema import (
+    ARCHIVE_MODES,
+    CONFIG_PATH,
+    DEFAULT_CONTEXT_TOKENS,
+    DEFAULT_STOP_GRACE,
+    EMBEDDERS,
+    LOCALES,
+    MAX_OUTPUT_TOKENS,
+    MAX_STOP_GRACE,
+    MIN_OUTPUT_TOKENS,
+    MIN_TOKEN_CHARS,
+    PROTOCOLS,
+    SECTIONS,
+    TOOL_PROFILES,
+    BudgetConfig,
+    CondenseConfig,
+    Config,
+    ContextConfig,
+    McpConfig,
+    ModelConfig,
+    ScheduleConfig,
+    SearchConfig,
+    ServiceConfig,
+    StoreConfig,
+    TelegramConfig,
+    ToolsConfig,
+    WebConfig,
+)
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.textnorm import validate_slug
-
-INTERNAL_DIR = ".trinho"
-CONFIG_PATH = f"{INTERNAL_DIR}/config.toml"
-"""Where the config is, relative to the workspace; errors name it so."""
-LOCALES = ("en", "vi")
-MIN_TOKEN_CHARS = 16
-"""The shortest bearer token `[mcp] token` and `[web] token` may be."""
-DEFAULT_CONTEXT_TOKENS = 128_000
-"""`[condense] context_tokens` when the config does not say: what one rewrite call may use,
-prompt and answer together. It suits today's hosted models (128k to 200k); with a local model,
-set it to the context its server gives it (e.g. ollama's num_ctx), or calls will be cut."""
-DEFAULT_STOP_GRACE = 60.0
-"""Seconds a stop waits for work in progress: below systemd's default `TimeoutStopSec` (90 s)
-with room for closing connections, so the manager never has to kill a stopping service."""
-MAX_STOP_GRACE = 3600.0
-MIN_OUTPUT_TOKENS = 256
-MAX_OUTPUT_TOKENS = 4096
-"""`[model] max_output_tokens` when unset: the most tokens any one answer may be asked for."""
-
-CondenseProtocol = Literal["ops", "file"]
-PROTOCOLS: tuple[CondenseProtocol, ...] = ("ops", "file")
-ArchiveMode = Literal["ask", "auto", "off"]
-ARCHIVE_MODES: tuple[ArchiveMode, ...] = ("ask", "auto", "off")
-Embedder = Literal["none", "e5", "local", "openai"]
-EMBEDDERS: tuple[Embedder, ...] = ("none", "e5", "local", "openai")
-ToolProfile = Literal["default", "openclaw"]
-TOOL_PROFILES: tuple[ToolProfile, ...] = ("default", "openclaw")
-
-
-@dataclass(frozen=True)
-class ModelConfig:
-    """`[model]`. None for timeout, attempts and backoff: the provider's default policy."""
-
-    name: str | None = None
-    timeout: float | None = None
-    attempts: int | None = None
-    backoff: float | None = None
-    base_url: str | None = None
-    max_output_tokens: int = MAX_OUTPUT_TOKENS
-
-
-@dataclass(frozen=True)
-class BudgetConfig:
-    """`[budget]`: token limits from the usage ledger; None means no limit."""
-
-    run_tokens: int | None = None
-    week_tokens: int | None = None
-
-
-@dataclass(frozen=True)
-class CondenseConfig:
-    """`[condense]`: the weekly condensation."""
-
-    context_tokens: int = DEFAULT_CONTEXT_TOKENS
-    protocol: CondenseProtocol = "ops"
-    archive: ArchiveMode = "ask"
-
-
-@dataclass(frozen=True)
-class ContextConfig:
-    """`[context]`: the prompt parts' token budgets; `openclaw` None: decided by the folder."""
-
-    memory_tokens: int = 6000
-    facts_tokens: int = 1500
-    notes_tokens: int = 3000
-    openclaw: bool | None = None
-
-
-@dataclass(frozen=True)
-class McpConfig:
-    """`[mcp]`: the MCP HTTP server `trinho serve` runs, and its bearer token."""
-
-    token: str | None = field(default=None, repr=False)
-    http: bool = False
-    host: str = "127.0.0.1"
-    port: int = 8765
-    allowed_hosts: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class WebConfig:
-    """`[web]`: the review page `trinho serve` runs."""
-
-    enabled: bool = False
-    host: str = "127.0.0.1"
-    port: int = 8766
-    token: str | None = field(default=None, repr=False)
-    allowed_hosts: tuple[str, ...] = ()
-    public_url: str | None = None
-    """The page's address as the owner's phone reaches it (a tunnel, a reverse proxy): the
-    Telegram review links to it. Unset: no link (127.0.0.1 is not reachable from a phone)."""
-
-
-@dataclass(frozen=True)
-class SearchConfig:
-    """`[search]`: the optional semantic layer; `openai` comes with its base_url and model."""
-
-    embedder: Embedder = "none"
-    model_dir: str | None = None
-    base_url: str | None = None
-    model: str | None = None
-    api_key_env: str | None = None
-
-
-@dataclass(frozen=True)
-class StoreConfig:
-    """`[store]`: where the records are. No `url` (the default): the workspace's files. A
-    `postgresql://` URL: the PostgreSQL backend (`trinho.pg`; `TRINHO_DATABASE_URL` wins)."""
-
-    url: str | None = field(default=None, repr=False)
-
-
-@dataclass(frozen=True)
-class ToolsConfig:
-    """`[tools]`: the agent tools' argument names and result shapes, and whether a chat with
-    an `anthropic:` model also offers Claude's own memory tool over the workspace."""
-
-    profile: ToolProfile = "default"
-    claude_memory: bool = False
-
-
-@dataclass(frozen=True)
-class ScheduleConfig:
-    """`[schedule]`: when the built-in jobs run, as written (`Config.jobs` holds them parsed)."""
-
-    condense: str = "sun 21:00"
-    facts: str = "daily 02:00"
-    digest: str = "daily 07:00"
-
-
-@dataclass(frozen=True)
-class ServiceConfig:
-    """`[service]`: seconds a stop waits for the turn or job run in progress."""
-
-    stop_grace: float = DEFAULT_STOP_GRACE
-
-
-@dataclass(frozen=True)
-class TelegramConfig:
-    """`[telegram]` as written; the environment wins over it (`channels.settings`)."""
-
-    token: str | None = field(default=None, repr=False)
-    owner_id: int | None = None
-    base_url: str | None = None
-
-
-# The job table: `[schedule]` and `[[jobs]]`, parsed here so the typed config holds its jobs;
-# `trinho.schedule.plan` decides when they are due.
-
-JobKind = Literal["condense", "facts", "digest", "prompt"]
-
-WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-_FULL_NAMES = (
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-)
-_TIME_RE = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
-MAX_PROMPT_CHARS = 20_000
-
-BUILTIN_DEFAULTS: dict[str, tuple[JobKind, str]] = {
-    "condense": ("condense", "sun 21:00"),
-    "facts": ("facts", "daily 02:00"),
-    "digest": ("digest", "daily 07:00"),
-}
-"""Built-in jobs, their kind and default schedule; `[schedule] NAME = "..."` or "off"."""
-
-
-@dataclass(frozen=True)
-class Schedule:
-    """Days of the week (0 = Monday) and a wall-clock time in the owner's zone."""
-
-    weekdays: frozenset[int]
-    at: time
-
-    def __post_init__(self) -> None:
-        if not self.weekdays or not self.weekdays <= frozenset(range(7)):
-            raise ValueError(f"weekdays must be a non-empty subset of 0-6, not {self.weekdays}")
-
-    def latest_slot(self, now: datetime) -> datetime:
-        """The most recent slot (a UTC instant) at or before `now`, read in `now`'s zone."""
-        if now.tzinfo is None:
-            raise ValueError("now must be an aware datetime")
-        zone, instant = now.tzinfo, utc(now)
-        for back in range(9):
-            day = now.date() - timedelta(days=back)
-            if day.weekday() in self.weekdays:
-                slot = resolve(day, self.at, zone)
-                if slot <= instant:
-                    return slot
-        raise AssertionError("a weekly schedule always has a slot within 9 days")
-
-    def slots_between(self, after: datetime, until: datetime) -> list[datetime]:
-        """Every slot (UTC instants) in (`after`, `until`], read in `until`'s zone, oldest
-        first; each slot once, whatever the night does to the clock."""
-        zone = until.tzinfo
-        if zone is None:
-            raise ValueError("until must be an aware datetime")
-        start, end = utc(after), utc(until)
-        found: list[datetime] = []
-        day = after.astimezone(zone).date() - timedelta(days=1)
-        while day <= until.date() + timedelta(days=1):
-            if day.weekday() in self.weekdays:
-                slot = resolve(day, self.at, zone)
-                if start < slot <= end:
-                    found.append(slot)
-            day += timedelta(days=1)
-        return found
-
-    def describe(self) -> str:
-        days = (
-            "daily"
-            if len(self.weekdays) == 7
-            else ",".join(WEEKDAYS[d] for d in sorted(self.weekdays))
-        )
-        return f"{days} {self.at.strftime('%H:%M')}"
-
-
-def parse_schedule(text: str, where: str) -> Schedule | None:
-    """`daily HH:MM`, `DAY[,DAY...] HH:MM` (mon..sun, or full names), or `off` (None)."""
-    value = " ".join(str(text).split()).lower()
-    if value == "off":
-        return None
-    parts = value.rsplit(" ", 1)
-    match = _TIME_RE.fullmatch(parts[-1]) if len(parts) == 2 else None
-    if match is None:
-        raise TrinhoError.keyed("error.schedule.bad_text", where=where, text=text)
-    at = time(int(match.group(1)), int(match.group(2)))
-    days_text = parts[0].replace(" ", "")
-    if days_text in ("daily", "everyday"):
-        return Schedule(frozenset(range(7)), at)
-    weekdays: set[int] = set()
-    for name in days_text.split(","):
-        if name in WEEKDAYS:
-            weekdays.add(WEEKDAYS.index(name))
-        elif name in _FULL_NAMES:
-            weekdays.add(_FULL_NAMES.index(name))
-        else:
-            raise TrinhoError.keyed("error.schedule.bad_weekday", where=where, name=name, text=text)
-    return Schedule(frozenset(weekdays), at)
-
-
-@dataclass(frozen=True)
-class JobSpec:
-    """One scheduled job: a built-in (`condense`, `facts`, `digest`) or a configured prompt."""
-
-    name: str
-    kind: JobKind
-    schedule: Schedule
-    prompt: str = ""
-
-
-def jobs_from_tables(section: Mapping[str, Any], raw_jobs: object) -> tuple[JobSpec, ...]:
-    """The built-in jobs (unless `off`) and every `[[jobs]]` entry, checked: `[schedule]` and
-    the `jobs` array of the config's TOML (`trinho.config` keeps the result as `Config.jobs`)."""
-    where = ".trinho/config.toml"
-    unknown = sorted(set(section) - set(BUILTIN_DEFAULTS))
-    if unknown:
-        raise TrinhoError.keyed(
-            "error.schedule.not_builtin",
-            where=where,
-            name=unknown[0],
-            builtins=", ".join(BUILTIN_DEFAULTS),
-        )
-    jobs: list[JobSpec] = []
-    for name, (kind, default) in BUILTIN_DEFAULTS.items():
-        schedule = parse_schedule(str(section.get(name, default)), f"{where} [schedule] {name}")
-        if schedule is not None:
-            jobs.append(JobSpec(name, kind, schedule))
-    if not isinstance(raw_jobs, list):
-        raise TrinhoError.keyed("error.jobs.not_array", where=where)
-    seen = set(BUILTIN_DEFAULTS)
-    for index, raw in enumerate(raw_jobs, start=1):
-        jobs.append(_job_entry(raw, f"{where} [[jobs]] #{index}", seen))
-    return tuple(jobs)
-
-
-def _job_entry(raw: Any, where: str, seen: set[str]) -> JobSpec:
-    if not isinstance(raw, dict):
-        raise TrinhoError.keyed("error.jobs.not_table", where=where)
-    missing = [key for key in ("name", "schedule", "prompt") if key not in raw]
-    if missing:
-        raise TrinhoError.keyed("error.field.missing", where=where, names=", ".join(missing))
-    name = validate_slug(str(raw["name"]), f"job name in {where}")
-    if name in seen:
-        raise TrinhoError.keyed("error.jobs.duplicate", where=where, name=name)
-    seen.add(name)
-    prompt = raw["prompt"]
-    if not isinstance(prompt, str) or not prompt.strip():
-        raise TrinhoError.keyed("error.jobs.empty_prompt", where=where, name=name)
-    if len(prompt) > MAX_PROMPT_CHARS:
-        raise TrinhoError.keyed(
-            "error.jobs.prompt_too_long", where=where, name=name, limit=MAX_PROMPT_CHARS
-        )
-    schedule = parse_schedule(str(raw["schedule"]), f"{where} ({name}) schedule")
-    if schedule is None:
-        raise TrinhoError.keyed("error.jobs.off", where=where, name=name)
-    return JobSpec(name, "prompt", schedule, prompt.strip())
-
-
-def _default_jobs() -> tuple[JobSpec, ...]:
-    return jobs_from_tables({}, [])
-
-
-@dataclass(frozen=True)
-class Config:
-    """The whole config. `[owner]` and `[paths]` are the first five fields (their keys are in
-    `OWNER_KEYS` and `PATHS_KEYS`); every other section is a field of its own name."""
-
-    timezone: str = "UTC"
-    owner: str = "owner"
-    locale: str = "en"
-    users_dir: str = "users"
-    proposals_dir: str = "memory_proposals"
-    model: ModelConfig = ModelConfig()
-    budget: BudgetConfig = BudgetConfig()
-    condense: CondenseConfig = CondenseConfig()
-    context: ContextConfig = ContextConfig()
-    mcp: McpConfig = McpConfig()
-    web: WebConfig = WebConfig()
-    search: SearchConfig = SearchConfig()
-    tools: ToolsConfig = ToolsConfig()
-    schedule: ScheduleConfig = ScheduleConfig()
-    service: ServiceConfig = ServiceConfig()
-    telegram: TelegramConfig = TelegramConfig()
-    store: StoreConfig = StoreConfig()
-    jobs: tuple[JobSpec, ...] = field(default_factory=_default_jobs)
-    """The scheduled jobs: the built-ins not `off`, then each `[[jobs]]` table, checked."""
-
-
-OWNER_KEYS = {"timezone": "timezone", "user": "owner", "locale": "locale"}
-"""`[owner]` key -> `Config` field."""
-PATHS_KEYS = {"users": "users_dir", "proposals": "proposals_dir"}
-"""`[paths]` key -> `Config` field."""
-SECTIONS: dict[str, type] = {
-    "model": ModelConfig,
-    "budget": BudgetConfig,
-    "condense": CondenseConfig,
-    "context": ContextConfig,
-    "mcp": McpConfig,
-    "web": WebConfig,
-    "search": SearchConfig,
-    "tools": ToolsConfig,
-    "schedule": ScheduleConfig,
-    "service": ServiceConfig,
-    "telegram": TelegramConfig,
-    "store": StoreConfig,
-}
-"""Every other section: its name is its `Config` field, its keys its dataclass's fields."""
-
-
-def declared_keys() -> dict[str, tuple[str, ...]]:
-    """Every section and key the config declares (`[[jobs]]` tables aside)."""
-    keys = {"owner": tuple(OWNER_KEYS), "paths": tuple(PATHS_KEYS)}
-    keys |= {name: tuple(f.name for f in fields(kind)) for name, kind in SECTIONS.items()}
-    return keys
 
 
 class ConfigError(TrinhoError):
@@ -723,7 +387,7 @@ def _jobs(r: _Reader, tables: object, issues: list[TrinhoError]) -> tuple[JobSpe
         return jobs_from_tables(r.table, tables)
     except TrinhoError as exc:
         issues.append(exc)
-        return _default_jobs()
+        return default_jobs()
 
 
 def _stop_grace(r: _Reader) -> float:
