@@ -51,7 +51,7 @@ def test_smoothing_without_neighbours_keeps_the_order(
     out = smooth_dense(cosines, {}, weight)
     assert set(out) == set(cosines)
     order = sorted(cosines, key=lambda i: (-cosines[i], i))
-    assert sorted(out, key=lambda i: (-out[i], i)) == order
+    assert all(out[a] >= out[b] for a, b in zip(order, order[1:], strict=False))  # ties: rounding
     assert smooth_dense(cosines, {}, 0.0) == cosines
 
 
