@@ -1,5 +1,5 @@
 """Shared fixtures: a temporary workspace, a fixed clock, a guard that forbids the internet, and
-the PostgreSQL fixtures (tests/pg/fixtures.py)."""
+the PostgreSQL fixtures (tests/support/pg_fixtures.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from trinho import durable
 from trinho.workspace import Workspace, init_workspace
 
 OFFLINE = Path(__file__).parent / "offline"
-pytest_plugins = ["pg.fixtures"]
+pytest_plugins = ["support.pg_fixtures"]
 """The PostgreSQL fixtures: a server starts only for a test that asks for one."""
 
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from condense_weeks import two_roles
 from conftest import START, TZ, FixedClock
+from support.condense_weeks import two_roles
 from support.desks import Backend, file_backend, pg_backend
 from trinho.channels import ConsoleChannel, Outbox
 from trinho.channels.render import review_item_text, review_text

@@ -18,8 +18,8 @@ from typing import get_args
 
 import pytest
 
-from condense_weeks import two_roles
 from conftest import FixedClock
+from support.condense_weeks import two_roles
 from trinho.channels import ConsoleChannel
 from trinho.condense import run_condensation
 from trinho.durable import FaultPoint, inject

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from condense_weeks import (
+from conftest import FixedClock
+from support.condense_weeks import (
     EN_MEMORY,
     RUN,
     VI_ADDED,
@@ -30,7 +31,6 @@ from condense_weeks import (
     vi_good_rewrite,
     vi_week,
 )
-from conftest import FixedClock
 from trinho.channels import ConsoleChannel, Outbox
 from trinho.condense import RunReport, run_condensation
 from trinho.condense.rules.ops import view_lines

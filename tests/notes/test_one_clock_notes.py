@@ -20,8 +20,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from condense_weeks import is_rewrite
 from conftest import FixedClock
+from support.condense_weeks import is_rewrite
 from trinho.condense import run_condensation
 from trinho.condense.store.runs import read_journal, rewrite_waits
 from trinho.errors import TrinhoError

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import START, TZ, FixedClock
-from pg.fixtures import CliBackend, new_owner
+from support.pg_fixtures import CliBackend, new_owner
 from trinho.cli import cli
 from trinho.condense.store.collect import Span, collect
 from trinho.context.assembly import Context
@@ -34,7 +34,7 @@ from trinho.tools import service as tools
 from trinho.workspace import Workspace, init_workspace, open_workspace
 
 if TYPE_CHECKING:
-    from pg.pgserver import Urls
+    from support.pgserver import Urls
     from trinho.pg.connect import Database
 
 HOSTILE = [

@@ -19,7 +19,7 @@ import psycopg
 import pytest
 
 from conftest import TZ, FixedClock
-from pg.pgserver import Cluster, Urls, bindir, migrated_database, running_cluster
+from support.pgserver import Cluster, Urls, bindir, migrated_database, running_cluster
 from trinho.errors import TrinhoError
 from trinho.pg.connect import Database
 from trinho.pg.owners import add_owner

@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import TZ
-from pg.fixtures import new_owner
-from pg.pgserver import Urls
-from reply_talk import QUESTION, REPLY, SAID, turns
+from support.pg_fixtures import new_owner
+from support.pgserver import Urls
+from support.reply_talk import QUESTION, REPLY, SAID, turns
 from trinho.pg.connect import Database
 from trinho.pg.search import (
     add_docs,

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import TZ, FixedClock
-from pg.pgserver import Urls
+from support.pgserver import Urls
 from trinho.channels import inbox as inbox_module
 from trinho.channels.base import ChannelError, Notification, NotificationItem, SentReceipt
 from trinho.channels.inbox import Inbox

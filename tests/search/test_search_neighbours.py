@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reply_talk import QUESTION, REPLY, SAID, turns
+from support.reply_talk import QUESTION, REPLY, SAID, turns
 from trinho.conversations.store import import_turns
 from trinho.search import Query, SearchIndex
 from trinho.search.rank import (

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 import pytest
 
 from conftest import TZ, FixedClock
-from pg.pgserver import Cluster, Urls, bindir, migrated_database, running_cluster
+from support.pgserver import Cluster, Urls, bindir, migrated_database, running_cluster
 from trinho.workspace import Workspace
 
 if TYPE_CHECKING:
