@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from conftest import snapshot
-from support.pg_fixtures import CliBackend
+from support.backends import CliBackend
 from trinho import Memory
 from trinho.cli import main
 from trinho.errors import TrinhoError

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from support.pg_fixtures import CliBackend
+from support.backends import CliBackend
 from trinho.cli import main
 from trinho.proposals import store as proposals
 from trinho.workspace import CONFIG_PATH, init_workspace, open_workspace, owner_locale

@@ -8,8 +8,8 @@ import socket
 
 import pytest
 
+from support.backends import CliBackend
 from support.fake_model_server import FakeServer, Reply, error_body, llamacpp_error, openai_reply
-from support.pg_fixtures import CliBackend
 from trinho.cli import main
 from trinho.models.ledger import LEDGER_PATH, UsageRecord, record_line
 from trinho.workspace import CONFIG_PATH, parse_now

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
+from support.backends import CliBackend
 from support.fake_model_server import FakeServer, Reply, fake_prompt_tokens, openai_reply
-from support.pg_fixtures import CliBackend
 from trinho.cli import main
 from trinho.conversations.store import read_turns
 from trinho.workspace import CONFIG_PATH, open_workspace

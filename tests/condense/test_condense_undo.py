@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import START, TZ, FixedClock
-from support.pg_fixtures import CliBackend
+from support.backends import CliBackend
 from trinho.condense import undo_run
 from trinho.condense.rules.archive import archive_section
 from trinho.condense.rules.gate import Change

@@ -22,7 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import START, TZ, FixedClock
-from support.pg_fixtures import CliBackend, new_owner
+from support.backends import CliBackend
+from support.pg_fixtures import new_owner
 from trinho.cli import cli
 from trinho.condense.store.collect import Span, collect
 from trinho.context.assembly import Context
