@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -102,6 +103,38 @@ class Backend:
         if self.kind == "files":
             return Inbox(self.workspace)
         return PgInbox(*self._pg(), clock=self.clock)
+
+    def put_transcript(self, day: date, text: str) -> None:
+        """The day's transcript as these exact characters, as if written by hand."""
+        from trinho.pg.transcripts import PgTranscripts
+
+        if self.kind == "files":
+            path = self.workspace.conversation_path(day)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8", newline="")
+            return
+        store = PgTranscripts(*self._pg(), clock=self.clock, timezone=TZ)
+        with store.db.owner_tx(store.owner) as conn:
+            store.put_file(conn, day, text)
+
+    def transcript_text(self, day: date) -> str:
+        """The day's transcript's characters as they are held."""
+        from trinho.pg.transcripts import PgTranscripts
+
+        if self.kind == "files":
+            return self.workspace.conversation_path(day).read_bytes().decode("utf-8")
+        return PgTranscripts(*self._pg(), clock=self.clock, timezone=TZ).day_text(day)
+
+    def put_archive(self, text: str) -> None:
+        """memory/archive.md as these exact characters, as if written by hand."""
+        from trinho.pg.archive import PgArchive
+
+        if self.kind == "files":
+            self.workspace.archive_file.write_text(text, encoding="utf-8", newline="")
+            return
+        store = PgArchive(*self._pg())
+        with store.db.owner_tx(store.owner) as conn:
+            store.put_file(conn, text)
 
     def archive(self) -> ArchiveStore:
         from trinho.pg.archive import PgArchive
