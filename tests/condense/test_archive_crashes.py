@@ -109,6 +109,7 @@ def count_points(tmp: Path, mode: str, step: int) -> int:
     raise AssertionError(step)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mode", "step"), [("auto", 0), ("ask", 0), ("ask", 1)])
 def test_a_kill_at_every_durable_write_point_loses_and_duplicates_nothing(
     tmp_path: Path, mode: str, step: int

@@ -657,6 +657,7 @@ REWRITE_LINES = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(REWRITE_LINES, max_size=16), st.booleans())
 def test_a_run_loses_no_old_line_whatever_the_model_answers(
@@ -993,6 +994,7 @@ NEW_LINES = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.sampled_from(NEW_LINES), min_size=1, max_size=6),

@@ -171,6 +171,7 @@ STEPS = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=25,
     deadline=None,

@@ -107,8 +107,9 @@ def _decide(ws: Workspace, *, approve: bool) -> None:
         proposals.reject(ws, waiting[0].id, "owner")
 
 
+@pytest.mark.slow
 @settings(
-    max_examples=40,
+    max_examples=25,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
