@@ -17,6 +17,7 @@ import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
