@@ -25,7 +25,7 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class Backend:
+class DeskBackend:
     kind: str
     desk: Desk
     memory: Callable[[], str]
@@ -34,8 +34,8 @@ class Backend:
     """`memory/archive.md`'s text now ("" when there is none)."""
 
 
-def file_backend(ws: Workspace) -> Backend:
-    return Backend(
+def file_backend(ws: Workspace) -> DeskBackend:
+    return DeskBackend(
         "files",
         FileDesk(ws),
         lambda: memory_store.read_text(ws),
@@ -43,7 +43,7 @@ def file_backend(ws: Workspace) -> Backend:
     )
 
 
-def pg_backend(db: Database, ws: Workspace, clock: FixedClock) -> Backend:
+def pg_backend(db: Database, ws: Workspace, clock: FixedClock) -> DeskBackend:
     """`ws` imported as a new owner of `db`, decided on through the page's PostgreSQL desk."""
     from trinho.pg.archive import PgArchive
     from trinho.pg.store import PgRecords
@@ -59,7 +59,7 @@ def pg_backend(db: Database, ws: Workspace, clock: FixedClock) -> Backend:
     def on_copy(job: Callable[[Workspace], T]) -> T:
         return run_on_copy(db, owner, ws.config, config_text, job, clock=clock)
 
-    return Backend(
+    return DeskBackend(
         "pg",
         PgDesk(records, on_copy),
         records.memory_text,
