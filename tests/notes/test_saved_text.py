@@ -153,6 +153,7 @@ def _save_all(owner: Owner, saved: list[str]) -> None:
         assert not result.is_error, result.text
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(_text, _text), min_size=1, max_size=5))
 def test_any_saved_texts_are_read_back_as_those_entries(raw: list[tuple[str, str]]) -> None:
@@ -163,6 +164,7 @@ def test_any_saved_texts_are_read_back_as_those_entries(raw: list[tuple[str, str
         _check(owner, saved)
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(_text, _text), min_size=1, max_size=5))
 def test_any_saved_texts_are_read_back_as_those_entries_on_postgresql(
