@@ -27,6 +27,8 @@ from trinho.pg.search import search
 from trinho.pg.store import PgRecords
 from trinho.pg.transcripts import PgTranscripts
 
+pytestmark = pytest.mark.slow  # each test restarts a server of its own mid-write
+
 
 class Statements:
     """Counts the statements of each transaction a store runs, and stops the server at the

@@ -142,6 +142,7 @@ def test_a_pass_runs_what_an_owner_owes_once_and_then_owes_nothing(
     assert owner not in owners_due(pg_admin, deployment)
 
 
+@pytest.mark.slow
 def test_a_worker_killed_in_a_condensation_is_resumed_by_another_and_it_finishes_once(
     workspace: Workspace,
     clock: FixedClock,

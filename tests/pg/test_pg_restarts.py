@@ -43,6 +43,8 @@ from trinho.web.auth import Guard
 from trinho.web.store import Owners
 from trinho.workspace import Workspace, open_workspace
 
+pytestmark = pytest.mark.slow  # each test stops and starts a server of its own
+
 BASE = "http://127.0.0.1:8766"
 
 

@@ -32,6 +32,8 @@ from trinho.pg.transfer import import_workspace
 from trinho.pg.workcopy import copy_pid
 from trinho.workspace import Workspace, open_workspace
 
+pytestmark = pytest.mark.slow  # each test kills a worker process mid-condensation
+
 ADDED = "2026-11-29T19:00:00+07:00"
 PASS_AT = "2026-11-29T21:05:00+07:00"
 
