@@ -53,7 +53,7 @@ def test_a_few_lines_shown_and_the_rest_counted_in_english_and_vietnamese() -> N
 
 
 def test_a_huge_memory_md_still_fits_one_telegram_message() -> None:
-    line = "- 2026-01-01: " + "đ" * 1200 + " 🎉"  # ten such lines are thrice the limit
+    line = "- 2026-01-01: " + "đ" * 3000 + " 🎉"
     old = "\n".join(f"{line} {i}" for i in range(400))
     [change] = gate(old, "\n".join(f"{line} new {i}" for i in range(400)), TODAY, SINCE).changes
     assert change.cls == "suspicious"
