@@ -1,5 +1,5 @@
 """Shared fixtures: a temporary workspace, a fixed clock, a guard that forbids the internet, and
-the PostgreSQL fixtures (tests/pg/fixtures.py)."""
+the fixtures of tests/support/: PostgreSQL's and the two backends'."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ from trinho import durable
 from trinho.workspace import Workspace, init_workspace
 
 OFFLINE = Path(__file__).parent / "offline"
-pytest_plugins = ["pg.fixtures"]
-"""The PostgreSQL fixtures: a server starts only for a test that asks for one."""
+pytest_plugins = ["support.pg_fixtures", "support.backends"]
+"""The PostgreSQL fixtures (a server starts only for a test that asks for one) and the backend
+fixture that runs a feature test on the file workspace and on PostgreSQL."""
 
 
 def _guard_this_process_and_its_children() -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 import click
 import pytest
 
-from fake_model_server import FakeServer, Reply, openai_reply
+from support.fake_model_server import FakeServer, Reply, openai_reply
 from trinho.cli import cli, main
 from trinho.config import declared_keys
 
@@ -260,7 +260,7 @@ def test_a_documented_session_prints_what_it_shows(
         pytest.fail(
             f"docs/{session.page}: after `{command}` the docs show {expected[at : at + 1]} but "
             f"it prints {shown[at : at + 1]}; if the change is meant, run "
-            f"`.venv/bin/python tests/regen_docs.py {session.page}` and review the diff"
+            f"`.venv/bin/python tests/support/regen_docs.py {session.page}` and review the diff"
         )
 
 
@@ -272,7 +272,7 @@ def replay(
     chdir: Callable[[Path], None],
 ) -> list[str]:
     """Run a session's commands in `folder` and return the block as they print it now (also
-    what `tests/regen_docs.py` writes back into the docs). The environment is changed only
+    what `tests/support/regen_docs.py` writes back into the docs). The environment is changed only
     through `setenv` / `delenv`, so the caller decides how it is restored."""
     chdir(folder)
     for name in (

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import trinho
-from catalogs import CATALOG
+from support.catalogs import CATALOG
 from trinho.channels import ChannelError
 from trinho.config.files import parse_config
 from trinho.errors import NotFound, TrinhoError, in_locale

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from conftest import snapshot
-from pg.fixtures import CliBackend
+from support.backends import CliBackend
 from trinho import Memory
 from trinho.cli import main
 from trinho.errors import TrinhoError
@@ -478,7 +478,7 @@ def test_a_condensation_writes_a_linked_memory_file_through_its_link(
 ) -> None:
     """MEMORY.md linked to a file inside the workspace: the run rewrites that file, the undo
     puts it back, and MEMORY.md stays a link throughout."""
-    from condense_weeks import two_roles, vi_good_rewrite, vi_week
+    from support.condense_weeks import two_roles, vi_good_rewrite, vi_week
     from trinho.channels import ConsoleChannel
     from trinho.condense import run_condensation, undo_run
 
@@ -772,7 +772,7 @@ def test_the_read_bound_is_exact(tmp_path: Path) -> None:
 def test_a_condensation_refuses_a_link_out_and_writes_nothing_through_it(
     workspace: Workspace, clock: Any, rel: str
 ) -> None:
-    from condense_weeks import two_roles, vi_good_rewrite, vi_week
+    from support.condense_weeks import two_roles, vi_good_rewrite, vi_week
     from trinho.channels import ConsoleChannel
     from trinho.condense import run_condensation
 

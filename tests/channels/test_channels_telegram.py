@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from conftest import FixedClock
-from fake_bot_api import FakeBotApi
+from support.fake_bot_api import FakeBotApi
 from trinho.channels import (
     DecisionOutcome,
     Notification,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pg.fixtures import CliBackend
+from support.backends import CliBackend
 from trinho.cli import main
 from trinho.workspace import CONFIG_PATH
 

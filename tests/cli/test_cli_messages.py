@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pg.fixtures import CliBackend
+from support.backends import CliBackend
 from trinho.cli import main
 from trinho.config.files import owner_locale
 from trinho.proposals import store as proposals

@@ -8,8 +8,8 @@ import socket
 
 import pytest
 
-from fake_model_server import FakeServer, Reply, error_body, llamacpp_error, openai_reply
-from pg.fixtures import CliBackend
+from support.backends import CliBackend
+from support.fake_model_server import FakeServer, Reply, error_body, llamacpp_error, openai_reply
 from trinho.cli import main
 from trinho.clock import parse_now
 from trinho.models.ledger import LEDGER_PATH, UsageRecord, record_line

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from condense_weeks import EN_MEMORY, RUN, VI_MEMORY, en_week, two_roles, vi_week
 from conftest import FixedClock
+from support.condense_weeks import EN_MEMORY, RUN, VI_MEMORY, en_week, two_roles, vi_week
 from trinho.channels import ConsoleChannel
 from trinho.condense import RunReport, run_condensation, undo_run
 from trinho.condense.rules.gate import Change

@@ -7,8 +7,8 @@ import io
 
 import pytest
 
-from condense_weeks import two_roles
 from conftest import FixedClock
+from support.condense_weeks import two_roles
 from trinho.channels import ConsoleChannel
 from trinho.condense import RunReport, run_condensation
 from trinho.context.budget import estimate_tokens

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from condense_weeks import (
+from conftest import FixedClock
+from support.condense_weeks import (
     EN_MEMORY,
     RUN,
     VI_ADDED,
@@ -30,7 +31,6 @@ from condense_weeks import (
     vi_good_rewrite,
     vi_week,
 )
-from conftest import FixedClock
 from trinho.channels import ConsoleChannel, Outbox
 from trinho.condense import RunReport, run_condensation
 from trinho.condense.rules.ops import view_lines
@@ -658,6 +658,7 @@ REWRITE_LINES = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(REWRITE_LINES, max_size=16), st.booleans())
 def test_a_run_loses_no_old_line_whatever_the_model_answers(
@@ -994,6 +995,7 @@ NEW_LINES = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.sampled_from(NEW_LINES), min_size=1, max_size=6),

@@ -7,8 +7,8 @@ import io
 
 import pytest
 
-from condense_weeks import two_roles, vi_week
 from conftest import FixedClock
+from support.condense_weeks import two_roles, vi_week
 from trinho.channels import ConsoleChannel, Outbox
 from trinho.condense import RunReport, run_condensation
 from trinho.condense.rules.ops import OP_TOKENS, SCRIPT_SLACK_TOKENS, Script, unusable

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from condense_weeks import is_rewrite
 from conftest import FixedClock
+from support.condense_weeks import is_rewrite
 from trinho.channels import ConsoleChannel
 from trinho.condense import run_condensation
 from trinho.condense.rules.report import RunReport
@@ -172,6 +172,7 @@ STEPS = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=25,
     deadline=None,

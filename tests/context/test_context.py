@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import FixedClock
-from pg.fixtures import CliBackend
+from support.backends import CliBackend
 from trinho.channels import Notification, Outbox
 from trinho.cli import main
 from trinho.config.files import read_config

@@ -219,7 +219,8 @@ def _later(
     return today, moment, start, end
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
 @given(st.lists(step, min_size=1, max_size=25))
 def test_random_saves_keep_every_invariant(
     steps: list[tuple[int, ActorKind, Basis, str, int | None, int | None]],
@@ -266,7 +267,8 @@ def test_random_saves_keep_every_invariant(
 APPROVAL = "proposal:0123456789"
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
 @given(
     st.lists(step, max_size=12),
     st.sampled_from(VALUES),
@@ -450,7 +452,8 @@ _save = st.tuples(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
 @given(st.lists(_save, max_size=6), st.sampled_from(["Đà Nẵng", "Sài Gòn"]))
 def test_no_model_save_makes_the_owners_next_statement_fail(
     saves: list[tuple[str, Basis, ActorKind, date | None, date | None, date]], value: str

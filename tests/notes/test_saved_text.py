@@ -22,7 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import START, TZ, FixedClock
-from pg.fixtures import CliBackend, new_owner
+from support.backends import CliBackend
+from support.pg_fixtures import new_owner
 from trinho.cli import cli
 from trinho.condense.store.collect import Span, collect
 from trinho.context.assembly import Context
@@ -34,7 +35,7 @@ from trinho.tools import service as tools
 from trinho.workspace import Workspace, init_workspace, open_workspace
 
 if TYPE_CHECKING:
-    from pg.pgserver import Urls
+    from support.pgserver import Urls
     from trinho.pg.connect import Database
 
 HOSTILE = [
@@ -152,6 +153,7 @@ def _save_all(owner: Owner, saved: list[str]) -> None:
         assert not result.is_error, result.text
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(_text, _text), min_size=1, max_size=5))
 def test_any_saved_texts_are_read_back_as_those_entries(raw: list[tuple[str, str]]) -> None:
@@ -162,6 +164,7 @@ def test_any_saved_texts_are_read_back_as_those_entries(raw: list[tuple[str, str
         _check(owner, saved)
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(_text, _text), min_size=1, max_size=5))
 def test_any_saved_texts_are_read_back_as_those_entries_on_postgresql(

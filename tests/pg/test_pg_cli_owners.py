@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from conftest import TZ, snapshot
-from pg.fixtures import new_owner
-from pg.pgserver import Cluster, Urls
+from support.pg_fixtures import new_owner
+from support.pgserver import Cluster, Urls
 from trinho.cli import main
 from trinho.pg.connect import Database
 

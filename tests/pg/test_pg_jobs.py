@@ -17,11 +17,11 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from condense_weeks import NOW, VI_ADDED, two_roles, vi_good_rewrite, vi_week
 from conftest import TZ, FixedClock
-from pg.fixtures import new_owner
-from pg.pgserver import Urls
-from pg.worker_main import worker_path
+from support.condense_weeks import NOW, VI_ADDED, two_roles, vi_good_rewrite, vi_week
+from support.pg_fixtures import new_owner
+from support.pgserver import Urls
+from support.worker_main import SCRIPT, worker_path
 from trinho.config import Config
 from trinho.pg.connect import Database
 from trinho.pg.jobs import Deployment, opened, owes_a_run, owners_due, run_worker
@@ -142,6 +142,7 @@ def test_a_pass_runs_what_an_owner_owes_once_and_then_owes_nothing(
     assert owner not in owners_due(pg_admin, deployment)
 
 
+@pytest.mark.slow
 def test_a_worker_killed_in_a_condensation_is_resumed_by_another_and_it_finishes_once(
     workspace: Workspace,
     clock: FixedClock,
@@ -160,7 +161,7 @@ def test_a_worker_killed_in_a_condensation_is_resumed_by_another_and_it_finishes
         assert queue.defer_condense(owner)
     gate = tmp_path / "gate"
     worker = subprocess.Popen(
-        [sys.executable, str(Path(__file__).with_name("worker_main.py")), pg_urls.admin,
+        [sys.executable, str(SCRIPT), pg_urls.admin,
          str(workspace.root), str(gate)],
         env={**os.environ, "PYTHONPATH": worker_path()},
     )  # fmt: skip

@@ -28,8 +28,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from conftest import START, TZ
 from mcp import Client, MCPError
-from pg.fixtures import new_owner
-from pg.pgserver import Urls
+from support.pg_fixtures import new_owner
+from support.pgserver import Urls
 from trinho.cli import main
 from trinho.errors import TrinhoError
 from trinho.pg.connect import Database

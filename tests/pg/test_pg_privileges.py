@@ -16,8 +16,8 @@ import pytest
 from psycopg import errors, sql
 
 from conftest import TZ, FixedClock
-from pg.fixtures import new_owner
-from pg.pgserver import Cluster, Urls
+from support.pg_fixtures import new_owner
+from support.pgserver import Cluster, Urls
 from trinho.pg.connect import Database
 from trinho.pg.jobs import SCHEMA as QUEUE_SCHEMA
 from trinho.pg.migrate import APP_FUNCTIONS, BOT_TABLES, DIRECTORY_VIEWS, MIGRATIONS
@@ -288,7 +288,7 @@ def test_a_deployment_granted_before_the_migration_keeps_searching_after_it(
     the registry's directory by 0011, so it finds its owner's zone."""
     from yoyo import get_backend, read_migrations
 
-    from pg.pgserver import APP_ROLE
+    from support.pgserver import APP_ROLE
     from trinho.pg.migrate import INDEX_TABLES, OWNER_TABLES, _yoyo_url, migrate
     from trinho.pg.owners import owner_zone
 

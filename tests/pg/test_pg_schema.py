@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from psycopg import errors
 
-from pg.pgserver import MIGRATION_IDS, Cluster, Urls
+from support.pgserver import MIGRATION_IDS, Cluster, Urls
 from trinho.errors import TrinhoError
 from trinho.pg.connect import Database
 from trinho.pg.migrate import (

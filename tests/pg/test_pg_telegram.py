@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import pytest
 
 from conftest import FixedClock
-from fake_bot_api import FakeBotApi
-from pg.fixtures import new_owner
+from support.fake_bot_api import FakeBotApi
+from support.pg_fixtures import new_owner
 from trinho.channels import Notification, NotificationItem, TelegramSettings
 from trinho.channels.callbacks import CallbackAction, callback_secret, encode, short_hash
 from trinho.channels.inbox import InboxItem, InboxState

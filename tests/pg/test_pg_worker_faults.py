@@ -21,9 +21,9 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from condense_weeks import VI_ADDED, two_roles, vi_good_rewrite, vi_week
 from conftest import FixedClock
-from pg.worker_main import worker_path
+from support.condense_weeks import VI_ADDED, two_roles, vi_good_rewrite, vi_week
+from support.worker_main import SCRIPT, worker_path
 from trinho.pg.connect import Database
 from trinho.pg.jobs import Deployment, make_queue, opened, owners_due, retry_stalled, run_worker
 from trinho.pg.owners import add_owner
@@ -31,6 +31,8 @@ from trinho.pg.store import PgRecords
 from trinho.pg.transfer import import_workspace
 from trinho.pg.workcopy import copy_pid
 from trinho.workspace import Workspace, open_workspace
+
+pytestmark = pytest.mark.slow  # each test kills a worker process mid-condensation
 
 ADDED = "2026-11-29T19:00:00+07:00"
 PASS_AT = "2026-11-29T21:05:00+07:00"
@@ -97,7 +99,7 @@ def test_a_worker_killed_mid_condensation_while_another_plans_leaves_every_job_d
     assert sorted(_plan(own_database, deployment)) == sorted(owners)
     gate = tmp_path / "gate"
     worker = subprocess.Popen(
-        [sys.executable, str(Path(__file__).with_name("worker_main.py")), own_database.url,
+        [sys.executable, str(SCRIPT), own_database.url,
          str(workspace.root), str(gate), PASS_AT],
         env={**os.environ, "PYTHONPATH": worker_path()},
     )  # fmt: skip

@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from catalogs import CATALOG, owner_leaks
 from conftest import FixedClock
-from review_week import FISH, SHRIMP, ReviewWeek, review_week, review_workspace
+from support.catalogs import CATALOG, owner_leaks
+from support.review_week import FISH, SHRIMP, ReviewWeek, review_week, review_workspace
 from trinho.channels import (
     ConsoleChannel,
     Notification,

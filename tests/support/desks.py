@@ -27,7 +27,7 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class Backend:
+class DeskBackend:
     kind: str
     records: Records
     memory: Callable[[], str]
@@ -36,8 +36,8 @@ class Backend:
     """`memory/archive.md`'s text now ("" when there is none)."""
 
 
-def file_backend(ws: Workspace) -> Backend:
-    return Backend(
+def file_backend(ws: Workspace) -> DeskBackend:
+    return DeskBackend(
         "files",
         FileRecords(ws, APPLIERS),
         lambda: memory_store.read_text(ws),
@@ -45,7 +45,7 @@ def file_backend(ws: Workspace) -> Backend:
     )
 
 
-def pg_backend(db: Database, ws: Workspace, clock: FixedClock) -> Backend:
+def pg_backend(db: Database, ws: Workspace, clock: FixedClock) -> DeskBackend:
     """`ws` imported as a new owner of `db`, decided on as the page decides on it."""
     from trinho.pg.archive import PgArchive
     from trinho.pg.store import PgRecords
@@ -60,7 +60,7 @@ def pg_backend(db: Database, ws: Workspace, clock: FixedClock) -> Backend:
         return run_on_copy(db, owner, ws.config, config_text, job, clock=clock)
 
     records = PgRecords(db, owner, clock=clock, timezone=ws.config.timezone, files=on_copy)
-    return Backend(
+    return DeskBackend(
         "pg",
         records,
         records.memory_text,

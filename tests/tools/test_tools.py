@@ -21,7 +21,7 @@ from openai.types.responses.function_tool_param import FunctionToolParam
 from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
 
 from conftest import FixedClock
-from fake_model_server import (
+from support.fake_model_server import (
     FakeServer,
     Reply,
     anthropic_reply,

@@ -14,9 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from catalogs import internal_terms_in, run_ids_in
 from conftest import FixedClock
-from review_week import ARCHIVED, SHRIMP, ReviewWeek, review_week, review_workspace
+from support.catalogs import internal_terms_in, run_ids_in
+from support.review_week import ARCHIVED, SHRIMP, ReviewWeek, review_week, review_workspace
 from trinho.facts.rules import Fact
 from trinho.proposals import store as proposals
 from trinho.proposals.format import Proposal

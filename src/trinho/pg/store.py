@@ -5,7 +5,7 @@ fsync'd append or an atomic replace: a save is acknowledged once it is committed
 crash before the commit leaves nothing of it. The use cases are the file stores' own planners
 (`trinho.facts.plan`, `trinho.proposals.plan`, `trinho.condense.rules.held`: given what was
 read, what to write), so both backends decide alike and this module only locks, reads and
-writes; a test runs the same operations on both (tests/pg/test_pg_records.py).
+writes; the same tests run on both (the `backend` fixture of tests/support/backends.py).
 
 Every write also replaces the search units of what it wrote (`trinho.pg.search`), in the same
 transaction: a saved note is found at once, and a rolled-back one never.

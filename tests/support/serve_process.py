@@ -11,8 +11,8 @@ import signal
 import subprocess
 from collections.abc import Callable, Iterator
 
-from fake_bot_api import FakeBotApi
-from fake_model_server import FakeServer, Reply, Seen, openai_reply, refusal_for
+from support.fake_bot_api import FakeBotApi
+from support.fake_model_server import FakeServer, Reply, Seen, openai_reply, refusal_for
 
 SERVE = "import sys; from trinho.cli import main; sys.exit(main())"
 

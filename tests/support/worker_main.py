@@ -14,10 +14,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
-from condense_weeks import NOW, two_roles, vi_good_rewrite
+from support.condense_weeks import NOW, two_roles, vi_good_rewrite
 from trinho.models import ChatRequest
 from trinho.pg.jobs import Deployment, run_worker
 from trinho.workspace import open_workspace
+
+SCRIPT = Path(__file__)
+"""This file, to run as the worker's process."""
 
 
 def worker_path() -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from condense_weeks import NOW, fill_week, two_roles
+from support.condense_weeks import NOW, fill_week, two_roles
 from trinho.channels import ConsoleChannel
 from trinho.condense import RunReport, run_condensation
 from trinho.facts.store import save_fact

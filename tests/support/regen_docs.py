@@ -1,6 +1,6 @@
 """Rewrite the replayed console sessions of docs/*.md with what the commands print now.
 
-    .venv/bin/python tests/regen_docs.py cli.md rules.md
+    .venv/bin/python tests/support/regen_docs.py cli.md rules.md
 
 For a deliberate change of behaviour: `tests/test_docs.py` fails when a documented session no
 longer prints what it shows; this writes the new output in, for review in `git diff`.
@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 
 from test_docs import DOCS, SESSIONS, replay
 
