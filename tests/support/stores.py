@@ -4,10 +4,10 @@ stores seen through them.
 Transcripts, the usage ledger, condensation runs' journals, the outbox, the inbox and
 `memory/archive.md`: what the `backend` fixture (tests/support/backends.py) runs on both
 backends, the same calls with the same outcomes. The file side is each file store as it is,
-unchanged; `Outbox` and `Inbox` are their own file side. The PostgreSQL side is `trinho.pg.transcripts`, `.ledger`,
-`.journals`, `.outbox`, `.inbox` and `.archive`. No production code types against these (it
-works through `trinho.records.protocol.Records` and each store's own class), so they live
-with the tests.
+unchanged; `Outbox` and `Inbox` are their own file side. The PostgreSQL side is
+`trinho.pg.transcripts`, `.ledger`, `.journals`, `.outbox`, `.inbox` and `.archive`. No
+production code types against these (it works through `trinho.records.protocol.Records` and
+each store's own class), so they live with the tests.
 """
 
 from __future__ import annotations
