@@ -25,7 +25,8 @@ def test_a_journal_is_replaced_whole_at_each_step_and_reads_back(
     first = journals.write(Journal("2026-W48", "running", now, now))
     clock.advance(minutes=3)
     entry = ProposalEntry("abcdef0123", "h" * 64, "pending")
-    applied = journals.advance(first, "applied", applied_sha="s", proposals=(entry,))
+    applying = journals.advance(first, "applying")
+    applied = journals.advance(applying, "applied", applied_sha="s", proposals=(entry,))
     journals.write(Journal("2026-W48.2", "failed", now, now, error="model: timeout"))
     journals.write(Journal("2026-W47", "done", now, now))
     assert journals.read("2026-W48") == applied
