@@ -298,19 +298,20 @@ def gold_table(args: argparse.Namespace) -> list[str]:
 
 def year_table(args: argparse.Namespace) -> list[str]:
     out = [
-        f"{args.weeks} generated weeks, seed {args.seed}, the owner leaves {args.ignore:.0%} of questions unanswered"
+        f"{args.weeks} generated weeks, seed {args.seed}, the owner leaves "
+        f"{args.ignore:.0%} of questions unanswered",
+        "| model | quarter | learned | kept | resolved | junk | other | questions | tokens "
+        "| seconds | truth | stale | entries |",
+        "|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
-    out.append(
-        "| model | quarter | learned | kept | resolved | junk | other | questions | tokens | seconds | truth | stale | entries |"
-    )
-    out.append("|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for player in players(args):
         for n, q in enumerate(replay_year(args.weeks, args.seed, player, args.ignore), 1):
             s = q.score
             out.append(
                 f"| {player.name} | Q{n} | {cell(s.learned, s.learn)} | {cell(s.kept, s.keep)} | "
                 f"{cell(s.resolved, s.resolve)} | {s.junk}/{s.junk_items} | {s.other} | "
-                f"{s.questions} | {s.tokens:,} | {s.seconds:.1f} | {q.truth:.2f} | {q.stale} | {q.lines} |"
+                f"{s.questions} | {s.tokens:,} | {s.seconds:.1f} | {q.truth:.2f} | {q.stale} | "
+                f"{q.lines} |"
             )
             print(out[-1], file=sys.stderr, flush=True)
     return out

@@ -36,8 +36,16 @@ Viết tay: những dòng không có ngày như dòng này luôn được giữ 
 - 2025-12-03: Chơi cầu lông vào tối thứ Ba
 - 2025-12-04: Dị ứng tôm
 """
-PEOPLE = [("Mai", "Mai"), ("chị Lan", "Lan"), ("anh Đức", "Đức"), ("Tom", "Tom"), ("Anna", "Anna")]
-PEOPLE += [("bà ngoại", "Grandma"), ("anh Quân", "Quân"), ("cô Ngân", "Ngân")]
+PEOPLE: list[tuple[str, str, Token]] = [
+    ("Mai", "Mai", "Mai"),
+    ("chị Lan", "Lan", "Lan"),
+    ("anh Đức", "Đức", "Đức"),
+    ("Tom", "Tom", "Tom"),
+    ("Anna", "Anna", "Anna"),
+    ("bà ngoại", "Grandma", ["bà ngoại", "Grandma"]),
+    ("anh Quân", "Quân", "Quân"),
+    ("cô Ngân", "Ngân", "Ngân"),
+]
 TRAITS: list[tuple[str, str, list[Token]]] = [
     ("thích hoa sen trắng", "likes white lotus flowers", [["sen", "lotus"]]),
     ("đang học tiếng Nhật", "is learning Japanese", [["tiếng Nhật", "Japanese"]]),
@@ -172,14 +180,16 @@ class Life:
         return datetime.combine(monday(number) + timedelta(days=day), moment, TZ)
 
     def _person_fact(self, number: int, said: list[Said]) -> Item:
-        (vi_name, en_name), (vi_trait, en_trait, need) = self.traits.pop()
+        if not self.traits:  # a long replay: the same people and traits again
+            self.traits = [(p, t) for p in PEOPLE for t in TRAITS]
+            self.rng.shuffle(self.traits)
+        (vi_name, en_name, name), (vi_trait, en_trait, need) = self.traits.pop()
         at = self._at(number)
         english = self.rng.random() < 0.3
         text = (
             f"{en_name} {en_trait}" if english else f"{vi_name[0].upper()}{vi_name[1:]} {vi_trait}"
         )
         said.append(Said(at, "note" if self.rng.random() < 0.7 else "user", text))
-        name = en_name.split()[-1]
         return Item(f"- {at.date()}: {text}", (name, *need))
 
     def _change(self, number: int, memory: str, said: list[Said]) -> Item:
@@ -187,6 +197,7 @@ class Life:
         slot = self.slots[key]
         at = self._at(number)
         avoid: list[Token] = []
+        need: list[Token]
         if key == "city":
             city = self.rng.choice([c for c in CITIES if [c] != slot.need])
             text, line, need = f"Đã chuyển nhà tới {city}", f"Sống ở {city}", [city]

@@ -147,6 +147,7 @@ def dates_in(text: str) -> set[tuple[int | None, int, int]]:
     for pattern, order in _DATE_RES:
         for m in pattern.finditer(folded):
             a, b, c = m.groups()
+            year: int | None
             if order == "ymd":
                 year, month, day = int(a), int(b), int(c)
             elif order == "dmy":

@@ -63,10 +63,8 @@ class Score:
     """What was not learned or resolved, and the junk written: for the per-week detail."""
 
     def __add__(self, other: Score) -> Score:
-        return Score(
-            *(getattr(self, f) + getattr(other, f) for f in NUMBERS),
-            missed=self.missed + other.missed,
-        )
+        sums = {f: getattr(self, f) + getattr(other, f) for f in NUMBERS}
+        return Score(**sums, missed=self.missed + other.missed)
 
 
 NUMBERS = (
