@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fake_model_server import FakeServer, Reply, openai_reply
 from trinho.models import ScriptedModel
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
@@ -243,3 +244,20 @@ def test_a_replayed_year_scores_by_quarter(bench: ModuleType) -> None:
     assert q.score.weeks == 2 and q.score.learned == q.score.learn > 0
     assert q.score.kept == q.score.keep and q.score.junk == 0
     assert q.truth == 1.0 and q.stale == 0
+
+
+def test_a_server_given_with_model_answers_through_the_configured_adapter(
+    bench: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--model PROVIDER:MODEL` and `--base-url`: the workspace's configured model, over HTTP."""
+    added = "ADD - 2026-11-28: Works remotely for Sao Mai, from Đà Nẵng"
+    with FakeServer(Reply(openai_reply(added, prompt=900, completion=20)), any_model=True) as srv:
+        argv = ["--model", "llamacpp:served-model", "--base-url", f"{srv.url}/v1"]
+        assert bench.main([*argv, "--context", "8192", "--only", TWO_WEEKS[0]]) == 0
+        assert srv.posts  # the rewrite, then the screening, went to the server
+    rows = [line for line in capsys.readouterr().out.split("\n") if "llamacpp:served" in line]
+    # the addition is learned; the screening's answer (the same text) has no verdict: held
+    assert len(rows) == 1
+    assert rows[0].startswith(
+        "| llamacpp:served-model | 1 | 1.00 (1/1) | 1.00 (6/6) | 0.00 (0/1) | 0/2 | 0 | 1 | 1,840 |"
+    )
