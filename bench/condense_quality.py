@@ -140,6 +140,7 @@ def condense(ws: Workspace, clock: Clock, week: Week, model: ChatModel | None) -
     started = time.perf_counter()
     report = run_condensation(ws, model=model, channel=ConsoleChannel(ws.locale, io.StringIO()))
     seconds = time.perf_counter() - started
+    script = report.script or {}
     return Outcome(
         before,
         memory_store.read_text(ws),
@@ -147,6 +148,8 @@ def condense(ws: Workspace, clock: Clock, week: Week, model: ChatModel | None) -
         tokens=sum(c.input_tokens + c.output_tokens for c in report.calls),
         seconds=seconds,
         calls=report.model_calls,
+        ops=int(script.get("operations", 0)),
+        chatter=int(script.get("chatter", 0)),
     )
 
 
@@ -262,7 +265,8 @@ def week_row(week: Week, s: Score) -> str:
     return (
         f"  {week.id:<28} learned {s.learned}/{s.learn}  kept {s.kept}/{s.keep}  "
         f"resolved {s.resolved}/{s.resolve}  junk {s.junk}/{s.junk_items}  other {s.other}  "
-        f"questions {s.questions}  tokens {s.tokens}  {s.seconds:.1f} s"
+        f"questions {s.questions}  tokens {s.tokens}  {s.seconds:.1f} s  "
+        f"ops {s.ops}  chatter {s.chatter}"
     )
 
 

@@ -11,7 +11,9 @@ sides of the changes it left waiting for the owner (`Outcome`). The measures, pe
   not junk);
 - *other*: lines written that carry no gold item at all (invented or unasked);
 - *questions*: changes the run left waiting for the owner;
-- *tokens* and *seconds*: the run's model tokens (in + out) and wall time.
+- *tokens* and *seconds*: the run's model tokens (in + out) and wall time;
+- *ops* and *chatter* (in the per-week detail): the operations read from the model's answers
+  and the lines of them that were none.
 """
 
 from __future__ import annotations
@@ -40,6 +42,10 @@ class Outcome:
     tokens: int = 0
     seconds: float = 0.0
     calls: int = 0
+    ops: int = 0
+    """Edit-script operations read from the model's answers."""
+    chatter: int = 0
+    """Lines of its answers that were no operation."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,8 @@ class Score:
     tokens: int = 0
     seconds: float = 0.0
     weeks: int = 1
+    ops: int = 0
+    chatter: int = 0
     missed: tuple[str, ...] = field(default=(), compare=False)
     """What was not learned or resolved, and the junk written: for the per-week detail."""
 
@@ -81,6 +89,8 @@ NUMBERS = (
     "tokens",
     "seconds",
     "weeks",
+    "ops",
+    "chatter",
 )
 
 
@@ -170,6 +180,8 @@ def score_week(week: Week, outcome: Outcome) -> Score:
         questions=len(outcome.waiting),
         tokens=outcome.tokens,
         seconds=outcome.seconds,
+        ops=outcome.ops,
+        chatter=outcome.chatter,
         missed=tuple(missed),
     )
 
