@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fake_model_server import FakeServer, Reply, openai_reply
+from support.fake_model_server import FakeServer, Reply, openai_reply
 from trinho.models import ScriptedModel
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
