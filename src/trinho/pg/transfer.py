@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trinho.condense.store.runs import RUN_ID_RE
+from trinho.config.files import render_config
+from trinho.config.schema import CONFIG_PATH, Config
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import TrinhoError
 from trinho.facts.format import parse_fact, render_fact
@@ -237,14 +239,17 @@ def _left(ws: Workspace, moved: list[str]) -> list[str]:
 
 
 def export_owner(db: Database, owner: str, folder: Path) -> Transfer:
-    """Write the owner's records as files into `folder` (new or empty)."""
+    """Write the owner's records as files into `folder` (new or empty): a workspace, with a
+    config in the owner's time zone, that a file install opens and `trinho import workspace`
+    reads, even for an owner who has no records yet."""
     zone = owner_zone(db, owner)
     if zone is None:
         raise TrinhoError.keyed("error.owner.unknown", owner=owner)
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise TrinhoError.keyed("error.export.not_empty", folder=folder)
     files = owner_files(db, owner, zone)
-    for rel, text in sorted(files.items()):
+    written = {CONFIG_PATH: render_config(Config(timezone=zone))} | files  # a workspace, always
+    for rel, text in sorted(written.items()):
         path = folder / rel
         ensure_dir(path.parent)
         atomic_write_text(path, text)
