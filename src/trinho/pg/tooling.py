@@ -27,7 +27,7 @@ from trinho.pg.held import with_its_run
 from trinho.pg.transcripts import PgTranscripts
 from trinho.search import Found, Hit, Kind, Query, Snippet
 from trinho.search.base import validate_query
-from trinho.search.rules import is_memory_file
+from trinho.search.rules import check_get, is_memory_file
 from trinho.workspace import ARCHIVE_FILE, MEMORY_FILE, NOTES_DIR
 
 if TYPE_CHECKING:
@@ -143,12 +143,7 @@ class PgReads:
         return name
 
     def memory_get(self: Owned, path: str, from_line: int = 1, lines: int | None = None) -> Snippet:
-        if not path.strip():
-            raise TrinhoError.keyed("error.get.empty")
-        if from_line < 1:
-            raise TrinhoError.keyed("error.get.first_line", path=path, line=from_line)
-        if lines is not None and lines < 1:
-            raise TrinhoError.keyed("error.get.no_lines", path=path, lines=lines)
+        check_get(path, from_line, lines)
         text = self.file_text(path)
         if text is None:
             raise TrinhoError.keyed("error.get.no_file", path=path)
