@@ -95,5 +95,6 @@ def _human(changes: tuple[Change, ...], locale: str) -> str:
         if change.new is not None:
             lines.append(f"    + {change.new}")
     held = sum(change.held for change in changes)
-    lines.append(t(locale, "gate.summary", auto=len(changes) - held, held=held))
+    waiting = t(locale, "gate.summary_held", count=held)
+    lines.append(t(locale, "gate.summary", count=len(changes) - held, held=waiting))
     return "\n".join(lines)
