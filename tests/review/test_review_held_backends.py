@@ -5,6 +5,7 @@ proposal that is no held change, refused and left waiting."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,8 +14,12 @@ from hypothesis import strategies as st
 from support.backends import Backend, Pair
 from support.held_changes import LISBON, MEMORY, PENICILLIN, PORTO, RUN, held, submit
 from trinho.condense.store.runs import Journal, UndoEntry
+from trinho.durable import inject
 from trinho.errors import TrinhoError
-from trinho.records.protocol import Records
+from trinho.proposals import store as proposals
+from trinho.records.protocol import FileRecords, Records
+from trinho.review.appliers import APPLIERS
+from trinho.workspace import Workspace
 
 
 @pytest.mark.parametrize(
@@ -97,3 +102,37 @@ def test_any_held_line_change_ends_in_the_same_text_on_both(
         decided, result = records.approve(submit(records, change), "owner")
         outcomes.append((decided.status, result.ok, result.message, records.memory_text()))
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.durability
+@pytest.mark.parametrize(
+    "change",
+    [
+        held("edited", LISBON, PORTO),
+        held("added", None, PORTO, after=LISBON),
+        held("removed", PENICILLIN, None),
+    ],
+)
+def test_an_approval_cut_off_before_its_decision_is_recorded_changes_memory_once(
+    workspace: Workspace, change: dict[str, object]
+) -> None:
+    """On files MEMORY.md is written before the proposal's decision: killed between the two,
+    the approval is run again and must not apply the change a second time (on PostgreSQL both
+    are one transaction). The digest it recorded first tells it the file is already as it
+    left it; once decided, the record goes."""
+    records = FileRecords(workspace, APPLIERS)
+    records.write_memory(MEMORY)
+    pid = submit(records, change)
+
+    def dies(path: Path) -> None:
+        if path == proposals.proposal_path(workspace, pid):
+            raise KeyboardInterrupt
+
+    with inject("before_replace", dies), pytest.raises(KeyboardInterrupt):
+        records.approve(pid, "owner")
+    once = records.memory_text()
+    assert once != MEMORY and records.get_proposal(pid).status == "pending"
+    decided, result = records.approve(pid, "owner")
+    assert result.ok and decided.status == "approved"
+    assert records.memory_text() == once
+    assert not proposals.intent_path(workspace, pid).exists()

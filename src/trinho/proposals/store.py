@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from trinho.boundary import public_error
-from trinho.durable import atomic_write_text, read_regular, sibling_lock
+from trinho.durable import atomic_write_text, ensure_dir, read_regular, sibling_lock
 from trinho.errors import BrokenFile, NotFound, TrinhoError
 from trinho.i18n import t
 from trinho.proposals.format import (
@@ -69,6 +69,29 @@ def resolve_id(ws: Workspace, given: str) -> str:
 
 def proposal_path(ws: Workspace, proposal_id: str) -> Path:
     return ws.confine(ws.proposals_root / f"{validate_id(proposal_id)}.json")
+
+
+INTENTS_DIR = "approvals"
+"""Under `.trinho/`: what an approval that writes another file is about to write, by proposal."""
+
+
+def intent_path(ws: Workspace, proposal_id: str) -> Path:
+    return ws.internal / INTENTS_DIR / f"{validate_id(proposal_id)}.sha256"
+
+
+def write_intent(ws: Workspace, proposal_id: str, digest: str) -> None:
+    """Record, durably and before the applier writes, the digest of what it will write: an
+    approval cut off after that write and before its decision was recorded is run again, and
+    its applier then finds the file already as the approval left it (`read_intent`) instead
+    of applying the change a second time."""
+    path = intent_path(ws, proposal_id)
+    ensure_dir(path.parent)
+    atomic_write_text(path, digest + "\n")
+
+
+def read_intent(ws: Workspace, proposal_id: str) -> str | None:
+    path = intent_path(ws, proposal_id)
+    return read_regular(path).decode("ascii").strip() if path.is_file() else None
 
 
 def submit(
@@ -163,6 +186,7 @@ def approve(
         result = applier_for(appliers, proposal, path)(ws, proposal)
         decided = approved(proposal, result, by, ws.now())
         _write(ws, decided)
+        intent_path(ws, proposal_id).unlink(missing_ok=True)  # decided: nothing to run again
     return decided, result
 
 

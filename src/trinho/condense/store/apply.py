@@ -47,6 +47,7 @@ from trinho.condense.store.runs import (
 from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
 from trinho.i18n import N_, t
+from trinho.i18n.keys import APPROVED
 from trinho.memory import store as memory_store
 from trinho.notes.journal import read_floor
 from trinho.proposals import store as proposals
@@ -68,7 +69,14 @@ def apply_memory_proposal(ws: Workspace, proposal: Proposal) -> ApplyResult:
         return _apply_archive(ws, proposal, change)
     if change.cls == "suspicious" and _read_again(ws, proposal.origin):
         return ApplyResult(False, t(ws.locale, "condense.superseded_later"))
-    return _edit_memory(ws, lambda text: plan_held(text, change, ws.locale))
+    intended = proposals.read_intent(ws, proposal.id)
+
+    def plan(text: str) -> StaleChange | Apply[str]:
+        if intended is not None and sha(text) == intended:  # this approval, cut off, run again
+            return Apply(None, t(ws.locale, APPROVED[change.cls]))
+        return plan_held(text, change, ws.locale)
+
+    return _edit_memory(ws, plan, lambda new: proposals.write_intent(ws, proposal.id, sha(new)))
 
 
 def take_back_memory_proposal(ws: Workspace, proposal: Proposal) -> ApplyResult:
@@ -96,12 +104,18 @@ def take_back_memory_proposal(ws: Workspace, proposal: Proposal) -> ApplyResult:
     )
 
 
-def _edit_memory(ws: Workspace, plan: Callable[[str], StaleChange | Apply[str]]) -> ApplyResult:
-    """MEMORY.md as `plan` says, under its lock: replaced when the plan writes a text, left as
-    it is when the plan finds the edit stale (and says why)."""
+def _edit_memory(
+    ws: Workspace,
+    plan: Callable[[str], StaleChange | Apply[str]],
+    before_write: Callable[[str], None] | None = None,
+) -> ApplyResult:
+    """MEMORY.md as `plan` says, under its lock: replaced when the plan writes a text (told to
+    `before_write` first), left as it is when the plan finds the edit stale (and says why)."""
     with memory_store.editing(ws) as memory:
         planned = plan(memory.text())
         if isinstance(planned, Apply) and planned.write is not None:
+            if before_write is not None:
+                before_write(planned.write)
             memory.replace(planned.write)
     return result_of(planned)
 
