@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Self, cast
 
-from trinho import fields as records
+from trinho import fields
 from trinho.errors import NotFound, TrinhoError
 from trinho.textnorm import nfc, one_line
 
@@ -94,11 +94,11 @@ class Source:
         return {"kind": self.kind, "ref": self.ref, "text": self.text}
 
     @classmethod
-    def from_json(cls, data: object, where: records.Where) -> Source:
-        fields = records.as_object(data, where)
-        kind = records.choice(fields, "kind", SOURCE_KINDS, where)
-        ref = records.typed(fields, "ref", str, where)
-        return cls.quoted(kind, ref, records.typed(fields, "text", str, where))
+    def from_json(cls, data: object, where: fields.Where) -> Source:
+        table = fields.as_object(data, where)
+        kind = fields.choice(table, "kind", SOURCE_KINDS, where)
+        ref = fields.typed(table, "ref", str, where)
+        return cls.quoted(kind, ref, fields.typed(table, "text", str, where))
 
 
 @dataclass(frozen=True)
@@ -151,33 +151,33 @@ class Proposal:
         )
 
     @classmethod
-    def from_json(cls, data: object, where: records.Where) -> Self:
+    def from_json(cls, data: object, where: fields.Where) -> Self:
         """A proposal as stored; refused when its change no longer matches its hash."""
-        fields = records.as_object(data, where)
-        status = records.choice(fields, "status", STATUSES, where)
-        kind = records.typed(fields, "kind", str, where)
-        change = records.typed(fields, "change", dict, where)
-        digest = records.typed(fields, "content_hash", str, where)
+        table = fields.as_object(data, where)
+        status = fields.choice(table, "status", STATUSES, where)
+        kind = fields.typed(table, "kind", str, where)
+        change = fields.typed(table, "change", dict, where)
+        digest = fields.typed(table, "content_hash", str, where)
         if content_hash(kind, change) != digest:
             raise TrinhoError.keyed("error.proposal.hash_mismatch", path=where)
         return cls(
-            id=records.typed(fields, "id", str, where),
+            id=fields.typed(table, "id", str, where),
             kind=kind,
             change=change,
-            reason=records.typed(fields, "reason", str, where),
-            origin=records.typed(fields, "origin", str, where),
-            created_at=records.moment(fields, "created_at", where),
+            reason=fields.typed(table, "reason", str, where),
+            origin=fields.typed(table, "origin", str, where),
+            created_at=fields.moment(table, "created_at", where),
             status=cast(ProposalStatus, status),
             content_hash=digest,
-            decided_at=records.maybe_moment(fields, "decided_at", where),
-            decided_by=records.maybe(fields, "decided_by", str, where),
-            decision_note=records.maybe(fields, "decision_note", str, where),
-            why=records.maybe(fields, "why", str, where),
+            decided_at=fields.maybe_moment(table, "decided_at", where),
+            decided_by=fields.maybe(table, "decided_by", str, where),
+            decision_note=fields.maybe(table, "decision_note", str, where),
+            why=fields.maybe(table, "why", str, where),
             sources=tuple(
-                Source.from_json(s, where) for s in records.items(fields, "sources", where)
+                Source.from_json(s, where) for s in fields.items(table, "sources", where)
             ),
-            reverted_at=records.maybe_moment(fields, "reverted_at", where),
-            reverted_by=records.maybe(fields, "reverted_by", str, where),
+            reverted_at=fields.maybe_moment(table, "reverted_at", where),
+            reverted_by=fields.maybe(table, "reverted_by", str, where),
         )
 
 

@@ -27,7 +27,7 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any, Self, cast
 
-from trinho import fields as records
+from trinho import fields
 from trinho.clock import resolve_in_history, utc
 from trinho.condense.rules.archive import ORIGIN as ORIGIN
 from trinho.condense.rules.gate import Change
@@ -93,12 +93,12 @@ class ProposalEntry:
         }
 
     @classmethod
-    def from_json(cls, data: object, where: records.Where) -> Self:
-        fields = records.as_object(data, where)
+    def from_json(cls, data: object, where: fields.Where) -> Self:
+        table = fields.as_object(data, where)
         return cls(
-            proposal_id=records.maybe(fields, "proposal_id", str, where),
-            content_hash=records.typed(fields, "content_hash", str, where),
-            status=cast(ProposalStatus, records.choice(fields, "status", STATUSES, where)),
+            proposal_id=fields.maybe(table, "proposal_id", str, where),
+            content_hash=fields.typed(table, "content_hash", str, where),
+            status=cast(ProposalStatus, fields.choice(table, "status", STATUSES, where)),
         )
 
 
@@ -113,11 +113,11 @@ class UndoEntry:
         return {"at": self.at.isoformat(), "kept": self.kept}
 
     @classmethod
-    def from_json(cls, data: object, where: records.Where) -> Self:
-        fields = records.as_object(data, where)
+    def from_json(cls, data: object, where: fields.Where) -> Self:
+        table = fields.as_object(data, where)
         return cls(
-            at=records.moment(fields, "at", where),
-            kept=records.maybe(fields, "kept", str, where),
+            at=fields.moment(table, "at", where),
+            kept=fields.maybe(table, "kept", str, where),
         )
 
 
@@ -168,39 +168,39 @@ class Journal:
         return data
 
     @classmethod
-    def from_json(cls, data: object, where: records.Where) -> Self:
-        fields = records.as_object(data, where)
+    def from_json(cls, data: object, where: fields.Where) -> Self:
+        table = fields.as_object(data, where)
         return cls(
-            run_id=validate_run_id(records.typed(fields, "run_id", str, where)),
-            state=cast(RunState, records.choice(fields, "state", RUN_STATES, where)),
-            started_at=records.moment(fields, "started_at", where),
-            updated_at=records.moment(fields, "updated_at", where),
+            run_id=validate_run_id(fields.typed(table, "run_id", str, where)),
+            state=cast(RunState, fields.choice(table, "state", RUN_STATES, where)),
+            started_at=fields.moment(table, "started_at", where),
+            updated_at=fields.moment(table, "updated_at", where),
             held=tuple(
                 _held(item, f"{where}: held[{n}]")
-                for n, item in enumerate(records.items(fields, "held", where))
+                for n, item in enumerate(fields.items(table, "held", where))
             ),
-            applied_sha=records.maybe(fields, "applied_sha", str, where),
+            applied_sha=fields.maybe(table, "applied_sha", str, where),
             proposals=tuple(
                 ProposalEntry.from_json(item, f"{where}: proposals[{n}]")
-                for n, item in enumerate(records.items(fields, "proposals", where))
+                for n, item in enumerate(fields.items(table, "proposals", where))
             ),
-            error=records.maybe(fields, "error", str, where),
+            error=fields.maybe(table, "error", str, where),
             undone=tuple(
                 UndoEntry.from_json(item, f"{where}: undone[{n}]")
-                for n, item in enumerate(records.items(fields, "undone", where))
+                for n, item in enumerate(fields.items(table, "undone", where))
             ),
-            had_memory=records.flag(fields, "had_memory", True, where),
+            had_memory=fields.flag(table, "had_memory", True, where),
             auto=tuple(
                 _held(item, f"{where}: auto[{n}]")
-                for n, item in enumerate(records.items(fields, "auto", where))
+                for n, item in enumerate(fields.items(table, "auto", where))
             ),
-            read_until=records.maybe_moment(fields, "read_until", where),
+            read_until=fields.maybe_moment(table, "read_until", where),
         )
 
 
 def _held(data: object, where: str) -> Change:
     try:
-        return Change.from_dict(dict(records.as_object(data, where)))
+        return Change.from_dict(dict(fields.as_object(data, where)))
     except (ValueError, KeyError, TypeError) as exc:
         raise TrinhoError.keyed("error.run.bad_held", where=where, detail=exc) from None
 
@@ -221,7 +221,7 @@ def journal_text(journal: Journal) -> str:
     return json.dumps(journal.to_json(), ensure_ascii=False, indent=1) + "\n"
 
 
-def parse_journal(text: str, where: records.Where) -> Journal:
+def parse_journal(text: str, where: fields.Where) -> Journal:
     """A journal from its text, or one keyed line naming where it was read."""
     try:
         data = json.loads(text)
