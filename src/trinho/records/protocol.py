@@ -61,6 +61,11 @@ class Records(Protocol):
         """The owner's time zone, which the times shown to them are in."""
         ...
 
+    @property
+    def locale(self) -> str:
+        """The owner's language, which what is said to them is in."""
+        ...
+
     def now(self) -> datetime: ...
 
     def today(self) -> date: ...
@@ -195,6 +200,10 @@ class FileRecords:
     @property
     def tz(self) -> ZoneInfo:
         return self.ws.tz
+
+    @property
+    def locale(self) -> str:
+        return self.ws.locale
 
     def now(self) -> datetime:
         return self.ws.now()
