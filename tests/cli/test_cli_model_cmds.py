@@ -318,7 +318,7 @@ def test_usage_sums_the_ledger(ready: CliBackend, capsys: pytest.CaptureFixture[
     assert main(["usage", "--since", "2026-11-28"]) == 0
     human = capsys.readouterr().out
     assert human.startswith("2 calls, 365 tokens (350 in, 15 out) since 2026-11-28")
-    assert "  screen: 1 calls, 310 tokens" in human
+    assert "  screen: 1 call, 310 tokens" in human
     assert "\n  of the input, 120 tokens came from a prompt cache\n" in human
     assert main(["usage", "--since", "2026-11-29"]) == 0
     assert "prompt cache" not in capsys.readouterr().out

@@ -75,7 +75,7 @@ class ScheduledCondensation:
             "jobs.condense_done",
             run=report.run_id,
             outcome=report.outcome,
-            auto=counts["auto"],
+            auto=t(ws.locale, "condense.count.changes", count=counts["auto"]),
             held=counts["held"],
         )
 

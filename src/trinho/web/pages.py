@@ -731,7 +731,7 @@ def run_page(run_id: str, report: dict[str, Any] | None, locale: str, undoable: 
         model=t(
             locale,
             "web.run.model",
-            calls=model.get("calls", 0),
+            calls=t(locale, "count.times", count=int(model.get("calls", 0))),
             input=model.get("input_tokens", 0),
             output=model.get("output_tokens", 0),
         ),

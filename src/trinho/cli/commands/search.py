@@ -228,9 +228,9 @@ def index_cmd(rebuild: bool, owner: str | None, as_json: bool) -> None:
         docs = index.count()
     data = {"rebuilt": rebuild, "changed": changed, "documents": docs, "embedded": embedded}
     if rebuild:
-        emit(as_json, data, t(ws.locale, "index.rebuilt", documents=docs))
+        emit(as_json, data, _indexed(ws.locale, docs))
     else:
-        emit(as_json, data, t(ws.locale, "index.refreshed", changed=changed, documents=docs))
+        emit(as_json, data, _indexed(ws.locale, docs, changed))
 
 
 def _index_database(url: str, rebuild: bool, owner: str | None, as_json: bool) -> None:
@@ -253,10 +253,20 @@ def _index_database(url: str, rebuild: bool, owner: str | None, as_json: bool) -
     docs = int(row[0]) if row else 0
     data = {"rebuilt": rebuild, "changed": None if rebuild else 0, "documents": docs, "embedded": 0}
     locale = state().locale()
-    if rebuild:
-        emit(as_json, data, t(locale, "index.rebuilt", documents=docs))
-    else:
-        emit(as_json, data, t(locale, "index.refreshed", changed=0, documents=docs))
+    emit(as_json, data, _indexed(locale, docs, None if rebuild else 0))
+
+
+def _indexed(locale: str, documents: int, changed: int | None = None) -> str:
+    """What `trinho index` says: rebuilt (no `changed`), or how many files it read again."""
+    entries = t(locale, "count.entries", count=documents)
+    if changed is None:
+        return t(locale, "index.rebuilt", documents=entries)
+    return t(
+        locale,
+        "index.refreshed",
+        changed=t(locale, "count.files", count=changed),
+        documents=entries,
+    )
 
 
 def _with_progress(locale: str, as_json: bool, label: str, work: Callable[..., int]) -> int:

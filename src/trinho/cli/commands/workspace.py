@@ -110,7 +110,14 @@ def import_conversations(file: Path, owner: str | None, as_json: bool) -> None:
             report = transcripts.import_turns(ws, turns, progress=bar.update)
     else:
         report = transcripts.import_turns(ws, turns)
-    emit(as_json, asdict(report), t(ws.locale, "import.done", **asdict(report)))
+    said = t(
+        ws.locale,
+        "import.done",
+        imported=t(ws.locale, "count.turns", count=report.imported),
+        days=t(ws.locale, "count.days", count=report.days),
+        skipped=report.skipped,
+    )
+    emit(as_json, asdict(report), said)
 
 
 def _import_from(source: str, path: Path, dry_run: bool, owner: str | None, as_json: bool) -> None:
@@ -129,6 +136,8 @@ def _import_from(source: str, path: Path, dry_run: bool, owner: str | None, as_j
     data = asdict(report)
     key = N_("import.summary_dry") if dry_run else N_("import.summary")
     counts = {k: v for k, v in data.items() if k not in ("unmapped", "dry_run")}
+    counts["items"] = t(ws.locale, "count.items", count=report.items)
+    counts["turns"] = t(ws.locale, "count.messages", count=report.turns)
     lines = [t(ws.locale, key, **counts, unmapped=len(report.unmapped))]
     lines += [t(ws.locale, "import.not_mapped", **u) for u in report.unmapped]
     emit(as_json, data, "\n".join(lines))
