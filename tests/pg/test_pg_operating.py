@@ -18,7 +18,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from support.pgserver import Cluster, bindir, running_cluster
+from support.pg_fixtures import own_cluster
+from support.pgserver import Cluster
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = (ROOT / "docs" / "operating.md").read_text(encoding="utf-8")
@@ -37,12 +38,7 @@ def units() -> dict[str, str]:
 @pytest.fixture(scope="module")
 def server() -> Iterator[Cluster]:
     """A server of this test's alone: the guide creates roles, which are the whole server's."""
-    binaries = bindir()
-    if binaries is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI: PostgreSQL's initdb is not installed (.ci/run installs postgresql)")
-        pytest.skip("PostgreSQL binaries not installed (apt-get install postgresql)")
-    with running_cluster(binaries) as cluster:
+    with own_cluster() as cluster:
         yield cluster
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import pytest
@@ -18,15 +19,22 @@ if TYPE_CHECKING:
     from trinho.pg.connect import Database
 
 
-@pytest.fixture(scope="session")
-def pg_cluster() -> Iterator[Cluster]:
-    """A server for this test process; skipped without the binaries, except under CI=true."""
+@contextmanager
+def own_cluster() -> Iterator[Cluster]:
+    """A server of the caller's own; skipped without the binaries, except under CI=true."""
     binaries = bindir()
     if binaries is None:
         if os.environ.get("CI"):
             pytest.fail("CI: PostgreSQL's initdb is not installed (.ci/run installs postgresql)")
         pytest.skip("PostgreSQL binaries not installed (apt-get install postgresql)")
     with running_cluster(binaries) as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """A server for this test process."""
+    with own_cluster() as cluster:
         yield cluster
 
 
