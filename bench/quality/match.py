@@ -31,6 +31,8 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from trinho.search.dates import EN_MONTHS as MONTHS
+
 Token = str | list[str]
 """A required token as the gold file writes it: one form, or a list of alternatives."""
 
@@ -46,27 +48,6 @@ NUMBER_WORDS = {
             *("seventeen", "eighteen", "nineteen", "twenty"),
         )
     )
-}
-MONTHS = {
-    name: n
-    for n, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ],
-        1,
-    )
-    for name in names
 }
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 _DATE_RES = (

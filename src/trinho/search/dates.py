@@ -98,7 +98,7 @@ _VI_WEEKDAYS = {
     "thứ 7": 5,
     "chủ nhật": 6,
 }
-_EN_MONTHS = {
+EN_MONTHS = {
     name: i
     for i, names in enumerate(
         (
@@ -124,7 +124,7 @@ _EN_NUM = "|".join(sorted((re.escape(k) for k in _EN_NUMBERS), key=len, reverse=
 _VI_NUM = "|".join(sorted(_VI_NUMBERS, key=len, reverse=True))
 _EN_WD = "|".join(_EN_WEEKDAYS)
 _VI_WD = "|".join(sorted(_VI_WEEKDAYS, key=len, reverse=True))
-_EN_MON = "|".join(sorted(_EN_MONTHS, key=len, reverse=True))
+_EN_MON = "|".join(sorted(EN_MONTHS, key=len, reverse=True))
 _UNIT = {"day": 1, "week": 7, "ngày": 1, "hôm": 1, "tuần": 7}
 
 _SAID_RE = re.compile(
@@ -330,13 +330,13 @@ def _asked(m: re.Match[str], today: date) -> tuple[date, date, bool] | None:
     g = m.groupdict()
     for mk, dk, yk in (("mdy_m", "mdy_d", "mdy_y"), ("dmy_m", "dmy_d", "dmy_y")):
         if g[mk]:
-            month, d = _EN_MONTHS[g[mk].lower()], int(g[dk])
+            month, d = EN_MONTHS[g[mk].lower()], int(g[dk])
             year = int(g[yk]) if g[yk] else _latest(today, month, d)
             found = _day_or_none(year, month, d)
             return None if found is None else (found, found, False)
     for mk, yk in (("my_m", "my_y"), ("my2_m", "my2_y"), ("vim_m", "vim_y")):
         if g[mk]:
-            month = _EN_MONTHS[g[mk].lower()] if not g[mk].isdigit() else int(g[mk])
+            month = EN_MONTHS[g[mk].lower()] if not g[mk].isdigit() else int(g[mk])
             if not 1 <= month <= 12:
                 return None
             year = int(g[yk]) if g[yk] else _latest(today, month, None)
