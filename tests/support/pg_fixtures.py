@@ -6,9 +6,12 @@ tests, are in backends.py."""
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -17,6 +20,10 @@ from support.pgserver import Cluster, Urls, bindir, migrated_database, running_c
 
 if TYPE_CHECKING:
     from trinho.pg.connect import Database
+    from trinho.pg.jobs import Deployment
+    from trinho.workspace import Workspace
+
+Clock = Callable[[], datetime]
 
 
 @contextmanager
@@ -85,3 +92,30 @@ def own_database(pg_cluster: Cluster, monkeypatch: pytest.MonkeyPatch) -> Iterat
 def owner(pg_admin: Database) -> str:
     """A new owner in the session's database, unique to this test."""
     return new_owner(pg_admin)
+
+
+def owners_from(db: Database, ws: Workspace, tmp_path: Path, count: int) -> list[str]:
+    """`count` new owners of `db` (the operator's), each a copy of the workspace as it is now."""
+    from trinho.pg.owners import add_owner
+    from trinho.pg.transfer import import_workspace
+    from trinho.workspace import open_workspace
+
+    made = []
+    for _ in range(count):
+        owner = f"o-{uuid.uuid4().hex[:12]}"
+        add_owner(db, owner, ws.config.timezone)
+        copy = tmp_path / owner
+        shutil.copytree(ws.root, copy)
+        import_workspace(db, open_workspace(copy, ws._clock), owner)
+        made.append(owner)
+    return made
+
+
+def worker_deployment(url: str, ws: Workspace, clock: Clock) -> Deployment:
+    """The workers' deployment over `url` (the application role's, as deployed): the
+    workspace's config and a model that condenses the Vietnamese week well."""
+    from support.condense_weeks import two_roles, vi_good_rewrite
+    from trinho.pg.jobs import Deployment
+
+    text = (ws.internal / "config.toml").read_text(encoding="utf-8")
+    return Deployment(url, ws.config, text, clock=clock, model=two_roles(vi_good_rewrite()))
