@@ -28,6 +28,7 @@ from trinho.models.base import (
     ModelError,
     Usage,
 )
+from trinho.progress import CallEnded, CallStarted, notify
 from trinho.workspace import INTERNAL_DIR, Config, Workspace
 
 Purpose = Literal["rewrite", "screen", "chat", "job", "check"]
@@ -303,11 +304,15 @@ class LedgeredModel:
         return self.inner.name
 
     def chat(self, request: ChatRequest) -> ChatResponse:
+        notify(CallStarted())
         try:
             response = self.inner.chat(request)
-        except ModelError as exc:
-            self._record(Usage(), exc.kind)
+        except BaseException as exc:
+            notify(CallEnded())
+            if isinstance(exc, ModelError):
+                self._record(Usage(), exc.kind)
             raise
+        notify(CallEnded(response.usage.total_tokens))
         self.usage = self.usage + response.usage
         self._record(response.usage, None, request.estimated_tokens() - request.max_tokens)
         return response
