@@ -1,6 +1,6 @@
 """The progress line on a terminal: what a model's work is at, redrawn on stderr.
 
-The events and the line's text are `trinho.progress`; this is the shell around them: a clock,
+The events and the line's text are `trinho.models.progress`; this is the shell around them: a clock,
 the terminal's width, and a thread that redraws the line every half second, so its seconds
 tick while a call blocks the command.
 """
@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
-from trinho.progress import Event, Progress, Step, advance, notify, observed, render
+from trinho.models.progress import Event, Progress, Step, advance, notify, observed, render
 
 TICK = 0.5
 """Seconds between redraws while nothing happens: the seconds shown never lag one behind."""

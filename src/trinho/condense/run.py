@@ -122,9 +122,9 @@ from trinho.models import (
 )
 from trinho.models.config import max_output_tokens
 from trinho.models.ledger import Purpose, token_estimate
+from trinho.models.progress import Finished, Step, notify
 from trinho.notes.journal import write_floor
 from trinho.openclaw.markers import reattach_markers
-from trinho.progress import Finished, Step, notify
 from trinho.workspace import Workspace
 
 SCREEN_BATCH = 50

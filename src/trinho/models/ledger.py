@@ -28,7 +28,7 @@ from trinho.models.base import (
     ModelError,
     Usage,
 )
-from trinho.progress import CallEnded, CallStarted, notify
+from trinho.models.progress import CallEnded, CallStarted, notify
 from trinho.workspace import INTERNAL_DIR, Config, Workspace
 
 Purpose = Literal["rewrite", "screen", "chat", "job", "check"]

@@ -11,7 +11,7 @@ from trinho.cli.app import cli, emit, json_option, owner_option, say, state
 from trinho.cli.terminal import progress_shown
 from trinho.errors import TrinhoError
 from trinho.i18n import t
-from trinho.progress import Step
+from trinho.models.progress import Step
 
 if TYPE_CHECKING:
     from trinho.conversations.agent import ExtraTool, TurnResult

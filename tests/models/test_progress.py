@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trinho.progress import (
+from trinho.models.progress import (
     STEPS,
     CallEnded,
     CallStarted,
@@ -77,10 +77,10 @@ def test_a_rewrite_in_chunks_reads_in_both_languages() -> None:
         [Step("rewriting", 2, 3), CallStarted(), CallEnded(1234), CallStarted(), CallStarted()]
     )
     assert render(state, "en", 14.7, 200) == (
-        "rewriting MEMORY.md, chunk 2 of 3 · 1 call done, 2 waiting · 14 s · 1234 tokens"
+        "rewriting MEMORY.md, chunk 2 of 3 · 14 s · 1 call done, 2 waiting · 1234 tokens"
     )
     assert render(state, "vi", 14.7, 200) == (
-        "đang viết lại MEMORY.md, phần 2/3 · xong 1 lần gọi, 2 lần đang chờ · 14 giây · 1234 token"
+        "đang viết lại MEMORY.md, phần 2/3 · 14 giây · xong 1 lần gọi, 2 lần đang chờ · 1234 token"
     )
     narrow = render(state, "en", 14.7, 20)
     assert narrow == "rewriting MEMORY.m…" and len(narrow) == 19
@@ -90,7 +90,12 @@ def test_a_step_without_parts_or_calls_shows_its_name_and_the_seconds() -> None:
     assert render(played([Step("thinking")]), "vi", 0.4, 80) == "đang suy nghĩ · 0 giây"
     assert render(played([Step("reading")]), "en", 3, 80) == "reading the week · 3 s"
     one_chunk = played([Step("rewriting", 1, 1), CallStarted()])
-    assert render(one_chunk, "en", 2, 80) == "rewriting MEMORY.md · 0 calls done, 1 waiting · 2 s"
+    assert render(one_chunk, "en", 2, 80) == "rewriting MEMORY.md · 2 s · 1 call waiting"
+    answered = played([Step("screening"), CallStarted(), CallEnded(7), CallStarted(), CallEnded()])
+    assert (
+        render(answered, "vi", 9, 80)
+        == "đang soát các dòng mới · 9 giây · xong 2 lần gọi · 7 token"
+    )
 
 
 def test_nothing_shows_before_a_step_or_once_finished() -> None:

@@ -88,8 +88,9 @@ def advance(state: Progress, event: Event) -> Progress:
 
 def render(state: Progress, locale: str, seconds: float, width: int) -> str:
     """The state as one line of at most `width - 1` characters (the last column left free,
-    so a terminal never wraps it): the step, the calls, the seconds, the tokens once there
-    are some. "" when there is nothing to show or no room at all."""
+    so a terminal never wraps it): the step, the seconds (ticking first, so a narrow terminal
+    keeps them), the calls and the tokens once there are some. "" when there is nothing to
+    show or no room at all."""
     if state.step is None or width < 2:
         return ""
     alone, with_part = STEPS.get(state.step.name, STEPS["thinking"])
@@ -98,10 +99,13 @@ def render(state: Progress, locale: str, seconds: float, width: int) -> str:
         label = t(locale, with_part, part=step.part, parts=step.parts)
     else:
         label = t(locale, alone)
-    parts = [label]
-    if state.done or state.waiting:
+    parts = [label, t(locale, "progress.seconds", seconds=max(0, int(seconds)))]
+    if state.done and state.waiting:
         parts.append(t(locale, "progress.calls", count=state.done, waiting=state.waiting))
-    parts.append(t(locale, "progress.seconds", seconds=max(0, int(seconds))))
+    elif state.done:
+        parts.append(t(locale, "progress.calls_done", count=state.done))
+    elif state.waiting:
+        parts.append(t(locale, "progress.calls_waiting", count=state.waiting))
     if state.tokens:
         parts.append(t(locale, "count.tokens", count=state.tokens))
     line = SEPARATOR.join(parts)
