@@ -24,6 +24,8 @@ STEPS: dict[str, tuple[str, str]] = {
     "rewriting": (N_("progress.step.rewriting"), N_("progress.step.rewriting_part")),
     "screening": (N_("progress.step.screening"), N_("progress.step.screening_part")),
     "thinking": (N_("progress.step.thinking"), N_("progress.step.thinking")),
+    "facts": (N_("progress.step.facts"), N_("progress.step.facts")),
+    "job": (N_("progress.step.job"), N_("progress.step.job")),
 }
 """A step's name -> its label alone, and with its part (`chunk 2 of 3`)."""
 SEPARATOR = " · "
