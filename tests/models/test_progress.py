@@ -9,6 +9,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from trinho.models import (
+    ChatRequest,
+    ChatResponse,
+    LedgeredModel,
+    ModelError,
+    ScriptedModel,
+    Usage,
+    read_ledger,
+    user,
+)
 from trinho.models.progress import (
     STEPS,
     CallEnded,
@@ -22,6 +32,7 @@ from trinho.models.progress import (
     observed,
     render,
 )
+from trinho.workspace import Workspace
 
 events = st.one_of(
     st.builds(
@@ -121,3 +132,15 @@ def test_every_step_has_both_labels_in_both_languages(name: str) -> None:
         alone = render(played([Step(name)]), locale, 0, 200)
         parted = render(played([Step(name, 1, 2)]), locale, 0, 200)
         assert alone and parted and "{" not in alone + parted
+
+
+def test_the_ledgered_model_reports_each_call_answered_or_failed(workspace: Workspace) -> None:
+    answered = ChatResponse("ok", usage=Usage(30, 4))
+    model = LedgeredModel(ScriptedModel([answered]), workspace, "chat")
+    heard: list[Event] = []
+    with observed(heard.append):
+        model.chat(ChatRequest((user("hi"),)))
+        with pytest.raises(ModelError):
+            model.chat(ChatRequest((user("again"),)))  # the script is exhausted
+    assert heard == [CallStarted(), CallEnded(34), CallStarted(), CallEnded(0)]
+    assert [r.failure for r in read_ledger(workspace).records] == [None, "exhausted"]

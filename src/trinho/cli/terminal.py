@@ -31,8 +31,10 @@ class ProgressLine:
         locale: str,
         stream: TextIO,
         clock: Callable[[], float] = time.monotonic,
+        tick: float = TICK,
     ) -> None:
         self.locale = locale
+        self.tick = tick
         self.stream = stream
         self.clock = clock
         self.started = clock()
@@ -57,7 +59,7 @@ class ProgressLine:
             self._draw()
 
     def _tick(self) -> None:
-        while not self._stop.wait(TICK):
+        while not self._stop.wait(self.tick):
             with self._lock:
                 self._draw()
 
