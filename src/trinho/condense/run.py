@@ -327,6 +327,7 @@ class _Run:
             )
         kind = unusable(self.script) if protocol == "ops" else None
         if kind is not None and self.journal is not None:
+            notify(Finished())  # the notice may print on the terminal the line is drawn on
             said = notify_unusable(
                 self.ws, self.models["rewrite"].name, kind, len(read), self.channel
             )[1]
