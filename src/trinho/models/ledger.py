@@ -286,7 +286,8 @@ def load_budget(ws: Workspace, run: str | None = None) -> Budget:
 
 class LedgeredModel:
     """Wraps any `ChatModel` so every call is appended to the usage ledger: an answered one
-    with its tokens, a failed one with its failure kind (and no tokens: none were reported)."""
+    with its tokens, a failed one with its failure kind (and no tokens: none were reported).
+    Each call's start and end are told to the progress observer, if one listens."""
 
     def __init__(
         self, inner: ChatModel, ws: Workspace, purpose: Purpose, run: str | None = None
