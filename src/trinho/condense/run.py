@@ -122,6 +122,7 @@ from trinho.models import (
 )
 from trinho.models.config import max_output_tokens
 from trinho.models.ledger import Purpose, token_estimate
+from trinho.models.progress import Finished, Step, notify
 from trinho.notes.journal import write_floor
 from trinho.openclaw.markers import reattach_markers
 from trinho.workspace import Workspace
@@ -275,6 +276,7 @@ class _Run:
         return f"{self.run_id}.dry-run" if self.dry_run else self.run_id
 
     def execute(self) -> RunReport:
+        notify(Step("reading"))
         collected = collect(self.ws, self.span)
         if not collected.items:
             message = t(self.locale, "condense.no_material", since=self.since, today=self.today)
@@ -325,11 +327,13 @@ class _Run:
             )
         kind = unusable(self.script) if protocol == "ops" else None
         if kind is not None and self.journal is not None:
+            notify(Finished())  # the notice may print on the terminal the line is drawn on
             said = notify_unusable(
                 self.ws, self.models["rewrite"].name, kind, len(read), self.channel
             )[1]
             why = f"{why} {said}".strip()
         screened, lines, skipped = self._screen(old, rewrite, screen_prompt)
+        notify(Finished())
         result, to_propose, restarts = self._apply(old, screened)
         changes = [reported(c, to_propose) for c in result.changes]
         notification, delivery = None, ""
@@ -421,6 +425,7 @@ class _Run:
             request = ops_request(
                 prefix, chunk, total, self.today, self.since, self.locale, max_output
             )
+            notify(Step("rewriting", chunk.number, total))
             answer = self._call("rewrite", request)
             if isinstance(answer, str):
                 why = answer
@@ -475,6 +480,7 @@ class _Run:
             request = rewrite_request(
                 prompt, partial, chunk, total, self.today, self.since, self.locale
             )
+            notify(Step("rewriting", chunk.number, total))
             answer = self._call("rewrite", request)
             if isinstance(answer, str):
                 why = answer
@@ -501,6 +507,7 @@ class _Run:
             batch = found[start : start + SCREEN_BATCH]
             request = screen_request(prompt, [(c.line, c.old) for c in batch], self.locale)
             first, last = batch[0].number, batch[-1].number
+            notify(Step("screening", start // SCREEN_BATCH + 1, -(-len(found) // SCREEN_BATCH)))
             try:
                 answer = self._call("screen", request)
             except ModelError as exc:

@@ -28,6 +28,7 @@ from trinho.models.base import (
     ModelError,
     Usage,
 )
+from trinho.models.progress import CallEnded, CallStarted, notify
 from trinho.workspace import INTERNAL_DIR, Config, Workspace
 
 Purpose = Literal["rewrite", "screen", "chat", "job", "check"]
@@ -285,7 +286,8 @@ def load_budget(ws: Workspace, run: str | None = None) -> Budget:
 
 class LedgeredModel:
     """Wraps any `ChatModel` so every call is appended to the usage ledger: an answered one
-    with its tokens, a failed one with its failure kind (and no tokens: none were reported)."""
+    with its tokens, a failed one with its failure kind (and no tokens: none were reported).
+    Each call's start and end are told to the progress observer, if one listens."""
 
     def __init__(
         self, inner: ChatModel, ws: Workspace, purpose: Purpose, run: str | None = None
@@ -303,11 +305,15 @@ class LedgeredModel:
         return self.inner.name
 
     def chat(self, request: ChatRequest) -> ChatResponse:
+        notify(CallStarted())
         try:
             response = self.inner.chat(request)
-        except ModelError as exc:
-            self._record(Usage(), exc.kind)
+        except BaseException as exc:
+            notify(CallEnded())
+            if isinstance(exc, ModelError):
+                self._record(Usage(), exc.kind)
             raise
+        notify(CallEnded(response.usage.total_tokens))
         self.usage = self.usage + response.usage
         self._record(response.usage, None, request.estimated_tokens() - request.max_tokens)
         return response

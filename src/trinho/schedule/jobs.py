@@ -21,6 +21,7 @@ from trinho.conversations.agent import TurnResult, run_turn
 from trinho.conversations.store import StoredTurn, read_turns
 from trinho.i18n import t
 from trinho.models import ChatModel
+from trinho.models.progress import Finished, Step, notify
 from trinho.proposals import store as proposals
 from trinho.proposals.format import Source
 from trinho.review.announce import enqueue_digest
@@ -107,10 +108,19 @@ class WorkspaceJobRunner:
     condense: CondenseRun = field(default_factory=ScheduledCondensation)
 
     def __call__(self, run: DueRun) -> str:
+        """The job's outcome line; the progress line (on a terminal) follows its model's work."""
+        try:
+            return self._run(run)
+        finally:
+            notify(Finished())
+
+    def _run(self, run: DueRun) -> str:
         kind = run.job.kind
         if kind == "facts":
+            notify(Step("facts"))
             return self._facts(run)
         if kind == "prompt":
+            notify(Step("job"))
             return self._prompt(run, run.job.prompt)
         if kind == "digest":
             notification = enqueue_digest(self.ws, self.ws.local_date(run.slot))

@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING
 import click
 
 from trinho.cli.app import cli, emit, json_option, owner_option, say, state
+from trinho.cli.terminal import progress_shown
 from trinho.errors import TrinhoError
 from trinho.i18n import t
+from trinho.models.progress import Step
 
 if TYPE_CHECKING:
     from trinho.conversations.agent import ExtraTool, TurnResult
@@ -68,6 +70,12 @@ def _turns(owner: str | None) -> tuple[Ask, str]:
     return ask, state().locale()
 
 
+def thought(ask: Ask, text: str, locale: str, quiet: bool = False) -> TurnResult:
+    """The turn's result, a "thinking" line on the terminal meanwhile, wiped before the reply."""
+    with progress_shown(locale, quiet, Step("thinking")):
+        return ask(text)
+
+
 @cli.command()
 @click.option(
     "-m", "--message", "messages", multiple=True, help="Send this message and exit (repeatable)."
@@ -83,7 +91,7 @@ def chat(messages: tuple[str, ...], owner: str | None, as_json: bool) -> None:
         turns: list[dict[str, object]] = []
         try:
             for text in messages:
-                result = ask(text)
+                result = thought(ask, text, locale, as_json)
                 if not as_json:  # shown as it comes: a later turn that fails loses none
                     say(result.reply)
                 turn: dict[str, object] = {
@@ -107,6 +115,6 @@ def chat(messages: tuple[str, ...], owner: str | None, as_json: bool) -> None:
         if not text.strip():
             break
         try:
-            say(ask(text).reply)
+            say(thought(ask, text, locale).reply)
         except TrinhoError as exc:  # one turn failed (an overflow, a server down): say so, go on
             say(exc.localized(locale), err=True)

@@ -8,6 +8,7 @@ import click
 
 from trinho.channels.held import HeldChannel
 from trinho.cli.app import cli, emit, json_option, owner_option, state
+from trinho.cli.terminal import progress_shown
 from trinho.condense.rules.report import render_report
 from trinho.condense.rules.undo import UndoPlan, render_plan
 from trinho.condense.run import run_condensation
@@ -84,7 +85,8 @@ def condense(
     if not dry_run:
         channel = HeldChannel() if state().copied else _review_channel(ws)
     try:
-        report = run_condensation(ws, force=force, dry_run=dry_run, channel=channel)
+        with progress_shown(ws.locale, as_json):
+            report = run_condensation(ws, force=force, dry_run=dry_run, channel=channel)
     finally:
         if channel is not None:
             channel.close()

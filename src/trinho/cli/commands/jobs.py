@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from trinho.cli.app import cli, emit, json_option, owner_option, state
+from trinho.cli.terminal import progress_shown
 from trinho.errors import TrinhoError
 from trinho.i18n import t
 
@@ -80,7 +81,8 @@ def run_jobs(owner: str | None, as_json: bool) -> None:
         lambda run: load_model(ws, "job", run=run.run_id),
         ScheduledCondensation(channel=held),
     )
-    result = run_due(ws, ws.config.jobs, runner)
+    with progress_shown(ws.locale, as_json):
+        result = run_due(ws, ws.config.jobs, runner)
     report = DeliveryReport()
     if held is None:  # on a database, announcements wait in the owner's outbox
         channel = channel_from_config(ws, decider=QueueDecider(ws))
