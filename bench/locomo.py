@@ -566,7 +566,7 @@ def language_out(convs: Sequence[tuple[Conversation, Workspace]], embedder: Embe
         convs,
         embedder,
         [replace(Tuning(), vietnamese_dense_weight=w) for w in GRID_VIETNAMESE_WEIGHTS],
-        "vietnamese weight",
+        "language",
         lambda t: f"vietnamese_dense_weight {t.vietnamese_dense_weight}",
     )
 
