@@ -291,6 +291,11 @@ def steps_for(embedder: Embedder | None, name: str | None) -> list[Step]:
             ),
             ("10 + inference questions", embedder, BEFORE_DATES),
             ("+ days asked and said (default)", embedder, Tuning()),
+            (
+                "14, no Vietnamese dense weight",
+                embedder,
+                replace(Tuning(), vietnamese_dense_weight=Tuning.dense_weight),
+            ),
         ]
     return steps
 
@@ -314,11 +319,12 @@ def measure(
     # the neighbour rules (8) and against the lexical default before the days (4); the query
     # embedded even when the first lexical hits hold every term (12); the rule for inference
     # questions (13), and 13 against 4; the days asked and said (6 vs 4 lexical, 14 vs 13
-    # hybrid); 14 against 6: the semantic layer on, now.
+    # hybrid); 14 against 6: the semantic layer on, now; 14 against 15: the Vietnamese dense
+    # weight (`Tuning.for_language`).
     pairs = [(1, 0), (2, 1), (3, 2), (4, 3), (5, 3)]
     if embedder is not None:
         pairs += [(6, 0), (7, 6), (8, 7), (9, 8), (9, 7), (9, 3), (10, 9), (11, 9)]
-        pairs += [(12, 9), (12, 3), (13, 12), (13, 5)]
+        pairs += [(12, 9), (12, 3), (13, 12), (13, 5), (13, 14)]
     for i, ref in pairs:
         label = f"{i + 1}. vs {ref + 1}. ({steps[i][0]})"
         print(f"{label[:40]:<40}{paired(results[ref], results[i])}")
@@ -329,6 +335,7 @@ def measure(
         days_out(convs, embedder)
         if embedder is not None:
             inference_out(convs, embedder)
+            language_out(convs, embedder)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -546,6 +553,21 @@ def days_out(convs: Sequence[tuple[Conversation, Workspace]], embedder: Embedder
         grid,
         "days",
         lambda t: f"date_weight {t.date_weight}, date_margin {t.date_margin}",
+    )
+
+
+GRID_VIETNAMESE_WEIGHTS = (0.3, 1.0, 3.0)
+
+
+def language_out(convs: Sequence[tuple[Conversation, Workspace]], embedder: Embedder) -> None:
+    """The Vietnamese dense weight left out one conversation at a time (the first, 0.3, is the
+    rule off: the dense weight of every other question)."""
+    held_out(
+        convs,
+        embedder,
+        [replace(Tuning(), vietnamese_dense_weight=w) for w in GRID_VIETNAMESE_WEIGHTS],
+        "language",
+        lambda t: f"vietnamese_dense_weight {t.vietnamese_dense_weight}",
     )
 
 

@@ -5,7 +5,8 @@ Every note of bench/data/vi_hard.json is saved on its own `day`, among a synthet
 distractors (bench/synth.py: about 27 notes and 14 turns a day), and each paraphrase note lies
 within a day of a date note, so a date question's span holds near misses too. A date question is
 asked on its `today`. Printed: recall@5 (the note among the first five hits) by class, lexical
-and, with --embedder, hybrid; each with the days asked and said (the default) and without them.
+and, with --embedder, hybrid; each with the days asked and said (the default) and without them,
+and hybrid without the Vietnamese dense weight (`Tuning.for_language`).
 
     .venv/bin/python bench/vietnamese_hard.py [--embedder e5] [--years 1]
 """
@@ -63,6 +64,11 @@ def main(argv: list[str] | None = None) -> int:
             systems += [
                 (f"hybrid {args.embedder}", embedder, Tuning()),
                 (f"hybrid {args.embedder}, no days", embedder, Tuning(date_weight=0.0)),
+                (
+                    f"hybrid {args.embedder}, no vi weight",
+                    embedder,
+                    Tuning(vietnamese_dense_weight=Tuning.dense_weight),
+                ),
             ]
         print(f"recall@{K}".ljust(22) + "".join(f"{c:>14}" for c in CLASSES) + "   n")
         misses: list[str] = []

@@ -519,6 +519,7 @@ class SearchIndex:
             # nothing (lexical ranks as before).
             inference = bool(dense) and is_inference_question(query.text)
             tuning = self.tuning.for_inference() if inference else self.tuning
+            tuning = tuning.for_language(query.text, dated=span is not None)
             candidates = [
                 _candidate(
                     by_id[i],

@@ -6,6 +6,7 @@ sessions."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
@@ -80,6 +81,8 @@ class Tuning:
     (`describes_self`). `date_weight`: the share of its own score a line gains when its day
     (or a day it says) is in the span a question names, `date_margin` days either side
     (`trinho.search.dates.asked_span`; 0: the span is not searched).
+    `vietnamese_dense_weight`: the dense weight of a Vietnamese question that names no day
+    (`for_language`; equal to `dense_weight` or below it: the rule off).
     """
 
     dense_weight: float = 0.3
@@ -96,6 +99,7 @@ class Tuning:
     profile_boost: float = 2.0
     date_weight: float = 2.0
     date_margin: int = 1
+    vietnamese_dense_weight: float = 3.0
 
     def for_inference(self) -> Tuning:
         """The weights for an inference question: meaning counts twice as much, from twice
@@ -103,6 +107,27 @@ class Tuning:
         return replace(
             self, dense_weight=self.inference_dense_weight, dense_pool=self.inference_dense_pool
         )
+
+    def for_language(self, question: str, dated: bool) -> Tuning:
+        """The weights for a question in its language: a Vietnamese one weighs meaning at
+        `vietnamese_dense_weight` at least, since its syllables (`nhà`, `có`, `mình`, `đi`)
+        match lines by accident far more often than English words do, and a paraphrase's best
+        lexical hit is mostly such accidents, above what the dense side found. A question that
+        names a day (`dated`) keeps its weights: its lexical side holds the day's own evidence."""
+        if dated or not is_vietnamese(question):
+            return self
+        return replace(self, dense_weight=max(self.dense_weight, self.vietnamese_dense_weight))
+
+
+_VIETNAMESE_ONLY = frozenset("ăắằẳẵặấầẩẫậđếềểễệốồổỗộơớờởỡợưứừửữựạẹịọụỵảẻỉỏủỷẽĩũỹ")
+"""Letters Vietnamese writes and the Western European languages do not (`é`, `à`, `ô`, `ã`
+alone are French or Portuguese too: `café` is no Vietnamese question)."""
+
+
+def is_vietnamese(text: str) -> bool:
+    """Whether a text holds a letter only Vietnamese writes (`ơ`, `ư`, `đ`, `ạ`, `ả`, `ế`).
+    A question typed without diacritics reads as any other language."""
+    return not _VIETNAMESE_ONLY.isdisjoint(unicodedata.normalize("NFC", text.lower()))
 
 
 @dataclass(frozen=True)
