@@ -17,7 +17,11 @@ the same condensation of the sampled owners on file workspaces, in this process.
 owners per minute, the workers' peak memory, what each owner's run left.
 
     .venv/bin/python bench/owners.py --url postgresql://trinho_admin@127.0.0.1:5432/owners \
-        [--app-url postgresql://trinho_app@127.0.0.1:5432/owners] [--owners 1000] [--notes 1000] [--sample 10] [--queries 100] [--condense 0] [--workers 2]
+        [--app-url postgresql://trinho_app@127.0.0.1:5432/owners] [--owners 1000] \
+        [--notes 1000] [--sample 10] [--queries 100] [--condense 0] [--workers 2]
+
+`--app-url` names the application role (granted by `trinho store migrate --grant`): the
+search and the workers connect as it, as deployed.
 """
 
 from __future__ import annotations
