@@ -17,7 +17,11 @@ the same condensation of the sampled owners on file workspaces, in this process.
 owners per minute, the workers' peak memory, what each owner's run left.
 
     .venv/bin/python bench/owners.py --url postgresql://trinho_admin@127.0.0.1:5432/owners \
-        [--owners 1000] [--notes 1000] [--sample 10] [--queries 100] [--condense 0] [--workers 2]
+        [--app-url postgresql://trinho_app@127.0.0.1:5432/owners] [--owners 1000] \
+        [--notes 1000] [--sample 10] [--queries 100] [--condense 0] [--workers 2]
+
+`--app-url` names the application role (granted by `trinho store migrate --grant`): the
+search and the workers connect as it, as deployed.
 """
 
 from __future__ import annotations
@@ -227,6 +231,11 @@ def quantiles(took: list[float]) -> tuple[float, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--url", required=True)
+    parser.add_argument(
+        "--app-url",
+        help="The application role's URL, granted (`trinho store migrate --grant`): the search"
+        " and the workers connect as it, as deployed (default: --url).",
+    )
     parser.add_argument("--owners", type=int, default=1_000)
     parser.add_argument("--notes", type=int, default=1_000)
     parser.add_argument("--sample", type=int, default=10)
@@ -240,10 +249,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     migrate(args.url)
+    app = args.app_url or args.url
     if args.reuse:
         with Database(args.url, max_size=2) as db:
             earlier = [o for o in owner_zones(db) if o.startswith("bench-")]
-        condense_week(args.url, earlier[: args.condense or None], args.workers, {}, args.notes)
+        condense_week(app, earlier[: args.condense or None], args.workers, {}, args.notes)
         return 0
     rng = random.Random(0)
     words = Words(random.Random(0))
@@ -270,12 +280,12 @@ def main(argv: list[str] | None = None) -> int:
         pg_took: list[float] = []
         file_took: list[float] = []
         trip_took: list[float] = []
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory() as tmp, Database(app, max_size=2) as served:
             for owner, files in sampled.items():
                 ws = init_workspace(Path(tmp) / owner, timezone="Asia/Ho_Chi_Minh").workspace
                 for day, text in files.items():
                     ws.note_path(day).write_text(text, encoding="utf-8")
-                records = PgRecords(db, owner, clock=system_clock, timezone="Asia/Ho_Chi_Minh")
+                records = PgRecords(served, owner, clock=system_clock, timezone="Asia/Ho_Chi_Minh")
                 with SearchIndex(ws) as index:
                     index.refresh()
                     for text in asked:
@@ -286,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
                         search(records, text, 10)
                         pg_took.append(time.perf_counter() - start)
                         start = time.perf_counter()
-                        with db.statement(owner) as conn:
+                        with served.statement(owner) as conn:
                             conn.execute("SELECT 1").fetchall()
                         trip_took.append(time.perf_counter() - start)
     assert size_before is not None and size_after is not None
@@ -306,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     t50, t95 = quantiles(trip_took)
     print(f"PostgreSQL, one statement (SELECT 1)            {t50:>8.2f} {t95:>8.2f}")
     if args.condense:
-        condense_week(args.url, made[: args.condense], args.workers, sampled, args.notes)
+        condense_week(app, made[: args.condense], args.workers, sampled, args.notes)
     return 0
 
 

@@ -24,6 +24,7 @@ from trinho.channels.inbox import (
     retry_at,
 )
 from trinho.channels.telegram import TelegramChannel
+from trinho.errors import Unavailable
 from trinho.workspace import Workspace
 
 NOW = datetime.fromisoformat("2026-11-29T10:00:00+07:00")
@@ -107,6 +108,33 @@ def test_a_failed_reply_is_kept_and_sent_again(workspace: Workspace, clock: Fixe
             api.wait_for(lambda: len(api.ok_calls("sendMessage")) == 1)
             api.wait_for(lambda: inbox.state().items[0].done)
     assert asked == ["nhớ giùm"]  # the reply was kept, the model not asked again
+    assert [c.params["text"] for c in api.ok_calls("sendMessage")] == ["Đã nhớ."]
+
+
+def test_a_server_that_cannot_be_reached_is_no_reply_and_the_message_is_answered_after(
+    workspace: Workspace,
+) -> None:
+    """A handler told its database cannot be reached (`Unavailable`: nothing of the turn was
+    kept) records no reply: the message is asked again, and answered, never with a failure."""
+    inbox = Inbox(workspace)
+    asked: list[str] = []
+
+    def on_message(text: str, ref: str | None = None) -> str:
+        asked.append(text)
+        if len(asked) == 1:
+            raise Unavailable("the database server at db:5432 cannot be reached")
+        return "Đã nhớ."
+
+    with FakeBotApi() as api:
+        settings = TelegramSettings(
+            token="123456:TEST-token", owner_id=OWNER, base_url=api.base_url
+        )
+        channel = TelegramChannel(settings, on_message=on_message, inbox=inbox, timeout=10)
+        with channel:
+            channel.start(poll_timeout=1)
+            api.say("nhớ giùm", user_id=OWNER, chat_id=OWNER)
+            api.wait_for(lambda: len(api.ok_calls("sendMessage")) == 1, 30)
+    assert asked == ["nhớ giùm", "nhớ giùm"]
     assert [c.params["text"] for c in api.ok_calls("sendMessage")] == ["Đã nhớ."]
 
 

@@ -10,6 +10,7 @@ import shutil
 import signal
 import time
 from datetime import date
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -301,3 +302,24 @@ def test_a_torn_append_is_invisible_and_cut_by_the_next_save(workspace: Workspac
     assert path.read_bytes() == before + b"- 14:05 Sau \xc4\x91\xc3\xb3\n"
     assert second.line_number == 2
     assert not workspace.intent_path(path).exists()
+
+
+def test_a_days_files_are_its_own_slugged_files_and_none_that_leads_out(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """`day_files` names the day's file, then that day's OpenClaw session files in name
+    order; another day's, a name that is no day's, and a link out of the workspace are not."""
+    from trinho.notes.store import day_files
+
+    notes = workspace.notes_dir
+    notes.mkdir(exist_ok=True)
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("- 10:00 not ours\n", "utf-8")
+    for name in ("2026-04-20-zoo.md", "2026-04-20-bus.md", "2026-04-21-bus.md", "notes-20.md"):
+        (notes / name).write_text("- 10:00 a\n", "utf-8")
+    (notes / "2026-04-20-away.md").symlink_to(outside)
+    assert day_files(workspace, date(2026, 4, 20)) == [
+        "memory/2026-04-20.md",
+        "memory/2026-04-20-bus.md",
+        "memory/2026-04-20-zoo.md",
+    ]

@@ -13,8 +13,9 @@ import json
 import os
 import re
 import shutil
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psycopg
@@ -224,3 +225,50 @@ def test_a_call_cut_before_its_commit_is_asked_again_once_and_no_other_failure_i
             retry_lost(url, call)
         assert len(calls) == 2
     assert connection_lost(psycopg.errors.AdminShutdown()) and not connection_lost(ValueError())
+
+
+def test_the_bot_answers_across_a_restart_and_a_message_sent_while_the_server_is_down(
+    cluster: Cluster, urls: Urls, db: Database, tmp_path: Path, clock: FixedClock
+) -> None:
+    """`trinho serve` on the database as the application role: a restart between two
+    messages, then a message sent while the server is down, each answered once, in order;
+    no reply is a failure, and the service goes on without being started again."""
+    from pg.test_pg_serve_cmd import X_USER, make_site, serve
+    from support.fake_bot_api import FakeBotApi
+    from support.serve_process import EchoModel, answers, reaped, terminated
+
+    with FakeBotApi() as api, EchoModel() as model:
+        site = make_site(db, tmp_path / "ws", model.url, api, clock)
+        with reaped(serve(site, TRINHO_DATABASE_URL=urls.app)) as proc:
+            api.say("msg-1", user_id=X_USER, chat_id=X_USER)
+            api.wait_for(lambda: len(answers(api)) >= 1, 60)
+            _until(lambda: _sent(site.db, site.x, clock) == 1)  # then the restart, not between
+            cluster.restart()
+            api.say("msg-2", user_id=X_USER, chat_id=X_USER)
+            api.wait_for(lambda: len(answers(api)) >= 2, 60)
+            _until(lambda: _sent(site.db, site.x, clock) == 2)
+            with cluster.down():
+                polled = len(api.calls)
+                api.say("msg-3", user_id=X_USER, chat_id=X_USER)
+                api.wait_for(lambda: "getUpdates" in [c.method for c in api.calls[polled:]], 60)
+            api.wait_for(lambda: len(answers(api)) >= 3, 60)
+            assert proc.poll() is None
+            _, err = terminated(proc)
+    assert proc.returncode == 0, err
+    assert answers(api) == ["re: msg-1", "re: msg-2", "re: msg-3"]
+    assert "Traceback" not in err and "unexpected failure" not in err
+
+
+def _sent(db: Database, owner: str, clock: FixedClock) -> int:
+    """How many of the owner's messages the inbox records as answered."""
+    from trinho.pg.inbox import PgInbox
+
+    return sum(1 for item in PgInbox(db, owner, clock=clock).state().items if item.sent)
+
+
+def _until(holds: Callable[[], bool], timeout: float = 60) -> None:
+    """Wait until `holds()` (a state the service reaches, polled), or fail."""
+    deadline = time.monotonic() + timeout
+    while not holds():
+        assert time.monotonic() < deadline, "never reached"
+        time.sleep(0.1)

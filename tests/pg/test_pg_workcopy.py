@@ -332,3 +332,26 @@ def test_a_checkout_writes_the_journals_of_the_days_from_the_day_before_the_read
     since = journal_since(floor.isoformat() + "\n")
     assert since == (floor - timedelta(days=1)).date()
     assert journal_since(None) is None and journal_since("broken") is None
+
+
+def test_an_owners_transactions_in_a_joined_block_are_one_and_fall_together(
+    pg_app: Database, pg_admin: Database, owner: str, clock: FixedClock
+) -> None:
+    """Inside `joined(owner)` every transaction of that owner's, in the thread, is the joined
+    one (a checkout's dozen reads, one transaction); another owner's is its own; a failure
+    rolls back what the block wrote; after the block each is its own again."""
+    from support.pg_fixtures import new_owner
+
+    other = new_owner(pg_admin, "UTC")
+    records = PgRecords(pg_app, owner, clock=clock, timezone="UTC")
+    with pytest.raises(RuntimeError), pg_app.joined(owner) as joined:
+        with pg_app.owner_tx(owner) as inner:
+            assert inner is joined
+        with pg_app.owner_tx(other) as elsewhere:
+            assert elsewhere is not joined
+        records.save_note("written in the joined transaction")
+        assert "written in the joined" in records.note_files().popitem()[1]
+        raise RuntimeError("the block fails")
+    assert records.note_files() == {}
+    with pg_app.owner_tx(owner) as first, pg_app.owner_tx(owner) as second:
+        assert first is not second

@@ -48,7 +48,7 @@ from trinho.channels.render import (
     split_text,
 )
 from trinho.channels.settings import TelegramSettings
-from trinho.errors import TrinhoError
+from trinho.errors import TrinhoError, Unavailable
 from trinho.i18n import N_, t
 from trinho.textnorm import printable
 
@@ -709,6 +709,9 @@ class TelegramChannel:
                 continue
             try:
                 self._serve_item(item)
+            except Unavailable as exc:
+                log.warning("telegram: answering update %s waits: %s", item.update_id, exc)
+                self._halt.wait(1.0)
             except Exception:
                 log.exception("telegram: answering update %s failed", item.update_id)
                 self._halt.wait(1.0)
@@ -724,6 +727,8 @@ class TelegramChannel:
         assert self.on_message is not None
         try:
             reply = self.on_message(item.text, item.ref)
+        except Unavailable:
+            raise  # a server restarting: no reply is recorded, the message is answered later
         except Exception:
             log.exception("telegram: the message handler failed")
             reply = t(self.locale, "channel.cb.failed")

@@ -7,7 +7,7 @@ The file format itself (`- HH:MM text` entries, what a note may hold) is `trinho
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
@@ -189,14 +189,21 @@ def read_note_file(workspace: Workspace, rel: str) -> NoteFile:
     return parse_note_file(decode(data, rel))
 
 
-def _day_names(workspace: Workspace) -> list[tuple[date, str, str]]:
+def _day_names(
+    workspace: Workspace, wanted: Callable[[date, str], bool] = lambda day, slug: True
+) -> list[tuple[date, str, str]]:
+    """The day files `wanted` keeps (by day and slug, from the name alone), each a regular
+    file inside the workspace: the names are read first, so a search for one day's files
+    follows the links of that day's only, not of every year's."""
     folder = workspace.notes_dir
     if not folder.is_dir():
         return []
     found = []
     for child in folder.iterdir():
         parsed = day_of_name(child.name)
-        if parsed is not None and child.is_file() and workspace.inside(child):
+        if parsed is None or not wanted(*parsed):
+            continue
+        if child.is_file() and workspace.inside(child):
             found.append((parsed[0], parsed[1], child.name))
     return sorted(found)
 
@@ -205,9 +212,8 @@ def day_files(workspace: Workspace, day: date) -> list[str]:
     """The day's files, workspace-relative: `memory/DAY.md` first (where trinho writes), then
     OpenClaw's slugged `memory/DAY-slug.md` session files in name order."""
     canonical = f"{NOTES_DIR}/{day.isoformat()}.md"
-    names = _day_names(workspace)
-    slugged = [f"{NOTES_DIR}/{name}" for found, slug, name in names if found == day and slug]
-    return [canonical, *slugged]
+    names = _day_names(workspace, lambda found, slug: found == day and bool(slug))
+    return [canonical, *(f"{NOTES_DIR}/{name}" for _, _, name in names)]
 
 
 def note_days(workspace: Workspace) -> list[date]:

@@ -14,7 +14,7 @@ import threading
 
 from trinho.config import Config
 from trinho.conversations.agent import ChatSession
-from trinho.errors import in_locale
+from trinho.errors import Unavailable, in_locale
 from trinho.i18n import t
 from trinho.models import ChatModel, load_model
 from trinho.models.base import Message
@@ -74,6 +74,8 @@ class OwnerChat:
                     lambda ws: self._turn(ws, text, ref),
                     clock=self.clock,
                 )
+            except Unavailable:
+                raise  # nothing was checked in: the channel asks again, the owner sees no error
             except Exception as exc:
                 log.exception("chat turn failed for %s", self.owner)
                 return t(self.locale, "serve.chat_failed", error=in_locale(exc, self.locale))

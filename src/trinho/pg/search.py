@@ -32,12 +32,22 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from trinho.openclaw.markers import day_of_name
 from trinho.search.dates import Span, asked_span, said_days, span_tokens
-from trinho.search.documents import Doc, fact_docs, memory_docs, note_docs, said_text
+from trinho.search.documents import (
+    OPEN_END,
+    Doc,
+    fact_docs,
+    is_current_fact,
+    memory_docs,
+    note_docs,
+    said_text,
+)
 from trinho.search.rank import (
+    CURRENT_WHY,
     Candidate,
     Scored,
     Tuning,
     asks_question,
+    current_first,
     fuse,
     has_time_cue,
     is_when_question,
@@ -296,10 +306,64 @@ def find(
         ranked = [(r.doc_id, r.score, r.why) for r in fuse(candidates, tuning, when)]
     else:
         ranked = [(s.doc_id, s.score, ()) for s in order]
+    ranked = _current_first(records, ranked, hits, since, until)[:limit]
     return [
         replace(hits[i], score=score, why=(*why, *_dated_why(hits[i], span, i in in_span, tuning)))
-        for i, score, why in ranked[:limit]
+        for i, score, why in ranked
     ], list(named)
+
+
+_CURRENT = (
+    "SELECT doc_id, kind, path, line, day, shown, speaker, refs FROM search_docs"
+    " WHERE owner_id = %(owner)s AND kind = 'fact' AND path = ANY(%(paths)s)"
+    " AND shown LIKE %(open)s AND (%(since)s::date IS NULL OR day >= %(since)s)"
+    " AND (%(until)s::date IS NULL OR day <= %(until)s)"
+)
+"""The current versions of the facts whose past versions a search found (`OPEN_END`)."""
+
+
+def _current_first(
+    records: Indexed,
+    ranked: list[tuple[int, float, tuple[str, ...]]],
+    hits: list[PgHit],
+    since: date | None,
+    until: date | None,
+) -> list[tuple[int, float, tuple[str, ...]]]:
+    """A fact's past version found brings its current one first, fetched when the search
+    did not find it (and the days asked let it in), as the file index does: the same rule,
+    `rank.current_first`. A fetched version is added to `hits`."""
+    past = {i: hits[i].path for i, _, _ in ranked if _is_past_fact(hits[i])}
+    if not past:
+        return ranked
+    at = {hit.doc_id: i for i, hit in enumerate(hits)}
+    with records.db.owner_tx(records.owner) as conn:
+        rows = conn.execute(
+            _CURRENT,
+            {
+                "owner": records.owner,
+                "paths": sorted(set(past.values())),
+                "open": "%" + OPEN_END,  # it holds no % or _ to escape
+                "since": since,
+                "until": until,
+            },
+        ).fetchall()
+    by_path: dict[str, int] = {}
+    for doc, kind, path, line, day, shown, speaker, refs in rows:
+        if doc not in at:
+            at[doc] = len(hits)
+            hits.append(PgHit(doc, kind, path, line, day, shown, speaker, tuple(refs), 0.0))
+        by_path[path] = at[doc]
+    current_of = {i: by_path[path] for i, path in past.items() if path in by_path}
+    scored = {i: (score, why) for i, score, why in ranked}
+    out = []
+    for i, by in current_first([i for i, _, _ in ranked], current_of):
+        score, why = scored[i if by is None else by]
+        out.append((i, score, why if by is None else (*why, CURRENT_WHY)))
+    return out
+
+
+def _is_past_fact(hit: PgHit) -> bool:
+    return hit.kind == "fact" and not is_current_fact(hit.text)
 
 
 def _with_span(

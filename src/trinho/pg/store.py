@@ -40,7 +40,7 @@ from trinho.notes.store import SavedNote
 from trinho.pg.connect import Database, check_owner
 from trinho.pg.held import refuse_with_its_run, undone_run
 from trinho.pg.search import fact_path, replace_path_docs
-from trinho.pg.search import search as search_units
+from trinho.pg.search import find as find_units
 from trinho.pg.tooling import PgReads
 from trinho.proposals.format import (
     ApplyResult,
@@ -231,13 +231,14 @@ class PgRecords(PgReads):
         """memory_search over the owner's units (`trinho.pg.search`), refused as the file
         index refuses a query (no terms, a bad limit, days out of order)."""
         validate_query(query)
-        found = search_units(
+        found, _ = find_units(
             self,
             query.text,
             query.limit,
             since=query.since,
             until=query.until,
             kinds=query.kinds,
+            today=query.today,
         )
         return [
             Hit(cast(Kind, h.kind), h.path, h.line, h.day, h.text, h.score, h.refs) for h in found

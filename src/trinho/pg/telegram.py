@@ -36,7 +36,7 @@ from trinho.config import Config
 from trinho.errors import TrinhoError
 from trinho.models import ChatModel
 from trinho.pg.chat import OwnerChat
-from trinho.pg.connect import Database
+from trinho.pg.connect import Database, connection_lost
 from trinho.pg.inbox import PgInbox
 from trinho.pg.locks import session_lock
 from trinho.pg.outbox import PgOutbox
@@ -52,6 +52,16 @@ if TYPE_CHECKING:
     from trinho.records.protocol import OnFiles
 
 log = logging.getLogger("trinho.pg.telegram")
+
+
+def _failed(what: str, exc: Exception) -> None:
+    """A step that failed and is tried again: a server that cannot be reached now (a restart)
+    in one line that names it, anything else with its traceback."""
+    if connection_lost(exc):
+        log.warning("%s: %s", what, exc)
+    else:
+        log.error(what, exc_info=exc)
+
 
 Clock = Callable[[], datetime]
 T = TypeVar("T")
@@ -224,9 +234,9 @@ class OwnersBot(TelegramChannel):
             try:
                 self._record(updates)
                 return
-            except Exception:
+            except Exception as exc:
                 failures += 1
-                log.exception("telegram: recording a batch failed; retried")
+                _failed("telegram: recording a batch failed; retried", exc)
                 if self._halt.wait(min(30.0, 0.25 * 2.0 ** min(failures, 7))):
                     raise
 
@@ -272,8 +282,8 @@ class OwnersBot(TelegramChannel):
         owner's messages one at a time, oldest first, strictly in order."""
         try:
             self._opened({line.owner: line.user_id for line in self.lines()})
-        except Exception:
-            log.exception("telegram: reading the owners failed")
+        except Exception as exc:
+            _failed("telegram: reading the owners failed", exc)
         with concurrent.futures.ThreadPoolExecutor(self.turns, "trinho-turn") as pool:
             while not self._halt.is_set():
                 due = self._dispatch(pool)
@@ -294,8 +304,8 @@ class OwnersBot(TelegramChannel):
             channel = self.line(owner, user_id).channel
             try:
                 item, due = next_item(channel.inbox.state().items, self.clock())
-            except Exception:
-                log.exception("telegram: reading %s's inbox failed", owner)
+            except Exception as exc:
+                _failed(f"telegram: reading {owner}'s inbox failed", exc)
                 continue
             with self._open_lock:
                 if item is not None:
@@ -312,8 +322,8 @@ class OwnersBot(TelegramChannel):
         """One message of one owner answered; then the dispatcher looks again."""
         try:
             channel._serve_item(item)
-        except Exception:
-            log.exception("telegram: answering update %s of %s failed", item.update_id, owner)
+        except Exception as exc:
+            _failed(f"telegram: answering update {item.update_id} of {owner} failed", exc)
             self._halt.wait(1.0)
         finally:
             with self._open_lock:
@@ -331,7 +341,7 @@ class OwnersBot(TelegramChannel):
             try:
                 report = line.outbox.deliver(line.channel)
             except Exception as exc:
-                log.exception("telegram: delivering %s's outbox failed", line.owner)
+                _failed(f"telegram: delivering {line.owner}'s outbox failed", exc)
                 failed.append((line.owner, str(exc)))
                 continue
             sent.extend(f"{line.owner}:{nid}" for nid in report.sent)

@@ -215,10 +215,11 @@ def checkout(db: Database, owner: str, folder: Path, config_text: str | None) ->
     zone = owner_zone(db, owner)
     if zone is None:
         raise TrinhoError.keyed("error.owner.unknown", owner=owner)
-    files = owner_files(db, owner, zone)
     records = PgRecords(db, owner, clock=datetime.now, timezone=zone)
-    latest = records.memory_version()
-    journals = _journals(records, files.get(READ_FLOOR_FILE))
+    with db.joined(owner):  # every store's read in one transaction
+        files = owner_files(db, owner, zone)
+        latest = records.memory_version()
+        journals = _journals(records, files.get(READ_FLOOR_FILE))
     derived = {CONFIG_PATH: _config_text(config_text, zone), **journals}
     for rel, text in sorted({**files, **derived}.items()):
         path = folder / rel

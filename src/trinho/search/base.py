@@ -83,3 +83,34 @@ def validate_query(query: Query) -> list[str]:
     if not found:
         raise TrinhoError.keyed("error.search.no_terms")
     return found
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule of how a search finds and ranks, and the backends that keep it: a rule both
+    keep gives the same hits on the file index and on PostgreSQL
+    (tests/search/test_search_rules.py holds one case for each rule listed here)."""
+
+    name: str
+    says: str
+    backends: tuple[str, ...] = ("files", "pg")
+
+
+RULES = (
+    Rule("folding", "case, diacritics, đ and English stems meet (`tokenize.query_terms`)"),
+    Rule("bm25", "more of the query's terms, and rarer ones, rank higher (FTS5's BM25)"),
+    Rule("diacritics", "a match with the query's own diacritics first (`rank.rerank`)"),
+    Rule("filters", "kinds, since, until and limit choose among the matches"),
+    Rule("who", "what a person named in the question said ranks higher (`rank.fuse`)"),
+    Rule("when", "a line that says when ranks higher for a when question (`rank.fuse`)"),
+    Rule("days asked", "a question naming a day or a month also searches it (`dates.asked_span`)"),
+    Rule("reply", "the turn after a question found gains a share of its score (`rank.fuse`)"),
+    Rule("current fact", "a fact's past value found brings its current one first"),
+    Rule("synonyms", "a phrase's synonyms are searched too (`tokenize.expansions`)", ("files",)),
+    Rule("fact people", "a person a fact names is searched by the fact's key", ("files",)),
+    Rule(
+        "meaning", "lines near in meaning, when an embedder is set (`search.vectors`)", ("files",)
+    ),
+)
+"""Every search rule. PostgreSQL does not search phrases, embed, nor read the facts' names
+at search time: those three are the file index's alone (docs/scale.md)."""

@@ -194,6 +194,24 @@ def conversation_docs(path: str, day: date, text: str, neighbours: int = 2) -> l
     return docs
 
 
+OPEN_END = " → …)"
+"""How the shown text of a fact's current version ends: it holds until further notice."""
+
+
+def fact_shown(key: str, value: str, valid_from: date, valid_to: date | None) -> str:
+    """A fact version's text in a hit: its key, value and when it held."""
+    if valid_to is None:
+        return f"{key}: {value} ({valid_from.isoformat()}{OPEN_END}"
+    return f"{key}: {value} ({valid_from.isoformat()} → {valid_to.isoformat()})"
+
+
+def is_current_fact(shown: str) -> bool:
+    """Whether a fact unit's shown text (`fact_shown`) is its current version's: what comes
+    after the value is trinho's own, so its end says it, whatever the value holds. A store
+    that keeps only the shown text (PostgreSQL's `search_docs`) tells a past version by it."""
+    return shown.endswith(OPEN_END)
+
+
 def fact_docs(path: str, key: str, text: str) -> list[Doc]:
     """Every version of a fact file, current and past, dated from when it became true.
 
@@ -207,8 +225,7 @@ def fact_docs(path: str, key: str, text: str) -> list[Doc]:
     words = key.replace("-", " ").replace("_", " ")
     docs = []
     for version in fact.versions():
-        until = version.valid_to.isoformat() if version.valid_to else "…"
-        shown = f"{key}: {version.value} ({version.valid_from.isoformat()} → {until})"
+        shown = fact_shown(key, version.value, version.valid_from, version.valid_to)
         docs.append(
             Doc(
                 "fact",

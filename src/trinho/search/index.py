@@ -41,11 +41,13 @@ from trinho.search.documents import (
     note_docs,
 )
 from trinho.search.rank import (
+    CURRENT_WHY,
     Candidate,
     Ranked,
     Scored,
     Tuning,
     asks_question,
+    current_first,
     describes_self,
     fact_people,
     fuse,
@@ -747,35 +749,28 @@ class SearchIndex:
         params: list[object],
     ) -> list[Ranked]:
         """A fact's past version is shown after its current one, fetched when it was not found
-        (and the query's filters let it in): what holds now first, the history right behind."""
-        if not any(
-            by_id[r.doc_id]["kind"] == "fact" and not by_id[r.doc_id]["current"] for r in chosen
-        ):
-            return chosen
-        out: list[Ranked] = []
-        placed: set[int] = set()
+        (and the query's filters let it in): what holds now first, the history right behind
+        (`rank.current_first`, the rule PostgreSQL's search keeps too)."""
+        current_of: dict[int, int] = {}
         for r in chosen:
             row = by_id[r.doc_id]
-            if r.doc_id in placed:
-                continue
             if row["kind"] == "fact" and not row["current"]:
                 now = self.conn.execute(
                     f"SELECT {_DOC_COLUMNS} FROM docs d WHERE d.path = ? AND d.current = 1{where}",
                     (row["path"], *params),
                 ).fetchone()
-                if now is not None and now["id"] not in placed:
+                if now is not None:
                     by_id.setdefault(now["id"], now)
-                    out.append(
-                        Ranked(
-                            now["id"],
-                            r.score,
-                            (*r.why, "the current version of a fact found by its past"),
-                        )
-                    )
-                    placed.add(now["id"])
-            out.append(r)
-            placed.add(r.doc_id)
-        return out
+                    current_of[r.doc_id] = now["id"]
+        if not current_of:
+            return chosen
+        ranked = {r.doc_id: r for r in chosen}
+        return [
+            ranked[doc_id]
+            if past is None
+            else Ranked(doc_id, ranked[past].score, (*ranked[past].why, CURRENT_WHY))
+            for doc_id, past in current_first([r.doc_id for r in chosen], current_of)
+        ]
 
     def raw_fts(self, text: str, limit: int) -> list[int]:
         """The same terms sent straight to FTS5 (no join, no re-ranking): a speed baseline."""

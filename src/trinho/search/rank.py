@@ -406,3 +406,26 @@ def spread_sessions(
         else:
             later.append(item)
     return first + later
+
+
+CURRENT_WHY = "the current version of a fact found by its past"
+"""What `--explain` says of a fact's current version placed by `current_first`."""
+
+
+def current_first(order: Sequence[K], current_of: Mapping[K, K]) -> list[tuple[K, K | None]]:
+    """A fact's past version is shown after its current one: `order` with each past version
+    (a key of `current_of`) preceded by its current version, moved up when it came later,
+    each item once. Each pair is an item and the past version that placed it (None for the
+    items of `order` in their own place), whose score and reasons the current one takes."""
+    out: list[tuple[K, K | None]] = []
+    placed: set[K] = set()
+    for item in order:
+        if item in placed:
+            continue
+        now = current_of.get(item)
+        if now is not None and now not in placed:
+            out.append((now, item))
+            placed.add(now)
+        out.append((item, None))
+        placed.add(item)
+    return out
