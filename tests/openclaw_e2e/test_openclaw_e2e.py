@@ -376,7 +376,8 @@ def test_the_agents_own_writes_of_memory_go_through_trinho(
     """An agent turn whose model calls OpenClaw's own write and edit tools on MEMORY.md (a
     scripted model server: no real model): no owner line leaves without a proposal, a dated
     entry of today is kept, and the agent reads what happened as the tools' answers; a write
-    elsewhere is OpenClaw's as before. memory_get through the gateway stays on memory files."""
+    elsewhere is OpenClaw's as before; a line a shell deletes comes back as a proposal.
+    memory_get through the gateway stays on memory files."""
     ws = openclaw.workspace
     install_plugin(openclaw, tmp_path)
     sister = "- 2026-01-02: Minh's sister Lan teaches piano"
@@ -402,6 +403,8 @@ def test_the_agents_own_writes_of_memory_go_through_trinho(
         ),
         ("write", {"path": "users/owner/facts/home-city.md", "content": "Huế"}),
         ("write", {"path": "notes/todo.md", "content": "- buy milk\n"}),
+        # a shell the plugin cannot stop: what it removed is put back and proposed
+        ("exec", {"command": f"sed -i '/green tea/d' '{ws / 'MEMORY.md'}'"}),
     ]
     model = FakeModel(calls)
     try:
@@ -426,6 +429,8 @@ def test_the_agents_own_writes_of_memory_go_through_trinho(
     listed = json.loads(trinho(ws, "proposals", "--json"))
     olds = {p["change"]["old"] for p in listed if p["origin"] == "agent:main"}
     assert {prose, sister, tea} <= olds
+    kinds = {p["change"]["class"] for p in listed if p["change"]["old"] == tea}
+    assert kinds == {"edited", "removed"}, listed  # the edit, then the shell's deletion
 
     # memory_get serves memory files only, with OpenClaw's own code.
     openclaw.start(tmp_path / "gateway.log")
