@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from trinho.condense.rules.gate import Change, gate
+from trinho.condense.rules.gate import Change, GateResult, gate
 from trinho.memory import store as memory_store
 from trinho.openclaw import rules as oc_rules
 from trinho.openclaw.rules import Held, Outcome
@@ -37,7 +37,8 @@ def agent_write(ws: Workspace, edit: Callable[[str], str], origin: str) -> Outco
     through the gate; `edit` may raise `rules.EditRefused`, changing nothing."""
     with memory_store.editing(ws) as memory:
         before = memory.text()
-        return _gated(ws, memory, before, edit(before), origin)
+        result, changed = _applied(ws, memory, before, edit(before), before)
+    return _outcome(ws, result, changed, origin)
 
 
 def agent_changed(ws: Workspace, before: str, origin: str) -> Outcome:
@@ -47,28 +48,28 @@ def agent_changed(ws: Workspace, before: str, origin: str) -> Outcome:
         now = memory.text()
         if now == before:
             return Outcome(ws.memory_name, (), (), False)
-        outcome = _gated(ws, memory, before, now, origin, current=now)
-        return outcome
+        result, changed = _applied(ws, memory, before, now, now)
+    return _outcome(ws, result, changed, origin)
 
 
-def _gated(
-    ws: Workspace,
-    memory: memory_store.Editing,
-    before: str,
-    after: str,
-    origin: str,
-    current: str | None = None,
-) -> Outcome:
-    """Gate `after` against `before`, write what applies (when it differs from the file as it
-    is, `current`, else from `before`), and propose what is held."""
+def _applied(
+    ws: Workspace, memory: memory_store.Editing, before: str, after: str, on_disk: str
+) -> tuple[GateResult, bool]:
+    """Gate `after` against `before` and write what applies, when it differs from the file
+    as it is (`on_disk`); whether the file changed."""
     today = ws.today()
     result = gate(before, after, today, today)
-    on_disk = before if current is None else current
     if result.applied != on_disk:
         memory.replace(result.applied)
+    return result, result.applied != on_disk
+
+
+def _outcome(ws: Workspace, result: GateResult, changed: bool, origin: str) -> Outcome:
+    """What the write became, each held change proposed once MEMORY.md's lock is let go (as
+    Claude's memory tool does: the queue's lock is never taken inside it)."""
     added = tuple(c.new for c in result.changes if c.cls == "added" and not c.held and c.new)
     held = tuple(_propose(ws, change, origin) for change in result.held)
-    return Outcome(ws.memory_name, added, held, result.applied != on_disk)
+    return Outcome(ws.memory_name, added, held, changed)
 
 
 def _propose(ws: Workspace, change: Change, origin: str) -> Held:
