@@ -75,7 +75,8 @@ def replacements(raw: object) -> tuple[Replacement, ...]:
 
 def apply_edits(text: str, edits: Sequence[Replacement], path: str) -> str:
     """`text` with every replacement made, as OpenClaw's `edit` makes them: each `oldText`
-    must occur exactly once in the file as it was (line breaks compared as `\\n`), no two
+    must occur exactly once in the file as it was (line breaks compared as `\\n`; an
+    occurrence overlapping another counts, so the place is never ambiguous), no two
     may overlap, and all apply together. A file with CRLF line breaks keeps them; a
     byte-order mark stays first."""
     bom = "\ufeff" if text.startswith("\ufeff") else ""
