@@ -7,8 +7,8 @@
 //   plugin calls): what the gate lets apply is written, each removed or edited owner line
 //   waits for the owner as a proposal, and the agent reads that as the tool's answer. Unreachable
 //   trinho: the write is refused, never let through.
-// - Any other tool (a shell, a patch) is watched: MEMORY.md is read before it runs and after;
-//   when it changed, trinho gates the change against the text before
+// - Any other call (a shell, a patch, a write elsewhere) is watched: MEMORY.md is read before
+//   it runs and after; when it changed, trinho gates the change against the text before
 //   (`openclaw_memory_changed`): removed and edited lines are put back and proposed.
 import { readFile, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
@@ -53,7 +53,7 @@ export async function memoryPath(workspace, raw) {
     if (path === "~" || path.startsWith("~/"))
         path = join(homedir(), path.slice(1));
     const absolute = resolve(workspace, path);
-    const file = join(await real(dirname(absolute)), basename(absolute));
+    const file = await realpath(absolute).catch(async () => join(await real(dirname(absolute)), basename(absolute)));
     const rel = relative(await real(workspace), file).split(sep).join("/");
     if (!rel || rel.startsWith("../") || isAbsolute(rel))
         return null;
@@ -100,7 +100,11 @@ export function registerWrites(api, config, call) {
         if (!workspace || QUIET.has(event.toolName))
             return;
         const agent = config.agent ?? ctx.agentId ?? "main";
-        if (!FILE_TOOLS.has(event.toolName)) {
+        const path = FILE_TOOLS.has(event.toolName)
+            ? await memoryPath(workspace, event.params.path)
+            : null;
+        if (!path) {
+            // any other call (a write elsewhere too: a link may lead to MEMORY.md) is watched
             const key = event.toolCallId ?? ctx.toolCallId;
             if (!key)
                 return;
@@ -110,9 +114,6 @@ export function registerWrites(api, config, call) {
                 watched.delete(watched.keys().next().value);
             return;
         }
-        const path = await memoryPath(workspace, event.params.path);
-        if (!path)
-            return;
         const params = event.toolName === "write"
             ? { path, content: event.params.content }
             : { path, edits: editsOf(event.params) };
