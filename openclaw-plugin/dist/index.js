@@ -4,6 +4,7 @@
 // stdin, one JSON line back: no server to start, no token to share, no port, and every rule
 // (the argument checks, the result shapes, who may do what) stays in trinho.
 import { spawn, spawnSync } from "node:child_process";
+import { registerWrites, writesRecall } from "./writes.js";
 const TOOL_NAMES = ["memory_search", "memory_get", "memory_save", "user_memory_save"];
 const CALL_TIMEOUT_MS = 120_000;
 function settings(raw) {
@@ -99,6 +100,7 @@ function recall(available, citations) {
             "facts about the owner with user_memory_save. A change that needs the owner waits " +
             "for their decision: you cannot approve one.");
     }
+    lines.push(...writesRecall(available));
     lines.push("If a result says disabled, unavailable or status error, tell the user, with its " +
         "warning and action. If you are unsure after searching, say that you checked.");
     lines.push(citations === "off"
@@ -125,6 +127,7 @@ const plugin = {
                 return null;
             }
         }, { names: TOOL_NAMES });
+        registerWrites(api, config, call);
     },
 };
 export default plugin;

@@ -10,6 +10,7 @@ import type {
   OpenClawPluginDefinition,
   OpenClawPluginToolContext,
 } from "openclaw/plugin-sdk/plugin-entry";
+import { registerWrites, writesRecall } from "./writes.js";
 
 const TOOL_NAMES = ["memory_search", "memory_get", "memory_save", "user_memory_save"];
 const CALL_TIMEOUT_MS = 120_000;
@@ -128,6 +129,7 @@ function recall(available: Set<string>, citations?: string): string[] {
         "for their decision: you cannot approve one.",
     );
   }
+  lines.push(...writesRecall(available));
   lines.push(
     "If a result says disabled, unavailable or status error, tell the user, with its " +
       "warning and action. If you are unsure after searching, say that you checked.",
@@ -162,6 +164,7 @@ const plugin: OpenClawPluginDefinition = {
       },
       { names: TOOL_NAMES },
     );
+    registerWrites(api, config, call);
   },
 };
 

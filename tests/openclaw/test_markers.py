@@ -9,9 +9,11 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from trinho.condense.rules.ops import number_lines, shown_lines, view_lines
 from trinho.openclaw.markers import (
     day_of_name,
     line_roles,
+    memory_entry_lines,
     promotion_lines,
     promotion_markers_of,
     reattach_markers,
@@ -150,3 +152,25 @@ def test_only_promotion_markers_right_above_a_line_tag_it(lines: list[str], at: 
         assert all(roles[j] == "marker" for j in range(i, at))
     assert set(found) <= promotion_lines(lines)
     assert all(0 <= i < len(lines) for i in promotion_lines(lines))
+
+
+_view_line = st.sampled_from(
+    ["# M", "", "- 2026-11-01: a", "<!-- openclaw-memory-promotion:memory:x:1:1 -->", "<!--", "b"]
+)
+
+
+@given(st.lists(_view_line, max_size=12))
+def test_the_rewrites_numbered_view_shows_every_line_but_the_markers(lines: list[str]) -> None:
+    """The numbers a model reads count the lines that are not markers, and name them in the
+    file: no marker can be named, and each shown line is the file's own."""
+    text = "\n".join(lines) + "\n"
+    view = view_lines(text)
+    roles = line_roles(view, memory_entry_lines(view))
+    shown = shown_lines(text)
+    assert [view[n - 1] for n in shown] == [
+        x for x, r in zip(view, roles, strict=True) if r != "marker"
+    ]
+    numbered = number_lines(text).split("\n") if shown else []
+    assert len(numbered) == len(shown) and not any(
+        "openclaw-memory-promotion" in x for x in numbered
+    )

@@ -11,14 +11,18 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import FixedClock
-from support.condense_weeks import two_roles
+from support.condense_weeks import memory_in, two_roles
 from trinho.channels import ConsoleChannel
 from trinho.cli.app import cli
 from trinho.condense import run_condensation
 from trinho.condense.store.collect import Span, collect
 from trinho.context.run import build_context
+from trinho.models import ChatRequest
+from trinho.openclaw.markers import reattach_markers, without_markers
 from trinho.search import search
 from trinho.workspace import Workspace, init_workspace, open_workspace
 
@@ -140,3 +144,70 @@ def test_markers_survive_a_condensation_next_to_their_entries(
     for marker, entry in zip(lines[8:12:2], lines[9:13:2], strict=True):
         assert marker.startswith("<!-- openclaw-memory-promotion:")
         assert after[after.index(entry) - 1] == marker
+
+
+def _shown(request: ChatRequest) -> list[str]:
+    """The lines a rewrite request shows the model, numbers taken off."""
+    return memory_in(request).rstrip("\n").split("\n")
+
+
+def test_the_rewrite_model_never_sees_a_marker_and_a_held_run_changes_no_byte(
+    openclaw: Workspace, clock: FixedClock
+) -> None:
+    """OpenClaw's promotion markers are not among the numbered lines; an answer that removes
+    one promoted line and edits another to a future date (all held) leaves MEMORY.md byte for
+    byte, markers and all."""
+    init_workspace(openclaw.root, timezone="Asia/Ho_Chi_Minh", clock=clock)
+    ws = open_workspace(openclaw.root, clock)
+    before = ws.memory_file.read_bytes()
+    seen: list[list[str]] = []
+
+    def answer(request: ChatRequest) -> str:
+        lines = _shown(request)
+        seen.append(lines)
+        bus = next(n for n, x in enumerate(lines, 1) if x.startswith("- Minh prefers"))
+        lesson = next(n for n, x in enumerate(lines, 1) if x.startswith("- Minh wants"))
+        return f"REMOVE [{bus}] he flies now\nEDIT [{lesson}] - 2027-04-20: Minh wants lessons"
+
+    report = run_condensation(
+        ws, model=two_roles(answer), channel=ConsoleChannel("en", io.StringIO())
+    )
+    assert seen and all(not any("<!--" in x for x in lines) for lines in seen)
+    assert len(seen[0]) == len(before.decode().rstrip("\n").split("\n")) - 2  # two markers
+    assert len(report.held) >= 2 and all(c.change.held for c in report.changes)
+    assert ws.memory_file.read_bytes() == before
+
+
+def test_a_line_added_by_the_script_leaves_every_marker_where_it_stood(
+    openclaw: Workspace, clock: FixedClock
+) -> None:
+    init_workspace(openclaw.root, timezone="Asia/Ho_Chi_Minh", clock=clock)
+    ws = open_workspace(openclaw.root, clock)
+    old = ws.memory_file.read_text(encoding="utf-8")
+    new_line = "- 2026-04-21: Lan moved her piano class to Sundays"
+
+    def answer(request: ChatRequest) -> str:
+        lesson = next(n for n, x in enumerate(_shown(request), 1) if x.startswith("- Minh wants"))
+        return f"ADD [{lesson}] {new_line}"  # after a tagged entry: before the next marker
+
+    report = run_condensation(
+        ws, model=two_roles(answer), channel=ConsoleChannel("en", io.StringIO())
+    )
+    assert report.held == ()
+    lines = old.split("\n")
+    at = next(i for i, x in enumerate(lines) if x.startswith("- Minh wants")) + 1
+    assert ws.memory_file.read_text(encoding="utf-8") == "\n".join(
+        [*lines[:at], new_line, *lines[at:]]
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(["- a", "", "## H", "<!-- k:1 -->", "<!-- k:2 -->", "x"]), max_size=12)
+)
+def test_markers_taken_out_and_put_back_give_the_file_back(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    shown = without_markers(text)
+    assert "<!--" not in shown
+    assert reattach_markers(text, shown) == text
+    assert reattach_markers(text, text) == text

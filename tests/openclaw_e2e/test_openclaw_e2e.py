@@ -10,16 +10,19 @@ under the test's temporary HOME.
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -235,3 +238,207 @@ def test_trinho_is_openclaws_memory(openclaw: OpenClaw, tmp_path: Path) -> None:
     own = json.loads(out[out.index("{") :])
     assert any(SAVED in r["snippet"] and r["path"] == saved["path"] for r in own["results"])
     assert (ws / "BOOTSTRAP.md").is_file()
+
+
+def install_plugin(openclaw: OpenClaw, tmp_path: Path) -> None:
+    """A baseline workspace with the plugin installed from a copy of the repository's files,
+    as `test_trinho_is_openclaws_memory` does."""
+    openclaw.run("setup", "--baseline", "--workspace", str(openclaw.workspace))
+    openclaw.run("config", "set", "memory.search.provider", "none")
+    source = tmp_path / "plugin"
+    source.mkdir()
+    for name in ("package.json", "openclaw.plugin.json", "dist"):
+        copy = shutil.copytree if (PLUGIN / name).is_dir() else shutil.copy
+        copy(PLUGIN / name, source / name)
+    openclaw.run("plugins", "install", "--force", "--accept-capabilities", str(source))
+    openclaw.run("config", "set", "plugins.entries.trinho.config.dreaming.enabled", "false")
+
+
+class FakeModel:
+    """An OpenAI-compatible model server (`/v1/chat/completions`, streamed or not) that answers
+    an agent turn with the tool calls it is given, one per request, then a last text: the
+    agent's real tools then run in OpenClaw, hooks and all, with no model. `results` keeps the
+    tool results the agent read."""
+
+    def __init__(self, calls: list[tuple[str, dict[str, Any]]]) -> None:
+        self.calls = calls
+        self.results: list[str] = []
+        model = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self._send(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]})
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                done = [m for m in body["messages"] if m.get("role") == "tool"]
+                model.results = [_text(m.get("content")) for m in done]
+                step = len(done)
+                if step < len(model.calls):
+                    name, args = model.calls[step]
+                    delta: dict[str, Any] = {
+                        "role": "assistant",
+                        "tool_calls": [
+                            {
+                                "index": 0,
+                                "id": f"call_{step}",
+                                "type": "function",
+                                "function": {"name": name, "arguments": json.dumps(args)},
+                            }
+                        ],
+                    }
+                    finish = "tool_calls"
+                else:
+                    delta, finish = {"role": "assistant", "content": "Done."}, "stop"
+                if not body.get("stream"):
+                    message = {k: v for k, v in delta.items()}
+                    for call in message.get("tool_calls", []):
+                        call.pop("index")
+                    self._send(200, _completion(message, finish))
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                for chunk in (_chunk(delta, None), _chunk({}, finish)):
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+
+            def _send(self, status: int, data: dict[str, Any]) -> None:
+                raw = json.dumps(data).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _text(content: object) -> str:
+    if isinstance(content, list):
+        return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return str(content)
+
+
+def _usage() -> dict[str, int]:
+    return {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}
+
+
+def _chunk(delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
+    choice = {"index": 0, "delta": delta, "finish_reason": finish}
+    data: dict[str, Any] = {"id": "fake", "object": "chat.completion.chunk", "created": 0}
+    data.update(model="fake", choices=[choice])
+    if finish is not None:
+        data["usage"] = _usage()
+    return data
+
+
+def _completion(message: dict[str, Any], finish: str) -> dict[str, Any]:
+    choice = {"index": 0, "message": message, "finish_reason": finish}
+    data: dict[str, Any] = {"id": "fake", "object": "chat.completion", "created": 0}
+    data.update(model="fake", choices=[choice], usage=_usage())
+    return data
+
+
+def use_fake_model(openclaw: OpenClaw, url: str) -> None:
+    """Point the default agent at the fake model server, in OpenClaw's own config."""
+    path = openclaw.home / ".openclaw" / "openclaw.json"
+    config = openclaw.config()
+    model = {
+        "id": "fake",
+        "name": "fake",
+        "reasoning": False,
+        "input": ["text"],
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+        "contextWindow": 64000,
+        "maxTokens": 4096,
+    }
+    provider = {"baseUrl": url, "apiKey": "fake", "api": "openai-completions", "models": [model]}
+    config.setdefault("models", {}).setdefault("providers", {})["fake"] = provider
+    agents = config.setdefault("agents", {}).setdefault("defaults", {})
+    agents["model"] = {"primary": "fake/fake"}
+    path.write_text(json.dumps(config, indent=2), encoding="utf-8")
+
+
+def test_the_agents_own_writes_of_memory_go_through_trinho(
+    openclaw: OpenClaw, tmp_path: Path
+) -> None:
+    """An agent turn whose model calls OpenClaw's own write and edit tools on MEMORY.md (a
+    scripted model server: no real model): no owner line leaves without a proposal, a dated
+    entry of today is kept, and the agent reads what happened as the tools' answers; a write
+    elsewhere is OpenClaw's as before; a line a shell deletes comes back as a proposal.
+    memory_get through the gateway stays on memory files."""
+    ws = openclaw.workspace
+    install_plugin(openclaw, tmp_path)
+    sister = "- 2026-01-02: Minh's sister Lan teaches piano"
+    prose = "Viết tay: đừng xoá dòng này"
+    tea = "- 2026-01-03: Minh likes green tea"
+    owner = f"# Memory\n{sister}\n{prose}\n{tea}\n"
+    (ws / "MEMORY.md").write_text(owner, encoding="utf-8")
+    today = date.today().isoformat()  # trinho's day: the machine's zone, as OpenClaw's here
+    added = f"- {today}: Minh bought a piano"
+    calls: list[tuple[str, dict[str, Any]]] = [
+        # write: the whole new file, one owner line dropped and one entry added
+        ("write", {"path": "MEMORY.md", "content": owner.replace(prose + "\n", "") + added + "\n"}),
+        # edit: an owner entry removed and another changed, by the absolute path
+        (
+            "edit",
+            {
+                "path": str(ws / "MEMORY.md"),
+                "edits": [
+                    {"oldText": sister + "\n", "newText": ""},
+                    {"oldText": "Minh likes green tea", "newText": "Minh likes black tea"},
+                ],
+            },
+        ),
+        ("write", {"path": "users/owner/facts/home-city.md", "content": "Huế"}),
+        ("write", {"path": "notes/todo.md", "content": "- buy milk\n"}),
+        # a shell the plugin cannot stop: what it removed is put back and proposed
+        ("exec", {"command": f"sed -i '/green tea/d' '{ws / 'MEMORY.md'}'"}),
+    ]
+    model = FakeModel(calls)
+    try:
+        use_fake_model(openclaw, model.url)
+        turn = openclaw.run(
+            "agent", "--local", "--agent", "main", "--message", "Tidy up MEMORY.md", "--json"
+        )
+    finally:
+        model.close()
+    assert len(model.results) == len(calls), (turn.stdout, turn.stderr)
+    wrote, edited, fact = model.results[:3]
+    assert "waiting for the owner" in wrote.lower() and prose in wrote and "memory_save" in wrote
+    assert "proposal" in edited and sister in edited
+    assert "user_memory_save" in fact
+    lines = (ws / "MEMORY.md").read_text(encoding="utf-8").split("\n")
+    assert added in lines
+    assert all(line in lines for line in owner.rstrip("\n").split("\n"))
+    assert not any("black tea" in line for line in lines)
+    assert not (ws / "users" / "owner" / "facts" / "home-city.md").exists()
+    assert (ws / "notes" / "todo.md").read_text(encoding="utf-8") == "- buy milk\n"
+    # Every owner line that would have gone is a pending proposal from the agent.
+    listed = json.loads(trinho(ws, "proposals", "--json"))
+    olds = {p["change"]["old"] for p in listed if p["origin"] == "agent:main"}
+    assert {prose, sister, tea} <= olds
+    kinds = {p["change"]["class"] for p in listed if p["change"]["old"] == tea}
+    assert kinds == {"edited", "removed"}, listed  # the edit, then the shell's deletion
+
+    # memory_get serves memory files only, with OpenClaw's own code.
+    openclaw.start(tmp_path / "gateway.log")
+    (ws / "id_rsa").write_text("-----BEGIN e2e-secret-----\n", encoding="utf-8")
+    (ws / "memory").mkdir(exist_ok=True)
+    (ws / "memory" / "keys.txt").write_text("e2e-secret\n", encoding="utf-8")
+    for path in ("id_rsa", "memory/keys.txt", "notes/todo.md", "SOUL.md"):
+        got = openclaw.details("memory_get", {"path": path})
+        assert got["status"] == "error" and got["code"] == "MEMORY_PATH_NOT_ALLOWED", got
+        assert "e2e-secret" not in json.dumps(got) and got["text"] == ""
+    assert openclaw.details("memory_get", {"path": "MEMORY.md"})["status"] == "ok"

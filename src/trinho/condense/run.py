@@ -43,8 +43,10 @@ from trinho.condense.rules.ops import (
     material_for_output,
     merge_scripts,
     number_lines,
+    on_file_lines,
     parse_ops,
     script_tokens,
+    shown_lines,
     unusable,
     view_lines,
 )
@@ -124,7 +126,7 @@ from trinho.models.config import max_output_tokens
 from trinho.models.ledger import Purpose, token_estimate
 from trinho.models.progress import Finished, Step, notify
 from trinho.notes.journal import write_floor
-from trinho.openclaw.markers import reattach_markers
+from trinho.openclaw.markers import reattach_markers, without_markers
 from trinho.workspace import Workspace
 
 SCREEN_BATCH = 50
@@ -306,7 +308,8 @@ class _Run:
         prompts = (rewrite_prompt.version, screen_prompt.version)
         old = collected.memory_text
         if protocol == "file":
-            rewrite, read, unread, why = self._rewrite_file(old, collected.items, rewrite_prompt)
+            shown = without_markers(old)  # put back before the gate (`_apply`)
+            rewrite, read, unread, why = self._rewrite_file(shown, collected.items, rewrite_prompt)
         else:
             rewrite, read, unread, why = self._rewrite_ops(old, collected.items, rewrite_prompt)
         days = days_used(collected.items, collected.since, collected.today, read, unread)
@@ -413,7 +416,7 @@ class _Run:
             memory = estimate_tokens(numbered)
             script = script_tokens(MIN_ROOM_TOKENS, MIN_ROOM_TOKENS)
             raise no_room(self.ws, self.estimate, context, beside - memory, memory, script)
-        line_count = len(view_lines(old))
+        shown = shown_lines(old)
         total = len(plan_chunks(items, room))
         scripts: list[Script] = []
         read: list[Chunk] = []
@@ -431,12 +434,12 @@ class _Run:
                 why = answer
                 break
             cut = answer.stop_reason in CUT_STOP_REASONS
-            scripts.append(parse_ops(answer.text, line_count, cut=cut))
+            scripts.append(parse_ops(answer.text, len(shown), cut=cut))
             read.append(chunk)
             pending = rest
         rewrite = old
         if scripts:
-            self.script = merge_scripts(scripts)
+            self.script = on_file_lines(merge_scripts(scripts), shown, len(view_lines(old)))
             rewrite = apply_ops(old, self.script).text
         if not pending:
             return rewrite, tuple(read), (), ""

@@ -29,6 +29,7 @@ __all__ = [
     "promotion_lines",
     "promotion_markers_of",
     "reattach_markers",
+    "without_markers",
 ]
 
 Role = Literal["text", "marker", "managed"]
@@ -140,15 +141,41 @@ def memory_entry_lines(lines: Sequence[str]) -> frozenset[int]:
     return frozenset(i for i, raw in enumerate(lines) if _MEMORY_ENTRY_RE.match(_bare(raw, i == 0)))
 
 
+def without_markers(text: str) -> str:
+    """`text` without its marker lines, every other line byte for byte (a byte-order mark
+    stays first): what a rewrite model is shown, as it may not touch them
+    (`reattach_markers` puts them back)."""
+    lines = text.split("\n")
+    roles = line_roles(lines, memory_entry_lines(lines))
+    if "marker" not in roles:
+        return text
+    out = "\n".join(line for line, role in zip(lines, roles, strict=True) if role != "marker")
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    return out if out.startswith(bom) else bom + out
+
+
+def _markers_of(text: str) -> list[str]:
+    lines = text.split("\n")
+    roles = line_roles(lines, memory_entry_lines(lines))
+    return [line for line, role in zip(lines, roles, strict=True) if role == "marker"]
+
+
 def reattach_markers(old: str, new: str) -> str:
     """`new` with every marker line of `old` back right before the line it tagged.
 
-    A marker tags the next text line after it in `old`. In `new` (a rewrite), marker lines are
-    taken out (one the rewrite invented is dropped: markers are OpenClaw's, not the model's),
-    then each marker of `old` goes back, byte for byte, before the first line of `new` equal to
-    its entry; when that entry is gone, before the next surviving line that followed it in
-    `old`, else at the end. Lines that are not markers keep their order.
+    A rewrite whose other lines are old's, in order, is `old` itself: a run that changes
+    nothing leaves the file byte for byte. A rewrite that kept old's markers, in order (an
+    edit script, which never names a marker line), is `new` as it is: they stand where they
+    stood. Otherwise a marker tags the next text line after it in `old`. In `new`, marker
+    lines are taken out (one the rewrite invented is dropped: markers are OpenClaw's, not the
+    model's), then each marker of `old` goes back, byte for byte, before the first line of
+    `new` equal to its entry; when that entry is gone, before the next surviving line that
+    followed it in `old`, else at the end. Lines that are not markers keep their order.
     """
+    if without_markers(new).removeprefix("\ufeff") == without_markers(old).removeprefix("\ufeff"):
+        return old
+    if _markers_of(new) == _markers_of(old):
+        return new
     old_lines = old.split("\n")
     old_roles = line_roles(old_lines, memory_entry_lines(old_lines))
     new_lines = new.split("\n")

@@ -709,6 +709,7 @@ OPENCLAW_TOOLS: tuple[MemoryTool, ...] = tuple(
     for tool in TOOLS
 )
 
+
 _PROFILE_TOOLS: dict[str, tuple[MemoryTool, ...]] = {
     "default": TOOLS,
     "openclaw": OPENCLAW_TOOLS,
@@ -795,13 +796,18 @@ def call(
     args: Mapping[str, Any] | str | None,
     actor: Actor,
     profile: ToolProfile | str = "default",
+    *,
+    host_tools: Sequence[MemoryTool] = (),
 ) -> ToolResult:
     """Run tool `name` on `memory` for `actor`, with the arguments and results `profile`
-    speaks. Never raises: every failure is an error result."""
+    speaks. Never raises: every failure is an error result. `host_tools`: tools only the host
+    program itself calls (`trinho call` gives the OpenClaw plugin's), in no export or listing,
+    so no model is offered them."""
     try:
         by_name = {tool.name: tool for tool in profile_tools(profile)}
     except TrinhoError as exc:
         return ToolResult.error(f"{name}: {exc}")
+    by_name.update((tool.name, tool) for tool in host_tools)
     spec = by_name.get(name)
     if spec is None:
         return ToolResult.error(f"unknown tool {name!r}; the tools are: {', '.join(by_name)}")

@@ -56,7 +56,10 @@ def call(
     memory, chosen = owner_memory(owner, profile)
     given = sys.stdin.read() if raw_args is None else raw_args
     actor = tools_mod.Actor("job" if actor_kind == "job" else "chat", agent)
-    result = tools_mod.call(memory, tool, given, actor, chosen)
+    host: tuple[tools_mod.MemoryTool, ...] = ()
+    if chosen == "openclaw":  # the plugin's doors for the agent's own file writes
+        from trinho.integrations.files import HOST_TOOLS as host
+    result = tools_mod.call(memory, tool, given, actor, chosen, host_tools=host)
     emit(True, {"is_error": result.is_error, "text": result.text, "data": result.data}, "")
     if result.is_error:
         raise SystemExit(1)

@@ -1,7 +1,8 @@
 """The weekly rewrite as an edit script: the numbered MEMORY.md a model reads, and its answer.
 
 The model is shown MEMORY.md with every line numbered (`[1] # Về chủ nhân`, blank lines
-included) and answers one operation per line:
+included) but OpenClaw's marker lines, which it never sees (`shown_lines`; `on_file_lines`
+turns its numbers into the file's), and answers one operation per line:
 
     ADD [N] - YYYY-MM-DD: text     a new line after line N ([0]: before line 1)
     ADD - YYYY-MM-DD: text         a new line at the end of the file
@@ -29,11 +30,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from trinho.context.budget import estimate_tokens
 from trinho.memory.format import BOM, Entry, Heading, parse_line
+from trinho.openclaw.markers import line_roles, memory_entry_lines
 from trinho.textnorm import nfc, one_line, unify_breaks
 
 IgnoreWhy = Literal[
@@ -163,11 +165,41 @@ def view_lines(text: str) -> list[str]:
     return lines
 
 
+def shown_lines(text: str) -> tuple[int, ...]:
+    """The view lines (1-based) the model is shown, in order: every line but OpenClaw's marker
+    lines (`<!-- openclaw-memory-promotion:... -->` and any other whole-line comment), which
+    nobody said and the model may not touch. A script's numbers count these lines only."""
+    lines = view_lines(text)
+    roles = line_roles(lines, memory_entry_lines(lines))
+    return tuple(n for n, role in enumerate(roles, 1) if role != "marker")
+
+
 def number_lines(text: str) -> str:
-    """MEMORY.md with every line numbered from 1: `[N] line`, a blank line as `[N]`."""
+    """MEMORY.md as the model reads it, its shown lines numbered from 1: `[N] line`, a blank
+    line as `[N]`; marker lines are not shown (they stay in the file, byte for byte)."""
+    lines = view_lines(text)
     return "\n".join(
-        f"[{n}] {line}" if line else f"[{n}]" for n, line in enumerate(view_lines(text), 1)
+        f"[{n}] {lines[at - 1]}" if lines[at - 1] else f"[{n}]"
+        for n, at in enumerate(shown_lines(text), 1)
     )
+
+
+def on_file_lines(script: Script, shown: Sequence[int], line_count: int) -> Script:
+    """`script`, read against the shown lines (`shown_lines`), with its numbers turned into the
+    file's own (`line_count` view lines): an operation on shown line N names file line
+    `shown[N - 1]`; a line added after it goes right after that line, so before the markers
+    that tag the next one. Every marker line is then one no operation names."""
+
+    def at(n: int) -> int:
+        return shown[n - 1] if n else 0
+
+    ops: list[Op] = []
+    for op in script.ops:
+        if isinstance(op, Add):
+            ops.append(op if op.after is None else replace(op, after=at(op.after)))
+        else:
+            ops.append(replace(op, line=at(op.line)))
+    return replace(script, line_count=line_count, ops=tuple(ops))
 
 
 # --- reading an answer -------------------------------------------------------------------
