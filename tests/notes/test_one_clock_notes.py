@@ -2,7 +2,7 @@
 
 Property test over generated sequences of notes (saved by trinho, and typed by hand), runs,
 changes of the owner's time zone and clock jumps (forward; set back then put right; set back
-behind the last run's cutoff and left there while notes are saved and runs are tried), from
+behind the last run's cutoff and left there while notes are saved and runs are made), from
 instants around the daylight-saving nights of America/New_York, Europe/London and
 Australia/Lord_Howe, and runs whose rewrite is held whole (then approved, rejected, or made
 stale by a later run). Real workspace, real condensation; a scripted model answers NONE or a
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import tempfile
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from hypothesis import HealthCheck, example, given, settings
@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from condense_weeks import is_rewrite
 from conftest import FixedClock
 from trinho.condense import run_condensation
-from trinho.condense.store.runs import read_journal, rewrite_waits
-from trinho.errors import TrinhoError
+from trinho.condense.rules.report import RunReport
+from trinho.condense.store.runs import read_journal, rewrite_waits, week_id
 from trinho.models import ChatRequest, ScriptedModel
 from trinho.notes.store import save_note
 from trinho.proposals import store as proposals
@@ -73,15 +73,14 @@ class _Reader:
         self.count += 1
         return f"# Memory\n\n- 2026-01-01: wiped {self.count}\n"
 
-    def run(self, ws: Workspace, *, wipe: bool = False) -> None:
+    def run(self, ws: Workspace, *, wipe: bool = False, force: bool = True) -> RunReport:
+        """A run: never refused, whatever the clock reads (a clock set back behind the last
+        cutoff included: runs are ordered by what was read)."""
         self.wipe = wipe
         self.shown.append((None, set()))
-        try:
-            report = run_condensation(ws, model=self.model, force=True)
-        except TrinhoError as exc:  # only a clock set back behind the last cutoff
-            assert exc.key == "error.condense.clock_back"
-            return
+        report = run_condensation(ws, model=self.model, force=force)
         self.shown[-1] = (report.run_id, self.shown[-1][1])
+        return report
 
     def standing_reads(self, ws: Workspace) -> list[int]:
         """The tokens read by runs whose changes stand (a whole rewrite left waiting, rejected
@@ -152,7 +151,7 @@ def test_every_acknowledged_note_is_read_by_exactly_one_run(
                 clock.advance(minutes=7)
                 ws = init_workspace(root, timezone=str(value), clock=clock).workspace
                 continue
-            if kind == "back":  # set back, a run tried (it reads and writes nothing), put right
+            if kind == "back":  # set back, a run made there, put right
                 right = clock.now
                 clock.now = right - timedelta(minutes=int(str(value)))
                 run(ws)
@@ -186,3 +185,92 @@ def test_every_acknowledged_note_is_read_by_exactly_one_run(
             assert reads.count(number) == 1, (number, reader.shown)
         for number in typed:  # never twice; one typed in a repeated hour after a run, or with
             assert reads.count(number) <= 1, (number, reader.shown)  # the clock back, may not be
+
+
+HISTORY = st.lists(
+    st.one_of(
+        st.tuples(st.just("week"), st.integers(0, 3)),  # notes over a week, then the weekly run
+        st.tuples(st.just("ahead"), st.integers(1, 400)),  # the clock reads N days ahead
+        st.tuples(st.just("right"), st.just(0)),  # the clock put right
+        st.tuples(st.just("tz"), st.sampled_from(ZONES)),
+    ),
+    min_size=2,
+    max_size=12,
+)
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(zone=st.sampled_from(ZONES), minute=st.integers(0, 7 * 24 * 60), history=HISTORY)
+# The issue's case: ahead once (a run made there), put right, then weekly runs.
+@example(zone="Asia/Ho_Chi_Minh", minute=0,
+         history=[("ahead", 180), ("right", 0), ("week", 2), ("week", 1), ("ahead", 30),
+                  ("week", 1), ("right", 0), ("week", 0), ("week", 2)])  # fmt: skip
+def test_a_clock_once_ahead_condenses_every_week_after_and_reads_each_note_once(
+    zone: str, minute: int, history: list[tuple[str, object]]
+) -> None:
+    """Weekly runs through a clock history (ahead, put right, ahead again, zones changed):
+    every saved note is read by exactly one standing run, and every week the corrected clock
+    reaches after a correction gets its run (none is "already done" by a run made ahead)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        true = datetime(2026, 11, 2, 8, 0, tzinfo=UTC) + timedelta(minutes=minute)
+        offset = timedelta(0)
+        clock = FixedClock(true)
+        root = Path(tmp) / "ws"
+        ws = init_workspace(root, timezone=zone, clock=clock).workspace
+        ws.memory_file.write_text(MEMORY, encoding="utf-8")
+        reader = _Reader()
+        saved: list[int] = []
+        counter = iter(range(10**6))
+        corrected = False
+        due: set[str] = set()  # the weeks of weekly runs made on a corrected clock
+        condensed: set[str] = set()  # the weeks a run made on a corrected clock condensed
+
+        def note() -> None:
+            number = next(counter)
+            save_note(ws, f"note tok{number}x")
+            saved.append(number)
+
+        def tick(delta: timedelta) -> None:
+            nonlocal true
+            true += delta
+            clock.now = true + offset
+
+        note()
+        tick(timedelta(minutes=1))
+        reader.run(ws, force=False)
+        for kind, value in history:
+            if kind == "tz":
+                tick(timedelta(minutes=7))
+                ws = init_workspace(root, timezone=str(value), clock=clock).workspace
+            elif kind == "ahead":
+                offset = timedelta(days=int(str(value)))
+                tick(timedelta(minutes=3))
+                note()
+                tick(timedelta(minutes=1))
+                reader.run(ws, force=False)
+            elif kind == "right":
+                corrected = corrected or offset > timedelta(0)
+                offset = timedelta(0)
+                tick(timedelta(minutes=5))
+                note()
+            else:
+                for _ in range(int(str(value))):
+                    tick(timedelta(days=1))
+                    note()
+                tick(timedelta(days=7 - int(str(value))))
+                report = reader.run(ws, force=False)
+                if corrected and offset == timedelta(0):
+                    due.add(week_id(ws.today()))
+                    if report.outcome != "already_done":
+                        condensed.add(report.run_id.split(".")[0])
+        offset = timedelta(0)
+        tick(timedelta(days=9))
+        reader.run(ws)
+        reads = reader.standing_reads(ws)
+        for number in saved:
+            assert reads.count(number) == 1, (number, reader.shown)
+        assert due <= condensed, (due - condensed, reader.shown)

@@ -12,7 +12,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from trinho.channels import Channel, Notification, NotificationItem, Outbox, channel_from_config
@@ -86,6 +86,7 @@ from trinho.condense.store.collect import (
     collect,
     condense_protocol,
     context_tokens,
+    latest_moment,
     material_room,
     moment_of,
     plan_chunks,
@@ -129,7 +130,7 @@ from trinho.models import (
 )
 from trinho.models.config import max_output_tokens
 from trinho.models.ledger import Purpose, token_estimate
-from trinho.notes.journal import write_floor
+from trinho.notes.journal import late_days, read_floor, write_floor
 from trinho.openclaw.markers import reattach_markers
 from trinho.proposals import store as proposals
 from trinho.workspace import Workspace
@@ -165,7 +166,8 @@ def run_condensation(
         span = run_span(ws, slot.run_id)
         if slot.done is not None:
             return _already(ws, slot.run_id, today)
-        return _Run(ws, slot.run_id, today, span, model, dry_run=True).execute()
+        report = _Run(ws, slot.run_id, today, span, model, dry_run=True).execute()
+        return replace(report, notice=clock_back_notice(ws, span, dry_run=True))
     ensure_dir(runs_root(ws))
     with ws.lock(runs_root(ws) / "condense.lock"):
         slot = pick_slot(ws, today, force)
@@ -183,26 +185,60 @@ def run_condensation(
         if journal is not None and journal.state in WRITTEN:
             return _resume(ws, journal, today, since, channel)
         write_floor(ws, span.end)  # a note saved from now on counts in no span before this end
-        return _Run(ws, slot.run_id, today, span, model, dry_run=False, channel=channel).execute()
+        notice = clock_back_notice(ws, span, dry_run=False)
+        report = _Run(ws, slot.run_id, today, span, model, dry_run=False, channel=channel).execute()
+        return replace(report, notice=notice)
 
 
 def run_span(ws: Workspace, run_id: str) -> Span:
     """What run `run_id` reads: from where the previous run stopped to the start of this
     minute (a note stamped this minute may still be written: the next run reads it).
 
-    A clock behind the previous run's cutoff (set back) reads nothing and writes nothing: a
-    run there would end its span before the last one's, and the next would read again."""
+    A clock behind the previous run's cutoff (it read ahead once, and was put right) orders
+    the run by what was read, not by the clock: the span goes on from that cutoff past the
+    last instant anything counts at (a note saved since counts at the read floor, one written
+    while the clock read ahead at its own instant), so it reads exactly what no run has read,
+    and the next run, from its end, reads what comes after. Its window of days is the
+    corrected clock's week."""
     end = utc(ws.now()).replace(second=0, microsecond=0)
     start = previous_cutoff(ws, run_id)
     if start is None:
         start = given_back_start(ws)
-    if start is not None and end < utc(start):
-        raise TrinhoError.keyed(
-            "error.condense.clock_back",
-            now=ws.now().isoformat(timespec="minutes"),
-            cutoff=start.astimezone(ws.tz).isoformat(timespec="minutes"),
-        )
-    return Span(start, end)
+    if start is None or end >= utc(start):
+        return Span(start, end)
+    today = ws.today()
+    first = window(today)[0]
+    reach = Span(start, FAR_END, first, today)
+    first = min([first, *late_days(ws, utc(start), FAR_END)])
+    floor = read_floor(ws)
+    latest = max(m for m in (utc(start), floor, latest_moment(ws, reach)) if m is not None)
+    return Span(start, latest.replace(second=0, microsecond=0) + timedelta(minutes=1), first, today)
+
+
+FAR_END = datetime(9999, 1, 1, tzinfo=UTC)
+"""An end past every instant: the reach of a span looked over for its latest material."""
+CLOCK_BACK_FILE = "clock-back"
+"""Under `.trinho/`: present while runs read ahead of a clock put back, once the owner was told."""
+
+
+def clock_back_notice(ws: Workspace, span: Span, *, dry_run: bool) -> str:
+    """What the owner is told, once, when a run reads ahead of a clock put back; the marker
+    goes when the clock has caught up, so a later episode is told again."""
+    marker = ws.internal / CLOCK_BACK_FILE
+    if span.first_day is None or span.start is None:
+        if not dry_run:
+            marker.unlink(missing_ok=True)
+        return ""
+    if marker.exists():
+        return ""
+    if not dry_run:
+        atomic_write_text(marker, utc(span.start).isoformat() + "\n")
+    return t(
+        ws.locale,
+        N_("condense.clock_back"),
+        now=ws.now().isoformat(timespec="minutes"),
+        cutoff=span.start.astimezone(ws.tz).isoformat(timespec="minutes"),
+    )
 
 
 def _already(ws: Workspace, run_id: str, today: date) -> RunReport:
