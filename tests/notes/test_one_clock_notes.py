@@ -209,6 +209,9 @@ HISTORY = st.lists(
 @example(zone="Asia/Ho_Chi_Minh", minute=0,
          history=[("ahead", 180), ("right", 0), ("week", 2), ("week", 1), ("ahead", 30),
                   ("week", 1), ("right", 0), ("week", 0), ("week", 2)])  # fmt: skip
+# Ahead into the next week, put right with a note and no run: that week is condensed again.
+@example(zone="America/New_York", minute=5562,
+         history=[("ahead", 4), ("right", 0), ("week", 0)])  # fmt: skip
 def test_a_clock_once_ahead_condenses_every_week_after_and_reads_each_note_once(
     zone: str, minute: int, history: list[tuple[str, object]]
 ) -> None:

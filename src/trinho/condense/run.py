@@ -130,7 +130,7 @@ from trinho.models import (
 )
 from trinho.models.config import max_output_tokens
 from trinho.models.ledger import Purpose, token_estimate
-from trinho.notes.journal import late_days, read_floor, write_floor
+from trinho.notes.journal import late_days, read_floor, seen_behind, write_floor
 from trinho.openclaw.markers import reattach_markers
 from trinho.proposals import store as proposals
 from trinho.workspace import Workspace
@@ -186,6 +186,8 @@ def run_condensation(
             return _resume(ws, journal, today, since, channel)
         write_floor(ws, span.end)  # a note saved from now on counts in no span before this end
         notice = clock_back_notice(ws, span, dry_run=False)
+        if span.first_day is not None and span.start is not None:
+            seen_behind(ws, ws.now(), span.start)  # the runs made ahead of it are known
         report = _Run(ws, slot.run_id, today, span, model, dry_run=False, channel=channel).execute()
         return replace(report, notice=notice)
 

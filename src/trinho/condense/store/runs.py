@@ -39,6 +39,7 @@ from trinho.clock import resolve_in_history, utc
 from trinho.condense.rules.gate import Change
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import NotFound, TrinhoError
+from trinho.notes.journal import behind_seen
 from trinho.proposals.store import STATUSES, ProposalStatus, get_proposal
 from trinho.workspace import Workspace
 
@@ -292,10 +293,15 @@ def pick_slot(ws: Workspace, today: date, force: bool) -> Slot:
 
 def made_ahead(ws: Workspace, run_id: str, journal: Journal) -> bool:
     """Whether the run was made while the clock read ahead of the clock now: it started after
-    now, or a run made since (with the clock put back) read past it. Its week, reached again by
-    the corrected clock, is condensed again, with what was saved since."""
-    if utc(journal.started_at) > utc(ws.now()):
+    now, the clock was seen behind its start once it had run (a note saved then, a run made
+    then: `trinho.notes.journal.seen_behind`), or a run made since read past it. Its week,
+    reached again by the corrected clock, is condensed again, with what was saved since."""
+    started = utc(journal.started_at)
+    if started > utc(ws.now()):
         return True
+    seen = behind_seen(ws).items()
+    if any(floor >= utc(journal.cutoff) and reading < started for floor, reading in seen):
+        return True  # the clock was seen behind this run's start after the run
     furthest = previous_cutoff(ws, run_id)
     return furthest is not None and utc(furthest) > utc(journal.cutoff)
 
