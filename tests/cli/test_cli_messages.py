@@ -202,6 +202,11 @@ def test_the_installed_command_prints_one_vietnamese_line(vi_owner: CliBackend) 
 
 CLICK_SAYS = [
     (["nope"], "No such command 'nope'.", "Không có lệnh 'nope'."),
+    (
+        ["notez"],
+        "No such command 'notez'. Did you mean: note, notes?",
+        "Không có lệnh 'notez'. Có phải ý bạn là: note, notes?",
+    ),
     (["note"], "Missing argument 'TEXT'.", "Thiếu đối số 'TEXT'."),
     (["--bogus"], "No such option '--bogus'.", "Không có tuỳ chọn '--bogus'."),
     (

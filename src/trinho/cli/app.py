@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import io
 import os
 import sys
@@ -276,6 +277,23 @@ class LazyGroup(click.Group):
         if cmd_name not in self.commands and cmd_name in COMMANDS:
             import_module(f"trinho.cli.{COMMANDS[cmd_name]}")
         return self.commands.get(cmd_name)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """A mistyped command is refused with the commands it is close to, in the owner's
+        language (click's own refusal names none)."""
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=3)
+            if close:
+                root = ctx.find_root()
+                state = root.obj if isinstance(root.obj, State) else State()
+                state.given_dir = root.params.get("workspace_dir") or state.given_dir
+                ctx.fail(
+                    t(state.locale(), N_("cli.did_you_mean"), name=name, close=", ".join(close))
+                )
+        return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The commands in `SECTIONS`, each section titled in the owner's language; a command
