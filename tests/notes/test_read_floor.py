@@ -88,3 +88,19 @@ def test_a_note_saved_with_the_clock_set_back_is_read_by_the_next_run_once(
 
 def utc_minute(moment: datetime) -> datetime:
     return moment.astimezone(UTC).replace(second=0, microsecond=0)
+
+
+def test_a_note_of_this_minute_is_named_when_nothing_else_is_there(tmp_path: Path) -> None:
+    """A run reads up to the start of its minute: a note saved in that minute is the next run's,
+    and the owner is told so rather than "no notes" (a fixed TRINHO_NOW, a quick condense)."""
+    clock = FixedClock(START)
+    ws = init_workspace(tmp_path / "ws", timezone="Asia/Ho_Chi_Minh", clock=clock).workspace
+    model, shown = _reader()
+    save_note(ws, "just now tok1x")
+    shown.append(set())
+    report = run_condensation(ws, model=model)
+    assert report.outcome == "skipped" and "16:00" in report.message
+    assert "next run" in report.message and shown == [set()]
+    clock.advance(minutes=1)
+    shown.append(set())
+    assert run_condensation(ws, model=model).outcome == "done" and shown[-1] == {1}

@@ -328,6 +328,13 @@ class _Run:
         collected = collect(self.ws, self.span)
         if not collected.items:
             message = t(self.locale, "condense.no_material", since=self.since, today=self.today)
+            if collect(self.ws, Span(self.span.end, self.span.end + timedelta(minutes=1))).items:
+                message = t(
+                    self.locale,
+                    "condense.no_material_this_minute",
+                    since=self.since,
+                    time=self.span.end.astimezone(self.ws.tz).strftime("%H:%M"),
+                )
             return RunReport(self.run_id, "skipped", self.today, self.since, message=message)
         self.models = {
             purpose: load_model(self.ws, purpose, run=self.ledger_run, model=self.model)
