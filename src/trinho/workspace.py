@@ -385,6 +385,27 @@ def default_home() -> Path:
     return Path(data) / "trinho" / "workspace"
 
 
+def is_workspace(folder: Path) -> bool:
+    """Whether `folder` holds a workspace: trinho's config, or an OpenClaw-style MEMORY.md
+    beside its `memory/` folder of notes."""
+    try:
+        return (folder / CONFIG_PATH).is_file() or (
+            (folder / MEMORY_FILE).is_file() and (folder / NOTES_DIR).is_dir()
+        )
+    except OSError:
+        return False
+
+
+def find_workspace(start: Path) -> Path | None:
+    """The nearest workspace from `start` upward (`start` itself first); None when no folder
+    on the way up holds one. So a command run inside `~/assistant/memory` works on
+    `~/assistant`, not on the default data folder."""
+    for folder in (start, *start.parents):
+        if is_workspace(folder):
+            return folder
+    return None
+
+
 def read_config(root: Path) -> Config | None:
     path = root / CONFIG_PATH
     if not path.exists():

@@ -17,7 +17,7 @@ import pytest
 from conftest import snapshot
 from pg.fixtures import CliBackend
 from trinho.cli import main
-from trinho.workspace import CONFIG_PATH
+from trinho.workspace import CONFIG_PATH, init_workspace
 
 Run = tuple[int, str, str]
 
@@ -269,3 +269,29 @@ def test_console_script_end_to_end(cli_env: dict[str, str], tmp_path: Path) -> N
         "time": "14:05",
         "line_number": 1,
     }
+
+
+def test_the_workspace_is_found_from_the_current_folder_upward(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Neither --workspace nor TRINHO_HOME: the nearest workspace above the current folder,
+    one with trinho's config or one with MEMORY.md beside memory/, before the default."""
+    from trinho.cli.app import State
+
+    monkeypatch.delenv("TRINHO_HOME", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    plain = tmp_path / "plain" / "deep"
+    plain.mkdir(parents=True)
+    monkeypatch.chdir(plain)
+    assert State().workspace_dir == tmp_path / "data" / "trinho" / "workspace"
+    claw = tmp_path / "claw"
+    (claw / "memory" / "sub").mkdir(parents=True)
+    (claw / "MEMORY.md").write_text("# Memory\n", encoding="utf-8")
+    monkeypatch.chdir(claw / "memory" / "sub")
+    assert State().workspace_dir == claw
+    ours = tmp_path / "ours"
+    init_workspace(ours, timezone="UTC")
+    (ours / "memory" / "x").mkdir(parents=True)
+    monkeypatch.chdir(ours / "memory" / "x")
+    assert State().workspace_dir == ours.resolve()
+    assert State(given_dir=claw).workspace_dir == claw  # --workspace / TRINHO_HOME first

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import io
 import os
@@ -22,6 +23,7 @@ from trinho.workspace import (
     Workspace,
     clock_from_env,
     default_home,
+    find_workspace,
     open_workspace,
     owner_locale,
 )
@@ -73,7 +75,15 @@ class State:
 
     @property
     def workspace_dir(self) -> Path:
-        return self.given_dir or default_home()
+        """--workspace, else TRINHO_HOME, else the nearest workspace from the current folder
+        upward, else the default data folder."""
+        if self.given_dir is not None:
+            return self.given_dir
+        with contextlib.suppress(OSError):  # a current folder since removed
+            found = find_workspace(Path.cwd())
+            if found is not None:
+                return found
+        return default_home()
 
     def settings(self) -> Workspace | None:
         """The workspace and its config, whatever store it names; None when it has no config
@@ -331,8 +341,9 @@ class ClickWordedOption(click.Option):
     type=click.Path(file_okay=False, path_type=Path),
     envvar="TRINHO_HOME",
     default=None,
-    help="Agent workspace folder. Default: $TRINHO_HOME, else "
-    "$XDG_DATA_HOME/trinho/workspace (~/.local/share/trinho/workspace).",
+    help="Agent workspace folder. Default: $TRINHO_HOME, else the nearest workspace from the "
+    "current folder upward, else $XDG_DATA_HOME/trinho/workspace "
+    "(~/.local/share/trinho/workspace).",
 )
 @click.option(
     "--owner",
