@@ -155,7 +155,7 @@ def smoke_mcp() -> None:
 def smoke_telegram() -> None:
     """`trinho serve` with the Telegram channel against a fake Bot API: the owner's message
     is answered (here: that no model is configured), and SIGTERM stops it with exit 0."""
-    from fake_bot_api import FakeBotApi
+    from support.fake_bot_api import FakeBotApi
 
     env = workspace()
     with FakeBotApi() as api:
@@ -180,7 +180,7 @@ def smoke_telegram() -> None:
 def smoke_local() -> None:
     """`trinho search` with `[search] embedder = "local"` on a tiny BERT: semantic vectors
     computed by the numpy encoder."""
-    from tiny_bert import tiny_model
+    from support.tiny_bert import tiny_model
 
     env = workspace()
     home = Path(env["TRINHO_HOME"])
@@ -213,7 +213,7 @@ def smoke_e5() -> None:
 
 def smoke_anthropic() -> None:
     """`trinho chat` with an Anthropic model, against a fake Messages API."""
-    from fake_model_server import FakeServer, Reply, anthropic_reply
+    from support.fake_model_server import FakeServer, Reply, anthropic_reply
 
     env = workspace()
     reply = anthropic_reply([{"type": "text", "text": "Xin chao from the fake Claude"}])
@@ -231,7 +231,7 @@ def smoke_anthropic() -> None:
 def smoke_claude_memory() -> None:
     """`trinho chat` offering Claude's memory tool (`[tools] claude_memory`): a note written
     to /memories/notes/ is today's day note; an edit of the owner's MEMORY.md line waits."""
-    from fake_model_server import FakeServer, Reply, anthropic_reply
+    from support.fake_model_server import FakeServer, Reply, anthropic_reply
 
     env = workspace()
     home = Path(env["TRINHO_HOME"])
@@ -272,9 +272,9 @@ def smoke_claude_memory() -> None:
 
 
 def smoke_postgres() -> None:
-    """The PostgreSQL store on a throwaway server (tests/pg/pgserver.py): migrate, import a
+    """The PostgreSQL store on a throwaway server (tests/support/pgserver.py): migrate, import a
     workspace as an owner, export it back byte for byte, through psycopg and yoyo."""
-    from pg.pgserver import bindir, running_cluster
+    from support.pgserver import bindir, running_cluster
 
     binaries = bindir()
     assert binaries is not None, "PostgreSQL's initdb is not installed"

@@ -39,6 +39,7 @@ from pathlib import Path
 
 from trinho.channels import ConsoleChannel
 from trinho.condense import run_condensation
+from trinho.condense.rules.chunks import ANSWER_SLACK_TOKENS, Chunk
 from trinho.condense.rules.ops import SCRIPT_SLACK_TOKENS, apply_ops, material_for_output, parse_ops
 from trinho.condense.rules.rewrite import (
     MEMORY_BEGIN,
@@ -47,14 +48,7 @@ from trinho.condense.rules.rewrite import (
     overhead_tokens,
     week_frame_tokens,
 )
-from trinho.condense.store.collect import (
-    ANSWER_SLACK_TOKENS,
-    DEFAULT_CONTEXT_TOKENS,
-    Chunk,
-    Span,
-    collect,
-    window,
-)
+from trinho.condense.store.collect import DEFAULT_CONTEXT_TOKENS, Span, collect, window
 from trinho.condense.store.prompts import FILE_REWRITE_VERSION, load_prompt
 from trinho.context.run import budgets_from_config
 from trinho.models import ChatRequest, ScriptedModel, estimate_tokens

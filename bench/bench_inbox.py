@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from fake_bot_api import FakeBotApi
+from support.fake_bot_api import FakeBotApi
 from trinho.channels import TelegramSettings
 from trinho.channels.inbox import Inbox, MemoryInbox
 from trinho.channels.telegram import TelegramChannel

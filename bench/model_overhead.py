@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from fake_model_server import FakeServer, Reply, openai_reply  # noqa: E402
+from support.fake_model_server import FakeServer, Reply, openai_reply  # noqa: E402
 from trinho.models import ChatRequest, ScriptedModel, load_model, resolve_model, user  # noqa: E402
 from trinho.models.openai_compat import OpenAICompatModel  # noqa: E402
 from trinho.workspace import Config, init_workspace  # noqa: E402

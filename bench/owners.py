@@ -45,7 +45,7 @@ from trinho.channels import ConsoleChannel
 from trinho.condense import run_condensation
 from trinho.condense.rules.rewrite import MEMORY_BEGIN, MEMORY_END
 from trinho.models import ChatRequest, ScriptedModel
-from trinho.notes.store import format_entry
+from trinho.notes.format import format_entry
 from trinho.pg.connect import Database
 from trinho.pg.migrate import migrate
 from trinho.pg.owners import add_owner, owner_zones

@@ -38,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synth import make_workspace, queries
+from synth import END, make_workspace, queries
 from trinho.notes.store import save_note
 from trinho.search import Query, SearchIndex, vectors
 from trinho.search.index import INDEX_FILE
@@ -106,6 +106,10 @@ def done(value: T) -> concurrent.futures.Future[T]:
 WITHOUT_NEIGHBOURS = Tuning(answer_weight=0.0, dense_neighbours=0.0)
 
 
+DAY = " hôm 20/11"
+"""What `--dated` adds to every query: a day inside the synthetic workspace's last weeks."""
+
+
 def percentiles(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
     p50 = statistics.median(ordered)
@@ -135,6 +139,12 @@ def main(argv: list[str] | None = None) -> int:
         "--without-neighbours",
         action="store_true",
         help="also time, interleaved, the search without the neighbouring-turn rules",
+    )
+    parser.add_argument(
+        "--dated",
+        action="store_true",
+        help="also time, interleaved, every query with a day named (`hôm 20/11`), raw and "
+        "through trinho: the span it names is one more FTS5 search (issue 43)",
     )
     args = parser.parse_args(argv)
     vectors.QUERY_CACHE = 0
@@ -176,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         ]
         for label, other in variants:
             runs.append((label, [], stale_search(other)))
+        runs += dated_runs(index, args.dated)
         # Interleaved query by query, so a burst of load on the machine hits all alike; the
         # order rotates, so none of them always finds the pages warmed by another.
         for i, q in enumerate(texts):
@@ -192,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label:<{width}} {p50:>8.2f} {p95:>8.2f}")
     (r50, r95), (o50, o95) = figures["raw FTS5 (baseline)"], figures["trinho search"]
     print(f"overhead vs raw FTS5: p50 {o50 / r50:.2f}x, p95 {o95 / r95:.2f}x")
+    print_dated(figures)
     if isinstance(embedder, RealQueries):
         print(
             f"{args.query_model} was called {embedder.calls} times for "
@@ -206,6 +218,30 @@ def main(argv: list[str] | None = None) -> int:
             f"{args.query_model} query embedding (200 queries): p50 {q50:.2f} ms, p95 {q95:.2f} ms"
         )
     return 0
+
+
+def dated_runs(
+    index: SearchIndex, wanted: bool
+) -> list[tuple[str, list[float], Callable[[str], object]]]:
+    """Every query with a day named, raw and through trinho (the span is one more search)."""
+    if not wanted:
+        return []
+    return [
+        ("raw FTS5, a day named", [], lambda q: index.raw_fts(q + DAY, 10)),
+        (
+            "trinho search, a day named",
+            [],
+            lambda q: index.search(Query(q + DAY, limit=10, today=END)),
+        ),
+    ]
+
+
+def print_dated(figures: dict[str, tuple[float, float]]) -> None:
+    if "raw FTS5, a day named" not in figures:
+        return
+    (r50, r95) = figures["raw FTS5, a day named"]
+    (t50, t95) = figures["trinho search, a day named"]
+    print(f"a day named, vs raw FTS5 of its words: p50 {t50 / r50:.2f}x, p95 {t95 / r95:.2f}x")
 
 
 def stale_search(index: SearchIndex) -> Callable[[str], object]:

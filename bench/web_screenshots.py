@@ -8,8 +8,8 @@ desktop's (1280 px).
 
 Run: .venv/bin/python bench/web_screenshots.py [--out docs/img]
 
-It builds the week of `tests/review_week.py` with `MORE` (eight held MEMORY.md changes, three
-fact proposals) in a temporary workspace, serves the page on a free local port and drives
+It builds the week of `tests/support/review_week.py` with `MORE` (eight held MEMORY.md changes,
+three fact proposals) in a temporary workspace, serves the page on a free local port and drives
 Debian's chromium over chromedriver. Nothing is written outside `--out`; rerunning rewrites
 the same files. Each PNG is one page region, kept small (the sizes are printed).
 """
@@ -24,11 +24,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from conftest import FixedClock
-from review_week import MORE, ReviewWeek, review_week, review_workspace
+from support.review_week import MORE, ReviewWeek, review_week, review_workspace
+from support.webdriver import DESKTOP, PHONE, Browser, chromium, serving
 from trinho.proposals import store as proposals
 from trinho.textnorm import has_hidden
 from trinho.workspace import Workspace
-from webdriver import DESKTOP, PHONE, Browser, chromium, serving
 
 LIMIT = 150_000
 """Bytes a screenshot may take in the repository."""

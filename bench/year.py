@@ -68,6 +68,7 @@ from trinho.memory.format import Entry, Loose, parse, parse_line
 from trinho.models import ChatModel, ChatRequest, ChatResponse, ScriptedModel, Usage
 from trinho.notes.store import save_note
 from trinho.proposals import store as proposals
+from trinho.proposals.format import Proposal
 from trinho.review.appliers import APPLIERS
 from trinho.search import search
 from trinho.textnorm import match_key
@@ -663,7 +664,7 @@ def strings(value: object) -> Iterable[str]:
             yield from strings(item)
 
 
-def pending(ws: Workspace) -> list[proposals.Proposal]:
+def pending(ws: Workspace) -> list[Proposal]:
     return list(proposals.list_proposals(ws, include_decided=False).proposals)
 
 

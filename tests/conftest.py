@@ -1,5 +1,5 @@
 """Shared fixtures: a temporary workspace, a fixed clock, a guard that forbids the internet, and
-the PostgreSQL fixtures (tests/pg/fixtures.py)."""
+the fixtures of tests/support/: PostgreSQL's and the two backends'."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ from trinho import durable
 from trinho.workspace import Workspace, init_workspace
 
 OFFLINE = Path(__file__).parent / "offline"
-pytest_plugins = ["pg.fixtures"]
-"""The PostgreSQL fixtures: a server starts only for a test that asks for one."""
+pytest_plugins = ["support.pg_fixtures", "support.backends"]
+"""The PostgreSQL fixtures (a server starts only for a test that asks for one) and the backend
+fixture that runs a feature test on the file workspace and on PostgreSQL."""
 
 
 def _guard_this_process_and_its_children() -> None:
@@ -49,6 +50,16 @@ _compile_stale_catalogs()
 # No per-example deadline: on a loaded CI machine a slow example is not a failing one.
 settings.register_profile("trinho", deadline=None)
 settings.load_profile("trinho")
+
+
+@pytest.fixture(autouse=True)
+def _default_data_folder_of_its_own(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each test's default workspace ($XDG_DATA_HOME/trinho/workspace) is a folder of its own:
+    a test that runs trinho without TRINHO_HOME never reads or leaves the machine's one (a
+    Vietnamese workspace left there once turned other tests' messages Vietnamese)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data")))
 
 
 @pytest.fixture(autouse=True)

@@ -11,6 +11,7 @@ module in a fresh interpreter loads no I/O module.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import os
 import re
@@ -19,6 +20,8 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import grimp
 import pytest
@@ -50,7 +53,9 @@ MODULES = {module_name(p): p for p in sorted((SRC / "trinho").rglob("*.py"))}
 PACKAGES = {name for name, path in MODULES.items() if path.name == "__init__.py"}
 EAGER = "trinho.cli"
 """The one package whose `__init__` runs code (`trinho.cli:main`, the command's entry point);
-every other package `__init__` imports nothing."""
+every other package `__init__` imports nothing but `LAZY`."""
+LAZY = "trinho.exports"
+"""The base module whose `lazy_exports` each package `__init__` calls."""
 
 
 def matches(name: str, expression: str) -> bool:
@@ -139,13 +144,71 @@ def test_the_package_root_holds_at_most_ten_modules() -> None:
     assert len(root) <= 10
 
 
+def test_the_package_says_it_is_typed() -> None:
+    """PEP 561: the API is documented as typed, so the wheel carries the marker (the wheel
+    target ships every file of src/trinho it does not exclude)."""
+    assert (SRC / "trinho" / "py.typed").is_file()
+    wheel = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["hatch"][
+        "build"
+    ]["targets"]["wheel"]
+    assert wheel["packages"] == ["src/trinho"]
+    assert not any(matches("py.typed", pattern) for pattern in wheel.get("exclude", []))
+
+
+def import_graph() -> ModuleType:
+    """bench/import_graph.py, the measure a reviewer repeats from the code's imports."""
+    spec = importlib.util.spec_from_file_location(
+        "import_graph", ROOT / "bench" / "import_graph.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(spec.name, module)  # its dataclasses look themselves up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_import_cycle_and_at_most_two_imports_up() -> None:
+    """Issue 42's measure: no cycle between modules nor between sibling packages, imports inside
+    functions counted, and at most 2 imports from a lower layer of the root contract up."""
+    graph = import_graph()
+    edges = graph.graph(SRC)
+    assert graph.cycles(edges) == []
+    assert graph.cycles(graph.sibling_edges(edges)) == []
+    upward = graph.upward(edges, graph.root_layers(ROOT / "pyproject.toml"))
+    assert len(upward) <= 2, upward
+
+
+def test_the_import_graph_sees_function_level_imports_and_cycles() -> None:
+    graph = import_graph()
+    tree = {
+        "trinho.a.x": {"trinho.b.y"},
+        "trinho.b.y": set(),
+        "trinho.b.z": {"trinho.a"},
+        "trinho.a": set(),
+    }
+    assert graph.cycles(tree) == []
+    assert graph.cycles(graph.sibling_edges(tree)) == [["trinho.a", "trinho.b"]]
+    assert graph.cycles({"p.a": {"p.b"}, "p.b": {"p.c"}, "p.c": {"p.a"}}) == [["p.a", "p.b", "p.c"]]
+    source = (
+        "def late():\n    from trinho.search import index\n"
+        "if TYPE_CHECKING:\n    import trinho.cli\n"
+    )
+    modules = {
+        "trinho.notes.store": Path("x"),
+        "trinho.search.index": Path("y"),
+        "trinho.cli": Path("z"),
+    }
+    found = graph.imports_from_source("trinho.notes.store", False, source, modules)
+    assert found == {"trinho.search.index"}
+
+
 def test_package_inits_import_nothing_at_import_time() -> None:
-    """Re-exports are lazy (`trinho.lazy_exports`): importing a package loads none of it."""
+    """Re-exports are lazy (`trinho.exports.lazy_exports`): importing a package loads none of it."""
     graph = grimp.build_graph("trinho", exclude_type_checking_imports=True)
     eager = {
-        package: sorted(graph.find_modules_directly_imported_by(package) - {"trinho"})
+        package: sorted(graph.find_modules_directly_imported_by(package) - {LAZY})
         for package in PACKAGES - {EAGER}
-        if graph.find_modules_directly_imported_by(package) - {"trinho"}
+        if graph.find_modules_directly_imported_by(package) - {LAZY}
     }
     assert eager == {}
 
@@ -259,3 +322,105 @@ def test_only_say_and_emit_print() -> None:
 def test_the_printing_check_sees_a_print() -> None:
     tree = ast.parse("import sys\nprint(x)\nsys.stderr.write(y)\nclick.echo(z)\n")
     assert [line for line, _ in _printing_calls(tree)] == [2, 3, 4]
+
+
+BACKENDS = {"trinho.records.protocol": "FileRecords", "trinho.pg.store": "PgRecords"}
+"""The one facade of each backend, and the module that holds it."""
+BACKEND_MODULES = {*BACKENDS, "trinho.pg.tooling"}
+"""Where a backend's facade is written (`trinho.pg.tooling` is `PgRecords`' reads)."""
+
+
+def _classes(module: str) -> dict[str, ast.ClassDef]:
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    return {node.name: node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+
+
+def backend_classes() -> set[str]:
+    """The facades and every class built on one (by name, across `src/`)."""
+    names = set(BACKENDS.values())
+    while True:
+        more = {
+            name
+            for module in MODULES
+            for name, node in _classes(module).items()
+            if any(ast.unparse(base).split(".")[-1] in names for base in node.bases)
+        }
+        if more <= names:
+            return names
+        names |= more
+
+
+def backend_checks(tree: ast.AST, backends: set[str]) -> list[tuple[int, str]]:
+    """Each `isinstance`/`issubclass` call in `tree` that names a backend class."""
+    found = []
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("isinstance", "issubclass")
+            and len(node.args) == 2
+        ):
+            continue
+        kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+        if any(ast.unparse(kind).split(".")[-1] in backends for kind in kinds):
+            found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+def test_each_backend_has_one_facade() -> None:
+    """`FileRecords` and `PgRecords` are the only classes over the records: none is built on
+    either, and the retired per-feature facades are gone."""
+    assert backend_classes() == set(BACKENDS.values())
+    for module, name in BACKENDS.items():
+        assert name in _classes(module)
+    retired = {"ToolRecords", "FileTools", "PgToolRecords", "Desk", "FileDesk", "PgDesk"}
+    defined = {name for module in MODULES for name in _classes(module)}
+    assert defined & retired == set()
+
+
+def test_no_command_page_or_service_asks_which_backend_it_has() -> None:
+    """Outside the two backends no code checks the class of the records it was given: what a
+    backend lacks is a method that says so (`Records.on_files`)."""
+    backends = backend_classes()
+    offenders = [
+        f"{module}:{line} {call}"
+        for module, path in MODULES.items()
+        if module not in BACKEND_MODULES
+        for line, call in backend_checks(ast.parse(path.read_text(encoding="utf-8")), backends)
+    ]
+    assert offenders == []
+
+
+def test_the_backend_check_sees_a_question_about_the_class() -> None:
+    tree = ast.parse(
+        "isinstance(r, FileRecords)\n"
+        "isinstance(r, (str, store.PgRecords))\n"
+        "issubclass(t, PgRecords)\n"
+        "isinstance(r, Records)\n"
+        "isinstance(r, Workspace)\n"
+    )
+    assert [line for line, _ in backend_checks(tree, {"FileRecords", "PgRecords"})] == [1, 2, 3]
+
+
+def test_pg_is_inside_a_layers_contract() -> None:
+    """`trinho.pg` is in a layers contract that names every one of its modules."""
+    layered = [
+        c for c in CONTRACTS.values() if c["type"] == "layers" and "trinho.pg" in c["containers"]
+    ]
+    assert layered and all(c.get("exhaustive") for c in layered)
+    named = {
+        name.strip("() ")
+        for c in layered
+        for layer in c["layers"]
+        for name in re.split(r"[:|]", layer)
+    }
+    pg = {m.split(".")[2] for m in MODULES if m.startswith("trinho.pg.")}
+    assert pg <= named
+
+
+if TYPE_CHECKING:  # mypy checks that both backends keep every promise of `Records`
+    from trinho.pg.store import PgRecords
+    from trinho.records.protocol import FileRecords, Records
+
+    def _both_are_records(files: FileRecords, pg: PgRecords) -> tuple[Records, Records]:
+        return files, pg

@@ -20,7 +20,7 @@ from pathlib import Path
 import click
 import pytest
 
-from fake_model_server import FakeServer, Reply, openai_reply
+from support.fake_model_server import FakeServer, Reply, openai_reply
 from trinho.cli import cli, main
 from trinho.config import declared_keys
 
@@ -141,9 +141,10 @@ def _toml_blocks(text: str) -> list[str]:
 
 def test_the_config_examples_are_read_by_the_code_without_error(tmp_path: Path) -> None:
     from trinho.channels.settings import telegram_settings
+    from trinho.config.files import parse_config
     from trinho.models.config import resolve_model
     from trinho.search import configured_embedder
-    from trinho.workspace import Workspace, parse_config, system_clock
+    from trinho.workspace import Workspace, system_clock
 
     blocks = _toml_blocks(_doc("configuration.md"))
     assert blocks
@@ -259,7 +260,7 @@ def test_a_documented_session_prints_what_it_shows(
         pytest.fail(
             f"docs/{session.page}: after `{command}` the docs show {expected[at : at + 1]} but "
             f"it prints {shown[at : at + 1]}; if the change is meant, run "
-            f"`.venv/bin/python tests/regen_docs.py {session.page}` and review the diff"
+            f"`.venv/bin/python tests/support/regen_docs.py {session.page}` and review the diff"
         )
 
 
@@ -271,7 +272,7 @@ def replay(
     chdir: Callable[[Path], None],
 ) -> list[str]:
     """Run a session's commands in `folder` and return the block as they print it now (also
-    what `tests/regen_docs.py` writes back into the docs). The environment is changed only
+    what `tests/support/regen_docs.py` writes back into the docs). The environment is changed only
     through `setenv` / `delenv`, so the caller decides how it is restored."""
     chdir(folder)
     for name in (
@@ -425,7 +426,7 @@ def test_the_documented_formats_are_read_by_the_real_parsers(tmp_path: Path) -> 
     from trinho.conversations import store as transcripts
     from trinho.facts import parse_fact, render_fact
     from trinho.memory import format as memory_md
-    from trinho.notes import store as notes
+    from trinho.notes import format as note_format
     from trinho.proposals import store as proposals
 
     examples = _examples()
@@ -442,7 +443,7 @@ def test_the_documented_formats_are_read_by_the_real_parsers(tmp_path: Path) -> 
         for line in examples["conversations"].splitlines()
     ]
     assert [turn.role for turn in turns] == ["user", "assistant"]
-    assert [e.lines for e in notes.parse_note_file(examples["note"]).entries] == [1, 1, 2]
+    assert [e.lines for e in note_format.parse_note_file(examples["note"]).entries] == [1, 1, 2]
     kinds = [type(item).__name__ for item in memory_md.parse(examples["memory"]).items]
     assert kinds == ["Heading", "Entry", "Entry", "Loose", "Loose", "Heading", "Entry", "Loose"]
 

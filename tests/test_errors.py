@@ -10,15 +10,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import trinho
-from catalogs import CATALOG
+from support.catalogs import CATALOG
 from trinho.channels import ChannelError
+from trinho.config.files import parse_config
 from trinho.errors import NotFound, TrinhoError, in_locale
 from trinho.facts import FactConflict
 from trinho.i18n import t
 from trinho.models.base import ModelError
 from trinho.models.config import resolve_model
 from trinho.models.retry import Failure, RetryPolicy, call_with_retries
-from trinho.workspace import Config, parse_config
+from trinho.workspace import Config
 
 SRC = Path(trinho.__file__).parent
 KEYED_ELSEWHERE: set[str] = set()

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from conftest import snapshot
-from pg.fixtures import CliBackend
+from support.backends import CliBackend
 from trinho import Memory
 from trinho.cli import main
 from trinho.errors import TrinhoError
@@ -206,8 +206,9 @@ def test_get_with_an_empty_path_says_what_to_give(
 def test_a_config_created_by_init_token_is_the_whole_default_config(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from trinho.config.files import read_config
     from trinho.mcp.server import init_token
-    from trinho.workspace import open_workspace, read_config
+    from trinho.workspace import open_workspace
 
     root = tmp_path / "claw"
     (root / "memory").mkdir(parents=True)
@@ -477,7 +478,7 @@ def test_a_condensation_writes_a_linked_memory_file_through_its_link(
 ) -> None:
     """MEMORY.md linked to a file inside the workspace: the run rewrites that file, the undo
     puts it back, and MEMORY.md stays a link throughout."""
-    from condense_weeks import two_roles, vi_good_rewrite, vi_week
+    from support.condense_weeks import two_roles, vi_good_rewrite, vi_week
     from trinho.channels import ConsoleChannel
     from trinho.condense import run_condensation, undo_run
 
@@ -771,7 +772,7 @@ def test_the_read_bound_is_exact(tmp_path: Path) -> None:
 def test_a_condensation_refuses_a_link_out_and_writes_nothing_through_it(
     workspace: Workspace, clock: Any, rel: str
 ) -> None:
-    from condense_weeks import two_roles, vi_good_rewrite, vi_week
+    from support.condense_weeks import two_roles, vi_good_rewrite, vi_week
     from trinho.channels import ConsoleChannel
     from trinho.condense import run_condensation
 

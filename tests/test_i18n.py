@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import trinho
-from catalogs import CATALOG, LOCALES, PO, forms, internal_terms_in, is_key, msgid
+from support.catalogs import CATALOG, LOCALES, PO, forms, internal_terms_in, is_key, msgid
 from trinho.i18n import catalog, click_in, t
 
 SRC = Path(trinho.__file__).parent

@@ -9,7 +9,7 @@ import urllib.request
 
 import pytest
 
-from fake_model_server import FakeServer, Reply, openai_reply
+from support.fake_model_server import FakeServer, Reply, openai_reply
 
 
 @pytest.mark.parametrize("address", [("192.0.2.1", 443), ("2001:db8::1", 443), ("example.com", 80)])

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from condense_weeks import is_rewrite
 from conftest import FixedClock
+from support.condense_weeks import is_rewrite
 from trinho.channels import ConsoleChannel
 from trinho.channels.outbox import Outbox
 from trinho.condense import run_condensation

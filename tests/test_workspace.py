@@ -11,6 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import FixedClock, snapshot
+from trinho.clock import parse_day, parse_now
+from trinho.config.files import parse_config
 from trinho.conversations import store as transcripts
 from trinho.durable import atomic_write_text
 from trinho.errors import TrinhoError
@@ -22,9 +24,6 @@ from trinho.workspace import (
     clock_from_env,
     init_workspace,
     open_workspace,
-    parse_config,
-    parse_day,
-    parse_now,
     validate_slug,
 )
 

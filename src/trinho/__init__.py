@@ -6,10 +6,9 @@ dispatcher for the model's tool calls.
 
 from __future__ import annotations
 
-import importlib
-import sys
-from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
+
+from trinho.exports import lazy_exports
 
 if TYPE_CHECKING:
     from trinho.api import Memory as Memory
@@ -21,26 +20,6 @@ if TYPE_CHECKING:
     from trinho.workspace import Workspace as Workspace
     from trinho.workspace import init_workspace as init_workspace
     from trinho.workspace import open_workspace as open_workspace
-
-
-def lazy_exports(
-    package: str, modules: Mapping[str, Iterable[str]]
-) -> tuple[list[str], Callable[[str], object]]:
-    """A package's `__all__` and module `__getattr__` for the names its modules define
-    (`modules`: module -> names), each imported on first use and then kept, so importing
-    one module of a package loads no other. The package's `TYPE_CHECKING` block imports the
-    same names (`import X as X`), which is what a type checker reads."""
-    module_of = {name: module for module, names in modules.items() for name in names}
-
-    def __getattr__(name: str) -> object:
-        module = module_of.get(name)
-        if module is None:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module), name)
-        setattr(sys.modules[package], name, value)
-        return value
-
-    return sorted(module_of), __getattr__
 
 
 __all__, __getattr__ = lazy_exports(

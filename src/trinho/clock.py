@@ -13,6 +13,9 @@ Python compares two datetimes of the same `tzinfo` by their wall time, ignoring 
 local times either side of a fall-back compare wrongly. So nothing here returns a local time to
 be compared: `resolve` returns UTC, and callers compare only what it returns.
 
+Typed and stored instants, days and zone names are read here too (`parse_now`, `parse_day`,
+`load_zone`): each refusal is a keyed error naming where the value came from.
+
 Zone history: when the owner changes the workspace zone (`trinho init --tz`), a day written
 before the change was written in the old zone. `zone_at` says which zone held at an instant,
 and `resolve_in_history` reads a day's `HH:MM` in the zone that held then.
@@ -20,12 +23,60 @@ and `resolve_in_history` reads a day's `HH:MM` in the zone that held then.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
-from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from trinho.errors import TrinhoError
 
 _SECOND = timedelta(seconds=1)
+
+EARLIEST = datetime(2, 1, 1, tzinfo=UTC)
+LATEST = datetime(9998, 12, 31, tzinfo=UTC)
+"""Instants accepted from input: a year inside the calendar's ends, so converting one to any
+time zone or taking a week from it cannot overflow."""
+
+
+def parse_now(value: str, where: str = "TRINHO_NOW") -> datetime:
+    """Parse an ISO 8601 instant that carries its UTC offset."""
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise TrinhoError.keyed("error.time.not_iso", where=where, value=value) from None
+    if moment.tzinfo is None:
+        raise TrinhoError.keyed("error.time.no_offset", where=where, value=value)
+    return check_instant(moment, f"{where}={value!r}")
+
+
+def check_instant(moment: datetime, where: str) -> datetime:
+    """Refuse an instant too close to the ends of the calendar to compute with."""
+    try:
+        inside = EARLIEST <= moment.astimezone(UTC) <= LATEST
+    except OverflowError:
+        inside = False
+    if not inside:
+        raise TrinhoError.keyed("error.time.out_of_range", where=where)
+    return moment
+
+
+def parse_day(value: str, where: str) -> date:
+    """Parse a YYYY-MM-DD calendar date, naming `where` it came from when it is wrong."""
+    try:
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            raise ValueError
+        return date.fromisoformat(value)
+    except ValueError:
+        raise TrinhoError.keyed("error.date.invalid", where=where, value=value) from None
+
+
+def load_zone(name: str, where: str) -> ZoneInfo:
+    """The IANA zone `name`, or a keyed error naming `where` it was given."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise TrinhoError.keyed("error.zone.unknown", where=where, name=name) from None
 
 
 def utc(moment: datetime) -> datetime:

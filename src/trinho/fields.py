@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from datetime import datetime
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from trinho.errors import TrinhoError
 
-Where = str | Path
-"""The file a record was read from, as an error shows it."""
+if TYPE_CHECKING:
+    from pathlib import Path
+
+Where: TypeAlias = "str | Path"
+"""The file a record was read from, as an error shows it (only ever an annotation, so the
+module needs no `pathlib` to run)."""
 
 T = TypeVar("T")
 

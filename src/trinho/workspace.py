@@ -1,4 +1,5 @@
-"""The agent workspace: where its files are, its config, its clock, and safe paths inside it."""
+"""The agent workspace: where its files are, its clock, and safe paths inside it; opening and
+creating one. The config file is `trinho.config.files`'s, instants and zones `trinho.clock`'s."""
 
 from __future__ import annotations
 
@@ -6,22 +7,24 @@ import contextlib
 import hashlib
 import json
 import os
-import re
-import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import tomlkit
-
-from trinho.clock import ZoneSpan
-from trinho.config import CONFIG_PATH as CONFIG_PATH
-from trinho.config import INTERNAL_DIR as INTERNAL_DIR
-from trinho.config import LOCALES as LOCALES
-from trinho.config import Config as Config
-from trinho.config import config_from
+from trinho.clock import ZoneSpan, load_zone, parse_now
+from trinho.config.files import (
+    parse_config,
+    read_config,
+    render_config,
+    update_owner_values,
+    zone_given,
+)
+from trinho.config.schema import CONFIG_PATH as CONFIG_PATH
+from trinho.config.schema import INTERNAL_DIR as INTERNAL_DIR
+from trinho.config.schema import LOCALES as LOCALES
+from trinho.config.schema import Config as Config
 from trinho.durable import (
     append_bytes,
     atomic_write_text,
@@ -59,44 +62,6 @@ ARCHIVE_FILE = "memory/archive.md"
 never in the prompt."""
 
 
-EARLIEST = datetime(2, 1, 1, tzinfo=UTC)
-LATEST = datetime(9998, 12, 31, tzinfo=UTC)
-"""Instants accepted from input: a year inside the calendar's ends, so converting one to any
-time zone or taking a week from it cannot overflow."""
-
-
-def parse_now(value: str, where: str = "TRINHO_NOW") -> datetime:
-    """Parse an ISO 8601 instant that carries its UTC offset."""
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        raise TrinhoError.keyed("error.time.not_iso", where=where, value=value) from None
-    if moment.tzinfo is None:
-        raise TrinhoError.keyed("error.time.no_offset", where=where, value=value)
-    return check_instant(moment, f"{where}={value!r}")
-
-
-def check_instant(moment: datetime, where: str) -> datetime:
-    """Refuse an instant too close to the ends of the calendar to compute with."""
-    try:
-        inside = EARLIEST <= moment.astimezone(UTC) <= LATEST
-    except OverflowError:
-        inside = False
-    if not inside:
-        raise TrinhoError.keyed("error.time.out_of_range", where=where)
-    return moment
-
-
-def parse_day(value: str, where: str) -> date:
-    """Parse a YYYY-MM-DD calendar date, naming `where` it came from when it is wrong."""
-    try:
-        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-            raise ValueError
-        return date.fromisoformat(value)
-    except ValueError:
-        raise TrinhoError.keyed("error.date.invalid", where=where, value=value) from None
-
-
 def system_clock() -> datetime:
     return datetime.now().astimezone()
 
@@ -108,13 +73,6 @@ def clock_from_env(env: dict[str, str] | None = None) -> Clock:
         return system_clock
     fixed = parse_now(value)
     return lambda: fixed
-
-
-def load_zone(name: str, where: str) -> ZoneInfo:
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise TrinhoError.keyed("error.zone.unknown", where=where, name=name) from None
 
 
 def local_zone_name() -> str:
@@ -129,30 +87,6 @@ def local_zone_name() -> str:
         if "zoneinfo/" in target:
             return target.split("zoneinfo/", 1)[1]
     return "UTC"
-
-
-def parse_config(text: str, where: str = CONFIG_PATH) -> Config:
-    """Read config TOML text into the typed config; every wrong value is one keyed line
-    naming `[section] key` and the file (`trinho.config` says what each key may be)."""
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise TrinhoError.keyed("error.config.not_toml", where=where, error=str(exc)) from None
-    return config_from(raw)
-
-
-def render_config(config: Config) -> str:
-    """The config file `trinho init` writes; other sections are added by hand or by features."""
-    return (
-        "# trinho workspace config\n"
-        "[owner]\n"
-        f'timezone = "{config.timezone}"  # IANA zone: note times and days are in it\n'
-        f'user = "{config.owner}"  # the owner\'s user id under users/\n'
-        f'locale = "{config.locale}"  # en or vi: the language trinho writes to the owner in\n'
-        "\n[paths]\n"
-        f'users = "{config.users_dir}"  # may point at a users/ folder shared by several agents\n'
-        f'proposals = "{config.proposals_dir}"  # the one queue the owner reviews\n'
-    )
 
 
 class Workspace:
@@ -406,40 +340,6 @@ def find_workspace(start: Path) -> Path | None:
     return None
 
 
-def read_config(root: Path) -> Config | None:
-    path = root / CONFIG_PATH
-    if not path.exists():
-        return None
-    try:
-        text = read_regular(path).decode("utf-8")  # a FIFO here would block every command
-    except UnicodeDecodeError:
-        raise TrinhoError.keyed("error.config.not_utf8", path=CONFIG_PATH) from None
-    return parse_config(text)
-
-
-def owner_locale(root: Path) -> str:
-    """The locale set in the config at `root`, English when it cannot be read.
-
-    For saying an error in the owner's language: reading it must never fail in turn.
-    """
-    try:
-        config = read_config(root)
-    except (TrinhoError, OSError, ValueError):
-        return _written_locale(root)
-    return config.locale if config is not None else "en"
-
-
-def _written_locale(root: Path) -> str:
-    """`[owner] locale` as written in a config that is wrong elsewhere: its error is still
-    said in the owner's language."""
-    try:
-        owner = tomllib.loads(read_regular(root / CONFIG_PATH).decode("utf-8")).get("owner")
-    except (TrinhoError, OSError, ValueError):
-        return "en"
-    locale = owner.get("locale") if isinstance(owner, dict) else None
-    return locale if isinstance(locale, str) and locale in LOCALES else "en"
-
-
 def root_entries(root: Path) -> set[str]:
     """The names at a folder's root, exactly as spelled (a case-insensitive disk must not make
     `agents.md` count as `AGENTS.md`, nor `MEMORY.md` as `memory.md`)."""
@@ -493,15 +393,6 @@ def openclaw_timezone(env: Mapping[str, str] | None = None) -> str | None:
     return zone.strip()
 
 
-def _zone_given(root: Path) -> bool:
-    """Whether the config at `root` sets `[owner] timezone` itself."""
-    try:
-        owner = tomllib.loads(read_regular(root / CONFIG_PATH).decode("utf-8")).get("owner")
-    except (TrinhoError, OSError, ValueError):
-        return True
-    return isinstance(owner, dict) and "timezone" in owner
-
-
 def open_workspace(
     root: str | Path, clock: Clock | None = None, on_written: WrittenHook | None = None
 ) -> Workspace:
@@ -529,7 +420,7 @@ def open_workspace(
                 notes=NOTES_DIR,
             )
         config = Config(timezone=(openclaw and openclaw_timezone()) or local_zone_name())
-    elif openclaw and not _zone_given(path):
+    elif openclaw and not zone_given(path):
         config = replace(config, timezone=openclaw_timezone() or config.timezone)
     return Workspace(path.resolve(), config, clock or clock_from_env(), on_written)
 
@@ -638,7 +529,7 @@ def init_workspace(
     if existing is None or config != existing:
         if existing is not None:
             text = read_regular(path / CONFIG_PATH).decode("utf-8")
-            text = _update_owner_values(text, config)
+            text = update_owner_values(text, config)
         else:
             text = render_config(config)
         parse_config(text)
@@ -664,24 +555,3 @@ def _rel(folder: Path, root: Path) -> str:
         return folder.relative_to(root).as_posix() + "/"
     except ValueError:
         return str(folder) + "/"
-
-
-def edit_config(text: str, section: str, values: Mapping[str, str]) -> str:
-    """The config text with `values` set in its `[section]` (the table added when missing),
-    every other line, comment and blank kept as written: the one editor of the owner's file,
-    for `trinho init` and `trinho mcp --init-token` alike."""
-    document = tomlkit.parse(text)
-    table = document.get(section)
-    if table is None:
-        table = tomlkit.table()
-        document.add(section, table)
-    for key, value in values.items():
-        if table.get(key) != value:
-            table[key] = value
-    return tomlkit.dumps(document)
-
-
-def _update_owner_values(text: str, config: Config) -> str:
-    """Change the [owner] values in an existing config; a missing [owner] is added."""
-    values = {"timezone": config.timezone, "user": config.owner, "locale": config.locale}
-    return edit_config(text, "owner", values)

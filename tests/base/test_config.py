@@ -24,8 +24,9 @@ from trinho.config import (
     config_from,
     declared_keys,
 )
+from trinho.config.files import owner_locale, parse_config
 from trinho.errors import TrinhoError
-from trinho.workspace import init_workspace, open_workspace, owner_locale, parse_config
+from trinho.workspace import init_workspace, open_workspace
 
 SECTION_NAMES = [*declared_keys(), "jobs"]
 KEY_NAMES = sorted({key for keys in declared_keys().values() for key in keys})

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import FixedClock
-from fake_bot_api import FakeBotApi
+from support.fake_bot_api import FakeBotApi
 from trinho.channels import TelegramSettings
 from trinho.channels import inbox as inbox_module
 from trinho.channels.inbox import (

@@ -132,7 +132,7 @@ from trinho.channels.render import (  # noqa: E402
     review_text,
     shown_item,
 )
-from trinho.review.screen import change_lines  # noqa: E402
+from trinho.channels.screen import change_lines  # noqa: E402
 
 _STATES = st.sampled_from(["pending", "approved", "rejected", "stale"])
 _ITEMS = st.lists(

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from conftest import FixedClock
-from fake_bot_api import FakeBotApi
+from support.fake_bot_api import FakeBotApi
 from trinho.channels import (
     DecisionOutcome,
     Notification,
@@ -564,8 +564,9 @@ def test_without_a_public_address_the_review_has_no_page_button(
     api: FakeBotApi, workspace: Workspace
 ) -> None:
     from trinho.channels import channel_from_config
+    from trinho.config.files import parse_config
     from trinho.errors import TrinhoError
-    from trinho.workspace import open_workspace, parse_config
+    from trinho.workspace import open_workspace
 
     config = workspace.internal / "config.toml"
     config.write_text(

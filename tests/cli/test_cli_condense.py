@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from condense_weeks import VI_MEMORY
-from fake_model_server import FakeServer, Reply, openai_reply
-from pg.fixtures import CliBackend
+from support.backends import CliBackend
+from support.condense_weeks import VI_MEMORY
+from support.fake_model_server import FakeServer, Reply, openai_reply
 from trinho.channels.base import Notification
 from trinho.channels.render import console_text
 from trinho.cli import main

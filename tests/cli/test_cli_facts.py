@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pg.fixtures import CliBackend
+from support.backends import CliBackend
 from trinho.cli import main
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pg.fixtures import CliBackend
+from support.backends import CliBackend
 from trinho.cli import main
 from trinho.workspace import CONFIG_PATH
 
@@ -98,7 +98,7 @@ def test_human_output_lists_every_change(
     out = capsys.readouterr().out
     assert "[HELD] removed" in out and "    - - 2026-11-02: Sống ở Hà Nội" in out
     assert "[HELD] malformed line" in out and "    + Sure, here you go!" in out
-    assert "2 change(s) apply by themselves, 2 wait for your approval" in out
+    assert "2 changes apply by themselves, 2 wait for your approval" in out
 
 
 def test_a_vietnamese_workspace_reads_reasons_in_vietnamese_and_json_stays_english(

@@ -10,8 +10,8 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
-from fake_model_server import FakeServer, Reply, openai_reply
-from pg.fixtures import CliBackend
+from support.backends import CliBackend
+from support.fake_model_server import FakeServer, Reply, openai_reply
 from trinho.channels import Outbox
 from trinho.channels.render import console_text
 from trinho.cli import main

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from pg.fixtures import CliBackend
+from support.backends import CliBackend
 from trinho.cli import main
+from trinho.config.files import owner_locale
 from trinho.proposals import store as proposals
-from trinho.workspace import CONFIG_PATH, init_workspace, open_workspace, owner_locale
+from trinho.workspace import CONFIG_PATH, init_workspace, open_workspace
 
 
 def set_locale(backend: CliBackend, locale: str) -> None:
@@ -94,11 +95,16 @@ def test_a_bad_clock_is_said_in_vietnamese(
 
 
 def test_an_invalid_utf8_file_is_named_in_vietnamese(
-    vi_owner: CliBackend, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    vi_owner: CliBackend,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     if vi_owner.kind == "files":
         folder, argv = vi_owner.home, ["get", "MEMORY.md"]
     else:  # the database holds text only: bytes that are not UTF-8 meet it in an import
+        assert vi_owner.url is not None
+        monkeypatch.setenv("TRINHO_DATABASE_URL", vi_owner.url)  # an import is the operator's
         folder, argv = tmp_path / "theirs", ["import", "workspace", str(tmp_path / "theirs")]
         init_workspace(folder, timezone="Asia/Ho_Chi_Minh")
         argv += ["--owner", "newcomer"]

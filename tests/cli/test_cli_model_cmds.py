@@ -8,11 +8,12 @@ import socket
 
 import pytest
 
-from fake_model_server import FakeServer, Reply, error_body, llamacpp_error, openai_reply
-from pg.fixtures import CliBackend
+from support.backends import CliBackend
+from support.fake_model_server import FakeServer, Reply, error_body, llamacpp_error, openai_reply
 from trinho.cli import main
+from trinho.clock import parse_now
 from trinho.models.ledger import LEDGER_PATH, UsageRecord, record_line
-from trinho.workspace import CONFIG_PATH, parse_now
+from trinho.workspace import CONFIG_PATH
 
 
 def answers(text: str = "ok", prompt: int = 11, completion: int = 7) -> tuple[Reply, Reply]:
@@ -317,7 +318,7 @@ def test_usage_sums_the_ledger(ready: CliBackend, capsys: pytest.CaptureFixture[
     assert main(["usage", "--since", "2026-11-28"]) == 0
     human = capsys.readouterr().out
     assert human.startswith("2 calls, 365 tokens (350 in, 15 out) since 2026-11-28")
-    assert "  screen: 1 calls, 310 tokens" in human
+    assert "  screen: 1 call, 310 tokens" in human
     assert "\n  of the input, 120 tokens came from a prompt cache\n" in human
     assert main(["usage", "--since", "2026-11-29"]) == 0
     assert "prompt cache" not in capsys.readouterr().out

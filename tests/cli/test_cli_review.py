@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pg.fixtures import CliBackend
+from support.backends import CliBackend
 from trinho.cli import main
 from trinho.cli.app import COMMANDS, SECTIONS
 from trinho.review.render import LINE_WIDTH, short_ids

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from fake_model_server import FakeServer, Reply, fake_prompt_tokens, openai_reply
-from pg.fixtures import CliBackend
+from support.backends import CliBackend
+from support.fake_model_server import FakeServer, Reply, fake_prompt_tokens, openai_reply
 from trinho.cli import main
 from trinho.conversations.store import read_turns
 from trinho.workspace import CONFIG_PATH, open_workspace

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from pg.fixtures import CliBackend
+from support.backends import CliBackend
 from trinho.cli import cli, main
 from trinho.mcp import server as mcp_server
 from trinho.tools import service as tools

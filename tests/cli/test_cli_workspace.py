@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from conftest import snapshot
-from pg.fixtures import CliBackend
+from support.backends import CliBackend
 from trinho.cli import main
 from trinho.workspace import CONFIG_PATH, init_workspace
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pg.fixtures import CliBackend
+from support.backends import CliBackend
 from trinho.cli import main
 
 

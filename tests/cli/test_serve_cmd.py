@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from conftest import START, TZ
-from fake_bot_api import FakeBotApi
-from fake_model_server import FakeServer, Reply, openai_reply
-from serve_process import (
+from support.fake_bot_api import FakeBotApi
+from support.fake_model_server import FakeServer, Reply, openai_reply
+from support.serve_process import (
     SERVE,
     EchoModel,
     answers,

@@ -5,7 +5,7 @@ budget": never a line with another change pending, its reason the budget's).
 
 One run holds four cards: the archive, an edit of the oldest entry, the removal of the next
 oldest (with the model's reason for it) and an addition held for its date. Every one of the
-24 orders of approval is played on each backend, from the same run.
+24 orders of approval is played on each desk_backend, from the same run.
 """
 
 from __future__ import annotations
@@ -20,16 +20,19 @@ from pathlib import Path
 
 import pytest
 
-from condense_weeks import two_roles
 from conftest import START, TZ, FixedClock
-from support.desks import Backend, file_backend, pg_backend
+from support.backends import BACKENDS
+from support.condense_weeks import two_roles
+from support.desks import DeskBackend, file_backend, pg_backend
 from trinho.channels import ConsoleChannel, Outbox
 from trinho.channels.render import review_item_text, review_text
 from trinho.condense import run_condensation
 from trinho.notes.store import save_note
-from trinho.proposals.store import Proposal
+from trinho.proposals.format import Proposal
+from trinho.review import decide
 from trinho.review.render import proposals_text, reason_words
 from trinho.web import pages
+from trinho.web import store as reads
 from trinho.workspace import Workspace, init_workspace, open_workspace
 
 EMPLOYER_OLD = "- 2025-01-01: Làm việc ở công ty Acme"
@@ -79,10 +82,10 @@ def condensed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture(params=["files", "pg"])
-def backend(
+@pytest.fixture(params=BACKENDS)
+def desk_backend(
     request: pytest.FixtureRequest, condensed: Path, tmp_path: Path, clock: FixedClock
-) -> Iterator[Backend]:
+) -> Iterator[DeskBackend]:
     root = tmp_path / "ws"
     shutil.copytree(condensed, root)
     ws = open_workspace(root, clock)
@@ -92,8 +95,8 @@ def backend(
     yield pg_backend(request.getfixturevalue("pg_admin"), ws, clock)
 
 
-def cards(backend: Backend) -> dict[str, Proposal]:
-    waiting = backend.desk.waiting()
+def cards(desk_backend: DeskBackend) -> dict[str, Proposal]:
+    waiting = reads.waiting(desk_backend.records)
     found = {str(p.change.get("class")): p for p in waiting}
     assert len(found) == len(waiting)
     return found
@@ -106,11 +109,11 @@ def lines_of(text: str | None) -> list[str]:
 _SOURCE = re.compile(r'<a href="/source\?ref=([^"]+)">([^<]*)</a>: “([^”]*)”')
 
 
-def assert_lines_shown_are_in_the_file(backend: Backend) -> None:
+def assert_lines_shown_are_in_the_file(desk_backend: DeskBackend) -> None:
     """Every card as the page draws it now: a MEMORY.md source names the line that holds its
     text in the file as it is, or no line at all; the CLI listing names no line number."""
-    memory = backend.memory().split("\n")
-    waiting = backend.desk.waiting()
+    memory = desk_backend.memory().split("\n")
+    waiting = reads.waiting(desk_backend.records)
     page = pages.queue_page(waiting, "en", "csrf", "owner")
     for ref, place, quoted in _SOURCE.findall(str(page)):
         ref, place, quoted = html.unescape(ref), html.unescape(place), html.unescape(quoted)
@@ -125,11 +128,11 @@ def assert_lines_shown_are_in_the_file(backend: Backend) -> None:
     assert not re.search(r"\bline \d+", proposals_text("en", waiting))
 
 
-def assert_nothing_lost(backend: Backend, approved: list[Proposal]) -> None:
+def assert_nothing_lost(desk_backend: DeskBackend, approved: list[Proposal]) -> None:
     """Every line of the old MEMORY.md, byte for byte, is in MEMORY.md, in the archive, in a
     change still waiting, or was the old side of an edit or removal the owner approved."""
-    places = set(backend.memory().split("\n")) | set(backend.archive().split("\n"))
-    for p in backend.desk.waiting():
+    places = set(desk_backend.memory().split("\n")) | set(desk_backend.archive().split("\n"))
+    for p in reads.waiting(desk_backend.records):
         places |= set(lines_of(p.change.get("old")))
     for p in approved:
         if p.change.get("class") in ("edited", "removed"):
@@ -138,9 +141,9 @@ def assert_nothing_lost(backend: Backend, approved: list[Proposal]) -> None:
 
 
 def test_the_archive_takes_no_line_of_another_card_and_gives_the_budget_as_its_reason(
-    backend: Backend,
+    desk_backend: DeskBackend,
 ) -> None:
-    found = cards(backend)
+    found = cards(desk_backend)
     assert sorted(found) == sorted(CLASSES)
     archive = found["archive"]
     moved = lines_of(archive.change["old"])
@@ -154,31 +157,33 @@ def test_the_archive_takes_no_line_of_another_card_and_gives_the_budget_as_its_r
         assert WHY_REMOVED not in said and "token" not in said and "MEMORY.md" not in said
         assert str(len(moved)) in said
     assert "times as long as what fits in the assistant's prompt" in reason_words(archive, "en")
-    assert_lines_shown_are_in_the_file(backend)
+    assert_lines_shown_are_in_the_file(desk_backend)
 
 
 @pytest.mark.parametrize("order", list(permutations(CLASSES)), ids="-".join)
 def test_approving_in_any_order_applies_every_card(
-    backend: Backend, order: tuple[str, ...]
+    desk_backend: DeskBackend, order: tuple[str, ...]
 ) -> None:
-    found = cards(backend)
+    found = cards(desk_backend)
     archived = lines_of(found["archive"].change["old"])
     approved: list[Proposal] = []
     for cls in order:
         p = found[cls]
-        decided, result = backend.desk.approve(p.id, "owner (web)", p.content_hash)
+        decided, result = decide.approve(
+            desk_backend.records, p.id, "owner (web)", content_hash=p.content_hash
+        )
         assert result.ok and decided.status == "approved", (cls, result.message)
         approved.append(p)
-        assert_nothing_lost(backend, approved)
-        assert_lines_shown_are_in_the_file(backend)
-    memory, archive = backend.memory().split("\n"), backend.archive().split("\n")
+        assert_nothing_lost(desk_backend, approved)
+        assert_lines_shown_are_in_the_file(desk_backend)
+    memory, archive = desk_backend.memory().split("\n"), desk_backend.archive().split("\n")
     assert EMPLOYER_NEW in memory and EMPLOYER_OLD not in memory  # the new employer is there
     assert ALLERGY not in memory and ALLERGY not in archive
     assert BIRTHDAY in memory
     assert all(line in archive and line not in memory for line in archived)
     kept = [line for line in GENERIC if line not in archived]
     assert all(memory.count(line) == 1 for line in kept)
-    assert backend.desk.waiting() == []
+    assert reads.waiting(desk_backend.records) == []
 
 
 # --- across runs: a change waiting from an earlier run, an archive waiting from one ---------
@@ -209,8 +214,8 @@ def test_an_edit_waiting_from_an_earlier_run_keeps_its_line_out_of_the_archive(
     run_condensation(ws, model=two_roles(f"EDIT [60] {EMPLOYER_NEW}"))
     ws = set_archive(ws, clock, "ask")
     said = week(ws, clock, "NONE")
-    backend = file_backend(ws)
-    found = cards(backend)
+    desk_backend = file_backend(ws)
+    found = cards(desk_backend)
     assert sorted(found) == ["archive", "edited"]
     moved = lines_of(found["archive"].change["old"])
     assert EMPLOYER_OLD not in moved and ALLERGY in moved
@@ -228,9 +233,11 @@ def test_an_edit_waiting_from_an_earlier_run_keeps_its_line_out_of_the_archive(
     assert gist in screen and "New: (moved to the archive: still searchable)" in screen
     assert "(nothing)" not in screen and "token" not in screen
     for cls in ("archive", "edited"):
-        _, result = backend.desk.approve(found[cls].id, "owner", found[cls].content_hash)
+        _, result = decide.approve(
+            desk_backend.records, found[cls].id, "owner", content_hash=found[cls].content_hash
+        )
         assert result.ok, result.message
-    assert EMPLOYER_NEW in backend.memory().split("\n")
+    assert EMPLOYER_NEW in desk_backend.memory().split("\n")
 
 
 def test_a_waiting_archive_that_holds_a_line_a_later_run_changes_is_replaced(
@@ -238,21 +245,23 @@ def test_a_waiting_archive_that_holds_a_line_a_later_run_changes_is_replaced(
 ) -> None:
     ws = over_budget(tmp_path / "ws", clock)
     run_condensation(ws, model=two_roles("NONE"))
-    backend = file_backend(ws)
-    first = cards(backend)["archive"]
+    desk_backend = file_backend(ws)
+    first = cards(desk_backend)["archive"]
     assert ALLERGY in lines_of(first.change["old"])
     said = week(ws, clock, f"REMOVE [61] {WHY_REMOVED}")
-    found = cards(backend)
+    found = cards(desk_backend)
     assert sorted(found) == ["archive", "removed"]
-    replaced = backend.desk.get_proposal(first.id)
+    replaced = desk_backend.records.get_proposal(first.id)
     assert replaced.status == "stale" and "2026-W49" in str(replaced.decision_note)
     second = found["archive"]
     assert ALLERGY not in lines_of(second.change["old"]) and second.why is None
     assert second.id in said and first.id not in said
     for cls in ("removed", "archive"):
-        _, result = backend.desk.approve(found[cls].id, "owner", found[cls].content_hash)
+        _, result = decide.approve(
+            desk_backend.records, found[cls].id, "owner", content_hash=found[cls].content_hash
+        )
         assert result.ok, result.message
-    assert ALLERGY not in backend.memory() and ALLERGY not in backend.archive()
+    assert ALLERGY not in desk_backend.memory() and ALLERGY not in desk_backend.archive()
 
 
 def test_an_archive_that_applies_by_itself_leaves_the_held_lines_in_place(
@@ -260,14 +269,14 @@ def test_an_archive_that_applies_by_itself_leaves_the_held_lines_in_place(
 ) -> None:
     ws = set_archive(over_budget(tmp_path / "ws", clock), clock, "auto")
     run_condensation(ws, model=two_roles(SCRIPT))
-    backend = file_backend(ws)
-    memory, archive = backend.memory().split("\n"), backend.archive().split("\n")
+    desk_backend = file_backend(ws)
+    memory, archive = desk_backend.memory().split("\n"), desk_backend.archive().split("\n")
     assert EMPLOYER_OLD in memory and ALLERGY in memory
     assert EMPLOYER_OLD not in archive and ALLERGY not in archive
-    found = cards(backend)
+    found = cards(desk_backend)
     assert sorted(found) == ["edited", "removed", "strange_date"]
     for p in found.values():
-        _, result = backend.desk.approve(p.id, "owner", p.content_hash)
+        _, result = decide.approve(desk_backend.records, p.id, "owner", content_hash=p.content_hash)
         assert result.ok, result.message
-    memory = backend.memory().split("\n")
+    memory = desk_backend.memory().split("\n")
     assert EMPLOYER_NEW in memory and ALLERGY not in memory and BIRTHDAY in memory

@@ -18,8 +18,8 @@ from typing import get_args
 
 import pytest
 
-from condense_weeks import two_roles
 from conftest import FixedClock
+from support.condense_weeks import two_roles
 from trinho.channels import ConsoleChannel
 from trinho.condense import run_condensation
 from trinho.durable import FaultPoint, inject
@@ -109,6 +109,7 @@ def count_points(tmp: Path, mode: str, step: int) -> int:
     raise AssertionError(step)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mode", "step"), [("auto", 0), ("ask", 0), ("ask", 1)])
 def test_a_kill_at_every_durable_write_point_loses_and_duplicates_nothing(
     tmp_path: Path, mode: str, step: int

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
 import pytest
 
-from condense_weeks import EN_MEMORY, RUN, VI_MEMORY, en_week, two_roles, vi_week
 from conftest import FixedClock
+from support.condense_weeks import EN_MEMORY, RUN, VI_MEMORY, en_week, two_roles, vi_week
 from trinho.channels import ConsoleChannel
 from trinho.condense import RunReport, run_condensation, undo_run
 from trinho.condense.rules.gate import Change
-from trinho.condense.store.runs import UndoEntry, advance, read_journal
+from trinho.condense.store.runs import UndoEntry, read_journal, write_journal
 from trinho.durable import inject
 from trinho.errors import NotFound, TrinhoError
 from trinho.notes.store import save_note
@@ -355,7 +356,7 @@ def test_a_run_left_unfinished_by_an_earlier_undo_is_ended_not_resumed(
         condense(workspace, rewrite)
     journal = read_journal(workspace, RUN)
     assert journal is not None and journal.state == "applied"
-    advance(workspace, journal, "applied", undone=(UndoEntry(clock.now, None),))
+    write_journal(workspace, replace(journal, undone=(UndoEntry(clock.now, None),)))
     assert condense(workspace, rewrite).outcome == "already_done"
     journal = read_journal(workspace, RUN)
     assert journal is not None and journal.state == "done" and journal.proposals == ()

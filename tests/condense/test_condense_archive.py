@@ -6,6 +6,7 @@ import hashlib
 import re
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -123,7 +124,8 @@ def _movable(text: str) -> list[Entry]:
     return [e for e in parse(text).entries if e.date is not None]
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
 @given(memory_text, st.integers(0, 400))
 def test_a_plan_moves_only_entries_verbatim_and_reaches_the_target_when_it_can(
     text: str, budget: int
@@ -154,7 +156,8 @@ def test_a_plan_moves_only_entries_verbatim_and_reaches_the_target_when_it_can(
     assert apply_archive(text, plan.raw_lines) == plan.text
 
 
-@settings(max_examples=200, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=80, deadline=None)
 @given(memory_text, st.integers(0, 400))
 def test_the_least_recently_dated_move_first(text: str, budget: int) -> None:
     plan = plan_archive(text, budget)
@@ -184,7 +187,8 @@ def test_an_archive_is_not_asked_while_one_waits_or_a_rejection_stands() -> None
 # --- beside other pending changes ------------------------------------------------------------
 
 
-@settings(max_examples=200, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=80, deadline=None)
 @given(memory_text, st.integers(0, 400), st.data())
 def test_a_pinned_line_never_moves_the_next_least_recently_dated_do(
     text: str, budget: int, data: st.DataObject
@@ -206,7 +210,8 @@ def test_a_pinned_line_never_moves_the_next_least_recently_dated_do(
     assert archive_stands(plan.raw_lines, text, pinned)
 
 
-@settings(max_examples=200, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=80, deadline=None)
 @given(memory_text, st.data())
 def test_the_lines_pending_changes_act_on_are_pinned_as_approving_finds_them(
     text: str, data: st.DataObject
@@ -227,7 +232,8 @@ def test_the_lines_pending_changes_act_on_are_pinned_as_approving_finds_them(
     assert pinned_lines("- 2025-01-05: tea\n", retyped) == frozenset()  # other letters: gone
 
 
-@settings(max_examples=200, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=80, deadline=None)
 @given(st.integers(1, 10**6), st.integers(1, 10**5), st.integers(1, 500))
 def test_the_budget_reason_says_how_far_over_and_how_many_in_words(
     tokens: int, budget: int, count: int
@@ -261,7 +267,8 @@ def test_an_archive_gist_names_the_first_entries_and_counts_the_rest(lines: list
     )
 
 
-@settings(max_examples=200, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=80, deadline=None)
 @given(memory_text, st.sampled_from(WORDS), st.integers(1, 60))
 def test_a_memory_source_is_anchored_where_its_line_is_now(
     text: str, word: str, stored: int
@@ -278,7 +285,8 @@ def test_a_memory_source_is_anchored_where_its_line_is_now(
     )
 
 
-@settings(max_examples=200, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=80, deadline=None)
 @given(st.data())
 def test_the_archive_and_the_changes_it_leaves_alone_apply_in_any_order(
     data: st.DataObject,

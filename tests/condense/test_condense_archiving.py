@@ -7,8 +7,8 @@ import io
 
 import pytest
 
-from condense_weeks import two_roles
 from conftest import FixedClock
+from support.condense_weeks import two_roles
 from trinho.channels import ConsoleChannel
 from trinho.condense import RunReport, run_condensation
 from trinho.context.budget import estimate_tokens
@@ -16,6 +16,7 @@ from trinho.errors import TrinhoError
 from trinho.memory import store as memory_store
 from trinho.notes.store import save_note
 from trinho.proposals import store as proposals
+from trinho.proposals.format import Proposal
 from trinho.review.appliers import APPLIERS
 from trinho.search import search
 from trinho.workspace import ARCHIVE_FILE, Workspace, open_workspace
@@ -43,7 +44,7 @@ def week(ws: Workspace, clock: FixedClock, text: str) -> RunReport:
     return run_condensation(ws, model=two_roles("NONE"), channel=channel)
 
 
-def archive_proposals(ws: Workspace, status: str = "pending") -> list[proposals.Proposal]:
+def archive_proposals(ws: Workspace, status: str = "pending") -> list[Proposal]:
     return [
         p
         for p in proposals.list_proposals(ws).proposals

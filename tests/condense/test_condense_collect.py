@@ -9,18 +9,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import FixedClock
-from trinho.condense.store.collect import (
-    DEFAULT_CONTEXT_TOKENS,
+from trinho.condense.rules.chunks import (
     MIN_ROOM_TOKENS,
     Material,
-    Span,
-    collect,
-    context_tokens,
     cut,
     material_room,
     plan_chunks,
     render_material,
     take_chunk,
+)
+from trinho.condense.store.collect import (
+    DEFAULT_CONTEXT_TOKENS,
+    Span,
+    collect,
+    context_tokens,
     window,
 )
 from trinho.conversations.store import record_turn

@@ -477,7 +477,8 @@ def _folded(result: GateResult) -> Counter[str]:
     return Counter(c.new for c in result.changes if c.cls == "folded" and c.new is not None)
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
 @given(old_new())
 def test_every_old_entry_and_loose_line_is_applied_or_held(pair: tuple[str, str]) -> None:
     old, new = pair
@@ -492,7 +493,8 @@ def test_every_old_entry_and_loose_line_is_applied_or_held(pair: tuple[str, str]
         assert change.old is None or change.old in result.applied.split("\n")
 
 
-@settings(max_examples=200, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=80, deadline=None)
 @given(lines, st.lists(window_entry, min_size=1, max_size=5), st.data())
 def test_only_additions_inside_the_window_apply_whole(
     old_lines: list[str], added: list[str], data: st.DataObject
@@ -510,7 +512,8 @@ def test_only_additions_inside_the_window_apply_whole(
     assert _nonblank(result.applied) == _nonblank(new) - _folded(result)
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
 @given(old_new())
 def test_applying_then_approving_every_held_change_gives_the_rewrite(
     pair: tuple[str, str],
@@ -625,7 +628,8 @@ def _lost(old: str, new: str) -> tuple[Counter[str], Counter[str]]:
     return _entry_keys(old) - _entry_keys(new), _hand_keys(old) - _hand_keys(new)
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
 @given(old_new())
 def test_a_random_rewrite_holds_every_loss_and_is_suspicious_past_half(
     pair: tuple[str, str],
@@ -652,7 +656,8 @@ def test_a_random_rewrite_holds_every_loss_and_is_suspicious_past_half(
     assert Counter(loose_key(i.raw) for i in gone if isinstance(i, Loose)) == lost_hand
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
 @given(old_new())
 def test_a_random_rewrite_applies_only_window_dates_and_never_a_malformed_line(
     pair: tuple[str, str],
@@ -678,7 +683,8 @@ def test_a_random_rewrite_applies_only_window_dates_and_never_a_malformed_line(
             assert item.raw not in applied and item.raw in held_new
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
 @given(old_new())
 def test_a_random_rewrite_never_writes_an_entry_twice_unless_the_old_file_had_it_twice(
     pair: tuple[str, str],
@@ -690,7 +696,8 @@ def test_a_random_rewrite_never_writes_an_entry_twice_unless_the_old_file_had_it
         assert count <= max(1, before[key]), key
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
 @given(old_new())
 def test_a_folded_change_repeats_a_kept_line_and_never_loses_an_old_one(
     pair: tuple[str, str],
@@ -733,7 +740,8 @@ def test_a_new_line_with_control_characters_is_held_never_applied(control: str) 
     assert "- 2026-11-27: Sống ở Huế" in result.applied  # a clean change still applies
 
 
-@settings(max_examples=200, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=80, deadline=None)
 @given(st.lists(st.sampled_from(["a", " ", "\x1b", "\x00", "\x07", "- 2026-11-28: ", "\n"])))
 def test_no_control_character_is_ever_applied_by_itself(pieces: list[str]) -> None:
     old = "# Me\n- 2026-11-01: Thích trà\n"

@@ -557,7 +557,8 @@ def _after_date(line: str) -> str:
     return _body(line)[2 + len(item.date_text) :]
 
 
-@settings(max_examples=400, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None)
 @given(old_and_answer(), st.booleans())
 def test_every_old_line_is_kept_in_place_edited_or_removed_by_name(
     pair: tuple[str, str], cut: bool
@@ -608,7 +609,8 @@ def _loose_keys(text: str) -> Counter[str]:
     )
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
 @given(old_and_answer())
 def test_the_gate_keeps_every_old_entry_and_hand_written_line_whatever_the_answer(
     pair: tuple[str, str],
@@ -620,7 +622,8 @@ def test_the_gate_keeps_every_old_entry_and_hand_written_line_whatever_the_answe
     assert _loose_keys(old) <= _loose_keys(applied_now)
 
 
-@settings(max_examples=200, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=80, deadline=None)
 @given(old_text, st.lists(junk, max_size=8), st.booleans())
 def test_chatter_none_or_nothing_gives_the_old_text_byte_for_byte(
     old: str, chatter: list[str], say_none: bool

@@ -302,7 +302,8 @@ def _assert_owner_bytes_kept(old: str, result: GateResult) -> None:
             assert line in old_lines, line  # a new line with a hidden character never applies
 
 
-@settings(max_examples=400, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None)
 @given(owner_file_and_rewrite())
 def test_any_whole_file_rewrite_keeps_every_owner_line_byte_for_byte(
     pair: tuple[str, str],
@@ -311,7 +312,8 @@ def test_any_whole_file_rewrite_keeps_every_owner_line_byte_for_byte(
     _assert_owner_bytes_kept(old, gate(old, new, TODAY, SINCE))
 
 
-@settings(max_examples=400, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None)
 @given(owner_file_and_script())
 def test_any_edit_script_keeps_every_owner_line_byte_for_byte(pair: tuple[str, str]) -> None:
     old, answer = pair

@@ -11,6 +11,7 @@ from collections import Counter
 from datetime import date, datetime
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -106,7 +107,8 @@ def assert_owner_lines_guarded(old: str, new: str, result: GateResult) -> None:
             assert item.raw not in applied, "a new heading applied without screening"
 
 
-@settings(max_examples=400, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None)
 @given(st.data())
 def test_no_owner_line_leaves_or_changes_without_a_proposal_whole_file(data: st.DataObject) -> None:
     old_lines = data.draw(_file)
@@ -116,7 +118,8 @@ def test_no_owner_line_leaves_or_changes_without_a_proposal_whole_file(data: st.
     assert_owner_lines_guarded(old, new, as_a_run_gates(old, new))
 
 
-@settings(max_examples=400, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None)
 @given(st.data())
 def test_no_owner_line_leaves_or_changes_without_a_proposal_edit_script(
     data: st.DataObject,

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from catalogs import CATALOG
+from support.catalogs import CATALOG
 from trinho.condense.rules.gate import Change, gate
 from trinho.condense.rules.held import Stale, apply_held
 from trinho.condense.rules.reasons import (

@@ -7,6 +7,7 @@ from datetime import date
 from hypothesis import given
 from hypothesis import strategies as st
 
+from trinho.condense.rules.chunks import Chunk, Material
 from trinho.condense.rules.rewrite import (
     MEMORY_BEGIN,
     MEMORY_END,
@@ -15,7 +16,6 @@ from trinho.condense.rules.rewrite import (
     rewrite_request,
     screen_request,
 )
-from trinho.condense.store.collect import Chunk, Material
 from trinho.condense.store.prompts import FILE_REWRITE_VERSION, VERSIONS, load_prompt
 
 TODAY = date(2026, 11, 29)

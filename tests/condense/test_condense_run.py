@@ -12,7 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from condense_weeks import (
+from conftest import FixedClock
+from support.condense_weeks import (
     EN_MEMORY,
     RUN,
     VI_ADDED,
@@ -30,7 +31,6 @@ from condense_weeks import (
     vi_good_rewrite,
     vi_week,
 )
-from conftest import FixedClock
 from trinho.channels import ConsoleChannel, Outbox
 from trinho.condense import RunReport, run_condensation
 from trinho.condense.rules.ops import view_lines
@@ -43,6 +43,7 @@ from trinho.memory.format import parse
 from trinho.models import ChatRequest, ChatResponse, ModelError, ScriptedModel, Usage, read_ledger
 from trinho.notes.store import save_note
 from trinho.proposals import store as proposals
+from trinho.proposals.format import Proposal
 from trinho.review.appliers import APPLIERS
 from trinho.workspace import Workspace, init_workspace, open_workspace
 
@@ -69,7 +70,7 @@ def held_classes(report: RunReport) -> list[str]:
     return sorted(rc.change.cls for rc in report.held)
 
 
-def memory_proposals(ws: Workspace) -> list[proposals.Proposal]:
+def memory_proposals(ws: Workspace) -> list[Proposal]:
     return [p for p in proposals.list_proposals(ws).proposals if p.kind == "memory"]
 
 
@@ -322,7 +323,7 @@ def test_a_garbled_screening_answer_holds_every_new_line(
     }
     english = render_report(report, "en")
     assert (
-        "1 changes applied, 2 held for approval; 2 new lines: 0 accepted and 0 rejected by "
+        "1 change applied, 2 held for approval; 2 new lines: 0 accepted and 0 rejected by "
         "screening, 2 unscreened; 2 model calls" in english
     )
     assert "2 new lines wait for your approval: their screening could not be read" in english
@@ -657,6 +658,7 @@ REWRITE_LINES = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(REWRITE_LINES, max_size=16), st.booleans())
 def test_a_run_loses_no_old_line_whatever_the_model_answers(
@@ -746,7 +748,7 @@ def test_a_broken_channel_config_leaves_the_announcement_queued(
     workspace: Workspace, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     en_week(workspace, clock)
-    import trinho.condense.run as pipeline
+    import trinho.condense.announce as pipeline
 
     def broken(ws: Workspace) -> object:
         raise TrinhoError("[telegram] owner_chat_id must be a number")
@@ -993,6 +995,7 @@ NEW_LINES = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.sampled_from(NEW_LINES), min_size=1, max_size=6),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -14,7 +15,6 @@ from trinho.condense.rules.gate import Change
 from trinho.condense.rules.handedit import added_during_run, drop_deleted
 from trinho.condense.store.runs import (
     Journal,
-    advance,
     pick_slot,
     read_journal,
     run_dir,
@@ -47,7 +47,7 @@ def test_pick_slot_once_per_week_and_force(workspace: Workspace, clock: FixedClo
     journal = write_journal(workspace, Journal("2026-W48", "running", now, now))
     slot = pick_slot(workspace, today, force=True)
     assert (slot.run_id, slot.journal, slot.done) == ("2026-W48", journal, None)  # unfinished
-    advance(workspace, journal, "done")
+    write_journal(workspace, replace(journal, state="done"))
     done = pick_slot(workspace, today, force=False)
     assert done.run_id == "2026-W48" and done.done is not None
     assert pick_slot(workspace, today, force=True).run_id == "2026-W48.2"

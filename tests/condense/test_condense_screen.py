@@ -6,6 +6,7 @@ import unicodedata
 from datetime import date
 from typing import Literal
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -125,7 +126,8 @@ def answers(draw: st.DrawFn) -> tuple[dict[int, Verdict], str, int]:
     return expected, unicodedata.normalize(form, "\n".join(lines)), count
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
 @given(answers())
 def test_parse_reads_back_every_well_formed_verdict(
     case: tuple[dict[int, Verdict], str, int],
@@ -134,7 +136,8 @@ def test_parse_reads_back_every_well_formed_verdict(
     assert parse_verdicts(text, count) == expected
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
 @given(st.text(), st.integers(0, 50))
 def test_parse_never_invents_verdicts_or_numbers_out_of_range(text: str, count: int) -> None:
     verdicts = parse_verdicts(text, count)
@@ -226,7 +229,8 @@ NEW_LINES = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
 @given(st.lists(NEW_LINES, max_size=8), st.lists(ANSWER_LINES, max_size=10))
 def test_no_new_line_applies_unless_its_verdict_was_read_as_accept(
     lines: list[str], answer: list[str]

@@ -7,8 +7,8 @@ import io
 
 import pytest
 
-from condense_weeks import two_roles, vi_week
 from conftest import FixedClock
+from support.condense_weeks import two_roles, vi_week
 from trinho.channels import ConsoleChannel, Outbox
 from trinho.condense import RunReport, run_condensation
 from trinho.condense.rules.ops import OP_TOKENS, SCRIPT_SLACK_TOKENS, Script, unusable
@@ -101,6 +101,7 @@ def test_a_run_the_model_answered_nothing_usable_tells_the_owner_once(
     assert notice.notification.id.endswith(f":{kind}")
     assert "trinho model check" in notice.notification.summary
     assert "scripted" in notice.notification.summary
+    assert f"read {report.chunks} part of the week" in notice.notification.summary  # one chunk
     assert "trinho model check" in report.message
     # the next week fails the same way: nothing new is announced
     clock.set("2026-12-06T21:00:00+07:00")

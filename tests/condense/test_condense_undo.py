@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import START, TZ, FixedClock
-from pg.fixtures import CliBackend
+from support.backends import CliBackend
 from trinho.condense import undo_run
 from trinho.condense.rules.archive import archive_section
 from trinho.condense.rules.gate import Change
@@ -195,6 +195,7 @@ SETTINGS = settings(
 )
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(run=runs())
 def test_undo_restores_the_file_before_the_run_plus_later_promotions(
@@ -233,6 +234,7 @@ def test_undo_restores_the_file_before_the_run_plus_later_promotions(
     assert again.kept_current is None
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(run=runs(), data=st.data())
 def test_an_undo_killed_at_any_write_then_run_again_is_one_clean_undo(

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from condense_weeks import is_rewrite
 from conftest import FixedClock
+from support.condense_weeks import is_rewrite
 from trinho.channels import ConsoleChannel
 from trinho.condense import run_condensation
 from trinho.condense.rules.report import RunReport
@@ -29,6 +29,7 @@ from trinho.errors import TrinhoError
 from trinho.models import ChatRequest, ModelError, ScriptedModel
 from trinho.notes.store import save_note
 from trinho.proposals import store as proposals
+from trinho.proposals.format import Proposal
 from trinho.review.appliers import APPLIERS
 from trinho.workspace import Workspace, init_workspace
 
@@ -73,7 +74,7 @@ def _workspace(root: Path, clock: FixedClock) -> Workspace:
     return ws
 
 
-def _whole(ws: Workspace, run_id: str) -> proposals.Proposal:
+def _whole(ws: Workspace, run_id: str) -> Proposal:
     [found] = [
         p
         for p in proposals.list_proposals(ws).proposals
@@ -171,6 +172,7 @@ STEPS = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=25,
     deadline=None,

@@ -10,17 +10,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import FixedClock
-from pg.fixtures import CliBackend
+from support.backends import CliBackend
 from trinho.channels import Notification, Outbox
 from trinho.cli import main
+from trinho.config.files import read_config
 from trinho.context.assembly import (
-    DEFAULT_INDEX_CHARS,
     Budgets,
     ContextInputs,
     FactLine,
     NoteLine,
     assemble,
-    build_index,
     fact_lines,
 )
 from trinho.context.budget import estimate_tokens
@@ -35,10 +34,11 @@ from trinho.context.run import (
 )
 from trinho.conversations.store import record_turn
 from trinho.errors import TrinhoError
+from trinho.facts.render import DEFAULT_INDEX_CHARS, build_index
 from trinho.facts.rules import Fact, FactVersion
 from trinho.i18n import t
 from trinho.tools import service as tools
-from trinho.workspace import CONFIG_PATH, Workspace, read_config
+from trinho.workspace import CONFIG_PATH, Workspace
 
 TODAY = date(2026, 11, 29)
 YESTERDAY = date(2026, 11, 28)

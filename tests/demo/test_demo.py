@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import snapshot
-from fake_model_server import FakeServer, Reply, openai_reply
+from support.fake_model_server import FakeServer, Reply, openai_reply
 from trinho.cli import main
 from trinho.demo.run import STEPS, data_text, load_week, render_demo, run_demo, unaccounted
 from trinho.memory import format as memory_md

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from catalogs import CATALOG
+from support.catalogs import CATALOG
 from trinho.errors import TrinhoError
 from trinho.facts.format import parse_fact, render_fact
 from trinho.facts.rules import BASES, Fact, FactVersion

@@ -219,7 +219,8 @@ def _later(
     return today, moment, start, end
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
 @given(st.lists(step, min_size=1, max_size=25))
 def test_random_saves_keep_every_invariant(
     steps: list[tuple[int, ActorKind, Basis, str, int | None, int | None]],
@@ -266,7 +267,8 @@ def test_random_saves_keep_every_invariant(
 APPROVAL = "proposal:0123456789"
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
 @given(
     st.lists(step, max_size=12),
     st.sampled_from(VALUES),
@@ -377,7 +379,7 @@ def test_the_rules_import_nothing_but_pure_modules() -> None:
 
 def test_the_package_loads_no_submodule_until_a_name_is_asked_for() -> None:
     init = Path(trinho.facts.__file__)
-    assert _imports(init, skip_type_checking=True) == {"__future__", "typing", "trinho"}
+    assert _imports(init, skip_type_checking=True) == {"__future__", "typing", "trinho.exports"}
 
 
 def test_importing_the_rules_loads_no_store() -> None:
@@ -389,7 +391,14 @@ def test_importing_the_rules_loads_no_store() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(ast.literal_eval(out.stdout))
-    assert loaded == {"trinho.facts", "trinho.facts.rules", "trinho.errors", "trinho.i18n"}
+    assert loaded == {
+        "trinho.exports",
+        "trinho.facts",
+        "trinho.facts.rules",
+        "trinho.errors",
+        "trinho.i18n",
+        "trinho.textnorm",
+    }
 
 
 # ---- no actor but the owner can date a value ahead, and the owner can always speak now --------
@@ -443,7 +452,8 @@ _save = st.tuples(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
 @given(st.lists(_save, max_size=6), st.sampled_from(["Đà Nẵng", "Sài Gòn"]))
 def test_no_model_save_makes_the_owners_next_statement_fail(
     saves: list[tuple[str, Basis, ActorKind, date | None, date | None, date]], value: str

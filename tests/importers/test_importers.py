@@ -42,6 +42,7 @@ from trinho.importers import rules
 from trinho.importers.store import apply_plan
 from trinho.memory.store import read_text
 from trinho.proposals import store as proposals
+from trinho.proposals.format import MAX_WHY_CHARS, Proposal
 from trinho.textnorm import match_key
 from trinho.workspace import Workspace, init_workspace
 
@@ -62,10 +63,7 @@ def landed(ws: Workspace, item: rules.Item) -> bool:
     if item.line in read_text(ws).split("\n"):
         return True
     waiting = proposals.list_proposals(ws).proposals
-    if any(
-        p.change.get("new") == item.line and p.why == item.why[: proposals.MAX_WHY_CHARS]
-        for p in waiting
-    ):
+    if any(p.change.get("new") == item.line and p.why == item.why[:MAX_WHY_CHARS] for p in waiting):
         return True
     lines = read_text(ws).split("\n") + [str(p.change.get("new")) for p in waiting]
     return any(match_key(line.partition(": ")[2]) == match_key(item.text) for line in lines)
@@ -251,7 +249,7 @@ def test_every_markdown_line_is_planned_or_listed(source: str, lines: list[str])
     assert all(item.day == date(2025, 1, 1) for item in plan.items)
 
 
-def _pending(home: Path) -> list[proposals.Proposal]:
+def _pending(home: Path) -> list[Proposal]:
     from trinho.workspace import open_workspace
 
     ws = open_workspace(home)

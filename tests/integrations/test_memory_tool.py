@@ -319,7 +319,7 @@ def test_trinho_chat_offers_the_memory_tool_when_configured(
     capsys: pytest.CaptureFixture[str],
     enabled: bool,
 ) -> None:
-    from fake_model_server import FakeServer, Reply, anthropic_reply
+    from support.fake_model_server import FakeServer, Reply, anthropic_reply
 
     assert main(["init", "--tz", "Asia/Ho_Chi_Minh"]) == 0
     home = Path(cli_env["TRINHO_HOME"])

@@ -31,12 +31,13 @@ from mcp import Client, MCPError
 from trinho import facts
 from trinho.cli import main
 from trinho.config import McpConfig
+from trinho.config.files import edit_config
 from trinho.durable import inject
 from trinho.errors import TrinhoError
 from trinho.mcp import server as mcp_server
 from trinho.notes.store import read_notes
 from trinho.tools.service import Actor
-from trinho.workspace import CONFIG_PATH, Workspace, edit_config, open_workspace
+from trinho.workspace import CONFIG_PATH, Workspace, open_workspace
 
 TRINHO = str(Path(sys.executable).parent / "trinho")
 TIMEOUT = 60.0

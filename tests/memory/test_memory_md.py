@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -48,8 +49,9 @@ MEMORY_TEXT = st.one_of(
 )
 
 
+@pytest.mark.slow
 @given(MEMORY_TEXT)
-@settings(max_examples=500)
+@settings(max_examples=200)
 def test_any_text_round_trips_byte_for_byte(text: str) -> None:
     doc = memory_md.parse(text)
     assert memory_md.render(doc) == text

@@ -8,7 +8,13 @@ from typing import Any
 import anthropic
 import pytest
 
-from fake_model_server import FakeServer, Reply, anthropic_problem, anthropic_reply, error_body
+from support.fake_model_server import (
+    FakeServer,
+    Reply,
+    anthropic_problem,
+    anthropic_reply,
+    error_body,
+)
 from trinho.config import config_from
 from trinho.models import ChatModel, ChatRequest, ModelError, ToolSpec, system, tool_result, user
 from trinho.models.anthropic import AnthropicModel

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from trinho import models
+from trinho.config.files import parse_config
 from trinho.errors import TrinhoError
 from trinho.models.base import FailureKind, ModelError
 from trinho.models.config import (
@@ -23,7 +24,7 @@ from trinho.models.config import (
     parse_model_name,
     resolve_model,
 )
-from trinho.workspace import Config, Workspace, parse_config
+from trinho.workspace import Config, Workspace
 
 model_names = st.text(
     st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Zs", "Zl", "Zp")), min_size=1

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fake_model_server import (
+from support.fake_model_server import (
     FakeServer,
     Reply,
     error_body,

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fake_model_server import FakeServer, Reply, fake_tokens, openai_reply
+from support.fake_model_server import FakeServer, Reply, fake_tokens, openai_reply
 from trinho.context.budget import (
     MARGIN,
     MAX_CHAR_TOKENS,

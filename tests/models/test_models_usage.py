@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from trinho.config.files import parse_config
 from trinho.errors import TrinhoError
 from trinho.models import ChatRequest, ChatResponse, ScriptedModel, Usage, load_model, user
 from trinho.models.base import FailureKind
@@ -30,7 +31,7 @@ from trinho.models.ledger import (
     record_line,
     summarize,
 )
-from trinho.workspace import Workspace, parse_config
+from trinho.workspace import Workspace
 
 counts = st.integers(0, 10**9)
 instants = st.datetimes(

@@ -11,8 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import FixedClock
-from trinho.condense.store.collect import Span, collect, render_material
+from trinho.condense.rules.chunks import render_material
+from trinho.condense.store.collect import Span, collect
 from trinho.context.run import build_context
+from trinho.notes import format as note_format
 from trinho.notes import store as notes
 from trinho.workspace import Workspace
 
@@ -34,9 +36,9 @@ LINES = st.lists(
 )
 
 
-def _no_cr(parsed: notes.NoteFile) -> None:
+def _no_cr(parsed: note_format.NoteFile) -> None:
     for item in parsed.items:
-        text = item.text if isinstance(item, notes.NoteEntry) else item.raw
+        text = item.text if isinstance(item, note_format.NoteEntry) else item.raw
         assert "\r" not in text
     assert all("\r" not in line for line in parsed.raw_lines)
 
@@ -46,10 +48,10 @@ def test_any_line_end_reads_as_the_same_entries_and_renders_back(
     lines: list[str], end: str, final: bool
 ) -> None:
     text = end.join(lines) + (end if final and lines else "")
-    parsed = notes.parse_note_file(text)
+    parsed = note_format.parse_note_file(text)
     _no_cr(parsed)
-    assert notes.render_note_file(parsed) == text
-    as_lf = notes.parse_note_file(text.replace(end, "\n"))
+    assert note_format.render_note_file(parsed) == text
+    as_lf = note_format.parse_note_file(text.replace(end, "\n"))
     assert [(e.time, e.text, e.line) for e in parsed.entries] == [
         (e.time, e.text, e.line) for e in as_lf.entries
     ]
@@ -60,9 +62,9 @@ def test_a_file_mixing_line_ends_renders_back_and_holds_no_carriage_return(
     parts: list[tuple[str, str]],
 ) -> None:
     text = "".join(line + end for line, end in parts)
-    parsed = notes.parse_note_file(text)
+    parsed = note_format.parse_note_file(text)
     _no_cr(parsed)
-    assert notes.render_note_file(parsed) == text
+    assert note_format.render_note_file(parsed) == text
 
 
 def test_a_windows_day_file_gains_a_windows_note_and_loses_no_entry(

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from conftest import FixedClock, snapshot
 from trinho import durable
 from trinho.durable import atomic_write_bytes
+from trinho.notes import format as note_format
 from trinho.notes import journal as note_repair
 from trinho.notes import store as notes
 from trinho.notes.journal import Acknowledged
@@ -32,13 +33,13 @@ REWRITE = st.tuples(
 
 
 def _present(text: str) -> list[Acknowledged]:
-    return [Acknowledged(e.time, e.text) for e in notes.parse_note_file(text).entries]
+    return [Acknowledged(e.time, e.text) for e in note_format.parse_note_file(text).entries]
 
 
 def _repaired(journal: list[Acknowledged], text: str) -> str:
     """What `save_note`'s repair appends, done on plain text."""
     lost = note_repair.missing_entries(journal, _present(text))
-    return text + "".join(notes.format_entry(a.time, a.text) + "\n" for a in lost)
+    return text + "".join(note_format.format_entry(a.time, a.text) + "\n" for a in lost)
 
 
 @given(st.lists(st.one_of(APPEND, REWRITE), max_size=30))
@@ -55,7 +56,7 @@ def test_after_repair_every_acknowledged_entry_is_there_once_and_foreign_lines_i
             current = _repaired(journal, current)  # save_note repairs first, then appends
             entry = Acknowledged(f"{i % 3:02d}:00", arg)  # the same note twice happens
             journal.append(entry)
-            current += notes.format_entry(entry.time, entry.text) + "\n"
+            current += note_format.format_entry(entry.time, entry.text) + "\n"
         else:
             assert isinstance(arg, tuple)
             back, keep, added = arg
@@ -111,7 +112,11 @@ def test_a_note_dropped_by_a_stale_replace_comes_back_once_at_the_next_save(
     saved = notes.save_note(workspace, "third")
 
     text = path.read_text(encoding="utf-8")
-    assert [e.text for e in notes.parse_note_file(text).entries] == ["first", "second", "third"]
+    assert [e.text for e in note_format.parse_note_file(text).entries] == [
+        "first",
+        "second",
+        "third",
+    ]
     assert "## 14:06 - Dreaming\nsomething OpenClaw wrote\n" in text
     assert notes.read_notes(workspace, workspace.today()).entries[-1].line == saved.line_number
 
@@ -228,6 +233,6 @@ def test_notes_saved_while_a_foreign_writer_replaces_the_file_are_all_kept(
 
     parsed = notes.read_notes(workspace, workspace.today())
     assert Counter(e.text for e in parsed.entries) == Counter(f"note {i}" for i in range(ROUNDS))
-    loose = [item.raw for item in parsed.items if isinstance(item, notes.LooseLine)]
+    loose = [item.raw for item in parsed.items if isinstance(item, note_format.LooseLine)]
     assert [ln for ln in loose if ln.startswith("openclaw")] == foreign  # its own, in order
     assert foreign  # the writer did run

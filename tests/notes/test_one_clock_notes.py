@@ -17,11 +17,12 @@ import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from condense_weeks import is_rewrite
 from conftest import FixedClock
+from support.condense_weeks import is_rewrite
 from trinho.condense import run_condensation
 from trinho.condense.rules.report import RunReport
 from trinho.condense.store.runs import read_journal, rewrite_waits, week_id
@@ -106,8 +107,9 @@ def _decide(ws: Workspace, *, approve: bool) -> None:
         proposals.reject(ws, waiting[0].id, "owner")
 
 
+@pytest.mark.slow
 @settings(
-    max_examples=40,
+    max_examples=25,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

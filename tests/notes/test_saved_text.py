@@ -22,19 +22,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import START, TZ, FixedClock
-from pg.fixtures import CliBackend, new_owner
+from support.backends import CliBackend
+from support.pg_fixtures import new_owner
 from trinho.cli import cli
 from trinho.condense.store.collect import Span, collect
 from trinho.context.assembly import Context
 from trinho.context.run import build_context, records_context
-from trinho.notes.store import normalize_note_text
+from trinho.notes.format import normalize_note_text
 from trinho.records.protocol import FileRecords, Records
 from trinho.search import Query
 from trinho.tools import service as tools
 from trinho.workspace import Workspace, init_workspace, open_workspace
 
 if TYPE_CHECKING:
-    from pg.pgserver import Urls
+    from support.pgserver import Urls
     from trinho.pg.connect import Database
 
 HOSTILE = [
@@ -85,7 +86,7 @@ class Owner:
     notes and search (the database's own readers on PostgreSQL), `env` for `trinho`, and the
     condensation's material as a run reads it (on PostgreSQL from a working copy)."""
 
-    memory: tools.Memory
+    memory: tools.ToolTarget
     records: Records
     env: dict[str, str | None]
     context: Callable[[], Context]
@@ -110,11 +111,11 @@ def files_owner(ws: Workspace) -> Owner:
 def pg_owner(db: Database, url: str, owner: str, home: Workspace) -> Owner:
     """`owner` of the database at `url`, on the fixed clock, with `home` the deployment's
     workspace folder (its config)."""
-    from trinho.pg.tooling import PgToolRecords
+    from trinho.pg.store import PgRecords
     from trinho.pg.workcopy import open_checkout, working_copy
 
     clock = FixedClock(START)
-    records = PgToolRecords(db, owner, clock=clock, timezone=TZ)
+    records = PgRecords(db, owner, clock=clock, timezone=TZ)
 
     @contextmanager
     def checked_out() -> Iterator[Workspace]:
@@ -152,6 +153,7 @@ def _save_all(owner: Owner, saved: list[str]) -> None:
         assert not result.is_error, result.text
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(_text, _text), min_size=1, max_size=5))
 def test_any_saved_texts_are_read_back_as_those_entries(raw: list[tuple[str, str]]) -> None:
@@ -162,6 +164,7 @@ def test_any_saved_texts_are_read_back_as_those_entries(raw: list[tuple[str, str
         _check(owner, saved)
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(_text, _text), min_size=1, max_size=5))
 def test_any_saved_texts_are_read_back_as_those_entries_on_postgresql(

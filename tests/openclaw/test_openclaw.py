@@ -12,9 +12,10 @@ import pytest
 
 from conftest import FixedClock
 from trinho.condense.store.collect import Span, collect
-from trinho.context.assembly import Budgets, IndexLine, render_facts_digest
+from trinho.context.assembly import Budgets
 from trinho.context.run import build_context
 from trinho.errors import TrinhoError
+from trinho.facts.render import IndexLine, render_facts_digest
 from trinho.facts.store import save_fact
 from trinho.openclaw.files import (
     BOOTSTRAP_FILES,

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from condense_weeks import two_roles
 from conftest import FixedClock
+from support.condense_weeks import two_roles
 from trinho.channels import ConsoleChannel
 from trinho.condense import run_condensation
 from trinho.context.run import build_context

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from condense_weeks import two_roles
 from conftest import FixedClock
+from support.condense_weeks import two_roles
 from trinho.channels import ConsoleChannel
 from trinho.cli.app import cli
 from trinho.condense import run_condensation

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pg.pgserver import MIGRATION_IDS, Cluster
+from support.pgserver import MIGRATION_IDS, Cluster
 from trinho.cli import main
 
 TRINHO = str(Path(sys.executable).parent / "trinho")
@@ -135,7 +135,7 @@ def test_migrations_are_refused_to_the_application_role_in_one_line(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from pg.pgserver import APP_ROLE
+    from support.pgserver import APP_ROLE
 
     pg_cluster.role(APP_ROLE)
     as_app = pg_cluster.url(url.rsplit("/", 1)[1], APP_ROLE)

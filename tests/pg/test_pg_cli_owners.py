@@ -6,14 +6,15 @@ command not built on PostgreSQL refuses rather than use the files beside the dat
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conftest import TZ, snapshot
-from pg.fixtures import new_owner
-from pg.pgserver import Urls
+from support.pg_fixtures import new_owner
+from support.pgserver import Cluster, Urls
 from trinho.cli import main
 from trinho.pg.connect import Database
 
@@ -222,10 +223,50 @@ def test_an_owner_named_for_a_file_workspace_is_refused(
     assert snapshot(home) == before
 
 
-def test_a_role_that_cannot_read_the_owners_registry_is_told_so(
-    cli: Cli, pg_urls: Urls, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    "command",
+    [("owners", "add", "an"), ("owners", "remove", "OWNER"), ("owners", "telegram", "OWNER", "7"),
+     ("owners", "token", "OWNER")],
+)  # fmt: skip
+def test_the_services_role_may_not_change_the_registry_and_is_told_whose_command_it_is(
+    cli: Cli,
+    pg_urls: Urls,
+    pg_admin: Database,
+    monkeypatch: pytest.MonkeyPatch,
+    command: tuple[str, ...],
 ) -> None:
+    owner = new_owner(pg_admin, TZ)
     monkeypatch.setenv("TRINHO_DATABASE_URL", pg_urls.app)
+    said = cli.refused(*(owner if word == "OWNER" else word for word in command))
+    assert "the operator's" in said and "Traceback" not in said
+
+
+def test_a_role_that_cannot_read_the_owners_registry_is_told_so(
+    cli: Cli, pg_cluster: Cluster, pg_urls: Urls, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A role granted the owners' tables but not the registry's directory (a deployment whose
+    grants predate it and were not given again) is told what it lacks, in one line."""
+    import psycopg
+    from psycopg import sql
+
+    from trinho.pg.migrate import OWNER_TABLES
+
+    name = f"partial_{uuid.uuid4().hex[:10]}"
+    pg_cluster.role(name)
+    database = pg_urls.admin.rsplit("/", 1)[1]
+    with psycopg.connect(pg_urls.admin, autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(
+                sql.Identifier(database), sql.Identifier(name)
+            )
+        )
+        for table in OWNER_TABLES:
+            conn.execute(
+                sql.SQL("GRANT SELECT ON {} TO {}").format(
+                    sql.Identifier(table), sql.Identifier(name)
+                )
+            )
+    monkeypatch.setenv("TRINHO_DATABASE_URL", pg_cluster.url(database, name))
     assert "cannot read the registry" in cli.refused("notes", "--owner", "an")
 
 

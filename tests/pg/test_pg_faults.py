@@ -19,13 +19,15 @@ import psycopg
 import pytest
 
 from conftest import TZ, FixedClock
-from pg.pgserver import Cluster, Urls, bindir, migrated_database, running_cluster
+from support.pgserver import Cluster, Urls, bindir, migrated_database, running_cluster
 from trinho.errors import TrinhoError
 from trinho.pg.connect import Database
 from trinho.pg.owners import add_owner
 from trinho.pg.search import search
 from trinho.pg.store import PgRecords
 from trinho.pg.transcripts import PgTranscripts
+
+pytestmark = pytest.mark.slow  # each test restarts a server of its own mid-write
 
 
 class Statements:

@@ -10,46 +10,23 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from condense_weeks import NOW, VI_ADDED, two_roles, vi_good_rewrite, vi_week
 from conftest import TZ, FixedClock
-from pg.fixtures import new_owner
-from pg.pgserver import Urls
-from pg.worker_main import worker_path
+from support.condense_weeks import NOW, VI_ADDED, vi_week
+from support.pg_fixtures import new_owner, owners_from, worker_deployment
+from support.pgserver import Urls
+from support.worker_main import SCRIPT, worker_path
 from trinho.config import Config
 from trinho.pg.connect import Database
-from trinho.pg.jobs import Deployment, opened, owes_a_run, owners_due, run_worker
-from trinho.pg.owners import add_owner
+from trinho.pg.jobs import opened, owes_a_run, owners_due, run_worker
 from trinho.pg.store import PgRecords
-from trinho.pg.transfer import import_workspace
 from trinho.pg.workcopy import copy_pid
-from trinho.workspace import Workspace, open_workspace
-
-
-def _owners(db: Database, ws: Workspace, tmp_path: Path, count: int) -> list[str]:
-    """`count` new owners, each a copy of the workspace as it is now."""
-    import shutil
-
-    made = []
-    for _ in range(count):
-        owner = f"o-{uuid.uuid4().hex[:12]}"
-        add_owner(db, owner, ws.config.timezone)
-        copy = tmp_path / owner
-        shutil.copytree(ws.root, copy)
-        import_workspace(db, open_workspace(copy, ws._clock), owner)
-        made.append(owner)
-    return made
-
-
-def _deployment(urls: Urls, ws: Workspace, clock: FixedClock) -> Deployment:
-    text = (ws.internal / "config.toml").read_text(encoding="utf-8")
-    return Deployment(urls.admin, ws.config, text, clock=clock, model=two_roles(vi_good_rewrite()))
+from trinho.workspace import Workspace
 
 
 def _runs(db: Database, owner: str, clock: FixedClock) -> list[str | None]:
@@ -74,8 +51,8 @@ def test_a_worker_condenses_each_owner_once_and_a_second_time_finds_the_week_don
     workspace: Workspace, clock: FixedClock, pg_urls: Urls, pg_admin: Database, tmp_path: Path
 ) -> None:
     vi_week(workspace, clock)
-    owners = _owners(pg_admin, workspace, tmp_path, 3)
-    deployment = _deployment(pg_urls, workspace, clock)
+    owners = owners_from(pg_admin, workspace, tmp_path, 3)
+    deployment = worker_deployment(pg_urls.app, workspace, clock)
     with opened(deployment) as queue:
         assert [queue.defer_condense(o) for o in owners] == [True, True, True]
         assert queue.defer_condense(owners[0]) is False  # one waits already
@@ -104,8 +81,8 @@ def test_a_job_queued_for_an_owner_removed_since_succeeds_doing_nothing(
     from trinho.pg.owners import remove_owner
 
     vi_week(workspace, clock)
-    gone, kept = _owners(pg_admin, workspace, tmp_path, 2)
-    deployment = _deployment(pg_urls, workspace, clock)
+    gone, kept = owners_from(pg_admin, workspace, tmp_path, 2)
+    deployment = worker_deployment(pg_urls.app, workspace, clock)
     with opened(deployment) as queue:
         assert queue.defer_condense(gone) and queue.defer_pass(gone)
         assert queue.defer_condense(kept)
@@ -124,9 +101,9 @@ def test_a_pass_runs_what_an_owner_owes_once_and_then_owes_nothing(
     workspace: Workspace, clock: FixedClock, pg_urls: Urls, pg_admin: Database, tmp_path: Path
 ) -> None:
     vi_week(workspace, clock)
-    [owner] = _owners(pg_admin, workspace, tmp_path, 1)
+    [owner] = owners_from(pg_admin, workspace, tmp_path, 1)
     clock.set("2026-11-29T20:59:00+07:00")  # before Sunday's 21:00 slot: seen for the first time
-    deployment = _deployment(pg_urls, workspace, clock)
+    deployment = worker_deployment(pg_urls.app, workspace, clock)
     assert owner in owners_due(pg_admin, deployment)
     with opened(deployment) as queue:
         assert queue.defer_pass(owner)
@@ -142,6 +119,7 @@ def test_a_pass_runs_what_an_owner_owes_once_and_then_owes_nothing(
     assert owner not in owners_due(pg_admin, deployment)
 
 
+@pytest.mark.slow
 def test_a_worker_killed_in_a_condensation_is_resumed_by_another_and_it_finishes_once(
     workspace: Workspace,
     clock: FixedClock,
@@ -154,13 +132,13 @@ def test_a_worker_killed_in_a_condensation_is_resumed_by_another_and_it_finishes
     copies.mkdir()
     monkeypatch.setenv("TRINHO_COPIES", str(copies))
     vi_week(workspace, clock)
-    [owner] = _owners(pg_admin, workspace, tmp_path, 1)
-    deployment = _deployment(pg_urls, workspace, clock)
+    [owner] = owners_from(pg_admin, workspace, tmp_path, 1)
+    deployment = worker_deployment(pg_urls.app, workspace, clock)
     with opened(deployment) as queue:
         assert queue.defer_condense(owner)
     gate = tmp_path / "gate"
     worker = subprocess.Popen(
-        [sys.executable, str(Path(__file__).with_name("worker_main.py")), pg_urls.admin,
+        [sys.executable, str(SCRIPT), pg_urls.admin,
          str(workspace.root), str(gate)],
         env={**os.environ, "PYTHONPATH": worker_path()},
     )  # fmt: skip
@@ -242,7 +220,7 @@ def test_a_waiting_worker_plans_and_puts_back_each_minute_and_one_that_empties_t
 ) -> None:
     from trinho.pg.jobs import make_queue
 
-    deployment = _deployment(pg_urls, workspace, clock)
+    deployment = worker_deployment(pg_urls.app, workspace, clock)
     waiting = make_queue(pg_admin, deployment, periodic=True).app
     periodic = {p.task.name: p.cron for p in waiting.periodic_registry.periodic_tasks.values()}
     assert periodic == {"trinho.plan": "* * * * *", "trinho.retry_stalled": "* * * * *"}

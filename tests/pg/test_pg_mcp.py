@@ -28,14 +28,13 @@ from mcp.client.streamable_http import streamable_http_client
 
 from conftest import START, TZ
 from mcp import Client, MCPError
-from pg.fixtures import new_owner
-from pg.pgserver import Urls
+from support.pg_fixtures import new_owner
+from support.pgserver import Urls
 from trinho.cli import main
 from trinho.errors import TrinhoError
 from trinho.pg.connect import Database
 from trinho.pg.store import PgRecords
 from trinho.pg.tokens import issue_token, revoke_token, token_owner_id, verify_token
-from trinho.pg.tooling import PgToolRecords
 from trinho.tools.service import Actor, call
 
 TRINHO = str(Path(sys.executable).parent / "trinho")
@@ -46,8 +45,8 @@ SECRET_FACT = "Bthành phố bí mật"
 B_WORDS = ("4711", "Bchỉ", "Bthành", "két sắt")
 
 
-def _records(db: Database, owner: str) -> PgToolRecords:
-    return PgToolRecords(db, owner, clock=lambda: START, timezone=TZ)
+def _records(db: Database, owner: str) -> PgRecords:
+    return PgRecords(db, owner, clock=lambda: START, timezone=TZ)
 
 
 def _snapshot(records: PgRecords) -> dict[str, Any]:

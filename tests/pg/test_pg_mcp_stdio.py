@@ -13,8 +13,8 @@ import anyio
 import pytest
 
 from conftest import TZ
-from pg.fixtures import new_owner
-from pg.pgserver import Urls
+from support.pg_fixtures import new_owner
+from support.pgserver import Urls
 from trinho.cli import main
 from trinho.pg.connect import Database
 from trinho.pg.store import PgRecords

@@ -16,10 +16,11 @@ import pytest
 from psycopg import errors, sql
 
 from conftest import TZ, FixedClock
-from pg.fixtures import new_owner
-from pg.pgserver import Cluster, Urls
+from support.pg_fixtures import new_owner
+from support.pgserver import Cluster, Urls
 from trinho.pg.connect import Database
-from trinho.pg.migrate import APP_FUNCTIONS, MIGRATIONS
+from trinho.pg.jobs import SCHEMA as QUEUE_SCHEMA
+from trinho.pg.migrate import APP_FUNCTIONS, BOT_TABLES, DIRECTORY_VIEWS, MIGRATIONS
 from trinho.pg.search import search, tsquery_literal
 from trinho.pg.store import PgRecords
 from trinho.search.tokenize import query_terms
@@ -187,22 +188,37 @@ def test_search_matches_refuses_a_caller_that_is_not_the_applications_even_when_
             conn.execute(MATCHES, (two_owners[0],))
 
 
+DIRECTORY_COLUMNS = ["owner_id", "timezone", "created_at", "telegram_user_id"]
+
+
 def test_the_application_role_with_no_owner_named_reads_nothing(
     pg_urls: Urls, two_owners: tuple[str, str]
 ) -> None:
-    """Every table either refuses it or shows it no row; of the functions it may execute only
-    the search's, which refuse without an owner named, or with a NULL one."""
+    """Every table of the owners' either refuses it or shows it no row; what it reads without
+    an owner is the registry's directory (ids, zones, Telegram users: no owner's memory), the
+    bot's offsets and the job queue, which every service needs before it picks an owner. Of
+    the schema's functions it may execute only the search's, which refuse without an owner
+    named, or with a NULL one."""
     relations = _relations(pg_urls.admin)
     functions = _functions(pg_urls.admin)
+    registry = {("public", name) for name in (*DIRECTORY_VIEWS, *BOT_TABLES)}
     with psycopg.connect(pg_urls.app) as conn:
         for schema, relation, _ in relations:
             try:
-                rows = _tried(conn, _select(schema, relation))
+                cursor = conn.execute(_select(schema, relation))
             except errors.InsufficientPrivilege:
+                conn.rollback()
+                continue
+            rows = cursor.fetchall()
+            if (schema, relation) in registry or schema == QUEUE_SCHEMA:
                 continue
             assert rows == [], relation
+        described = conn.execute(_select("public", "owner_directory")).description or []
+        assert [column.name for column in described] == DIRECTORY_COLUMNS
         reachable = set()
         for function in functions:
+            if function.schema == QUEUE_SCHEMA:
+                continue  # the queue's own, run by the workers
             allowed = conn.execute(
                 "SELECT has_schema_privilege(current_user, %s, 'USAGE')"
                 " AND has_function_privilege(current_user, %s::oid, 'EXECUTE')",
@@ -268,11 +284,13 @@ def test_a_deployment_granted_before_the_migration_keeps_searching_after_it(
     pg_cluster: Cluster, clock: FixedClock
 ) -> None:
     """An application role granted the tables by an earlier `--grant` (before 0010) is
-    granted the search's functions by 0010 itself: its search finds what it found before."""
+    granted the search's functions by 0010 itself: its search finds what it found before; and
+    the registry's directory by 0011, so it finds its owner's zone."""
     from yoyo import get_backend, read_migrations
 
-    from pg.pgserver import APP_ROLE
+    from support.pgserver import APP_ROLE
     from trinho.pg.migrate import INDEX_TABLES, OWNER_TABLES, _yoyo_url, migrate
+    from trinho.pg.owners import owner_zone
 
     admin = pg_cluster.create_database("upgrade")
     backend = get_backend(_yoyo_url(admin))
@@ -299,3 +317,4 @@ def test_a_deployment_granted_before_the_migration_keeps_searching_after_it(
         assert len(search(records, "pho")) == 1
         assert "0010.function_privileges" in migrate(admin)
         assert len(search(records, "pho")) == 1
+        assert owner_zone(db, owner) == "UTC"  # the directory, granted by 0011

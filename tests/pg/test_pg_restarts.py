@@ -23,10 +23,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from condense_weeks import VI_ADDED, two_roles, vi_good_rewrite, vi_week
 from conftest import TZ, FixedClock
-from pg.pgserver import Cluster, Urls, bindir, migrated_database, running_cluster
 from pg.test_pg_mcp import _post, _serving
+from support.condense_weeks import VI_ADDED, two_roles, vi_good_rewrite, vi_week
+from support.pgserver import Cluster, Urls, bindir, migrated_database, running_cluster
 from trinho.cli import main
 from trinho.config import WebConfig
 from trinho.errors import Unavailable
@@ -42,6 +42,8 @@ from trinho.web.app import owners_app
 from trinho.web.auth import Guard
 from trinho.web.store import Owners
 from trinho.workspace import Workspace, open_workspace
+
+pytestmark = pytest.mark.slow  # each test stops and starts a server of its own
 
 BASE = "http://127.0.0.1:8766"
 

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from psycopg import errors
 
-from pg.pgserver import MIGRATION_IDS, Cluster, Urls
+from support.pgserver import MIGRATION_IDS, Cluster, Urls
 from trinho.errors import TrinhoError
 from trinho.pg.connect import Database
 from trinho.pg.migrate import (
@@ -168,8 +168,13 @@ def test_the_application_role_sees_no_row_without_an_owner_and_one_owners_rows_w
         with pytest.raises(errors.InsufficientPrivilege):  # the registry is the operator's
             conn.execute("SELECT * FROM owners")
         conn.rollback()
+        with pytest.raises(errors.InsufficientPrivilege):  # read through the directory only
+            conn.execute("INSERT INTO owners (owner_id) VALUES ('intruder')")
+        conn.rollback()
         with pytest.raises(errors.InsufficientPrivilege):
-            conn.execute("SELECT * FROM telegram_bots")
+            conn.execute("UPDATE owner_directory SET timezone = 'UTC'")
+        conn.rollback()
+        assert (owner,) in conn.execute("SELECT owner_id FROM owner_directory").fetchall()
 
 
 def test_even_the_tables_owner_sees_nothing_without_an_owner_set(pg_urls: Urls, owner: str) -> None:

@@ -1,5 +1,8 @@
-"""Search in PostgreSQL: trinho's folding (diacritics, đ, stemming) in the indexed terms, the
-GIN index, BM25 ranking, one owner's units only; and the same hits as the file index."""
+"""Search in PostgreSQL, what the database alone does: the GIN index and its plan under the
+owner's policy, the literals it is given, the counts its triggers keep, one owner's units
+only; and the same hits, in the same order, as the file index. The search rules both
+backends keep (folding, ranking, what a write changes) run on both in
+tests/search/test_search_backends.py."""
 
 from __future__ import annotations
 
@@ -9,9 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import TZ
-from pg.fixtures import new_owner
-from pg.pgserver import Urls
-from reply_talk import QUESTION, REPLY, SAID, turns
+from support.pg_fixtures import new_owner
+from support.pgserver import Urls
+from support.reply_talk import QUESTION, REPLY, SAID, turns
 from trinho.pg.connect import Database
 from trinho.pg.search import (
     add_docs,
@@ -31,40 +34,6 @@ from trinho.workspace import Workspace
 @pytest.fixture
 def pg(pg_app: Database, owner: str, clock) -> PgRecords:
     return PgRecords(pg_app, owner, clock=clock, timezone=TZ)
-
-
-@pytest.mark.parametrize("query", ["Hà Nội", "ha noi", "HÀ NỘI", ["hanoi", "trip"][0] and "Ha Noi"])
-def test_vietnamese_is_found_with_or_without_diacritics(pg: PgRecords, query: str) -> None:
-    pg.save_note("đi Hà Nội thăm bà")
-    pg.save_note("ăn phở bò")
-    reindex(pg)
-    hits = search(pg, query)
-    assert [h.text for h in hits] == ["đi Hà Nội thăm bà"]
-
-
-def test_d_with_stroke_and_stemming_are_folded(pg: PgRecords) -> None:
-    pg.save_note("Đà Nẵng painting class")
-    reindex(pg)
-    assert [h.text for h in search(pg, "da nang")] == ["Đà Nẵng painting class"]
-    assert [h.text for h in search(pg, "painted")] == ["Đà Nẵng painting class"]
-    assert search(pg, "hue") == []
-
-
-def test_a_match_with_the_querys_diacritics_ranks_first(pg: PgRecords) -> None:
-    pg.save_note("ma")  # folded: ma
-    pg.save_note("má")  # folded: ma, as written with the accent
-    reindex(pg)
-    assert [h.text for h in search(pg, "má")] == ["má", "ma"]
-
-
-def test_more_of_the_terms_and_rarer_terms_rank_higher(pg: PgRecords) -> None:
-    for text in ["rice", "rice", "rice fish", "rice", "fish"]:
-        pg.save_note(text)
-    pg.write_memory("# Memory\n- 2026-11-22: loves rice and fish soup\n")
-    reindex(pg)
-    hits = search(pg, "fish soup")
-    assert hits[0].text == "loves rice and fish soup" and hits[0].path == "MEMORY.md"
-    assert {h.text for h in hits[1:]} == {"rice fish", "fish"}
 
 
 def test_one_owner_never_finds_another_owners_units(
@@ -149,24 +118,6 @@ def test_a_tsvector_literal_is_read_by_postgresql_as_written(
         assert weights["ctx"] == ["D"]
     assert all(weights[w] and "A" in weights[w] for w in words)
     assert found == (True,)
-
-
-def test_what_a_store_writes_is_found_at_once_and_what_it_replaced_is_not(
-    pg: PgRecords, clock
-) -> None:
-    pg.save_note("mua bánh mì")
-    pg.write_memory("# Memory\n- 2026-11-22: thích phở\n")
-    pg.save_fact("city", "Huế", basis="user")
-    assert [h.path for h in search(pg, "banh mi")] == ["memory/2026-11-29.md"]
-    assert [h.path for h in search(pg, "pho")] == ["MEMORY.md"]
-    city = search(pg, "city hue")
-    assert city and city[0].text.startswith("city: Huế")
-    pg.write_memory("# Memory\n- 2026-11-29: thích bún\n")
-    assert search(pg, "pho") == []
-    clock.advance(days=1)
-    pg.save_fact("city", "Hà Nội", basis="user")
-    found = [h.text for h in search(pg, "city")]
-    assert len(found) == 2 and any("Hà Nội" in text for text in found)
 
 
 def test_a_reply_is_found_by_the_question_it_answers_as_in_the_file_index(
@@ -310,3 +261,37 @@ def test_a_search_names_its_owner_for_its_own_statement_only(
         conn.rollback()
         conn.execute("SELECT set_config('trinho.owner', %s, true)", (pg.owner,))
         assert len(conn.execute(_UNITS, (pg.owner,)).fetchall()) == 1
+
+
+def test_a_day_asked_finds_what_was_said_of_it_as_in_the_file_index(
+    pg: PgRecords, workspace: Workspace
+) -> None:
+    """`yesterday`, said on 5 December, is 4 December: a question naming that day finds the
+    turn in both indexes, first, and `--explain` says why; without the rule it is not first."""
+    from datetime import UTC, date, datetime
+
+    from trinho.conversations.store import Turn, import_turns
+    from trinho.pg.search import find
+    from trinho.pg.transcripts import PgTranscripts
+    from trinho.search.rank import Tuning
+
+    def at(day: int, hour: int = 10) -> datetime:
+        return datetime(2023, 11 if day > 5 else 12, day, hour, tzinfo=UTC)
+
+    talk = [
+        Turn(at(5), "Sam", "Yesterday I tried the pottery class.", "a"),
+        *[Turn(at(d), "Sam", f"At the pottery shop, {d + 100}.", f"p{d}") for d in range(6, 20)],
+    ]
+    import_turns(workspace, talk)
+    PgTranscripts(pg.db, pg.owner, clock=workspace.now, timezone=TZ).import_turns(talk)
+    question = "What was Sam doing at pottery on December 4, 2023?"
+    today = date(2023, 12, 31)
+    with SearchIndex(workspace) as index:
+        files = index.find(Query(question, limit=3, today=today))
+    found, _ = find(pg, question, 3, today=today)
+    assert files.hits[0].refs == ("a",) == found[0].refs
+    assert [h.refs for h in files.hits] == [h.refs for h in found]
+    assert any("yesterday = 2023-12-04" in why for why in found[0].why)
+    assert any("in the days asked" in why for why in found[0].why)
+    before, _ = find(pg, question, 3, Tuning(date_weight=0.0), today=today)
+    assert before[0].refs != ("a",)

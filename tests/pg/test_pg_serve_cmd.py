@@ -27,10 +27,10 @@ from typing import Any
 import pytest
 
 from conftest import START, TZ, FixedClock
-from fake_bot_api import Call, FakeBotApi
-from fake_model_server import FakeServer, Reply, Seen, openai_reply, refusal_for
-from pg.fixtures import new_owner
-from serve_process import (
+from support.fake_bot_api import Call, FakeBotApi
+from support.fake_model_server import FakeServer, Reply, Seen, openai_reply, refusal_for
+from support.pg_fixtures import new_owner
+from support.serve_process import (
     SERVE,
     EchoModel,
     answers,

@@ -1,17 +1,37 @@
 """What only the PostgreSQL stores have: MEMORY.md's versions and the check that a run writes
 over the version it read; each acknowledged note with the instant it was saved; the database
-URL's precedence."""
+URL's precedence; owners kept apart, and writers at once losing nothing."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, date, datetime
+from typing import Any
 
 import pytest
 
 from conftest import TZ, FixedClock
+from support.outbox_script import notification
+from support.pgserver import Urls
+from trinho.condense.rules.archive import archive_section
+from trinho.condense.store.runs import Journal
 from trinho.errors import TrinhoError
+from trinho.models.ledger import UsageRecord
+from trinho.pg.archive import PgArchive
 from trinho.pg.connect import Database, database_url
+from trinho.pg.inbox import PgInbox
+from trinho.pg.journals import PgJournals
+from trinho.pg.ledger import PgLedger
+from trinho.pg.outbox import PgOutbox
+from trinho.pg.owners import add_owner
 from trinho.pg.store import PgRecords
+from trinho.pg.transcripts import PgTranscripts
+
+DAY = date(2026, 11, 29)
+
+
+def _record(at: datetime, n: int, **more: Any) -> UsageRecord:
+    return UsageRecord(at, "rewrite", "scripted", 100 * n, 10 * n, **more)
 
 
 @pytest.fixture
@@ -95,3 +115,54 @@ def test_one_owners_store_cannot_reach_another_owners_records(
     with pytest.raises(TrinhoError):
         mine.reject(proposed.proposal.id, "owner")
     assert [p.status for p in theirs.proposals()] == ["pending"]
+
+
+def test_one_owners_stores_see_nothing_of_anothers(
+    pg_app: Database, pg_admin: Database, owner: str, clock: FixedClock
+) -> None:
+    other = owner + "-b"
+    add_owner(pg_admin, other)
+    for who in [owner]:
+        PgTranscripts(pg_app, who, clock=clock, timezone=TZ).record_turn("user", "bí mật")
+        PgLedger(pg_app, who).append(_record(clock.now, 1))
+        PgJournals(pg_app, who, clock=clock, timezone=TZ).write(
+            Journal("2026-W48", "done", clock.now, clock.now)
+        )
+        PgOutbox(pg_app, who, clock=clock, timezone=TZ).enqueue(notification("digest:x"))
+        PgInbox(pg_app, who, clock=clock).add([(1, "bí mật")])
+        PgArchive(pg_app, who).archive(archive_section("2026-W48", ["- bí mật"]))
+    assert PgTranscripts(pg_app, other, clock=clock, timezone=TZ).days() == []
+    assert PgLedger(pg_app, other).read().records == ()
+    assert PgJournals(pg_app, other, clock=clock, timezone=TZ).run_ids() == []
+    outbox = PgOutbox(pg_app, other, clock=clock, timezone=TZ)
+    assert outbox.entries() == [] and outbox.get("digest:x") is None
+    assert PgInbox(pg_app, other, clock=clock).state().items == ()
+    assert PgArchive(pg_app, other).archived_text() == ""
+    mine, theirs = PgInbox(pg_app, owner, clock=clock), PgInbox(pg_app, other, clock=clock)
+    with mine.hold() as held, theirs.hold() as held_too:
+        assert held and held_too  # each owner's inbox is held by its own process
+
+
+def test_writers_at_once_lose_no_turn_and_no_call(
+    pg_urls: Urls, owner: str, clock: FixedClock
+) -> None:
+    """Four writers recording fifteen turns and fifteen model calls each, on one day: every
+    one is there, numbered once."""
+    with Database(pg_urls.app, max_size=4) as db:
+        turns = PgTranscripts(db, owner, clock=clock, timezone=TZ)
+        usage = PgLedger(db, owner)
+
+        def write(n: int) -> None:
+            for i in range(15):
+                turns.record_turn("user", f"w{n}-{i}")
+                usage.append(_record(clock.now, n * 100 + i))
+
+        with ThreadPoolExecutor(4) as pool:
+            list(pool.map(write, range(4)))
+        day = turns.read_day(DAY)
+        calls = usage.read().records
+    assert [s.line for s in day] == list(range(1, 61))
+    said = sorted(f"w{n}-{i}" for n in range(4) for i in range(15))
+    assert sorted(s.turn.text for s in day) == said
+    spent = sorted(100 * (n * 100 + i) for n in range(4) for i in range(15))
+    assert sorted(c.input_tokens for c in calls) == spent

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import pytest
 
 from conftest import FixedClock
-from fake_bot_api import FakeBotApi
-from pg.fixtures import new_owner
+from support.fake_bot_api import FakeBotApi
+from support.pg_fixtures import new_owner
 from trinho.channels import Notification, NotificationItem, TelegramSettings
 from trinho.channels.callbacks import CallbackAction, callback_secret, encode, short_hash
 from trinho.channels.inbox import InboxItem, InboxState
@@ -330,9 +330,14 @@ def test_a_token_must_name_its_bot() -> None:
 
 
 def test_the_operator_gives_and_takes_an_owners_telegram_user(
-    own_database: Database, cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]
+    own_database: Database,
+    cli_env: dict[str, str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from trinho.cli import main
+
+    monkeypatch.setenv("TRINHO_DATABASE_URL", own_database.url)  # the operator's role
 
     def run(*args: str) -> tuple[int, str, str]:
         code = main(list(args))

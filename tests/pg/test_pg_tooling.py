@@ -1,4 +1,4 @@
-"""The agent tools on one owner of the database (`PgToolRecords`) give what they give on the
+"""The agent tools on one owner of the database (`PgRecords`) give what they give on the
 file workspace the owner was imported from: the same reads of every memory file, by the
 names a search hit shows, the same refusals; and the parsers of names and tokens."""
 
@@ -20,10 +20,11 @@ from trinho.facts.store import save_fact
 from trinho.memory.store import archive
 from trinho.notes.store import save_note
 from trinho.pg.connect import Database
+from trinho.pg.store import PgRecords
 from trinho.pg.tokens import token_owner_id
-from trinho.pg.tooling import PgToolRecords, memory_name
+from trinho.pg.tooling import memory_name
 from trinho.pg.transfer import import_workspace
-from trinho.proposals.store import Source
+from trinho.proposals.format import Source
 from trinho.textnorm import SLUG_PATTERN
 from trinho.tools.service import Actor, call
 from trinho.workspace import Workspace
@@ -40,7 +41,7 @@ def _files(root: Path) -> list[str]:
     )
 
 
-def _imported(pg_admin: Database, workspace: Workspace, clock: FixedClock) -> PgToolRecords:
+def _imported(pg_admin: Database, workspace: Workspace, clock: FixedClock) -> PgRecords:
     save_note(workspace, "đi chợ\nmua cá")
     save_fact(workspace, "city", "Huế", basis="user", actor="owner")
     save_fact(workspace, "city", "Vinh", basis="inferred", actor="chat", origin="agent:main")
@@ -52,7 +53,7 @@ def _imported(pg_admin: Database, workspace: Workspace, clock: FixedClock) -> Pg
     archive(workspace, archive_section("2026-W40", ["- 2026-01-02: phở"]))
     owner = f"t-{uuid.uuid4().hex[:12]}"
     import_workspace(pg_admin, workspace, owner)
-    return PgToolRecords(pg_admin, owner, clock=clock, timezone=TZ)
+    return PgRecords(pg_admin, owner, clock=clock, timezone=TZ)
 
 
 def test_every_memory_file_reads_the_same_on_both_backends(

@@ -16,7 +16,7 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from conftest import TZ, FixedClock
-from pg.fixtures import new_owner
+from support.pg_fixtures import new_owner
 from trinho.condense.rules.gate import Change
 from trinho.config import Config, WebConfig
 from trinho.facts.format import render_fact
@@ -334,7 +334,7 @@ def test_the_runs_of_a_pg_owner_are_shown_and_undone_on_their_working_copy(
 ) -> None:
     import io
 
-    from condense_weeks import VI_ADDED, VI_MEMORY, two_roles, vi_good_rewrite, vi_week
+    from support.condense_weeks import VI_ADDED, VI_MEMORY, two_roles, vi_good_rewrite, vi_week
     from trinho.channels import ConsoleChannel
     from trinho.condense import run_condensation
     from trinho.pg.transfer import import_workspace

@@ -11,8 +11,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from conftest import TZ, FixedClock
-from pg.fixtures import new_owner
-from pg.pgserver import Urls
+from support.pg_fixtures import new_owner
+from support.pgserver import Urls
 from trinho.cli import main
 from trinho.config import WebConfig
 from trinho.pg.connect import Database

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from condense_weeks import VI_ADDED, two_roles, vi_good_rewrite, vi_week
 from conftest import FixedClock
+from support.condense_weeks import VI_ADDED, two_roles, vi_good_rewrite, vi_week
 from trinho.channels import ConsoleChannel
 from trinho.condense import RunReport, run_condensation
 from trinho.errors import TrinhoError

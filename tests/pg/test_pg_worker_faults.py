@@ -10,50 +10,42 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from condense_weeks import VI_ADDED, two_roles, vi_good_rewrite, vi_week
 from conftest import FixedClock
-from pg.worker_main import worker_path
+from support.condense_weeks import VI_ADDED, vi_week
+from support.pg_fixtures import owners_from, worker_deployment
+from support.worker_main import SCRIPT, worker_path
 from trinho.pg.connect import Database
 from trinho.pg.jobs import Deployment, make_queue, opened, owners_due, retry_stalled, run_worker
-from trinho.pg.owners import add_owner
 from trinho.pg.store import PgRecords
-from trinho.pg.transfer import import_workspace
 from trinho.pg.workcopy import copy_pid
-from trinho.workspace import Workspace, open_workspace
+from trinho.workspace import Workspace
+
+pytestmark = pytest.mark.slow  # each test kills a worker process mid-condensation
 
 ADDED = "2026-11-29T19:00:00+07:00"
 PASS_AT = "2026-11-29T21:05:00+07:00"
 
 
+def _app_url() -> str:
+    """The application role's URL of the test's own database (`own_database` names it)."""
+    return os.environ["TRINHO_DATABASE_URL"]
+
+
 def _owners(db: Database, ws: Workspace, tmp_path: Path, count: int) -> list[str]:
     """`count` new owners, each a copy of the workspace, added on Sunday at 19:00."""
-    made = []
-    for _ in range(count):
-        owner = f"o-{uuid.uuid4().hex[:12]}"
-        add_owner(db, owner, ws.config.timezone)
-        copy = tmp_path / owner
-        shutil.copytree(ws.root, copy)
-        import_workspace(db, open_workspace(copy, ws._clock), owner)
-        made.append(owner)
+    made = owners_from(db, ws, tmp_path, count)
     with db.tx() as conn:
         conn.execute("UPDATE owners SET created_at = %s", (ADDED,))
     return made
-
-
-def _deployment(db: Database, ws: Workspace, clock: FixedClock) -> Deployment:
-    text = (ws.internal / "config.toml").read_text(encoding="utf-8")
-    return Deployment(db.url, ws.config, text, clock=clock, model=two_roles(vi_good_rewrite()))
 
 
 def _jobs(db: Database) -> list[tuple[str, str, str, int]]:
@@ -93,11 +85,11 @@ def test_a_worker_killed_mid_condensation_while_another_plans_leaves_every_job_d
     vi_week(workspace, clock)
     owners = _owners(own_database, workspace, tmp_path, 3)
     clock.set(PASS_AT)
-    deployment = _deployment(own_database, workspace, clock)
+    deployment = worker_deployment(_app_url(), workspace, clock)
     assert sorted(_plan(own_database, deployment)) == sorted(owners)
     gate = tmp_path / "gate"
     worker = subprocess.Popen(
-        [sys.executable, str(Path(__file__).with_name("worker_main.py")), own_database.url,
+        [sys.executable, str(SCRIPT), _app_url(),
          str(workspace.root), str(gate), PASS_AT],
         env={**os.environ, "PYTHONPATH": worker_path()},
     )  # fmt: skip
@@ -141,7 +133,7 @@ def test_the_retry_sweep_puts_back_every_stalled_job_whatever_was_queued_since(
     vi_week(workspace, clock)
     owners = _owners(own_database, workspace, tmp_path, 3)
     clock.set(PASS_AT)
-    deployment = _deployment(own_database, workspace, clock)
+    deployment = worker_deployment(_app_url(), workspace, clock)
     assert len(_plan(own_database, deployment)) == 3
     with psycopg.connect(own_database.url) as conn:
         conn.execute("UPDATE procrastinate.procrastinate_jobs SET status = 'doing'")

@@ -17,6 +17,7 @@ from trinho import facts
 from trinho.durable import inject
 from trinho.errors import NotFound, TrinhoError
 from trinho.proposals import store as proposals
+from trinho.proposals.format import MAX_SOURCE_CHARS, ApplyResult, Proposal, Source
 from trinho.review.appliers import APPLIERS, TAKERS
 from trinho.workspace import Workspace
 
@@ -106,9 +107,9 @@ def test_only_pending_can_be_decided(workspace: Workspace) -> None:
 def test_appliers_are_what_the_caller_passes(workspace: Workspace) -> None:
     seen: list[dict[str, Any]] = []
 
-    def apply(ws: Workspace, proposal: proposals.Proposal) -> proposals.ApplyResult:
+    def apply(ws: Workspace, proposal: Proposal) -> ApplyResult:
         seen.append(proposal.change)
-        return proposals.ApplyResult(True, "done")
+        return ApplyResult(True, "done")
 
     p = proposals.submit(workspace, "gadget", CHANGE, reason="r", origin="o").proposal
     with pytest.raises(TrinhoError, match="no applier"):
@@ -410,14 +411,14 @@ def test_why_and_sources_are_kept_beside_the_change_and_old_files_read_without_t
     workspace: Workspace,
 ) -> None:
     long = "Grabbed a flat white at the airport " * 10
-    source = proposals.Source("turn", "conversations/2026-11-29.jsonl#3", long)
+    source = Source("turn", "conversations/2026-11-29.jsonl#3", long)
     sub = proposals.submit(
         workspace, "memory", CHANGE, reason="r", origin="job:facts",
         why="  duplicate of\nthe food line ", sources=[source, source],
     )  # fmt: skip
     p = sub.proposal
     assert p.why == "duplicate of the food line"
-    assert len(p.sources) == 1 and len(p.sources[0].text) == proposals.MAX_SOURCE_CHARS
+    assert len(p.sources) == 1 and len(p.sources[0].text) == MAX_SOURCE_CHARS
     assert p.sources[0].text.endswith("…") and "\n" not in p.sources[0].text
     assert p.content_hash == proposals.content_hash("memory", CHANGE)  # not part of the hash
     assert proposals.get_proposal(workspace, p.id) == p

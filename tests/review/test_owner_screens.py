@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from catalogs import CATALOG, owner_leaks
 from conftest import FixedClock
-from review_week import FISH, SHRIMP, ReviewWeek, review_week, review_workspace
+from support.catalogs import CATALOG, owner_leaks
+from support.review_week import FISH, SHRIMP, ReviewWeek, review_week, review_workspace
 from trinho.channels import (
     ConsoleChannel,
     Notification,
@@ -29,7 +29,7 @@ from trinho.channels import (
 from trinho.channels.render import console_text, review_indices, review_item_text, review_text
 from trinho.i18n.keys import GATE_REASON, OWNER_REASON
 from trinho.proposals import store as proposals
-from trinho.proposals.store import Proposal, Source
+from trinho.proposals.format import Proposal, Source
 from trinho.review.render import proposals_text, where_from
 from trinho.review.risk import review_order, risk_of
 from trinho.review.service import QueueDecider

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_review_risk import _QUEUES, fact, memory, proposal
 
-from trinho.proposals.store import Proposal
+from trinho.proposals.format import Proposal
 from trinho.review.bulk import affected_lines, bulk_covered, touches_owner_line
 from trinho.review.risk import one_at_a_time
 from trinho.textnorm import has_hidden

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_review_risk import fact, memory, proposal
 
-from trinho.proposals.store import Proposal
+from trinho.proposals.format import Proposal
 from trinho.review.render import effect_words, proposer_words, reason_words
 from trinho.review.risk import Risk, risk_of
 

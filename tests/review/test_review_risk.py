@@ -8,7 +8,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trinho.proposals.store import STATUSES, Proposal, content_hash
+from trinho.proposals.format import STATUSES, Proposal
+from trinho.proposals.store import content_hash
 from trinho.review.risk import (
     ONE_AT_A_TIME,
     Risk,

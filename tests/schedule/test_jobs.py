@@ -10,6 +10,7 @@ import pytest
 from conftest import FixedClock
 from trinho.channels import ConsoleChannel, Notification, Outbox
 from trinho.condense.rules.gate import gate
+from trinho.config.files import parse_config
 from trinho.conversations.store import read_turns, record_turn
 from trinho.facts import load_fact, save_fact
 from trinho.models import ChatModel, ChatResponse, ScriptedModel, ToolCall
@@ -25,7 +26,7 @@ from trinho.schedule.jobs import (
 )
 from trinho.schedule.plan import DueRun
 from trinho.schedule.run import run_due
-from trinho.workspace import Workspace, parse_config
+from trinho.workspace import Workspace
 
 CONFIG = (
     '[schedule]\ncondense = "off"\nfacts = "daily 02:00"\ndigest = "daily 07:00"\n'

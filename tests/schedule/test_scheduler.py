@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from trinho.config.files import parse_config
 from trinho.errors import TrinhoError
 from trinho.schedule.plan import (
     DueRun,
@@ -21,7 +22,6 @@ from trinho.schedule.plan import (
     plan,
     record_run,
 )
-from trinho.workspace import parse_config
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
 WEEKLY = JobSpec("condense", "condense", Schedule(frozenset({6}), time(21, 0)))

@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tiny_bert import tiny_model
+from support.tiny_bert import tiny_model
 from trinho.errors import TrinhoError
 from trinho.search.embedder import BertEmbedder
 

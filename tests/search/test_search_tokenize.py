@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from trinho.search.documents import conversation_docs, note_docs
 from trinho.search.rank import match_expression
 from trinho.search.tokenize import MAX_QUERY_TERMS, fold, query_terms, terms, words
+from trinho.textnorm import one_line
 
 
 def test_vietnamese_folds_to_plain_letters_including_d() -> None:
@@ -79,8 +80,6 @@ def test_transcript_lines_of_any_shape_never_break_indexing(lines: list[str]) ->
 
 @given(st.text())
 def test_note_entries_are_all_indexed(text: str) -> None:
-    body = "\n".join(
-        f"- 09:0{i} {line}" for i, line in enumerate(["harp", text.replace("\n", " "), "oboe"])
-    )
+    body = "\n".join(f"- 09:0{i} {line}" for i, line in enumerate(["harp", one_line(text), "oboe"]))
     docs = note_docs("memory/2026-11-02.md", date(2026, 11, 2), body)
     assert [d.line for d in docs] == [1, 2, 3]

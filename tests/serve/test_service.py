@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FixedClock
-from fake_bot_api import FakeBotApi
+from support.fake_bot_api import FakeBotApi
 from trinho.channels import Notification, Outbox
 from trinho.channels.inbox import Inbox
 from trinho.config import config_from

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from conftest import FixedClock
-from fake_bot_api import FakeBotApi
-from review_week import review_week, review_workspace
+from support.fake_bot_api import FakeBotApi
+from support.review_week import review_week, review_workspace
 from trinho.channels import Notification, Outbox
 from trinho.facts.store import list_facts
 from trinho.models import ScriptedModel

@@ -1,5 +1,6 @@
-"""The review page's desk (`trinho.web.store.Desk`) on each backend, for tests that decide as
-the owner does and then read what MEMORY.md and `memory/archive.md` hold.
+"""The owner's records (`trinho.records.protocol.Records`) on each backend, as the review page
+has them, for tests that decide as the owner does and then read what MEMORY.md and
+`memory/archive.md` hold.
 
 `files` is the workspace as it is. `pg` is the same workspace imported as a new owner of the
 test process's database: a line change is approved in the database's own transaction, an
@@ -14,7 +15,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from trinho.memory import store as memory_store
-from trinho.web.store import Desk, FileDesk
+from trinho.records.protocol import FileRecords, Records
+from trinho.review.appliers import APPLIERS
 from trinho.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -25,43 +27,42 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class Backend:
+class DeskBackend:
     kind: str
-    desk: Desk
+    records: Records
     memory: Callable[[], str]
     """MEMORY.md's text now."""
     archive: Callable[[], str]
     """`memory/archive.md`'s text now ("" when there is none)."""
 
 
-def file_backend(ws: Workspace) -> Backend:
-    return Backend(
+def file_backend(ws: Workspace) -> DeskBackend:
+    return DeskBackend(
         "files",
-        FileDesk(ws),
+        FileRecords(ws, APPLIERS),
         lambda: memory_store.read_text(ws),
         lambda: memory_store.read_archive(ws),
     )
 
 
-def pg_backend(db: Database, ws: Workspace, clock: FixedClock) -> Backend:
-    """`ws` imported as a new owner of `db`, decided on through the page's PostgreSQL desk."""
+def pg_backend(db: Database, ws: Workspace, clock: FixedClock) -> DeskBackend:
+    """`ws` imported as a new owner of `db`, decided on as the page decides on it."""
     from trinho.pg.archive import PgArchive
     from trinho.pg.store import PgRecords
     from trinho.pg.transfer import import_workspace
     from trinho.pg.workcopy import run_on_copy
-    from trinho.web.store import PgDesk
 
     owner = f"o-{uuid.uuid4().hex[:12]}"
     import_workspace(db, ws, owner)
-    records = PgRecords(db, owner, clock=clock, timezone=ws.config.timezone)
     config_text = (ws.internal / "config.toml").read_text(encoding="utf-8")
 
     def on_copy(job: Callable[[Workspace], T]) -> T:
         return run_on_copy(db, owner, ws.config, config_text, job, clock=clock)
 
-    return Backend(
+    records = PgRecords(db, owner, clock=clock, timezone=ws.config.timezone, files=on_copy)
+    return DeskBackend(
         "pg",
-        PgDesk(records, on_copy),
+        records,
         records.memory_text,
         PgArchive(db, owner).archived_text,
     )

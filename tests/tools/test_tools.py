@@ -21,7 +21,7 @@ from openai.types.responses.function_tool_param import FunctionToolParam
 from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
 
 from conftest import FixedClock
-from fake_model_server import (
+from support.fake_model_server import (
     FakeServer,
     Reply,
     anthropic_reply,
@@ -32,15 +32,17 @@ from fake_model_server import (
 )
 from trinho import facts
 from trinho.cli import cli
+from trinho.clock import parse_day
 from trinho.errors import TrinhoError
 from trinho.models.base import ToolCall
+from trinho.notes import store as notes_store
 from trinho.notes.store import read_notes
 from trinho.proposals import store as proposals
 from trinho.textnorm import SLUG_PATTERN
 from trinho.tools import args as jsonargs
 from trinho.tools import service as tools
 from trinho.tools.service import Actor, call
-from trinho.workspace import CONFIG_PATH, Workspace, open_workspace, parse_day
+from trinho.workspace import CONFIG_PATH, Workspace, open_workspace
 
 CHAT = Actor("chat", "main")
 JOB = Actor("job", "nightly")
@@ -255,7 +257,7 @@ def test_an_unexpected_failure_never_reaches_the_host(
     def broken(ws: Workspace, text: str) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(tools, "save_note", broken)
+    monkeypatch.setattr(notes_store, "save_note", broken)
     result = call(workspace, "memory_save", {"text": "hello"}, CHAT)
     assert result.is_error
     assert result.text == "memory_save: no space left on the disk: free some space and try again"

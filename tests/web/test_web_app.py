@@ -9,8 +9,8 @@ from dataclasses import replace
 import pytest
 from starlette.testclient import TestClient
 
-from condense_weeks import EN_MEMORY, en_week, two_roles
 from conftest import FixedClock
+from support.condense_weeks import EN_MEMORY, en_week, two_roles
 from trinho.channels import ConsoleChannel
 from trinho.condense import RunReport, run_condensation
 from trinho.config import WebConfig

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from catalogs import internal_terms_in
-from condense_weeks import EN_MEMORY, en_week, two_roles
 from conftest import FixedClock
-from review_week import SHRIMP, ReviewWeek, review_week, review_workspace
+from support.catalogs import internal_terms_in
+from support.condense_weeks import EN_MEMORY, en_week, two_roles
+from support.review_week import SHRIMP, ReviewWeek, review_week, review_workspace
+from support.webdriver import DESKTOP, PHONE, Browser, browsers_installed, chromium, serving
 from test_diagram import decode_png, near
 from trinho.channels import ConsoleChannel
 from trinho.condense import RunReport, run_condensation
@@ -28,7 +29,6 @@ from trinho.review.risk import review_order
 from trinho.web.app import WebHttp
 from trinho.web.pages import entry_text, shown_lines
 from trinho.workspace import Workspace
-from webdriver import DESKTOP, PHONE, Browser, browsers_installed, chromium, serving
 
 ANNA = "- 2026-02-11: Sister Anna lives in Lisbon"
 PORTO = "- 2026-11-23: Sister Anna lives in Porto"

@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 
 from conftest import FixedClock
-from review_week import HIDDEN, MORE, ReviewWeek, review_week, review_workspace
+from support.review_week import HIDDEN, MORE, ReviewWeek, review_week, review_workspace
+from support.webdriver import PHONE, Browser, browsers_installed, chromium, serving
 from trinho.proposals import store as proposals
 from trinho.textnorm import show_hidden
 from trinho.web.pages import entry_text
 from trinho.workspace import Workspace, open_workspace
-from webdriver import PHONE, Browser, browsers_installed, chromium, serving
 
 FILES = ("MEMORY.md", "memory/archive.md")
 ARCHIVE_HEADING = re.compile(r"## Archived by run \S+ \(sha256 [0-9a-f]{12}\)\Z")

@@ -14,11 +14,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from catalogs import internal_terms_in, run_ids_in
 from conftest import FixedClock
-from review_week import ARCHIVED, SHRIMP, ReviewWeek, review_week, review_workspace
+from support.catalogs import internal_terms_in, run_ids_in
+from support.review_week import ARCHIVED, SHRIMP, ReviewWeek, review_week, review_workspace
 from trinho.facts.rules import Fact
 from trinho.proposals import store as proposals
+from trinho.proposals.format import Proposal
 from trinho.review.bulk import bulk_covered, touches_owner_line
 from trinho.review.render import effect_words
 from trinho.review.risk import one_at_a_time, review_order
@@ -96,7 +97,7 @@ def card(page: str, pid: str) -> str:
     return page[start : page.index("</article>", start)]
 
 
-def waiting(ws: Workspace) -> list[proposals.Proposal]:
+def waiting(ws: Workspace) -> list[Proposal]:
     return proposals.list_proposals(ws, include_decided=False).proposals
 
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Self, runtime_checkable
 
-from trinho import fields as records
+from trinho import fields
 from trinho.errors import TrinhoError
 
 MAX_ID_LENGTH = 200
@@ -83,20 +83,20 @@ class NotificationItem:
         }
 
     @classmethod
-    def from_json(cls, data: object, where: records.Where) -> Self:
-        fields = records.as_object(data, where)
+    def from_json(cls, data: object, where: fields.Where) -> Self:
+        table = fields.as_object(data, where)
         return cls(
-            proposal_id=records.typed(fields, "proposal_id", str, where),
-            content_hash=records.typed(fields, "content_hash", str, where),
-            kind=records.typed(fields, "kind", str, where),
-            old=records.maybe(fields, "old", str, where),
-            new=records.maybe(fields, "new", str, where),
-            reason=records.maybe(fields, "reason", str, where) or "",
-            risk=records.maybe(fields, "risk", int, where),
-            approve=records.maybe(fields, "approve", str, where),
-            keep=records.maybe(fields, "keep", str, where),
-            who=records.maybe(fields, "who", str, where),
-            source=records.maybe(fields, "source", str, where),
+            proposal_id=fields.typed(table, "proposal_id", str, where),
+            content_hash=fields.typed(table, "content_hash", str, where),
+            kind=fields.typed(table, "kind", str, where),
+            old=fields.maybe(table, "old", str, where),
+            new=fields.maybe(table, "new", str, where),
+            reason=fields.maybe(table, "reason", str, where) or "",
+            risk=fields.maybe(table, "risk", int, where),
+            approve=fields.maybe(table, "approve", str, where),
+            keep=fields.maybe(table, "keep", str, where),
+            who=fields.maybe(table, "who", str, where),
+            source=fields.maybe(table, "source", str, where),
         )
 
 
@@ -129,15 +129,15 @@ class Notification:
         }
 
     @classmethod
-    def from_json(cls, data: object, where: records.Where) -> Self:
-        fields = records.as_object(data, where)
+    def from_json(cls, data: object, where: fields.Where) -> Self:
+        table = fields.as_object(data, where)
         return cls(
-            id=records.typed(fields, "id", str, where),
-            title=records.maybe(fields, "title", str, where) or "",
-            summary=records.maybe(fields, "summary", str, where) or "",
+            id=fields.typed(table, "id", str, where),
+            title=fields.maybe(table, "title", str, where) or "",
+            summary=fields.maybe(table, "summary", str, where) or "",
             items=tuple(
                 NotificationItem.from_json(item, f"{where}: items[{n}]")
-                for n, item in enumerate(records.items(fields, "items", where))
+                for n, item in enumerate(fields.items(table, "items", where))
             ),
         )
 

@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal, Self, cast
 
-from trinho import fields as records
+from trinho import fields
 from trinho.channels.base import Channel, Notification, SentReceipt, notification_key
 from trinho.durable import atomic_write_text, ensure_dir, fsync_dir
 from trinho.errors import TrinhoError
@@ -60,40 +60,40 @@ class OutboxEntry:
             "status": self.status,
             "enqueued_at": self.enqueued_at.isoformat(),
             "attempts": self.attempts,
-            "next_attempt_at": records.iso(self.next_attempt_at),
+            "next_attempt_at": fields.iso(self.next_attempt_at),
             "in_flight": self.in_flight,
             "last_error": self.last_error,
-            "sent_at": records.iso(self.sent_at),
+            "sent_at": fields.iso(self.sent_at),
             "receipt": None
             if self.receipt is None
             else {"channel": self.receipt.channel, "ref": self.receipt.ref},
         }
 
     @classmethod
-    def from_json(cls, data: object, where: records.Where) -> Self:
-        fields = records.as_object(data, where)
-        status = records.choice(fields, "status", DELIVERY_STATUSES, where)
+    def from_json(cls, data: object, where: fields.Where) -> Self:
+        table = fields.as_object(data, where)
+        status = fields.choice(table, "status", DELIVERY_STATUSES, where)
         return cls(
             notification=Notification.from_json(
-                fields.get("notification"), f"{where}: notification"
+                table.get("notification"), f"{where}: notification"
             ),
             status=cast(DeliveryStatus, status),
-            enqueued_at=records.moment(fields, "enqueued_at", where),
-            attempts=records.maybe(fields, "attempts", int, where) or 0,
-            next_attempt_at=records.maybe_moment(fields, "next_attempt_at", where),
-            in_flight=records.flag(fields, "in_flight", False, where),
-            last_error=records.maybe(fields, "last_error", str, where),
-            sent_at=records.maybe_moment(fields, "sent_at", where),
-            receipt=_receipt(fields.get("receipt"), f"{where}: receipt"),
+            enqueued_at=fields.moment(table, "enqueued_at", where),
+            attempts=fields.maybe(table, "attempts", int, where) or 0,
+            next_attempt_at=fields.maybe_moment(table, "next_attempt_at", where),
+            in_flight=fields.flag(table, "in_flight", False, where),
+            last_error=fields.maybe(table, "last_error", str, where),
+            sent_at=fields.maybe_moment(table, "sent_at", where),
+            receipt=_receipt(table.get("receipt"), f"{where}: receipt"),
         )
 
 
 def _receipt(data: object, where: str) -> SentReceipt | None:
     if data is None:
         return None
-    fields = records.as_object(data, where)
-    channel = records.typed(fields, "channel", str, where)
-    return SentReceipt(channel=channel, ref=records.typed(fields, "ref", str, where))
+    table = fields.as_object(data, where)
+    channel = fields.typed(table, "channel", str, where)
+    return SentReceipt(channel=channel, ref=fields.typed(table, "ref", str, where))
 
 
 def entry_text(entry: OutboxEntry) -> str:

@@ -11,9 +11,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from trinho.channels.base import Notification, NotificationItem
+from trinho.channels.screen import Shown, covered_keep, covered_small
 from trinho.i18n import N_, t
 from trinho.i18n.keys import CHANNEL_KIND, DECIDED_LABEL, RISK_LABEL
-from trinho.review.screen import Shown, covered_keep, covered_small
 from trinho.textnorm import printable, show_hidden, show_hidden_lines
 
 TELEGRAM_LIMIT = 4096
@@ -225,7 +225,7 @@ def shown_item(item: NotificationItem) -> Shown:
 
 def bulk_indices(notification: Notification, states: Mapping[str, str], screen: str) -> list[int]:
     """What one bulk approval from `screen` covers: what still waits, every line of it on the
-    screen, and edits or removes no owner's line (`trinho.review.screen`), in review order."""
+    screen, and edits or removes no owner's line (`trinho.channels.screen`), in review order."""
     items = notification.items
     covered = set(covered_small([shown_item(item) for item in items], screen))
     return [i for i in pending_indices(notification, states) if i in covered]

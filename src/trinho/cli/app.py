@@ -15,24 +15,20 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from trinho.config import CONFIG_PATH, TOOL_PROFILES
+from trinho.config.files import owner_locale
 from trinho.errors import TrinhoError
 from trinho.i18n import N_, click_says, t
 from trinho.pg.connect import URL_ENV, database_url
 from trinho.textnorm import json_text, printable
-from trinho.workspace import (
-    Workspace,
-    clock_from_env,
-    default_home,
-    find_workspace,
-    open_workspace,
-    owner_locale,
-)
+from trinho.workspace import Workspace, clock_from_env, default_home, find_workspace, open_workspace
 
 if TYPE_CHECKING:
     from trinho.pg.connect import Database
+    from trinho.pg.store import PgRecords
     from trinho.records.protocol import Records
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 OWNER_ENV = "TRINHO_OWNER"
 
 
@@ -132,6 +128,12 @@ class State:
             if owner is not None:
                 raise TrinhoError.keyed("error.owner.files", owner=owner, env=OWNER_ENV)
             return FileRecords(self.workspace(), APPLIERS)
+        return self.database_records(url, owner)
+
+    def database_records(self, url: str, owner: str | None) -> PgRecords:
+        """One owner of the PostgreSQL store at `url`: the workspace's config, if any, gives
+        the user and the prompt's budgets; file code runs on the owner's working copy."""
+        from trinho.context.run import budgets_from_config
         from trinho.pg.connect import Database
         from trinho.pg.store import PgRecords
 
@@ -139,6 +141,10 @@ class State:
         click.get_current_context().find_root().call_on_close(db.close)
         chosen, zone = choose_owner(db, owner)
         ws = self.settings()
+
+        def on_copy(job: Callable[[Workspace], T]) -> T:
+            return job(self.working(chosen))
+
         return PgRecords(
             db,
             chosen,
@@ -146,6 +152,8 @@ class State:
             timezone=zone,
             user=ws.config.owner if ws is not None else "owner",
             locale=self.locale(),
+            budgets=budgets_from_config(ws) if ws is not None else None,
+            files=on_copy,
         )
 
     def working(self, owner: str | None) -> Workspace:

@@ -1,33 +1,41 @@
 """The weekly condensation run: collect, rewrite, screen, gate, apply, propose, announce.
 
-The decisions are the pure parts (`collect.plan_chunks`, `screen`, `gate`); this module is
-the shell that reads, calls the model, writes and records each step in the run journal.
+The decisions are the pure parts (`chunks.plan_chunks`, `screen`, `gate`, the run's
+`lifecycle`); this module is the shell that reads, calls the model, writes and records each
+step in the run journal. Proposing the held changes and announcing them is
+`trinho.condense.announce`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
-import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
 
-from trinho.channels import Channel, Notification, NotificationItem, Outbox, channel_from_config
+from trinho.channels import Channel
 from trinho.clock import utc
+from trinho.condense.announce import announce_run, notify_unusable, propose_held
 from trinho.condense.rules.archive import (
     archive_section,
     archived_by,
-    budget_words,
     without_lines,
 )
-from trinho.condense.rules.explain import SourceTriple, explained, removal_reasons
+from trinho.condense.rules.chunks import (
+    MIN_ROOM_TOKENS,
+    Chunk,
+    Material,
+    answer_tokens,
+    material_room,
+    no_room_parts,
+    plan_chunks,
+    render_material,
+    take_chunk,
+)
+from trinho.condense.rules.explain import SourceTriple, explained, material_source, removal_reasons
 from trinho.condense.rules.gate import Change, GateResult, gate
 from trinho.condense.rules.handedit import added_during_run, carry_added, drop_deleted
-from trinho.condense.rules.held import can_still_apply
-from trinho.condense.rules.loss import memory_sides
+from trinho.condense.rules.lifecycle import START, STEPS, recover
 from trinho.condense.rules.ops import (
     Script,
     apply_ops,
@@ -40,13 +48,14 @@ from trinho.condense.rules.ops import (
     unusable,
     view_lines,
 )
-from trinho.condense.rules.reasons import owner_reason
+from trinho.condense.rules.prompt import Prompt
 from trinho.condense.rules.report import (
     Calls,
-    DayUsed,
-    ReportChange,
     RunReport,
     ScreenLine,
+    days_used,
+    reported,
+    screen_line,
     script_summary,
 )
 from trinho.condense.rules.rewrite import (
@@ -59,49 +68,35 @@ from trinho.condense.rules.rewrite import (
     week_frame_tokens,
 )
 from trinho.condense.rules.screen import (
-    Candidate,
     Outcome,
     Screened,
-    Unread,
     call_failed,
     candidates,
     read_answer,
     screen_rewrite,
 )
-from trinho.condense.store.apply import sha, withdraw
+from trinho.condense.store.apply import sha
 from trinho.condense.store.archive import (
     archive_change,
     archive_mode,
     archived_before,
-    conflicting_archives,
     waiting_archive,
 )
 from trinho.condense.store.collect import (
-    MIN_ROOM_TOKENS,
-    Chunk,
     Collected,
-    Material,
     Span,
-    answer_tokens,
     collect,
     condense_protocol,
     context_tokens,
     latest_moment,
-    material_room,
     moment_of,
-    plan_chunks,
-    render_material,
-    take_chunk,
     window,
 )
-from trinho.condense.store.prompts import FILE_REWRITE_VERSION, Prompt, load_prompt
+from trinho.condense.store.prompts import FILE_REWRITE_VERSION, load_prompt
 from trinho.condense.store.runs import (
     BEFORE,
-    ORIGIN,
     REPORT,
-    WRITTEN,
     Journal,
-    ProposalEntry,
     advance,
     given_back_start,
     pick_slot,
@@ -109,11 +104,9 @@ from trinho.condense.store.runs import (
     run_dir,
     runs_root,
     save_before,
-    superseded_rewrites,
-    undone_origin,
     write_journal,
 )
-from trinho.context.budget import MARGIN, TokenEstimate
+from trinho.context.budget import TokenEstimate
 from trinho.context.run import budgets_from_config
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import TrinhoError
@@ -132,14 +125,12 @@ from trinho.models.config import max_output_tokens
 from trinho.models.ledger import Purpose, token_estimate
 from trinho.notes.journal import late_days, read_floor, seen_behind, write_floor
 from trinho.openclaw.markers import reattach_markers
-from trinho.proposals import store as proposals
 from trinho.workspace import Workspace
 
 SCREEN_BATCH = 50
 """Candidates judged per screening call."""
 MAX_RESTARTS = 3
 """How often a run re-reads a MEMORY.md that keeps changing under it before giving up."""
-KIND = "memory"
 CUT_STOP_REASONS = ("length", "max_tokens")
 """A model's answer stopped at its output limit (OpenAI-compatible, Anthropic)."""
 PURPOSES: tuple[Purpose, ...] = ("rewrite", "screen")
@@ -176,14 +167,15 @@ def run_condensation(
         if slot.done is not None:
             return _already(ws, slot.run_id, today)
         journal = slot.journal
-        if (
-            journal is not None
-            and journal.state == "applying"
-            and sha(memory_store.read_text(ws)) == journal.applied_sha
-        ):
-            journal = advance(ws, journal, "applied")  # cut off just after the replace
-        if journal is not None and journal.state in WRITTEN:
-            return _resume(ws, journal, today, since, channel)
+        if journal is not None:  # an earlier attempt of this week's run was cut off
+            replaced = sha(memory_store.read_text(ws)) == journal.applied_sha
+            recovery = recover(journal.state, replaced=replaced, undone=bool(journal.undone))
+            for state in recovery.record:
+                journal = advance(ws, journal, state)
+            if recovery.then == "nothing":
+                return _already(ws, journal.run_id, today)
+            if recovery.then == "finish":
+                return _resume(ws, journal, today, since, channel)
         write_floor(ws, span.end)  # a note saved from now on counts in no span before this end
         notice = clock_back_notice(ws, span, dry_run=False)
         if span.first_day is not None and span.start is not None:
@@ -257,13 +249,9 @@ def _resume(
     ws: Workspace, journal: Journal, today: date, since: date, channel: Channel | None
 ) -> RunReport:
     """Finish a run that wrote MEMORY.md and was cut off: its proposals and announcement, and
-    a report of every change it made, those that applied by themselves included. A run
-    undone meanwhile (by a version that left it unfinished) proposes nothing: it is ended."""
-    if journal.undone:
-        advance(ws, journal, "done")
-        return _already(ws, journal.run_id, today)
-    journal, changes = _propose(ws, journal, (*journal.auto, *journal.held))
-    notification, delivery = _announce(ws, journal, changes, channel)
+    a report of every change it made, those that applied by themselves included."""
+    journal, changes = propose_held(ws, journal, (*journal.auto, *journal.held))
+    notification, delivery = announce_run(ws, journal, changes, channel)
     report = RunReport(
         journal.run_id,
         "resumed",
@@ -342,14 +330,14 @@ class _Run:
         }  # a missing model configuration fails here, before anything is written
         if not self.dry_run:
             now = self.ws.now()
-            journal = Journal(self.run_id, "running", now, now, read_until=self.span.end)
+            journal = Journal(self.run_id, START, now, now, read_until=self.span.end)
             self.journal = write_journal(self.ws, journal)
         try:
             return self._execute(collected)
         except BaseException as exc:
-            # "applying" stays as it is: the next run looks at MEMORY.md to see whether the
-            # replace happened, and resumes or starts over accordingly.
-            if self.journal is not None and self.journal.state == "running":
+            # Failed only where the lifecycle allows it (before anything is written): a later
+            # state stays as it is, and the next run recovers from it (`lifecycle.RESTART`).
+            if self.journal is not None and "failed" in STEPS[self.journal.state]:
                 advance(self.ws, self.journal, "failed", error=str(exc) or type(exc).__name__)
             raise
 
@@ -364,7 +352,7 @@ class _Run:
             rewrite, read, unread, why = self._rewrite_file(old, collected.items, rewrite_prompt)
         else:
             rewrite, read, unread, why = self._rewrite_ops(old, collected.items, rewrite_prompt)
-        days = _days(collected, read, unread)
+        days = days_used(collected.items, collected.since, collected.today, read, unread)
         if unread and self.journal is not None:  # the next run reads what this one could not
             first = min(moment_of(self.ws, m) for m in unread).replace(second=0, microsecond=0)
             self.journal = advance(self.ws, self.journal, "running", read_until=first)
@@ -382,17 +370,17 @@ class _Run:
             )
         kind = unusable(self.script) if protocol == "ops" else None
         if kind is not None and self.journal is not None:
-            said = _notify_unusable(
+            said = notify_unusable(
                 self.ws, self.models["rewrite"].name, kind, len(read), self.channel
             )[1]
             why = f"{why} {said}".strip()
         screened, lines, skipped = self._screen(old, rewrite, screen_prompt)
         result, to_propose, restarts = self._apply(old, screened)
-        changes = [_report_change(c, to_propose) for c in result.changes]
+        changes = [reported(c, to_propose) for c in result.changes]
         notification, delivery = None, ""
         if self.journal is not None:
-            self.journal, changes = _propose(self.ws, self.journal, result.changes)
-            notification, delivery = _announce(self.ws, self.journal, changes, self.channel)
+            self.journal, changes = propose_held(self.ws, self.journal, result.changes)
+            notification, delivery = announce_run(self.ws, self.journal, changes, self.channel)
         report = RunReport(
             self.run_id,
             "dry_run" if self.dry_run else "done",
@@ -572,7 +560,7 @@ class _Run:
                 said = read_answer(answer.text, len(batch))
             for number, outcome in said.items():
                 outcomes[batch[number - 1].number] = outcome
-        lines = tuple(_screen_line(c, outcomes.get(c.number), self.locale) for c in found)
+        lines = tuple(screen_line(c, outcomes.get(c.number), self.locale) for c in found)
         return screen_rewrite(old, rewrite, outcomes), lines, skipped
 
     def _apply(self, old: str, screened: Screened) -> tuple[GateResult, tuple[Change, ...], int]:
@@ -668,15 +656,6 @@ class _Run:
         return self.ws.relative(run_dir(self.ws, self.run_id) / BEFORE)
 
 
-def material_source(m: Material) -> SourceTriple:
-    """A note or turn of the week as a source: its file, anchored at the note's time or the
-    turn's line (`memory/2026-11-20.md#14:05`, `conversations/2026-11-20.jsonl#3`)."""
-    path, _, line = m.where.rpartition(":")
-    if m.source == "note":
-        return ("note", f"{path}#{m.time or 'L' + line}", m.text)
-    return ("turn", f"{path}#{line}", m.text)
-
-
 def no_room(
     ws: Workspace,
     estimate: TokenEstimate,
@@ -699,295 +678,6 @@ def no_room(
     parts = no_room_parts(estimate, context, instructions, memory, answer)
     key = N_("condense.no_room_instructions") if instructions >= memory else N_("condense.no_room")
     return TrinhoError.keyed(key, **parts)
-
-
-def no_room_parts(
-    estimate: TokenEstimate, context: int, instructions: int, memory: int, answer: int
-) -> dict[str, int]:
-    """The parts of a request that did not fit, in the model's tokens, and the context that
-    would hold them with the margin kept."""
-    need = instructions + memory + answer + MIN_ROOM_TOKENS
-    return {
-        "context": context,
-        "usable": math.floor(context * (1 - MARGIN)),
-        "margin": round(MARGIN * 100),
-        "instructions": estimate.real(instructions),
-        "memory": estimate.real(memory),
-        "answer": estimate.real(answer),
-        "needed": estimate.real(MIN_ROOM_TOKENS),
-        "suggest": math.ceil(estimate.real(need) / (1 - MARGIN)),
-    }
-
-
-def _days(
-    collected: Collected, read: tuple[Chunk, ...], unread: tuple[Material, ...]
-) -> tuple[DayUsed, ...]:
-    """Every day of the window: its material, the chunks that read it, whether all was read."""
-    result = []
-    left = {m.day for m in unread}
-    day = collected.since
-    while day <= collected.today:
-        notes = {i.where for i in collected.items if i.day == day and i.source == "note"}
-        turns = {i.where for i in collected.items if i.day == day and i.source == "conversation"}
-        numbers = tuple(c.number for c in read if day in c.days)
-        result.append(DayUsed(day, len(notes), len(turns), numbers, day not in left))
-        day += timedelta(days=1)
-    return tuple(result)
-
-
-def _screen_line(candidate: Candidate, outcome: Outcome | None, locale: str) -> ScreenLine:
-    """One candidate as the report lists it: accepted, rejected (with the model's reason),
-    unread (with why, in the owner's locale: it is held), or not asked."""
-    c = candidate
-    if outcome is None:
-        return ScreenLine(c.number, c.line, c.old, "unscreened")
-    if isinstance(outcome, Unread):
-        return ScreenLine(c.number, c.line, c.old, "unreadable", outcome.why.text(locale))
-    return ScreenLine(c.number, c.line, c.old, outcome.decision, outcome.reason)
-
-
-def _report_change(change: Change, to_propose: tuple[Change, ...]) -> ReportChange:
-    if change.held and change not in to_propose:
-        return ReportChange(change, note="hand_edit")
-    return ReportChange(change)
-
-
-def without_explanation(data: dict[str, Any]) -> dict[str, Any]:
-    """A held change as its proposal holds it: the model's reason and the sources are kept
-    on the proposal beside it (`why`, `sources`), not in the change its hash binds."""
-    return {k: v for k, v in data.items() if k not in ("why", "sources")}
-
-
-def substance(change: Mapping[str, Any]) -> tuple[object, ...]:
-    """What makes two held changes the same question for the owner: the class and the lines.
-
-    Reasons and position hints are left out: they name the week's window or a neighbour, so a
-    change the owner rejected last week would otherwise look new every week.
-    """
-    return (change.get("class"), change.get("old"), change.get("new"), change.get("rewrite"))
-
-
-def _propose(
-    ws: Workspace, journal: Journal, changes: tuple[Change, ...] | None = None
-) -> tuple[Journal, list[ReportChange]]:
-    """Every held change of the journal into the proposals queue (once: a retry finds them
-    pending), except a change the owner already rejected, which is not asked again.
-
-    `changes` is every change of the gate, for the report (default: the journal's held ones).
-    """
-    held = journal.held
-    if journal.state == "applied":
-        text = memory_store.read_text(ws)
-        queue = [p for p in proposals.list_proposals(ws).proposals if p.kind == KIND]
-        queue = _expire_gone(ws, journal.run_id, text, queue)
-        rejected = {substance(p.change) for p in queue if p.status == "rejected"}
-        waiting = {substance(p.change): p for p in queue if p.status == "pending"}
-        entries: list[ProposalEntry] = []
-        for change in held:
-            data = without_explanation(change.to_dict())
-            digest = proposals.content_hash(KIND, data)
-            if substance(data) in rejected:
-                entries.append(ProposalEntry(None, digest, "rejected"))
-                continue
-            earlier = waiting.get(substance(data))
-            if earlier is not None:  # still waiting from an earlier run: not asked twice
-                entries.append(ProposalEntry(earlier.id, earlier.content_hash, "pending"))
-                continue
-            submitted = proposals.submit(
-                ws,
-                KIND,
-                data,
-                reason=change.reason,
-                origin=f"condense:{journal.run_id}",
-                why=change.why,
-                sources=[proposals.Source.quoted(*triple) for triple in change.sources],
-            )
-            p = submitted.proposal
-            entries.append(ProposalEntry(p.id, p.content_hash, p.status))
-        expire_conflicting_archives(ws, journal.run_id, text)
-        journal = advance(ws, journal, "proposed", proposals=tuple(entries))
-    by_change = dict(zip(held, journal.proposals, strict=True))
-    report: list[ReportChange] = []
-    for change in changes if changes is not None else held:
-        entry = by_change.get(change)
-        if entry is None:
-            report.append(_report_change(change, held))
-        elif entry.proposal_id is None:
-            report.append(ReportChange(change, None, "rejected_before"))
-        else:
-            report.append(ReportChange(change, entry.proposal_id))
-    return journal, report
-
-
-def _expire_gone(
-    ws: Workspace, run_id: str, text: str, queue: list[proposals.Proposal]
-) -> list[proposals.Proposal]:
-    """The queue with every pending change that can no longer apply to `text` made stale,
-    every one an undo cut off left pending withdrawn, and every whole rewrite of a run whose
-    span `run_id` read again (`superseded_rewrites`) made stale: approving it would fold that
-    week's notes in a second time."""
-    superseded = superseded_rewrites(ws, run_id)
-    updated = []
-    for p in queue:
-        if p.status == "pending":
-            undone = _undone_run(ws, p.origin)
-            origin = p.origin.removeprefix(ORIGIN)
-            if undone is not None:
-                withdraw(ws, p.id, undone)
-                p = proposals.get_proposal(ws, p.id)
-            elif p.change.get("class") == "suspicious" and origin in superseded:
-                note = t(ws.locale, "condense.superseded")
-                p = proposals.expire(ws, p.id, "trinho", note) or proposals.get_proposal(ws, p.id)
-            elif not can_still_apply(p.change, text):
-                note = t(ws.locale, "condense.expired")
-                p = proposals.expire(ws, p.id, "trinho", note) or proposals.get_proposal(ws, p.id)
-        updated.append(p)
-    return updated
-
-
-def expire_conflicting_archives(ws: Workspace, run_id: str, text: str) -> tuple[str, ...]:
-    """Make stale every waiting archive that holds a line another pending change acts on (or a
-    line gone from `text`): approving both would make one of them stale, whichever came
-    second. Run `run_id` proposed an archive without those lines in its place when MEMORY.md
-    is still over its budget. The ids of those made stale."""
-    note = t(ws.locale, "condense.archive_replaced", run=run_id)
-    return tuple(
-        p.id
-        for p in conflicting_archives(ws, text)
-        if proposals.expire(ws, p.id, "trinho", note) is not None
-    )
-
-
-def _undone_run(ws: Workspace, origin: str) -> str | None:
-    """`undone_origin`, with an unreadable journal of another run taken as not undone: it must
-    not stop this run (approving its proposals says what is wrong with it)."""
-    try:
-        return undone_origin(ws, origin)
-    except TrinhoError:
-        return None
-
-
-def _announce(
-    ws: Workspace, journal: Journal, changes: list[ReportChange], channel: Channel | None
-) -> tuple[str | None, str]:
-    """One notification per run through the outbox (its id makes a retry announce nothing
-    new), then an attempt to deliver it. A run with nothing held announces nothing."""
-    origin = f"condense:{journal.run_id}"
-    waiting = proposals.list_proposals(ws, include_decided=False).proposals
-    earlier = [p for p in waiting if p.origin != origin]
-    asked_before = {p.id for p in earlier}
-    items = [
-        NotificationItem(
-            entry.proposal_id,
-            entry.content_hash,
-            change.cls,
-            *memory_sides(change.to_dict(), ws.locale),
-            announced_reason(change, ws.locale),
-        )
-        for change, entry in zip(journal.held, journal.proposals, strict=True)
-        if entry.proposal_id and entry.status == "pending" and entry.proposal_id not in asked_before
-    ]
-    position = {p.id: n for n, p in enumerate(waiting)}  # oldest first, as the review orders
-    items.sort(key=lambda item: position.get(item.proposal_id, len(position)))
-    notification_id = origin
-    again = _archive_again(ws, {item.proposal_id for item in items})
-    if again is not None:
-        items.append(again[0])
-    if items:
-        auto = sum(not rc.change.held for rc in changes)
-        summary = t(ws.locale, "condense.notify.summary", auto=auto, held=len(items))
-        if again is not None:
-            summary += " " + again[1]
-            earlier = [p for p in earlier if p.id != again[0].proposal_id]
-        if earlier:  # said, not repeated: the owner knows where to find them
-            oldest = ws.local_date(min(p.created_at for p in earlier))
-            summary += " " + t(
-                ws.locale, "condense.notify.waiting", count=len(earlier), since=oldest
-            )
-        day = ws.local_date(journal.started_at).isoformat()
-        title = t(ws.locale, "condense.notify.title", day=day)
-        Outbox(ws).enqueue(Notification(notification_id, title, summary, tuple(items)))
-    if journal.state != "done":
-        advance(ws, journal, "done")
-    if not items:
-        return None, ""
-    return notification_id, _deliver(ws, notification_id, channel)
-
-
-def _notify_unusable(
-    ws: Workspace, model: str, kind: str, chunks: int, channel: Channel | None
-) -> tuple[str, str, str]:
-    """Tell the owner once that the model answered nothing usable, and what to change: the
-    notification's id is the model and the kind of failure, so the weeks after that fail the
-    same way announce nothing new (a new model, or a new way of failing, does). Returns the
-    id, the text said and how its delivery went."""
-    digest = hashlib.sha256(model.encode("utf-8")).hexdigest()[:12]
-    notification_id = f"condense-unusable:{digest}:{kind}"
-    summary = t(
-        ws.locale,
-        N_("condense.notify.unusable"),
-        model=model,
-        chunks=chunks,
-        kind=t(ws.locale, UNUSABLE_KIND[kind]),
-        advice=t(ws.locale, N_("condense.notify.unusable.advice")),
-    )
-    day = ws.today().isoformat()
-    title = t(ws.locale, N_("condense.notify.unusable_title"), day=day)
-    if not Outbox(ws).enqueue(Notification(notification_id, title, summary)).created:
-        return notification_id, summary, ""
-    return notification_id, summary, _deliver(ws, notification_id, channel)
-
-
-UNUSABLE_KIND = {
-    "empty": N_("condense.notify.unusable.empty"),
-    "chatter": N_("condense.notify.unusable.chatter"),
-}
-
-
-def _deliver(ws: Workspace, notification_id: str, channel: Channel | None) -> str:
-    """Deliver the outbox (the notification `notification_id` among what waits): "sent", or
-    the line saying it stays queued and why."""
-    try:
-        target = channel if channel is not None else channel_from_config(ws)
-    except TrinhoError as exc:  # e.g. a broken channel config: the outbox keeps it for later
-        return t(ws.locale, "condense.queued", error=f"({exc})")
-    try:
-        delivered = Outbox(ws).deliver(target)
-    finally:
-        if channel is None:
-            target.close()
-    entry = Outbox(ws).get(notification_id)
-    if entry is not None and entry.status == "sent":
-        return "sent"
-    errors = [f"({error})" for nid, error in delivered.failed if nid == notification_id]
-    return t(ws.locale, "condense.queued", error=errors[0] if errors else "").strip()
-
-
-def _archive_again(ws: Workspace, listed: set[str]) -> tuple[NotificationItem, str] | None:
-    """The waiting archive proposal, asked again, while MEMORY.md is over its budget: its item
-    and the line that says so. None when none waits, it is listed already, or within budget."""
-    archive = waiting_archive(ws)
-    budget = budgets_from_config(ws).memory
-    tokens = estimate_tokens(memory_store.read_text(ws))
-    if archive is None or archive.id in listed or tokens <= budget:
-        return None
-    change = Change.from_dict(archive.change)
-    item = NotificationItem(
-        archive.id,
-        archive.content_hash,
-        change.cls,
-        *memory_sides(archive.change, ws.locale),
-        announced_reason(change, ws.locale),
-    )
-    return item, t(ws.locale, "condense.notify.archive_again")
-
-
-def announced_reason(change: Change, locale: str) -> str:
-    """A held change's reason as its announcement says it: an archive's is the budget's, in
-    words (`budget_words`); the others' as every review surface words them (`owner_reason`)."""
-    if change.cls == "archive":
-        return budget_words(dict(change.reason_params), locale)
-    return owner_reason(change.to_dict(), change.reason, locale, change.why)
 
 
 def _save_report(ws: Workspace, report: RunReport) -> None:

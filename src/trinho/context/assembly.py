@@ -8,9 +8,9 @@
   named, not repeated: MEMORY.md among them is left out of the system block.
 
 When a part is over its token budget the newest entries are kept and the prompt says how many
-were left out and that memory_search finds them. Nothing is cut silently. The facts index is
-built here too (`fact_lines`), uncapped: its only limit in the prompt is `Budgets.facts`.
-`build_index` is the same index capped in characters, as `trinho facts` shows it.
+were left out and that memory_search finds them. Nothing is cut silently. The facts index
+(`trinho.facts.render`) goes in uncapped (`fact_lines`): its only limit in the prompt is
+`Budgets.facts`.
 """
 
 from __future__ import annotations
@@ -21,11 +21,10 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from trinho.context.budget import estimate_tokens
-from trinho.errors import BrokenFile
-from trinho.facts.rules import Basis, Fact
+from trinho.facts.render import current_facts, index_line
+from trinho.facts.rules import Fact
 from trinho.i18n import N_, t
 from trinho.memory import format as memory_md
-from trinho.textnorm import one_line
 
 MEMORY_FILE = "MEMORY.md"
 
@@ -47,109 +46,12 @@ class FactLine:
     since: date
 
 
-# ---- the facts index --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class IndexLine:
-    """A fact that holds today, with the version that holds."""
-
-    key: str
-    value: str
-    basis: Basis
-    valid_from: date
-    valid_to: date | None
-
-
-@dataclass(frozen=True)
-class FactsIndex:
-    """The compact facts index; `omitted` facts did not fit in its character cap."""
-
-    entries: tuple[IndexLine, ...]
-    lines: tuple[str, ...]
-    omitted: int
-    broken: tuple[BrokenFile, ...]
-    locale: str
-
-    @property
-    def text(self) -> str:
-        tail = [t(self.locale, "facts.omitted", count=self.omitted)] if self.omitted else []
-        return "\n".join([*self.lines, *tail])
-
-
-DEFAULT_INDEX_CHARS = 4000
-"""The character cap of the index as `trinho facts` and the MCP resource show it."""
-
-
-def index_line(entry: IndexLine, locale: str) -> str:
-    """`key: value (basis, since D)` on one line, or `... from D to E` when it ends."""
-    value = one_line(entry.value)
-    if entry.valid_to:
-        return t(
-            locale,
-            "facts.line_until",
-            fact=entry.key,
-            value=value,
-            basis=entry.basis,
-            since=entry.valid_from,
-            until=entry.valid_to,
-        )
-    return t(
-        locale,
-        "facts.line",
-        fact=entry.key,
-        value=value,
-        basis=entry.basis,
-        since=entry.valid_from,
-    )
-
-
-def current_facts(facts: Sequence[Fact], today: date) -> list[IndexLine]:
-    """The facts that hold today, by key."""
-    current = []
-    for fact in sorted(facts, key=lambda f: f.key):
-        v = fact.value_on(today)
-        if v is not None:
-            current.append(IndexLine(fact.key, v.value, v.basis, v.valid_from, v.valid_to))
-    return current
-
-
 def fact_lines(facts: Sequence[Fact], today: date, locale: str) -> list[FactLine]:
     """The index for the prompt, uncapped: `assemble` keeps the newest within `Budgets.facts`."""
     return [
         FactLine(index_line(entry, locale), entry.valid_from)
         for entry in current_facts(facts, today)
     ]
-
-
-def build_index(
-    facts: Sequence[Fact], today: date, locale: str, max_chars: int = DEFAULT_INDEX_CHARS
-) -> tuple[list[IndexLine], list[str], int]:
-    """The current facts by key, as many whole lines as fit in `max_chars` with the notice."""
-    current = current_facts(facts, today)
-    kept: list[IndexLine] = []
-    lines: list[str] = []
-    used = 0
-    for position, entry in enumerate(current):
-        line = index_line(entry, locale)
-        left = len(current) - position - 1
-        tail = len(t(locale, "facts.omitted", count=left)) + 1 if left else 0
-        if used + len(line) + 1 + tail > max_chars:
-            break
-        kept.append(entry)
-        lines.append(line)
-        used += len(line) + 1
-    return kept, lines, len(current) - len(kept)
-
-
-def render_facts_digest(entries: Sequence[IndexLine], mark: str, locale: str) -> str:
-    """The digest of current facts kept in `memory/` for OpenClaw's own search: `mark` first
-    (so trinho knows its own file), a line saying it is generated, then one fact a line."""
-    lines = [mark, t(locale, "facts.digest_heading"), "", t(locale, "facts.digest_note"), ""]
-    lines.extend(f"- {index_line(entry, locale)}" for entry in entries)
-    if not entries:
-        lines.append(t(locale, "context.empty"))
-    return "\n".join(lines) + "\n"
 
 
 # ---- the parts of the prompt ------------------------------------------------------------------

@@ -36,7 +36,8 @@ from trinho.facts.store import list_facts
 from trinho.i18n import t
 from trinho.i18n.keys import BUDGET_WARNING
 from trinho.memory import store as memory_store
-from trinho.notes.store import NoteEntry, NoteItem, day_files, read_note_file
+from trinho.notes.format import NoteEntry, NoteItem
+from trinho.notes.store import day_files, read_note_file
 from trinho.openclaw.files import bootstrap_present, openclaw_enabled
 from trinho.workspace import Workspace
 

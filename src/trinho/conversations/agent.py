@@ -34,7 +34,7 @@ from trinho.models import (
 from trinho.models import tool_result as tool_message
 from trinho.models.config import max_output_tokens
 from trinho.models.ledger import token_estimate
-from trinho.proposals.store import Source
+from trinho.proposals.format import Source
 from trinho.tools import service as tools
 from trinho.tools.service import Actor
 from trinho.workspace import Workspace
@@ -284,15 +284,7 @@ class ChatSession:
                 prompt = build_context(self.ws, self.actor.user, openclaw=False).system
                 self.estimate = token_estimate(self.ws, self.model, (prompt,))
             if ref is None:
-                result = run_turn(
-                    self.ws,
-                    self.model,
-                    text,
-                    actor=self.actor,
-                    history=self.history,
-                    estimate=self.estimate,
-                    extra=self.extra,
-                )
+                result = self._turn(text, record=True)
             else:
                 result = self._replayable_turn(text, ref)
             self.history += [user(text), assistant(result.reply)]
@@ -309,19 +301,22 @@ class ChatSession:
             return TurnResult(answer, (), 0)
         if not asked:
             record_turn(self.ws, "user", text, ref=ref)
-        result = run_turn(
+        result = self._turn(text, record=False)
+        if result.reply:
+            record_turn(self.ws, "assistant", result.reply, ref=ref)
+        return result
+
+    def _turn(self, text: str, *, record: bool) -> TurnResult:
+        return run_turn(
             self.ws,
             self.model,
             text,
             actor=self.actor,
             history=self.history,
-            record=False,
+            record=record,
             estimate=self.estimate,
             extra=self.extra,
         )
-        if result.reply:
-            record_turn(self.ws, "assistant", result.reply, ref=ref)
-        return result
 
     def __call__(self, text: str, ref: str | None = None) -> str | None:
         """The channel's `MessageHandler`: the reply text, or None when there is none."""

@@ -18,11 +18,12 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Self
 
+from trinho.clock import check_instant, parse_now
 from trinho.durable import append_bytes, read_regular, truncate
 from trinho.errors import TrinhoError
-from trinho.notes.store import require_unicode
+from trinho.notes.format import require_unicode
 from trinho.textnorm import decode, nfc
-from trinho.workspace import CONVERSATIONS_DIR, Workspace, check_instant, parse_now
+from trinho.workspace import CONVERSATIONS_DIR, Workspace
 
 MAX_TURN_CHARS = 200_000
 # JSON leaves these unescaped, but str.splitlines() breaks lines at them: escape them so any

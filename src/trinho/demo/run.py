@@ -36,6 +36,7 @@ from trinho.condense.rules.gate import Change
 from trinho.condense.rules.report import render_report
 from trinho.condense.rules.rewrite import MEMORY_BEGIN
 from trinho.condense.store.prompts import load_prompt
+from trinho.config.files import read_config
 from trinho.context.run import build_context
 from trinho.conversations.agent import ChatSession, ToolUse
 from trinho.errors import TrinhoError
@@ -62,7 +63,7 @@ from trinho.schedule.plan import DueRun
 from trinho.search import notify_written
 from trinho.textnorm import match_key
 from trinho.tools import service as tools
-from trinho.workspace import CONFIG_PATH, Config, Workspace, init_workspace, read_config
+from trinho.workspace import CONFIG_PATH, Config, Workspace, init_workspace
 
 ZONE = "Asia/Ho_Chi_Minh"
 START = "2026-09-15T08:00:00+07:00"

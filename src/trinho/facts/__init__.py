@@ -1,10 +1,11 @@
-"""Shared facts about a user, in three parts that import only downwards:
+"""Shared facts about a user, in four parts that import only downwards:
 
 - `trinho.facts.rules`: the reconciliation table of docs/rules.md and its plain values (pure);
 - `trinho.facts.format`: the fact file, written and read back;
+- `trinho.facts.render`: the facts index, one line a fact that holds (pure);
 - `trinho.facts.store`: the files under `users/<user>/facts/`, saving and reading them.
 
-The prompt's facts index is built in `trinho.context.assembly`. Every name is also here, loaded
+The prompt takes the index through `trinho.context.assembly`. Every name is also here, loaded
 on first use, so importing the pure rules never loads the store.
 """
 
@@ -12,14 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from trinho import lazy_exports
+from trinho.exports import lazy_exports
 
 if TYPE_CHECKING:
-    from trinho.context.assembly import DEFAULT_INDEX_CHARS as DEFAULT_INDEX_CHARS
-    from trinho.context.assembly import FactsIndex as FactsIndex
-    from trinho.context.assembly import IndexLine as IndexLine
-    from trinho.context.assembly import build_index as build_index
-    from trinho.context.assembly import index_line as index_line
     from trinho.facts.format import CHANGE_CONTEXT as CHANGE_CONTEXT
     from trinho.facts.format import MAX_SOURCE_CHARS as MAX_SOURCE_CHARS
     from trinho.facts.format import MAX_VALUE_BYTES as MAX_VALUE_BYTES
@@ -29,6 +25,11 @@ if TYPE_CHECKING:
     from trinho.facts.format import fact_digest as fact_digest
     from trinho.facts.format import parse_fact as parse_fact
     from trinho.facts.format import render_fact as render_fact
+    from trinho.facts.render import DEFAULT_INDEX_CHARS as DEFAULT_INDEX_CHARS
+    from trinho.facts.render import FactsIndex as FactsIndex
+    from trinho.facts.render import IndexLine as IndexLine
+    from trinho.facts.render import build_index as build_index
+    from trinho.facts.render import index_line as index_line
     from trinho.facts.rules import ACTORS as ACTORS
     from trinho.facts.rules import BASES as BASES
     from trinho.facts.rules import ActorKind as ActorKind
@@ -62,7 +63,7 @@ if TYPE_CHECKING:
 __all__, __getattr__ = lazy_exports(
     __name__,
     {
-        "trinho.context.assembly": (
+        "trinho.facts.render": (
             "DEFAULT_INDEX_CHARS",
             "FactsIndex",
             "IndexLine",

@@ -9,13 +9,15 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from datetime import date, datetime
+from typing import Any
 
+from trinho.clock import parse_day
 from trinho.errors import TrinhoError
 from trinho.facts.rules import BASES, Basis, Fact, FactVersion, Incoming
-from trinho.textnorm import nfc, one_line, unify_breaks
-from trinho.workspace import parse_day, validate_slug
+from trinho.textnorm import nfc, one_line, unify_breaks, validate_slug
 
 MAX_VALUE_BYTES = 16 * 1024
 """A fact is a short statement; anything longer belongs in notes or MEMORY.md."""
@@ -263,3 +265,41 @@ def proposal_change(
         "current_basis": live.basis if live else None,
         "base": fact_digest(current),
     }
+
+
+@dataclass(frozen=True)
+class FactChange:
+    """What a fact proposal asks, read back from its stored change."""
+
+    user: str
+    key: str
+    value: str
+    valid_from: date | None
+    valid_to: date | None
+    base: object
+    """The fact's digest when it was proposed (`fact_digest`): approving checks it is still so."""
+
+
+def fact_target(change: Mapping[str, Any], where: str) -> tuple[str, str]:
+    """The (user, key) a stored fact change is about; one keyed line when one is missing."""
+    try:
+        return (
+            validate_slug(str(change["user"]), f"{where}: user"),
+            validate_slug(str(change["key"]), f"{where}: key"),
+        )
+    except KeyError as missing:
+        raise TrinhoError.keyed("error.field.missing", where=where, names=str(missing)) from None
+
+
+def read_fact_change(change: Mapping[str, Any], where: str) -> FactChange:
+    """A stored fact change, checked as a save checks it; `where` names the proposal."""
+    user, key = fact_target(change, where)
+    try:
+        value = clean_value(str(change["value"]), key)
+    except KeyError as missing:
+        raise TrinhoError.keyed("error.field.missing", where=where, names=str(missing)) from None
+    valid_from, valid_to = (
+        parse_day(str(change[name]), f"{where}: {name}") if change.get(name) else None
+        for name in ("valid_from", "valid_to")
+    )
+    return FactChange(user, key, value, valid_from, valid_to, change.get("base"))

@@ -12,13 +12,14 @@ from datetime import date, datetime
 from typing import Literal
 
 from trinho.errors import TrinhoError
+from trinho.textnorm import has_hidden
 
 Basis = Literal["user", "inferred"]
 ActorKind = Literal["owner", "chat", "job"]
 """Who saves: `owner`, the owner's own word (the CLI, an approval); `chat`, a chat model
 answering the owner; `job`, an unattended job. See `trinho.proposals.rules` for what each may do."""
 FactOutcome = Literal["created", "unchanged", "superseded", "proposed", "historical"]
-ProposalReason = Literal["job", "contradicts_user"]
+ProposalReason = Literal["job", "contradicts_user", "hidden_chars"]
 
 BASES: tuple[Basis, ...] = ("user", "inferred")
 ACTORS: tuple[ActorKind, ...] = ("owner", "chat", "job")
@@ -110,6 +111,8 @@ def reconcile(current: Fact | None, incoming: Incoming, actor: ActorKind, today:
         return _unchanged(fact, live, incoming.basis, actor, today)
     if actor == "job":  # anything from an unattended job: proposed
         return Decision("proposed", None, "job")
+    if actor != "owner" and any(map(has_hidden, incoming.value.split("\n"))):  # invisible: proposed
+        return Decision("proposed", None, "hidden_chars")
     future_start_verdict(incoming.key, start, actor, today)  # after today, not the owner: refused
     if end is not None and end <= today:  # valid_to already past: historical
         return _historical(fact, new)

@@ -15,44 +15,32 @@ from datetime import date, datetime
 from pathlib import Path
 
 from trinho.boundary import public_error
-from trinho.context.assembly import (
+from trinho.durable import atomic_write_text, read_regular, sibling_lock
+from trinho.errors import BrokenFile, NotFound, TrinhoError
+from trinho.facts.format import fact_digest, fact_target, parse_fact, read_fact_change, render_fact
+from trinho.facts.plan import (
+    Propose,
+    Proposer,
+    approval_source,
+    incoming,
+    plan_approval,
+    plan_save,
+)
+from trinho.facts.render import (
     DEFAULT_INDEX_CHARS,
     FactsIndex,
     build_index,
     current_facts,
     render_facts_digest,
 )
-from trinho.durable import atomic_write_text, read_regular, sibling_lock
-from trinho.errors import BrokenFile, NotFound, TrinhoError
-from trinho.facts.format import (
-    CHANGE_CONTEXT,
-    check_basis,
-    clean_source,
-    clean_value,
-    fact_digest,
-    parse_fact,
-    proposal_change,
-    render_fact,
-)
-from trinho.facts.rules import (
-    ActorKind,
-    Basis,
-    Fact,
-    FactConflict,
-    FactOutcome,
-    FactVersion,
-    Incoming,
-    check_actor,
-    check_dates,
-    reconcile,
-    take_back,
-)
+from trinho.facts.rules import ActorKind, Basis, Fact, FactOutcome, FactVersion, take_back
 from trinho.i18n import t
-from trinho.i18n.keys import FACT_OUTCOME, FACT_REASON
 from trinho.openclaw.files import DIGEST_MARK, FACTS_DIGEST, is_digest, openclaw_enabled
-from trinho.proposals.store import ApplyResult, Proposal, proposal_path, submit
-from trinho.proposals.store import Source as ProposalSource
-from trinho.workspace import Workspace, parse_day, validate_slug
+from trinho.proposals.format import ApplyResult, Proposal
+from trinho.proposals.format import Source as ProposalSource
+from trinho.proposals.plan import Apply, result_of
+from trinho.proposals.store import proposal_path, submit_planned
+from trinho.workspace import Workspace, validate_slug
 
 FACTS_DIR = "facts"
 
@@ -159,69 +147,31 @@ def save_fact(
     user = user or ws.config.owner
     validate_slug(user, "user id")
     path = fact_path(ws, key, user)
-    incoming = Incoming(
-        key=key,
-        value=clean_value(value, key),
-        basis=check_basis(basis),
-        recorded_at=ws.now(),
-        source=clean_source(source or actor),
-        valid_from=valid_from,
-        valid_to=valid_to,
-    )
-    check_actor(actor)
-    check_dates(key, valid_from, valid_to, ws.today())
+    now, today = ws.now(), ws.today()
+    wanted = incoming(key, value, basis, actor, source, valid_from, valid_to, now, today)
+    proposer = Proposer(origin or actor, why, tuple(sources))
     with sibling_lock(path):
         current = _read(path, ws.shown(path), key) if path.exists() else None
-        decision = reconcile(current, incoming, actor, ws.today())
-        if decision.outcome == "proposed":
-            assert decision.proposal_reason is not None
-            submitted = submit(
-                ws,
-                "fact",
-                proposal_change(user, incoming, current, ws.today()),
-                reason=t(ws.locale, FACT_REASON[decision.proposal_reason], fact=key),
-                origin=origin or actor,
-                context=CHANGE_CONTEXT,
-                why=why,
-                sources=sources,
-            )
+        plan = plan_save(user, current, wanted, actor, today, ws.locale, proposer)
+        if isinstance(plan, Propose):
+            submitted = submit_planned(ws, plan.submission)
             return Saved("proposed", current, submitted.proposal, submitted.created)
-        if decision.after is not None:
-            _write(ws, path, decision.after, user)
-        return Saved(decision.outcome, decision.after or current)
+        if plan.write is not None:
+            _write(ws, path, plan.write, user)
+    return Saved(plan.outcome, plan.fact)
 
 
 def apply_fact_proposal(ws: Workspace, proposal: Proposal) -> ApplyResult:
-    """Approving speaks as the owner: save with basis `user`, unless the fact changed since."""
-    change = proposal.change
-    where = str(proposal_path(ws, proposal.id))
-    try:
-        user = validate_slug(str(change["user"]), f"{where}: user")
-        key = validate_slug(str(change["key"]), f"{where}: key")
-        value = clean_value(str(change["value"]), key)
-        valid_from, valid_to = (
-            parse_day(str(change[name]), f"{where}: {name}") if change.get(name) else None
-            for name in ("valid_from", "valid_to")
-        )
-    except KeyError as missing:
-        raise TrinhoError.keyed("error.field.missing", where=where, names=str(missing)) from None
-    path = fact_path(ws, key, user)
-    source = f"proposal:{proposal.id}"
+    """Approving speaks as the owner: save with basis `user`, unless the fact changed since
+    (`trinho.facts.plan.plan_approval`)."""
+    change = read_fact_change(proposal.change, str(proposal_path(ws, proposal.id)))
+    path = fact_path(ws, change.key, change.user)
     with sibling_lock(path):
-        current = _read(path, ws.shown(path), key) if path.exists() else None
-        if current is not None and any(v.source == source for v in current.versions()):
-            # applied by an approval that died before it could mark the proposal approved
-            return ApplyResult(True, t(ws.locale, "fact.already_applied", fact=key, value=value))
-        if fact_digest(current) != change.get("base"):
-            return ApplyResult(False, t(ws.locale, "fact.stale", fact=key))
-        incoming = Incoming(key, value, "user", ws.now(), source, valid_from, valid_to)
-        try:
-            decision = reconcile(current, incoming, "owner", ws.today())
-        except FactConflict as exc:
-            return ApplyResult(False, str(exc))
-        if decision.after is not None:
-            _write(ws, path, decision.after, user)
-    return ApplyResult(True, t(ws.locale, FACT_OUTCOME[decision.outcome], fact=key, value=value))
+        current = _read(path, ws.shown(path), change.key) if path.exists() else None
+        plan = plan_approval(change, proposal.id, current, ws.now(), ws.today(), ws.locale)
+        if isinstance(plan, Apply) and plan.write is not None:
+            _write(ws, path, plan.write, change.user)
+    return result_of(plan)
 
 
 def take_back_fact_proposal(ws: Workspace, proposal: Proposal) -> ApplyResult:
@@ -229,18 +179,13 @@ def take_back_fact_proposal(ws: Workspace, proposal: Proposal) -> ApplyResult:
     the history as withdrawn (`trinho.facts.rules.take_back`); not done when the fact changed
     since (the owner decides again, by hand)."""
     change = proposal.change
-    where = str(proposal_path(ws, proposal.id))
-    try:
-        user = validate_slug(str(change["user"]), f"{where}: user")
-        key = validate_slug(str(change["key"]), f"{where}: key")
-    except KeyError as missing:
-        raise TrinhoError.keyed("error.field.missing", where=where, names=str(missing)) from None
+    user, key = fact_target(change, str(proposal_path(ws, proposal.id)))
     path = fact_path(ws, key, user)
     base = change.get("base")
     with sibling_lock(path):
         current = _read(path, ws.shown(path), key) if path.exists() else None
         outcome, after = take_back(
-            current, f"proposal:{proposal.id}", lambda before: fact_digest(before) == base
+            current, approval_source(proposal.id), lambda before: fact_digest(before) == base
         )
         if outcome == "changed":
             return ApplyResult(False, t(ws.locale, "fact.take_back.changed", fact=key))

@@ -161,6 +161,7 @@ BASIS_WORDS: dict[str, str] = {
 FACT_REASON: dict[str, str] = {
     "contradicts_user": N_("fact.reason.contradicts_user"),
     "job": N_("fact.reason.job"),
+    "hidden_chars": N_("fact.reason.hidden_chars"),
 }
 """Why a fact change waits for approval -> its text."""
 

@@ -33,6 +33,7 @@ from trinho.importers.rules import (
 )
 from trinho.memory import store as memory_store
 from trinho.proposals import store as proposals
+from trinho.proposals.format import MAX_WHY_CHARS
 from trinho.textnorm import decode
 from trinho.workspace import Workspace
 
@@ -227,5 +228,5 @@ def _propose(
     ws: Workspace, change: Change, data: dict[str, Any], origin: str, by_line: dict[str, Any]
 ) -> None:
     item = by_line.get(change.new or "")
-    why = item.why[: proposals.MAX_WHY_CHARS] if item is not None else None
+    why = item.why[:MAX_WHY_CHARS] if item is not None else None
     proposals.submit(ws, KIND, data, reason=change.reason, origin=origin, why=why)

@@ -43,6 +43,7 @@ from trinho.memory import store as memory_store
 from trinho.models.base import ToolSpec
 from trinho.notes.store import save_note
 from trinho.proposals import store as proposals
+from trinho.proposals.format import ApplyResult, Proposal
 from trinho.textnorm import decode
 from trinho.workspace import NOTES_DIR, Workspace, validate_slug
 
@@ -556,7 +557,7 @@ def read_written(path: Path) -> dict[str, list[str]]:
     return {str(k): [str(x) for x in v] for k, v in data.items() if isinstance(v, list)}
 
 
-def apply_file_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposals.ApplyResult:
+def apply_file_proposal(ws: Workspace, proposal: Proposal) -> ApplyResult:
     """Approving a change to the model's folder: done if the file is still as the change
     found it, else stale (the owner sees why)."""
     change = proposal.change
@@ -565,16 +566,16 @@ def apply_file_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposal
     path = ws.confine(ws.root / rules.FILES_DIR / Path(*target.parts))
     old = change.get("old")
     if old is not None and (not path.is_file() or decode(read_regular(path), rel) != old):
-        return proposals.ApplyResult(False, t(ws.locale, "memory_tool.stale", path=rel))
+        return ApplyResult(False, t(ws.locale, "memory_tool.stale", path=rel))
     if change.get("action") == "rename":
         to = rules.parse_path(f"{rules.ROOT}/{change.get('to', '')}")
         destination = ws.confine(ws.root / rules.FILES_DIR / Path(*to.parts))
         if not path.exists() or destination.exists():
-            return proposals.ApplyResult(False, t(ws.locale, "memory_tool.stale", path=rel))
+            return ApplyResult(False, t(ws.locale, "memory_tool.stale", path=rel))
         ensure_dir(destination.parent)
         os.rename(path, destination)
     elif change.get("new") is None:
         path.unlink()
     else:
         atomic_write_text(path, str(change["new"]))
-    return proposals.ApplyResult(True, t(ws.locale, "memory_tool.applied", path=rel))
+    return ApplyResult(True, t(ws.locale, "memory_tool.applied", path=rel))

@@ -33,23 +33,18 @@ import tomlkit
 import tomlkit.exceptions
 
 from trinho.boundary import public_error, require_extra
+from trinho.clock import parse_day
 from trinho.config import McpConfig
+from trinho.config.files import edit_config, render_config
 from trinho.durable import read_regular, write_secret_text
 from trinho.errors import NotFound, TrinhoError, Unavailable
 from trinho.i18n import t
 from trinho.logs import configure_logging
 from trinho.textnorm import json_text, printable
 from trinho.tools import service as tools_mod
-from trinho.tools.service import Actor, Memory, as_records
+from trinho.tools.service import Actor, ToolTarget, as_records
 from trinho.web.guard import HostCheck, allowed_hosts
-from trinho.workspace import (
-    CONFIG_PATH,
-    Workspace,
-    edit_config,
-    parse_day,
-    render_config,
-    validate_slug,
-)
+from trinho.workspace import CONFIG_PATH, Workspace, validate_slug
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -61,7 +56,7 @@ if TYPE_CHECKING:
 
     from trinho.context.assembly import Budgets
     from trinho.pg.connect import Database
-    from trinho.tools.store import ToolRecords
+    from trinho.records.protocol import Records
     from trinho.workspace import Clock
 
 log = logging.getLogger("trinho.mcp_server")
@@ -81,19 +76,19 @@ class ResourceSpec:
     name: str
     description: str
     mime_type: str
-    read: Callable[[Memory, Actor], str]
+    read: Callable[[ToolTarget, Actor], str]
     """Called with an owner's records, or a file workspace (seen through its file stores)."""
 
 
-def _read_memory(memory: Memory, actor: Actor) -> str:
+def _read_memory(memory: ToolTarget, actor: Actor) -> str:
     return as_records(memory).memory_text()
 
 
-def _read_facts(memory: Memory, actor: Actor) -> str:
+def _read_facts(memory: ToolTarget, actor: Actor) -> str:
     return as_records(memory).facts_index_text(actor.user_of(memory))
 
 
-def _read_today(memory: Memory, actor: Actor) -> str:
+def _read_today(memory: ToolTarget, actor: Actor) -> str:
     records = as_records(memory)
     return records.day_text(records.today())
 
@@ -123,11 +118,11 @@ RESOURCES: tuple[ResourceSpec, ...] = (
 )
 
 
-def _read_day(memory: Memory, day: str) -> str:
+def _read_day(memory: ToolTarget, day: str) -> str:
     return as_records(memory).day_text(parse_day(day, "date"))
 
 
-def _read_history(memory: Memory, key: str, actor: Actor) -> str:
+def _read_history(memory: ToolTarget, key: str, actor: Actor) -> str:
     user = actor.user_of(memory)
     fact = as_records(memory).load_fact(validate_slug(key, "fact key"), user)
     if fact is None:
@@ -148,7 +143,7 @@ class TemplateSpec:
     name: str
     description: str
     mime_type: str
-    read: Callable[[Memory, str, Actor], str]
+    read: Callable[[ToolTarget, str, Actor], str]
 
 
 TEMPLATES: tuple[TemplateSpec, ...] = (
@@ -176,10 +171,10 @@ class PromptSpec:
     name: str
     title: str
     description: str
-    text: Callable[[ToolRecords, Actor], str]
+    text: Callable[[Records, Actor], str]
 
 
-def _next_turn(records: ToolRecords, actor: Actor) -> str:
+def _next_turn(records: Records, actor: Actor) -> str:
     context = records.prompt_context(actor.user)
     return (
         "This is what you know of the owner before their next message: keep to it, and look up "
@@ -188,7 +183,7 @@ def _next_turn(records: ToolRecords, actor: Actor) -> str:
     ).rstrip()
 
 
-def _waiting(records: ToolRecords, actor: Actor) -> str:
+def _waiting(records: Records, actor: Actor) -> str:
     listed = tools_mod.call(records, "memory_proposals", {}, actor)
     return (
         "Tell the owner, briefly and in their language, what waits for their decision; you "
@@ -196,7 +191,7 @@ def _waiting(records: ToolRecords, actor: Actor) -> str:
     )
 
 
-def _week(records: ToolRecords, actor: Actor) -> str:
+def _week(records: Records, actor: Actor) -> str:
     today = records.today()
     days = [today - timedelta(days=back) for back in range(6, -1, -1)]
     notes = "\n\n".join(
@@ -233,7 +228,7 @@ PROMPTS: tuple[PromptSpec, ...] = (
 )
 
 
-def _read_uri(records: ToolRecords, actor: Actor, uri: str) -> tuple[str, str] | None:
+def _read_uri(records: Records, actor: Actor, uri: str) -> tuple[str, str] | None:
     """The text and MIME type at `uri`, or None when no resource or template names it."""
     for spec in RESOURCES:
         if spec.uri == uri:
@@ -252,7 +247,7 @@ def _public(root: Path | None, exc: Exception) -> str:
     return printable(str(public_error(exc, root)))
 
 
-Resolve = Callable[[str | None], "ToolRecords"]
+Resolve = Callable[[str | None], "Records"]
 """Whose records a request acts on, given the owner its bearer token names (None: no token,
 over stdio or in memory). Called in a worker thread: it may read the database."""
 
@@ -274,7 +269,7 @@ def _owner_of(ctx: ServerRequestContext[Any]) -> str | None:
 
 
 async def _acting(
-    resolve: Resolve, ctx: ServerRequestContext[Any], work: Callable[[ToolRecords], T]
+    resolve: Resolve, ctx: ServerRequestContext[Any], work: Callable[[Records], T]
 ) -> T:
     """`work` on the request's owner's records, in a worker thread; a failure is one line
     for the client, naming no folder of the server's."""
@@ -465,7 +460,7 @@ def serve_stdio(ws: Workspace, actor: Actor, profile: str | None = None) -> None
     serve_records_stdio(tools_mod.as_records(ws), actor, tools_mod.config_profile(ws, profile))
 
 
-def serve_records_stdio(records: ToolRecords, actor: Actor, profile: str) -> None:
+def serve_records_stdio(records: Records, actor: Actor, profile: str) -> None:
     """`serve_stdio` over any one owner's records (a PostgreSQL owner's: `trinho mcp --owner`)."""
     _require_sdk()
     import anyio
@@ -623,12 +618,12 @@ def owner_records(db: Database, settings: OwnerSettings) -> Resolve:
     """Each request's owner's records in `db`: the owner its token was verified for, in
     their time zone. A request without one is refused: no owner is ever guessed."""
     from trinho.pg.owners import require_owner
-    from trinho.pg.tooling import PgToolRecords
+    from trinho.pg.store import PgRecords
 
-    def resolve(owner: str | None) -> ToolRecords:
+    def resolve(owner: str | None) -> Records:
         if owner is None:
             raise TrinhoError.keyed("error.mcp.no_owner")
-        return PgToolRecords(
+        return PgRecords(
             db,
             owner,
             clock=settings.clock,

@@ -10,14 +10,16 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
+from trinho.config import CONFIG_PATH, Config, ModelConfig
 from trinho.config import MAX_OUTPUT_TOKENS as MAX_OUTPUT_TOKENS
-from trinho.config import ModelConfig
 from trinho.models.base import ModelError
 from trinho.models.retry import RetryPolicy
-from trinho.workspace import CONFIG_PATH, Config, Workspace
+
+if TYPE_CHECKING:
+    from trinho.workspace import Workspace
 
 Api = Literal["openai", "anthropic"]
 

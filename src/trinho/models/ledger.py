@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal, Self, cast, get_args
 
-from trinho import fields as records
+from trinho import fields
 from trinho.context.budget import Source, TokenEstimate, estimate_tokens, measured
 from trinho.durable import append_bytes, read_regular
 from trinho.errors import TrinhoError
@@ -79,28 +79,28 @@ class UsageRecord:
         return record
 
     @classmethod
-    def from_json(cls, data: object, where: records.Where) -> Self:
-        fields = records.as_object(data, where)
+    def from_json(cls, data: object, where: fields.Where) -> Self:
+        table = fields.as_object(data, where)
         return cls(
-            at=records.moment(fields, "at", where),
-            purpose=cast(Purpose, records.choice(fields, "purpose", PURPOSES, where)),
-            model=records.typed(fields, "model", str, where),
-            input_tokens=_count(fields, "input_tokens", where),
-            output_tokens=_count(fields, "output_tokens", where),
-            run=records.maybe(fields, "run", str, where),
-            cached_input_tokens=_count(fields, "cached_input_tokens", where, 0),
-            failure=records.maybe(fields, "failure", str, where),
-            estimated_input_tokens=_count(fields, "estimated_input_tokens", where, 0),
+            at=fields.moment(table, "at", where),
+            purpose=cast(Purpose, fields.choice(table, "purpose", PURPOSES, where)),
+            model=fields.typed(table, "model", str, where),
+            input_tokens=_count(table, "input_tokens", where),
+            output_tokens=_count(table, "output_tokens", where),
+            run=fields.maybe(table, "run", str, where),
+            cached_input_tokens=_count(table, "cached_input_tokens", where, 0),
+            failure=fields.maybe(table, "failure", str, where),
+            estimated_input_tokens=_count(table, "estimated_input_tokens", where, 0),
         )
 
 
 def _count(
-    fields: Mapping[str, Any], name: str, where: records.Where, default: int | None = None
+    table: Mapping[str, Any], name: str, where: fields.Where, default: int | None = None
 ) -> int:
     """A token count; one that may be left out reads as `default`."""
-    if default is not None and name not in fields:
+    if default is not None and name not in table:
         return default
-    value = records.typed(fields, name, int, where)
+    value = fields.typed(table, name, int, where)
     if value < 0:
         raise TrinhoError.keyed("error.record.negative", file=str(where), field=name, value=value)
     return value

@@ -146,7 +146,13 @@ class Database:
             min_size=1,
             max_size=max_size,
             open=False,
-            kwargs={"autocommit": False, "connect_timeout": CONNECT_TIMEOUT},
+            # No server-side prepared statements: a transaction pool (PgBouncer) cannot keep
+            # them from one transaction to the next (docs/operating.md).
+            kwargs={
+                "autocommit": False,
+                "connect_timeout": CONNECT_TIMEOUT,
+                "prepare_threshold": None,
+            },
             check=check_idle,  # a connection a restart cut is replaced before it is lent
             timeout=BORROW_TIMEOUT,
         )

@@ -46,6 +46,7 @@ from trinho.workspace import INTERNAL_DIR, Clock, Workspace, system_clock
 
 if TYPE_CHECKING:
     import procrastinate
+    import psycopg
 
 log = logging.getLogger("trinho.worker")
 
@@ -95,6 +96,25 @@ def install_queue(url: str) -> bool:
         conn.execute(SchemaManager.get_schema().encode())
         conn.execute(PIN_SEARCH_PATH)
     return True
+
+
+def grant_queue(conn: psycopg.Connection, role: str) -> None:
+    """Let `role` (the application's) run the workers and plan: the queue's tables, sequences
+    and functions. The queue is installed after the migrations, so this is granted here
+    rather than in one; nothing when it is not installed yet."""
+    from psycopg import sql
+
+    row = conn.execute("SELECT to_regnamespace(%s)", (SCHEMA,)).fetchone()
+    if not row or row[0] is None:
+        return
+    schema, grantee = sql.Identifier(SCHEMA), sql.Identifier(role)
+    for statement in (
+        "GRANT USAGE ON SCHEMA {} TO {}",
+        "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {} TO {}",
+        "GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA {} TO {}",
+        "GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA {} TO {}",
+    ):
+        conn.execute(sql.SQL(statement).format(schema, grantee))
 
 
 PIN_SEARCH_PATH = f"""

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
+from trinho.condense.rules.lifecycle import check_step
 from trinho.condense.store.runs import (
     JOURNAL,
     RUN_ID_RE,
@@ -54,7 +55,9 @@ class PgJournals:
         return journal
 
     def advance(self, journal: Journal, state: RunState, **changes: Any) -> Journal:
-        """Record the next state (and any other field), as `runs.advance`."""
+        """Record the next state (and any other field), as `runs.advance`: a step the
+        lifecycle allows, else nothing is written."""
+        check_step(journal.state, state, journal.run_id)
         now = self._clock().astimezone(self.tz)
         return self.write(replace(journal, state=state, updated_at=now, **changes))
 

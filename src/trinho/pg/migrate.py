@@ -52,8 +52,23 @@ APP_FUNCTIONS = ("search_matches", "search_units")
 the schema's owner may execute any function of the schema (migration 0010)."""
 
 REGISTRY_TABLES = ("owners", "telegram_bots")
-"""The operator's tables: no owner's memory, no owner_id leading the key, nothing granted to the
-application role (the registry of owners, where the Telegram bot's polling stands)."""
+"""The operator's tables: no owner's memory, no owner_id leading the key (the registry of
+owners, where the Telegram bot's polling stands)."""
+
+DIRECTORY_VIEWS = ("owner_directory",)
+"""What the application role reads of the registry (migration 0011): each owner's id, zone,
+when they were added and their Telegram user; the operator alone writes `owners`."""
+
+BOT_TABLES = ("telegram_bots",)
+"""Registry tables the application role reads and writes: the bot moves its own offset."""
+
+APP_GRANTS = (
+    ("SELECT, INSERT, UPDATE, DELETE", OWNER_TABLES),
+    ("SELECT, INSERT, DELETE", INDEX_TABLES),
+    ("SELECT", READ_ONLY_TABLES + DIRECTORY_VIEWS),
+    ("SELECT, INSERT, UPDATE", BOT_TABLES),
+)
+"""What the application role may do on which relation of the schema's."""
 
 
 def _yoyo_url(url: str) -> str:
@@ -120,33 +135,27 @@ def check_migrator(url: str) -> None:
 
 def grant_app_role(url: str, role: str) -> None:
     """Let the application role read and write the owners' tables (`INDEX_TABLES` as a
-    search unit's writes do), read `READ_ONLY_TABLES`, execute `APP_FUNCTIONS`, and nothing
-    else: it owns none of them and is no superuser, so row-level security holds it."""
+    search unit's writes do), read `READ_ONLY_TABLES` and the registry's `DIRECTORY_VIEWS`,
+    move the bot's offset, use the job queue, execute `APP_FUNCTIONS`, and nothing else: it
+    owns none of them and is no superuser, so row-level security holds it. Safe to run again
+    (after an upgrade, so a new table is granted too)."""
     import psycopg
     from psycopg import sql
 
+    from trinho.pg.jobs import grant_queue
+
     with psycopg.connect(url) as conn:
-        for table in OWNER_TABLES:
-            conn.execute(
-                sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(
-                    sql.Identifier(table), sql.Identifier(role)
+        for privileges, relations in APP_GRANTS:
+            for relation in relations:
+                conn.execute(
+                    sql.SQL(f"GRANT {privileges} ON {{}} TO {{}}").format(
+                        sql.Identifier(relation), sql.Identifier(role)
+                    )
                 )
-            )
-        for table in INDEX_TABLES:
-            conn.execute(
-                sql.SQL("GRANT SELECT, INSERT, DELETE ON {} TO {}").format(
-                    sql.Identifier(table), sql.Identifier(role)
-                )
-            )
-        for table in READ_ONLY_TABLES:
-            conn.execute(
-                sql.SQL("GRANT SELECT ON {} TO {}").format(
-                    sql.Identifier(table), sql.Identifier(role)
-                )
-            )
         for function in APP_FUNCTIONS:
             conn.execute(
                 sql.SQL("GRANT EXECUTE ON FUNCTION {} TO {}").format(
                     sql.Identifier(function), sql.Identifier(role)
                 )
             )
+        grant_queue(conn, role)

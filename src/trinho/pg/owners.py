@@ -1,5 +1,8 @@
 """The operator's registry of owners: add, list, remove (`trinho owners`).
 
+The services read it through `owner_directory` (migration 0011), the one part of the registry
+the application role is granted; writing it is the operator's.
+
 Removing an owner removes every row of theirs (foreign keys with ON DELETE CASCADE, checked
 by the database, which row-level security does not hide rows from).
 """
@@ -9,9 +12,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from trinho.clock import load_zone
 from trinho.errors import TrinhoError
 from trinho.pg.connect import Database, check_owner
-from trinho.workspace import load_zone
 
 if TYPE_CHECKING:
     import psycopg
@@ -43,7 +46,9 @@ def list_owners(db: Database) -> list[str]:
 def owner_zones(db: Database) -> dict[str, str]:
     """Every owner and their time zone, in id order."""
     with db.tx() as conn:
-        rows = conn.execute("SELECT owner_id, timezone FROM owners ORDER BY owner_id").fetchall()
+        rows = conn.execute(
+            "SELECT owner_id, timezone FROM owner_directory ORDER BY owner_id"
+        ).fetchall()
     return dict(rows)
 
 
@@ -51,7 +56,9 @@ def owner_zone(db: Database, owner: str) -> str | None:
     """The owner's time zone, or None when there is no such owner."""
     check_owner(owner)
     with db.tx() as conn:
-        row = conn.execute("SELECT timezone FROM owners WHERE owner_id = %s", (owner,)).fetchone()
+        row = conn.execute(
+            "SELECT timezone FROM owner_directory WHERE owner_id = %s", (owner,)
+        ).fetchone()
     return row[0] if row else None
 
 
@@ -60,7 +67,9 @@ def owner_since(db: Database, owner: str) -> datetime | None:
     owe the slots since then, however late a worker first sees them."""
     check_owner(owner)
     with db.tx() as conn:
-        row = conn.execute("SELECT created_at FROM owners WHERE owner_id = %s", (owner,)).fetchone()
+        row = conn.execute(
+            "SELECT created_at FROM owner_directory WHERE owner_id = %s", (owner,)
+        ).fetchone()
     return row[0] if row else None
 
 
@@ -69,7 +78,8 @@ def sole_owner(db: Database) -> tuple[tuple[str, str] | None, int]:
     how many owners it holds; two rows read at most, however many there are."""
     with db.tx() as conn:
         rows = conn.execute(
-            "SELECT owner_id, timezone, count(*) OVER () FROM owners ORDER BY owner_id LIMIT 2"
+            "SELECT owner_id, timezone, count(*) OVER () FROM owner_directory"
+            " ORDER BY owner_id LIMIT 2"
         ).fetchall()
     count: int = rows[0][2] if rows else 0
     return ((rows[0][0], rows[0][1]) if count == 1 else None), count
@@ -95,7 +105,7 @@ def owner_rows(db: Database) -> list[tuple[str, str, int | None]]:
     """Every owner, their time zone and their Telegram user id (None: none), in id order."""
     with db.tx() as conn:
         rows = conn.execute(
-            "SELECT owner_id, timezone, telegram_user_id FROM owners ORDER BY owner_id"
+            "SELECT owner_id, timezone, telegram_user_id FROM owner_directory ORDER BY owner_id"
         ).fetchall()
     return [(owner, zone, user) for owner, zone, user in rows]
 
@@ -122,7 +132,7 @@ def telegram_owner(db: Database, user_id: int) -> str | None:
     the registry, read before any owner's records are."""
     with db.tx() as conn:
         row = conn.execute(
-            "SELECT owner_id FROM owners WHERE telegram_user_id = %s", (user_id,)
+            "SELECT owner_id FROM owner_directory WHERE telegram_user_id = %s", (user_id,)
         ).fetchone()
     return row[0] if row else None
 
@@ -131,7 +141,8 @@ def telegram_users(db: Database) -> dict[str, int]:
     """Every owner who has a Telegram user, and that user's id."""
     with db.tx() as conn:
         rows = conn.execute(
-            "SELECT owner_id, telegram_user_id FROM owners WHERE telegram_user_id IS NOT NULL"
+            "SELECT owner_id, telegram_user_id FROM owner_directory"
+            " WHERE telegram_user_id IS NOT NULL"
             " ORDER BY owner_id"
         ).fetchall()
     return dict(rows)

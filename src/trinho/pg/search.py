@@ -28,10 +28,11 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from trinho.openclaw.markers import day_of_name
-from trinho.search.documents import Doc, fact_docs, memory_docs, note_docs
+from trinho.search.dates import Span, asked_span, said_days, span_tokens
+from trinho.search.documents import Doc, fact_docs, memory_docs, note_docs, said_text
 from trinho.search.rank import (
     Candidate,
     Scored,
@@ -49,7 +50,29 @@ from trinho.workspace import MEMORY_FILE
 if TYPE_CHECKING:
     import psycopg
 
-    from trinho.pg.store import PgRecords
+    from trinho.pg.connect import Database
+
+
+class Indexed(Protocol):
+    """What searching and indexing read of one owner's records (`trinho.pg.store.PgRecords`),
+    named here so the index does not import the store that writes into it."""
+
+    @property
+    def db(self) -> Database: ...
+
+    @property
+    def owner(self) -> str: ...
+
+    def today(self) -> date: ...
+
+    def note_files(self) -> dict[str, str]: ...
+
+    def memory_text(self) -> str: ...
+
+    def fact_keys(self) -> list[tuple[str, str]]: ...
+
+    def fact_file_text(self, user: str, key: str) -> str | None: ...
+
 
 CONTEXT_WEIGHT = 0.3
 """The neighbours' words against a text's own, as in `trinho.search.index`."""
@@ -64,12 +87,14 @@ def _lexeme(term: str) -> str:
     return "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
-def tsvector_literal(body: str, context: str) -> str:
+def tsvector_literal(body: str, context: str, dates: str = "") -> str:
     """The tsvector of a document's terms (space-joined, as `Doc.body` and `Doc.context`):
-    the body's positions weighted A, the context's D. Pure, so a test can read it."""
+    the body's positions weighted A, the context's D, the day tokens (`Doc.dates`) B. Pure, so
+    a test can read it. BM25 counts only the query's terms, so the day tokens weigh nothing
+    but let a search of the span a question names (`dates.span_tokens`) match them."""
     positions: dict[str, list[str]] = defaultdict(list)
     at = 0
-    for weight, text in (("A", body), ("D", context)):
+    for weight, text in (("A", body), ("D", context), ("B", dates)):
         for term in text.split():
             at = min(at + 1, MAX_POSITION)
             if len(positions[term]) < MAX_POSITIONS:
@@ -77,16 +102,20 @@ def tsvector_literal(body: str, context: str) -> str:
     return " ".join(f"{_lexeme(term)}:{','.join(found)}" for term, found in positions.items())
 
 
-def tsquery_literal(terms: Sequence[str]) -> str:
-    """Any of the terms, as a tsquery literal (no parser)."""
-    return " | ".join(_lexeme(term) for term in terms)
+def tsquery_literal(terms: Sequence[str], days: Sequence[str] = ()) -> str:
+    """Any of the terms, as a tsquery literal (no parser); with `days`, only among the units
+    that carry one of those day tokens."""
+    found = " | ".join(_lexeme(term) for term in terms)
+    if not days:
+        return found
+    return f"({found}) & ({' | '.join(_lexeme(day) for day in days)})"
 
 
 def doc_id(doc: Doc) -> str:
     return f"{doc.path}:{doc.line}"
 
 
-def owner_docs(records: PgRecords) -> list[Doc]:
+def owner_docs(records: Indexed) -> list[Doc]:
     """Every searchable unit of an owner's records, as the file index makes them."""
     docs: list[Doc] = []
     for name, body in records.note_files().items():
@@ -135,7 +164,7 @@ def add_docs(conn: psycopg.Connection, owner: str, docs: Sequence[Doc]) -> None:
             "day": d.day.isoformat() if d.day else None, "shown": d.text,
             "speaker": d.speaker, "refs": list(d.refs),
             "tokens": len(d.body.split()) + len(d.context.split()),
-            "tsv": tsvector_literal(d.body, d.context),
+            "tsv": tsvector_literal(d.body, d.context, d.dates),
         }
         for key, d in first.items()
     ]  # fmt: skip
@@ -153,7 +182,7 @@ def add_docs(conn: psycopg.Connection, owner: str, docs: Sequence[Doc]) -> None:
     )
 
 
-def reindex(records: PgRecords) -> int:
+def reindex(records: Indexed) -> int:
     """Rebuild the owner's index from their records, in one transaction; how many units."""
     docs = owner_docs(records)
     with records.db.owner_tx(records.owner) as conn:
@@ -184,7 +213,7 @@ _SEARCH = (
 
 
 def search(
-    records: PgRecords,
+    records: Indexed,
     text: str,
     limit: int = 10,
     tuning: Tuning | None = None,
@@ -201,7 +230,7 @@ def search(
 
 
 def find(
-    records: PgRecords,
+    records: Indexed,
     text: str,
     limit: int = 10,
     tuning: Tuning | None = None,
@@ -209,8 +238,11 @@ def find(
     since: date | None = None,
     until: date | None = None,
     kinds: Sequence[str] = (),
+    today: date | None = None,
 ) -> tuple[list[PgHit], list[str]]:
-    """`search`, with the people of the owner's the query named (for a second search)."""
+    """`search`, with the people of the owner's the query named (for a second search). A
+    question naming a day or a month (`dates.asked_span`, from `today`, else the owner's)
+    also searches that span, as the file index does (`SearchIndex._with_span`)."""
     tuning = tuning or Tuning()
     terms = query_terms(text)
     if not terms:
@@ -225,13 +257,21 @@ def find(
         "since": since,
         "until": until,
     }
+    span = (
+        asked_span(text, today or records.today(), tuning.date_margin)
+        if tuning.date_weight > 0
+        else None
+    )
     with records.db.statement(records.owner) as conn:
         rows = conn.execute(_SEARCH, params).fetchall()
-    named = named_people(text, rows[0][9] or []) if rows else []
-    hits = [
-        PgHit(doc, kind, path, line, day, shown, speaker, tuple(refs), score)
-        for doc, kind, path, line, day, shown, speaker, refs, score, _ in rows
-    ]
+    spanned = []
+    if span is not None:
+        with records.db.statement(records.owner) as conn:
+            spanned = conn.execute(
+                _SEARCH, {**params, "query": tsquery_literal(terms, span_tokens(span))}
+            ).fetchall()
+    named = named_people(text, (rows or spanned)[0][9] or []) if rows or spanned else []
+    hits, in_span = _with_span(rows, spanned, tuning.date_weight)
     order = rerank(
         [Scored(i, hit.text, hit.score) for i, hit in enumerate(hits)], accented_words(text)
     )
@@ -256,7 +296,49 @@ def find(
         ranked = [(r.doc_id, r.score, r.why) for r in fuse(candidates, tuning, when)]
     else:
         ranked = [(s.doc_id, s.score, ()) for s in order]
-    return [replace(hits[i], score=score, why=why) for i, score, why in ranked[:limit]], list(named)
+    return [
+        replace(hits[i], score=score, why=(*why, *_dated_why(hits[i], span, i in in_span, tuning)))
+        for i, score, why in ranked[:limit]
+    ], list(named)
+
+
+def _with_span(
+    rows: Sequence[Sequence[Any]], spanned: Sequence[Sequence[Any]], weight: float
+) -> tuple[list[PgHit], set[int]]:
+    """The hits of the search and of its span merged, best first: a unit in the span gains
+    `weight` times its score there. The span's BM25 weighs a term by the span's matches
+    (`search_units` counts a term among the units its query matched), so a span score is on
+    a near scale to the first search's, not the same one."""
+    found: dict[str, PgHit] = {}
+    for doc, kind, path, line, day, shown, speaker, refs, score, _ in rows:
+        found[str(doc)] = PgHit(
+            doc, kind, path, line, day, shown, speaker, tuple(refs), float(score)
+        )  # fmt: skip
+    spanned_ids = set()
+    for doc, kind, path, line, day, shown, speaker, refs, score, _ in spanned:
+        key = str(doc)
+        spanned_ids.add(key)
+        own = found.get(key)
+        base = own.score if own is not None else float(score)
+        found[key] = PgHit(
+            key, kind, path, line, day, shown, speaker, tuple(refs), base + weight * float(score)
+        )  # fmt: skip
+    hits = sorted(found.values(), key=lambda h: -h.score)  # stable: ties as the rows give them
+    return hits, {i for i, h in enumerate(hits) if h.doc_id in spanned_ids}
+
+
+def _dated_why(hit: PgHit, span: Span | None, in_span: bool, tuning: Tuning) -> tuple[str, ...]:
+    """What `--explain` says of a hit's days, as the file index says it."""
+    out: list[str] = []
+    if span is not None and in_span:
+        out.append(
+            f"in the days asked ({span.words}: {span.first.isoformat()}..{span.last.isoformat()},"
+            f" +{tuning.date_weight:g} of its score)"
+        )
+    said = said_text(said_days(hit.text, hit.day)) if hit.day is not None else ""
+    if said:
+        out.append(f"says {said}")
+    return tuple(out)
 
 
 def _turn_before(hit: PgHit, at: dict[tuple[str, int], int]) -> int | None:

@@ -2,9 +2,10 @@
 
 The same promises as the file stores, with a transaction where the files use a locked,
 fsync'd append or an atomic replace: a save is acknowledged once it is committed, and a
-crash before the commit leaves nothing of it. The decisions are the file stores' own pure
-functions (`trinho.facts.rules.reconcile`, the note and proposal formats), so both backends
-decide alike; a test runs the same operations on both (tests/pg/test_pg_records.py).
+crash before the commit leaves nothing of it. The use cases are the file stores' own planners
+(`trinho.facts.plan`, `trinho.proposals.plan`, `trinho.condense.rules.held`: given what was
+read, what to write), so both backends decide alike and this module only locks, reads and
+writes; the same tests run on both (the `backend` fixture of tests/support/backends.py).
 
 Every write also replaces the search units of what it wrote (`trinho.pg.search`), in the same
 transaction: a saved note is found at once, and a rolled-back one never.
@@ -19,73 +20,78 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, datetime
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
 from zoneinfo import ZoneInfo
 
+from trinho.condense.rules.held import KIND as MEMORY_KIND
+from trinho.condense.rules.held import check_approvable, held_change, plan_held
+from trinho.context.assembly import Budgets
 from trinho.errors import NotFound, TrinhoError
-from trinho.facts.format import (
-    CHANGE_CONTEXT,
-    check_basis,
-    clean_source,
-    clean_value,
-    fact_digest,
-    proposal_change,
-    render_fact,
-)
-from trinho.facts.rules import (
-    ActorKind,
-    Basis,
-    Fact,
-    FactConflict,
-    FactVersion,
-    Incoming,
-    check_actor,
-    check_dates,
-    reconcile,
-)
+from trinho.facts.format import read_fact_change, render_fact
+from trinho.facts.plan import KIND as FACT_KIND
+from trinho.facts.plan import Propose, Proposer, incoming, plan_approval, plan_save
+from trinho.facts.rules import ActorKind, Basis, Fact, FactVersion
 from trinho.facts.store import FactListing, Saved
-from trinho.i18n import t
-from trinho.i18n.keys import FACT_OUTCOME, FACT_REASON
-from trinho.notes.store import (
-    NoteFile,
-    SavedNote,
-    format_entry,
-    parse_note_file,
-    validate_note_text,
-)
+from trinho.notes.format import NoteFile, format_entry, parse_note_file, validate_note_text
+from trinho.notes.store import SavedNote
 from trinho.pg.connect import Database, check_owner
-from trinho.pg.held import apply_memory
+from trinho.pg.held import refuse_with_its_run, undone_run
 from trinho.pg.search import fact_path, replace_path_docs
-from trinho.proposals.format import check_kind, clean_text, content_hash, identity
-from trinho.proposals.store import (
-    MAX_ORIGIN_CHARS,
-    MAX_REASON_CHARS,
+from trinho.pg.search import search as search_units
+from trinho.pg.tooling import PgReads
+from trinho.proposals.format import (
     ApplyResult,
     Proposal,
-    ProposalListing,
     ProposalStatus,
     Source,
     Submitted,
-    clean_sources,
-    clean_why,
     fresh_id,
     proposal_text,
     resolve_in,
     validate_id,
 )
+from trinho.proposals.plan import (
+    Apply,
+    Submission,
+    already_submitted,
+    applier_for,
+    approved,
+    check_pending,
+    decider,
+    rejected,
+    rejection_note,
+    result_of,
+    submission,
+)
+from trinho.proposals.store import ProposalListing
+from trinho.search.base import Hit, Query, validate_query
 from trinho.search.documents import Kind, fact_docs, memory_docs, note_docs
-from trinho.search.index import Hit, Query, validate_query
 from trinho.textnorm import validate_slug
-from trinho.workspace import MEMORY_FILE, NOTES_DIR, parse_day
+from trinho.workspace import MEMORY_FILE, NOTES_DIR
 
 if TYPE_CHECKING:
     import psycopg
 
+    from trinho.records.protocol import OnFiles
+
 Clock = Callable[[], datetime]
 PROPOSALS_PLACE = "the database"
 """Where a proposal not found was looked for, as the error names it."""
+
+
+VERSION_COLUMNS = (
+    "value",
+    "basis",
+    "valid_from",
+    "valid_to",
+    "recorded_at",
+    "source",
+    "confirmed_on",
+)
+"""A fact version's columns in `fact_versions`, each named as the `FactVersion` field it holds."""
 
 
 def _lock(conn: psycopg.Connection, *what: str) -> None:
@@ -107,10 +113,12 @@ class MemoryVersion:
     written_at: datetime
 
 
-class PgRecords:
-    """One owner's records in the database. `user` is whose facts a save is about when it
-    names none (the workspace's `[owner] user`); `clock` and `zone` make `HH:MM` and the
-    stored instants, as a workspace's clock and time zone do."""
+class PgRecords(PgReads):
+    """One owner's records in the database, behind `trinho.records.protocol.Records`. `user`
+    is whose facts a save is about when it names none (the workspace's `[owner] user`);
+    `clock` and `zone` make `HH:MM` and the stored instants, as a workspace's clock and time
+    zone do. `budgets` are the prompt's (a workspace config's `[context]`, else the defaults);
+    `files` runs file code on the owner's working copy, when the caller can make one."""
 
     def __init__(
         self,
@@ -121,6 +129,8 @@ class PgRecords:
         timezone: str,
         user: str = "owner",
         locale: str = "en",
+        budgets: Budgets | None = None,
+        files: OnFiles | None = None,
     ) -> None:
         self.db = db
         self.owner = check_owner(owner)
@@ -128,6 +138,8 @@ class PgRecords:
         self.tz = ZoneInfo(timezone)
         self.user = validate_slug(user, "user id")
         self.locale = locale
+        self.budgets = budgets or Budgets()
+        self.files = files
 
     def now(self) -> datetime:
         return self._clock().astimezone(self.tz)
@@ -218,10 +230,8 @@ class PgRecords:
     def search(self, query: Query) -> list[Hit]:
         """memory_search over the owner's units (`trinho.pg.search`), refused as the file
         index refuses a query (no terms, a bad limit, days out of order)."""
-        from trinho.pg.search import search
-
         validate_query(query)
-        found = search(
+        found = search_units(
             self,
             query.text,
             query.limit,
@@ -375,22 +385,11 @@ class PgRecords:
         ]
         with conn.cursor() as cur:
             cur.executemany(
-                "INSERT INTO fact_versions (owner_id, user_id, key, n, head, value, basis,"
-                " valid_from, valid_to, recorded_at, source, confirmed_on)"
+                "INSERT INTO fact_versions (owner_id, user_id, key, n, head,"
+                f" {', '.join(VERSION_COLUMNS)})"
                 " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                 [
-                    (
-                        *where,
-                        n,
-                        is_head,
-                        v.value,
-                        v.basis,
-                        v.valid_from,
-                        v.valid_to,
-                        v.recorded_at,
-                        v.source,
-                        v.confirmed_on,
-                    )
+                    (*where, n, is_head, *(getattr(v, name) for name in VERSION_COLUMNS))
                     for n, (is_head, v) in enumerate(versions)
                 ],
             )
@@ -418,72 +417,43 @@ class PgRecords:
         `sources`), in one transaction."""
         user = validate_slug(user or self.user, "user id")
         validate_slug(key, "fact key")
-        incoming = Incoming(
-            key=key,
-            value=clean_value(value, key),
-            basis=check_basis(basis),
-            recorded_at=self.now(),
-            source=clean_source(source or actor),
-            valid_from=valid_from,
-            valid_to=valid_to,
-        )
-        check_actor(actor)
-        today = self.today()
-        check_dates(key, valid_from, valid_to, today)
+        now, today = self.now(), self.today()
+        wanted = incoming(key, value, basis, actor, source, valid_from, valid_to, now, today)
+        proposer = Proposer(origin or actor, why, tuple(sources))
         with self.db.owner_tx(self.owner) as conn:
             _lock(conn, self.owner, "fact", user, key)
             current = self._fact(conn, user, key)
-            decision = reconcile(current, incoming, actor, today)
-            if decision.outcome == "proposed":
-                assert decision.proposal_reason is not None
-                submitted = self._submit(
-                    conn,
-                    "fact",
-                    proposal_change(user, incoming, current, today),
-                    reason=t(self.locale, FACT_REASON[decision.proposal_reason], fact=key),
-                    origin=origin or actor,
-                    context=CHANGE_CONTEXT,
-                    why=why,
-                    sources=sources,
-                )
+            plan = plan_save(user, current, wanted, actor, today, self.locale, proposer)
+            if isinstance(plan, Propose):
+                submitted = self._submit(conn, plan.submission)
                 return Saved("proposed", current, submitted.proposal, submitted.created)
-            if decision.after is not None:
-                self._write_fact(conn, user, decision.after)
-            return Saved(decision.outcome, decision.after or current)
+            if plan.write is not None:
+                self._write_fact(conn, user, plan.write)
+            return Saved(plan.outcome, plan.fact)
 
-    def _apply_fact(self, conn: psycopg.Connection, proposal: Proposal) -> ApplyResult:
-        """Approving speaks as the owner, as `trinho.facts.store.apply_fact_proposal`: saved
-        with basis `user` in the approval's transaction, unless the fact changed since."""
-        change = proposal.change
+    def apply_fact(self, conn: psycopg.Connection, proposal: Proposal) -> ApplyResult:
+        """Approving a fact proposal speaks as the owner (`trinho.facts.plan.plan_approval`),
+        in the approval's transaction, the fact's lock held."""
+        change = read_fact_change(proposal.change, f"proposal {proposal.id}")
+        _lock(conn, self.owner, "fact", change.user, change.key)
+        current = self._fact(conn, change.user, change.key)
+        plan = plan_approval(change, proposal.id, current, self.now(), self.today(), self.locale)
+        if isinstance(plan, Apply) and plan.write is not None:
+            self._write_fact(conn, change.user, plan.write)
+        return result_of(plan)
+
+    def apply_memory(self, conn: psycopg.Connection, proposal: Proposal) -> ApplyResult:
+        """Approving a held MEMORY.md line change (`trinho.condense.rules.held.plan_held`) on
+        MEMORY.md's latest version, written as the next one, in the approval's transaction."""
         where = f"proposal {proposal.id}"
-        try:
-            user = validate_slug(str(change["user"]), f"{where}: user")
-            key = validate_slug(str(change["key"]), f"{where}: key")
-            value = clean_value(str(change["value"]), key)
-            valid_from, valid_to = (
-                parse_day(str(change[name]), f"{where}: {name}") if change.get(name) else None
-                for name in ("valid_from", "valid_to")
-            )
-        except KeyError as missing:
-            raise TrinhoError.keyed(
-                "error.field.missing", where=where, names=str(missing)
-            ) from None
-        _lock(conn, self.owner, "fact", user, key)
-        current = self._fact(conn, user, key)
-        source = f"proposal:{proposal.id}"
-        if current is not None and any(v.source == source for v in current.versions()):
-            return ApplyResult(True, t(self.locale, "fact.already_applied", fact=key, value=value))
-        if fact_digest(current) != change.get("base"):
-            return ApplyResult(False, t(self.locale, "fact.stale", fact=key))
-        incoming = Incoming(key, value, "user", self.now(), source, valid_from, valid_to)
-        try:
-            decision = reconcile(current, incoming, "owner", self.today())
-        except FactConflict as exc:
-            return ApplyResult(False, str(exc))
-        if decision.after is not None:
-            self._write_fact(conn, user, decision.after)
-        outcome = FACT_OUTCOME[decision.outcome]
-        return ApplyResult(True, t(self.locale, outcome, fact=key, value=value))
+        change = held_change(proposal.change, where)
+        check_approvable(change, where, proposal.id, undone_run(conn, self.owner, proposal.origin))
+        refuse_with_its_run(proposal, change)
+        version, before = self.memory_in(conn)
+        plan = plan_held(before, change, self.locale)
+        if isinstance(plan, Apply) and plan.write is not None:
+            self.write_memory_in(conn, plan.write, None, version)
+        return result_of(plan)
 
     # ---- proposals -----------------------------------------------------------------------------
 
@@ -499,60 +469,35 @@ class PgRecords:
         sources: Iterable[Source] = (),
     ) -> Submitted:
         """Queue a change for the owner, as `trinho.proposals.store.submit`."""
+        wanted = submission(
+            kind, change, reason=reason, origin=origin, context=context, why=why, sources=sources
+        )
         with self.db.owner_tx(self.owner) as conn:
-            return self._submit(
-                conn,
-                kind,
-                change,
-                reason=reason,
-                origin=origin,
-                context=context,
-                why=why,
-                sources=sources,
-            )
+            return self._submit(conn, wanted)
 
-    def _submit(
-        self,
-        conn: psycopg.Connection,
-        kind: str,
-        change: Mapping[str, Any],
-        *,
-        reason: str,
-        origin: str,
-        context: Collection[str],
-        why: str | None = None,
-        sources: Iterable[Source] = (),
-    ) -> Submitted:
-        check_kind(kind)
-        why = clean_why(why)
-        kept_sources = clean_sources(sources)
-        reason = clean_text(reason, "proposal reason", MAX_REASON_CHARS)
-        origin = clean_text(origin, "proposal origin", MAX_ORIGIN_CHARS)
-        plain: dict[str, Any] = json.loads(json.dumps(dict(change), ensure_ascii=False))
-        digest = content_hash(kind, plain)
-        same = identity(kind, plain, context)
+    def _submit(self, conn: psycopg.Connection, wanted: Submission) -> Submitted:
+        """`submit` in the caller's transaction, the queue's lock held."""
         _lock(conn, self.owner, "proposals")
-        for existing in self._proposals(conn, "status = 'pending' AND content_hash = %s", digest):
+        existing = already_submitted(
+            wanted,
+            self._proposals(
+                conn,
+                "(status = 'pending' AND content_hash = %s)"
+                " OR (status = 'rejected' AND origin = %s)",
+                wanted.digest,
+                wanted.origin,
+            ),
+        )
+        if existing is not None:
             return Submitted(existing, created=False)
-        for existing in self._proposals(conn, "status = 'rejected' AND origin = %s", origin):
-            if identity(existing.kind, existing.change, context) == same:
-                return Submitted(existing, created=False)
         created_at = self.now()
         new_id = fresh_id(
-            digest, origin, created_at, lambda i: bool(self._proposals(conn, "id = %s", i))
+            wanted.digest,
+            wanted.origin,
+            created_at,
+            lambda i: bool(self._proposals(conn, "id = %s", i)),
         )
-        proposal = Proposal(
-            id=new_id,
-            kind=kind,
-            change=plain,
-            reason=reason,
-            origin=origin,
-            created_at=created_at,
-            status="pending",
-            content_hash=digest,
-            why=why,
-            sources=kept_sources,
-        )
+        proposal = wanted.proposal(new_id, created_at)
         self._write_proposal(conn, proposal)
         return Submitted(proposal, created=True)
 
@@ -681,49 +626,27 @@ class PgRecords:
             raise NotFound.keyed("error.proposal.not_found", id=proposal_id, folder=PROPOSALS_PLACE)
         return found[0]
 
-    def _pending(
-        self, conn: psycopg.Connection, proposal_id: str, expected_hash: str | None
-    ) -> Proposal:
-        proposal = self._one(conn, validate_id(proposal_id), lock=True)
-        if expected_hash is not None and expected_hash != proposal.content_hash:
-            raise TrinhoError.keyed("error.proposal.changed", id=proposal_id)
-        if proposal.status != "pending":
-            if proposal.decided_by:
-                raise TrinhoError.keyed(
-                    "error.proposal.decided_by",
-                    id=proposal_id,
-                    status=proposal.status,
-                    by=proposal.decided_by,
-                )
-            raise TrinhoError.keyed(
-                "error.proposal.decided", id=proposal_id, status=proposal.status
-            )
-        return proposal
-
     def approve(
-        self, proposal_id: str, by: str, *, content_hash: str | None = None
+        self,
+        proposal_id: str,
+        by: str,
+        *,
+        content_hash: str | None = None,
+        appliers: Mapping[str, PgApplier] | None = None,
     ) -> tuple[Proposal, ApplyResult]:
-        """A person approves: the change applied and the decision recorded in one
-        transaction, so an approval is never half done: a fact, or a held MEMORY.md line
-        (`trinho.pg.held`)."""
-        by = clean_text(by, "decided by", MAX_ORIGIN_CHARS)
+        """A person approves, as `trinho.proposals.store.approve`: the change applied through
+        its kind's applier (`PG_APPLIERS` unless given) and the decision recorded in one
+        transaction, so an approval is never half done."""
+        by = decider(by)
         with self.db.owner_tx(self.owner) as conn:
-            proposal = self._pending(conn, proposal_id, content_hash)
-            if proposal.kind == "fact":
-                result = self._apply_fact(conn, proposal)
-            elif proposal.kind == "memory":
-                result = apply_memory(self, conn, proposal)
-            else:
-                raise TrinhoError.keyed(
-                    "error.proposal.no_applier", path=PROPOSALS_PLACE, kind=proposal.kind
-                )
-            decided = replace(
-                proposal,
-                status="approved" if result.ok else "stale",
-                decided_at=self.now(),
-                decided_by=by,
-                decision_note=result.message,
+            proposal = check_pending(
+                self._one(conn, validate_id(proposal_id), lock=True), content_hash
             )
+            applier = applier_for(
+                PG_APPLIERS if appliers is None else appliers, proposal, PROPOSALS_PLACE
+            )
+            result = applier(self, conn, proposal)
+            decided = approved(proposal, result, by, self.now())
             self._write_proposal(conn, decided)
         return decided, result
 
@@ -736,16 +659,26 @@ class PgRecords:
         content_hash: str | None = None,
     ) -> Proposal:
         """A person rejects: nothing applied, and the same origin will not propose it again."""
-        by = clean_text(by, "decided by", MAX_ORIGIN_CHARS)
-        note = clean_text(reason, "rejection reason", MAX_REASON_CHARS) if reason else None
+        by = decider(by)
+        note = rejection_note(reason)
         with self.db.owner_tx(self.owner) as conn:
-            proposal = self._pending(conn, proposal_id, content_hash)
-            decided = replace(
-                proposal, status="rejected", decided_at=self.now(), decided_by=by,
-                decision_note=note,
-            )  # fmt: skip
+            proposal = check_pending(
+                self._one(conn, validate_id(proposal_id), lock=True), content_hash
+            )
+            decided = rejected(proposal, by, note, self.now())
             self._write_proposal(conn, decided)
         return decided
+
+
+PgApplier = Callable[[PgRecords, "psycopg.Connection", Proposal], ApplyResult]
+"""Applies an approved proposal of one kind in the approval's transaction: the PostgreSQL
+form of `trinho.proposals.store.Applier`."""
+
+PG_APPLIERS: Mapping[str, PgApplier] = MappingProxyType(
+    {FACT_KIND: PgRecords.apply_fact, MEMORY_KIND: PgRecords.apply_memory}
+)
+"""The built-in kinds this backend applies, dispatched as the file store dispatches
+`trinho.review.appliers.APPLIERS`; a kind missing here is refused in one line, as there."""
 
 
 def proposal_json(proposal: Proposal) -> str:

@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from trinho.channels.inbox import InboxItem, InboxState, MemoryInbox, next_item
 from trinho.channels.settings import TelegramSettings
@@ -37,19 +37,24 @@ from trinho.errors import TrinhoError
 from trinho.models import ChatModel
 from trinho.pg.chat import OwnerChat
 from trinho.pg.connect import Database
-from trinho.pg.decider import PgDecider
 from trinho.pg.inbox import PgInbox
 from trinho.pg.locks import session_lock
 from trinho.pg.outbox import PgOutbox
 from trinho.pg.owners import owner_zone, telegram_owner, telegram_users
 from trinho.pg.store import PgRecords
+from trinho.pg.workcopy import run_on_copy
+from trinho.review.service import QueueDecider
+from trinho.workspace import Workspace
 
 if TYPE_CHECKING:
     from telegram import Update
 
+    from trinho.records.protocol import OnFiles
+
 log = logging.getLogger("trinho.pg.telegram")
 
 Clock = Callable[[], datetime]
+T = TypeVar("T")
 TURNS = 4
 """Turns answered at once, each for a different owner."""
 
@@ -153,6 +158,12 @@ class OwnersBot(TelegramChannel):
 
     # -- owners ------------------------------------------------------------------------------
 
+    def _on_copy(self, owner: str) -> OnFiles:
+        def run(job: Callable[[Workspace], T]) -> T:
+            return run_on_copy(self.db, owner, self.config, self.config_text, job, clock=self.clock)
+
+        return run
+
     def line(self, owner: str, user_id: int) -> OwnerLine:
         """The owner's side of the bot, made at its first use and kept."""
         with self._lines_lock:
@@ -167,6 +178,7 @@ class OwnersBot(TelegramChannel):
                 timezone=zone,
                 user=self.config.owner,
                 locale=self.locale,
+                files=self._on_copy(owner),  # a decision taken back, on the working copy
             )
             outbox = PgOutbox(self.db, owner, clock=self.clock, timezone=zone, locale=self.locale)
             chat = OwnerChat(
@@ -181,7 +193,7 @@ class OwnersBot(TelegramChannel):
             channel = self.for_user(
                 user_id,
                 lookup=outbox,
-                decider=PgDecider(records),
+                decider=QueueDecider(records),
                 on_message=chat,
                 inbox=PgInbox(self.db, owner, clock=self.clock),
             )

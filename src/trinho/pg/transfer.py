@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trinho.condense.store.runs import RUN_ID_RE
+from trinho.config.files import render_config
+from trinho.config.schema import CONFIG_PATH, Config
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import TrinhoError
 from trinho.facts.format import parse_fact, render_fact
@@ -34,8 +36,9 @@ from trinho.pg.outbox import PgOutbox
 from trinho.pg.owners import add_owner_in, owner_zone
 from trinho.pg.search import reindex
 from trinho.pg.store import PgRecords, proposal_json
+from trinho.pg.tooling import PROPOSALS_DIR
 from trinho.pg.transcripts import PgTranscripts, transcript_name
-from trinho.proposals.store import Proposal
+from trinho.proposals.format import Proposal
 from trinho.schedule.run import STATE_FILE
 from trinho.textnorm import decode, validate_slug
 from trinho.workspace import (
@@ -58,7 +61,6 @@ INBOX_FILE = "inbox/telegram.jsonl"
 OWNER_FILES = (READ_FLOOR_FILE, f"{INTERNAL_DIR}/{STATE_FILE}")
 """Internal files kept whole in `owner_files`: the notes' read floor, the scheduler's state."""
 USERS_DIR = "users"
-PROPOSALS_DIR = "memory_proposals"
 """Where an export writes facts and proposals: the workspace defaults (`[paths]`)."""
 
 
@@ -237,14 +239,17 @@ def _left(ws: Workspace, moved: list[str]) -> list[str]:
 
 
 def export_owner(db: Database, owner: str, folder: Path) -> Transfer:
-    """Write the owner's records as files into `folder` (new or empty)."""
+    """Write the owner's records as files into `folder` (new or empty): a workspace, with a
+    config in the owner's time zone, that a file install opens and `trinho import workspace`
+    reads, even for an owner who has no records yet."""
     zone = owner_zone(db, owner)
     if zone is None:
         raise TrinhoError.keyed("error.owner.unknown", owner=owner)
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise TrinhoError.keyed("error.export.not_empty", folder=folder)
     files = owner_files(db, owner, zone)
-    for rel, text in sorted(files.items()):
+    written = {CONFIG_PATH: render_config(Config(timezone=zone))} | files  # a workspace, always
+    for rel, text in sorted(written.items()):
         path = folder / rel
         ensure_dir(path.parent)
         atomic_write_text(path, text)

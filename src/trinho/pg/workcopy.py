@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, Literal, TypeVar, cast
 
 import tomlkit
 
@@ -46,16 +46,16 @@ from trinho.pg.outbox import PgOutbox
 from trinho.pg.owners import owner_zone
 from trinho.pg.search import replace_path_docs
 from trinho.pg.store import Clock, PgRecords, proposal_json
+from trinho.pg.tooling import PROPOSALS_DIR
 from trinho.pg.transcripts import PgTranscripts, transcript_name
 from trinho.pg.transfer import (
     OUTBOX_DIR,
     OWNER_FILES,
-    PROPOSALS_DIR,
     RUNS_DIR,
     USERS_DIR,
     owner_files,
 )
-from trinho.proposals.store import Proposal
+from trinho.proposals.format import Proposal
 from trinho.search.documents import note_docs
 from trinho.textnorm import decode
 from trinho.workspace import (
@@ -413,16 +413,7 @@ def _note_day(rel: str) -> date | None:
 def _note(
     conn: psycopg.Connection, owner: str, day: date, rel: str, before: str | None, after: str
 ) -> None:
-    row = conn.execute(
-        "SELECT body FROM note_files WHERE owner_id = %s AND name = %s FOR UPDATE", (owner, rel)
-    ).fetchone()
-    if (row[0] if row else None) != before:
-        raise _moved(rel)
-    conn.execute(
-        "INSERT INTO note_files (owner_id, name, body) VALUES (%s, %s, %s)"
-        " ON CONFLICT (owner_id, name) DO UPDATE SET body = excluded.body",
-        (owner, rel, after),
-    )
+    _replace_body(conn, "note_files", owner, rel, before, after)
     replace_path_docs(conn, owner, rel, note_docs(rel, day, after))  # a slugged file too
 
 
@@ -472,13 +463,26 @@ def _acknowledged(
 def _small_file(
     conn: psycopg.Connection, owner: str, rel: str, before: str | None, after: str
 ) -> None:
+    _replace_body(conn, "owner_files", owner, rel, before, after)
+
+
+def _replace_body(
+    conn: psycopg.Connection,
+    table: Literal["note_files", "owner_files"],
+    owner: str,
+    rel: str,
+    before: str | None,
+    after: str,
+) -> None:
+    """One file's body replaced, refused when the database no longer holds what was checked out."""
     row = conn.execute(
-        "SELECT body FROM owner_files WHERE owner_id = %s AND name = %s FOR UPDATE", (owner, rel)
+        f"SELECT body FROM {table} WHERE owner_id = %s AND name = %s FOR UPDATE",  # a Literal
+        (owner, rel),
     ).fetchone()
     if (row[0] if row else None) != before:
         raise _moved(rel)
     conn.execute(
-        "INSERT INTO owner_files (owner_id, name, body) VALUES (%s, %s, %s)"
+        f"INSERT INTO {table} (owner_id, name, body) VALUES (%s, %s, %s)"
         " ON CONFLICT (owner_id, name) DO UPDATE SET body = excluded.body",
         (owner, rel, after),
     )

@@ -18,7 +18,7 @@ from trinho.channels import Notification, NotificationItem, Outbox
 from trinho.condense.rules.loss import memory_sides
 from trinho.i18n import t
 from trinho.proposals import store as proposals
-from trinho.proposals.store import Proposal
+from trinho.proposals.format import Proposal
 from trinho.review.render import effect_words, proposer_words, reason_words, where_from
 from trinho.review.risk import risk_of
 from trinho.workspace import Workspace

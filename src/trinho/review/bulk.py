@@ -5,20 +5,17 @@ A bulk button covers a change only when every line the change takes away or writ
 and new, is on the screen the button is on, and never a change that edits or removes a line of
 the owner's (any MEMORY.md line, a value the owner stated): those are decided one by one,
 after being shown on their own. The review page (`trinho.web`) asks this for its bulk form;
-the rule itself is `trinho.review.screen`'s, the one Telegram's buttons ask too.
+the rule itself is `trinho.channels.screen`'s, the one Telegram's buttons ask too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
-from trinho.condense.rules.archive import archive_section
-from trinho.proposals.store import Proposal
+from trinho.channels.screen import Shown, covered_small
+from trinho.condense.rules.archive import ORIGIN, archive_section
+from trinho.proposals.format import Proposal
 from trinho.review.risk import one_at_a_time, review_order
-from trinho.review.screen import Shown, covered_small
-
-ORIGIN = "condense:"
-"""A condensation run's proposals' origin prefix; an archive's section is named by its run."""
 
 
 def affected_lines(p: Proposal) -> tuple[str, ...]:
@@ -49,7 +46,7 @@ def touches_owner_line(p: Proposal) -> bool:
 def bulk_covered(pending: Iterable[Proposal], on_screen: Collection[str]) -> list[Proposal]:
     """The proposals one bulk approval may cover, in review order: pending, decidable together
     (`one_at_a_time`), and covered by the one rule every surface asks
-    (`trinho.review.screen.covered_small`) against the lines the button's screen shows:
+    (`trinho.channels.screen.covered_small`) against the lines the button's screen shows:
     every line they affect on it, none of the owner's edited or removed, none hidden."""
     candidates = [p for p in pending if p.status == "pending" and not one_at_a_time(p)]
     changes = [Shown("\n".join(affected_lines(p)), None, touches_owner_line(p)) for p in candidates]

@@ -22,9 +22,9 @@ from trinho.i18n.keys import (
     PROPOSAL_STATUS,
     RISK_LABEL,
 )
-from trinho.proposals.store import Proposal, Source
+from trinho.proposals.format import Proposal, Source
 from trinho.review.risk import Risk, review_order, risk_of
-from trinho.textnorm import show_hidden, show_hidden_lines
+from trinho.textnorm import has_hidden, show_hidden, show_hidden_lines
 
 
 def fact_version_line(locale: str, key: str, v: FactVersion) -> str:
@@ -215,9 +215,11 @@ def gate_reason_words(p: Proposal, locale: str) -> str:
     reconciliation reason (a job's proposal, or an inference against the owner's word)."""
     if p.kind == "fact":
         job = p.origin == "job" or p.origin.startswith("job:")
+        hidden = any(map(has_hidden, str(p.change.get("value", "")).split("\n")))
+        why = "job" if job else "hidden_chars" if hidden else "contradicts_user"
         return t(
             locale,
-            FACT_REASON["job" if job else "contradicts_user"],
+            FACT_REASON[why],
             fact=_clip(str(p.change.get("key", "")), 60),
         )
     code = p.change.get("reason_code")

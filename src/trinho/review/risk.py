@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from enum import IntEnum
 
-from trinho.proposals.store import Proposal
+from trinho.proposals.format import Proposal
 
 
 class Risk(IntEnum):

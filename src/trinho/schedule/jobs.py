@@ -22,7 +22,7 @@ from trinho.conversations.store import StoredTurn, read_turns
 from trinho.i18n import t
 from trinho.models import ChatModel
 from trinho.proposals import store as proposals
-from trinho.proposals.store import Source
+from trinho.proposals.format import Source
 from trinho.review.announce import enqueue_digest
 from trinho.schedule.plan import DueRun
 from trinho.tools.service import Actor
@@ -75,7 +75,7 @@ class ScheduledCondensation:
             "jobs.condense_done",
             run=report.run_id,
             outcome=report.outcome,
-            auto=counts["auto"],
+            auto=t(ws.locale, "condense.count.changes", count=counts["auto"]),
             held=counts["held"],
         )
 

@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from trinho import fields as records
+from trinho import fields
 from trinho.channels import Notification, Outbox
 from trinho.durable import atomic_write_text, try_file_lock
 from trinho.errors import TrinhoError
@@ -68,7 +68,7 @@ def parse_state(text: str, where: str) -> dict[str, JobState]:
         ) from None
     return {
         str(name): JobState.from_json(
-            records.as_object(value, f"{where}: jobs.{name}"), f"{where}: jobs.{name}"
+            fields.as_object(value, f"{where}: jobs.{name}"), f"{where}: jobs.{name}"
         )
         for name, value in jobs.items()
     }
@@ -158,16 +158,16 @@ def run_due(
 
 def _run_one(run: DueRun, runner: JobRunner) -> RunRecord:
     shown = run.slot.astimezone(run.zone) if run.zone is not None else run.slot
-    fields: dict[str, Any] = {"run": run.run_id, "job": run.job.name, "kind": run.job.kind}
-    log.info("run started", extra={"fields": {"event": "run.started", **fields}})
+    about: dict[str, Any] = {"run": run.run_id, "job": run.job.name, "kind": run.job.kind}
+    log.info("run started", extra={"fields": {"event": "run.started", **about}})
     try:
         summary = runner(run)
     except Exception as exc:
         error = str(exc) if isinstance(exc, TrinhoError) else f"{type(exc).__name__}: {exc}"
-        log.error("run failed", extra={"fields": {"event": "run.failed", **fields, "error": error}})
+        log.error("run failed", extra={"fields": {"event": "run.failed", **about, "error": error}})
         return RunRecord(run.run_id, run.job.name, shown, "failed", error=error)
     log.info(
-        "run finished", extra={"fields": {"event": "run.finished", **fields, "summary": summary}}
+        "run finished", extra={"fields": {"event": "run.finished", **about, "summary": summary}}
     )
     return RunRecord(run.run_id, run.job.name, shown, "ok", summary=summary)
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from trinho import lazy_exports
+from trinho.exports import lazy_exports
 
 if TYPE_CHECKING:
+    from trinho.search.base import Found as Found
+    from trinho.search.base import Hit as Hit
+    from trinho.search.base import Query as Query
     from trinho.search.documents import KINDS as KINDS
     from trinho.search.documents import Kind as Kind
-    from trinho.search.index import Found as Found
-    from trinho.search.index import Hit as Hit
-    from trinho.search.index import Query as Query
     from trinho.search.index import SearchIndex as SearchIndex
     from trinho.search.index import open_index as open_index
     from trinho.search.service import Snippet as Snippet
@@ -35,7 +35,8 @@ __all__, __getattr__ = lazy_exports(
     __name__,
     {
         "trinho.search.documents": ("KINDS", "Kind"),
-        "trinho.search.index": ("Found", "Hit", "Query", "SearchIndex", "open_index"),
+        "trinho.search.base": ("Found", "Hit", "Query"),
+        "trinho.search.index": ("SearchIndex", "open_index"),
         "trinho.search.service": (
             "Snippet",
             "close_kept",

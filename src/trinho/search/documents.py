@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Literal
 
 from trinho.errors import TrinhoError
 from trinho.facts.format import parse_fact
 from trinho.memory import format as memory_md
-from trinho.notes.store import NoteEntry, parse_note_file
+from trinho.notes.format import NoteEntry, parse_note_file
 from trinho.openclaw.markers import line_roles, memory_entry_lines, strip_annotations
+from trinho.search.dates import Said, day_tokens, said_days
 from trinho.search.tokenize import terms
 
 Kind = Literal["note", "memory", "fact", "conversation"]
@@ -31,7 +32,8 @@ class Doc:
     the neighbouring turns, so a turn that answers a question asked just before it is found.
     `dense` is what the semantic layer embeds: what the lexical side knows too (the day, the
     speaker, the neighbouring turns), not the bare text. `speaker` is a turn's role; `current`
-    is false for a fact's past versions.
+    is false for a fact's past versions. `dates` holds the day tokens (`with_days`), `said`
+    the relative days its words say, resolved.
     """
 
     kind: Kind
@@ -45,6 +47,24 @@ class Doc:
     dense: str = ""
     speaker: str = ""
     current: bool = True
+    dates: str = ""
+    said: str = ""
+
+
+def with_days(doc: Doc) -> Doc:
+    """`doc` with its day tokens (`dates`: its own day and every day its words say, from
+    `trinho.search.dates`) and, for `--explain`, what it says of which day (`said`)."""
+    said = said_days(doc.text, doc.day) if doc.day is not None else []
+    return replace(doc, dates=" ".join(day_tokens(doc.day, said)), said=said_text(said))
+
+
+def said_text(said: Sequence[Said]) -> str:
+    """`yesterday = 2023-12-04; last week = 2023-11-27..2023-12-03`: what `--explain` shows."""
+    return "; ".join(
+        f"{s.words} = {s.first.isoformat()}"
+        + ("" if s.first == s.last else f"..{s.last.isoformat()}")
+        for s in said
+    )
 
 
 DENSE_BEFORE = 0
@@ -83,7 +103,9 @@ def note_docs(path: str, day: date, text: str) -> list[Doc]:
             continue
         refs = (f"{path}:{item.line}",)
         body = " ".join(terms(shown))
-        docs.append(Doc("note", path, item.line, day, shown, refs, body, dense=dated(day, shown)))
+        docs.append(
+            with_days(Doc("note", path, item.line, day, shown, refs, body, dense=dated(day, shown)))
+        )
     return docs
 
 
@@ -106,7 +128,11 @@ def memory_docs(path: str, text: str) -> list[Doc]:
         shown = strip_annotations(shown)
         refs = (f"{path}:{item.line}",)
         body = " ".join(terms(shown))
-        docs.append(Doc("memory", path, item.line, day, shown, refs, body, dense=dated(day, shown)))
+        docs.append(
+            with_days(
+                Doc("memory", path, item.line, day, shown, refs, body, dense=dated(day, shown))
+            )
+        )
     return docs
 
 
@@ -150,17 +176,19 @@ def conversation_docs(path: str, day: date, text: str, neighbours: int = 2) -> l
         ]
         ref = turn.ref if turn.ref is not None else f"{path}:{turn.line}"
         docs.append(
-            Doc(
-                "conversation",
-                path,
-                turn.line,
-                day,
-                turn.text,
-                (ref,),
-                " ".join([*terms(turn.role), said[i]]),
-                " ".join(around),
-                dense=turn_dense(day, spoken, i),
-                speaker=turn.role,
+            with_days(
+                Doc(
+                    "conversation",
+                    path,
+                    turn.line,
+                    day,
+                    turn.text,
+                    (ref,),
+                    " ".join([*terms(turn.role), said[i]]),
+                    " ".join(around),
+                    dense=turn_dense(day, spoken, i),
+                    speaker=turn.role,
+                )
             )
         )
     return docs

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from trinho.boundary import public_error
 from trinho.durable import read_regular
@@ -30,8 +30,9 @@ from trinho.errors import TrinhoError
 from trinho.facts.store import FACTS_DIR
 from trinho.openclaw.files import FACTS_DIGEST, is_digest
 from trinho.openclaw.markers import day_of_name
+from trinho.search.base import Found, Hit, Query, validate_query
+from trinho.search.dates import Span, asked_span, day_token, month_token, span_tokens
 from trinho.search.documents import (
-    KINDS,
     Doc,
     Kind,
     conversation_docs,
@@ -76,7 +77,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 INDEX_FILE = "index.sqlite"
-SCHEMA_VERSION = "7"
+SCHEMA_VERSION = "8"
 CONTEXT_WEIGHT = 0.3
 """Weight of the neighbouring turns' words against the turn's own words in BM25."""
 
@@ -90,7 +91,7 @@ day files. A fresh `SearchIndex` (each CLI run) always starts with a full sweep.
 
 
 _DOC_COLUMNS = (
-    "d.id, d.kind, d.path, d.line, d.day, d.text, d.refs, d.speaker, d.current, d.dense_key"
+    "d.id, d.kind, d.path, d.line, d.day, d.text, d.refs, d.speaker, d.current, d.dense_key, d.said"
 )
 _PLACE_COLUMNS = "d.id, d.kind, d.path, d.dense_key"
 """What places an entry among its neighbours, without its text."""
@@ -107,47 +108,16 @@ CREATE TABLE files(path TEXT PRIMARY KEY, kind TEXT NOT NULL, mtime_ns INTEGER N
 CREATE TABLE docs(id INTEGER PRIMARY KEY, path TEXT NOT NULL, kind TEXT NOT NULL,
                   line INTEGER NOT NULL, day TEXT, text TEXT NOT NULL, refs TEXT NOT NULL,
                   speaker TEXT NOT NULL, current INTEGER NOT NULL, dense TEXT NOT NULL,
-                  dense_key TEXT NOT NULL);
+                  dense_key TEXT NOT NULL, said TEXT NOT NULL DEFAULT '');
 CREATE INDEX docs_path ON docs(path);
 CREATE INDEX docs_speaker ON docs(speaker);
 CREATE INDEX docs_dense_key ON docs(dense_key);
 CREATE VIRTUAL TABLE fts USING fts5(body, context, tokenize='unicode61 remove_diacritics 0');
 CREATE TABLE vectors(key TEXT PRIMARY KEY, vec BLOB NOT NULL);
+CREATE TABLE days(token TEXT NOT NULL, id INTEGER NOT NULL);
+CREATE INDEX days_token ON days(token);
+CREATE INDEX days_id ON days(id);
 """
-
-
-@dataclass(frozen=True)
-class Hit:
-    """One search result; `refs` are the source ids it covers (a turn's `ref`, else path:line)."""
-
-    kind: Kind
-    path: str
-    line: int
-    date: date | None
-    text: str
-    score: float
-    refs: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "path": self.path,
-            "line": self.line,
-            "date": None if self.date is None else self.date.isoformat(),
-            "text": self.text,
-            "score": float(f"{self.score:.6g}"),
-            "refs": list(self.refs),
-        }
-
-
-@dataclass(frozen=True)
-class Found:
-    """A search's answer: the hits, the people the query named (so a caller can search for
-    the next hop), and for each hit the reasons it ranks where it does."""
-
-    hits: list[Hit]
-    entities: tuple[str, ...]
-    why: tuple[tuple[str, ...], ...]
 
 
 @dataclass(frozen=True)
@@ -167,39 +137,6 @@ class FileStat:
 
 def file_stat(kind: Kind, st: os.stat_result) -> FileStat:
     return FileStat(kind, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
-
-
-@dataclass(frozen=True)
-class Query:
-    """A search request; `kinds` empty means every kind. Dates are inclusive."""
-
-    text: str
-    limit: int = 10
-    since: date | None = None
-    until: date | None = None
-    kinds: tuple[Kind, ...] = ()
-
-
-MAX_LIMIT = 1000
-"""The most hits one search returns: a bigger number is refused, never handed to SQLite."""
-
-
-def validate_query(query: Query) -> list[str]:
-    """The query's terms, or a clear error when there is nothing to search for."""
-    if not 1 <= query.limit <= MAX_LIMIT:
-        shown = query.limit if query.limit < 10**12 else f"{str(query.limit)[:12]}..."
-        raise TrinhoError.keyed("error.search.bad_limit", limit=shown, most=MAX_LIMIT)
-    for kind in query.kinds:
-        if kind not in KINDS:
-            raise TrinhoError.keyed("error.search.bad_kind", kind=kind, kinds=", ".join(KINDS))
-    if query.since and query.until and query.since > query.until:
-        raise TrinhoError.keyed(
-            "error.search.since_after_until", since=query.since, until=query.until
-        )
-    found = query_terms(query.text)
-    if not found:
-        raise TrinhoError.keyed("error.search.no_terms")
-    return found
 
 
 def scan(ws: Workspace) -> dict[str, FileStat]:
@@ -535,7 +472,12 @@ class SearchIndex:
         named += [person for person in known if person not in named]
         when = is_when_question(query.text)
         multipart = self.tuning.per_session > 0 and is_multipart(query.text, named)
-        wide = bool(accented or named or when or multipart) or self.vectors is not None
+        span = (
+            asked_span(query.text, query.today or self.ws.today(), self.tuning.date_margin)
+            if self.tuning.date_weight > 0
+            else None
+        )
+        wide = bool(accented or named or when or multipart or span) or self.vectors is not None
         wanted = query.limit + (CANDIDATES if wide else 0)
         extra = [*expansions(query.text), *(t for p in known for t in query_terms(p))]
         searched = [*found, *(t for t in dict.fromkeys(extra) if t not in found)]
@@ -548,7 +490,11 @@ class SearchIndex:
             near_soon = self.vectors.nearest_beside(beside, self._pool(wanted, where))
         rows = self._lexical(match_expression(searched), where, params, wanted)
         by_id: dict[int, sqlite3.Row] = {row["id"]: row for row in rows}
-        lexical = rerank([Scored(row["id"], row["text"], -row["s"]) for row in rows], accented)
+        scored = [Scored(row["id"], row["text"], -row["s"]) for row in rows]
+        in_span: set[int] = set()
+        if span is not None:
+            scored, in_span = self._with_span(scored, searched, span, where, params, wanted, by_id)
+        lexical = rerank(scored, accented)
         dense: dict[int, tuple[float, int]] = {}
         if beside is not None and near_soon is not None:
             if self._lexical_suffices(found, lexical, by_id, query):
@@ -596,7 +542,51 @@ class SearchIndex:
             )
         chosen = self._current_first(chosen, by_id, where, params)[: query.limit]
         hits = [_hit(by_id[r.doc_id], r.score) for r in chosen]
-        return Found(hits, tuple(named), tuple(r.why for r in chosen))
+        why = tuple(
+            (
+                *r.why,
+                *_dated_why(by_id[r.doc_id], span if r.doc_id in in_span else None, self.tuning),
+            )
+            for r in chosen
+        )
+        return Found(hits, tuple(named), why)
+
+    def _with_span(
+        self,
+        scored: list[Scored],
+        searched: list[str],
+        span: Span,
+        where: str,
+        params: list[object],
+        wanted: int,
+        by_id: dict[int, sqlite3.Row],
+    ) -> tuple[list[Scored], set[int]]:
+        """The lexical candidates with the span a question names searched too (one more FTS5
+        query: the same terms, among the lines dated in the span or saying a day in it, by
+        their tokens in the `days` table; a table apart, so BM25's lengths are the words'
+        alone, and only the lines that say a day have rows there): a line in
+        the span gains `Tuning.date_weight` times its score, one beyond the first `wanted`
+        joins them. Never a filter: a line outside the span keeps its place."""
+        tokens = span_tokens(span)
+        inside = (
+            " AND (d.day BETWEEN ? AND ? OR d.id IN "
+            f"(SELECT id FROM days WHERE token IN ({', '.join('?' * len(tokens))})))"
+        )
+        extra = self._lexical(
+            match_expression(searched),
+            where + inside,
+            [*params, span.first.isoformat(), span.last.isoformat(), *tokens],
+            wanted,
+        )
+        score = {c.doc_id: c.score for c in scored}
+        text = {c.doc_id: c.text for c in scored}
+        for row in extra:
+            by_id.setdefault(row["id"], row)
+            own = -row["s"]
+            score[row["id"]] = score.get(row["id"], own) + self.tuning.date_weight * own
+            text[row["id"]] = row["text"]
+        ordered = sorted(score, key=lambda i: -score[i])
+        return [Scored(i, text[i], score[i]) for i in ordered], {row["id"] for row in extra}
 
     def _lexical_suffices(
         self, found: list[str], lexical: list[Scored], by_id: dict[int, sqlite3.Row], query: Query
@@ -863,6 +853,19 @@ def _candidate(
     )
 
 
+def _dated_why(row: sqlite3.Row, span: Span | None, tuning: Tuning) -> tuple[str, ...]:
+    """What `--explain` says of a hit's days: that it is in the span asked, what it says."""
+    out: list[str] = []
+    if span is not None:
+        out.append(
+            f"in the days asked ({span.words}: {span.first.isoformat()}..{span.last.isoformat()},"
+            f" +{tuning.date_weight:g} of its score)"
+        )
+    if row["said"]:
+        out.append(f"says {row['said']}")
+    return tuple(out)
+
+
 def _hit(row: sqlite3.Row, score: float) -> Hit:
     day = row["day"]
     return Hit(
@@ -944,6 +947,7 @@ def _keep_vectors(conn: sqlite3.Connection, old: Path) -> None:
 
 def _forget_file(conn: sqlite3.Connection, rel: str) -> None:
     conn.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE path = ?)", (rel,))
+    conn.execute("DELETE FROM days WHERE id IN (SELECT id FROM docs WHERE path = ?)", (rel,))
     conn.execute("DELETE FROM docs WHERE path = ?", (rel,))
     conn.execute("DELETE FROM files WHERE path = ?", (rel,))
 
@@ -954,7 +958,7 @@ def _insert_docs(conn: sqlite3.Connection, docs: Iterable[Doc]) -> int:
         dense = doc.dense or doc.text
         cur = conn.execute(
             "INSERT INTO docs(path, kind, line, day, text, refs, speaker, current, dense, "
-            "dense_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "dense_key, said) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 doc.path,
                 doc.kind,
@@ -966,12 +970,22 @@ def _insert_docs(conn: sqlite3.Connection, docs: Iterable[Doc]) -> int:
                 int(doc.current),
                 dense,
                 dense_key(dense),
+                doc.said,
             ),
         )
         conn.execute(
             "INSERT INTO fts(rowid, body, context) VALUES (?, ?, ?)",
             (cur.lastrowid, doc.body, doc.context),
         )
+        # A line's own day is its `day` column: only the days its words say need a row.
+        own = (
+            ()
+            if doc.day is None
+            else (day_token(doc.day), month_token(doc.day.year, doc.day.month))
+        )
+        said = [(token, cur.lastrowid) for token in doc.dates.split() if token not in own]
+        if said:
+            conn.executemany("INSERT INTO days(token, id) VALUES (?, ?)", said)
         count += 1
     return count
 

@@ -77,7 +77,9 @@ class Tuning:
     (`is_inference_question`) answered with the dense side: `inference_dense_weight` and
     `inference_dense_pool` take the place of `dense_weight` and `dense_pool`, and
     `profile_boost` is the factor for a named person's line that tells of themselves
-    (`describes_self`).
+    (`describes_self`). `date_weight`: the share of its own score a line gains when its day
+    (or a day it says) is in the span a question names, `date_margin` days either side
+    (`trinho.search.dates.asked_span`; 0: the span is not searched).
     """
 
     dense_weight: float = 0.3
@@ -92,6 +94,8 @@ class Tuning:
     inference_dense_weight: float = 0.6
     inference_dense_pool: int = 120
     profile_boost: float = 2.0
+    date_weight: float = 2.0
+    date_margin: int = 1
 
     def for_inference(self) -> Tuning:
         """The weights for an inference question: meaning counts twice as much, from twice
@@ -272,7 +276,10 @@ def lexical_suffices(full_matches: Sequence[bool], limit: int) -> bool:
 
 
 def fuse(
-    candidates: Sequence[Candidate], tuning: Tuning, when: bool, inference: bool = False
+    candidates: Sequence[Candidate],
+    tuning: Tuning,
+    when: bool,
+    inference: bool = False,
 ) -> list[Ranked]:
     """Order candidates by lexical and dense evidence, then the who/when boosts (and, for an
     inference question, the boost of a named person's lines about themselves).

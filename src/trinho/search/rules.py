@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from trinho.errors import TrinhoError
+
 OPENCLAW_ROOT_FILES = ("MEMORY.md", "USER.md")
 DREAMS_FILE = "dreams.md"
 """OpenClaw's dreaming report at the root, its name in any case but its `.md`."""
@@ -40,3 +42,14 @@ def is_memory_file(shown: str, memory_name: str = "MEMORY.md", users: tuple[str,
     if parts[0] == NOTES_DIR:
         return len(parts) > 1 and shown.endswith(".md")
     return _TRANSCRIPT.fullmatch(shown) is not None
+
+
+def check_get(path: str, from_line: int, lines: int | None) -> None:
+    """A `memory_get`'s arguments, refused in one keyed line naming what is wrong, before any
+    backend reads a file."""
+    if not path.strip():
+        raise TrinhoError.keyed("error.get.empty")
+    if from_line < 1:
+        raise TrinhoError.keyed("error.get.first_line", path=path, line=from_line)
+    if lines is not None and lines < 1:
+        raise TrinhoError.keyed("error.get.no_lines", path=path, lines=lines)

@@ -20,9 +20,10 @@ from pathlib import Path
 from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.notes.store import decode
+from trinho.search.base import Found, Hit, Query
 from trinho.search.documents import Kind
-from trinho.search.index import INDEX_FILE, Found, Hit, Query, SearchIndex, open_index
-from trinho.search.rules import is_memory_file
+from trinho.search.index import INDEX_FILE, SearchIndex, open_index
+from trinho.search.rules import check_get, is_memory_file
 from trinho.search.vectors import Embedder, OpenAIEmbedder
 from trinho.workspace import Workspace
 
@@ -234,12 +235,7 @@ def readable_path(ws: Workspace, path: str) -> str:
 
 def memory_get(ws: Workspace, path: str, from_line: int = 1, lines: int | None = None) -> Snippet:
     """memory_get: read part of a workspace file; paths never leave the workspace."""
-    if not path.strip():
-        raise TrinhoError.keyed("error.get.empty")
-    if from_line < 1:
-        raise TrinhoError.keyed("error.get.first_line", path=path, line=from_line)
-    if lines is not None and lines < 1:
-        raise TrinhoError.keyed("error.get.no_lines", path=path, lines=lines)
+    check_get(path, from_line, lines)
     resolved = ws.path(path)
     if resolved.is_dir():
         raise TrinhoError.keyed("error.get.folder", path=path.rstrip("/") or path)

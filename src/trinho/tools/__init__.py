@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from trinho import lazy_exports
+from trinho.exports import lazy_exports
 
 if TYPE_CHECKING:
     from trinho.tools.service import Actor as Actor

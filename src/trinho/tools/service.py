@@ -4,9 +4,9 @@
 are checked against the tool's schema here, and every failure comes back as a `ToolResult` with
 `is_error=True` and a message the model can act on, never as an exception into the host.
 
-`memory` is a file workspace, or any owner's records behind `trinho.tools.store.ToolRecords`
+`memory` is a file workspace, or any owner's records behind `trinho.records.protocol.Records`
 (one owner of the PostgreSQL store): the handlers are the same for both, and a workspace is
-seen through `FileTools`, the file stores as they are.
+seen through `FileRecords`, the file stores as they are.
 
 The actor says who is calling: `chat` (the owner is present) or `job` (an unattended run). It is
 passed through to the rules that care (a job's `user_memory_save` becomes a proposal). No tool
@@ -23,17 +23,18 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from trinho.boundary import public_error
+from trinho.clock import parse_day
 from trinho.config import TOOL_PROFILES
 from trinho.config import ToolProfile as ToolProfile
 from trinho.errors import TrinhoError
 from trinho.facts.rules import BASES, ActorKind
-from trinho.notes.store import MAX_NOTE_CHARS, SavedNote, save_note
-from trinho.proposals import store as proposals
+from trinho.notes.format import MAX_NOTE_CHARS
+from trinho.proposals.format import MAX_WHY_CHARS, Source
+from trinho.records.protocol import FileRecords, Records
 from trinho.textnorm import json_text, match_key, printable
 from trinho.tools import args as jsonargs
 from trinho.tools import format as oc_format
-from trinho.tools.store import FileTools, ToolRecords
-from trinho.workspace import SLUG_PATTERN, Workspace, parse_day, validate_slug
+from trinho.workspace import SLUG_PATTERN, Workspace, validate_slug
 
 if TYPE_CHECKING:
     from trinho.models.base import ToolCall, ToolSpec
@@ -59,7 +60,7 @@ class Actor:
     kind: ActorKind = "chat"
     agent: str = "main"
     user: str | None = None
-    seen: tuple[proposals.Source, ...] = field(default=(), compare=False)
+    seen: tuple[Source, ...] = field(default=(), compare=False)
     """The turns and notes this actor was shown (the facts job's transcript, the owner's
     message in chat): a fact it proposes names the one its `quote` is found in."""
 
@@ -75,25 +76,17 @@ class Actor:
         """How proposals and records name this actor, e.g. `agent:main` or `job:nightly`."""
         return f"{'agent' if self.kind == 'chat' else 'job'}:{self.agent}"
 
-    def user_of(self, memory: Memory) -> str:
+    def user_of(self, memory: ToolTarget) -> str:
         return self.user or as_records(memory).user
 
 
-Memory = Workspace | ToolRecords
-"""What the tools act on: a file workspace, or one owner's records behind `ToolRecords`."""
+ToolTarget = Workspace | Records
+"""What the tools act on: a file workspace, or one owner's records behind `Records`."""
 
 
-class WorkspaceTools(FileTools):
-    """A file workspace as the tools see it: its file stores, a note saved through this
-    module's `save_note`."""
-
-    def save_note(self, text: str) -> SavedNote:
-        return save_note(self.ws, text)
-
-
-def as_records(memory: Memory) -> ToolRecords:
+def as_records(memory: ToolTarget) -> Records:
     """The records a tool reads and writes: a workspace's own file stores, or `memory`."""
-    return WorkspaceTools(memory) if isinstance(memory, Workspace) else memory
+    return FileRecords(memory) if isinstance(memory, Workspace) else memory
 
 
 @dataclass(frozen=True)
@@ -113,13 +106,13 @@ class ToolResult:
         return cls(printable(message), True, None)
 
 
-Handler = Callable[[Memory, dict[str, Any], Actor], ToolResult]
+Handler = Callable[[ToolTarget, dict[str, Any], Actor], ToolResult]
 
 
-def on_records(run: Callable[[ToolRecords, dict[str, Any], Actor], ToolResult]) -> Handler:
-    """A handler over `ToolRecords`, callable with a workspace or any owner's records."""
+def on_records(run: Callable[[Records, dict[str, Any], Actor], ToolResult]) -> Handler:
+    """A handler over `Records`, callable with a workspace or any owner's records."""
 
-    def handler(memory: Memory, args: dict[str, Any], actor: Actor) -> ToolResult:
+    def handler(memory: ToolTarget, args: dict[str, Any], actor: Actor) -> ToolResult:
         return run(as_records(memory), args, actor)
 
     handler.__doc__ = run.__doc__
@@ -194,7 +187,7 @@ HITS: dict[str, Any] = {
 
 
 @on_records
-def _memory_save(records: ToolRecords, args: dict[str, Any], actor: Actor) -> ToolResult:
+def _memory_save(records: Records, args: dict[str, Any], actor: Actor) -> ToolResult:
     saved = records.save_note(args["text"])
     return ToolResult.ok(
         {
@@ -226,25 +219,23 @@ MIN_QUOTE_CHARS = 4
 MAX_QUOTE_CHARS = 200
 
 
-def quoted_in(seen: Sequence[proposals.Source], quote: str | None) -> tuple[proposals.Source, ...]:
+def quoted_in(seen: Sequence[Source], quote: str | None) -> tuple[Source, ...]:
     """The sources among `seen` that hold `quote` (case and spacing aside), each shown by its
     line that holds it: a quote found nowhere the actor was shown names no source, so a
     source the owner reads is always one that exists."""
     key = match_key(quote or "")
     if len(key) < MIN_QUOTE_CHARS:
         return ()
-    found: list[proposals.Source] = []
+    found: list[Source] = []
     for source in seen:
         lines = [line for line in source.text.split("\n") if key in match_key(line)]
         if lines or key in match_key(source.text):
-            found.append(
-                proposals.Source.quoted(source.kind, source.ref, (lines or [source.text])[0])
-            )
+            found.append(Source.quoted(source.kind, source.ref, (lines or [source.text])[0]))
     return tuple(found[-3:])
 
 
 @on_records
-def _user_memory_save(records: ToolRecords, args: dict[str, Any], actor: Actor) -> ToolResult:
+def _user_memory_save(records: Records, args: dict[str, Any], actor: Actor) -> ToolResult:
     saved = records.save_fact(
         args["key"],
         args["value"],
@@ -272,7 +263,7 @@ def _user_memory_save(records: ToolRecords, args: dict[str, Any], actor: Actor) 
 
 
 @on_records
-def _memory_proposals(records: ToolRecords, args: dict[str, Any], actor: Actor) -> ToolResult:
+def _memory_proposals(records: Records, args: dict[str, Any], actor: Actor) -> ToolResult:
     listing = records.list_proposals(include_decided=bool(args.get("include_decided")))
     shown = [
         {
@@ -289,7 +280,7 @@ def _memory_proposals(records: ToolRecords, args: dict[str, Any], actor: Actor) 
 
 
 @on_records
-def _memory_search(records: ToolRecords, args: dict[str, Any], actor: Actor) -> ToolResult:
+def _memory_search(records: Records, args: dict[str, Any], actor: Actor) -> ToolResult:
     from trinho import search  # the index and its stemmer load only when searching
 
     found = records.find(
@@ -311,7 +302,7 @@ def _memory_search(records: ToolRecords, args: dict[str, Any], actor: Actor) -> 
 
 
 @on_records
-def _memory_get(records: ToolRecords, args: dict[str, Any], actor: Actor) -> ToolResult:
+def _memory_get(records: Records, args: dict[str, Any], actor: Actor) -> ToolResult:
     resolved = records.shown_path(args["path"])
     lines = args.get("lines")
     snippet = records.memory_get(
@@ -389,7 +380,7 @@ TOOLS: tuple[MemoryTool, ...] = (
                 "valid_from": {**DATE, "description": "First day it holds (default: today)."},
                 "valid_to": {**DATE, "description": "Day it stops holding, if known."},
                 "why": _text(
-                    proposals.MAX_WHY_CHARS,
+                    MAX_WHY_CHARS,
                     "Why you conclude it, in a few words; the owner reads it "
                     "when the fact waits for their approval.",
                 ),
@@ -543,9 +534,9 @@ OPENCLAW_GET_CORPORA = ("memory", "wiki", "all")
 
 
 @on_records
-def _openclaw_search(records: ToolRecords, args: dict[str, Any], actor: Actor) -> ToolResult:
+def _openclaw_search(records: Records, args: dict[str, Any], actor: Actor) -> ToolResult:
     from trinho import search
-    from trinho.search.index import MAX_LIMIT
+    from trinho.search.base import MAX_LIMIT
 
     corpus = args.get("corpus")
     if corpus == "wiki":
@@ -575,7 +566,7 @@ def _openclaw_search(records: ToolRecords, args: dict[str, Any], actor: Actor) -
 
 
 @on_records
-def _openclaw_get(records: ToolRecords, args: dict[str, Any], actor: Actor) -> ToolResult:
+def _openclaw_get(records: Records, args: dict[str, Any], actor: Actor) -> ToolResult:
     """OpenClaw's read: a `status` always, and a refusal is a result the model reads, not a
     failed call."""
     path = args["path"]
@@ -799,7 +790,7 @@ def usage(tool: MemoryTool) -> str:
 
 
 def call(
-    memory: Memory,
+    memory: ToolTarget,
     name: str,
     args: Mapping[str, Any] | str | None,
     actor: Actor,
@@ -1025,7 +1016,7 @@ def model_specs(profile: ToolProfile | str = "default") -> tuple[ToolSpec, ...]:
     )
 
 
-def call_model_tool(memory: Memory, tool_call: ToolCall, actor: Actor) -> ToolResult:
+def call_model_tool(memory: ToolTarget, tool_call: ToolCall, actor: Actor) -> ToolResult:
     """Run a tool call as a `trinho.models` backend returned it (arguments already parsed)."""
     if tool_call.error is not None:
         return ToolResult.error(f"{tool_call.name}: {tool_call.error}")

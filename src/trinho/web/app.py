@@ -1,8 +1,8 @@
 """`trinho web`: the Starlette app of the review page, and how it is served.
 
 One app for both backends: the page's logic is here and its HTML in `trinho.web.pages`; each
-session reads and decides through a `trinho.web.store.Desk`, the file workspace's or, on a
-PostgreSQL store of many owners, the desk of the one owner whose login code opened it.
+session reads and decides through `trinho.records.protocol.Records`, the file workspace's or,
+on a PostgreSQL store of many owners, those of the one owner whose login code opened it.
 Deciding goes through the same code as `trinho approve`/`reject` (`decided_by` saying "web"),
 undoing a run through `trinho.condense.store.apply.undo_run`. No agent tool reaches this module.
 """
@@ -16,6 +16,7 @@ import secrets
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -27,6 +28,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from trinho.boundary import http_status, public_error
+from trinho.condense.rules.archive import ORIGIN
 from trinho.condense.rules.held import TAKEN_BACK_CLASSES
 from trinho.condense.rules.undo import UndoPlan, archive_after, render_plan
 from trinho.condense.store.apply import UndoResult, preview_undo, undo_run
@@ -44,11 +46,15 @@ from trinho.i18n import N_, t
 from trinho.memory import store as memory_store
 from trinho.pg.logins import site_url
 from trinho.proposals import store as proposals
-from trinho.proposals.store import Proposal
-from trinho.review.bulk import ORIGIN, affected_lines, bulk_covered
+from trinho.proposals.format import Proposal
+from trinho.records.protocol import FileRecords, OnFiles, Records
+from trinho.review import decide
+from trinho.review.appliers import APPLIERS
+from trinho.review.bulk import affected_lines, bulk_covered
 from trinho.review.render import effect_words
 from trinho.review.risk import review_order
 from trinho.web import pages
+from trinho.web import store as reads
 from trinho.web.auth import (
     Guard,
     Session,
@@ -60,7 +66,7 @@ from trinho.web.auth import (
 )
 from trinho.web.guard import HostCheck
 from trinho.web.html import Html, html
-from trinho.web.store import Desk, FileDesk, OnCopy, Owners, PgDesk, source_link
+from trinho.web.store import Owners, source_link
 from trinho.workspace import CONFIG_PATH, Workspace
 
 T = TypeVar("T")
@@ -130,7 +136,7 @@ class _Review:
     ) -> None:
         self.ws = ws
         self.owners = owners
-        self.files = FileDesk(ws) if ws is not None else None
+        self.files = FileRecords(ws, APPLIERS) if ws is not None else None
         self.guard = guard
         self.token = token
         self.cookie = cookie_name(port)
@@ -141,14 +147,14 @@ class _Review:
         self.used = N_("web.login.used") if owners is None else N_("web.login.used_owner")
         """What a used or stale login link is told: where a new link comes from."""
 
-    def desk(self, session: Session) -> Desk:
-        """The session's desk: the file workspace's, or its owner's and no one else's."""
+    def desk(self, session: Session) -> Records:
+        """The session's records: the file workspace's, or its owner's and no one else's."""
         if self.files is not None:
             return self.files
         assert self.owners is not None and session.owner is not None
-        return self.owners.desk(session.owner)
+        return self.owners.records(session.owner)
 
-    def by(self, desk: Desk) -> str:
+    def by(self, desk: Records) -> str:
         return f"{desk.user} (web)"
 
     @property
@@ -295,7 +301,7 @@ class _Review:
 
     async def queue(self, request: Request, session: Session) -> Response:
         desk = self.desk(session)
-        waiting = await run_in_threadpool(desk.waiting)
+        waiting = await run_in_threadpool(reads.waiting, desk)
         at = request.query_params.get("at")
         notices: list[str] = []
         if at is not None and any(p.id == at for p in waiting):
@@ -306,16 +312,16 @@ class _Review:
         body = pages.queue_page(waiting, self.locale, session.csrf, desk.user, at, notices, undo)
         return self.page(t(self.locale, "web.nav.queue"), body, session)
 
-    def decided(self, desk: Desk, before: list[str], pid: str) -> Response:
+    def decided(self, desk: Records, before: list[str], pid: str) -> Response:
         """Back to the review, at the card after the one just decided (no script needed)."""
-        pending = {p.id for p in desk.waiting()}
+        pending = {p.id for p in reads.waiting(desk)}
         after = pages.next_card(before, pid, pending)
         if after is None:
             return RedirectResponse("/", 303)
         return RedirectResponse(f"/?at={after}#card-{after}", 303)
 
-    def order(self, desk: Desk) -> list[str]:
-        return [p.id for p in review_order(desk.waiting())]
+    def order(self, desk: Records) -> list[str]:
+        return [p.id for p in review_order(reads.waiting(desk))]
 
     def keep(self, session: Session, done: list[pages.Applied], rejected: bool = False) -> str:
         """A receipt for a decision of this session, under a new id (the newest kept)."""
@@ -325,12 +331,12 @@ class _Review:
             self.receipts.pop(next(iter(self.receipts)))
         return rid
 
-    def approve_one(self, desk: Desk, session: Session, pid: str, digest: str | None) -> bool:
+    def approve_one(self, desk: Records, session: Session, pid: str, digest: str | None) -> bool:
         """Approve `pid` as the owner saw it (`digest`), saying what it did in a notice; an
         approval that applied gets a receipt, which can take it back."""
         try:
             shown = desk.get_proposal(pid)
-            decided, applied = desk.approve(pid, self.by(desk), digest)
+            decided, applied = decide.approve(desk, pid, self.by(desk), content_hash=digest)
         except TrinhoError as exc:
             session.notices.append(self.said(exc))
             return False
@@ -365,8 +371,9 @@ class _Review:
         before = await run_in_threadpool(self.order, desk)
         try:
             shown = await run_in_threadpool(desk.get_proposal, pid)
+            given = digest if isinstance(digest, str) else None
             await run_in_threadpool(
-                desk.reject, pid, self.by(desk), note, digest if isinstance(digest, str) else None
+                partial(desk.reject, pid, self.by(desk), note, content_hash=given)
             )
             kept = [pages.Applied(shown, True, t(self.locale, "web.receipt.kept_one"))]
             self.latest[session.csrf] = self.keep(session, kept, rejected=True)
@@ -379,7 +386,7 @@ class _Review:
 
     async def bulk_ask(self, request: Request, session: Session) -> Response:
         desk = self.desk(session)
-        waiting = await run_in_threadpool(desk.waiting)
+        waiting = await run_in_threadpool(reads.waiting, desk)
         covered = bulk_covered(waiting, pages.shown_lines(waiting))
         body = pages.bulk_page(covered, self.locale, session.csrf, desk.user)
         return self.page(t(self.locale, "web.bulk.title"), body, session)
@@ -388,14 +395,21 @@ class _Review:
         """Rejecting everything asks once more, saying what it does and listing every change
         it keeps out, each bound to what is shown."""
         desk = self.desk(session)
-        waiting = review_order(await run_in_threadpool(desk.waiting))
+        waiting = review_order(await run_in_threadpool(reads.waiting, desk))
         minutes = proposals.TAKE_BACK_WINDOW // proposals.MINUTE
         body = pages.reject_all_page(waiting, self.locale, session.csrf, desk.user, minutes)
         return self.page(t(self.locale, "web.reject_all.title"), body, session)
 
-    def reject_bound(self, desk: Desk, session: Session, items: list[str]) -> list[pages.Applied]:
-        """Reject exactly the proposals the confirmation showed (`id:hash` each), never one
-        changed since it was shown."""
+    def decide_bound(
+        self,
+        session: Session,
+        items: list[str],
+        desk: Records,
+        decide: Callable[[Proposal, str, str], pages.Applied],
+    ) -> list[pages.Applied]:
+        """Decide exactly the proposals a confirmation showed (`id:hash` each) with `decide`,
+        never one changed since it was shown (the desk refuses a stale hash); a proposal gone
+        since is a notice, a refusal is that proposal's line on the receipt."""
         done: list[pages.Applied] = []
         for item in items:
             pid, _, digest = item.partition(":")
@@ -405,12 +419,21 @@ class _Review:
                 session.notices.append(self.said(exc))
                 continue
             try:
-                desk.reject(pid, self.by(desk), None, digest)
+                done.append(decide(shown, pid, digest))
             except TrinhoError as exc:
                 done.append(pages.Applied(shown, False, self.said(exc)))
-                continue
-            done.append(pages.Applied(shown, True, t(self.locale, "web.receipt.kept_one")))
         return done
+
+    def reject_bound(
+        self, desk: Records, session: Session, items: list[str]
+    ) -> list[pages.Applied]:
+        """Reject exactly the proposals the reject-all confirmation showed."""
+
+        def reject(shown: Proposal, pid: str, digest: str) -> pages.Applied:
+            desk.reject(pid, self.by(desk), None, content_hash=digest)
+            return pages.Applied(shown, True, t(self.locale, "web.receipt.kept_one"))
+
+        return self.decide_bound(session, items, desk, reject)
 
     async def reject_all(self, request: Request, session: Session) -> Response:
         items = [str(v) for v in (await request.form()).getlist("item")]
@@ -419,28 +442,17 @@ class _Review:
         done = await run_in_threadpool(self.reject_bound, self.desk(session), session, items)
         return RedirectResponse(f"/receipts/{self.keep(session, done, rejected=True)}", 303)
 
-    def apply_bound(self, desk: Desk, session: Session, items: list[str]) -> list[pages.Applied]:
-        """Approve exactly the proposals the review step showed (`id:hash` each), never one
-        that must be decided on its own, nor one changed since it was shown."""
-        done: list[pages.Applied] = []
-        for item in items:
-            pid, _, digest = item.partition(":")
-            try:
-                shown = desk.get_proposal(pid)
-            except TrinhoError as exc:
-                session.notices.append(self.said(exc))
-                continue
+    def apply_bound(self, desk: Records, session: Session, items: list[str]) -> list[pages.Applied]:
+        """Approve exactly the proposals the review step showed, never one that must be
+        decided on its own."""
+
+        def approve(shown: Proposal, pid: str, digest: str) -> pages.Applied:
             if not bulk_covered([shown], affected_lines(shown)):
-                note = t(self.locale, "web.bulk.refused")
-                done.append(pages.Applied(shown, False, note))
-                continue
-            try:
-                _, applied = desk.approve(pid, self.by(desk), digest)
-            except TrinhoError as exc:
-                done.append(pages.Applied(shown, False, self.said(exc)))
-                continue
-            done.append(pages.Applied(shown, applied.ok, applied.message))
-        return done
+                return pages.Applied(shown, False, t(self.locale, "web.bulk.refused"))
+            _, applied = decide.approve(desk, pid, self.by(desk), content_hash=digest)
+            return pages.Applied(shown, applied.ok, applied.message)
+
+        return self.decide_bound(session, items, desk, approve)
 
     async def bulk(self, request: Request, session: Session) -> Response:
         items = [str(v) for v in (await request.form()).getlist("item")]
@@ -456,7 +468,7 @@ class _Review:
         kept = self.receipts.get(rid)
         return (rid, kept) if kept is not None and kept.csrf == session.csrf else None
 
-    def can_take_back(self, desk: Desk, receipt: Receipt) -> bool:
+    def can_take_back(self, desk: Records, receipt: Receipt) -> bool:
         """Whether the receipt's short undo is still open: something decided that it takes
         back (not what only its run's undo takes back), none of it decided longer ago than the
         take-back window."""
@@ -465,7 +477,7 @@ class _Review:
             for a in receipt.done
             if a.ok and (receipt.rejected or not with_run(a.proposal))
         ]
-        if not desk.takes_back or not applied or receipt.taken_back is not None:
+        if not decide.takes_back(desk) or not applied or receipt.taken_back is not None:
             return False
         now = desk.now()
         for pid in applied:
@@ -487,7 +499,7 @@ class _Review:
             if offer or receipt.taken_back is not None
             else None
         )
-        if not desk.takes_back and any(a.ok for a in receipt.done):
+        if not decide.takes_back(desk) and any(a.ok for a in receipt.done):
             session.notices.append(t(self.locale, "web.receipt.no_take_back"))
         runs = sorted({r for a in receipt.done if a.ok and (r := with_run(a.proposal))})
         runs = [] if receipt.rejected or receipt.taken_back is not None else runs
@@ -503,7 +515,7 @@ class _Review:
         )
         return self.page(t(self.locale, title), body, session)
 
-    def take_back_all(self, desk: Desk, receipt: Receipt) -> list[pages.Applied]:
+    def take_back_all(self, desk: Records, receipt: Receipt) -> list[pages.Applied]:
         """Take back each change the receipt's decision applied (or put back in the review each
         one it rejected), saying what each did."""
         out: list[pages.Applied] = []
@@ -512,11 +524,11 @@ class _Review:
                 continue
             try:
                 if receipt.rejected:
-                    desk.reopen(a.proposal.id, self.by(desk))
+                    decide.reopen(desk, a.proposal.id, self.by(desk))
                     reopened = t(self.locale, "web.receipt.reopened")
                     out.append(pages.Applied(a.proposal, True, reopened))
                     continue
-                _, result = desk.take_back(a.proposal.id, self.by(desk))
+                _, result = decide.take_back(desk, a.proposal.id, self.by(desk))
             except TrinhoError as exc:
                 out.append(pages.Applied(a.proposal, False, self.said(exc)))
                 continue
@@ -529,7 +541,7 @@ class _Review:
             return self.refused(404)
         rid, receipt = found
         desk = self.desk(session)
-        if receipt.taken_back is None and desk.takes_back:
+        if receipt.taken_back is None and decide.takes_back(desk):
             receipt.taken_back = await run_in_threadpool(self.take_back_all, desk, receipt)
         return RedirectResponse(f"/receipts/{rid}", 303)
 
@@ -539,18 +551,10 @@ class _Review:
         body = html("<p>{why}</p>", why=t(self.locale, "web.runs.not_here"))
         return self.page(t(self.locale, "web.nav.runs"), body, session)
 
-    def on_runs(self, session: Session) -> OnCopy | None:
+    def on_runs(self, session: Session) -> OnFiles | None:
         """Where the runs' pages read and undo: the file workspace, or the session's owner's
         working copy (checked in when the page's work ends); None when there is neither."""
-        if self.ws is not None:
-            ws = self.ws
-
-            def here(job: Callable[[Workspace], T]) -> T:
-                return job(ws)
-
-            return here
-        desk = self.desk(session)
-        return desk.on_copy if isinstance(desk, PgDesk) else None
+        return self.desk(session).on_files()
 
     async def runs(self, request: Request, session: Session) -> Response:
         on = self.on_runs(session)
@@ -655,7 +659,7 @@ class _Review:
         desk = self.desk(session)
         user = request.query_params.get("user") or desk.user
         try:
-            listing = await run_in_threadpool(desk.facts, user)
+            listing = await run_in_threadpool(reads.facts, desk, user)
         except TrinhoError as exc:
             session.notices.append(self.said(exc))
             return self.page(t(self.locale, "web.nav.facts"), Html(""), session, 400)
@@ -667,7 +671,7 @@ class _Review:
         query = request.query_params.get("q", "")
         desk = self.desk(session)
         try:
-            hits = await run_in_threadpool(desk.search, query) if query.strip() else []
+            hits = await run_in_threadpool(reads.search, desk, query) if query.strip() else []
         except TrinhoError as exc:
             session.notices.append(self.said(exc))
             hits = []
@@ -688,7 +692,7 @@ class _Review:
     async def turn(self, request: Request, session: Session) -> Response:
         path = request.query_params.get("path", "")
         try:
-            said = await run_in_threadpool(self.desk(session).turns, path)
+            said = await run_in_threadpool(reads.turns, self.desk(session), path)
         except TrinhoError as exc:
             session.notices.append(self.said(exc))
             return self.page(t(self.locale, "web.place.turn"), Html(""), session, 404)

@@ -16,10 +16,11 @@ from urllib.parse import quote
 
 from trinho.condense.rules.loss import suspicious_sides
 from trinho.condense.rules.reasons import stored_reason
+from trinho.condense.rules.report import day_line
 from trinho.facts.rules import Fact
 from trinho.i18n import N_, t
 from trinho.i18n.keys import BASIS_WORDS, GATE_CLASS, RUN_OUTCOME, SCREEN_DECISION
-from trinho.proposals.store import Proposal
+from trinho.proposals.format import Proposal
 from trinho.review.bulk import affected_lines, bulk_covered
 from trinho.review.render import effect_words, proposer_words, reason_words, where_from
 from trinho.review.risk import Risk, review_order, risk_of
@@ -694,13 +695,7 @@ def run_page(run_id: str, report: dict[str, Any] | None, locale: str, undoable: 
         report.get("days", []),
         lambda d: html(
             "<li>{text}</li>",
-            text=t(
-                locale,
-                N_("condense.day.used") if d.get("used") else N_("condense.day.unused"),
-                day=d.get("day"),
-                notes=d.get("notes"),
-                turns=d.get("turns"),
-            ),
+            text=day_line(d.get("day"), d.get("notes"), d.get("turns"), d.get("used"), locale),
         ),
     )
     changes = _counted(report.get("changes", []), lambda c: _report_change(c, locale))
@@ -736,7 +731,7 @@ def run_page(run_id: str, report: dict[str, Any] | None, locale: str, undoable: 
         model=t(
             locale,
             "web.run.model",
-            calls=model.get("calls", 0),
+            calls=t(locale, "count.times", count=int(model.get("calls", 0))),
             input=model.get("input_tokens", 0),
             output=model.get("output_tokens", 0),
         ),

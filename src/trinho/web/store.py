@@ -1,10 +1,10 @@
-"""Where the review page reads and decides: one owner's desk, on either backend.
+"""Where the review page reads: one owner's records, on either backend.
 
-The page's logic (`trinho.web.app`) and its HTML (`trinho.web.pages`) are the same for both; a
-`Desk` is what differs. `FileDesk` is the file workspace, each call the one the page made
-before there was a second backend. `PgDesk` is one owner of the PostgreSQL store, through
-`trinho.pg.store.PgRecords` and the database's transcripts and archive: every read and every
-decision names that owner, and row-level security keeps it to their rows.
+The page's logic (`trinho.web.app`) and its HTML (`trinho.web.pages`) are the same for both;
+it reads and decides through `trinho.records.protocol.Records` (the decisions that need the
+owner's files through `trinho.review.decide`). On the database, `Owners` gives each signed-in
+owner their `PgRecords`: every read and every decision names that owner, and row-level
+security keeps it to their rows.
 """
 
 from __future__ import annotations
@@ -13,38 +13,27 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
-from pathlib import Path, PurePosixPath
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import quote
 
+from trinho.clock import parse_day
 from trinho.condense.rules.explain import memory_ref_now
 from trinho.config import Config
-from trinho.conversations.store import StoredTurn, read_day
+from trinho.conversations.store import StoredTurn, parse_transcript
 from trinho.errors import TrinhoError
 from trinho.facts.rules import Fact
-from trinho.facts.store import list_facts
-from trinho.memory import store as memory_store
-from trinho.pg.archive import PgArchive
 from trinho.pg.connect import Database, check_owner
-from trinho.pg.held import with_its_run
 from trinho.pg.logins import login_valid, redeem_login
 from trinho.pg.owners import require_owner
 from trinho.pg.store import PgRecords
-from trinho.pg.transcripts import PgTranscripts
 from trinho.pg.workcopy import run_on_copy
-from trinho.proposals import store as proposals
-from trinho.proposals.store import ApplyResult, Proposal
-from trinho.review.appliers import APPLIERS, TAKERS
-from trinho.search import Hit, Query, memory_get, readable_path, search
+from trinho.proposals.format import Proposal
+from trinho.search import Hit, Query
 from trinho.web import pages
-from trinho.workspace import (
-    ARCHIVE_FILE,
-    MEMORY_FILE,
-    NOTES_DIR,
-    Workspace,
-    parse_day,
-    validate_slug,
-)
+from trinho.workspace import Workspace, validate_slug
+
+if TYPE_CHECKING:
+    from trinho.records.protocol import OnFiles, Records
 
 T = TypeVar("T")
 
@@ -52,216 +41,30 @@ SEARCH_LIMIT = 20
 """The hits a search of the page asks for."""
 
 
-class Desk(Protocol):
-    """One owner's review: what waits, the decisions, the facts, search, and the memory the
-    cards and hits link to."""
-
-    @property
-    def user(self) -> str:
-        """The owner's user id, whose facts the page shows first (`[owner] user`)."""
-        ...
-
-    @property
-    def root(self) -> Path | None:
-        """The workspace folder an error's paths are shown relative to (None: a database)."""
-        ...
-
-    @property
-    def takes_back(self) -> bool:
-        """Whether a bulk approval can be taken back here (its short undo)."""
-        ...
-
-    def now(self) -> datetime: ...
-
-    def waiting(self) -> list[Proposal]: ...
-
-    def get_proposal(self, proposal_id: str) -> Proposal: ...
-
-    def approve(
-        self, proposal_id: str, by: str, content_hash: str | None
-    ) -> tuple[Proposal, ApplyResult]: ...
-
-    def reject(
-        self, proposal_id: str, by: str, note: str | None, content_hash: str | None
-    ) -> Proposal: ...
-
-    def take_back(self, proposal_id: str, by: str) -> tuple[Proposal, ApplyResult]: ...
-
-    def reopen(self, proposal_id: str, by: str) -> Proposal:
-        """Take back a rejection just made: the proposal waits again."""
-        ...
-
-    def facts(self, user: str) -> list[Fact]: ...
-
-    def search(self, query: str) -> list[Hit]: ...
-
-    def file_lines(self, path: str) -> list[str]:
-        """A file for the page, as a tool call may read it ([] when there is none)."""
-        ...
-
-    def turns(self, path: str) -> list[pages.SaidTurn]: ...
+def waiting(records: Records) -> list[Proposal]:
+    """What waits for the owner, each MEMORY.md source anchored on the file as it is now."""
+    waiting = records.proposals(include_decided=False)
+    try:
+        memory_text = records.memory_text()
+    except (TrinhoError, OSError):  # unreadable: the queue still shows, with no line numbers
+        memory_text = ""
+    return sources_now(waiting, memory_text)
 
 
-class FileDesk:
-    """The file workspace: decisions through `trinho.proposals.store` with the built-in
-    appliers, as `trinho approve` makes them."""
-
-    def __init__(self, ws: Workspace) -> None:
-        self.ws = ws
-
-    @property
-    def user(self) -> str:
-        return self.ws.config.owner
-
-    @property
-    def root(self) -> Path | None:
-        return self.ws.root
-
-    @property
-    def takes_back(self) -> bool:
-        return True
-
-    def now(self) -> datetime:
-        return self.ws.now()
-
-    def waiting(self) -> list[Proposal]:
-        waiting = proposals.list_proposals(self.ws, include_decided=False).proposals
-        try:
-            memory_text = memory_store.read_text(self.ws)
-        except (TrinhoError, OSError):  # unreadable: the queue still shows, with no line numbers
-            memory_text = ""
-        return sources_now(waiting, memory_text)
-
-    def get_proposal(self, proposal_id: str) -> Proposal:
-        return proposals.get_proposal(self.ws, proposal_id)
-
-    def approve(
-        self, proposal_id: str, by: str, content_hash: str | None
-    ) -> tuple[Proposal, ApplyResult]:
-        return proposals.approve(
-            self.ws, proposal_id, by, appliers=APPLIERS, content_hash=content_hash
-        )
-
-    def reject(
-        self, proposal_id: str, by: str, note: str | None, content_hash: str | None
-    ) -> Proposal:
-        return proposals.reject(self.ws, proposal_id, by, note, content_hash=content_hash)
-
-    def take_back(self, proposal_id: str, by: str) -> tuple[Proposal, ApplyResult]:
-        return proposals.take_back(self.ws, proposal_id, by, takers=TAKERS)
-
-    def reopen(self, proposal_id: str, by: str) -> Proposal:
-        return proposals.reopen(self.ws, proposal_id, by)
-
-    def facts(self, user: str) -> list[Fact]:
-        return list_facts(self.ws, validate_slug(user, "user id")).facts
-
-    def search(self, query: str) -> list[Hit]:
-        return search(self.ws, query, SEARCH_LIMIT)
-
-    def file_lines(self, path: str) -> list[str]:
-        """`.trinho/` (the tokens) is never shown in a browser, even to the owner."""
-        shown = readable_path(self.ws, path)
-        if not self.ws.path(path).is_file():
-            return []
-        return memory_get(self.ws, shown).text.split("\n")
-
-    def turns(self, path: str) -> list[pages.SaidTurn]:
-        stored = read_day(self.ws, conversation_day(path))
-        return said_turns(stored, lambda at: at.astimezone(self.ws.tz))
+def facts(records: Records, user: str) -> list[Fact]:
+    return records.list_facts(validate_slug(user, "user id")).facts
 
 
-class OnCopy(Protocol):
-    """Runs file code on one owner's working copy and checks in what it wrote
-    (`trinho.pg.workcopy.run_on_copy`)."""
-
-    def __call__(self, job: Callable[[Workspace], T]) -> T: ...
+def search(records: Records, query: str) -> list[Hit]:
+    return records.search(Query(query, SEARCH_LIMIT))
 
 
-class PgDesk:
-    """One owner of the PostgreSQL store. What needs a condensation run's files (a held
-    archive or rewrite approved, a bulk approval taken back) is done on the owner's working
-    copy by the file desk, when the page has one (`on_copy`); else it is refused."""
-
-    def __init__(self, records: PgRecords, on_copy: OnCopy | None = None) -> None:
-        self.records = records
-        self.on_copy = on_copy
-        self.transcripts = PgTranscripts(
-            records.db, records.owner, clock=records.now, timezone=records.tz.key
-        )
-
-    @property
-    def user(self) -> str:
-        return self.records.user
-
-    @property
-    def root(self) -> Path | None:
-        return None
-
-    @property
-    def takes_back(self) -> bool:
-        return self.on_copy is not None
-
-    def now(self) -> datetime:
-        return self.records.now()
-
-    def waiting(self) -> list[Proposal]:
-        waiting = self.records.proposals(include_decided=False)
-        return sources_now(waiting, self.records.memory_text())
-
-    def get_proposal(self, proposal_id: str) -> Proposal:
-        return self.records.get_proposal(proposal_id)
-
-    def approve(
-        self, proposal_id: str, by: str, content_hash: str | None
-    ) -> tuple[Proposal, ApplyResult]:
-        if self.on_copy is not None and with_its_run(self.records.get_proposal(proposal_id)):
-            return self.on_copy(lambda ws: FileDesk(ws).approve(proposal_id, by, content_hash))
-        return self.records.approve(proposal_id, by, content_hash=content_hash)
-
-    def reject(
-        self, proposal_id: str, by: str, note: str | None, content_hash: str | None
-    ) -> Proposal:
-        return self.records.reject(proposal_id, by, note, content_hash=content_hash)
-
-    def take_back(self, proposal_id: str, by: str) -> tuple[Proposal, ApplyResult]:
-        if self.on_copy is None:
-            raise TrinhoError.keyed("error.web.pg_take_back", id=proposal_id)
-        return self.on_copy(lambda ws: FileDesk(ws).take_back(proposal_id, by))
-
-    def reopen(self, proposal_id: str, by: str) -> Proposal:
-        if self.on_copy is None:
-            raise TrinhoError.keyed("error.web.pg_take_back", id=proposal_id)
-        return self.on_copy(lambda ws: FileDesk(ws).reopen(proposal_id, by))
-
-    def facts(self, user: str) -> list[Fact]:
-        return self.records.list_facts(validate_slug(user, "user id")).facts
-
-    def search(self, query: str) -> list[Hit]:
-        return self.records.search(Query(query, SEARCH_LIMIT))
-
-    def file_lines(self, path: str) -> list[str]:
-        """MEMORY.md, memory/archive.md or a day's note, from the database; any other path is
-        no file here, and a dot-folder is never shown."""
-        parts = PurePosixPath(path).parts
-        if any(p.startswith(".") for p in parts):
-            raise TrinhoError.keyed("error.get.internal", path=path)
-        if path == MEMORY_FILE:
-            text = self.records.memory_text()
-        elif path == ARCHIVE_FILE:
-            text = PgArchive(self.records.db, self.records.owner).archived_text()
-        elif len(parts) == 2 and parts[0] == NOTES_DIR and path.endswith(".md"):
-            text = self.records.note_file_text(path)
-        else:
-            raise TrinhoError.keyed("error.get.no_file", path=path)
-        if not text:
-            return []
-        lines = text.split("\n")
-        return lines[:-1] if lines[-1] == "" else lines
-
-    def turns(self, path: str) -> list[pages.SaidTurn]:
-        stored = self.transcripts.read_day(conversation_day(path))
-        return said_turns(stored, lambda at: at.astimezone(self.records.tz))
+def turns(records: Records, path: str) -> list[pages.SaidTurn]:
+    """A day's conversation as the page shows it: its file, as a tool call reads it, parsed
+    as every backend parses a transcript."""
+    conversation_day(path)  # any other path is refused, before anything is read
+    stored = parse_transcript((records.file_text(path) or "").encode("utf-8"), path)
+    return said_turns(stored, lambda at: at.astimezone(records.tz))
 
 
 @dataclass
@@ -284,14 +87,21 @@ class Owners:
     def redeem(self, owner: str, code: str) -> bool:
         return _known_owner(owner) and redeem_login(self.db, owner, code, self.now())
 
-    def desk(self, owner: str) -> PgDesk:
+    def records(self, owner: str) -> PgRecords:
+        """The owner's records; what needs a run's files is done on their working copy when
+        the page has the deployment's config, else refused."""
         zone = self.zones.get(owner) or self.zones.setdefault(owner, require_owner(self.db, owner))
-        records = PgRecords(
-            self.db, owner, clock=self.now, timezone=zone, user=self.user, locale=self.locale
+        return PgRecords(
+            self.db,
+            owner,
+            clock=self.now,
+            timezone=zone,
+            user=self.user,
+            locale=self.locale,
+            files=self._on_copy(owner) if self.config is not None else None,
         )
-        return PgDesk(records, self._on_copy(owner) if self.config is not None else None)
 
-    def _on_copy(self, owner: str) -> OnCopy:
+    def _on_copy(self, owner: str) -> OnFiles:
         config, text = self.config, self.config_text
         assert config is not None
 
@@ -350,7 +160,7 @@ def said_turns(
     ]
 
 
-def source_link(desk: Desk, ref: str) -> str:
+def source_link(records: Records, ref: str) -> str:
     """Where a source's `path#anchor` opens: a conversation turn rendered (`#T<line>`), a fact
     in the facts page, any other file at the line its anchor names (a line number, or a
     note's `HH:MM`)."""
@@ -361,7 +171,7 @@ def source_link(desk: Desk, ref: str) -> str:
     fact = pages.fact_link(path)
     if fact is not None:
         return fact
-    lines = desk.file_lines(path)
+    lines = records.file_lines(path)
     digits = anchor.removeprefix("L")
     number = int(digits) if digits.isdigit() else None
     if number is None and _NOTE_TIME.fullmatch(anchor):

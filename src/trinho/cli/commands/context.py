@@ -5,8 +5,6 @@ from __future__ import annotations
 import click
 
 from trinho.cli.app import cli, emit, json_option, owner_option, state
-from trinho.context.assembly import Budgets
-from trinho.context.run import budgets_from_config, build_context, records_context
 from trinho.i18n import t
 
 
@@ -16,15 +14,7 @@ from trinho.i18n import t
 @json_option
 def context(user: str | None, owner: str | None, as_json: bool) -> None:
     """Show the system block (MEMORY.md, facts) and the preamble (yesterday's, today's notes)."""
-    from trinho.records.protocol import FileRecords
-
-    records = state().records(owner)
-    if isinstance(records, FileRecords):
-        ctx = build_context(records.ws, user)
-    else:
-        ws = state().settings()
-        budgets = budgets_from_config(ws) if ws is not None else Budgets()
-        ctx = records_context(records, user, state().locale(), budgets)
+    ctx = state().records(owner).prompt_context(user)
     locale = state().locale()
 
     def human() -> str:

@@ -9,17 +9,16 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from trinho.cli.app import cli, emit, json_option, owner_option, say, state
-from trinho.context.assembly import DEFAULT_INDEX_CHARS, FactsIndex, build_index
+from trinho.clock import parse_day
 from trinho.errors import NotFound, TrinhoError
 from trinho.facts.format import check_basis, clean_value
+from trinho.facts.render import DEFAULT_INDEX_CHARS, FactsIndex, build_index
 from trinho.facts.rules import ACTORS, BASES, Fact, FactVersion, check_actor
 from trinho.i18n import N_, t
 from trinho.i18n.keys import FACT_OUTCOME
-from trinho.proposals.store import Proposal
-from trinho.records.protocol import FileRecords
-from trinho.review.appliers import APPLIERS
+from trinho.review import decide
 from trinho.review.render import fact_history_text, fact_version_line, proposals_text
-from trinho.workspace import parse_day, validate_slug
+from trinho.workspace import validate_slug
 
 if TYPE_CHECKING:
     from trinho.records.protocol import Records
@@ -189,12 +188,6 @@ def facts_cmd(max_chars: int, user: str | None, owner: str | None, as_json: bool
     emit(as_json, data, lambda: index.text or t(locale, "facts.none"))
 
 
-def _with_its_run(proposal: Proposal) -> bool:
-    from trinho.pg.held import with_its_run  # the postgres extra: imported when named
-
-    return with_its_run(proposal)
-
-
 def _about(records: Records, proposal_id: str, user: str | None) -> None:
     """With --user, refuse to decide a proposal about someone else: nothing is decided."""
     if user is None:
@@ -246,11 +239,7 @@ def approve(proposal_id: str, user: str | None, owner: str | None, as_json: bool
     records = state().records(owner)
     proposal_id = records.resolve_id(proposal_id)
     _about(records, proposal_id, user)
-    if state().database_url() is not None and _with_its_run(records.get_proposal(proposal_id)):
-        on_copy = FileRecords(state().working(owner), APPLIERS)
-        decided, applied = on_copy.approve(proposal_id, _decider(records))
-    else:
-        decided, applied = records.approve(proposal_id, _decider(records))
+    decided, applied = decide.approve(records, proposal_id, _decider(records))
     key = N_("proposal.approved") if applied.ok else N_("proposal.stale")
     text = t(state().locale(), key, id=decided.id, message=applied.message)
     emit(as_json, decided.to_json(), text)

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from trinho.cli.app import cli, emit, json_option, state
+from trinho.clock import parse_day
 from trinho.condense.rules.gate import Change, gate
 from trinho.condense.store.collect import window
 from trinho.durable import read_regular
@@ -15,7 +16,7 @@ from trinho.errors import TrinhoError
 from trinho.i18n import t
 from trinho.i18n.keys import GATE_ACTION, GATE_CLASS
 from trinho.notes.store import decode
-from trinho.workspace import clock_from_env, parse_day
+from trinho.workspace import clock_from_env
 
 
 @cli.command(name="gate")
@@ -94,5 +95,6 @@ def _human(changes: tuple[Change, ...], locale: str) -> str:
         if change.new is not None:
             lines.append(f"    + {change.new}")
     held = sum(change.held for change in changes)
-    lines.append(t(locale, "gate.summary", auto=len(changes) - held, held=held))
+    waiting = t(locale, "gate.summary_held", count=held)
+    lines.append(t(locale, "gate.summary", count=len(changes) - held, held=waiting))
     return "\n".join(lines)

@@ -146,8 +146,14 @@ def plan_jobs(as_json: bool) -> None:
         due = owners_due(db, found)
     with opened(found) as queue:
         deferred = [owner for owner in due if queue.defer_pass(owner)]
+    locale = state().locale()
     emit(
         as_json,
         {"due": due, "deferred": deferred},
-        t(state().locale(), "jobs.planned", due=len(due), deferred=len(deferred)),
+        t(
+            locale,
+            "jobs.planned",
+            count=len(due),
+            queued=t(locale, "jobs.queued", count=len(deferred)),
+        ),
     )

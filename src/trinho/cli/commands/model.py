@@ -12,6 +12,7 @@ from datetime import time as day_start
 import click
 
 from trinho.cli.app import cli, emit, json_option, owner_option, say, state
+from trinho.clock import parse_day
 from trinho.context.budget import MARGIN, estimate_tokens
 from trinho.i18n import N_, t
 from trinho.models.base import (
@@ -28,7 +29,6 @@ from trinho.models.ledger import Totals, read_ledger, summarize, token_estimate
 from trinho.models.loader import build_model, load_model
 from trinho.models.openai_compat import OpenAICompatModel
 from trinho.textnorm import one_line
-from trinho.workspace import parse_day
 
 CHECK_PROMPT = "Reply with the single word: ok"
 CHECK_ATTEMPTS = 2
@@ -304,11 +304,18 @@ def usage_row(locale: str, label: str, totals: Totals) -> str:
             locale,
             "usage.row_failed",
             label=label,
-            calls=totals.calls,
+            calls=t(locale, "count.calls", count=totals.calls),
             failed=totals.failed_calls,
-            total=totals.total_tokens,
+            total=t(locale, "count.tokens", count=totals.total_tokens),
         )
-    return t(locale, "usage.row", label=label, calls=totals.calls, total=totals.total_tokens)
+    calls = t(locale, "count.calls", count=totals.calls)
+    return t(
+        locale, "usage.row", label=label, calls=calls, total=tokens(locale, totals.total_tokens)
+    )
+
+
+def tokens(locale: str, count: int) -> str:
+    return t(locale, "count.tokens", count=count)
 
 
 @cli.command()
@@ -341,8 +348,8 @@ def usage(since_text: str | None, owner: str | None, as_json: bool) -> None:
             t(
                 ws.locale,
                 "usage.total",
-                calls=total.calls,
-                total=total.total_tokens,
+                calls=t(ws.locale, "count.calls", count=total.calls),
+                total=tokens(ws.locale, total.total_tokens),
                 input=total.input_tokens,
                 output=total.output_tokens,
                 since=since_part,

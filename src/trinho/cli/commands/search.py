@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from trinho.cli.app import OWNER_ENV, cli, emit, json_option, owner_option, state
+from trinho.clock import parse_day
 from trinho.durable import read_regular
 from trinho.errors import TrinhoError
 from trinho.i18n import N_, t
@@ -29,7 +30,6 @@ from trinho.search import (
     memory_get,
 )
 from trinho.textnorm import one_line
-from trinho.workspace import Workspace, parse_day
 
 _GET_RE = re.compile(r"^(?P<path>.*?)(?::(?P<start>\d+)(?:-(?P<end>\d+))?)?$")
 _BATCH_KEYS = {"query", "limit", "since", "until", "kind", "kinds"}
@@ -154,8 +154,6 @@ def search(
     as_json: bool,
 ) -> None:
     """memory_search: ranked hits from notes, MEMORY.md, facts and conversations."""
-    from trinho.records.protocol import FileRecords
-
     records = state().records(owner)
     if batch is None and not explain:
         if query is None:
@@ -168,33 +166,14 @@ def search(
     if batch is not None:
         if query is not None:
             raise TrinhoError.keyed("error.search.query_and_batch")
-        queries = _read_batch(batch)
-        if not isinstance(records, FileRecords):  # the database: each query as the tool asks
-            for item in queries:
-                emit(True, [h.to_json() for h in records.search(item)], "")
-            return
-        ws = records.ws
-        with SearchIndex(ws, embedder=configured_embedder(ws)) as index:
-            index.refresh()
-            for item in queries:
-                hits = index.search(item, fresh=False)
-                emit(True, [h.to_json() for h in hits], "")
+        for hits in records.search_batch(_read_batch(batch)):
+            emit(True, [h.to_json() for h in hits], "")
         return
     if query is None:
         raise TrinhoError.keyed("error.search.empty")
     since = parse_day(since_text, "--since") if since_text else None
     until = parse_day(until_text, "--until") if until_text else None
-    asked = Query(query, limit, since, until, kinds)
-    if isinstance(records, FileRecords):
-        ws = records.ws
-        with SearchIndex(ws, embedder=configured_embedder(ws)) as index:
-            found = index.find(asked)
-    else:
-        from trinho.cli.commands.tools import owner_memory
-
-        memory, _ = owner_memory(owner, None)
-        assert not isinstance(memory, Workspace)
-        found = memory.find(asked)
+    found = records.find(Query(query, limit, since, until, kinds))
     hits = found.hits
     data = {
         "entities": list(found.entities),
@@ -232,8 +211,9 @@ def index_cmd(rebuild: bool, owner: str | None, as_json: bool) -> None:
     are embedded here, so searches do not have to. On a PostgreSQL store each write keeps the
     owner's index; --rebuild makes it again from their records.
     """
-    if state().database_url() is not None:
-        _index_database(rebuild, owner, as_json)
+    url = state().database_url()
+    if url is not None:
+        _index_database(url, rebuild, owner, as_json)
         return
     if owner is not None:  # a file workspace is one owner's
         raise TrinhoError.keyed("error.owner.files", owner=owner, env=OWNER_ENV)
@@ -248,21 +228,19 @@ def index_cmd(rebuild: bool, owner: str | None, as_json: bool) -> None:
         docs = index.count()
     data = {"rebuilt": rebuild, "changed": changed, "documents": docs, "embedded": embedded}
     if rebuild:
-        emit(as_json, data, t(ws.locale, "index.rebuilt", documents=docs))
+        emit(as_json, data, _indexed(ws.locale, docs))
     else:
-        emit(as_json, data, t(ws.locale, "index.refreshed", changed=changed, documents=docs))
+        emit(as_json, data, _indexed(ws.locale, docs, changed))
 
 
-def _index_database(rebuild: bool, owner: str | None, as_json: bool) -> None:
+def _index_database(url: str, rebuild: bool, owner: str | None, as_json: bool) -> None:
     """The owner's index in the database: made again whole with `rebuild`, in one
     transaction per store, else counted (nothing is ever stale there)."""
     from trinho.pg.archive import PgArchive
     from trinho.pg.search import reindex
-    from trinho.pg.store import PgRecords
     from trinho.pg.transcripts import PgTranscripts
 
-    records = state().records(owner)
-    assert isinstance(records, PgRecords)
+    records = state().database_records(url, owner)
     if rebuild:
         reindex(records)
         zone = str(records.tz)
@@ -275,10 +253,20 @@ def _index_database(rebuild: bool, owner: str | None, as_json: bool) -> None:
     docs = int(row[0]) if row else 0
     data = {"rebuilt": rebuild, "changed": None if rebuild else 0, "documents": docs, "embedded": 0}
     locale = state().locale()
-    if rebuild:
-        emit(as_json, data, t(locale, "index.rebuilt", documents=docs))
-    else:
-        emit(as_json, data, t(locale, "index.refreshed", changed=0, documents=docs))
+    emit(as_json, data, _indexed(locale, docs, None if rebuild else 0))
+
+
+def _indexed(locale: str, documents: int, changed: int | None = None) -> str:
+    """What `trinho index` says: rebuilt (no `changed`), or how many files it read again."""
+    entries = t(locale, "count.entries", count=documents)
+    if changed is None:
+        return t(locale, "index.rebuilt", documents=entries)
+    return t(
+        locale,
+        "index.refreshed",
+        changed=t(locale, "count.files", count=changed),
+        documents=entries,
+    )
 
 
 def _with_progress(locale: str, as_json: bool, label: str, work: Callable[..., int]) -> int:

@@ -4,6 +4,8 @@ workspace, store migrate. The database is `TRINHO_DATABASE_URL`, else the worksp
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 
@@ -25,6 +27,19 @@ def _url() -> str:
 
 def _database() -> Database:
     return Database(_url(), max_size=2)
+
+
+@contextmanager
+def _operators() -> Iterator[Database]:
+    """The store for a command that writes the registry: a role that may not (the services'
+    application role) is told whose command it is, in one line."""
+    import psycopg
+
+    with _database() as db:
+        try:
+            yield db
+        except psycopg.errors.InsufficientPrivilege:
+            raise TrinhoError.keyed("error.owner.registry_write_denied") from None
 
 
 def _owner_required(ctx: click.Context, param: click.Parameter, value: str | None) -> str:
@@ -54,7 +69,7 @@ def owners_add(owner_id: str, timezone: str) -> None:
     """Register an owner."""
     from trinho.pg.owners import add_owner
 
-    with _database() as db:
+    with _operators() as db:
         add_owner(db, owner_id, timezone)
     say(t(state().locale(), "owners.added", owner=owner_id))
 
@@ -80,7 +95,7 @@ def owners_remove(owner_id: str) -> None:
     """Remove an owner and every record of theirs."""
     from trinho.pg.owners import remove_owner
 
-    with _database() as db:
+    with _operators() as db:
         remove_owner(db, owner_id)
     say(t(state().locale(), "owners.removed", owner=owner_id))
 
@@ -97,7 +112,7 @@ def owners_telegram(owner_id: str, user_id: int | None, unset: bool) -> None:
     locale = state().locale()
     if unset == (user_id is not None):
         raise TrinhoError.keyed("error.owner.telegram_usage")
-    with _database() as db:
+    with _operators() as db:
         set_telegram_user(db, owner_id, user_id)
     if user_id is None:
         say(t(locale, "owners.telegram_unset", owner=owner_id))
@@ -124,7 +139,7 @@ def owners_login(owner_id: str, base: str | None, as_json: bool) -> None:
     ws = state().settings()
     web = ws.config.web if ws is not None else WebConfig()
     now = clock_from_env()()
-    with _database() as db:
+    with _operators() as db:
         require_owner(db, owner_id)
         code = issue_login(db, owner_id, now)
     link = login_link(base or web.public_url or site_url(web.host, web.port), owner_id, code)
@@ -141,7 +156,7 @@ def owners_token(owner_id: str, revoke: bool, as_json: bool) -> None:
     from trinho.pg.tokens import issue_token, revoke_token
 
     locale = state().locale()
-    with _database() as db:
+    with _operators() as db:
         if revoke:
             had = revoke_token(db, owner_id)
             key = N_("owners.token_revoked") if had else N_("owners.token_none")
@@ -177,7 +192,7 @@ def import_workspace(folder: Path, owner: str, as_json: bool) -> None:
     from trinho.pg.transfer import import_workspace as copy_in
 
     source = open_workspace(folder)
-    with _database() as db:
+    with _operators() as db:
         done = copy_in(db, source, owner)
     text = t(state().locale(), "store.imported", owner=owner, folder=folder)
     emit(as_json, asdict(done), text)

@@ -62,31 +62,13 @@ def call(
         raise SystemExit(1)
 
 
-def owner_memory(owner: str | None, profile: str | None) -> tuple[tools_mod.Memory, str]:
+def owner_memory(owner: str | None, profile: str | None) -> tuple[tools_mod.ToolTarget, str]:
     """What the tool works on, and the profile: the file workspace, or on a database one
     owner's records (the workspace's config gives the profile, the user and the budgets)."""
-    if state().database_url() is None:
+    url = state().database_url()
+    if url is None:
         ws = state().working(owner)
         return ws, tools_mod.config_profile(ws, profile)
-    from trinho.cli.app import choose_owner
-    from trinho.context.run import budgets_from_config
-    from trinho.pg.connect import Database
-    from trinho.pg.tooling import PgToolRecords
-    from trinho.workspace import clock_from_env
-
-    url = state().database_url()
-    assert url is not None
-    db = Database(url, max_size=2)
-    click.get_current_context().find_root().call_on_close(db.close)
-    chosen, zone = choose_owner(db, owner)
+    records = state().database_records(url, owner)
     home = state().settings()
-    records = PgToolRecords(
-        db,
-        chosen,
-        clock=clock_from_env(),
-        timezone=zone,
-        user=home.config.owner if home is not None else "owner",
-        locale=state().locale(),
-        budgets=budgets_from_config(home) if home is not None else None,
-    )
     return records, profile or (tools_mod.config_profile(home) if home is not None else "default")

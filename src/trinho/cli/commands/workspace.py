@@ -9,10 +9,11 @@ from pathlib import Path
 import click
 
 from trinho.cli.app import cli, emit, json_option, owner_option, state
+from trinho.clock import parse_day
 from trinho.conversations import store as transcripts
 from trinho.i18n import N_, t
-from trinho.notes import store as notes_mod
-from trinho.workspace import init_workspace, parse_day
+from trinho.notes import format as note_format
+from trinho.workspace import init_workspace
 
 
 @cli.command()
@@ -68,8 +69,8 @@ def notes(day_text: str | None, owner: str | None, as_json: bool) -> None:
     locale = state().locale()
     day = parse_day(day_text, "--date") if day_text else records.today()
     items = records.read_notes(day).items
-    entries = [item for item in items if isinstance(item, notes_mod.NoteEntry)]
-    prose = [item for item in items if isinstance(item, notes_mod.LooseLine) and item.shown]
+    entries = [item for item in items if isinstance(item, note_format.NoteEntry)]
+    prose = [item for item in items if isinstance(item, note_format.LooseLine) and item.shown]
     data = {
         "date": day.isoformat(),
         "path": f"memory/{day.isoformat()}.md",
@@ -81,11 +82,11 @@ def notes(day_text: str | None, owner: str | None, as_json: bool) -> None:
         if not entries and not prose:
             return t(locale, "notes.none", date=day.isoformat())
         return "\n".join(
-            notes_mod.format_entry(item.time, item.text)
-            if isinstance(item, notes_mod.NoteEntry)
+            note_format.format_entry(item.time, item.text)
+            if isinstance(item, note_format.NoteEntry)
             else item.raw.strip()
             for item in items
-            if isinstance(item, notes_mod.NoteEntry) or item.shown
+            if isinstance(item, note_format.NoteEntry) or item.shown
         )
 
     emit(as_json, data, human)
@@ -109,7 +110,14 @@ def import_conversations(file: Path, owner: str | None, as_json: bool) -> None:
             report = transcripts.import_turns(ws, turns, progress=bar.update)
     else:
         report = transcripts.import_turns(ws, turns)
-    emit(as_json, asdict(report), t(ws.locale, "import.done", **asdict(report)))
+    said = t(
+        ws.locale,
+        "import.done",
+        imported=t(ws.locale, "count.turns", count=report.imported),
+        days=t(ws.locale, "count.days", count=report.days),
+        skipped=report.skipped,
+    )
+    emit(as_json, asdict(report), said)
 
 
 def _import_from(source: str, path: Path, dry_run: bool, owner: str | None, as_json: bool) -> None:
@@ -128,6 +136,8 @@ def _import_from(source: str, path: Path, dry_run: bool, owner: str | None, as_j
     data = asdict(report)
     key = N_("import.summary_dry") if dry_run else N_("import.summary")
     counts = {k: v for k, v in data.items() if k not in ("unmapped", "dry_run")}
+    counts["items"] = t(ws.locale, "count.items", count=report.items)
+    counts["turns"] = t(ws.locale, "count.messages", count=report.turns)
     lines = [t(ws.locale, key, **counts, unmapped=len(report.unmapped))]
     lines += [t(ws.locale, "import.not_mapped", **u) for u in report.unmapped]
     emit(as_json, data, "\n".join(lines))

@@ -52,6 +52,11 @@ class ArchivePlan:
         return tuple(moved.raw for moved in self.lines)
 
 
+ORIGIN = "condense:"
+"""A proposal's `origin` is this and the id of the run that made it (an archive's section
+heading names that run)."""
+
+
 def plan_archive(
     text: str, budget_tokens: int, pinned: Collection[str] = frozenset()
 ) -> ArchivePlan | None:
@@ -227,7 +232,8 @@ def budget_words(params: Mapping[str, Any], locale: str) -> str:
         percent = max(1, math.ceil(100 * (tokens - budget) / budget))
         over = t(locale, N_("review.over.percent"), percent=percent)
     else:
-        over = t(locale, N_("review.over.times"), times=round(tokens / max(budget, 1)))
+        times = t(locale, "count.times", count=round(tokens / max(budget, 1)))
+        over = t(locale, N_("review.over.times"), times=times)
     return t(
         locale,
         N_("review.why.over_budget"),

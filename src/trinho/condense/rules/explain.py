@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
+from trinho.condense.rules.chunks import Material
 from trinho.condense.rules.gate import Change
 from trinho.condense.rules.ops import Remove, Script, view_lines
 from trinho.textnorm import match_key, nfc, one_line
@@ -144,3 +145,12 @@ def explained(
         sources = drawn_from(basis, material, removed=removed) if basis else ()
         out.append(replace(change, why=why, sources=sources))
     return tuple(out)
+
+
+def material_source(m: Material) -> SourceTriple:
+    """A note or turn of the week as a source: its file, anchored at the note's time or the
+    turn's line (`memory/2026-11-20.md#14:05`, `conversations/2026-11-20.jsonl#3`)."""
+    path, _, line = m.where.rpartition(":")
+    if m.source == "note":
+        return ("note", f"{path}#{m.time or 'L' + line}", m.text)
+    return ("turn", f"{path}#{line}", m.text)

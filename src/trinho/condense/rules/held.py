@@ -12,7 +12,14 @@ from typing import Any
 
 from trinho.condense.rules.gate import Change
 from trinho.condense.rules.reasons import StaleReason
+from trinho.errors import TrinhoError
+from trinho.i18n import N_, t
+from trinho.i18n.keys import APPROVED
 from trinho.openclaw.markers import promotion_markers_of
+from trinho.proposals.plan import Apply, StaleChange
+
+KIND = "memory"
+"""The kind of a held MEMORY.md change's proposal: the key of its applier."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,43 @@ TAKEN_BACK_CLASSES = frozenset({"added", "edited", "date_changed", "malformed", 
 """The held changes an approval can take back line for line: each wrote one line (`new`) in
 place of one line or of nothing (`old`). A removal is put back by `restore_removed`; an archive
 or a rewrite held whole is undone with its run (`trinho.condense.rules.undo`)."""
+
+
+def held_change(change: dict[str, Any], where: object) -> Change:
+    """The held change a memory proposal carries, or one keyed line naming `where` it is."""
+    try:
+        return Change.from_dict(change)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise TrinhoError.keyed(
+            "error.condense.not_memory_change", where=where, error=str(exc)
+        ) from None
+
+
+def check_approvable(change: Change, where: object, proposal_id: str, undone: str | None) -> None:
+    """Refuse, in one line, approving what no person approves: a moved line or a change that
+    was never held (they apply with their run), or a change of the run `undone` (a run undone
+    since; an undo cut off before withdrawing it leaves it pending, still never applied)."""
+    if change.cls == "moved" or not change.held:
+        raise TrinhoError.keyed("error.condense.applies_itself", where=where, cls=change.cls)
+    if undone is not None:
+        raise TrinhoError.keyed("error.condense.run_undone", id=proposal_id, run=undone)
+
+
+def plan_edit(
+    before: str, outcome: HeldApplied | Stale, stale_key: str, done: str, locale: str
+) -> StaleChange | Apply[str]:
+    """What an edit of MEMORY.md (`outcome` of a pure edit of `before`) writes: the new text
+    (None when it is the same), or nothing and why (`stale_key`, with the reason)."""
+    if not isinstance(outcome, HeldApplied):
+        return StaleChange(t(locale, stale_key, reason=outcome.why.text(locale)))
+    return Apply(outcome.text if outcome.text != before else None, done)
+
+
+def plan_held(before: str, change: Change, locale: str) -> StaleChange | Apply[str]:
+    """What approving a held line change writes to MEMORY.md as it is now (`before`): every
+    store applies an approval through this."""
+    done = t(locale, APPROVED[change.cls])
+    return plan_edit(before, apply_held(before, change), N_("condense.stale"), done, locale)
 
 
 def take_back_held(current_text: str, change: Change) -> HeldApplied | Stale:

@@ -6,13 +6,16 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import Any, Literal
 
+from trinho.condense.rules.chunks import Chunk, Material
 from trinho.condense.rules.gate import Change
 from trinho.condense.rules.loss import memory_sides
 from trinho.condense.rules.ops import Script
+from trinho.condense.rules.screen import Candidate, Outcome, Unread
 from trinho.i18n import N_, t
 from trinho.i18n.keys import (
     GATE_ACTION,
@@ -98,6 +101,14 @@ class ReportChange:
             if self.note:
                 data["note"] = self.note
         return data
+
+
+def reported(change: Change, to_propose: tuple[Change, ...]) -> ReportChange:
+    """A gate change as the report lists it before it is proposed: a held change left out of
+    `to_propose` is one the owner made by hand during the run."""
+    if change.held and change not in to_propose:
+        return ReportChange(change, note="hand_edit")
+    return ReportChange(change)
 
 
 @dataclass(frozen=True)
@@ -250,15 +261,31 @@ def _change_lines(rc: ReportChange, locale: str) -> list[str]:
 
 def _script_lines(summary: dict[str, Any], locale: str) -> list[str]:
     """What the edit scripts held, and the first few operations that were not applied."""
-    key = N_("condense.script.whole_file") if summary["whole_file"] else N_("condense.script")
     ignored: list[dict[str, Any]] = summary["ignored"]
-    lines = [
-        t(locale, key, ops=summary["operations"], ignored=len(ignored), chatter=summary["chatter"])
-    ]
+    chatter = t(locale, "condense.count.other_lines", count=summary["chatter"])
+    if summary["whole_file"]:
+        ops = t(locale, "condense.count.operations", count=len(ignored))
+        lines = [t(locale, "condense.script.whole_file", ops=ops, chatter=chatter)]
+    else:
+        ops = t(locale, "condense.count.operations", count=summary["operations"])
+        lines = [t(locale, "condense.script", ops=ops, ignored=len(ignored), chatter=chatter)]
     for item in ignored[:5]:
         why = t(locale, IGNORED_WHY[item["why"]])
         lines.append(f"    {item['line']}: {why}: {item['text']}")
     return lines
+
+
+def day_line(day: object, notes: object, turns: object, used: object, locale: str) -> str:
+    """One day of the run's window as the report and the run's page list it: its notes and
+    turns, each count with its noun's form; a count a damaged report lacks shows as it is."""
+
+    def counted(key: str, value: object) -> object:
+        return t(locale, key, count=value) if isinstance(value, int) else value
+
+    key = N_("condense.day.used") if used else N_("condense.day.unused")
+    notes_said = counted(N_("condense.count.notes"), notes)
+    turns_said = counted(N_("condense.count.turns"), turns)
+    return t(locale, key, day=day, notes=notes_said, turns=turns_said)
 
 
 def render_report(report: RunReport, locale: str) -> str:
@@ -278,9 +305,7 @@ def render_report(report: RunReport, locale: str) -> str:
         lines.append(report.message)
     if report.outcome in ("already_done", "skipped"):
         return "\n".join(lines)
-    for day in report.days:
-        key = "condense.day.used" if day.used else "condense.day.unused"
-        lines.append(t(locale, key, day=day.day, notes=day.notes, turns=day.turns))
+    lines.extend(day_line(d.day, d.notes, d.turns, d.used, locale) for d in report.days)
     if report.prompts:
         lines.append(t(locale, "condense.prompts", versions=", ".join(report.prompts)))
     if report.script is not None:
@@ -297,15 +322,15 @@ def render_report(report: RunReport, locale: str) -> str:
         t(
             locale,
             "condense.summary",
-            auto=counts["auto"],
+            auto=t(locale, "condense.count.changes", count=counts["auto"]),
             held=counts["held"],
-            candidates=counts["candidates"],
+            candidates=t(locale, "condense.count.new_lines", count=counts["candidates"]),
             accepted=counts["accepted"],
             rejected=counts["rejected"],
             unscreened=counts["unscreened"],
-            calls=report.model_calls,
-            tokens=report.tokens,
-            restarts=report.restarts,
+            calls=t(locale, "condense.count.calls", count=report.model_calls),
+            tokens=t(locale, "condense.count.tokens", count=report.tokens),
+            restarts=t(locale, "condense.count.restarts", count=report.restarts),
         )
     )
     if counts["unreadable"]:
@@ -315,3 +340,34 @@ def render_report(report: RunReport, locale: str) -> str:
     elif report.written:
         lines.append(t(locale, "condense.no_before", run=report.run_id))
     return "\n".join(lines)
+
+
+def days_used(
+    items: Sequence[Material],
+    since: date,
+    today: date,
+    read: tuple[Chunk, ...],
+    unread: tuple[Material, ...],
+) -> tuple[DayUsed, ...]:
+    """Every day of the window: its material, the chunks that read it, whether all was read."""
+    result = []
+    left = {m.day for m in unread}
+    day = since
+    while day <= today:
+        notes = {i.where for i in items if i.day == day and i.source == "note"}
+        turns = {i.where for i in items if i.day == day and i.source == "conversation"}
+        numbers = tuple(c.number for c in read if day in c.days)
+        result.append(DayUsed(day, len(notes), len(turns), numbers, day not in left))
+        day += timedelta(days=1)
+    return tuple(result)
+
+
+def screen_line(candidate: Candidate, outcome: Outcome | None, locale: str) -> ScreenLine:
+    """One candidate as the report lists it: accepted, rejected (with the model's reason),
+    unread (with why, in the owner's locale: it is held), or not asked."""
+    c = candidate
+    if outcome is None:
+        return ScreenLine(c.number, c.line, c.old, "unscreened")
+    if isinstance(outcome, Unread):
+        return ScreenLine(c.number, c.line, c.old, "unreadable", outcome.why.text(locale))
+    return ScreenLine(c.number, c.line, c.old, outcome.decision, outcome.reason)

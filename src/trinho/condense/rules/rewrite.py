@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
+from trinho.condense.rules.chunks import Chunk, answer_tokens, render_material
 from trinho.condense.rules.ops import number_lines, script_tokens, unfenced
-from trinho.condense.store.collect import Chunk, answer_tokens, render_material
-from trinho.condense.store.prompts import Prompt
+from trinho.condense.rules.prompt import Prompt
 from trinho.i18n import t
 from trinho.models import ChatRequest, estimate_tokens, system, user
 from trinho.textnorm import nfc, unify_breaks

@@ -17,10 +17,12 @@ from trinho.clock import utc
 from trinho.condense.rules.archive import apply_archive, archive_section
 from trinho.condense.rules.gate import Change
 from trinho.condense.rules.held import (
+    KIND,
     TAKEN_BACK_CLASSES,
-    HeldApplied,
-    Stale,
-    apply_held,
+    check_approvable,
+    held_change,
+    plan_edit,
+    plan_held,
     restore_removed,
     take_back_held,
 )
@@ -49,75 +51,73 @@ from trinho.i18n.keys import APPROVED
 from trinho.memory import store as memory_store
 from trinho.notes.journal import read_floor
 from trinho.proposals import store as proposals
+from trinho.proposals.format import ApplyResult, Proposal
+from trinho.proposals.plan import Apply, StaleChange, result_of
 from trinho.workspace import Workspace
-
-KIND = "memory"
 
 
 def sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _memory_change(ws: Workspace, proposal: proposals.Proposal) -> Change:
-    """The held change a memory proposal carries, or one keyed line naming its file."""
-    try:
-        return Change.from_dict(proposal.change)
-    except (ValueError, KeyError, TypeError) as exc:
-        where = proposals.proposal_path(ws, proposal.id)
-        raise TrinhoError.keyed(
-            "error.condense.not_memory_change", where=where, error=str(exc)
-        ) from None
-
-
-def apply_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposals.ApplyResult:
+def apply_memory_proposal(ws: Workspace, proposal: Proposal) -> ApplyResult:
     """Approving a held change applies it to MEMORY.md as it is now, or says why it cannot."""
     where = proposals.proposal_path(ws, proposal.id)
-    change = _memory_change(ws, proposal)
-    if change.cls == "moved" or not change.held:
-        raise TrinhoError.keyed("error.condense.applies_itself", where=where, cls=change.cls)
-    undone = undone_origin(ws, proposal.origin)
-    if undone is not None:  # an undo cut off before withdrawing it: still never applied
-        raise TrinhoError.keyed("error.condense.run_undone", id=proposal.id, run=undone)
+    change = held_change(proposal.change, where)
+    check_approvable(change, where, proposal.id, undone_origin(ws, proposal.origin))
     if change.cls == "archive":
         return _apply_archive(ws, proposal, change)
     if change.cls == "suspicious" and _read_again(ws, proposal.origin):
-        return proposals.ApplyResult(False, t(ws.locale, "condense.superseded_later"))
-    done = t(ws.locale, APPROVED[change.cls])
-    return _edit_memory(ws, lambda text: apply_held(text, change), N_("condense.stale"), done)
+        return ApplyResult(False, t(ws.locale, "condense.superseded_later"))
+    intended = proposals.read_intent(ws, proposal.id)
+
+    def plan(text: str) -> StaleChange | Apply[str]:
+        if intended is not None and sha(text) == intended:  # this approval, cut off, run again
+            return Apply(None, t(ws.locale, APPROVED[change.cls]))
+        return plan_held(text, change, ws.locale)
+
+    return _edit_memory(ws, plan, lambda new: proposals.write_intent(ws, proposal.id, sha(new)))
 
 
-def take_back_memory_proposal(ws: Workspace, proposal: proposals.Proposal) -> proposals.ApplyResult:
+def take_back_memory_proposal(ws: Workspace, proposal: Proposal) -> ApplyResult:
     """Taking back an approved line: the line it wrote back to what it replaced (or gone), if
     it is still as the approval wrote it; a removed line back where its run found it
     (`restore_removed`). An archive or a rewrite held whole is taken back with its run's undo,
     which restores the whole span."""
-    change = _memory_change(ws, proposal)
+    change = held_change(proposal.change, proposals.proposal_path(ws, proposal.id))
     done = t(ws.locale, "condense.take_back.done")
     stale = N_("condense.take_back.changed")
     run = proposal.origin.removeprefix(ORIGIN)
     if change.cls == "removed" and run != proposal.origin and has_before(ws, run):
         before = read_before(ws, run)
         if before is not None:
-            return _edit_memory(ws, lambda text: restore_removed(text, change, before), stale, done)
+            return _edit_memory(
+                ws,
+                lambda text: plan_edit(
+                    text, restore_removed(text, change, before), stale, done, ws.locale
+                ),
+            )
     if change.cls not in TAKEN_BACK_CLASSES or change.new is None:
-        return proposals.ApplyResult(False, t(ws.locale, "condense.take_back.with_run"))
-    return _edit_memory(ws, lambda text: take_back_held(text, change), stale, done)
+        return ApplyResult(False, t(ws.locale, "condense.take_back.with_run"))
+    return _edit_memory(
+        ws, lambda text: plan_edit(text, take_back_held(text, change), stale, done, ws.locale)
+    )
 
 
 def _edit_memory(
-    ws: Workspace, edit: Callable[[str], HeldApplied | Stale], stale_key: str, done: str
-) -> proposals.ApplyResult:
-    """MEMORY.md through `edit`, under its lock: replaced when the edit changes it, left as it
-    is and said why (`stale_key`, with the reason) when the edit no longer fits."""
+    ws: Workspace,
+    plan: Callable[[str], StaleChange | Apply[str]],
+    before_write: Callable[[str], None] | None = None,
+) -> ApplyResult:
+    """MEMORY.md as `plan` says, under its lock: replaced when the plan writes a text (told to
+    `before_write` first), left as it is when the plan finds the edit stale (and says why)."""
     with memory_store.editing(ws) as memory:
-        before = memory.text()
-        outcome = edit(before)
-        if not isinstance(outcome, HeldApplied):
-            why = outcome.why.text(ws.locale)
-            return proposals.ApplyResult(False, t(ws.locale, stale_key, reason=why))
-        if outcome.text != before:
-            memory.replace(outcome.text)
-    return proposals.ApplyResult(True, done)
+        planned = plan(memory.text())
+        if isinstance(planned, Apply) and planned.write is not None:
+            if before_write is not None:
+                before_write(planned.write)
+            memory.replace(planned.write)
+    return result_of(planned)
 
 
 def _read_again(ws: Workspace, origin: str) -> bool:
@@ -134,9 +134,7 @@ def _read_again(ws: Workspace, origin: str) -> bool:
     return journal is not None and floor is not None and floor > utc(journal.started_at)
 
 
-def _apply_archive(
-    ws: Workspace, proposal: proposals.Proposal, change: Change
-) -> proposals.ApplyResult:
+def _apply_archive(ws: Workspace, proposal: Proposal, change: Change) -> ApplyResult:
     """Move the archive's lines, as they are now in MEMORY.md, to `memory/archive.md`; stale
     when any of them is no longer there (edited or removed since)."""
     lines = (change.old or "").split("\n")
@@ -149,13 +147,11 @@ def _apply_archive(
             if heading in memory_store.archived_text(ws).split("\n"):
                 # approved before, cut off before the decision was saved: it applied
                 count = len(lines)
-                return proposals.ApplyResult(
-                    True, t(ws.locale, "condense.approved.archive", count=count)
-                )
-            return proposals.ApplyResult(False, t(ws.locale, "condense.archive_stale"))
+                return ApplyResult(True, t(ws.locale, "condense.approved.archive", count=count))
+            return ApplyResult(False, t(ws.locale, "condense.archive_stale"))
         memory_store.archive(ws, section)  # a second approval finds it there: not again
         memory.replace(after)
-    return proposals.ApplyResult(True, t(ws.locale, "condense.approved.archive", count=len(lines)))
+    return ApplyResult(True, t(ws.locale, "condense.approved.archive", count=len(lines)))
 
 
 @dataclass(frozen=True)

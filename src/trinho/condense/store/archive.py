@@ -20,6 +20,7 @@ from trinho.condense.rules.reasons import Reason
 from trinho.config import ArchiveMode
 from trinho.context.budget import estimate_tokens
 from trinho.proposals import store as proposals
+from trinho.proposals.format import Proposal
 from trinho.workspace import Workspace
 
 KIND = "memory"
@@ -65,9 +66,7 @@ def archive_answered(ws: Workspace, text: str, budget: int) -> bool:
     return _answered(queue, text, pinned, budget)
 
 
-def _answered(
-    queue: Sequence[proposals.Proposal], text: str, pinned: frozenset[str], budget: int
-) -> bool:
+def _answered(queue: Sequence[Proposal], text: str, pinned: frozenset[str], budget: int) -> bool:
     """Whether the queue already answers an over-budget MEMORY.md `text`: an archive proposal
     waits that still stands beside the other pending changes (`pinned`), or the owner's
     rejection of one still stands (`archive.py` decides)."""
@@ -85,7 +84,7 @@ def _answered(
     return archive_waits_or_was_refused(tokens, budget, waiting=waiting, rejected_at=rejected_at)
 
 
-def conflicting_archives(ws: Workspace, text: str) -> list[proposals.Proposal]:
+def conflicting_archives(ws: Workspace, text: str) -> list[Proposal]:
     """The pending archive proposals that no longer stand on MEMORY.md's `text` beside the
     other pending changes: one of their lines is gone, or another change acts on it."""
     waiting = [
@@ -99,7 +98,7 @@ def conflicting_archives(ws: Workspace, text: str) -> list[proposals.Proposal]:
     ]
 
 
-def _lines(p: proposals.Proposal) -> tuple[str, ...]:
+def _lines(p: Proposal) -> tuple[str, ...]:
     return tuple(str(p.change.get("old") or "").split("\n"))
 
 
@@ -110,7 +109,7 @@ def archived_before(lines: tuple[str, ...], tokens: int, budget: int) -> Change:
     return Change.judged(GateVerdict("archive", "auto", why), "\n".join(lines), None)
 
 
-def waiting_archive(ws: Workspace) -> proposals.Proposal | None:
+def waiting_archive(ws: Workspace) -> Proposal | None:
     """The archive proposal that waits for the owner (the oldest, if ever more than one)."""
     waiting = [
         p

@@ -8,35 +8,13 @@ A version file may be shipped before it is current (`rewrite.v2`, the edit-scrip
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from datetime import date
 from importlib import resources
+
+from trinho.condense.rules.prompt import Prompt
 
 VERSIONS: dict[str, int] = {"rewrite": 2, "screen": 1}
 FILE_REWRITE_VERSION = 1
 """The whole-file rewrite prompt, kept for `[condense] protocol = "file"`."""
-_PLACEHOLDER_RE = re.compile(r"\{([a-z_]+)\}")
-
-
-@dataclass(frozen=True)
-class Prompt:
-    name: str
-    version: str
-    """E.g. "rewrite.v1": the file the text came from."""
-    text: str
-
-    @property
-    def placeholders(self) -> frozenset[str]:
-        """The `{name}`s the text holds: `fill` must be given every one."""
-        return frozenset(_PLACEHOLDER_RE.findall(self.text))
-
-    def fill(self, today: date, since: date, **values: object) -> str:
-        """The text with `{today}`, `{since}` and each `{name}` of `values` filled in."""
-        text = self.text.replace("{today}", today.isoformat()).replace("{since}", since.isoformat())
-        for name, value in values.items():
-            text = text.replace(f"{{{name}}}", str(value))
-        return text
 
 
 def load_prompt(name: str, version: int | None = None) -> Prompt:

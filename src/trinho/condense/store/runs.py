@@ -2,24 +2,17 @@
 
 A run's folder holds `journal.json` (its state, replaced atomically at every step), the
 MEMORY.md it replaced (`MEMORY.before.md`; none when there was no MEMORY.md, which the journal
-records as `had_memory: false`), and its report. The states, in order:
-
-- `running`: reading and calling the model; nothing written yet
-- `applying`: the before copy and the held changes are saved; MEMORY.md is being replaced
-- `applied`: MEMORY.md is the new text (or was left as it was)
-- `proposed`: every held change is in the proposals queue
-- `done`: announced; the week is condensed
-- `failed` / `skipped`: ended before writing; the week may run again
+records as `had_memory: false`), and its report. Its states, the steps between them and what
+a restart does from each are one table, `trinho.condense.rules.lifecycle`: `advance` records
+only a step that table allows.
 
 Only the latest run keeps `MEMORY.before.md` in full: when a run saves its own, the one before
 it is compacted into `MEMORY.before.diff.json`, the line edits that turn this run's copy into
 it, so `.trinho/runs` grows with what changed each week, not with the size of MEMORY.md.
 `read_before` rebuilds any run's copy along that chain.
 
-A run cut off before `applied` starts over under the same id; one cut off after it finishes
-its proposals and announcement from the journal, so nothing is done twice. An undo is recorded
-(`undone`, and the state `done`) before MEMORY.md is put back: from then on nothing the run
-proposed can be approved, and the run is never resumed.
+An undo is recorded (`undone`, and the state `done`) before MEMORY.md is put back: from then on
+nothing the run proposed can be approved, and the run is never resumed.
 """
 
 from __future__ import annotations
@@ -32,25 +25,25 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
-from typing import Any, Literal, Self, cast, get_args
+from typing import Any, Self, cast
 
-from trinho import fields as records
+from trinho import fields
 from trinho.clock import resolve_in_history, utc
+from trinho.condense.rules.archive import ORIGIN as ORIGIN
 from trinho.condense.rules.gate import Change
+from trinho.condense.rules.lifecycle import RUN_STATES, check_step
+from trinho.condense.rules.lifecycle import WRITTEN as WRITTEN
+from trinho.condense.rules.lifecycle import RunState as RunState
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import NotFound, TrinhoError
 from trinho.notes.journal import behind_seen
-from trinho.proposals.store import STATUSES, ProposalStatus, get_proposal
+from trinho.proposals.format import STATUSES, ProposalStatus
+from trinho.proposals.store import get_proposal
 from trinho.workspace import Workspace
 
-RunState = Literal["running", "applying", "applied", "proposed", "done", "failed", "skipped"]
-RUN_STATES: tuple[str, ...] = get_args(RunState)
-WRITTEN: frozenset[str] = frozenset({"applied", "proposed", "done"})
 RUN_ID_RE = re.compile(r"^(\d{1,4})-W(\d{2})(?:\.([2-9]|[1-9]\d+))?$")
 """`2026-W48`, `2026-W48.2` for a second run that week; years 2-999 are written as Python
 writes them (`100-W09`)."""
-ORIGIN = "condense:"
-"""A proposal's `origin` is this and the id of the run that made it."""
 JOURNAL = "journal.json"
 BEFORE = "MEMORY.before.md"
 BEFORE_DIFF = "MEMORY.before.diff.json"
@@ -101,12 +94,12 @@ class ProposalEntry:
         }
 
     @classmethod
-    def from_json(cls, data: object, where: records.Where) -> Self:
-        fields = records.as_object(data, where)
+    def from_json(cls, data: object, where: fields.Where) -> Self:
+        table = fields.as_object(data, where)
         return cls(
-            proposal_id=records.maybe(fields, "proposal_id", str, where),
-            content_hash=records.typed(fields, "content_hash", str, where),
-            status=cast(ProposalStatus, records.choice(fields, "status", STATUSES, where)),
+            proposal_id=fields.maybe(table, "proposal_id", str, where),
+            content_hash=fields.typed(table, "content_hash", str, where),
+            status=cast(ProposalStatus, fields.choice(table, "status", STATUSES, where)),
         )
 
 
@@ -121,11 +114,11 @@ class UndoEntry:
         return {"at": self.at.isoformat(), "kept": self.kept}
 
     @classmethod
-    def from_json(cls, data: object, where: records.Where) -> Self:
-        fields = records.as_object(data, where)
+    def from_json(cls, data: object, where: fields.Where) -> Self:
+        table = fields.as_object(data, where)
         return cls(
-            at=records.moment(fields, "at", where),
-            kept=records.maybe(fields, "kept", str, where),
+            at=fields.moment(table, "at", where),
+            kept=fields.maybe(table, "kept", str, where),
         )
 
 
@@ -176,39 +169,39 @@ class Journal:
         return data
 
     @classmethod
-    def from_json(cls, data: object, where: records.Where) -> Self:
-        fields = records.as_object(data, where)
+    def from_json(cls, data: object, where: fields.Where) -> Self:
+        table = fields.as_object(data, where)
         return cls(
-            run_id=validate_run_id(records.typed(fields, "run_id", str, where)),
-            state=cast(RunState, records.choice(fields, "state", RUN_STATES, where)),
-            started_at=records.moment(fields, "started_at", where),
-            updated_at=records.moment(fields, "updated_at", where),
+            run_id=validate_run_id(fields.typed(table, "run_id", str, where)),
+            state=cast(RunState, fields.choice(table, "state", RUN_STATES, where)),
+            started_at=fields.moment(table, "started_at", where),
+            updated_at=fields.moment(table, "updated_at", where),
             held=tuple(
                 _held(item, f"{where}: held[{n}]")
-                for n, item in enumerate(records.items(fields, "held", where))
+                for n, item in enumerate(fields.items(table, "held", where))
             ),
-            applied_sha=records.maybe(fields, "applied_sha", str, where),
+            applied_sha=fields.maybe(table, "applied_sha", str, where),
             proposals=tuple(
                 ProposalEntry.from_json(item, f"{where}: proposals[{n}]")
-                for n, item in enumerate(records.items(fields, "proposals", where))
+                for n, item in enumerate(fields.items(table, "proposals", where))
             ),
-            error=records.maybe(fields, "error", str, where),
+            error=fields.maybe(table, "error", str, where),
             undone=tuple(
                 UndoEntry.from_json(item, f"{where}: undone[{n}]")
-                for n, item in enumerate(records.items(fields, "undone", where))
+                for n, item in enumerate(fields.items(table, "undone", where))
             ),
-            had_memory=records.flag(fields, "had_memory", True, where),
+            had_memory=fields.flag(table, "had_memory", True, where),
             auto=tuple(
                 _held(item, f"{where}: auto[{n}]")
-                for n, item in enumerate(records.items(fields, "auto", where))
+                for n, item in enumerate(fields.items(table, "auto", where))
             ),
-            read_until=records.maybe_moment(fields, "read_until", where),
+            read_until=fields.maybe_moment(table, "read_until", where),
         )
 
 
 def _held(data: object, where: str) -> Change:
     try:
-        return Change.from_dict(dict(records.as_object(data, where)))
+        return Change.from_dict(dict(fields.as_object(data, where)))
     except (ValueError, KeyError, TypeError) as exc:
         raise TrinhoError.keyed("error.run.bad_held", where=where, detail=exc) from None
 
@@ -229,7 +222,7 @@ def journal_text(journal: Journal) -> str:
     return json.dumps(journal.to_json(), ensure_ascii=False, indent=1) + "\n"
 
 
-def parse_journal(text: str, where: records.Where) -> Journal:
+def parse_journal(text: str, where: fields.Where) -> Journal:
     """A journal from its text, or one keyed line naming where it was read."""
     try:
         data = json.loads(text)
@@ -246,7 +239,9 @@ def write_journal(ws: Workspace, journal: Journal) -> Journal:
 
 
 def advance(ws: Workspace, journal: Journal, state: RunState, **changes: Any) -> Journal:
-    """Record the next state (and any other field) atomically."""
+    """Record the next state (and any other field) atomically: a step the lifecycle allows
+    (`check_step`), else nothing is written."""
+    check_step(journal.state, state, journal.run_id)
     return write_journal(ws, replace(journal, state=state, updated_at=ws.now(), **changes))
 
 

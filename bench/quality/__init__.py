@@ -1,0 +1,1 @@
+"""The condensation gold set and its scorer: see README.md in this folder."""
