@@ -193,16 +193,20 @@ HISTORY = st.lists(
     st.one_of(
         st.tuples(st.just("week"), st.integers(0, 3)),  # notes over a week, then the weekly run
         st.tuples(st.just("ahead"), st.integers(1, 400)),  # the clock reads N days ahead
+        st.tuples(st.just("ahead"), st.integers(1, 3 * 24 * 60).map(lambda m: m / 1440)),
+        st.tuples(st.just("behind"), st.integers(1, 30)),  # the clock reads N days behind
         st.tuples(st.just("right"), st.just(0)),  # the clock put right
+        st.tuples(st.just("note"), st.integers(1, 3 * 24 * 60)),  # a note N minutes on, no run
+        st.tuples(st.just("again"), st.integers(1, 72)),  # `trinho condense` N hours on, by hand
         st.tuples(st.just("tz"), st.sampled_from(ZONES)),
     ),
     min_size=2,
-    max_size=12,
+    max_size=14,
 )
 
 
 @settings(
-    max_examples=30,
+    max_examples=60,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
@@ -217,65 +221,91 @@ HISTORY = st.lists(
 def test_a_clock_once_ahead_condenses_every_week_after_and_reads_each_note_once(
     zone: str, minute: int, history: list[tuple[str, object]]
 ) -> None:
-    """Weekly runs through a clock history (ahead, put right, ahead again, zones changed):
-    every saved note is read by exactly one standing run, and every week the corrected clock
-    reaches after a correction gets its run (none is "already done" by a run made ahead)."""
+    """Weekly runs through a clock history (ahead by minutes or months, behind, put right,
+    ahead again, zones changed, notes and runs by hand between): every saved note is read by
+    exactly one standing run, and every week the corrected clock reaches after a correction
+    gets its run (none is "already done" by a run made ahead)."""
     with tempfile.TemporaryDirectory() as tmp:
-        true = datetime(2026, 11, 2, 8, 0, tzinfo=UTC) + timedelta(minutes=minute)
-        offset = timedelta(0)
-        clock = FixedClock(true)
-        root = Path(tmp) / "ws"
-        ws = init_workspace(root, timezone=zone, clock=clock).workspace
-        ws.memory_file.write_text(MEMORY, encoding="utf-8")
-        reader = _Reader()
-        saved: list[int] = []
-        counter = iter(range(10**6))
-        corrected = False
-        due: set[str] = set()  # the weeks of weekly runs made on a corrected clock
-        condensed: set[str] = set()  # the weeks a run made on a corrected clock condensed
-
-        def note() -> None:
-            number = next(counter)
-            save_note(ws, f"note tok{number}x")
-            saved.append(number)
-
-        def tick(delta: timedelta) -> None:
-            nonlocal true
-            true += delta
-            clock.now = true + offset
-
-        note()
-        tick(timedelta(minutes=1))
-        reader.run(ws, force=False)
+        life = _ClockedLife(Path(tmp) / "ws", zone, minute)
         for kind, value in history:
-            if kind == "tz":
-                tick(timedelta(minutes=7))
-                ws = init_workspace(root, timezone=str(value), clock=clock).workspace
-            elif kind == "ahead":
-                offset = timedelta(days=int(str(value)))
-                tick(timedelta(minutes=3))
-                note()
-                tick(timedelta(minutes=1))
-                reader.run(ws, force=False)
-            elif kind == "right":
-                corrected = corrected or offset > timedelta(0)
-                offset = timedelta(0)
-                tick(timedelta(minutes=5))
-                note()
-            else:
-                for _ in range(int(str(value))):
-                    tick(timedelta(days=1))
-                    note()
-                tick(timedelta(days=7 - int(str(value))))
-                report = reader.run(ws, force=False)
-                if corrected and offset == timedelta(0):
-                    due.add(week_id(ws.today()))
-                    if report.outcome != "already_done":
-                        condensed.add(report.run_id.split(".")[0])
-        offset = timedelta(0)
-        tick(timedelta(days=9))
-        reader.run(ws)
-        reads = reader.standing_reads(ws)
-        for number in saved:
-            assert reads.count(number) == 1, (number, reader.shown)
-        assert due <= condensed, (due - condensed, reader.shown)
+            life.step(kind, value)
+        life.offset = timedelta(0)
+        life.tick(timedelta(days=9))
+        life.reader.run(life.ws)
+        reads = life.reader.standing_reads(life.ws)
+        for number in life.saved:
+            assert reads.count(number) == 1, (number, life.reader.shown)
+        assert life.due <= life.condensed, (life.due - life.condensed, life.reader.shown)
+
+
+class _ClockedLife:
+    """A workspace whose clock reads the true time plus `offset`; notes, runs and corrections."""
+
+    def __init__(self, root: Path, zone: str, minute: int) -> None:
+        self.root = root
+        self.true = datetime(2026, 11, 2, 8, 0, tzinfo=UTC) + timedelta(minutes=minute)
+        self.offset = timedelta(0)
+        self.clock = FixedClock(self.true)
+        self.ws = init_workspace(root, timezone=zone, clock=self.clock).workspace
+        self.ws.memory_file.write_text(MEMORY, encoding="utf-8")
+        self.reader = _Reader()
+        self.saved: list[int] = []
+        self.counter = iter(range(10**6))
+        self.corrected = False
+        self.due: set[str] = set()  # the weeks of weekly runs made on a corrected clock
+        self.condensed: set[str] = set()  # the weeks a run on a corrected clock condensed
+        self.note()
+        self.tick(timedelta(minutes=1))
+        self.reader.run(self.ws, force=False)
+
+    def note(self) -> None:
+        number = next(self.counter)
+        save_note(self.ws, f"note tok{number}x")
+        self.saved.append(number)
+
+    def tick(self, delta: timedelta) -> None:
+        self.true += delta
+        self.clock.now = self.true + self.offset
+
+    def step(self, kind: str, value: object) -> None:
+        if kind == "tz":
+            self.tick(timedelta(minutes=7))
+            self.ws = init_workspace(self.root, timezone=str(value), clock=self.clock).workspace
+        elif kind in ("ahead", "behind"):
+            days = float(str(value))
+            self.offset = timedelta(days=days if kind == "ahead" else -days)
+            self.tick(timedelta(minutes=3))
+            self.note()
+            self.tick(timedelta(minutes=1))
+            self.reader.run(self.ws, force=False)
+        elif kind == "right":
+            self.corrected = self.corrected or self.offset > timedelta(0)
+            self.offset = timedelta(0)
+            self.tick(timedelta(minutes=5))
+            self.note()
+        elif kind == "note":
+            self.tick(timedelta(minutes=int(str(value))))
+            self.note()
+        else:
+            self.weekly(int(str(value))) if kind == "week" else self.by_hand(int(str(value)))
+
+    def weekly(self, notes: int) -> None:
+        """Notes on `notes` days, then the weekly run a week after the last."""
+        for _ in range(notes):
+            self.tick(timedelta(days=1))
+            self.note()
+        self.tick(timedelta(days=7 - notes))
+        self.run(weekly=True)
+
+    def by_hand(self, hours: int) -> None:
+        """`trinho condense`, `hours` on."""
+        self.tick(timedelta(hours=hours))
+        self.run(weekly=False)
+
+    def run(self, *, weekly: bool) -> None:
+        report = self.reader.run(self.ws, force=False)
+        if self.corrected and self.offset == timedelta(0):
+            if weekly:
+                self.due.add(week_id(self.ws.today()))
+            if report.outcome != "already_done":
+                self.condensed.add(report.run_id.split(".")[0])

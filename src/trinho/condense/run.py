@@ -125,7 +125,7 @@ from trinho.models.config import max_output_tokens
 from trinho.models.ledger import Purpose, token_estimate
 from trinho.notes.journal import late_days, read_floor, seen_behind, write_floor
 from trinho.openclaw.markers import reattach_markers
-from trinho.workspace import Workspace
+from trinho.workspace import CLOCK_BACK_FILE, Workspace
 
 SCREEN_BATCH = 50
 """Candidates judged per screening call."""
@@ -211,19 +211,19 @@ def run_span(ws: Workspace, run_id: str) -> Span:
 
 FAR_END = datetime(9999, 1, 1, tzinfo=UTC)
 """An end past every instant: the reach of a span looked over for its latest material."""
-CLOCK_BACK_FILE = "clock-back"
-"""Under `.trinho/`: present while runs read ahead of a clock put back, once the owner was told."""
 
 
 def clock_back_notice(ws: Workspace, span: Span, *, dry_run: bool) -> str:
     """What the owner is told, once, when a run reads ahead of a clock put back; the marker
-    goes when the clock has caught up, so a later episode is told again."""
-    marker = ws.internal / CLOCK_BACK_FILE
+    (`CLOCK_BACK_FILE`) is emptied, never removed (a PostgreSQL owner keeps it as a row),
+    when the clock has caught up, so a later episode is told again."""
+    marker = ws.root / CLOCK_BACK_FILE
+    told = marker.read_text(encoding="utf-8").strip() if marker.is_file() else ""
     if span.first_day is None or span.start is None:
-        if not dry_run:
-            marker.unlink(missing_ok=True)
+        if told and not dry_run:
+            atomic_write_text(marker, "")
         return ""
-    if marker.exists():
+    if told:
         return ""
     if not dry_run:
         atomic_write_text(marker, utc(span.start).isoformat() + "\n")

@@ -31,7 +31,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from trinho.durable import append_bytes, atomic_write_text, read_regular
-from trinho.workspace import READ_FLOOR_FILE, Workspace, read_floor_at
+from trinho.workspace import CLOCK_BEHIND_FILE, READ_FLOOR_FILE, Workspace, read_floor_at
 
 __all__ = [
     "JOURNAL_DIR",
@@ -190,11 +190,6 @@ def record(
     append_bytes(_journal_path(workspace, day), line.encode("utf-8"))
 
 
-BEHIND_FILE = "clock-behind.json"
-"""Under `.trinho/`: for each read floor the clock was seen behind, the earliest reading then
-(one pair a floor, so it grows with the runs made while the clock read behind, not the notes)."""
-
-
 def seen_behind(workspace: Workspace, reading: datetime, floor: datetime) -> None:
     """Record that the clock read `reading`, behind the read floor `floor`: a run that started
     after `reading` and read to `floor` or before was made while the clock read ahead."""
@@ -205,12 +200,14 @@ def seen_behind(workspace: Workspace, reading: datetime, floor: datetime) -> Non
     seen[key] = reading.astimezone(UTC)
     data = {k.isoformat(): v.isoformat() for k, v in sorted(seen.items())}
     workspace.internal.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(workspace.internal / BEHIND_FILE, json.dumps(data) + "\n")
+    atomic_write_text(workspace.root / CLOCK_BEHIND_FILE, json.dumps(data) + "\n")
 
 
 def behind_seen(workspace: Workspace) -> dict[datetime, datetime]:
-    """Each read floor the clock was seen behind, with the earliest reading then (UTC)."""
-    path = workspace.internal / BEHIND_FILE
+    """Each read floor the clock was seen behind, with the earliest reading then (UTC): one
+    pair a floor, so the file grows with the runs made while the clock read behind, not the
+    notes."""
+    path = workspace.root / CLOCK_BEHIND_FILE
     try:
         data = json.loads(read_regular(path).decode("utf-8")) if path.exists() else {}
         return {
