@@ -517,7 +517,7 @@ def init_workspace(
     if locale is not None and locale not in LOCALES:
         raise TrinhoError.keyed("error.workspace.bad_locale", choices=", ".join(LOCALES))
     if owner is not None:
-        validate_slug(owner, "--owner")
+        validate_slug(owner, "owner id", "--owner")
     clock = clock or clock_from_env()
     path = Path(root).expanduser()
     existing = read_config(path)

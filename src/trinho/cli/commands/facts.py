@@ -210,7 +210,7 @@ def proposals_cmd(
     proposal_id: str | None, show_all: bool, user: str | None, owner: str | None, as_json: bool
 ) -> None:
     """The proposals waiting for your decision (with --all: decided ones too); with ID (or
-    the first characters of it, 4 at least), that one, whatever its status."""
+    its first 6 or more characters, as listed), that one, whatever its status."""
     records = state().records(owner)
     locale = state().locale()
     if user is not None:
@@ -234,7 +234,7 @@ def proposals_cmd(
 @owner_option
 @json_option
 def approve(proposal_id: str, user: str | None, owner: str | None, as_json: bool) -> None:
-    """Approve proposal ID (or the first 4+ characters of it): its change is applied (a fact
+    """Approve proposal ID (or its first 6+ characters, as listed): its change is applied (a fact
     is saved as the owner's word)."""
     records = state().records(owner)
     proposal_id = records.resolve_id(proposal_id)
@@ -260,7 +260,7 @@ def reject(
     owner: str | None,
     as_json: bool,
 ) -> None:
-    """Reject proposal ID (or the first 4+ characters of it): nothing is applied, and its
+    """Reject proposal ID (or its first 6+ characters, as listed): nothing is applied, and its
     origin will not propose it again. REASON, or --reason, is kept with the decision."""
     if why is not None and reason is not None and why != reason:
         raise TrinhoError.keyed("error.proposal.two_reasons")
@@ -276,7 +276,7 @@ def reject(
 @owner_option
 @json_option
 def undo_cmd(proposal_id: str, owner: str | None, as_json: bool) -> None:
-    """Take back your decision on proposal ID (or the first 4+ characters of it), made in the
+    """Take back your decision on proposal ID (or its first 6+ characters, as listed), made in the
     last 15 minutes: an approved change is put back as it was, a rejected one waits again."""
     from trinho.proposals import store as proposals
     from trinho.review.appliers import TAKERS
