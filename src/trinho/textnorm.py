@@ -148,6 +148,18 @@ def decode(data: bytes, where: str) -> str:
         ) from None
 
 
+SHORT_ID = 6
+"""How many characters of a proposal's id (10 hex digits) the owner is shown and asked for:
+listings (more where two ids share them), announcements, the answers to a decision and the
+error for a bad id say this length; any start of the id this long or longer that no other id
+shares names it, the whole id too."""
+
+
+def shown_id(proposal_id: str) -> str:
+    """A proposal's id as the owner is shown it where it is the only one (`SHORT_ID`)."""
+    return proposal_id[:SHORT_ID]
+
+
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 """User ids, fact keys, agent and job names; tool schemas carry the same pattern."""
 _SLUG_RE = re.compile(SLUG_PATTERN)

@@ -125,6 +125,7 @@ from trinho.models.config import max_output_tokens
 from trinho.models.ledger import Purpose, token_estimate
 from trinho.notes.journal import late_days, read_floor, seen_behind, write_floor
 from trinho.openclaw.markers import reattach_markers
+from trinho.textnorm import shown_id
 from trinho.workspace import CLOCK_BACK_FILE, Workspace
 
 SCREEN_BATCH = 50
@@ -673,7 +674,10 @@ def no_room(
     waiting = waiting_archive(ws) if archive else None
     if waiting is not None and memory > instructions:
         return TrinhoError.keyed(
-            "condense.no_room_archive", memory=estimate.real(memory), context=context, id=waiting.id
+            "condense.no_room_archive",
+            memory=estimate.real(memory),
+            context=context,
+            id=shown_id(waiting.id),
         )
     parts = no_room_parts(estimate, context, instructions, memory, answer)
     key = N_("condense.no_room_instructions") if instructions >= memory else N_("condense.no_room")

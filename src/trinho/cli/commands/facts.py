@@ -18,6 +18,7 @@ from trinho.i18n import N_, t
 from trinho.i18n.keys import FACT_OUTCOME
 from trinho.review import decide
 from trinho.review.render import fact_history_text, fact_version_line, proposals_text
+from trinho.textnorm import shown_id
 from trinho.workspace import validate_slug
 
 if TYPE_CHECKING:
@@ -119,7 +120,7 @@ def fact_set(
             message_key = N_("fact.proposal_rejected")
         else:
             message_key = N_("fact.proposal_pending")
-        return t(locale, message_key, id=proposal.id, fact=key, value=shown)
+        return t(locale, message_key, id=shown_id(proposal.id), fact=key, value=shown)
 
     emit(as_json, data, human)
 
@@ -241,7 +242,7 @@ def approve(proposal_id: str, user: str | None, owner: str | None, as_json: bool
     _about(records, proposal_id, user)
     decided, applied = decide.approve(records, proposal_id, _decider(records))
     key = N_("proposal.approved") if applied.ok else N_("proposal.stale")
-    text = t(state().locale(), key, id=decided.id, message=applied.message)
+    text = t(state().locale(), key, id=shown_id(decided.id), message=applied.message)
     emit(as_json, decided.to_json(), text)
 
 
@@ -268,7 +269,11 @@ def reject(
     proposal_id = records.resolve_id(proposal_id)
     _about(records, proposal_id, user)
     decided = records.reject(proposal_id, _decider(records), reason or why)
-    emit(as_json, decided.to_json(), t(state().locale(), "proposal.rejected", id=decided.id))
+    emit(
+        as_json,
+        decided.to_json(),
+        t(state().locale(), "proposal.rejected", id=shown_id(decided.id)),
+    )
 
 
 @cli.command(name="undo")
@@ -287,9 +292,13 @@ def undo_cmd(proposal_id: str, owner: str | None, as_json: bool) -> None:
     by = f"{ws.config.owner} (cli)"
     if proposals.get_proposal(ws, pid).status in ("rejected", "pending"):
         done = proposals.reopen(ws, pid, by)
-        emit(as_json, done.to_json(), t(locale, "proposal.reopened", id=pid))
+        emit(as_json, done.to_json(), t(locale, "proposal.reopened", id=shown_id(pid)))
         return
     done, result = proposals.take_back(ws, pid, by, takers=TAKERS)
     if not result.ok:
         raise TrinhoError.keyed("error.proposal.not_taken_back", id=pid, message=result.message)
-    emit(as_json, done.to_json(), t(locale, "proposal.taken_back", id=pid, message=result.message))
+    emit(
+        as_json,
+        done.to_json(),
+        t(locale, "proposal.taken_back", id=shown_id(pid), message=result.message),
+    )
