@@ -7,6 +7,7 @@ import re
 import unicodedata
 
 from trinho.errors import TrinhoError
+from trinho.i18n import N_, Term
 
 # Every boundary str.splitlines() knows, so no reader can see a line break we did not write.
 _BREAKS_RE = re.compile("\r\n|[\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -147,14 +148,43 @@ def decode(data: bytes, where: str) -> str:
         ) from None
 
 
+SHORT_ID = 6
+"""How many characters of a proposal's id (10 hex digits) the owner is shown and asked for:
+listings (more where two ids share them), announcements, the answers to a decision and the
+error for a bad id say this length; any start of the id this long or longer that no other id
+shares names it, the whole id too."""
+
+
+def shown_id(proposal_id: str) -> str:
+    """A proposal's id as the owner is shown it where it is the only one (`SHORT_ID`)."""
+    return proposal_id[:SHORT_ID]
+
+
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 """User ids, fact keys, agent and job names; tool schemas carry the same pattern."""
 _SLUG_RE = re.compile(SLUG_PATTERN)
 
 
-def validate_slug(value: str, what: str) -> str:
-    """A user id, fact key or agent name: lowercase letters, digits, '-' and '_' only."""
+SLUG_WHAT = {
+    "fact key": N_("slug.fact_key"),
+    "user id": N_("slug.user_id"),
+    "agent name": N_("slug.agent_name"),
+    "owner id": N_("slug.owner_id"),
+    "job name": N_("slug.job_name"),
+    "file name": N_("slug.file_name"),
+}
+"""What a slug names, each a word of the catalogs: the error says it in the owner's language."""
+
+
+def validate_slug(value: str, what: str, where: str = "") -> str:
+    """A user id, fact key or agent name (`what`, a key of `SLUG_WHAT`): lowercase letters,
+    digits, '-' and '_' only; `where` (a file, a line, an option) prefixes the error."""
     if not _SLUG_RE.fullmatch(value):
         shown = value if len(value) <= 80 else value[:77] + "..."
-        raise TrinhoError.keyed("error.slug.invalid", what=what, value=shown)
+        raise TrinhoError.keyed(
+            "error.slug.invalid",
+            what=Term(SLUG_WHAT[what]),
+            value=shown,
+            where=f"{where}: " if where else "",
+        )
     return value

@@ -446,16 +446,29 @@ def read_zone_history(root: Path) -> tuple[ZoneSpan, ...]:
 
 READ_FLOOR_FILE = f"{INTERNAL_DIR}/notes-journal/read-floor"
 """The read floor (`trinho.notes.journal`): the end of the span of the last run that started."""
+CLOCK_BEHIND_FILE = f"{INTERNAL_DIR}/clock-behind.json"
+"""Each read floor the clock was seen behind, with the earliest reading then
+(`trinho.notes.journal.seen_behind`)."""
+CLOCK_BACK_FILE = f"{INTERNAL_DIR}/clock-back"
+"""The cutoff the owner was told the clock moved back behind; empty once the clock caught up
+(`trinho.condense.run.clock_back_notice`)."""
 
 
 def read_floor_at(root: Path) -> datetime | None:
     """The read floor (UTC) of the workspace at `root`; None when no run has started or the
     file is unreadable."""
     try:
-        moment = datetime.fromisoformat(
-            (root / READ_FLOOR_FILE).read_text(encoding="ascii").strip()
-        )
-    except (OSError, ValueError, UnicodeDecodeError):
+        return parse_floor((root / READ_FLOOR_FILE).read_text(encoding="ascii"))
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def parse_floor(text: str) -> datetime | None:
+    """The read floor written as `text` (UTC); None when it is not an instant with an offset
+    (pure: a PostgreSQL owner keeps the same text as a row)."""
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
         return None
     return moment.astimezone(UTC) if moment.tzinfo else None
 
@@ -504,7 +517,7 @@ def init_workspace(
     if locale is not None and locale not in LOCALES:
         raise TrinhoError.keyed("error.workspace.bad_locale", choices=", ".join(LOCALES))
     if owner is not None:
-        validate_slug(owner, "--owner")
+        validate_slug(owner, "owner id", "--owner")
     clock = clock or clock_from_env()
     path = Path(root).expanduser()
     existing = read_config(path)

@@ -363,7 +363,7 @@ def test_condense_human_report_and_announcement_give_reasons_in_vietnamese(
     ids = {p["change"]["reason_code"]: p["id"] for p in json.loads(capsys.readouterr().out)}
     assert main(["approve", ids["removed_entry"]]) == 0
     assert capsys.readouterr().out == (
-        f"Đề xuất {ids['removed_entry']} đã lỗi thời: Không áp dụng: "
+        f"Đề xuất {ids['removed_entry'][:6]} đã lỗi thời: Không áp dụng: "
         f"dòng này không còn trong trí nhớ dài hạn: {DROPPED}\n"
     )
 

@@ -102,9 +102,9 @@ def test_proposals_approve_reject(ws: Path, capsys: pytest.CaptureFixture[str]) 
     assert set(by_id) == {first, second["proposal_id"]}
     assert by_id[first]["change"]["value"] == "Huế" and by_id[first]["status"] == "pending"
     code, out, _ = run(capsys, "approve", first)
-    assert code == 0 and out.startswith(f"Approved {first}: Updated home-city: Huế")
+    assert code == 0 and out.startswith(f"Approved {first[:6]}: Updated home-city: Huế")
     code, out, _ = run(capsys, "reject", second["proposal_id"], "--reason", "không nuôi")
-    assert code == 0 and out == f"Rejected {second['proposal_id']}\n"
+    assert code == 0 and out == f"Rejected {second['proposal_id'][:6]}\n"
     assert js(capsys, "proposals") == []
     decided = js(capsys, "proposals", "--all")
     assert {(p["status"], p["decision_note"]) for p in decided} == {

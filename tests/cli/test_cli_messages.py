@@ -57,7 +57,7 @@ VIETNAMESE = [
     (["fact", "get", "nhà"], 1, "không hợp lệ: hãy dùng 1-64 chữ thường"),
     (["fact", "get", "home"], 1, "không có dữ kiện 'home' của owner: xem `trinho facts`"),
     (["approve", "0123456789"], 1, "không có đề xuất '0123456789' trong"),
-    (["approve", "xyz"], 1, "mã đề xuất 'xyz' không hợp lệ: mã gồm 10 chữ số hex"),
+    (["approve", "xyz"], 1, "mã đề xuất 'xyz' không hợp lệ: hãy ghi 6 ký tự đầu của mã"),
     (
         ["get", "../outside.md"],
         1,

@@ -16,6 +16,7 @@ from support.backends import CliBackend
 from trinho.cli import main
 from trinho.cli.app import COMMANDS, SECTIONS
 from trinho.review.render import LINE_WIDTH, short_ids
+from trinho.textnorm import SHORT_ID
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -76,13 +77,13 @@ def test_proposals_are_short_blocks_with_what_why_who_and_a_short_id(
     assert json.loads(run(capsys, "proposals", "--json")[1])[0]["id"] == pid  # the shape kept
 
 
-def test_an_id_is_taken_by_a_unique_prefix_of_four_or_more(
+def test_an_id_is_taken_by_a_unique_prefix_of_six_or_more(
     ws: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     first, second, third = waiting(capsys, "a-key", "b-key", "c-key")
-    code, out, _ = run(capsys, "proposals", first[:4])
+    code, out, _ = run(capsys, "proposals", first[:6])
     assert code == 0 and out.startswith(first[:6])
-    assert run(capsys, "approve", first[:5])[0] == 0
+    assert run(capsys, "approve", first[:7])[0] == 0
     code, _, err = run(capsys, "reject", second[:6].upper(), "sai rồi")
     assert code == 0, err
     rejected = decided(capsys, second)
@@ -91,26 +92,34 @@ def test_an_id_is_taken_by_a_unique_prefix_of_four_or_more(
     assert decided(capsys, third)["decision_note"] == "không đúng"
 
 
+def test_an_id_is_shown_at_the_length_it_is_asked_for(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The listing shows each id as its first SHORT_ID characters; that is what every command
+    takes, and one character less is refused with the length it asks for."""
+    ids = waiting(capsys, "a-key", "b-key")
+    code, out, _ = run(capsys, "proposals")
+    shown = [line.split()[0] for line in out.splitlines() if line and not line[0].isspace()]
+    assert code == 0 and sorted(shown) == sorted(pid[:SHORT_ID] for pid in ids)
+    code, _, err = run(capsys, "approve", shown[0][:-1])
+    assert code != 0 and f"give its first {SHORT_ID} characters" in err
+    assert run(capsys, "approve", shown[0])[0] == 0
+    code, _, err = run(capsys, "approve", "xyz")
+    assert code != 0 and f"its first {SHORT_ID} characters or more" in err
+
+
 def test_a_short_ambiguous_or_unknown_prefix_is_one_keyed_line(
     ws: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     ids = waiting(capsys, *(f"k{n}" for n in range(40)))
-    groups: dict[str, list[str]] = {}
-    for pid in ids:
-        groups.setdefault(pid[:1], []).append(pid)
     for args, said in [
-        (("approve", ids[0][:3]), "too short: give at least 4"),
+        (("approve", ids[0][:5]), f"too short: give its first {SHORT_ID} characters"),
         (("reject", "ffffffff"), "no proposal 'ffffffff'"),
         (("approve", "zz-top"), "invalid proposal id"),
     ]:
         code, out, err = run(capsys, *args)
         assert code != 0 and out == ""
         assert said in err and err.count("\n") == 1 and "Traceback" not in err
-    pairs = [(a, b) for a in ids for b in ids if a < b and a[:4] == b[:4]]
-    if pairs:  # 40 ids of 10 hex digits: a shared 4-digit prefix is not certain
-        a, b = pairs[0]
-        code, _, err = run(capsys, "approve", a[:4])
-        assert code != 0 and a in err and b in err and err.count("\n") == 1
     two = run(capsys, "reject", ids[1], "một", "--reason", "hai")
     assert two[0] != 0 and "give the reason once" in two[2]
     assert decided(capsys, ids[1])["status"] == "pending"

@@ -37,8 +37,8 @@ def test_a_decision_is_taken_back_within_its_window_and_refused_after(
     assert code == 0, err
     pid = json.loads(out)["proposal_id"]
     assert run(capsys, "reject", pid)[0] == 0
-    code, out, _ = run(capsys, "undo", pid[:4])
-    assert (code, out.strip()) == (0, f"Taken back: {pid} waits for your decision again")
+    code, out, _ = run(capsys, "undo", pid[:6])
+    assert (code, out.strip()) == (0, f"Taken back: {pid[:6]} waits for your decision again")
     assert status(capsys, pid)["status"] == "pending"
     assert run(capsys, "approve", pid)[0] == 0
     assert "coffee: flat white" in facts(capsys)

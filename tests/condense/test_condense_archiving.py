@@ -134,7 +134,7 @@ def test_a_waiting_archive_is_asked_again_while_memory_md_is_over_budget(
     clock.advance(hours=2)
     run_condensation(ws, model=two_roles("NONE"), channel=ConsoleChannel(ws.locale, stream))
     assert "moving old lines to the archive still waits: asked again" in stream.getvalue()
-    assert f"trinho approve {proposal.id}" in stream.getvalue()  # the console says how to decide it
+    assert f"trinho approve {proposal.id[:6]}" in stream.getvalue()  # how to decide it
     config = ws.internal / "config.toml"
     config.write_text(config.read_text() + "context_tokens = 1000\n")
     ws = open_workspace(ws.root, clock)
@@ -144,4 +144,4 @@ def test_a_waiting_archive_is_asked_again_while_memory_md_is_over_budget(
     with pytest.raises(TrinhoError) as full:
         run_condensation(ws, model=two_roles("NONE"), channel=ConsoleChannel(ws.locale, stream))
     assert full.value.key == "condense.no_room_archive"
-    assert f"trinho approve {proposal.id}" in str(full.value)
+    assert f"trinho approve {proposal.id[:6]}" in str(full.value)

@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import FixedClock
 from trinho.condense import run_condensation
-from trinho.errors import TrinhoError
 from trinho.models import ChatRequest, ScriptedModel
 from trinho.notes.journal import counted_at, read_floor
 from trinho.notes.store import save_note
@@ -71,9 +69,10 @@ def test_a_note_saved_with_the_clock_set_back_is_read_by_the_next_run_once(
     assert record["at"] == "2026-11-15T09:00:00+00:00"
     assert record["counts"] == floor.isoformat()
     shown.append(set())
-    with pytest.raises(TrinhoError) as refused:
-        run_condensation(ws, model=model, force=True)
-    assert refused.value.key == "error.condense.clock_back"
+    behind = run_condensation(ws, model=model)  # its own week, by the clock set back
+    assert behind.run_id == "2026-W46" and behind.since <= date(2026, 11, 15) <= behind.today
+    assert "2026-11-27T16:01" in behind.notice  # told once, in the owner's zone
+    assert read_floor(ws) == floor + timedelta(minutes=1)  # read past what counts at the floor
     clock.now = START + timedelta(days=8)  # put right, a week on
     save_note(ws, "later tok3x")  # retires the set-back day's journal, keeping its instants
     assert (ws.internal / "notes-journal" / "2026-11-15.instants.jsonl").exists()
@@ -83,9 +82,25 @@ def test_a_note_saved_with_the_clock_set_back_is_read_by_the_next_run_once(
     clock.advance(days=8)
     shown.append(set())
     run_condensation(ws, model=model)
-    assert shown == [{1}, set(), {2, 3}, set()]
+    assert shown == [{1}, {2}, {3}, set()]
     assert read_floor(ws) == utc_minute(clock.now)
 
 
 def utc_minute(moment: datetime) -> datetime:
     return moment.astimezone(UTC).replace(second=0, microsecond=0)
+
+
+def test_a_note_of_this_minute_is_named_when_nothing_else_is_there(tmp_path: Path) -> None:
+    """A run reads up to the start of its minute: a note saved in that minute is the next run's,
+    and the owner is told so rather than "no notes" (a fixed TRINHO_NOW, a quick condense)."""
+    clock = FixedClock(START)
+    ws = init_workspace(tmp_path / "ws", timezone="Asia/Ho_Chi_Minh", clock=clock).workspace
+    model, shown = _reader()
+    save_note(ws, "just now tok1x")
+    shown.append(set())
+    report = run_condensation(ws, model=model)
+    assert report.outcome == "skipped" and "16:00" in report.message
+    assert "next run" in report.message and shown == [set()]
+    clock.advance(minutes=1)
+    shown.append(set())
+    assert run_condensation(ws, model=model).outcome == "done" and shown[-1] == {1}

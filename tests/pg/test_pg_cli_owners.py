@@ -86,7 +86,7 @@ def test_with_one_owner_named_another_owners_memory_is_never_read_searched_or_de
     assert "chợ sáng" in prompt and "Đà Nẵng" not in prompt and "Bình" not in prompt
     assert cli.json("proposals", "--all", *a) == []
     for command in (("proposals",), ("approve",), ("reject",)):
-        for given in (theirs, theirs[:4]):
+        for given in (theirs, theirs[:6]):
             err = cli.refused(*command, given, *a)
             assert f"no proposal '{given}'" in err, err
     assert "no proposal" in cli.refused("reject", other, "no", *a)

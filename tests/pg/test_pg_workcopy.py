@@ -19,7 +19,7 @@ from support.condense_weeks import VI_ADDED, two_roles, vi_good_rewrite, vi_week
 from trinho.channels import ConsoleChannel
 from trinho.condense import RunReport, run_condensation
 from trinho.errors import TrinhoError
-from trinho.models import ScriptedModel
+from trinho.models import ChatRequest, ScriptedModel
 from trinho.pg.connect import Database
 from trinho.pg.owners import add_owner
 from trinho.pg.store import PgRecords
@@ -355,3 +355,40 @@ def test_an_owners_transactions_in_a_joined_block_are_one_and_fall_together(
     assert records.note_files() == {}
     with pg_app.owner_tx(owner) as first, pg_app.owner_tx(owner) as second:
         assert first is not second
+
+
+def test_a_clock_put_back_on_the_database_reads_each_note_once_and_tells_the_owner_once(
+    workspace: Workspace, clock: FixedClock, pg_admin: Database, tmp_path: Path
+) -> None:
+    """A run made while the clock read 40 days ahead, the clock put right, a note saved on the
+    database then: the next run checks in (the clock's files are the owner's rows), reads that
+    note, tells the owner once; the run after reads nothing twice and tells nothing again."""
+    vi_week(workspace, clock)
+    owner = _pg_owner(pg_admin, workspace, tmp_path)
+    args = (pg_admin, owner, workspace.config, _config_text(workspace))
+    assert run_on_copy(*args, _condense(two_roles(vi_good_rewrite())), clock=clock).written
+    right = clock.now
+    records = PgRecords(pg_admin, owner, clock=clock, timezone=workspace.config.timezone)
+    shown: list[str] = []
+
+    def reader(request: ChatRequest) -> str:
+        shown.append("\n".join(m.text for m in request.messages))
+        return "NONE"
+
+    clock.now = right + timedelta(days=40)
+    records.save_note("ghi chú lúc đồng hồ chạy nhanh tok6x")
+    clock.now += timedelta(minutes=1)
+    ahead = run_on_copy(*args, _condense(ScriptedModel(reader)), clock=clock)
+    assert ahead.notice == "" and "tok6x" in "".join(shown)
+    shown.clear()
+    clock.now = right + timedelta(hours=1)
+    records.save_note("ghi chú sau khi chỉnh đồng hồ tok7x")
+    back = run_on_copy(*args, _condense(ScriptedModel(reader)), clock=clock)
+    assert back.outcome == "done" and back.notice
+    assert "tok7x" in "".join(shown) and "tok6x" not in "".join(shown)
+    exported = _exported(pg_admin, owner, tmp_path / "back")
+    assert exported[".trinho/clock-back"].strip()
+    shown.clear()
+    clock.now += timedelta(minutes=30)
+    again = run_on_copy(*args, _condense(ScriptedModel(reader)), clock=clock)
+    assert again.notice == "" and "tok" not in "".join(shown)

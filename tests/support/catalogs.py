@@ -66,6 +66,32 @@ checked against them (`internal_terms_in`), as is every run id shown as a title.
 _RUN_ID = re.compile(r"\b\d{4}-W\d{2}\b")
 
 
+def cli_helps() -> set[str]:
+    """Every help text of the commands and their options, as its msgid: click's cleaning
+    done (`inspect.cleandoc`, up to a form feed), in English whatever was shown before."""
+    import inspect
+
+    import click
+
+    from trinho.cli.app import COMMANDS, ENGLISH_HELP, cli
+
+    for module in sorted(set(COMMANDS.values())):
+        __import__(f"trinho.cli.{module}")
+    found: set[str] = set()
+
+    def walk(command: click.Command) -> None:
+        for item in (command, *command.params):
+            text = getattr(item, ENGLISH_HELP, (getattr(item, "help", None),))[0]
+            if text:
+                found.add(inspect.cleandoc(text).partition("\f")[0])
+        if isinstance(command, click.Group):
+            for sub in command.commands.values():
+                walk(sub)
+
+    walk(cli)
+    return found
+
+
 def internal_terms_in(text: str) -> list[str]:
     """The internal terms `text` carries, as whole words (case-insensitive), in catalog order."""
     found = []

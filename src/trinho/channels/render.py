@@ -14,7 +14,7 @@ from trinho.channels.base import Notification, NotificationItem
 from trinho.channels.screen import Shown, covered_keep, covered_small
 from trinho.i18n import N_, t
 from trinho.i18n.keys import CHANNEL_KIND, DECIDED_LABEL, RISK_LABEL
-from trinho.textnorm import printable, show_hidden, show_hidden_lines
+from trinho.textnorm import printable, show_hidden, show_hidden_lines, shown_id
 
 TELEGRAM_LIMIT = 4096
 KIND_ORDER = ("suspicious", "removed", "edited", "strange_date", "malformed", "fact")
@@ -119,7 +119,10 @@ def item_text(
     share = max(20, (limit - frame) // len(fields))
     body = [t(locale, key, text=clip(value, share, locale)) for key, value in fields]
     if not for_owner:
-        body += [*_about(item, locale), t(locale, "channel.item.proposal", id=item.proposal_id)]
+        body += [
+            *_about(item, locale),
+            t(locale, "channel.item.proposal", id=shown_id(item.proposal_id)),
+        ]
     return clip("\n".join([header, *body]), limit, locale)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import inspect
 import io
 import os
 import sys
@@ -17,7 +18,7 @@ import click
 from trinho.config import CONFIG_PATH, TOOL_PROFILES
 from trinho.config.files import owner_locale
 from trinho.errors import TrinhoError
-from trinho.i18n import N_, click_says, t
+from trinho.i18n import N_, click_says, said_in, t
 from trinho.pg.connect import URL_ENV, database_url
 from trinho.textnorm import json_text, printable
 from trinho.workspace import Workspace, clock_from_env, default_home, find_workspace, open_workspace
@@ -294,7 +295,14 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and cmd_name in COMMANDS:
             import_module(f"trinho.cli.{COMMANDS[cmd_name]}")
-        return self.commands.get(cmd_name)
+        command = self.commands.get(cmd_name)
+        if command is not None:
+            localize(command, context_locale(ctx))
+        return command
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        localize(self, context_locale(ctx), deep=False)
+        super().format_help(ctx, formatter)
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
@@ -331,6 +339,51 @@ class LazyGroup(click.Group):
             if rows:
                 with formatter.section(t(locale, title)):
                     formatter.write_dl(rows)
+
+
+ENGLISH_HELP = "_trinho_english_help"
+"""The attribute keeping a command's or option's English help, which `localize` says anew."""
+
+
+def localize(command: click.Command, locale: str, *, deep: bool = True) -> None:
+    """The help of `command`, its options and (`deep`) its subcommands, in `locale`: each
+    English text is its own msgid in the catalogs (as click's are); said again from the
+    English each time, so one process may show the help in either language."""
+    items: list[Any] = [command, *command.params]
+    for item in items:
+        english = getattr(item, ENGLISH_HELP, None)
+        if english is None:
+            english = (item.help, getattr(item, "short_help", None))
+            setattr(item, ENGLISH_HELP, english)
+        item.help = _said(locale, english[0])
+        if isinstance(item, click.Command):
+            item.short_help = _said(locale, english[1])
+    if deep and isinstance(command, click.Group) and not isinstance(command, LazyGroup):
+        for sub in command.commands.values():
+            localize(sub, locale)
+
+
+def _said(locale: str, text: str | None) -> str | None:
+    """`text` in `locale`, as its catalog has it once click's cleaning (`inspect.cleandoc`,
+    up to a form feed) is done; as it is where the catalog lacks it."""
+    if not text:
+        return text
+    clean = inspect.cleandoc(text).partition("\f")[0]
+    said = said_in(locale, clean)
+    return text if said == clean else said
+
+
+def context_locale(ctx: click.Context) -> str:
+    """The owner's locale for what click shows in `ctx`: the root's `State` (its workspace
+    given by --workspace or TRINHO_HOME when the root's options are parsed), else English."""
+    root = ctx.find_root()
+    if not isinstance(root.obj, State):
+        return "en"
+    given = root.params.get("workspace_dir")
+    home = os.environ.get("TRINHO_HOME")
+    if root.obj.given_dir is None and (isinstance(given, Path) or home):
+        root.obj.given_dir = given if isinstance(given, Path) else Path(str(home))
+    return root.obj.locale()
 
 
 class ClickWordedOption(click.Option):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 from dataclasses import dataclass, field, replace
-from datetime import date
+from datetime import UTC, date, datetime, timedelta
 
 from trinho.channels import Channel
 from trinho.clock import utc
@@ -90,6 +90,7 @@ from trinho.condense.store.collect import (
     collect,
     condense_protocol,
     context_tokens,
+    latest_moment,
     moment_of,
     window,
 )
@@ -125,9 +126,10 @@ from trinho.models import (
 from trinho.models.config import max_output_tokens
 from trinho.models.ledger import Purpose, token_estimate
 from trinho.models.progress import Finished, Step, notify
-from trinho.notes.journal import write_floor
+from trinho.notes.journal import late_days, read_floor, seen_behind, write_floor
 from trinho.openclaw.markers import reattach_markers, without_markers
-from trinho.workspace import Workspace
+from trinho.textnorm import shown_id
+from trinho.workspace import CLOCK_BACK_FILE, Workspace
 
 SCREEN_BATCH = 50
 """Candidates judged per screening call."""
@@ -159,7 +161,8 @@ def run_condensation(
         span = run_span(ws, slot.run_id)
         if slot.done is not None:
             return _already(ws, slot.run_id, today)
-        return _Run(ws, slot.run_id, today, span, model, dry_run=True).execute()
+        report = _Run(ws, slot.run_id, today, span, model, dry_run=True).execute()
+        return replace(report, notice=clock_back_notice(ws, span, dry_run=True))
     ensure_dir(runs_root(ws))
     with ws.lock(runs_root(ws) / "condense.lock"):
         slot = pick_slot(ws, today, force)
@@ -178,26 +181,62 @@ def run_condensation(
             if recovery.then == "finish":
                 return _resume(ws, journal, today, since, channel)
         write_floor(ws, span.end)  # a note saved from now on counts in no span before this end
-        return _Run(ws, slot.run_id, today, span, model, dry_run=False, channel=channel).execute()
+        notice = clock_back_notice(ws, span, dry_run=False)
+        if span.first_day is not None and span.start is not None:
+            seen_behind(ws, ws.now(), span.start)  # the runs made ahead of it are known
+        report = _Run(ws, slot.run_id, today, span, model, dry_run=False, channel=channel).execute()
+        return replace(report, notice=notice)
 
 
 def run_span(ws: Workspace, run_id: str) -> Span:
     """What run `run_id` reads: from where the previous run stopped to the start of this
     minute (a note stamped this minute may still be written: the next run reads it).
 
-    A clock behind the previous run's cutoff (set back) reads nothing and writes nothing: a
-    run there would end its span before the last one's, and the next would read again."""
+    A clock behind the previous run's cutoff (it read ahead once, and was put right) orders
+    the run by what was read, not by the clock: the span goes on from that cutoff past the
+    last instant anything counts at (a note saved since counts at the read floor, one written
+    while the clock read ahead at its own instant), so it reads exactly what no run has read,
+    and the next run, from its end, reads what comes after. Its window of days is the
+    corrected clock's week."""
     end = utc(ws.now()).replace(second=0, microsecond=0)
     start = previous_cutoff(ws, run_id)
     if start is None:
         start = given_back_start(ws)
-    if start is not None and end < utc(start):
-        raise TrinhoError.keyed(
-            "error.condense.clock_back",
-            now=ws.now().isoformat(timespec="minutes"),
-            cutoff=start.astimezone(ws.tz).isoformat(timespec="minutes"),
-        )
-    return Span(start, end)
+    if start is None or end >= utc(start):
+        return Span(start, end)
+    today = ws.today()
+    first = window(today)[0]
+    reach = Span(start, FAR_END, first, today)
+    first = min([first, *late_days(ws, utc(start), FAR_END)])
+    floor = read_floor(ws)
+    latest = max(m for m in (utc(start), floor, latest_moment(ws, reach)) if m is not None)
+    return Span(start, latest.replace(second=0, microsecond=0) + timedelta(minutes=1), first, today)
+
+
+FAR_END = datetime(9999, 1, 1, tzinfo=UTC)
+"""An end past every instant: the reach of a span looked over for its latest material."""
+
+
+def clock_back_notice(ws: Workspace, span: Span, *, dry_run: bool) -> str:
+    """What the owner is told, once, when a run reads ahead of a clock put back; the marker
+    (`CLOCK_BACK_FILE`) is emptied, never removed (a PostgreSQL owner keeps it as a row),
+    when the clock has caught up, so a later episode is told again."""
+    marker = ws.root / CLOCK_BACK_FILE
+    told = marker.read_text(encoding="utf-8").strip() if marker.is_file() else ""
+    if span.first_day is None or span.start is None:
+        if told and not dry_run:
+            atomic_write_text(marker, "")
+        return ""
+    if told:
+        return ""
+    if not dry_run:
+        atomic_write_text(marker, utc(span.start).isoformat() + "\n")
+    return t(
+        ws.locale,
+        N_("condense.clock_back"),
+        now=ws.now().isoformat(timespec="minutes"),
+        cutoff=span.start.astimezone(ws.tz).isoformat(timespec="minutes"),
+    )
 
 
 def _already(ws: Workspace, run_id: str, today: date) -> RunReport:
@@ -282,6 +321,13 @@ class _Run:
         collected = collect(self.ws, self.span)
         if not collected.items:
             message = t(self.locale, "condense.no_material", since=self.since, today=self.today)
+            if collect(self.ws, Span(self.span.end, self.span.end + timedelta(minutes=1))).items:
+                message = t(
+                    self.locale,
+                    "condense.no_material_this_minute",
+                    since=self.since,
+                    time=self.span.end.astimezone(self.ws.tz).strftime("%H:%M"),
+                )
             return RunReport(self.run_id, "skipped", self.today, self.since, message=message)
         self.models = {
             purpose: load_model(self.ws, purpose, run=self.ledger_run, model=self.model)
@@ -638,7 +684,10 @@ def no_room(
     waiting = waiting_archive(ws) if archive else None
     if waiting is not None and memory > instructions:
         return TrinhoError.keyed(
-            "condense.no_room_archive", memory=estimate.real(memory), context=context, id=waiting.id
+            "condense.no_room_archive",
+            memory=estimate.real(memory),
+            context=context,
+            id=shown_id(waiting.id),
         )
     parts = no_room_parts(estimate, context, instructions, memory, answer)
     key = N_("condense.no_room_instructions") if instructions >= memory else N_("condense.no_room")

@@ -92,7 +92,7 @@ def check_config(data: Mapping[str, object]) -> Config | tuple[TrinhoError, ...]
         issues.append(TrinhoError.keyed("error.zone.unknown", where=where, name=_Shown(timezone)))
     user = owner_reader.text("user", "owner")
     try:
-        validate_slug(user, f"{CONFIG_PATH} [owner] user")
+        validate_slug(user, "user id", f"{CONFIG_PATH} [owner] user")
     except TrinhoError as exc:
         issues.append(exc)
     locale = owner_reader.text("locale", "en")

@@ -152,7 +152,7 @@ def _job_entry(raw: Any, where: str, seen: set[str]) -> JobSpec:
     missing = [key for key in ("name", "schedule", "prompt") if key not in raw]
     if missing:
         raise TrinhoError.keyed("error.field.missing", where=where, names=", ".join(missing))
-    name = validate_slug(str(raw["name"]), f"job name in {where}")
+    name = validate_slug(str(raw["name"]), "job name", where)
     if name in seen:
         raise TrinhoError.keyed("error.jobs.duplicate", where=where, name=name)
     seen.add(name)

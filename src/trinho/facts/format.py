@@ -117,7 +117,7 @@ def _key(front: Raw, where: str, close_line: int, expected: str | None) -> str:
     if found is None:
         raise TrinhoError.keyed("error.fact_file.no_key", where=where, line=close_line)
     key, line = found
-    validate_slug(key, f"{where}:{line}: fact key")
+    validate_slug(key, "fact key", f"{where}:{line}")
     if expected is not None and key != expected:
         raise TrinhoError.keyed(
             "error.fact_file.key_mismatch", where=where, line=line, key=key, expected=expected
@@ -284,8 +284,8 @@ def fact_target(change: Mapping[str, Any], where: str) -> tuple[str, str]:
     """The (user, key) a stored fact change is about; one keyed line when one is missing."""
     try:
         return (
-            validate_slug(str(change["user"]), f"{where}: user"),
-            validate_slug(str(change["key"]), f"{where}: key"),
+            validate_slug(str(change["user"]), "user id", where),
+            validate_slug(str(change["key"]), "fact key", where),
         )
     except KeyError as missing:
         raise TrinhoError.keyed("error.field.missing", where=where, names=str(missing)) from None

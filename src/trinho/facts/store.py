@@ -231,7 +231,7 @@ def list_facts(ws: Workspace, user: str | None = None) -> FactListing:
         for path in sorted(folder.glob("*.md")):
             where = f"{base}/{path.name}"
             try:
-                key = validate_slug(path.stem, f"{where}: file name")
+                key = validate_slug(path.stem, "file name", where)
                 facts.append(_read_cached(ws.confine(path), where, key))
             except (TrinhoError, OSError) as exc:  # unreadable: reported, the others read
                 broken.append(BrokenFile(where, str(public_error(exc, ws.root))))

@@ -62,16 +62,30 @@ def _lookup(locale: str, key: str, count: object) -> str | None:
     return None if text == key else text
 
 
+class Term(str):
+    """A parameter that is itself a catalog key (a word such as "fact key"): said in the
+    message's locale when the message is, so no English word lands in a Vietnamese line."""
+
+    __slots__ = ()
+
+
 def t(locale: str, key: str, /, **params: object) -> str:
     """The message `key` in `locale` (English when that locale lacks it), filled with params;
-    a `count` parameter picks the plural form."""
+    a `count` parameter picks the plural form, a `Term` parameter is said in `locale` too."""
     count = params.get("count")
     text = _lookup(locale, key, count) if locale != "en" else None
     if text is None:
         text = _lookup("en", key, count)
     if text is None:
         raise KeyError(key)
-    return text.format(**params)
+    said = {k: t(locale, v) if isinstance(v, Term) else v for k, v in params.items()}
+    return text.format(**said)
+
+
+def said_in(locale: str, text: str) -> str:
+    """English `text` (a command's or option's help) in `locale`: the catalog's msgid is the
+    English itself, as click's own are; as it is where the catalog lacks it."""
+    return catalog(locale).gettext(text) if text else text
 
 
 def _click_modules() -> Iterator[object]:

@@ -31,12 +31,13 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from trinho.durable import append_bytes, atomic_write_text, read_regular
-from trinho.workspace import READ_FLOOR_FILE, Workspace, read_floor_at
+from trinho.workspace import CLOCK_BEHIND_FILE, READ_FLOOR_FILE, Workspace, read_floor_at
 
 __all__ = [
     "JOURNAL_DIR",
     "Acknowledged",
     "FileState",
+    "behind_seen",
     "changed_under",
     "counted_at",
     "file_state",
@@ -51,6 +52,7 @@ __all__ = [
     "record",
     "render_journal_line",
     "retire_journals",
+    "seen_behind",
     "store_state",
     "write_floor",
 ]
@@ -186,6 +188,34 @@ def record(
     journal. The caller holds the day file's lock."""
     line = render_journal_line(entry, at, counts)
     append_bytes(_journal_path(workspace, day), line.encode("utf-8"))
+
+
+def seen_behind(workspace: Workspace, reading: datetime, floor: datetime) -> None:
+    """Record that the clock read `reading`, behind the read floor `floor`: a run that started
+    after `reading` and read to `floor` or before was made while the clock read ahead."""
+    seen = behind_seen(workspace)
+    key = floor.astimezone(UTC)
+    if key in seen and seen[key] <= reading.astimezone(UTC):
+        return
+    seen[key] = reading.astimezone(UTC)
+    data = {k.isoformat(): v.isoformat() for k, v in sorted(seen.items())}
+    workspace.internal.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(workspace.root / CLOCK_BEHIND_FILE, json.dumps(data) + "\n")
+
+
+def behind_seen(workspace: Workspace) -> dict[datetime, datetime]:
+    """Each read floor the clock was seen behind, with the earliest reading then (UTC): one
+    pair a floor, so the file grows with the runs made while the clock read behind, not the
+    notes."""
+    path = workspace.root / CLOCK_BEHIND_FILE
+    try:
+        data = json.loads(read_regular(path).decode("utf-8")) if path.exists() else {}
+        return {
+            datetime.fromisoformat(k).astimezone(UTC): datetime.fromisoformat(v).astimezone(UTC)
+            for k, v in data.items()
+        }
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}
 
 
 def _floor_path(workspace: Workspace) -> Path:

@@ -76,6 +76,8 @@ def save_note(workspace: Workspace, text: str) -> SavedNote:
         acknowledged = note_repair.Acknowledged(hhmm, normalized)
         counts = note_repair.counted_at(now, note_repair.read_floor(workspace))
         note_repair.record(workspace, day, acknowledged, now, counts)
+        if counts != now.astimezone(counts.tzinfo):
+            note_repair.seen_behind(workspace, now, counts)
         appended = (b"\n" if before and not before.endswith(b"\n") else b"") + data
         after = _committed(workspace, path)
         if note_repair.changed_under(note_repair.file_state(before), appended, after):

@@ -36,6 +36,7 @@ from trinho.facts.plan import Propose, Proposer, incoming, plan_approval, plan_s
 from trinho.facts.rules import ActorKind, Basis, Fact, FactVersion
 from trinho.facts.store import FactListing, Saved
 from trinho.notes.format import NoteFile, format_entry, parse_note_file, validate_note_text
+from trinho.notes.journal import counted_at
 from trinho.notes.store import SavedNote
 from trinho.pg.connect import Database, check_owner
 from trinho.pg.held import refuse_with_its_run, undone_run
@@ -70,7 +71,7 @@ from trinho.proposals.store import ProposalListing
 from trinho.search.base import Hit, Query, validate_query
 from trinho.search.documents import Kind, fact_docs, memory_docs, note_docs
 from trinho.textnorm import validate_slug
-from trinho.workspace import MEMORY_FILE, NOTES_DIR
+from trinho.workspace import MEMORY_FILE, NOTES_DIR, READ_FLOOR_FILE, parse_floor
 
 if TYPE_CHECKING:
     import psycopg
@@ -154,7 +155,9 @@ class PgRecords(PgReads):
 
     def save_note(self, text: str) -> SavedNote:
         """memory_save: append `- HH:MM text` to today's note, acknowledged with the commit
-        that appends it (the day's row locked), the instant it was saved recorded beside."""
+        that appends it (the day's row locked), the instant it counts at recorded beside: when
+        it was saved, or the read floor when the clock reads behind it (set back), so the next
+        run reads it, as the file store counts it (`trinho.notes.journal.counted_at`)."""
         normalized = validate_note_text(text)
         now = self.now()
         day, hhmm = now.date(), now.strftime("%H:%M")
@@ -180,11 +183,16 @@ class PgRecords(PgReads):
                 (after, self.owner, name),
             )
             replace_path_docs(conn, self.owner, name, note_docs(name, day, after))
+            floor = conn.execute(
+                "SELECT body FROM owner_files WHERE owner_id = %s AND name = %s",
+                (self.owner, READ_FLOOR_FILE),
+            ).fetchone()
+            counts = counted_at(now, parse_floor(floor[0]) if floor else None)
             conn.execute(
                 "INSERT INTO note_acks (owner_id, day, seq, hhmm, note, saved_at)"
                 " SELECT %s, %s, coalesce(max(seq), 0) + 1, %s, %s, %s FROM note_acks"
                 " WHERE owner_id = %s AND day = %s",
-                (self.owner, day, hhmm, normalized, now, self.owner, day),
+                (self.owner, day, hhmm, normalized, counts, self.owner, day),
             )
         return SavedNote(name, entry, day, hhmm, start)
 

@@ -43,6 +43,8 @@ from trinho.schedule.run import STATE_FILE
 from trinho.textnorm import decode, validate_slug
 from trinho.workspace import (
     ARCHIVE_FILE,
+    CLOCK_BACK_FILE,
+    CLOCK_BEHIND_FILE,
     INTERNAL_DIR,
     MEMORY_FILE,
     NOTES_DIR,
@@ -58,8 +60,14 @@ RUNS_DIR = "runs"
 OUTBOX_DIR = "outbox"
 INBOX_FILE = "inbox/telegram.jsonl"
 """Under `.trinho/`: the runs' folders, the outbox's entries, the Telegram inbox's log."""
-OWNER_FILES = (READ_FLOOR_FILE, f"{INTERNAL_DIR}/{STATE_FILE}")
-"""Internal files kept whole in `owner_files`: the notes' read floor, the scheduler's state."""
+OWNER_FILES = (
+    READ_FLOOR_FILE,
+    f"{INTERNAL_DIR}/{STATE_FILE}",
+    CLOCK_BEHIND_FILE,
+    CLOCK_BACK_FILE,
+)
+"""Internal files kept whole in `owner_files`: the notes' read floor, the scheduler's state,
+when the clock was seen behind the read floor and whether the owner was told it moved back."""
 USERS_DIR = "users"
 """Where an export writes facts and proposals: the workspace defaults (`[paths]`)."""
 

@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeVar, cast
 
@@ -195,13 +195,16 @@ def journal_since(floor: str | None) -> date | None:
 
 def _journals(records: PgRecords, floor: str | None) -> dict[str, str]:
     """The acknowledged notes of each day a run may still read, as that day's notes' journal,
-    instants included."""
+    instants included: the days from the read floor's on, and any day with a note saved while
+    the clock read behind the floor (it counts at the floor: `PgRecords.save_note`)."""
     since = journal_since(floor) or date.min
+    counts = datetime.combine(since, datetime.min.time(), UTC)
     with records.db.owner_tx(records.owner) as conn:
         rows = conn.execute(
-            "SELECT day, hhmm, note, saved_at FROM note_acks WHERE owner_id = %s AND day >= %s"
-            " ORDER BY day, seq",
-            (records.owner, since),
+            "SELECT day, hhmm, note, saved_at FROM note_acks WHERE owner_id = %s"
+            " AND day IN (SELECT day FROM note_acks WHERE owner_id = %s"
+            " AND (day >= %s OR saved_at >= %s)) ORDER BY day, seq",
+            (records.owner, records.owner, since, counts),
         ).fetchall()
     files: dict[str, str] = {}
     for day, hhmm, note, saved_at in rows:

@@ -14,7 +14,7 @@ from typing import Any, Literal, Self, cast
 
 from trinho import fields
 from trinho.errors import NotFound, TrinhoError
-from trinho.textnorm import nfc, one_line
+from trinho.textnorm import SHORT_ID, nfc, one_line
 
 _KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 
@@ -216,11 +216,10 @@ def fresh_id(digest: str, origin: str, created_at: datetime, taken: Callable[[st
 def validate_id(value: str) -> str:
     if not ID_RE.fullmatch(value):
         shown = value if len(value) <= 40 else value[:37] + "..."
-        raise TrinhoError.keyed("error.proposal.bad_id", value=shown)
+        raise TrinhoError.keyed("error.proposal.bad_id", value=shown, shown=SHORT_ID)
     return value
 
 
-MIN_PREFIX = 4
 _PREFIX_RE = re.compile(r"^[0-9a-f]{1,10}$")
 MAX_NAMED = 5
 """How many candidates an ambiguous prefix names."""
@@ -228,16 +227,17 @@ MAX_NAMED = 5
 
 def resolve_in(given: str, starting: Callable[[str], Iterable[str]], place: object) -> str:
     """The proposal id `given` names: the id itself, or the one id it is a prefix of (at least
-    `MIN_PREFIX` hex digits), among the ids `starting(prefix)` gives. A prefix that names none
-    is not found in `place`; one that names several is refused, naming them, so a decision
-    never lands on a proposal the owner did not mean. Every store resolves through this."""
+    `SHORT_ID` hex digits, as the owner is shown it), among the ids `starting(prefix)` gives.
+    A prefix that names none is not found in `place`; one that names several is refused,
+    naming them, so a decision never lands on a proposal the owner did not mean. Every store
+    resolves through this."""
     value = given.strip().lower()
     if ID_RE.fullmatch(value):
         return value
     if not _PREFIX_RE.fullmatch(value):
         return validate_id(given)  # the bad-id error, as before
-    if len(value) < MIN_PREFIX:
-        raise TrinhoError.keyed("error.proposal.short_prefix", value=given, minimum=MIN_PREFIX)
+    if len(value) < SHORT_ID:
+        raise TrinhoError.keyed("error.proposal.short_prefix", value=given, minimum=SHORT_ID)
     found = sorted(starting(value))
     if not found:
         raise NotFound.keyed("error.proposal.not_found", id=given, folder=place)

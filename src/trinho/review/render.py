@@ -24,7 +24,7 @@ from trinho.i18n.keys import (
 )
 from trinho.proposals.format import Proposal, Source
 from trinho.review.risk import Risk, review_order, risk_of
-from trinho.textnorm import has_hidden, show_hidden, show_hidden_lines
+from trinho.textnorm import SHORT_ID, has_hidden, show_hidden, show_hidden_lines
 
 
 def fact_version_line(locale: str, key: str, v: FactVersion) -> str:
@@ -83,8 +83,6 @@ LINE_WIDTH = 100
 """No line of `trinho proposals` is longer (a phone's terminal, an 80-100 column window)."""
 WHY_LINES = 3
 """Why a change waits takes up to this many lines: a removal's reason is read, not cut."""
-SHORT_ID = 6
-"""The shortest id prefix shown; longer where two proposals share it."""
 
 
 def short_ids(ids: Iterable[str], minimum: int = SHORT_ID) -> dict[str, str]:

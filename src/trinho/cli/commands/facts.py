@@ -18,6 +18,7 @@ from trinho.i18n import N_, t
 from trinho.i18n.keys import FACT_OUTCOME
 from trinho.review import decide
 from trinho.review.render import fact_history_text, fact_version_line, proposals_text
+from trinho.textnorm import shown_id
 from trinho.workspace import validate_slug
 
 if TYPE_CHECKING:
@@ -119,7 +120,7 @@ def fact_set(
             message_key = N_("fact.proposal_rejected")
         else:
             message_key = N_("fact.proposal_pending")
-        return t(locale, message_key, id=proposal.id, fact=key, value=shown)
+        return t(locale, message_key, id=shown_id(proposal.id), fact=key, value=shown)
 
     emit(as_json, data, human)
 
@@ -210,7 +211,7 @@ def proposals_cmd(
     proposal_id: str | None, show_all: bool, user: str | None, owner: str | None, as_json: bool
 ) -> None:
     """The proposals waiting for your decision (with --all: decided ones too); with ID (or
-    the first characters of it, 4 at least), that one, whatever its status."""
+    its first 6 or more characters, as listed), that one, whatever its status."""
     records = state().records(owner)
     locale = state().locale()
     if user is not None:
@@ -234,14 +235,14 @@ def proposals_cmd(
 @owner_option
 @json_option
 def approve(proposal_id: str, user: str | None, owner: str | None, as_json: bool) -> None:
-    """Approve proposal ID (or the first 4+ characters of it): its change is applied (a fact
+    """Approve proposal ID (or its first 6+ characters, as listed): its change is applied (a fact
     is saved as the owner's word)."""
     records = state().records(owner)
     proposal_id = records.resolve_id(proposal_id)
     _about(records, proposal_id, user)
     decided, applied = decide.approve(records, proposal_id, _decider(records))
     key = N_("proposal.approved") if applied.ok else N_("proposal.stale")
-    text = t(state().locale(), key, id=decided.id, message=applied.message)
+    text = t(state().locale(), key, id=shown_id(decided.id), message=applied.message)
     emit(as_json, decided.to_json(), text)
 
 
@@ -260,7 +261,7 @@ def reject(
     owner: str | None,
     as_json: bool,
 ) -> None:
-    """Reject proposal ID (or the first 4+ characters of it): nothing is applied, and its
+    """Reject proposal ID (or its first 6+ characters, as listed): nothing is applied, and its
     origin will not propose it again. REASON, or --reason, is kept with the decision."""
     if why is not None and reason is not None and why != reason:
         raise TrinhoError.keyed("error.proposal.two_reasons")
@@ -268,7 +269,11 @@ def reject(
     proposal_id = records.resolve_id(proposal_id)
     _about(records, proposal_id, user)
     decided = records.reject(proposal_id, _decider(records), reason or why)
-    emit(as_json, decided.to_json(), t(state().locale(), "proposal.rejected", id=decided.id))
+    emit(
+        as_json,
+        decided.to_json(),
+        t(state().locale(), "proposal.rejected", id=shown_id(decided.id)),
+    )
 
 
 @cli.command(name="undo")
@@ -276,7 +281,7 @@ def reject(
 @owner_option
 @json_option
 def undo_cmd(proposal_id: str, owner: str | None, as_json: bool) -> None:
-    """Take back your decision on proposal ID (or the first 4+ characters of it), made in the
+    """Take back your decision on proposal ID (or its first 6+ characters, as listed), made in the
     last 15 minutes: an approved change is put back as it was, a rejected one waits again."""
     from trinho.proposals import store as proposals
     from trinho.review.appliers import TAKERS
@@ -287,9 +292,13 @@ def undo_cmd(proposal_id: str, owner: str | None, as_json: bool) -> None:
     by = f"{ws.config.owner} (cli)"
     if proposals.get_proposal(ws, pid).status in ("rejected", "pending"):
         done = proposals.reopen(ws, pid, by)
-        emit(as_json, done.to_json(), t(locale, "proposal.reopened", id=pid))
+        emit(as_json, done.to_json(), t(locale, "proposal.reopened", id=shown_id(pid)))
         return
     done, result = proposals.take_back(ws, pid, by, takers=TAKERS)
     if not result.ok:
         raise TrinhoError.keyed("error.proposal.not_taken_back", id=pid, message=result.message)
-    emit(as_json, done.to_json(), t(locale, "proposal.taken_back", id=pid, message=result.message))
+    emit(
+        as_json,
+        done.to_json(),
+        t(locale, "proposal.taken_back", id=shown_id(pid), message=result.message),
+    )

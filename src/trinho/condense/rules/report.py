@@ -134,6 +134,8 @@ class RunReport:
     today: date
     since: date
     message: str = ""
+    notice: str = ""
+    """Told once: the clock moved back behind the last run's cutoff, and what the run did."""
     prompts: tuple[str, ...] = ()
     days: tuple[DayUsed, ...] = ()
     chunks: int = 0
@@ -200,6 +202,7 @@ class RunReport:
             "today": self.today.isoformat(),
             "since": self.since.isoformat(),
             "message": self.message,
+            "notice": self.notice,
             "prompts": list(self.prompts),
             "protocol": self.protocol,
             "script": self.script,
@@ -296,6 +299,8 @@ def render_report(report: RunReport, locale: str) -> str:
             today=report.today,
         )
     ]
+    if report.notice:
+        lines.append(report.notice)
     if report.message:
         lines.append(report.message)
     if report.outcome in ("already_done", "skipped"):

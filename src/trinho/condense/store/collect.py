@@ -10,6 +10,7 @@ that fit the model's context are pure, in `trinho.condense.rules.chunks`.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
@@ -22,8 +23,8 @@ from trinho.conversations.store import read_day
 from trinho.memory import store as memory_store
 from trinho.notes.format import LooseLine, NoteEntry
 from trinho.notes.journal import late_days
-from trinho.notes.store import day_files, entry_instants, read_note_file, rule_instant
-from trinho.workspace import NOTES_DIR, Workspace
+from trinho.notes.store import day_files, entry_instants, note_days, read_note_file, rule_instant
+from trinho.workspace import CONVERSATIONS_DIR, NOTES_DIR, Workspace
 
 WINDOW_DAYS = 7
 
@@ -69,12 +70,23 @@ class Span:
 
     start: datetime | None
     end: datetime
+    first_day: date | None = None
+    """Set for a run whose clock reads behind `start` (set back after reading ahead): its
+    material lies on the days of the corrected clock, which come before the span's instants."""
+    last_day: date | None = None
+    """With `first_day`: the corrected clock's today."""
 
     def since(self, ws: Workspace) -> date:
         """The first day the span touches: the gate's window for additions starts there."""
+        if self.first_day is not None:
+            return self.first_day
         return (
             window(ws.local_date(self.end))[0] if self.start is None else ws.local_date(self.start)
         )
+
+    def until(self, ws: Workspace) -> date:
+        """The last day of the run's window: the day the span ends, or the corrected clock's."""
+        return self.last_day if self.last_day is not None else ws.local_date(self.end)
 
     def holds(self, moment: datetime) -> bool:
         instant = utc(moment)
@@ -95,14 +107,15 @@ def moment_of(ws: Workspace, item: Material) -> datetime:
 
 def collect(ws: Workspace, span: Span) -> Collected:
     """MEMORY.md and every note and turn of `span`; reading writes nothing."""
-    today, since = ws.local_date(span.end), span.since(ws)
+    today, since = span.until(ws), span.since(ws)
     items: list[Material] = []
     # from a cutoff on, a day named in a zone since changed may lie a day either side
     margin = timedelta(days=0 if span.start is None else 1)
     days = ws.days_between(since - margin, today + margin)
     if span.start is not None:  # an entry saved with the clock set back counts in this span
         late = late_days(ws, utc(span.start), utc(span.end))
-        days = sorted({*days, *late})
+        ahead = ahead_days(ws, span.start) if span.last_day is not None else []
+        days = sorted({*days, *late, *ahead})
     for day in days:
         found = [
             item
@@ -126,6 +139,24 @@ def collect(ws: Workspace, span: Span) -> Collected:
                 )
             )
     return Collected(memory_store.read_text(ws), today, since, tuple(items))
+
+
+def ahead_days(ws: Workspace, start: datetime) -> list[date]:
+    """The days with a note file or a transcript from the day before `start`'s on: with the
+    clock put back behind `start`, what was written while it read ahead lies there."""
+    first = ws.local_date(start) - timedelta(days=1)
+    folder = ws.root / CONVERSATIONS_DIR
+    names = [c.name.removesuffix(".jsonl") for c in folder.iterdir()] if folder.is_dir() else []
+    found = set(note_days(ws))
+    for name in names:
+        with contextlib.suppress(ValueError):
+            found.add(date.fromisoformat(name))
+    return sorted(day for day in found if day >= first)
+
+
+def latest_moment(ws: Workspace, span: Span) -> datetime | None:
+    """The latest instant any note or turn in `span` counts at (UTC); None when it holds none."""
+    return max((utc(moment_of(ws, item)) for item in collect(ws, span).items), default=None)
 
 
 def _timed(ws: Workspace, day: date, rel: str, found: list[Material]) -> list[Material]:

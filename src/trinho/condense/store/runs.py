@@ -36,6 +36,7 @@ from trinho.condense.rules.lifecycle import WRITTEN as WRITTEN
 from trinho.condense.rules.lifecycle import RunState as RunState
 from trinho.durable import atomic_write_text, ensure_dir
 from trinho.errors import NotFound, TrinhoError
+from trinho.notes.journal import behind_seen
 from trinho.proposals.format import STATUSES, ProposalStatus
 from trinho.proposals.store import get_proposal
 from trinho.workspace import Workspace
@@ -279,23 +280,39 @@ def pick_slot(ws: Workspace, today: date, force: bool) -> Slot:
     journal = read_journal(ws, last)
     if journal is None or journal.state != "done":
         return Slot(last, journal=journal)  # unfinished: resume it or start it over
-    if not force:
+    if not force and not made_ahead(ws, last, journal):
         return Slot(last, done=journal)
+    # forced, or made while the clock read ahead: the week the clock now reads is not done
     return Slot(f"{week}.{run_sequence(last) + 1}")
 
 
-def previous_cutoff(ws: Workspace, run_id: str) -> datetime | None:
-    """Where the latest run other than `run_id` that wrote MEMORY.md stopped reading; None when
-    there is none (the first run). Runs that failed or were skipped read nothing that counts,
-    and an undone run's reading is undone with it: the next run reads its span again.
+def made_ahead(ws: Workspace, run_id: str, journal: Journal) -> bool:
+    """Whether the run was made while the clock read ahead of the clock now: it started after
+    now, the clock was seen behind its start once it had run (a note saved then, a run made
+    then: `trinho.notes.journal.seen_behind`), or a run made since read past it. Its week,
+    reached again by the corrected clock, is condensed again, with what was saved since."""
+    started = utc(journal.started_at)
+    if started > utc(ws.now()):
+        return True
+    seen = behind_seen(ws).items()
+    if any(floor >= utc(journal.cutoff) and reading < started for floor, reading in seen):
+        return True  # the clock was seen behind this run's start after the run
+    furthest = previous_cutoff(ws, run_id)
+    return furthest is not None and utc(furthest) > utc(journal.cutoff)
 
-    Latest by run id, not only those before `run_id`: a clock set back into a week already
-    condensed makes an id older than the last run's, and it must still read from the last
-    cutoff on (a run never starts before it: `run_condensation` refuses a clock behind it)."""
-    for _, journal in _latest_first(ws, run_id):
-        if journal.state in WRITTEN and not journal.undone:
-            if rewrite_waits(ws, journal):
-                continue  # its reading has not stood: the next run reads its span again
+
+def previous_cutoff(ws: Workspace, run_id: str) -> datetime | None:
+    """Where the run other than `run_id` that read furthest and wrote MEMORY.md stopped
+    reading; None when there is none (the first run). Runs that failed or were skipped read
+    nothing that counts, and an undone run's reading is undone with it: the next run reads its
+    span again.
+
+    Furthest by cutoff, not by run id: a clock that read ahead and was put right gives later
+    runs older ids than the run made ahead, and spans are ordered by what was read
+    (`trinho.condense.run.run_span`), so the latest reading is the furthest cutoff."""
+    standing = [j for _, j in _latest_first(ws, run_id) if j.state in WRITTEN and not j.undone]
+    for journal in sorted(standing, key=lambda j: utc(j.cutoff), reverse=True):
+        if not rewrite_waits(ws, journal):  # its reading has not stood: read its span again
             return journal.cutoff
     return None
 
