@@ -317,3 +317,14 @@ def test_a_hung_trinho_is_ended_with_its_process_group_at_the_timeout(
     trinho(openclaw.workspace, "note", NOTE)
     found = openclaw.details("memory_search", {"query": "kham rang"})
     assert found["results"][0]["snippet"] == NOTE
+
+
+def test_a_shadowed_slot_is_said_by_health(openclaw: OpenClaw, tmp_path: Path) -> None:
+    # The dreaming line left out: memory-core loads beside trinho and shadows its tools.
+    install_plugin(openclaw, tmp_path)
+    openclaw.run("config", "set", "plugins.entries.trinho.config.dreaming.enabled", "true")
+    openclaw.start(tmp_path / "gateway.log")
+    health = openclaw.run("health", "--json").stdout
+    errors = json.loads(health[health.index("{") :])["plugins"]["errors"]
+    said = [e["error"] for e in errors if e["id"] == "trinho"]
+    assert said and "shadow" in said[0] and "dreaming.enabled false" in said[0]
