@@ -141,5 +141,6 @@ def test_any_line_is_a_request_or_one_keyed_refusal(line: str) -> None:
         parsed = parse_request(line)
     except TrinhoError as exc:
         assert exc.key is not None and exc.key.startswith("error.serve.")
+        assert exc.localized("vi") != exc.localized("en")  # said in both catalogs
     else:
         assert parsed.workspace and parsed.tool and parsed.kind in ("chat", "job")

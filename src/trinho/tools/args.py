@@ -215,19 +215,19 @@ def parse_request(line: str) -> Request:
         )
     ident = given.get("id")
     if isinstance(ident, bool) or not isinstance(ident, str | int | None):
-        raise TrinhoError.keyed("error.serve.field", field="id", expected="text or integer")
+        raise TrinhoError.keyed("error.serve.id")
     workspace = _text(given, "workspace", required=True)
     tool = _text(given, "tool", required=True)
     agent = _text(given, "agent") or "main"
     profile = _text(given, "profile")
     kind = given.get("as", "chat")
     if kind not in ("chat", "job"):
-        raise TrinhoError.keyed("error.serve.field", field="as", expected="chat or job")
+        raise TrinhoError.keyed("error.serve.as")
     params = given.get("params", {})
     if params is None:
         params = {}
     if not isinstance(params, dict):
-        raise TrinhoError.keyed("error.serve.field", field="params", expected="JSON object")
+        raise TrinhoError.keyed("error.serve.params")
     return Request(ident, workspace or "", tool or "", params, kind, agent, profile)
 
 
@@ -236,5 +236,5 @@ def _text(given: dict[str, Any], name: str, *, required: bool = False) -> str | 
     if value is None and not required:
         return None
     if not isinstance(value, str) or not value:
-        raise TrinhoError.keyed("error.serve.field", field=name, expected="non-empty text")
+        raise TrinhoError.keyed("error.serve.text", field=name)
     return value
