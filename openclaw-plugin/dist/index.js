@@ -1,4 +1,5 @@
 import { TOOL_NAMES, call, declarations, locate, lookedIn, settings, shown, stopAll, } from "./process.js";
+import { registerMemoryCli } from "./cli.js";
 export { call } from "./process.js";
 function problems(config, raw) {
     const found = {};
@@ -94,6 +95,7 @@ const plugin = {
                 api.logger.warn(`trinho: ${known.message}`);
             return tools(config, ctx, missing, known);
         }, { names: TOOL_NAMES });
+        registerMemoryCli(api, config);
         api.registerService({
             id: "trinho",
             start(ctx) {

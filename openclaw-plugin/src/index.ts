@@ -22,6 +22,7 @@ import {
   shown,
   stopAll,
 } from "./process.js";
+import { registerMemoryCli } from "./cli.js";
 
 export { type Answer, type Settings, call } from "./process.js";
 
@@ -142,6 +143,7 @@ const plugin: OpenClawPluginDefinition = {
       },
       { names: TOOL_NAMES },
     );
+    registerMemoryCli(api, config);
     api.registerService({
       id: "trinho",
       start(ctx) {

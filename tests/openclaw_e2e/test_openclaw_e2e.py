@@ -328,3 +328,15 @@ def test_a_shadowed_slot_is_said_by_health(openclaw: OpenClaw, tmp_path: Path) -
     errors = json.loads(health[health.index("{") :])["plugins"]["errors"]
     said = [e["error"] for e in errors if e["id"] == "trinho"]
     assert said and "shadow" in said[0] and "dreaming.enabled false" in said[0]
+
+
+def test_openclaw_memory_is_answered_by_trinho_while_it_holds_the_slot(
+    openclaw: OpenClaw, tmp_path: Path
+) -> None:
+    install_plugin(openclaw, tmp_path)
+    trinho(openclaw.workspace, "note", NOTE)
+    out = openclaw.run("memory", "search", "kham rang", "--json").stdout
+    hits = json.loads(out[out.index("[{") :])
+    assert hits[0]["text"] == NOTE  # trinho's answer: diacritics left out of the query
+    assert "Search index" in openclaw.run("memory", "status").stdout
+    assert "Search index" in openclaw.run("memory", "index", "--force").stdout
