@@ -1,83 +1,54 @@
-// trinho as OpenClaw's memory plugin: it takes plugins.slots.memory and gives the agent
-// memory_search, memory_get, memory_save and user_memory_save. Each call runs
-// `trinho --workspace <agent workspace> call <tool> --profile openclaw` once, arguments on
-// stdin, one JSON line back: no server to start, no token to share, no port, and every rule
-// (the argument checks, the result shapes, who may do what) stays in trinho.
-import { spawn, spawnSync } from "node:child_process";
 import { registerWrites, writesRecall } from "./writes.js";
-const TOOL_NAMES = ["memory_search", "memory_get", "memory_save", "user_memory_save"];
-const CALL_TIMEOUT_MS = 120_000;
-function settings(raw) {
-    const given = (raw ?? {});
+import { TOOL_NAMES, call, declarations, locate, lookedIn, settings, shown, stopAll, } from "./process.js";
+import { registerMemoryCli } from "./cli.js";
+export { call } from "./process.js";
+function problems(config, raw) {
+    const found = {};
+    if (locate(config.command) === null) {
+        found.missing =
+            `trinho memory: the command \`${config.command}\` was not found (looked in: ` +
+                `${lookedIn().join(", ")}); the memory tools answer this error until it is. Install ` +
+                "trinho where the gateway finds it, or set plugins.entries.trinho.config.command " +
+                "to its full path, e.g. /home/me/trinho/.venv/bin/trinho.";
+    }
+    const dreaming = (raw ?? {}).dreaming;
+    if (dreaming?.enabled !== false) {
+        found.shadowed =
+            "trinho memory: plugins.entries.trinho.config.dreaming.enabled is not false, so " +
+                "memory-core loads beside trinho and its memory_search and memory_get shadow " +
+                "trinho's. Run: openclaw config set plugins.entries.trinho.config.dreaming.enabled false";
+    }
+    return found;
+}
+// Until trinho's own declarations are in (asked once, without blocking), a tool is declared by
+// name with any arguments: trinho checks them either way.
+function provisional(name) {
     return {
-        command: typeof given.command === "string" && given.command ? given.command : "trinho",
-        agent: typeof given.agent === "string" && given.agent ? given.agent : undefined,
-        as: given.as === "job" ? "job" : "chat",
+        name,
+        description: `${name} (trinho's memory; its full description is loading).`,
+        inputSchema: { type: "object", additionalProperties: true },
     };
 }
-// The tools as trinho declares them in its openclaw profile, asked once per command: the
-// names, descriptions and schemas have one source, trinho's.
-const declared = new Map();
-function declarations(command) {
-    const known = declared.get(command);
-    if (known)
-        return known;
-    const run = spawnSync(command, ["tools", "--format", "mcp", "--profile", "openclaw"], {
-        encoding: "utf8",
-        timeout: CALL_TIMEOUT_MS,
-    });
-    if (run.error || run.status !== 0) {
-        const why = run.error ? run.error.message : run.stderr.trim().split("\n").pop();
-        throw new Error(`trinho: \`${command} tools\` failed: ${why}`);
-    }
-    const wanted = JSON.parse(run.stdout).filter((tool) => TOOL_NAMES.includes(tool.name));
-    declared.set(command, wanted);
-    return wanted;
-}
-function call(config, workspace, agent, tool, params, signal) {
-    const args = ["--workspace", workspace, "call", tool, "--profile", "openclaw"];
-    args.push("--as", config.as, "--agent", agent);
-    return new Promise((resolve, reject) => {
-        const child = spawn(config.command, args, { signal, timeout: CALL_TIMEOUT_MS });
-        const out = [];
-        const err = [];
-        child.stdout.on("data", (chunk) => out.push(chunk));
-        child.stderr.on("data", (chunk) => err.push(chunk));
-        child.on("error", reject);
-        child.on("close", (code) => {
-            const line = Buffer.concat(out).toString("utf8").trim().split("\n").pop() ?? "";
-            try {
-                resolve(JSON.parse(line));
-            }
-            catch {
-                const why = Buffer.concat(err).toString("utf8").trim() || `exit ${code}`;
-                reject(new Error(`trinho ${tool}: ${why}`));
-            }
-        });
-        child.stdin.end(JSON.stringify(params ?? {}));
-    });
-}
-// A call trinho refused (bad arguments, a value the rules refuse): named as OpenClaw names an
-// input error, so the model is shown the reason and can fix its call.
-function refused(text) {
-    const error = new Error(text);
-    error.name = "ToolInputError";
-    return error;
-}
-function tools(config, ctx) {
+// The tools for one agent's workspace. A call trinho refused (bad arguments, a value the rules
+// refuse) is thrown as an input error, so the model is shown the reason and can fix its call;
+// with trinho missing, every call answers why.
+function tools(config, ctx, missing, known) {
     const workspace = ctx.workspaceDir;
     if (!workspace)
         return null;
     const agent = config.agent ?? ctx.agentId ?? "main";
-    return declarations(config.command).map((tool) => ({
+    const declared = Array.isArray(known) ? known : TOOL_NAMES.map(provisional);
+    return declared.map((tool) => ({
         name: tool.name,
         label: tool.name,
         description: tool.description,
         parameters: tool.inputSchema,
         async execute(_id, params, signal) {
+            if (missing)
+                throw shown(missing);
             const answer = await call(config, workspace, agent, tool.name, params, signal);
             if (answer.is_error)
-                throw refused(answer.text);
+                throw shown(answer.text);
             return { content: [{ type: "text", text: answer.text }], details: answer.data };
         },
     }));
@@ -115,19 +86,33 @@ const plugin = {
     description: "memory_search, memory_get, memory_save and user_memory_save backed by trinho",
     register(api) {
         const config = settings(api.pluginConfig);
+        const { missing, shadowed } = problems(config, api.pluginConfig);
+        const found = [missing, shadowed].filter((line) => line !== undefined);
         api.registerMemoryCapability({
             promptBuilder: ({ availableTools, citationsMode }) => recall(availableTools, citationsMode),
         });
         api.registerTool((ctx) => {
-            try {
-                return tools(config, ctx);
-            }
-            catch (error) {
-                api.logger.warn(String(error instanceof Error ? error.message : error));
-                return null;
-            }
+            const known = missing ? undefined : declarations(config);
+            if (known instanceof Error)
+                api.logger.warn(`trinho: ${known.message}`);
+            return tools(config, ctx, missing, known);
         }, { names: TOOL_NAMES });
         registerWrites(api, config, call);
+        registerMemoryCli(api, config);
+        api.registerService({
+            id: "trinho",
+            start(ctx) {
+                for (const line of found)
+                    ctx.logger.error(line);
+                if (found.length > 0)
+                    ctx.serviceHealth?.reportFailure(new Error(found.join(" ")));
+                if (!missing)
+                    declarations(config); // asked now, ready before the first call
+            },
+            stop() {
+                stopAll();
+            },
+        });
     },
 };
 export default plugin;

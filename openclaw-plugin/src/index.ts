@@ -1,9 +1,9 @@
 // trinho as OpenClaw's memory plugin: it takes plugins.slots.memory and gives the agent
-// memory_search, memory_get, memory_save and user_memory_save. Each call runs
-// `trinho --workspace <agent workspace> call <tool> --profile openclaw` once, arguments on
-// stdin, one JSON line back: no server to start, no token to share, no port, and every rule
-// (the argument checks, the result shapes, who may do what) stays in trinho.
-import { spawn, spawnSync } from "node:child_process";
+// memory_search, memory_get, memory_save and user_memory_save. One kept `trinho call --serve`
+// answers every call (src/process.ts): no server to configure, no token to share, no port,
+// and every rule (the argument checks, the result shapes, who may do what) stays in trinho.
+// When trinho cannot run, or memory-core shadows this slot, the plugin says so: in the
+// tools' answers, the gateway's log and `openclaw health`.
 import type {
   AnyAgentTool,
   OpenClawPluginApi,
@@ -11,88 +11,69 @@ import type {
   OpenClawPluginToolContext,
 } from "openclaw/plugin-sdk/plugin-entry";
 import { registerWrites, writesRecall } from "./writes.js";
+import {
+  type Declared,
+  type Settings,
+  TOOL_NAMES,
+  call,
+  declarations,
+  locate,
+  lookedIn,
+  settings,
+  shown,
+  stopAll,
+} from "./process.js";
+import { registerMemoryCli } from "./cli.js";
 
-const TOOL_NAMES = ["memory_search", "memory_get", "memory_save", "user_memory_save"];
-const CALL_TIMEOUT_MS = 120_000;
+export { type Answer, type Settings, call } from "./process.js";
 
-type Settings = { command: string; agent?: string; as: "chat" | "job" };
-type Declared = { name: string; description: string; inputSchema: object };
-type Answer = { is_error: boolean; text: string; data: unknown };
+// What keeps trinho's memory from working in this gateway, each said in one line: the command
+// not found, memory-core loaded beside trinho (its tools shadow trinho's).
+type Problems = { missing?: string; shadowed?: string };
 
-function settings(raw: unknown): Settings {
-  const given = (raw ?? {}) as Record<string, unknown>;
+function problems(config: Settings, raw: unknown): Problems {
+  const found: Problems = {};
+  if (locate(config.command) === null) {
+    found.missing =
+      `trinho memory: the command \`${config.command}\` was not found (looked in: ` +
+        `${lookedIn().join(", ")}); the memory tools answer this error until it is. Install ` +
+        "trinho where the gateway finds it, or set plugins.entries.trinho.config.command " +
+        "to its full path, e.g. /home/me/trinho/.venv/bin/trinho.";
+  }
+  const dreaming = ((raw ?? {}) as { dreaming?: { enabled?: unknown } }).dreaming;
+  if (dreaming?.enabled !== false) {
+    found.shadowed =
+      "trinho memory: plugins.entries.trinho.config.dreaming.enabled is not false, so " +
+        "memory-core loads beside trinho and its memory_search and memory_get shadow " +
+        "trinho's. Run: openclaw config set plugins.entries.trinho.config.dreaming.enabled false";
+  }
+  return found;
+}
+
+// Until trinho's own declarations are in (asked once, without blocking), a tool is declared by
+// name with any arguments: trinho checks them either way.
+function provisional(name: string): Declared {
   return {
-    command: typeof given.command === "string" && given.command ? given.command : "trinho",
-    agent: typeof given.agent === "string" && given.agent ? given.agent : undefined,
-    as: given.as === "job" ? "job" : "chat",
+    name,
+    description: `${name} (trinho's memory; its full description is loading).`,
+    inputSchema: { type: "object", additionalProperties: true },
   };
 }
 
-// The tools as trinho declares them in its openclaw profile, asked once per command: the
-// names, descriptions and schemas have one source, trinho's.
-const declared = new Map<string, Declared[]>();
-
-function declarations(command: string): Declared[] {
-  const known = declared.get(command);
-  if (known) return known;
-  const run = spawnSync(command, ["tools", "--format", "mcp", "--profile", "openclaw"], {
-    encoding: "utf8",
-    timeout: CALL_TIMEOUT_MS,
-  });
-  if (run.error || run.status !== 0) {
-    const why = run.error ? run.error.message : run.stderr.trim().split("\n").pop();
-    throw new Error(`trinho: \`${command} tools\` failed: ${why}`);
-  }
-  const wanted = (JSON.parse(run.stdout) as Declared[]).filter((tool) =>
-    TOOL_NAMES.includes(tool.name),
-  );
-  declared.set(command, wanted);
-  return wanted;
-}
-
-function call(
+// The tools for one agent's workspace. A call trinho refused (bad arguments, a value the rules
+// refuse) is thrown as an input error, so the model is shown the reason and can fix its call;
+// with trinho missing, every call answers why.
+function tools(
   config: Settings,
-  workspace: string,
-  agent: string,
-  tool: string,
-  params: unknown,
-  signal?: AbortSignal,
-): Promise<Answer> {
-  const args = ["--workspace", workspace, "call", tool, "--profile", "openclaw"];
-  args.push("--as", config.as, "--agent", agent);
-  return new Promise((resolve, reject) => {
-    const child = spawn(config.command, args, { signal, timeout: CALL_TIMEOUT_MS });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      const line = Buffer.concat(out).toString("utf8").trim().split("\n").pop() ?? "";
-      try {
-        resolve(JSON.parse(line) as Answer);
-      } catch {
-        const why = Buffer.concat(err).toString("utf8").trim() || `exit ${code}`;
-        reject(new Error(`trinho ${tool}: ${why}`));
-      }
-    });
-    child.stdin.end(JSON.stringify(params ?? {}));
-  });
-}
-
-// A call trinho refused (bad arguments, a value the rules refuse): named as OpenClaw names an
-// input error, so the model is shown the reason and can fix its call.
-function refused(text: string): Error {
-  const error = new Error(text);
-  error.name = "ToolInputError";
-  return error;
-}
-
-function tools(config: Settings, ctx: OpenClawPluginToolContext): AnyAgentTool[] | null {
+  ctx: OpenClawPluginToolContext,
+  missing: string | undefined,
+  known: Declared[] | Error | undefined,
+): AnyAgentTool[] | null {
   const workspace = ctx.workspaceDir;
   if (!workspace) return null;
   const agent = config.agent ?? ctx.agentId ?? "main";
-  return declarations(config.command).map(
+  const declared = Array.isArray(known) ? known : TOOL_NAMES.map(provisional);
+  return declared.map(
     (tool) =>
       ({
         name: tool.name,
@@ -100,8 +81,9 @@ function tools(config: Settings, ctx: OpenClawPluginToolContext): AnyAgentTool[]
         description: tool.description,
         parameters: tool.inputSchema,
         async execute(_id: string, params: unknown, signal?: AbortSignal) {
+          if (missing) throw shown(missing);
           const answer = await call(config, workspace, agent, tool.name, params, signal);
-          if (answer.is_error) throw refused(answer.text);
+          if (answer.is_error) throw shown(answer.text);
           return { content: [{ type: "text", text: answer.text }], details: answer.data };
         },
       }) as unknown as AnyAgentTool,
@@ -149,22 +131,33 @@ const plugin: OpenClawPluginDefinition = {
   description: "memory_search, memory_get, memory_save and user_memory_save backed by trinho",
   register(api: OpenClawPluginApi) {
     const config = settings(api.pluginConfig);
+    const { missing, shadowed } = problems(config, api.pluginConfig);
+    const found = [missing, shadowed].filter((line): line is string => line !== undefined);
     api.registerMemoryCapability({
       promptBuilder: ({ availableTools, citationsMode }) =>
         recall(availableTools, citationsMode),
     });
     api.registerTool(
       (ctx: OpenClawPluginToolContext) => {
-        try {
-          return tools(config, ctx);
-        } catch (error) {
-          api.logger.warn(String(error instanceof Error ? error.message : error));
-          return null;
-        }
+        const known = missing ? undefined : declarations(config);
+        if (known instanceof Error) api.logger.warn(`trinho: ${known.message}`);
+        return tools(config, ctx, missing, known);
       },
       { names: TOOL_NAMES },
     );
     registerWrites(api, config, call);
+    registerMemoryCli(api, config);
+    api.registerService({
+      id: "trinho",
+      start(ctx) {
+        for (const line of found) ctx.logger.error(line);
+        if (found.length > 0) ctx.serviceHealth?.reportFailure(new Error(found.join(" ")));
+        if (!missing) declarations(config); // asked now, ready before the first call
+      },
+      stop() {
+        stopAll();
+      },
+    });
   },
 };
 

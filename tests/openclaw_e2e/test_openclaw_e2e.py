@@ -240,9 +240,9 @@ def test_trinho_is_openclaws_memory(openclaw: OpenClaw, tmp_path: Path) -> None:
     assert (ws / "BOOTSTRAP.md").is_file()
 
 
-def install_plugin(openclaw: OpenClaw, tmp_path: Path) -> None:
-    """A baseline workspace with the plugin installed from a copy of the repository's files,
-    as `test_trinho_is_openclaws_memory` does."""
+def install_plugin(openclaw: OpenClaw, tmp_path: Path, **config: object) -> None:
+    """A fresh OpenClaw workspace with the plugin in the memory slot, as the docs install it,
+    `config` set in its entry, and the gateway's `openclaw health` pointed at the test port."""
     openclaw.run("setup", "--baseline", "--workspace", str(openclaw.workspace))
     openclaw.run("config", "set", "memory.search.provider", "none")
     source = tmp_path / "plugin"
@@ -252,6 +252,97 @@ def install_plugin(openclaw: OpenClaw, tmp_path: Path) -> None:
         copy(PLUGIN / name, source / name)
     openclaw.run("plugins", "install", "--force", "--accept-capabilities", str(source))
     openclaw.run("config", "set", "plugins.entries.trinho.config.dreaming.enabled", "false")
+    for key, value in config.items():
+        openclaw.run("config", "set", f"plugins.entries.trinho.config.{key}", json.dumps(value))
+    for key, value in {"port": openclaw.port, "auth.mode": "token", "auth.token": TOKEN}.items():
+        openclaw.run("config", "set", f"gateway.{key}", json.dumps(value))
+
+
+def without_trinho(path: str) -> str:
+    """PATH with every folder holding a `trinho` command left out."""
+    kept = [d for d in path.split(os.pathsep) if d and not (Path(d) / "trinho").exists()]
+    return os.pathsep.join(kept)
+
+
+def gone(pid: int) -> bool:
+    """The process has ended (a zombie not yet reaped has ended too)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    return "\nState:\tZ" in status
+
+
+def test_a_missing_trinho_is_said_by_the_tools_and_by_health(
+    openclaw: OpenClaw, tmp_path: Path
+) -> None:
+    install_plugin(openclaw, tmp_path)
+    openclaw.env["PATH"] = without_trinho(openclaw.env["PATH"])
+    openclaw.start(tmp_path / "gateway.log")
+    for tool, args in (("memory_search", {"query": "x"}), ("memory_save", {"text": "x"})):
+        status, body = openclaw.invoke(tool, args)
+        assert status == 400 and not body["ok"], body  # never "404 Tool not available"
+        message = body["error"]["message"]
+        assert "`trinho` was not found" in message and "config.command" in message
+    health = openclaw.run("health", "--json").stdout
+    errors = json.loads(health[health.index("{") :])["plugins"]["errors"]
+    assert any(e["id"] == "trinho" and "was not found" in e["error"] for e in errors)
+    assert "was not found" in (tmp_path / "gateway.log").read_text(errors="replace")
+
+
+def test_a_hung_trinho_is_ended_with_its_process_group_at_the_timeout(
+    openclaw: OpenClaw, tmp_path: Path
+) -> None:
+    # A shell wrapper whose first `call --serve` hangs in a child of its own; after that it
+    # runs trinho.
+    hung = tmp_path / "hung.pid"
+    wrapper = tmp_path / "trinho-wrapper"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        f'if [ "$1" = call ] && [ ! -e {hung} ]; then\n'
+        f"  sleep 600 & echo $! > {hung}; wait\n"
+        "fi\n"
+        f'exec {TRINHO} "$@"\n',
+        encoding="utf-8",
+    )
+    wrapper.chmod(0o755)
+    install_plugin(openclaw, tmp_path, command=str(wrapper), timeoutSeconds=3)
+    openclaw.start(tmp_path / "gateway.log")
+    status, body = openclaw.invoke("memory_search", {"query": "kham rang"})
+    assert status == 400, body
+    message = body["error"]["message"]
+    assert "timeout" in message and "process group" in message and "exit null" not in message
+    deadline = time.monotonic() + 60
+    while not gone(int(hung.read_text())) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert gone(int(hung.read_text()))  # the wrapper's child, not only the wrapper
+    # The next call starts trinho again, and it answers.
+    trinho(openclaw.workspace, "note", NOTE)
+    found = openclaw.details("memory_search", {"query": "kham rang"})
+    assert found["results"][0]["snippet"] == NOTE
+
+
+def test_a_shadowed_slot_is_said_by_health(openclaw: OpenClaw, tmp_path: Path) -> None:
+    # The dreaming line left out: memory-core loads beside trinho and shadows its tools.
+    install_plugin(openclaw, tmp_path)
+    openclaw.run("config", "set", "plugins.entries.trinho.config.dreaming.enabled", "true")
+    openclaw.start(tmp_path / "gateway.log")
+    health = openclaw.run("health", "--json").stdout
+    errors = json.loads(health[health.index("{") :])["plugins"]["errors"]
+    said = [e["error"] for e in errors if e["id"] == "trinho"]
+    assert said and "shadow" in said[0] and "dreaming.enabled false" in said[0]
+
+
+def test_openclaw_memory_is_answered_by_trinho_while_it_holds_the_slot(
+    openclaw: OpenClaw, tmp_path: Path
+) -> None:
+    install_plugin(openclaw, tmp_path)
+    trinho(openclaw.workspace, "note", NOTE)
+    out = openclaw.run("memory", "search", "kham rang", "--json").stdout
+    hits = json.loads(out[out.index("[{") :])
+    assert hits[0]["text"] == NOTE  # trinho's answer: diacritics left out of the query
+    assert "Search index" in openclaw.run("memory", "status").stdout
+    assert "Search index" in openclaw.run("memory", "index", "--force").stdout
 
 
 class FakeModel:

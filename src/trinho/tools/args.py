@@ -4,14 +4,22 @@ Only the subset of JSON Schema the tools use is understood (object, string, inte
 boolean, array; properties, required, additionalProperties, enum, minLength, maxLength, pattern,
 minimum, maximum, items, maxItems, uniqueItems, format "date"). A schema using anything else
 is refused when checked, so a tool can never rely on a keyword that is silently ignored.
+
+The request lines `trinho call --serve` reads are checked here too: one JSON request a line,
+so a host that keeps one trinho running (the OpenClaw plugin) gets one clear refusal for a
+malformed line and the same answer as `trinho call` for a good one.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import Any, Literal
+
+from trinho.errors import TrinhoError
 
 KNOWN_KEYWORDS = frozenset(
     {
@@ -158,3 +166,75 @@ def _check_object(value: dict[str, Any], schema: Mapping[str, Any], where: str) 
             known = ", ".join(properties) or "none"
             errors.append(f"{prefix}{name}: not an argument of this tool (known: {known})")
     return errors
+
+
+RequestId = str | int | None
+
+
+@dataclass(frozen=True)
+class Request:
+    """One call: the workspace it works on, who calls, the tool and its arguments."""
+
+    id: RequestId
+    workspace: str
+    tool: str
+    params: dict[str, Any]
+    kind: Literal["chat", "job"] = "chat"
+    agent: str = "main"
+    profile: str | None = None
+
+
+FIELDS = ("id", "workspace", "agent", "as", "tool", "params", "profile")
+
+
+def request_id(line: str) -> RequestId:
+    """The id a line names, when it names one, so a refusal can still be matched to it."""
+    try:
+        given = json.loads(line)
+    except ValueError:
+        return None
+    if isinstance(given, dict):
+        found = given.get("id")
+        if isinstance(found, str | int) and not isinstance(found, bool):
+            return found
+    return None
+
+
+def parse_request(line: str) -> Request:
+    """`line` as a Request, or a keyed error naming the field that is wrong."""
+    try:
+        given = json.loads(line)
+    except ValueError as exc:
+        raise TrinhoError.keyed("error.serve.not_json", reason=str(exc)) from None
+    if not isinstance(given, dict):
+        raise TrinhoError.keyed("error.serve.not_object")
+    unknown = sorted(set(given) - set(FIELDS))
+    if unknown:
+        raise TrinhoError.keyed(
+            "error.serve.unknown_field", field=unknown[0], fields=", ".join(FIELDS)
+        )
+    ident = given.get("id")
+    if isinstance(ident, bool) or not isinstance(ident, str | int | None):
+        raise TrinhoError.keyed("error.serve.id")
+    workspace = _text(given, "workspace", required=True)
+    tool = _text(given, "tool", required=True)
+    agent = _text(given, "agent") or "main"
+    profile = _text(given, "profile")
+    kind = given.get("as", "chat")
+    if kind not in ("chat", "job"):
+        raise TrinhoError.keyed("error.serve.as")
+    params = given.get("params", {})
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise TrinhoError.keyed("error.serve.params")
+    return Request(ident, workspace or "", tool or "", params, kind, agent, profile)
+
+
+def _text(given: dict[str, Any], name: str, *, required: bool = False) -> str | None:
+    value = given.get(name)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value:
+        raise TrinhoError.keyed("error.serve.text", field=name)
+    return value

@@ -66,7 +66,7 @@ def mcp(
         if url is not None:  # stdio on a database: one owner's records, as `trinho call`
             from trinho.cli.commands.tools import owner_memory
 
-            records, chosen = owner_memory(owner, profile)
+            records, chosen = owner_memory(state(), owner, profile)
             assert not isinstance(records, Workspace)
             mcp_server.serve_records_stdio(records, actor, chosen)
             return
