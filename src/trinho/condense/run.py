@@ -75,6 +75,13 @@ from trinho.condense.rules.screen import (
     read_answer,
     screen_rewrite,
 )
+from trinho.condense.rules.window import (
+    MIN_WINDOW_TOKENS,
+    choose_window,
+    confine,
+    split_room,
+    whole_window,
+)
 from trinho.condense.store.apply import sha
 from trinho.condense.store.archive import (
     archive_change,
@@ -91,7 +98,7 @@ from trinho.condense.store.collect import (
     moment_of,
     window,
 )
-from trinho.condense.store.prompts import FILE_REWRITE_VERSION, load_prompt
+from trinho.condense.store.prompts import choose_rewrite_prompt, load_prompt
 from trinho.condense.store.runs import (
     BEFORE,
     REPORT,
@@ -299,8 +306,9 @@ class _Run:
     def _execute(self, collected: Collected) -> RunReport:
         self.material = tuple(material_source(m) for m in collected.items)
         protocol = condense_protocol(self.ws)
-        version = FILE_REWRITE_VERSION if protocol == "file" else None
-        rewrite_prompt, screen_prompt = load_prompt("rewrite", version), load_prompt("screen")
+        usable = TokenEstimate().usable(context_tokens(self.ws))
+        rewrite_prompt = choose_rewrite_prompt(protocol, usable)
+        screen_prompt = load_prompt("screen")
         prompts = (rewrite_prompt.version, screen_prompt.version)
         old = collected.memory_text
         if protocol == "file":
@@ -386,6 +394,8 @@ class _Run:
     ) -> tuple[str, tuple[Chunk, ...], tuple[Material, ...], str]:
         """Feed the week in chunks, every call given the same numbered MEMORY.md (one stable
         prefix, cached by the provider), and make the rewrite from all their edit scripts.
+        In a context too small for the whole file beside a chunk, each call is shown a window
+        of it around its chunk (`trinho.condense.rules.window`), and may name only its lines.
 
         A chunk's material is bounded twice: by the context left beside the prefix and the
         answer, and by what an edit script over it may need within `[model]
@@ -405,10 +415,14 @@ class _Run:
         if by_output < MIN_ROOM_TOKENS:  # the output limit binds, whatever the context
             needed = script_tokens(MIN_ROOM_TOKENS, MIN_ROOM_TOKENS)
             raise TrinhoError.keyed("condense.no_room_output", max_output=max_output, needed=needed)
-        if room < MIN_ROOM_TOKENS:
+        window_budget = 0
+        if room < MIN_ROOM_TOKENS:  # too small for the whole file: a window of it per chunk
             memory = estimate_tokens(numbered)
-            script = script_tokens(MIN_ROOM_TOKENS, MIN_ROOM_TOKENS)
-            raise no_room(self.ws, self.estimate, context, beside - memory, memory, script)
+            room, window_budget = split_room(usable - (beside - memory), by_output)
+            if room < MIN_ROOM_TOKENS or window_budget < MIN_WINDOW_TOKENS:
+                script = script_tokens(MIN_ROOM_TOKENS, MIN_ROOM_TOKENS)
+                least = min(memory, MIN_WINDOW_TOKENS)  # a window this small would do
+                raise no_room(self.ws, self.estimate, context, beside - memory, least, script)
         line_count = len(view_lines(old))
         total = len(plan_chunks(items, room))
         scripts: list[Script] = []
@@ -418,6 +432,10 @@ class _Run:
         while pending:
             taken, rest = take_chunk(pending, room)
             chunk = Chunk(len(read) + 1, taken)
+            shown = whole_window(old)
+            if window_budget:
+                shown = choose_window(old, render_material(taken), window_budget)
+                prefix = ops_prefix(prompt, old, self.today, self.since, self.locale, budget, shown)
             request = ops_request(
                 prefix, chunk, total, self.today, self.since, self.locale, max_output
             )
@@ -426,7 +444,7 @@ class _Run:
                 why = answer
                 break
             cut = answer.stop_reason in CUT_STOP_REASONS
-            scripts.append(parse_ops(answer.text, line_count, cut=cut))
+            scripts.append(confine(parse_ops(answer.text, line_count, cut=cut), shown))
             read.append(chunk)
             pending = rest
         rewrite = old

@@ -460,13 +460,13 @@ def merge_scripts(scripts: Sequence[Script]) -> Script:
     ignored = [i for s in scripts for i in s.ignored]
     whole = [s for s in scripts if s.whole_file is not None]
     if whole:
-        ignored += [Ignored(op.source, _op_text(op), "whole_file") for s in scripts for op in s.ops]
+        ignored += [Ignored(op.source, op_text(op), "whole_file") for s in scripts for op in s.ops]
         return Script(line_count, (), tuple(ignored), chatter, samples, False, whole[-1].whole_file)
     ops: list[Op] = []
     named: set[int] = set()
     for op in (op for s in scripts for op in s.ops):
         if not isinstance(op, Add) and op.line in named:
-            ignored.append(Ignored(op.source, _op_text(op), "line_taken"))
+            ignored.append(Ignored(op.source, op_text(op), "line_taken"))
             continue
         if not isinstance(op, Add):
             named.add(op.line)
@@ -475,7 +475,7 @@ def merge_scripts(scripts: Sequence[Script]) -> Script:
     return Script(line_count, tuple(ops), tuple(ignored), chatter, samples, none)
 
 
-def _op_text(op: Op) -> str:
+def op_text(op: Op) -> str:
     """An operation written back in the wire format, for reports."""
     if isinstance(op, Add):
         return f"ADD [{op.after}] {op.text}" if op.after is not None else f"ADD {op.text}"

@@ -16,6 +16,7 @@ from datetime import date
 from trinho.condense.rules.chunks import Chunk, answer_tokens, render_material
 from trinho.condense.rules.ops import number_lines, script_tokens, unfenced
 from trinho.condense.rules.prompt import Prompt
+from trinho.condense.rules.window import Window, render_window
 from trinho.i18n import t
 from trinho.models import ChatRequest, estimate_tokens, system, user
 from trinho.textnorm import nfc, unify_breaks
@@ -51,13 +52,20 @@ def rewrite_request(
 
 
 def ops_prefix(
-    prompt: Prompt, memory_text: str, today: date, since: date, locale: str, budget: int
+    prompt: Prompt,
+    memory_text: str,
+    today: date,
+    since: date,
+    locale: str,
+    budget: int,
+    window: Window | None = None,
 ) -> str:
-    """The system message of every edit-script call of a run: instructions, numbered file."""
+    """The system message of every edit-script call of a run: instructions, numbered file
+    (only the lines of `window`, when it is given: a small context's call)."""
     instructions = prompt.fill(
         today, since, memory_budget=budget, memory_tokens=estimate_tokens(memory_text)
     )
-    numbered = number_lines(memory_text)
+    numbered = number_lines(memory_text) if window is None else render_window(memory_text, window)
     return "\n".join(
         [instructions, "", t(locale, "condense.prompt.memory"), MEMORY_BEGIN, numbered, MEMORY_END]
     )
