@@ -131,7 +131,12 @@ def small_week(env: dict[str, str], home: Path) -> None:
         handle.write("\n[model]\nmax_output_tokens = 1024\n\n[condense]\ncontext_tokens = 8192\n")
     (home / "MEMORY.md").write_text(SMALL_WEEK["memory"], encoding="utf-8")
     for at, text in SMALL_WEEK["notes"]:
-        subprocess.run([TRINHO, "note", text], env={**env, "TRINHO_NOW": at}, check=True)
+        subprocess.run(
+            [TRINHO, "note", text],
+            env={**env, "TRINHO_NOW": at},
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
 
 
 def estimate_errors(base_url: str, checks: Checks) -> None:
