@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from itertools import pairwise
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -24,6 +25,7 @@ from trinho.condense.rules.ops import (
     view_lines,
 )
 from trinho.condense.rules.prompt import Prompt
+from trinho.condense.rules.rewrite import screen_line_tokens, screen_overhead_tokens, screen_request
 from trinho.condense.rules.window import (
     FULL_SHARE,
     GAP,
@@ -33,6 +35,7 @@ from trinho.condense.rules.window import (
     compact_instructions,
     confine,
     render_window,
+    screen_batches,
     split_room,
     whole_window,
 )
@@ -240,3 +243,33 @@ def test_a_whole_file_written_back_from_a_window_is_not_a_rewrite() -> None:
     assert confined.whole_file is None and confined.ops == () and confined.chatter > 0
     assert apply_ops(MEMORY, confined).text == MEMORY
     assert confine(script, whole_window(MEMORY)) == script
+
+
+# --- screening calls -------------------------------------------------------------------------
+
+
+@given(st.lists(st.integers(1, 300), max_size=120), st.integers(1, 2000), st.integers(1, 60))
+def test_screening_batches_cover_every_line_once_each_within_its_room(
+    costs: list[int], room: int, most: int
+) -> None:
+    batches = screen_batches(costs, room, most)
+    assert [i for batch in batches for i in batch] == list(range(len(costs)))
+    for batch in batches:
+        assert 1 <= len(batch) <= most
+        assert len(batch) == 1 or sum(costs[i] for i in batch) <= room
+    for before, after in pairwise(batches):  # a batch ends when full
+        total = sum(costs[i] for i in before) + costs[after.start]
+        assert len(before) == most or total > room
+
+
+def test_a_small_context_screens_in_as_many_calls_as_its_lines_need() -> None:
+    prompt = load_prompt("screen")
+    room = TokenEstimate().usable(2048) - screen_overhead_tokens(prompt, "vi")
+    line = "- 2026-11-28: Hẹn ngân hàng thứ Ba 2026-12-01 bàn khoản vay mua nhà ở Long Biên"
+    costs = [screen_line_tokens(n, line, None) for n in range(1, 51)]
+    batches = screen_batches(costs, room, 50)
+    assert len(batches) > 1
+    for batch in batches:
+        request = screen_request(prompt, [(line, None)] * len(batch), "vi")
+        sent = sum(estimate_tokens(m.text) + 4 for m in request.messages)
+        assert sent + request.max_tokens <= TokenEstimate().usable(2048)

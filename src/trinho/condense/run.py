@@ -64,6 +64,8 @@ from trinho.condense.rules.rewrite import (
     ops_request,
     overhead_tokens,
     rewrite_request,
+    screen_line_tokens,
+    screen_overhead_tokens,
     screen_request,
     week_frame_tokens,
 )
@@ -79,6 +81,7 @@ from trinho.condense.rules.window import (
     MIN_WINDOW_TOKENS,
     choose_window,
     confine,
+    screen_batches,
     split_room,
     whole_window,
 )
@@ -515,8 +518,11 @@ class _Run:
         found = candidates(old, rewrite)
         outcomes: dict[int, Outcome] = {}
         skipped: list[str] = []
-        for start in range(0, len(found), SCREEN_BATCH):
-            batch = found[start : start + SCREEN_BATCH]
+        room = self.estimate.usable(context_tokens(self.ws))
+        room -= screen_overhead_tokens(prompt, self.locale)
+        costs = [screen_line_tokens(n, c.line, c.old) for n, c in enumerate(found, 1)]
+        for part in screen_batches(costs, room, SCREEN_BATCH):
+            batch = found[part.start : part.stop]
             request = screen_request(prompt, [(c.line, c.old) for c in batch], self.locale)
             first, last = batch[0].number, batch[-1].number
             try:

@@ -114,16 +114,37 @@ def clean_answer(text: str) -> str:
     return unfenced(unify_breaks(nfc(text)).split("\n"))
 
 
+SCREEN_ANSWER_TOKENS = 64
+SCREEN_LINE_ANSWER_TOKENS = 40
+"""A screening answer's `max_tokens`: this much, and room for a short reason on every line."""
+
+
+def _screen_lines(number: int, line: str, old: str | None) -> list[str]:
+    return [f"{number}. {line}", *([] if old is None else [f"   replaces: {old}"])]
+
+
 def screen_request(
     prompt: Prompt, lines: Sequence[tuple[str, str | None]], locale: str
 ) -> ChatRequest:
     """One screening call over up to a batch of (new line, line it replaces or None)."""
     body = [t(locale, "condense.prompt.screen")]
     for number, (line, old) in enumerate(lines, 1):
-        body.append(f"{number}. {line}")
-        if old is not None:
-            body.append(f"   replaces: {old}")
+        body += _screen_lines(number, line, old)
     return ChatRequest(
         messages=(system(prompt.text), user("\n".join(body))),
-        max_tokens=64 + 40 * len(lines),  # room for a short reason on every line
+        max_tokens=SCREEN_ANSWER_TOKENS + SCREEN_LINE_ANSWER_TOKENS * len(lines),
     )
+
+
+def screen_overhead_tokens(prompt: Prompt, locale: str) -> int:
+    """What a screening call costs besides its lines: the instructions, the heading, the
+    answer's fixed part and the messages' frames."""
+    frame = prompt.text + "\n" + t(locale, "condense.prompt.screen")
+    return estimate_tokens(frame) + SCREEN_ANSWER_TOKENS + 16
+
+
+def screen_line_tokens(number: int, line: str, old: str | None) -> int:
+    """What one line costs a screening call: its text (and the line it replaces) and its
+    verdict."""
+    shown = "\n".join(_screen_lines(number, line, old))
+    return estimate_tokens(shown) + 1 + SCREEN_LINE_ANSWER_TOKENS

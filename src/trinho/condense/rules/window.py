@@ -13,6 +13,8 @@ MEMORY.md, a chunk of notes and write its answer in one call. Three things make 
   chunk, most shared first, then the rest in file order while they fit; `render_window` numbers
   them by their line in the whole file and shows each run of lines left out as one "…".
 
+Screening calls are sized the same way (`screen_batches`): as many new lines a call as fit.
+
 The model may only name lines it was shown: `confine` sets aside every operation on another
 line (and a whole MEMORY.md written back from a part of it), so every line outside the window
 is carried unchanged, byte for byte. The gate still judges the whole file against the whole
@@ -22,6 +24,7 @@ rewrite, as for any run.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from trinho.condense.rules.chunks import MIN_ROOM_TOKENS
@@ -157,3 +160,18 @@ def confine(script: Script, window: Window) -> Script:
         Ignored(op.source, op_text(op), "no_such_line") for op in script.ops if not window.holds(op)
     )
     return replace(script, ops=kept, ignored=(*script.ignored, *unseen))
+
+
+def screen_batches(costs: Sequence[int], room: int, most: int) -> list[range]:
+    """The screening calls for lines costing `costs` tokens each: consecutive batches of at
+    most `most` lines, each within `room` tokens (a line larger than `room` alone)."""
+    batches: list[range] = []
+    start, used = 0, 0
+    for i, cost in enumerate(costs):
+        if i > start and (used + cost > room or i - start == most):
+            batches.append(range(start, i))
+            start, used = i, 0
+        used += cost
+    if start < len(costs):
+        batches.append(range(start, len(costs)))
+    return batches
