@@ -37,13 +37,21 @@ from trinho.memory.format import BOM, Entry, Heading, parse_line
 from trinho.textnorm import nfc, one_line, unify_breaks
 
 IgnoreWhy = Literal[
-    "unreadable", "not_a_line", "no_such_line", "line_taken", "not_an_entry", "cut", "whole_file"
+    "unreadable",
+    "not_a_line",
+    "no_such_line",
+    "line_taken",
+    "not_an_entry",
+    "cut",
+    "whole_file",
+    "not_shown",
 ]
 """Why an operation was not applied: its arguments could not be read; its new line is not an
 entry or a heading; its line number is not in the file; its line already has an EDIT, DATE or
 REMOVE; a DATE names a line that is not a dated entry; it is the last line of an answer cut at
 the output limit, so it may be incomplete; another chunk of the run answered with a whole
-MEMORY.md, which is gated instead."""
+MEMORY.md, which is gated instead; it names a line left out of the window of MEMORY.md the
+model was shown (`trinho.condense.rules.window`)."""
 
 CHATTER_SAMPLES = 5
 """How many chatter lines a script keeps, for the run report."""

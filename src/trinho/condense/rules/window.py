@@ -16,9 +16,9 @@ MEMORY.md, a chunk of notes and write its answer in one call. Three things make 
 Screening calls are sized the same way (`screen_batches`): as many new lines a call as fit.
 
 The model may only name lines it was shown: `confine` sets aside every operation on another
-line (and a whole MEMORY.md written back from a part of it), so every line outside the window
-is carried unchanged, byte for byte. The gate still judges the whole file against the whole
-rewrite, as for any run.
+line (`not_shown`), and a whole MEMORY.md written back from a part of it, so every line outside
+the window is carried unchanged, byte for byte. The gate still judges the whole file against
+the whole rewrite, as for any run.
 """
 
 from __future__ import annotations
@@ -142,9 +142,9 @@ def render_window(text: str, window: Window) -> str:
 
 
 def confine(script: Script, window: Window) -> Script:
-    """`script` with every operation on a line outside `window` set aside (as on a line that
-    does not exist), and a whole MEMORY.md written back from a part of it read as chatter: the
-    lines the model was not shown stay as they are."""
+    """`script` with every operation on a line outside `window` set aside (`not_shown`), and
+    a whole MEMORY.md written back from a part of it read as chatter: the lines the model was
+    not shown stay as they are."""
     if window.whole:
         return script
     if script.whole_file is not None:
@@ -157,7 +157,7 @@ def confine(script: Script, window: Window) -> Script:
         )
     kept = tuple(op for op in script.ops if window.holds(op))
     unseen = tuple(
-        Ignored(op.source, op_text(op), "no_such_line") for op in script.ops if not window.holds(op)
+        Ignored(op.source, op_text(op), "not_shown") for op in script.ops if not window.holds(op)
     )
     return replace(script, ops=kept, ignored=(*script.ignored, *unseen))
 
