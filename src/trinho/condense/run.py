@@ -424,8 +424,7 @@ class _Run:
             room, window_budget = split_room(usable - (beside - memory), by_output)
             if room < MIN_ROOM_TOKENS or window_budget < MIN_WINDOW_TOKENS:
                 script = script_tokens(MIN_ROOM_TOKENS, MIN_ROOM_TOKENS)
-                least = min(memory, MIN_WINDOW_TOKENS)  # a window this small would do
-                raise no_room(self.ws, self.estimate, context, beside - memory, least, script)
+                raise no_room(self.ws, self.estimate, context, beside - memory, memory, script)
         line_count = len(view_lines(old))
         total = len(plan_chunks(items, room))
         scripts: list[Script] = []
