@@ -44,9 +44,9 @@ from trinho.context.budget import estimate_tokens
 from trinho.memory.format import Entry, Heading, parse_line
 from trinho.search.tokenize import terms
 
-FULL_SHARE = 0.25
+FULL_SHARE = 1 / 3
 """The largest share of the usable context the full instructions may take; past it, the
-compact ones are sent."""
+compact ones are sent (the full ones, about 1,100 tokens, below about 3,600 of context)."""
 MIN_WINDOW_TOKENS = 128
 """Below this much room for MEMORY.md, a window would show the model too little to edit."""
 GAP = "…"
