@@ -28,10 +28,11 @@ WEEK = json.loads(
 CONTEXT = 2048
 
 
-def small_week(ws: Workspace, clock: FixedClock, context: int) -> Workspace:
+def small_week(ws: Workspace, clock: FixedClock, context: int, locale: str = "en") -> Workspace:
     """The fixture's MEMORY.md and notes, a context of `context` tokens, the clock at its run."""
     config = ws.internal / "config.toml"
-    config.write_text(config.read_text() + f"\n[condense]\ncontext_tokens = {context}\n")
+    text = config.read_text().replace('locale = "en"', f'locale = "{locale}"', 1)
+    config.write_text(text + f"\n[condense]\ncontext_tokens = {context}\n")
     ws = open_workspace(ws.root, clock)
     ws.memory_file.write_text(WEEK["memory"], encoding="utf-8")
     for at, text in WEEK["notes"]:
@@ -74,10 +75,12 @@ def llama(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.usefixtures("llama")
+@pytest.mark.parametrize("locale", ["en", "vi"])
 def test_a_realistic_week_condenses_at_2048_tokens_every_request_fitting(
-    workspace: Workspace, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+    workspace: Workspace, clock: FixedClock, monkeypatch: pytest.MonkeyPatch, locale: str
 ) -> None:
-    ws = small_week(workspace, clock, CONTEXT)
+    ws = small_week(workspace, clock, CONTEXT, locale)
+    assert ws.locale == locale
     old = WEEK["memory"]
     with FakeServer(Reply(model), context_tokens=CONTEXT, llamacpp=True) as srv:
         monkeypatch.setenv("TRINHO_BASE_URL", f"{srv.url}/v1")
