@@ -17,6 +17,7 @@
 #   REAL_MODEL_SIZES=0 bench/real_model.sh   # the first check only
 #   REAL_MODEL_FIRST=0 bench/real_model.sh   # the sizes only
 #   REAL_MODEL_RUNS="gemma-3-270m:8192" bench/real_model.sh   # only these model:n_ctx sizes
+#   REAL_SIZES_ARGS="--no-chat --timeout 1800" bench/real_model.sh   # options of real_sizes.py
 #
 # Needs the project's venv (the README's test command makes it), gcc, cmake from PyPI (pulled
 # by the build) and network access to PyPI for the first run. Nothing is installed outside
@@ -117,8 +118,9 @@ for spec in "smollm2-135m:$gguf:chatml-function-calling" "gemma-3-270m:$gemma:";
             if ! kill -0 $server 2>/dev/null; then tail -20 "$log" >&2; exit 1; fi
             sleep 1
         done
+        # shellcheck disable=SC2086  # REAL_SIZES_ARGS is split into its options on purpose
         "$trinho_python" -u "$here/bench/real_sizes.py" --base-url "http://127.0.0.1:$port/v1" \
-            --model "$alias" --n-ctx "$n_ctx" || broken=1
+            --model "$alias" --n-ctx "$n_ctx" ${REAL_SIZES_ARGS:-} || broken=1
         kill $server 2>/dev/null; wait $server 2>/dev/null || true
     done
 done

@@ -1,6 +1,11 @@
 """Sizing against a real llama.cpp-compatible server: the estimate's error per part, a
 condensation and a ten-turn chat at the server's context, in Vietnamese and in English.
 
+The condensation reads the small-context week of issue 44 (`tests/data/weeks/small_context.json`:
+17 MEMORY.md entries, 13 notes in Vietnamese and English). The parts measured include the
+rewrite instructions as an owner's run sends them (the prompt and the request's headings, in
+English and in Vietnamese), full and compact.
+
 Run by bench/real_model.sh for each model and `--n_ctx`; usable on its own:
 
     .venv/bin/python bench/real_sizes.py --base-url http://127.0.0.1:8089/v1 --model M --n-ctx 2048
@@ -18,17 +23,27 @@ import contextlib
 import io
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import urllib.request
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from real_model import MEMORY, NOTES, TURNS, Checks, run, week
-from trinho.condense.store.prompts import load_prompt
+from real_model import MEMORY, NOTES, TRINHO, TURNS, Checks, run
+from trinho.condense.rules.rewrite import MEMORY_BEGIN, MEMORY_END
+from trinho.condense.store.prompts import SMALL_REWRITE, load_prompt
 from trinho.context.budget import estimate_tokens
+from trinho.i18n import t
 from trinho.tools import service as tools
+
+SMALL_WEEK = json.loads(
+    (
+        Path(__file__).resolve().parent.parent / "tests" / "data" / "weeks" / "small_context.json"
+    ).read_text(encoding="utf-8")
+)
 
 CHAT = {
     "vi": [
@@ -79,8 +94,13 @@ def parts() -> dict[str, str]:
         ensure_ascii=False,
     )
     return {
-        "rewrite instructions (en)": load_prompt("rewrite", 2).text,
+        **{
+            f"instructions, {form} ({locale})": instructions(name, locale)
+            for form, name in (("full", "rewrite"), ("compact", SMALL_REWRITE))
+            for locale in ("en", "vi")
+        },
         "MEMORY.md (vi+en)": MEMORY,
+        "MEMORY.md, 17 entries (vi+en)": SMALL_WEEK["memory"],
         "notes (vi)": "\n".join(vi),
         "notes (en)": "\n".join(en),
         "turns (vi+en)": "\n".join(text for _, _, text in TURNS),
@@ -88,6 +108,35 @@ def parts() -> dict[str, str]:
         "chat messages (en)": "\n".join(CHAT["en"]),
         "tool schemas (JSON)": schemas,
     }
+
+
+def instructions(name: str, locale: str) -> str:
+    """What an edit-script request holds besides MEMORY.md's lines and the notes: the prompt
+    filled in, and the request's headings in the owner's language."""
+    today, since = date(2026, 11, 29), date(2026, 11, 23)
+    filled = load_prompt(name).fill(today, since, memory_budget=4000, memory_tokens=860)
+    week = t(locale, "condense.prompt.week", since=since, today=today, part=1, of=3)
+    return "\n".join(
+        [filled, "", t(locale, "condense.prompt.memory"), MEMORY_BEGIN, MEMORY_END, week]
+    )
+
+
+def small_week(env: dict[str, str], home: Path) -> None:
+    """The workspace of the small-context week, written through trinho's own commands."""
+    subprocess.run(
+        [TRINHO, "init", "--tz", "Asia/Ho_Chi_Minh", "--locale", "vi"], env=env, check=True
+    )
+    config = home / ".trinho" / "config.toml"
+    with config.open("a", encoding="utf-8") as handle:
+        handle.write("\n[model]\nmax_output_tokens = 1024\n\n[condense]\ncontext_tokens = 8192\n")
+    (home / "MEMORY.md").write_text(SMALL_WEEK["memory"], encoding="utf-8")
+    for at, text in SMALL_WEEK["notes"]:
+        subprocess.run(
+            [TRINHO, "note", text],
+            env={**env, "TRINHO_NOW": at},
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
 
 
 def estimate_errors(base_url: str, checks: Checks) -> None:
@@ -117,6 +166,10 @@ def main() -> int:
         default=512,
         help="[model] max_output_tokens for the condensation",
     )
+    parser.add_argument("--no-chat", action="store_true", help="the estimate and condense only")
+    parser.add_argument(
+        "--timeout", type=float, help="[model] timeout, in seconds (a slow or loaded machine)"
+    )
     args = parser.parse_args()
     checks = Checks()
     print(f"== {args.model}, --n_ctx {args.n_ctx} ==")
@@ -126,16 +179,19 @@ def main() -> int:
         env = {
             **os.environ,
             "TRINHO_HOME": str(home),
-            "TRINHO_NOW": "2026-11-29T20:00:00+07:00",
+            "TRINHO_NOW": SMALL_WEEK["now"],
             "TRINHO_MODEL": f"llamacpp:{args.model}",
             "TRINHO_BASE_URL": args.base_url,
         }
         with contextlib.redirect_stdout(io.StringIO()):
-            week(env, home)
+            small_week(env, home)
         config = home / ".trinho" / "config.toml"
         text = config.read_text(encoding="utf-8")
         text = text.replace("context_tokens = 8192", f"context_tokens = {args.n_ctx}")
         output = "max_output_tokens = {}"
+        if args.timeout is not None:
+            limit = "max_output_tokens = 1024\n"  # in the [model] table the week wrote
+            text = text.replace(limit, f"{limit}timeout = {args.timeout}\n")
         config.write_text(text.replace(output.format(1024), output.format(args.condense_output)))
         code, out, err, seconds = run(env, "condense", "--json")
         checks.require("Traceback" not in out + err, "condense: no traceback")
@@ -144,10 +200,12 @@ def main() -> int:
             script = report.get("script") or {}
             print(
                 f"  condense: {report.get('chunks', 0)} chunk(s), "
-                f"{script.get('operations', 0)} operations read, {seconds:.0f} s"
+                f"{script.get('operations', 0)} operations read, {seconds:.0f} s, "
+                f"prompts {', '.join(report.get('prompts') or ())}"
             )
             checks.require(True, "condense: ran")
         else:
+            checks.require(args.n_ctx < 2048, "condense: runs from a 2,048-token context up")
             line = err.strip().splitlines()
             print(f"  condense refused in {seconds:.0f} s: {err.strip()[:400]}")
             checks.require(len(line) == 1, "condense: one line when it cannot run")
@@ -155,7 +213,7 @@ def main() -> int:
                 "exceeds the available context" not in err, "condense: not refused by the server"
             )
         config.write_text(text.replace(output.format(1024), output.format(args.max_output)))
-        for lang in ("vi", "en"):
+        for lang in () if args.no_chat else ("vi", "en"):
             messages = [a for m in CHAT[lang] for a in ("-m", m)]
             code, out, err, seconds = run(env, "chat", "--json", *messages, *messages)
             checks.require("Traceback" not in out + err, f"chat ({lang}): no traceback")

@@ -127,7 +127,7 @@ def en_week(ws: Workspace, clock: object) -> None:
 
 
 def is_rewrite(request: ChatRequest) -> bool:
-    return request.messages[0].text.startswith("You maintain MEMORY.md")
+    return request.messages[0].text.startswith(("You maintain MEMORY.md", "You update MEMORY.md"))
 
 
 def memory_in(request: ChatRequest) -> str:

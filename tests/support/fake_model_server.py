@@ -20,6 +20,9 @@ real servers, it refuses a body they would refuse, whatever reply was scripted (
   function ..."), on Chat Completions and the Responses API alike; for Anthropic, a strict
   tool with a keyword `anthropic.transform_schema` would not keep.
 
+A reply whose `body` is a function is answered with what it returns for the request's body:
+a model that reads what it is sent (its answer is then checked and cut as any other).
+
 `GET .../models` lists `models`; without them the endpoint is missing (404). With `models`, a
 chat naming another model is refused with a 404 as vLLM does, unless `any_model` (llama.cpp
 answers with its one model whatever name is asked).
@@ -42,7 +45,7 @@ import json
 import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
@@ -128,6 +131,8 @@ class FakeServer:
             self.requests.append(seen)
             self._posts += 1
             scripted = self.replies[min(self._posts, len(self.replies)) - 1]
+        if callable(scripted.body):  # a model that reads the request: its answer to this one
+            scripted = replace(scripted, body=scripted.body(seen.body))
         if self.llamacpp and seen.path.endswith("/chat/completions"):
             return self._llamacpp_chat(seen.body, scripted)
         refused = refusal_for(seen.path, seen.body, self.context_tokens)

@@ -66,6 +66,8 @@ from trinho.condense.rules.rewrite import (
     ops_request,
     overhead_tokens,
     rewrite_request,
+    screen_line_tokens,
+    screen_overhead_tokens,
     screen_request,
     week_frame_tokens,
 )
@@ -76,6 +78,14 @@ from trinho.condense.rules.screen import (
     candidates,
     read_answer,
     screen_rewrite,
+)
+from trinho.condense.rules.window import (
+    MIN_WINDOW_TOKENS,
+    choose_window,
+    confine,
+    screen_batches,
+    split_room,
+    whole_window,
 )
 from trinho.condense.store.apply import sha
 from trinho.condense.store.archive import (
@@ -94,7 +104,7 @@ from trinho.condense.store.collect import (
     moment_of,
     window,
 )
-from trinho.condense.store.prompts import FILE_REWRITE_VERSION, load_prompt
+from trinho.condense.store.prompts import choose_rewrite_prompt, load_prompt
 from trinho.condense.store.runs import (
     BEFORE,
     REPORT,
@@ -349,8 +359,9 @@ class _Run:
     def _execute(self, collected: Collected) -> RunReport:
         self.material = tuple(material_source(m) for m in collected.items)
         protocol = condense_protocol(self.ws)
-        version = FILE_REWRITE_VERSION if protocol == "file" else None
-        rewrite_prompt, screen_prompt = load_prompt("rewrite", version), load_prompt("screen")
+        usable = TokenEstimate().usable(context_tokens(self.ws))
+        rewrite_prompt = choose_rewrite_prompt(protocol, usable)
+        screen_prompt = load_prompt("screen")
         prompts = (rewrite_prompt.version, screen_prompt.version)
         old = collected.memory_text
         if protocol == "file":
@@ -439,6 +450,8 @@ class _Run:
     ) -> tuple[str, tuple[Chunk, ...], tuple[Material, ...], str]:
         """Feed the week in chunks, every call given the same numbered MEMORY.md (one stable
         prefix, cached by the provider), and make the rewrite from all their edit scripts.
+        In a context too small for the whole file beside a chunk, each call is shown a window
+        of it around its chunk (`trinho.condense.rules.window`), and may name only its lines.
 
         A chunk's material is bounded twice: by the context left beside the prefix and the
         answer, and by what an edit script over it may need within `[model]
@@ -458,10 +471,13 @@ class _Run:
         if by_output < MIN_ROOM_TOKENS:  # the output limit binds, whatever the context
             needed = script_tokens(MIN_ROOM_TOKENS, MIN_ROOM_TOKENS)
             raise TrinhoError.keyed("condense.no_room_output", max_output=max_output, needed=needed)
-        if room < MIN_ROOM_TOKENS:
+        window_budget = 0
+        if room < MIN_ROOM_TOKENS:  # too small for the whole file: a window of it per chunk
             memory = estimate_tokens(numbered)
-            script = script_tokens(MIN_ROOM_TOKENS, MIN_ROOM_TOKENS)
-            raise no_room(self.ws, self.estimate, context, beside - memory, memory, script)
+            room, window_budget = split_room(usable - (beside - memory), by_output)
+            if room < MIN_ROOM_TOKENS or window_budget < MIN_WINDOW_TOKENS:
+                script = script_tokens(MIN_ROOM_TOKENS, MIN_ROOM_TOKENS)
+                raise no_room(self.ws, self.estimate, context, beside - memory, memory, script)
         shown = shown_lines(old)
         total = len(plan_chunks(items, room))
         scripts: list[Script] = []
@@ -471,6 +487,12 @@ class _Run:
         while pending:
             taken, rest = take_chunk(pending, room)
             chunk = Chunk(len(read) + 1, taken)
+            window = whole_window(old)
+            if window_budget:
+                window = choose_window(old, render_material(taken), window_budget)
+                prefix = ops_prefix(
+                    prompt, old, self.today, self.since, self.locale, budget, window
+                )
             request = ops_request(
                 prefix, chunk, total, self.today, self.since, self.locale, max_output
             )
@@ -480,7 +502,7 @@ class _Run:
                 why = answer
                 break
             cut = answer.stop_reason in CUT_STOP_REASONS
-            scripts.append(parse_ops(answer.text, len(shown), cut=cut))
+            scripts.append(confine(parse_ops(answer.text, len(shown), cut=cut), window))
             read.append(chunk)
             pending = rest
         rewrite = old
@@ -552,11 +574,15 @@ class _Run:
         found = candidates(old, rewrite)
         outcomes: dict[int, Outcome] = {}
         skipped: list[str] = []
-        for start in range(0, len(found), SCREEN_BATCH):
-            batch = found[start : start + SCREEN_BATCH]
+        room = self.estimate.usable(context_tokens(self.ws))
+        room -= screen_overhead_tokens(prompt, self.locale)
+        costs = [screen_line_tokens(n, c.line, c.old) for n, c in enumerate(found, 1)]
+        parts = screen_batches(costs, room, SCREEN_BATCH)
+        for number, part in enumerate(parts, 1):
+            batch = found[part.start : part.stop]
             request = screen_request(prompt, [(c.line, c.old) for c in batch], self.locale)
             first, last = batch[0].number, batch[-1].number
-            notify(Step("screening", start // SCREEN_BATCH + 1, -(-len(found) // SCREEN_BATCH)))
+            notify(Step("screening", number, len(parts)))
             try:
                 answer = self._call("screen", request)
             except ModelError as exc:

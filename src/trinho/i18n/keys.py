@@ -98,6 +98,7 @@ IGNORED_WHY: dict[str, str] = {
     "no_such_line": N_("condense.ignored.no_such_line"),
     "not_a_line": N_("condense.ignored.not_a_line"),
     "not_an_entry": N_("condense.ignored.not_an_entry"),
+    "not_shown": N_("condense.ignored.not_shown"),
     "unreadable": N_("condense.ignored.unreadable"),
     "whole_file": N_("condense.ignored.whole_file"),
 }

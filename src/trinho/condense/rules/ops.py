@@ -39,13 +39,21 @@ from trinho.openclaw.markers import line_roles, memory_entry_lines
 from trinho.textnorm import nfc, one_line, unify_breaks
 
 IgnoreWhy = Literal[
-    "unreadable", "not_a_line", "no_such_line", "line_taken", "not_an_entry", "cut", "whole_file"
+    "unreadable",
+    "not_a_line",
+    "no_such_line",
+    "line_taken",
+    "not_an_entry",
+    "cut",
+    "whole_file",
+    "not_shown",
 ]
 """Why an operation was not applied: its arguments could not be read; its new line is not an
 entry or a heading; its line number is not in the file; its line already has an EDIT, DATE or
 REMOVE; a DATE names a line that is not a dated entry; it is the last line of an answer cut at
 the output limit, so it may be incomplete; another chunk of the run answered with a whole
-MEMORY.md, which is gated instead."""
+MEMORY.md, which is gated instead; it names a line left out of the window of MEMORY.md the
+model was shown (`trinho.condense.rules.window`)."""
 
 CHATTER_SAMPLES = 5
 """How many chatter lines a script keeps, for the run report."""
@@ -492,13 +500,13 @@ def merge_scripts(scripts: Sequence[Script]) -> Script:
     ignored = [i for s in scripts for i in s.ignored]
     whole = [s for s in scripts if s.whole_file is not None]
     if whole:
-        ignored += [Ignored(op.source, _op_text(op), "whole_file") for s in scripts for op in s.ops]
+        ignored += [Ignored(op.source, op_text(op), "whole_file") for s in scripts for op in s.ops]
         return Script(line_count, (), tuple(ignored), chatter, samples, False, whole[-1].whole_file)
     ops: list[Op] = []
     named: set[int] = set()
     for op in (op for s in scripts for op in s.ops):
         if not isinstance(op, Add) and op.line in named:
-            ignored.append(Ignored(op.source, _op_text(op), "line_taken"))
+            ignored.append(Ignored(op.source, op_text(op), "line_taken"))
             continue
         if not isinstance(op, Add):
             named.add(op.line)
@@ -507,7 +515,7 @@ def merge_scripts(scripts: Sequence[Script]) -> Script:
     return Script(line_count, tuple(ops), tuple(ignored), chatter, samples, none)
 
 
-def _op_text(op: Op) -> str:
+def op_text(op: Op) -> str:
     """An operation written back in the wire format, for reports."""
     if isinstance(op, Add):
         return f"ADD [{op.after}] {op.text}" if op.after is not None else f"ADD {op.text}"

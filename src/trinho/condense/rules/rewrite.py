@@ -16,6 +16,7 @@ from datetime import date
 from trinho.condense.rules.chunks import Chunk, answer_tokens, render_material
 from trinho.condense.rules.ops import number_lines, script_tokens, unfenced
 from trinho.condense.rules.prompt import Prompt
+from trinho.condense.rules.window import Window, render_window
 from trinho.i18n import t
 from trinho.models import ChatRequest, estimate_tokens, system, user
 from trinho.textnorm import nfc, unify_breaks
@@ -51,13 +52,20 @@ def rewrite_request(
 
 
 def ops_prefix(
-    prompt: Prompt, memory_text: str, today: date, since: date, locale: str, budget: int
+    prompt: Prompt,
+    memory_text: str,
+    today: date,
+    since: date,
+    locale: str,
+    budget: int,
+    window: Window | None = None,
 ) -> str:
-    """The system message of every edit-script call of a run: instructions, numbered file."""
+    """The system message of every edit-script call of a run: instructions, numbered file
+    (only the lines of `window`, when it is given: a small context's call)."""
     instructions = prompt.fill(
         today, since, memory_budget=budget, memory_tokens=estimate_tokens(memory_text)
     )
-    numbered = number_lines(memory_text)
+    numbered = number_lines(memory_text) if window is None else render_window(memory_text, window)
     return "\n".join(
         [instructions, "", t(locale, "condense.prompt.memory"), MEMORY_BEGIN, numbered, MEMORY_END]
     )
@@ -106,16 +114,37 @@ def clean_answer(text: str) -> str:
     return unfenced(unify_breaks(nfc(text)).split("\n"))
 
 
+SCREEN_ANSWER_TOKENS = 64
+SCREEN_LINE_ANSWER_TOKENS = 40
+"""A screening answer's `max_tokens`: this much, and room for a short reason on every line."""
+
+
+def _screen_lines(number: int, line: str, old: str | None) -> list[str]:
+    return [f"{number}. {line}", *([] if old is None else [f"   replaces: {old}"])]
+
+
 def screen_request(
     prompt: Prompt, lines: Sequence[tuple[str, str | None]], locale: str
 ) -> ChatRequest:
     """One screening call over up to a batch of (new line, line it replaces or None)."""
     body = [t(locale, "condense.prompt.screen")]
     for number, (line, old) in enumerate(lines, 1):
-        body.append(f"{number}. {line}")
-        if old is not None:
-            body.append(f"   replaces: {old}")
+        body += _screen_lines(number, line, old)
     return ChatRequest(
         messages=(system(prompt.text), user("\n".join(body))),
-        max_tokens=64 + 40 * len(lines),  # room for a short reason on every line
+        max_tokens=SCREEN_ANSWER_TOKENS + SCREEN_LINE_ANSWER_TOKENS * len(lines),
     )
+
+
+def screen_overhead_tokens(prompt: Prompt, locale: str) -> int:
+    """What a screening call costs besides its lines: the instructions, the heading, the
+    answer's fixed part and the messages' frames."""
+    frame = prompt.text + "\n" + t(locale, "condense.prompt.screen")
+    return estimate_tokens(frame) + SCREEN_ANSWER_TOKENS + 16
+
+
+def screen_line_tokens(number: int, line: str, old: str | None) -> int:
+    """What one line costs a screening call: its text (and the line it replaces) and its
+    verdict."""
+    shown = "\n".join(_screen_lines(number, line, old))
+    return estimate_tokens(shown) + 1 + SCREEN_LINE_ANSWER_TOKENS
