@@ -2,13 +2,13 @@
 by accident, so a paraphrase's best lexical hit must not bury what the dense side found; a full
 lexical match still keeps its place, and a question naming a day or in English ranks as before."""
 
-from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from support.concept_embedder import ConceptEmbedder
 from trinho.notes.store import save_note
 from trinho.search import Query, SearchIndex
 from trinho.search.rank import Candidate, Tuning, fuse, is_vietnamese
@@ -17,23 +17,8 @@ from trinho.workspace import Workspace
 SICK = {"thú", "cưng", "bệnh", "mèo", "ốm"}
 
 
-class ToyEmbedder:
-    """Being sick or a pet is one dimension; every other word a little of another."""
-
-    name = "toy-vi:v1"
-
-    @staticmethod
-    def _vector(text: str) -> list[float]:
-        vector = [0.0, 0.0]
-        for word in text.lower().replace(",", " ").replace(".", " ").split():
-            vector[0 if word in SICK else 1] += 1.0 if word in SICK else 0.01
-        return vector
-
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        return [self._vector(t) for t in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        return self._vector(text)
+def toy_embedder() -> ConceptEmbedder:
+    return ConceptEmbedder("toy-vi:v1", {w: 0 for w in SICK})
 
 
 @pytest.mark.parametrize(
@@ -127,10 +112,10 @@ def test_a_vietnamese_paraphrase_finds_the_line_of_its_meaning_first(
     save_note(workspace, "Bị mất ví, bị phạt, bị kẹt xe")
     save_note(workspace, "Con mèo ốm rồi")
     question = Query("thú cưng bị bệnh", limit=2)
-    with SearchIndex(workspace, embedder=ToyEmbedder()) as index:
+    with SearchIndex(workspace, embedder=toy_embedder()) as index:
         found = [h.text for h in index.search(question)]
     off = Tuning(vietnamese_dense_weight=Tuning.dense_weight)
-    with SearchIndex(workspace, embedder=ToyEmbedder(), tuning=off) as index:
+    with SearchIndex(workspace, embedder=toy_embedder(), tuning=off) as index:
         before = [h.text for h in index.search(question)]
     assert found[0] == "Con mèo ốm rồi"
     assert before[0] == "Bị mất ví, bị phạt, bị kẹt xe"

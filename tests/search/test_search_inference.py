@@ -2,7 +2,6 @@
 from deeper in the dense list, and what the named person says of themselves is favoured; only
 when the dense side answered, so lexical search ranks as before."""
 
-from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -10,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from support.concept_embedder import ConceptEmbedder
 from trinho.conversations.store import Turn, import_turns
 from trinho.search import Query, SearchIndex
 from trinho.search.rank import Candidate, Tuning, describes_self, fuse, is_inference_question
@@ -18,23 +18,8 @@ from trinho.workspace import Workspace
 CONCEPTS = {"car": 0, "vehicle": 0, "drive": 0, "dog": 1}
 
 
-class ToyEmbedder:
-    """Each concept one dimension; every other word a little of a third."""
-
-    name = "toy:v1"
-
-    @staticmethod
-    def _vector(text: str) -> list[float]:
-        vector = [0.0] * 3
-        for word in text.lower().replace(".", " ").replace(":", " ").replace("?", " ").split():
-            vector[CONCEPTS.get(word, 2)] += 1.0 if word in CONCEPTS else 0.01
-        return vector
-
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        return [self._vector(t) for t in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        return self._vector(text)
+def toy_embedder() -> ConceptEmbedder:
+    return ConceptEmbedder("toy:v1", CONCEPTS)
 
 
 @pytest.mark.parametrize(
@@ -162,7 +147,7 @@ CONVERSATION = turns(
 def test_the_person_named_telling_of_themselves_is_favoured(workspace: Workspace) -> None:
     import_turns(workspace, CONVERSATION)
     question = Query("Would Lan likely buy a vehicle?")
-    with SearchIndex(workspace, embedder=ToyEmbedder()) as index:
+    with SearchIndex(workspace, embedder=toy_embedder()) as index:
         found = index.find(question)
         plain = index.find(Query("Did Lan buy a vehicle?"))
     assert found.hits[0].text == "I love to drive, my car is my world"
