@@ -125,8 +125,8 @@ def serve_calls(owner: str | None, profile: str | None) -> None:
             if not line.strip():
                 continue
             answer = _serve_one(line, opened, owner, profile)
-            sys.stdout.write(json_text(answer) + "\n")
-            sys.stdout.flush()
+            emit(True, answer, "")
+            sys.stdout.flush()  # the plugin waits for this line
     finally:
         close_kept()
 
