@@ -227,6 +227,9 @@ HISTORY = st.lists(
 # Ahead into the next week, put right with a note and no run: that week is condensed again.
 @example(zone="America/New_York", minute=5562,
          history=[("ahead", 4), ("right", 0), ("week", 0)])  # fmt: skip
+# Behind twice to one day, put right between (its journal retired), behind again (CI).
+@example(zone="America/New_York", minute=0,
+         history=[("behind", 2), ("behind", 2), ("right", 0), ("behind", 2)])  # fmt: skip
 def test_a_clock_once_ahead_condenses_every_week_after_and_reads_each_note_once(
     zone: str, minute: int, history: list[tuple[str, object]]
 ) -> None:
