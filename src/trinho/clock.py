@@ -151,25 +151,24 @@ def resolve_in_history(
 ) -> datetime:
     """`resolve(day, at, zone)` in the zone that held when that wall time was on the clock.
 
-    Without history (the zone never changed) that is `current`. Otherwise each zone is tried
-    from the earliest: the first whose reading falls inside the time it held is the one. A
-    change to a zone behind repeats the wall times around it, as a fall-back night does, and
-    the reading is the first occurrence, as there: a line written before the change keeps the
-    instant it had when it was written, so no run reads it twice. A time no zone held then
-    (typed by hand in the gap a change to a zone ahead left) is read in the zone that held at
-    the start of its day."""
+    Without history (the zone never changed) that is `current`. Otherwise the reading is built
+    change by change, oldest first: it starts in the first zone, and a change at instant `since`
+    moves it to the new zone's reading only when it was at or after `since` and the new zone's
+    reading is too. So a change leaves every reading before it as it was, and one at or after it
+    stays at or after it: a change dated at or after the read floor never moves a line into or
+    out of a span already read, whatever changes come later. A change to a zone behind repeats
+    the wall times around it, as a fall-back night does, and the reading is the first
+    occurrence, as there. A time the new zone did not hold yet (typed by hand in the gap a
+    change to a zone ahead left) keeps the reading of the zone before the change."""
     if not history:
         return resolve(day, at, current)
     spans = sorted(history, key=lambda s: s.since or datetime.min.replace(tzinfo=UTC))
-    for index in range(len(spans)):
-        span = spans[index]
+    reading = resolve(day, at, ZoneInfo(spans[0].zone))
+    for span in spans[1:]:
+        since = span.since or datetime.min.replace(tzinfo=UTC)
+        if reading < since:
+            continue
         moment = resolve(day, at, ZoneInfo(span.zone))
-        after = spans[index + 1].since if index + 1 < len(spans) else None
-        if (span.since is None or span.since <= moment) and (after is None or moment < after):
-            return moment
-    start_zone = ZoneInfo(spans[0].zone)
-    for span in spans:
-        start = resolve(day, time(0), ZoneInfo(span.zone))
-        if span.since is None or span.since <= start:
-            start_zone = ZoneInfo(span.zone)
-    return resolve(day, at, start_zone)
+        if moment >= since:
+            reading = moment
+    return reading

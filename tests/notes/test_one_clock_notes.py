@@ -125,6 +125,15 @@ def _decide(ws: Workspace, *, approve: bool) -> None:
 # A change of zone with the clock set back is dated at the read floor (init_workspace).
 @example(zone="Europe/London", which=0, lead=31,
          actions=[("note", 1380), ("setback", 1388), ("tz", "America/New_York")])  # fmt: skip
+# A line typed by hand before the clock was set back, read again by a run after it (CI).
+@example(zone="America/New_York", which=0, lead=351,
+         actions=[("note", 36), ("note", 6), ("note", 1), ("note", 1), ("tz", "Europe/London"),
+                  ("run", 3784), ("note", 26), ("hand", 52), ("note", 17), ("setback", 7507),
+                  ("tz", "Australia/Lord_Howe"), ("note", 6), ("note", 1), ("note", 1),
+                  ("run", 529), ("tz", "America/New_York"), ("hand", 79), ("back", 1654),
+                  ("note", 25), ("note", 41), ("run", 12547), ("back", 666), ("approve", False),
+                  ("note", 523), ("tz", "America/New_York"), ("note", 710), ("hand", 72),
+                  ("run", 112), ("approve", True), ("back", 303)])  # fmt: skip
 def test_every_acknowledged_note_is_read_by_exactly_one_run(
     zone: str, which: int, lead: int, actions: list[tuple[str, object]]
 ) -> None:
@@ -218,6 +227,9 @@ HISTORY = st.lists(
 # Ahead into the next week, put right with a note and no run: that week is condensed again.
 @example(zone="America/New_York", minute=5562,
          history=[("ahead", 4), ("right", 0), ("week", 0)])  # fmt: skip
+# Behind twice to one day, put right between (its journal retired), behind again (CI).
+@example(zone="America/New_York", minute=0,
+         history=[("behind", 2), ("behind", 2), ("right", 0), ("behind", 2)])  # fmt: skip
 def test_a_clock_once_ahead_condenses_every_week_after_and_reads_each_note_once(
     zone: str, minute: int, history: list[tuple[str, object]]
 ) -> None:

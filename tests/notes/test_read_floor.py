@@ -86,6 +86,41 @@ def test_a_note_saved_with_the_clock_set_back_is_read_by_the_next_run_once(
     assert read_floor(ws) == utc_minute(clock.now)
 
 
+def test_a_day_set_back_to_again_after_its_journal_retired_keeps_both_instants(
+    tmp_path: Path,
+) -> None:
+    """The clock set back to the same day twice, put right between (its journal retired to
+    kept instants): the day's new journal and the kept instants both count, so the note saved
+    behind the floor the first time, which no run read yet, is read once (CI, issue 44)."""
+    clock = FixedClock(START)
+    ws = init_workspace(tmp_path / "ws", timezone="Asia/Ho_Chi_Minh", clock=clock).workspace
+    model, shown = _reader()
+    save_note(ws, "first tok1x")
+    clock.advance(minutes=1)
+    shown.append(set())
+    run_condensation(ws, model=model)
+    clock.now = START - timedelta(days=12)
+    save_note(ws, "back once tok2x")  # counts at the floor: the next run reads it
+    clock.now = START + timedelta(minutes=5)  # put right: the set-back day's journal retires
+    save_note(ws, "right tok3x")
+    folder = ws.internal / "notes-journal"
+    assert (folder / "2026-11-15.instants.jsonl").exists()
+    assert not (folder / "2026-11-15.jsonl").exists()
+    clock.now = START - timedelta(days=12, minutes=-10)
+    save_note(ws, "back twice tok4x")  # a new journal for the same day
+    clock.now = START + timedelta(days=8)
+    save_note(ws, "later tok5x")  # retires it again: the kept instants grow, never shrink
+    text = (folder / "2026-11-15.instants.jsonl").read_text(encoding="utf-8")
+    assert "tok2x" in text and "tok4x" in text
+    clock.advance(minutes=1)
+    shown.append(set())
+    run_condensation(ws, model=model)
+    clock.advance(days=8)
+    shown.append(set())
+    run_condensation(ws, model=model)
+    assert shown == [{1}, {2, 3, 4, 5}, set()]
+
+
 def utc_minute(moment: datetime) -> datetime:
     return moment.astimezone(UTC).replace(second=0, microsecond=0)
 

@@ -244,12 +244,22 @@ def _instants_path(workspace: Workspace, day: date) -> Path:
 
 
 def read_instants(workspace: Workspace, day: date) -> list[tuple[Acknowledged, datetime]]:
-    """The instants trinho saved the day's entries at: from the journal while it is kept, then
-    those the retirement kept (the ones the stated rule would not give back)."""
-    for path in (_journal_path(workspace, day), _instants_path(workspace, day)):
-        if path.exists():
-            return parse_instants(read_regular(path).decode("utf-8", "replace"))
-    return []
+    """The instants trinho saved the day's entries at: those a retirement kept first (the ones
+    the stated rule would not give back), then the journal's. A day whose journal was retired
+    gets a new one when a clock set back saves to it again, and both count. A journal whose
+    entries are already the kept tail (a retirement cut off before it removed the journal)
+    is not counted twice."""
+    kept = _parsed(_instants_path(workspace, day))
+    journal = _parsed(_journal_path(workspace, day))
+    if journal and kept[len(kept) - len(journal) :] == journal:
+        return kept
+    return kept + journal
+
+
+def _parsed(path: Path) -> list[tuple[Acknowledged, datetime]]:
+    if not path.exists():
+        return []
+    return parse_instants(read_regular(path).decode("utf-8", "replace"))
 
 
 def _state_path(workspace: Workspace, day: date) -> Path:
@@ -324,8 +334,9 @@ def retire_journals(workspace: Workspace, today: date, rule: InstantRule | None 
             if rule is not None and path.exists():
                 saved = parse_instants(read_regular(path).decode("utf-8", "replace"))
                 odd = [(e, at) for e, at in saved if _minute(at) != rule(day, e.time)]
-                if odd:  # each kept at the instant it counts at
-                    text = "".join(render_journal_line(e, at) for e, at in saved)
+                if odd:  # each kept at the instant it counts at, after those kept before
+                    kept = read_instants(workspace, day)
+                    text = "".join(render_journal_line(e, at) for e, at in kept)
                     atomic_write_text(_instants_path(workspace, day), text)
             path.unlink(missing_ok=True)
             _state_path(workspace, day).unlink(missing_ok=True)
