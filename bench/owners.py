@@ -53,10 +53,11 @@ from trinho.notes.format import format_entry
 from trinho.pg.connect import Database
 from trinho.pg.migrate import migrate
 from trinho.pg.owners import add_owner, owner_zones
-from trinho.pg.search import add_docs, search
+from trinho.pg.search import SEARCH_UNITS, add_docs, search, units_params
 from trinho.pg.store import PgRecords
 from trinho.search import Query, SearchIndex
 from trinho.search.documents import note_docs
+from trinho.search.tokenize import query_terms
 from trinho.workspace import init_workspace, open_workspace, system_clock
 
 PER_DAY = 10
@@ -280,6 +281,7 @@ def main(argv: list[str] | None = None) -> int:
         pg_took: list[float] = []
         file_took: list[float] = []
         trip_took: list[float] = []
+        statement_took: list[float] = []
         with tempfile.TemporaryDirectory() as tmp, Database(app, max_size=2) as served:
             for owner, files in sampled.items():
                 ws = init_workspace(Path(tmp) / owner, timezone="Asia/Ho_Chi_Minh").workspace
@@ -299,6 +301,13 @@ def main(argv: list[str] | None = None) -> int:
                         with served.statement(owner) as conn:
                             conn.execute("SELECT 1").fetchall()
                         trip_took.append(time.perf_counter() - start)
+                        terms = query_terms(text)
+                        if terms:  # the search's statement alone, without the ranking after it
+                            params = units_params(owner, terms, 10)
+                            start = time.perf_counter()
+                            with served.statement(owner) as conn:
+                                conn.execute(SEARCH_UNITS, params).fetchall()
+                            statement_took.append(time.perf_counter() - start)
     assert size_before is not None and size_after is not None
     total = args.owners * args.notes
     per_owner = (size_after[0] - size_before[0]) / args.owners
@@ -315,6 +324,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ratio PostgreSQL / files                        {p50 / f50:>8.2f} {p95 / f95:>8.2f}")
     t50, t95 = quantiles(trip_took)
     print(f"PostgreSQL, one statement (SELECT 1)            {t50:>8.2f} {t95:>8.2f}")
+    s50, s95 = quantiles(statement_took)
+    print(f"PostgreSQL, the search's statement alone        {s50:>8.2f} {s95:>8.2f}")
     if args.condense:
         condense_week(app, made[: args.condense], args.workers, sampled, args.notes)
     return 0

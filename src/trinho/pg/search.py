@@ -215,11 +215,32 @@ class PgHit:
     """The reasons it ranks where it does, when the who/when rules weighed it (`--explain`)."""
 
 
-_SEARCH = (
+SEARCH_UNITS = (
     "SELECT * FROM search_units(%(owner)s, %(query)s::tsquery, %(terms)s, %(cw)s, %(pool)s,"
     " %(kinds)s, %(since)s, %(until)s)"
 )
-"""BM25 in SQL, in one statement (migration 0009's `search_units`)."""
+"""BM25 in SQL, in one statement (migration 0009's `search_units`), with `units_params`'."""
+
+
+def units_params(
+    owner: str,
+    terms: Sequence[str],
+    limit: int,
+    kinds: Sequence[str] = (),
+    since: date | None = None,
+    until: date | None = None,
+) -> dict[str, Any]:
+    """`SEARCH_UNITS`' parameters: the pool of candidates the ranking after it reads."""
+    return {
+        "owner": owner,
+        "query": tsquery_literal(terms),
+        "terms": list(terms),
+        "cw": CONTEXT_WEIGHT,
+        "pool": limit + POOL,
+        "kinds": list(kinds) or None,
+        "since": since,
+        "until": until,
+    }
 
 
 def search(
@@ -257,28 +278,19 @@ def find(
     terms = query_terms(text)
     if not terms:
         return [], []
-    params = {
-        "owner": records.owner,
-        "query": tsquery_literal(terms),
-        "terms": terms,
-        "cw": CONTEXT_WEIGHT,
-        "pool": limit + POOL,
-        "kinds": list(kinds) or None,
-        "since": since,
-        "until": until,
-    }
+    params = units_params(records.owner, terms, limit, kinds, since, until)
     span = (
         asked_span(text, today or records.today(), tuning.date_margin)
         if tuning.date_weight > 0
         else None
     )
     with records.db.statement(records.owner) as conn:
-        rows = conn.execute(_SEARCH, params).fetchall()
+        rows = conn.execute(SEARCH_UNITS, params).fetchall()
     spanned = []
     if span is not None:
         with records.db.statement(records.owner) as conn:
             spanned = conn.execute(
-                _SEARCH, {**params, "query": tsquery_literal(terms, span_tokens(span))}
+                SEARCH_UNITS, {**params, "query": tsquery_literal(terms, span_tokens(span))}
             ).fetchall()
     named = named_people(text, (rows or spanned)[0][9] or []) if rows or spanned else []
     hits, in_span = _with_span(rows, spanned, tuning.date_weight)
