@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from support.pgserver import MIGRATION_IDS, Cluster
+from support.pgserver import MIGRATION_IDS, Cluster, Urls
 from trinho.cli import main
+from trinho.pg.connect import Database
 
 TRINHO = str(Path(sys.executable).parent / "trinho")
 
@@ -160,7 +161,6 @@ def test_a_refused_check_in_prints_its_error_alone_not_a_success_beside_it(
     while `jobs run` worked), the one error line is all it says, and the next run says what
     it did."""
     from trinho.pg import workcopy
-    from trinho.pg.connect import Database
     from trinho.pg.jobs import STATE_NAME
 
     with monkeypatch.context() as files:
@@ -207,3 +207,43 @@ def test_an_error_about_a_working_copys_file_names_the_owners_file_not_the_copy(
     _, err = trinho(capsys, "jobs", "run", "--owner", "an", ok=False)
     assert err.startswith(f"trinho: error: {STATE_NAME}: not a valid scheduler state"), err
     assert COPY_PREFIX not in err and "/tmp" not in err and "/dev/shm" not in err
+
+
+def test_a_kept_call_process_on_a_database_opens_one_pool_however_many_calls(
+    cli_env: dict[str, str],
+    pg_urls: Urls,
+    pg_admin: Database,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`trinho call --serve` on a database (the OpenClaw plugin's kept process): the owner's
+    records and their pool are made once for the workspace, not once a call, so a gateway that
+    runs for days does not take a connection a call from the server."""
+    from click.testing import CliRunner
+
+    from support.pg_fixtures import new_owner
+    from trinho.cli import cli
+    from trinho.pg import connect
+
+    made: list[str] = []
+
+    class Counted(connect.Database):
+        def __init__(self, url: str, *, max_size: int = 4) -> None:
+            made.append(url)
+            super().__init__(url, max_size=max_size)
+
+    monkeypatch.setattr(connect, "Database", Counted)
+    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
+    monkeypatch.setenv("TRINHO_DATABASE_URL", pg_urls.app)
+    monkeypatch.setenv("TRINHO_OWNER", new_owner(pg_admin))
+    home = cli_env["TRINHO_HOME"]
+    calls = [
+        {"id": n, "workspace": home, "tool": "memory_save", "params": {"text": f"ghi chú {n}"}}
+        for n in range(12)
+    ]
+    result = CliRunner().invoke(
+        cli, ["call", "--serve"], input="\n".join(json.dumps(c) for c in calls) + "\n"
+    )
+    answers = [json.loads(line) for line in result.output.splitlines()]
+    assert [a["id"] for a in answers] == list(range(12))
+    assert all("error" not in a and not a["is_error"] for a in answers), answers
+    assert len(made) == 1

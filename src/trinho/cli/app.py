@@ -69,6 +69,7 @@ class State:
         """`--owner` given before the command (`trinho --owner ID notes`)."""
         self._workspace: Workspace | None = None
         self._copy: Workspace | None = None
+        self._records: dict[tuple[str, str | None], PgRecords] = {}
 
     @property
     def workspace_dir(self) -> Path:
@@ -134,6 +135,9 @@ class State:
     def database_records(self, url: str, owner: str | None) -> PgRecords:
         """One owner of the PostgreSQL store at `url`: the workspace's config, if any, gives
         the user and the prompt's budgets; file code runs on the owner's working copy."""
+        kept = self._records.get((url, owner))
+        if kept is not None:  # one pool a state, however many calls (`trinho call --serve`)
+            return kept
         from trinho.context.run import budgets_from_config
         from trinho.pg.connect import Database
         from trinho.pg.store import PgRecords
@@ -146,7 +150,7 @@ class State:
         def on_copy(job: Callable[[Workspace], T]) -> T:
             return job(self.working(chosen))
 
-        return PgRecords(
+        records = PgRecords(
             db,
             chosen,
             clock=clock_from_env(),
@@ -156,6 +160,15 @@ class State:
             budgets=budgets_from_config(ws) if ws is not None else None,
             files=on_copy,
         )
+        self._records[(url, owner)] = records
+        return records
+
+    def close_databases(self) -> None:
+        """Close the pools this state opened for owners' records (also closed when the
+        command ends): a kept state given up before then gives its connections back."""
+        for records in self._records.values():
+            records.db.close()
+        self._records.clear()
 
     def working(self, owner: str | None) -> Workspace:
         """The workspace a command of the file stores works on: the file workspace, or with a

@@ -140,7 +140,7 @@ def _serve_one(
         st = opened.pop(request.workspace, None) or State(Path(request.workspace))
         opened[request.workspace] = st  # the newest last: the oldest is closed first
         while len(opened) > KEPT_WORKSPACES:
-            opened.pop(next(iter(opened)))
+            opened.pop(next(iter(opened))).close_databases()
         answer = called(
             st,
             request.tool,
