@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from trinho.condense.rules.gate import Change, GateResult, gate
+from trinho.integrations.store import propose_memory
 from trinho.memory import store as memory_store
 from trinho.openclaw import rules as oc_rules
 from trinho.openclaw.rules import Held, Outcome
-from trinho.proposals import store as proposals
 from trinho.records.protocol import Records
 from trinho.tools.service import Actor, MemoryTool, ToolResult, on_records
 from trinho.workspace import Workspace
@@ -73,9 +73,7 @@ def _outcome(ws: Workspace, result: GateResult, changed: bool, origin: str) -> O
 
 
 def _propose(ws: Workspace, change: Change, origin: str) -> Held:
-    data = {k: v for k, v in change.to_dict().items() if k not in ("why", "sources")}
-    submitted = proposals.submit(ws, "memory", data, reason=change.reason, origin=origin)
-    return Held(submitted.proposal.id, change.old, change.new, change.reason)
+    return Held(propose_memory(ws, change, origin), change.old, change.new, change.reason)
 
 
 def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
