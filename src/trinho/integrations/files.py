@@ -37,7 +37,13 @@ def agent_write(ws: Workspace, edit: Callable[[str], str], origin: str) -> Outco
     through the gate; `edit` may raise `rules.EditRefused`, changing nothing."""
     with memory_store.editing(ws) as memory:
         before = memory.text()
-        result, changed = _applied(ws, memory, before, edit(before), before)
+        after = edit(before)
+        if len(after) > oc_rules.MAX_MEMORY_CHARS:
+            raise oc_rules.EditRefused(
+                f"{ws.memory_name} would be {len(after)} characters; at most "
+                f"{oc_rules.MAX_MEMORY_CHARS} are accepted."
+            )
+        result, changed = _applied(ws, memory, before, after, before)
     return _outcome(ws, result, changed, origin)
 
 
@@ -149,7 +155,7 @@ HOST_TOOLS: tuple[MemoryTool, ...] = (
         parameters=_object(
             {
                 "path": {"type": "string", "minLength": 1, "maxLength": 1000},
-                "content": {"type": "string", "maxLength": 1_000_000},
+                "content": {"type": "string", "maxLength": oc_rules.MAX_MEMORY_CHARS},
                 "edits": {
                     "type": "array",
                     "maxItems": oc_rules.MAX_EDITS,
