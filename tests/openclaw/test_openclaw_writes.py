@@ -17,6 +17,7 @@ from conftest import FixedClock
 from trinho.cli.app import cli
 from trinho.integrations.files import HOST_TOOLS, agent_changed, agent_write
 from trinho.memory.format import Entry, parse
+from trinho.openclaw import rules as oc_rules
 from trinho.openclaw.rules import EditRefused, Replacement, apply_edits, target_of, told
 from trinho.proposals.store import list_proposals
 from trinho.tools.service import Actor, call, export
@@ -130,6 +131,16 @@ def test_an_added_entry_applies_and_a_removed_owner_line_waits(ws: Workspace) ->
     assert proposal["origin"] == "agent:main" and proposal["old"] == held.old
     said = told(outcome)
     assert held.proposal in said and "memory_save" in said and "not an error" in said
+
+
+def test_an_edit_that_would_grow_memory_past_the_cap_is_refused(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(oc_rules, "MAX_MEMORY_CHARS", len(OLD) + 10)
+    edits = (Replacement("Works at a bookshop", "Works at a bookshop" + "!" * 11),)
+    with pytest.raises(EditRefused, match="at most"):
+        agent_write(ws, lambda before: apply_edits(before, edits, "MEMORY.md"), "agent:main")
+    assert ws.memory_file.read_text(encoding="utf-8") == OLD and pending(ws) == []
 
 
 def test_an_edited_entry_is_one_proposal_and_the_file_keeps_the_old_line(ws: Workspace) -> None:

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from trinho.condense.rules.gate import Change, GateResult, gate
+from trinho.integrations.store import propose_memory
 from trinho.memory import store as memory_store
 from trinho.openclaw import rules as oc_rules
 from trinho.openclaw.rules import Held, Outcome
-from trinho.proposals import store as proposals
 from trinho.records.protocol import Records
 from trinho.tools.service import Actor, MemoryTool, ToolResult, on_records
 from trinho.workspace import Workspace
@@ -37,7 +37,13 @@ def agent_write(ws: Workspace, edit: Callable[[str], str], origin: str) -> Outco
     through the gate; `edit` may raise `rules.EditRefused`, changing nothing."""
     with memory_store.editing(ws) as memory:
         before = memory.text()
-        result, changed = _applied(ws, memory, before, edit(before), before)
+        after = edit(before)
+        if len(after) > oc_rules.MAX_MEMORY_CHARS:
+            raise oc_rules.EditRefused(
+                f"{ws.memory_name} would be {len(after)} characters; at most "
+                f"{oc_rules.MAX_MEMORY_CHARS} are accepted."
+            )
+        result, changed = _applied(ws, memory, before, after, before)
     return _outcome(ws, result, changed, origin)
 
 
@@ -73,9 +79,7 @@ def _outcome(ws: Workspace, result: GateResult, changed: bool, origin: str) -> O
 
 
 def _propose(ws: Workspace, change: Change, origin: str) -> Held:
-    data = {k: v for k, v in change.to_dict().items() if k not in ("why", "sources")}
-    submitted = proposals.submit(ws, "memory", data, reason=change.reason, origin=origin)
-    return Held(submitted.proposal.id, change.old, change.new, change.reason)
+    return Held(propose_memory(ws, change, origin), change.old, change.new, change.reason)
 
 
 def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -151,7 +155,7 @@ HOST_TOOLS: tuple[MemoryTool, ...] = (
         parameters=_object(
             {
                 "path": {"type": "string", "minLength": 1, "maxLength": 1000},
-                "content": {"type": "string", "maxLength": 1_000_000},
+                "content": {"type": "string", "maxLength": oc_rules.MAX_MEMORY_CHARS},
                 "edits": {
                     "type": "array",
                     "maxItems": oc_rules.MAX_EDITS,

@@ -214,11 +214,7 @@ class MemoryFiles:
         return answer(result.applied) + "\n\n" + rules.partly_waits(ids, why)
 
     def _propose_memory(self, change: Change) -> str:
-        data = {k: v for k, v in change.to_dict().items() if k not in ("why", "sources")}
-        submitted = proposals.submit(
-            self.ws, "memory", data, reason=change.reason, origin=self.origin
-        )
-        return submitted.proposal.id
+        return propose_memory(self.ws, change, self.origin)
 
     # --- day notes ------------------------------------------------------------------------
 
@@ -579,3 +575,11 @@ def apply_file_proposal(ws: Workspace, proposal: Proposal) -> ApplyResult:
     else:
         atomic_write_text(path, str(change["new"]))
     return ApplyResult(True, t(ws.locale, "memory_tool.applied", path=rel))
+
+
+def propose_memory(ws: Workspace, change: Change, origin: str) -> str:
+    """A MEMORY.md change the gate held, queued for the owner from `origin` (a writer that is
+    not the owner: Claude's memory tool, an OpenClaw agent's file write); its proposal id."""
+    data = {k: v for k, v in change.to_dict().items() if k not in ("why", "sources")}
+    submitted = proposals.submit(ws, "memory", data, reason=change.reason, origin=origin)
+    return submitted.proposal.id

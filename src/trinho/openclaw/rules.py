@@ -20,6 +20,8 @@ Target = Literal["memory", "facts", "other"]
 
 MAX_EDITS = 50
 """The most replacements one `edit` call may carry."""
+MAX_MEMORY_CHARS = 1_000_000
+"""The longest MEMORY.md an agent's `write` or `edit` may leave."""
 
 
 class EditRefused(ValueError):
