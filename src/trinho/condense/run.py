@@ -231,7 +231,7 @@ def clock_back_notice(ws: Workspace, span: Span, *, dry_run: bool) -> str:
     """What the owner is told, once, when a run reads ahead of a clock put back; the marker
     (`CLOCK_BACK_FILE`) is emptied, never removed (a PostgreSQL owner keeps it as a row),
     when the clock has caught up, so a later episode is told again."""
-    marker = ws.root / CLOCK_BACK_FILE
+    marker = ws.confine(ws.root / CLOCK_BACK_FILE)
     told = marker.read_text(encoding="utf-8").strip() if marker.is_file() else ""
     if span.first_day is None or span.start is None:
         if told and not dry_run:
