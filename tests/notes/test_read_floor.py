@@ -12,15 +12,17 @@ import re
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import FixedClock
 from trinho.condense import run_condensation
+from trinho.errors import TrinhoError
 from trinho.models import ChatRequest, ScriptedModel
-from trinho.notes.journal import counted_at, read_floor
+from trinho.notes.journal import behind_seen, counted_at, read_floor, seen_behind
 from trinho.notes.store import save_note
-from trinho.workspace import init_workspace
+from trinho.workspace import CLOCK_BEHIND_FILE, init_workspace
 
 TOKEN = re.compile(r"tok(\d+)x")
 START = datetime(2026, 11, 27, 9, 0, tzinfo=UTC)
@@ -139,3 +141,22 @@ def test_a_note_of_this_minute_is_named_when_nothing_else_is_there(tmp_path: Pat
     clock.advance(minutes=1)
     shown.append(set())
     assert run_condensation(ws, model=model).outcome == "done" and shown[-1] == {1}
+
+
+def test_clock_seen_behind_keeps_each_floors_earliest_reading(tmp_path: Path) -> None:
+    ws = init_workspace(tmp_path / "ws", clock=FixedClock(START)).workspace
+    floor = START + timedelta(days=3)
+    seen_behind(ws, START + timedelta(hours=2), floor)
+    seen_behind(ws, START + timedelta(hours=1), floor)
+    seen_behind(ws, START + timedelta(hours=5), floor)
+    assert behind_seen(ws) == {floor: START + timedelta(hours=1)}
+
+
+def test_clock_seen_behind_refuses_a_link_out_of_the_workspace(tmp_path: Path) -> None:
+    ws = init_workspace(tmp_path / "ws", clock=FixedClock(START)).workspace
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text("{}\n", "utf-8")
+    (ws.root / CLOCK_BEHIND_FILE).symlink_to(outside)
+    with pytest.raises(TrinhoError):
+        seen_behind(ws, START, START + timedelta(days=1))
+    assert outside.read_text("utf-8") == "{}\n"

@@ -231,7 +231,7 @@ def clock_back_notice(ws: Workspace, span: Span, *, dry_run: bool) -> str:
     """What the owner is told, once, when a run reads ahead of a clock put back; the marker
     (`CLOCK_BACK_FILE`) is emptied, never removed (a PostgreSQL owner keeps it as a row),
     when the clock has caught up, so a later episode is told again."""
-    marker = ws.root / CLOCK_BACK_FILE
+    marker = ws.confine(ws.root / CLOCK_BACK_FILE)
     told = marker.read_text(encoding="utf-8").strip() if marker.is_file() else ""
     if span.first_day is None or span.start is None:
         if told and not dry_run:
@@ -478,7 +478,7 @@ class _Run:
             if room < MIN_ROOM_TOKENS or window_budget < MIN_WINDOW_TOKENS:
                 script = script_tokens(MIN_ROOM_TOKENS, MIN_ROOM_TOKENS)
                 raise no_room(self.ws, self.estimate, context, beside - memory, memory, script)
-        shown = shown_lines(old)
+        shown, whole = shown_lines(old), whole_window(old)
         total = len(plan_chunks(items, room))
         scripts: list[Script] = []
         read: list[Chunk] = []
@@ -487,7 +487,7 @@ class _Run:
         while pending:
             taken, rest = take_chunk(pending, room)
             chunk = Chunk(len(read) + 1, taken)
-            window = whole_window(old)
+            window = whole
             if window_budget:
                 window = choose_window(old, render_material(taken), window_budget)
                 prefix = ops_prefix(

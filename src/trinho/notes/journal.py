@@ -193,14 +193,16 @@ def record(
 def seen_behind(workspace: Workspace, reading: datetime, floor: datetime) -> None:
     """Record that the clock read `reading`, behind the read floor `floor`: a run that started
     after `reading` and read to `floor` or before was made while the clock read ahead."""
-    seen = behind_seen(workspace)
-    key = floor.astimezone(UTC)
-    if key in seen and seen[key] <= reading.astimezone(UTC):
-        return
-    seen[key] = reading.astimezone(UTC)
-    data = {k.isoformat(): v.isoformat() for k, v in sorted(seen.items())}
-    workspace.internal.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(workspace.root / CLOCK_BEHIND_FILE, json.dumps(data) + "\n")
+    path = workspace.confine(workspace.root / CLOCK_BEHIND_FILE)
+    with workspace.lock(path):  # a note saved and a run started at once both keep their pair
+        seen = behind_seen(workspace)
+        key = floor.astimezone(UTC)
+        if key in seen and seen[key] <= reading.astimezone(UTC):
+            return
+        seen[key] = reading.astimezone(UTC)
+        data = {k.isoformat(): v.isoformat() for k, v in sorted(seen.items())}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps(data) + "\n")
 
 
 def behind_seen(workspace: Workspace) -> dict[datetime, datetime]:
