@@ -17,12 +17,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import FixedClock
-from trinho.condense import run_condensation
+from trinho.condense import RunReport, run_condensation
 from trinho.errors import TrinhoError
 from trinho.models import ChatRequest, ScriptedModel
 from trinho.notes.journal import behind_seen, counted_at, read_floor, seen_behind
 from trinho.notes.store import save_note
-from trinho.workspace import CLOCK_BEHIND_FILE, init_workspace
+from trinho.workspace import CLOCK_BEHIND_FILE, Workspace, init_workspace
 
 TOKEN = re.compile(r"tok(\d+)x")
 START = datetime(2026, 11, 27, 9, 0, tzinfo=UTC)
@@ -36,6 +36,25 @@ def _reader() -> tuple[ScriptedModel, list[set[int]]]:
         return "NONE"
 
     return ScriptedModel(reply), shown
+
+
+def _run(ws: Workspace, model: ScriptedModel, shown: list[set[int]]) -> RunReport:
+    """A condensation run that records, as its own entry of `shown`, the notes it was shown."""
+    shown.append(set())
+    return run_condensation(ws, model=model)
+
+
+def _after_a_first_run(
+    tmp_path: Path,
+) -> tuple[FixedClock, Workspace, ScriptedModel, list[set[int]]]:
+    """A workspace whose first run read note 1 and left the read floor a minute after START."""
+    clock = FixedClock(START)
+    ws = init_workspace(tmp_path / "ws", timezone="Asia/Ho_Chi_Minh", clock=clock).workspace
+    model, shown = _reader()
+    save_note(ws, "first tok1x")
+    clock.advance(minutes=1)
+    _run(ws, model, shown)
+    return clock, ws, model, shown
 
 
 INSTANTS = st.datetimes(
@@ -54,13 +73,7 @@ def test_an_entry_counts_at_its_instant_or_the_floor_whichever_is_later(
 def test_a_note_saved_with_the_clock_set_back_is_read_by_the_next_run_once(
     tmp_path: Path,
 ) -> None:
-    clock = FixedClock(START)
-    ws = init_workspace(tmp_path / "ws", timezone="Asia/Ho_Chi_Minh", clock=clock).workspace
-    model, shown = _reader()
-    save_note(ws, "first tok1x")
-    clock.advance(minutes=1)
-    shown.append(set())
-    run_condensation(ws, model=model)
+    clock, ws, model, shown = _after_a_first_run(tmp_path)
     floor = read_floor(ws)
     assert floor == START + timedelta(minutes=1)
     clock.now = START - timedelta(days=12)  # set back twelve days, behind the cutoff
@@ -70,8 +83,7 @@ def test_a_note_saved_with_the_clock_set_back_is_read_by_the_next_run_once(
     )
     assert record["at"] == "2026-11-15T09:00:00+00:00"
     assert record["counts"] == floor.isoformat()
-    shown.append(set())
-    behind = run_condensation(ws, model=model)  # its own week, by the clock set back
+    behind = _run(ws, model, shown)  # its own week, by the clock set back
     assert behind.run_id == "2026-W46" and behind.since <= date(2026, 11, 15) <= behind.today
     assert "2026-11-27T16:01" in behind.notice  # told once, in the owner's zone
     assert read_floor(ws) == floor + timedelta(minutes=1)  # read past what counts at the floor
@@ -79,11 +91,9 @@ def test_a_note_saved_with_the_clock_set_back_is_read_by_the_next_run_once(
     save_note(ws, "later tok3x")  # retires the set-back day's journal, keeping its instants
     assert (ws.internal / "notes-journal" / "2026-11-15.instants.jsonl").exists()
     clock.advance(minutes=1)
-    shown.append(set())
-    run_condensation(ws, model=model)
+    _run(ws, model, shown)
     clock.advance(days=8)
-    shown.append(set())
-    run_condensation(ws, model=model)
+    _run(ws, model, shown)
     assert shown == [{1}, {2}, {3}, set()]
     assert read_floor(ws) == utc_minute(clock.now)
 
@@ -94,13 +104,7 @@ def test_a_day_set_back_to_again_after_its_journal_retired_keeps_both_instants(
     """The clock set back to the same day twice, put right between (its journal retired to
     kept instants): the day's new journal and the kept instants both count, so the note saved
     behind the floor the first time, which no run read yet, is read once (CI, issue 44)."""
-    clock = FixedClock(START)
-    ws = init_workspace(tmp_path / "ws", timezone="Asia/Ho_Chi_Minh", clock=clock).workspace
-    model, shown = _reader()
-    save_note(ws, "first tok1x")
-    clock.advance(minutes=1)
-    shown.append(set())
-    run_condensation(ws, model=model)
+    clock, ws, model, shown = _after_a_first_run(tmp_path)
     clock.now = START - timedelta(days=12)
     save_note(ws, "back once tok2x")  # counts at the floor: the next run reads it
     clock.now = START + timedelta(minutes=5)  # put right: the set-back day's journal retires
@@ -115,11 +119,9 @@ def test_a_day_set_back_to_again_after_its_journal_retired_keeps_both_instants(
     text = (folder / "2026-11-15.instants.jsonl").read_text(encoding="utf-8")
     assert "tok2x" in text and "tok4x" in text
     clock.advance(minutes=1)
-    shown.append(set())
-    run_condensation(ws, model=model)
+    _run(ws, model, shown)
     clock.advance(days=8)
-    shown.append(set())
-    run_condensation(ws, model=model)
+    _run(ws, model, shown)
     assert shown == [{1}, {2, 3, 4, 5}, set()]
 
 

@@ -23,9 +23,11 @@ import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from types import TracebackType
 from typing import Any
+
+from support.loopback import LoopbackServer, send_json
 
 THREADS_BETA = "message-threads-2026-08-12"
 FIELDS = frozenset(
@@ -63,16 +65,11 @@ class FakeClaude:
         self._last_id: str | None = None
         self._pending: list[str] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
+        self._server = LoopbackServer(self._handler())
 
     @property
     def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self._server.url
 
     @property
     def refusals(self) -> list[Exchange]:
@@ -191,12 +188,7 @@ class FakeClaude:
                     body = None
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 status, answer = fake._answer(self.path, headers, body)
-                payload = json.dumps(answer).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                send_json(self, status, answer)
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
@@ -204,7 +196,7 @@ class FakeClaude:
         return Handler
 
     def __enter__(self) -> FakeClaude:
-        self._thread.start()
+        self._server.start()
         return self
 
     def __exit__(
@@ -213,8 +205,7 @@ class FakeClaude:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        self._server.stop()
 
 
 def _tools_problem(tools: Any) -> str | None:

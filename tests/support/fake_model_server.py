@@ -46,9 +46,11 @@ import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from types import TracebackType
 from typing import Any
+
+from support.loopback import LoopbackServer, send_json
 
 DEFAULT_CONTEXT_TOKENS = 32768
 """The context size the fake serves by default: `[condense] context_tokens`' default."""
@@ -94,17 +96,11 @@ class FakeServer:
         self._posts = 0
         self._release = threading.Event()
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self._httpd.block_on_close = False
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
+        self._server = LoopbackServer(self._handler())
 
     @property
     def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self._server.url
 
     @property
     def posts(self) -> list[Seen]:
@@ -227,17 +223,7 @@ class FakeServer:
                     finally:
                         with server._lock:
                             server._computing -= 1
-                payload = json.dumps(reply.body).encode()
-                try:
-                    self.send_response(reply.status)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(payload)))
-                    for key, value in reply.headers.items():
-                        self.send_header(key, value)
-                    self.end_headers()
-                    self.wfile.write(payload)
-                except OSError:
-                    pass  # the client gave up (a timeout test)
+                send_json(self, reply.status, reply.body, reply.headers)
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
@@ -245,7 +231,7 @@ class FakeServer:
         return Handler
 
     def __enter__(self) -> FakeServer:
-        self._thread.start()
+        self._server.start()
         return self
 
     def __exit__(
@@ -255,8 +241,7 @@ class FakeServer:
         tb: TracebackType | None,
     ) -> None:
         self._release.set()
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        self._server.stop()
 
 
 def fake_tokens(text: str) -> int:
