@@ -70,7 +70,10 @@ def filters(backend: Backend) -> None:
 
 
 def who(backend: Backend) -> None:
-    talk(backend, [("Minh", "pottery pottery"), ("Mai", "I tried the pottery class with my aunt")])
+    talk(
+        backend,
+        [("Minh", "Mai and pottery, pottery"), ("Mai", "I tried the pottery class with my aunt")],
+    )
     assert texts(backend, Query("What did Mai say about pottery?"))[0].startswith("I tried")
 
 
