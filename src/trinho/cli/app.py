@@ -323,14 +323,17 @@ class LazyGroup(click.Group):
         """A mistyped command is refused with the commands it is close to, in the owner's
         language (click's own refusal names none)."""
         name = args[0] if args else ""
-        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
-            close = difflib.get_close_matches(name, self.list_commands(ctx), n=3)
+        known = self.list_commands(ctx)
+        if name and not name.startswith("-") and name not in known:
+            close = difflib.get_close_matches(name, known, n=3)
             if close:
-                root = ctx.find_root()
-                state = root.obj if isinstance(root.obj, State) else State()
-                state.given_dir = root.params.get("workspace_dir") or state.given_dir
                 ctx.fail(
-                    t(state.locale(), N_("cli.did_you_mean"), name=name, close=", ".join(close))
+                    t(
+                        context_locale(ctx),
+                        N_("cli.did_you_mean"),
+                        name=name,
+                        close=", ".join(close),
+                    )
                 )
         return super().resolve_command(ctx, args)
 
