@@ -53,10 +53,18 @@ from trinho.notes.format import format_entry
 from trinho.pg.connect import Database
 from trinho.pg.migrate import migrate
 from trinho.pg.owners import add_owner, owner_zones
-from trinho.pg.search import SEARCH_UNITS, add_docs, search, units_params
+from trinho.pg.search import (
+    SEARCH_UNITS,
+    add_docs,
+    asked_days,
+    pool_size,
+    search,
+    units_params,
+)
 from trinho.pg.store import PgRecords
 from trinho.search import Query, SearchIndex
 from trinho.search.documents import note_docs
+from trinho.search.rank import Tuning
 from trinho.search.tokenize import query_terms
 from trinho.workspace import init_workspace, open_workspace, system_clock
 
@@ -302,8 +310,9 @@ def main(argv: list[str] | None = None) -> int:
                             conn.execute("SELECT 1").fetchall()
                         trip_took.append(time.perf_counter() - start)
                         terms = query_terms(text)
-                        if terms:  # the search's statement alone, without the ranking after it
-                            params = units_params(owner, terms, 10)
+                        if terms:  # the search's first statement alone, no ranking after it
+                            span = asked_days(records, text, Tuning())
+                            params = units_params(owner, terms, pool_size(text, 10, span))
                             start = time.perf_counter()
                             with served.statement(owner) as conn:
                                 conn.execute(SEARCH_UNITS, params).fetchall()

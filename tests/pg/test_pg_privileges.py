@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import date
 
 import psycopg
 import pytest
@@ -18,16 +19,20 @@ from psycopg import errors, sql
 from conftest import TZ, FixedClock
 from support.pg_fixtures import new_owner
 from support.pgserver import Cluster, Urls
+from trinho.notes.format import format_entry
 from trinho.pg.connect import Database
 from trinho.pg.jobs import SCHEMA as QUEUE_SCHEMA
 from trinho.pg.migrate import APP_FUNCTIONS, BOT_TABLES, DIRECTORY_VIEWS, MIGRATIONS
-from trinho.pg.search import search, tsquery_literal
+from trinho.pg.search import doc_id, search, tsquery_literal, tsvector_literal
 from trinho.pg.store import PgRecords
+from trinho.search.documents import note_docs
 from trinho.search.tokenize import query_terms
 
 SYSTEM = "n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_%%'"
 
-MATCHES = "SELECT doc_id FROM search_matches(%s, 'pho'::tsquery)"
+MATCHES = (
+    "SELECT doc_id FROM search_matches(%s, 'pho'::tsquery, '{pho}', 0.3, 10, NULL, NULL, NULL)"
+)
 UNITS = "SELECT doc_id FROM search_units(%s, 'pho'::tsquery, '{pho}', 0.3, 10, NULL, NULL, NULL)"
 
 
@@ -245,8 +250,9 @@ def test_search_matches_serves_only_the_owner_the_transaction_names(
     B's units, even for words only B's notes have; a transaction that renamed itself to B
     cannot be served as A either."""
     a, b = two_owners
-    only_b = "SELECT doc_id FROM search_matches(%s, %s::tsquery)"
-    town = tsquery_literal(query_terms("Đà Lạt"))
+    only_b = "SELECT doc_id FROM search_matches(%s, %s::tsquery, %s, 0.3, 10, NULL, NULL, NULL)"
+    terms = query_terms("Đà Lạt")
+    town = tsquery_literal(terms)
     with psycopg.connect(pg_urls.app) as conn:
         conn.execute("SELECT set_config('trinho.owner', %s, true)", (a,))
         assert len(conn.execute(MATCHES, (a,)).fetchall()) == 1
@@ -254,9 +260,9 @@ def test_search_matches_serves_only_the_owner_the_transaction_names(
             conn.execute(MATCHES, (b,))
         conn.rollback()
         conn.execute("SELECT set_config('trinho.owner', %s, true)", (a,))
-        assert conn.execute(only_b, (a, town)).fetchall() == []
+        assert conn.execute(only_b, (a, town, terms)).fetchall() == []
         conn.execute("SELECT set_config('trinho.owner', %s, true)", (b,))
-        assert len(conn.execute(only_b, (b, town)).fetchall()) == 1
+        assert len(conn.execute(only_b, (b, town, terms)).fetchall()) == 1
         with pytest.raises(errors.InsufficientPrivilege, match="does not name this owner"):
             conn.execute(MATCHES, (a,))
         conn.rollback()
@@ -284,8 +290,10 @@ def test_a_deployment_granted_before_the_migration_keeps_searching_after_it(
     pg_cluster: Cluster, clock: FixedClock
 ) -> None:
     """An application role granted the tables by an earlier `--grant` (before 0010) is
-    granted the search's functions by 0010 itself: its search finds what it found before; and
-    the registry's directory by 0011, so it finds its owner's zone."""
+    granted the search's functions by 0010 and 0012 themselves: its search finds what it
+    found before (the unit indexed as the code before 0012 wrote it, its length, kind and
+    day filled in by 0012); and the registry's directory by 0011, so it finds its owner's
+    zone."""
     from yoyo import get_backend, read_migrations
 
     from support.pgserver import APP_ROLE
@@ -313,8 +321,27 @@ def test_a_deployment_granted_before_the_migration_keeps_searching_after_it(
         owner = new_owner(db)
     with Database(app) as db:
         records = PgRecords(db, owner, clock=clock, timezone=TZ)
-        records.save_note("ăn phở với Mai")
+        _index_as_before_0012(db, owner, "ăn phở với Mai")
         assert len(search(records, "pho")) == 1
         assert "0010.function_privileges" in migrate(admin)
-        assert len(search(records, "pho")) == 1
+        assert [h.text for h in search(records, "pho")] == ["ăn phở với Mai"]
+        assert [h.text for h in search(records, "pho", kinds=["fact"])] == []
         assert owner_zone(db, owner) == "UTC"  # the directory, granted by 0011
+
+
+def _index_as_before_0012(db: Database, owner: str, text: str) -> None:
+    """A note's unit in the index as the code before migration 0012 wrote it: its terms
+    without the unit's length, kind and day."""
+    day = date(2026, 11, 30)
+    unit = note_docs(f"memory/{day.isoformat()}.md", day, format_entry("09:00", text) + "\n")[0]
+    with db.owner_tx(owner) as conn:
+        conn.execute(
+            "INSERT INTO search_docs (owner_id, doc_id, kind, path, line, day, shown, speaker,"
+            " refs, tokens) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            (owner, doc_id(unit), unit.kind, unit.path, unit.line, unit.day, unit.text,
+             unit.speaker, list(unit.refs), len(unit.body.split()) + len(unit.context.split())),
+        )  # fmt: skip
+        conn.execute(
+            "INSERT INTO search_terms (owner_id, doc_id, tsv) VALUES (%s, %s, %s::tsvector)",
+            (owner, doc_id(unit), tsvector_literal(unit.body, unit.context, unit.dates)),
+        )

@@ -127,7 +127,7 @@ def _fill(conn: psycopg.Connection, owner: str) -> None:
         " 1)",  # its triggers fill search_stats and search_people
         (owner,),
     )
-    conn.execute("INSERT INTO search_terms VALUES (%s, 'd', 'b')", (owner,))
+    conn.execute("INSERT INTO search_terms VALUES (%s, 'd', 'b', 1, 'note')", (owner,))
     conn.execute("INSERT INTO transcript_lines VALUES (%s, '2026-11-29', 1, '{}', true)", (owner,))
     conn.execute("INSERT INTO usage_entries VALUES (%s, 1, now(), NULL, '{}', true)", (owner,))
     conn.execute("INSERT INTO run_files VALUES (%s, '2026-W48', 'journal.json', '{}')", (owner,))
@@ -153,7 +153,7 @@ def test_the_application_role_sees_no_row_without_an_owner_and_one_owners_rows_w
         conn.rollback()
         conn.execute("SELECT set_config('trinho.owner', %s, true)", (owner,))
         with pytest.raises(errors.InsufficientPrivilege):
-            conn.execute("INSERT INTO search_terms VALUES (%s, 'e', 'b')", (other,))
+            conn.execute("INSERT INTO search_terms VALUES (%s, 'e', 'b', 1, 'note')", (other,))
         conn.rollback()
         conn.execute("SELECT set_config('trinho.owner', %s, true)", (owner,))
         with pytest.raises(errors.InsufficientPrivilege):  # WITH CHECK: no row for another
@@ -193,7 +193,7 @@ def test_the_matches_function_finds_the_named_owners_units_only(
     add_owner(pg_admin, other)
     with psycopg.connect(pg_urls.app) as conn:
         _fill_each(conn, owner, other)
-        matches = "SELECT doc_id FROM search_matches(%s, 'b'::tsquery)"
+        matches = "SELECT doc_id FROM search_matches(%s, 'b', '{b}', 0.3, 10, NULL, NULL, NULL)"
         with pytest.raises(errors.InsufficientPrivilege):
             conn.execute(matches, (owner,))
         conn.rollback()

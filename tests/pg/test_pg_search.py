@@ -6,18 +6,24 @@ tests/search/test_search_backends.py."""
 
 from __future__ import annotations
 
+from datetime import date
+from unittest.mock import patch
+
 import psycopg
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import TZ
+from conftest import TZ, FixedClock
 from support.pg_fixtures import new_owner
 from support.pgserver import Urls
 from support.reply_talk import QUESTION, REPLY, SAID, turns
 from trinho.pg.connect import Database
 from trinho.pg.search import (
+    POOL,
     add_docs,
+    find,
+    pool_size,
     reindex,
     replace_docs,
     replace_path_docs,
@@ -27,6 +33,7 @@ from trinho.pg.search import (
 )
 from trinho.pg.store import PgRecords
 from trinho.search import Query, SearchIndex
+from trinho.search.dates import asked_span
 from trinho.search.documents import Doc
 from trinho.workspace import Workspace
 
@@ -166,7 +173,7 @@ def test_the_searchs_counts_are_those_of_the_owners_units_after_any_changes(
     terms the GIN index finds matches by are kept by the index's triggers: after any
     sequence of adds (some already there), a file's units replaced and the whole index
     replaced, the kept counts are the counts of the units there are and the kept terms their
-    terms; another owner's stay their own."""
+    terms, with their units' length, kind and day; another owner's stay their own."""
     owner, other = new_owner(pg_admin), new_owner(pg_admin)
     with pg_admin.owner_tx(other) as conn:
         add_docs(conn, other, _docs(_PATHS[0], [(1, "Mai", ["phở"])]))
@@ -222,11 +229,17 @@ def test_the_searchs_counts_are_those_of_the_owners_units_after_any_changes(
             all_terms = conn.execute(
                 "SELECT count(*) FROM search_terms WHERE owner_id = %s", (who,)
             ).fetchone()
+            ranked_as_units = conn.execute(  # what ranking a match reads, as its unit says
+                "SELECT count(*) FROM search_terms AS t JOIN search_docs AS d"
+                " USING (owner_id, doc_id) WHERE t.owner_id = %s"
+                " AND (t.tokens, t.kind, t.day) IS NOT DISTINCT FROM (d.tokens, d.kind, d.day)",
+                (who,),
+            ).fetchone()
         assert (kept or (0, 0)) == counted
         assert kept_people == people
         assert {u[0] for u in unit_ids} == set(expected[who])
         assert set(terms) == {(k, True) for k in expected[who]}
-        assert all_terms == (len(expected[who]),)
+        assert all_terms == ranked_as_units == (len(expected[who]),)
 
 
 def test_an_indexed_unit_is_never_updated_in_place(pg_app: Database, owner: str) -> None:
@@ -295,3 +308,50 @@ def test_a_day_asked_finds_what_was_said_of_it_as_in_the_file_index(
     assert any("in the days asked" in why for why in found[0].why)
     before, _ = find(pg, question, 3, Tuning(date_weight=0.0), today=today)
     assert before[0].refs != ("a",)
+
+
+def test_a_search_reads_the_pool_beyond_its_limit_only_when_a_rule_may_reorder_it() -> None:
+    """As the file index: the query's diacritics, a "when" question or the days it names
+    read `POOL` more candidates; a plain question reads its limit."""
+    span = asked_span("what did I do on 3 March", date(2026, 6, 1), 0)
+    assert span is not None
+    assert pool_size("rice market", 10, None) == 10
+    assert pool_size("phở bò", 10, None) == 10 + POOL
+    assert pool_size("when did I buy rice", 5, None) == 5 + POOL
+    assert pool_size("what did I do on 3 March", 10, span) == 10 + POOL
+
+
+_PLAIN = ["rice", "market", "fish", "soup", "dinner", "cooker", "closed", "monday"]
+
+
+@given(
+    notes=st.lists(st.lists(st.sampled_from(_PLAIN), min_size=1, max_size=5), max_size=25),
+    rice=st.lists(st.sampled_from(["jasmine", "sticky", "brown", "red"]), max_size=4),
+    query=st.lists(st.sampled_from([*_PLAIN, "rice", "Mai"]), min_size=1, max_size=3),
+    limit=st.integers(1, 5),
+)
+def test_reading_the_limit_alone_finds_what_the_whole_pool_would(
+    pg_app: Database,
+    pg_admin: Database,
+    notes: list[list[str]],
+    rice: list[str],
+    query: list[str],
+    limit: int,
+) -> None:
+    """For a query no rule reorders, the best `limit` matches are the first `limit` of the
+    pool, score for score, a fact's current value brought before its past one as when the
+    pool held it; a person the query names (known from the first answer) reads the pool."""
+    records = PgRecords(pg_app, new_owner(pg_admin), clock=FixedClock(), timezone=TZ)
+    for words in notes:
+        records.save_note(" ".join(words))
+    for kind in rice:  # each a new value of one fact: the others are its past
+        records.save_fact("favourite_rice", f"{kind} rice")
+    text = " ".join(query)
+    assert pool_size(text, limit, None) == limit
+    read, named = find(records, text, limit)
+    with patch("trinho.pg.search.pool_size", lambda _t, n, _s: n + POOL):
+        pooled, named_pooled = find(records, text, limit)
+    assert [(h.doc_id, h.score, h.why) for h in read] == [
+        (h.doc_id, h.score, h.why) for h in pooled
+    ]
+    assert named == named_pooled

@@ -3,14 +3,16 @@ the SQLite index (`trinho.search.documents`, `trinho.search.tokenize`: NFC, case
 `đ`, English stemming), ranked by BM25 computed in SQL over the owner's counts, which the
 index's triggers keep (`search_stats`, `search_people`: migration 0009).
 
-The matches are found through a GIN index on `(owner_id, tsv)`, in `search_terms`, by
-`search_matches` (migration 0009). Under a forced row-level security policy the planner may
-test `tsv @@ query` in an index condition only if `ts_match_vq` were leakproof, which it is
-not: on `search_docs` itself each search would read every unit of the owner's, a cost that
-grows with the owner's years of history (9.4 ms at p50 for 10,000 notes, 2.1 through the
-index: docs/benchmarks.md). The units it returns are joined to `search_docs`, where the policy
-is forced, so no other owner's unit reaches a result. The whole search is one statement,
-`search_units`, which names its owner for that statement alone.
+The matches are found through a GIN index on `(owner_id, tsv)`, in `search_terms`, and
+ranked there by `search_matches` (migrations 0009, 0012), which returns the best few with
+their scores. Under a forced row-level security policy the planner may test `tsv @@ query`
+in an index condition only if `ts_match_vq` were leakproof, which it is not: on `search_docs`
+itself each search would read every unit of the owner's, a cost that grows with the owner's
+years of history (9.4 ms at p50 for 10,000 notes, 2.1 through the index: docs/benchmarks.md).
+The units it returns are joined to `search_docs`, where the policy is forced, so no other
+owner's unit reaches a result. The whole search is one statement, `search_units`, which names
+its owner for that statement alone; it reads the pool of candidates beyond the limit only
+when a ranking rule may reorder them (`pool_size`), as the file index does.
 
 The terms are computed in Python and written as a tsvector literal (each term a lexeme, the
 text's positions weighted A and its neighbours' D), so no PostgreSQL text search parser or
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -160,7 +162,8 @@ def replace_docs(conn: psycopg.Connection, owner: str, docs: Sequence[Doc]) -> N
 def add_docs(conn: psycopg.Connection, owner: str, docs: Sequence[Doc]) -> None:
     """Insert `docs` and their terms (those already there are left) in one statement, so
     the index's triggers count a file's or an owner's units once, not once per unit, and no
-    unit is without its terms (0009)."""
+    unit is without its terms (0009), which carry what ranking them reads: the unit's
+    length, kind and day (0012)."""
     if not docs:
         return
     from psycopg.types.json import Jsonb
@@ -186,8 +189,9 @@ def add_docs(conn: psycopg.Connection, owner: str, docs: Sequence[Doc]) -> None:
         " speaker, refs, tokens) SELECT %(owner)s, doc_id, kind, path, line, day, shown,"
         " speaker, refs, tokens FROM r ON CONFLICT (owner_id, doc_id) DO NOTHING"
         " RETURNING doc_id)"
-        " INSERT INTO search_terms (owner_id, doc_id, tsv)"
-        " SELECT %(owner)s, r.doc_id, r.tsv FROM r JOIN added USING (doc_id)",
+        " INSERT INTO search_terms (owner_id, doc_id, tsv, tokens, kind, day)"
+        " SELECT %(owner)s, r.doc_id, r.tsv, r.tokens, r.kind, r.day"
+        " FROM r JOIN added USING (doc_id)",
         {"owner": owner, "rows": Jsonb(rows)},
     )
 
@@ -225,22 +229,31 @@ SEARCH_UNITS = (
 def units_params(
     owner: str,
     terms: Sequence[str],
-    limit: int,
+    pool: int,
     kinds: Sequence[str] = (),
     since: date | None = None,
     until: date | None = None,
 ) -> dict[str, Any]:
-    """`SEARCH_UNITS`' parameters: the pool of candidates the ranking after it reads."""
+    """`SEARCH_UNITS`' parameters: the best `pool` matches (`pool_size`)."""
     return {
         "owner": owner,
         "query": tsquery_literal(terms),
         "terms": list(terms),
         "cw": CONTEXT_WEIGHT,
-        "pool": limit + POOL,
+        "pool": pool,
         "kinds": list(kinds) or None,
         "since": since,
         "until": until,
     }
+
+
+def pool_size(text: str, limit: int, span: Span | None) -> int:
+    """How many matches a search reads: `POOL` beyond the limit when a ranking rule may
+    reorder them (the query's diacritics, a "when" question, the days it names), else the
+    limit, as the file index reads them (its `wide`). A person the query names is known only
+    from the owner's people, which the statement itself returns: `find` then reads the pool."""
+    reordered = bool(accented_words(text)) or is_when_question(text) or span is not None
+    return limit + POOL if reordered else limit
 
 
 def search(
@@ -260,6 +273,15 @@ def search(
     return find(records, text, limit, tuning, since=since, until=until, kinds=kinds)[0]
 
 
+def asked_days(
+    records: Indexed, text: str, tuning: Tuning, today: date | None = None
+) -> Span | None:
+    """The span a question names (`dates.asked_span`, from `today`, else the owner's)."""
+    if tuning.date_weight <= 0:
+        return None
+    return asked_span(text, today or records.today(), tuning.date_margin)
+
+
 def find(
     records: Indexed,
     text: str,
@@ -272,34 +294,32 @@ def find(
     today: date | None = None,
 ) -> tuple[list[PgHit], list[str]]:
     """`search`, with the people of the owner's the query named (for a second search). A
-    question naming a day or a month (`dates.asked_span`, from `today`, else the owner's)
-    also searches that span, as the file index does (`SearchIndex._with_span`)."""
+    question naming a day or a month (`asked_days`) also searches that span, as the file
+    index does (`SearchIndex._with_span`)."""
     tuning = tuning or Tuning()
     terms = query_terms(text)
     if not terms:
         return [], []
-    params = units_params(records.owner, terms, limit, kinds, since, until)
-    span = (
-        asked_span(text, today or records.today(), tuning.date_margin)
-        if tuning.date_weight > 0
-        else None
-    )
-    with records.db.statement(records.owner) as conn:
-        rows = conn.execute(SEARCH_UNITS, params).fetchall()
+    span = asked_days(records, text, tuning, today)
+    pool = pool_size(text, limit, span)
+    params = units_params(records.owner, terms, pool, kinds, since, until)
+    rows = _units(records, params)
+    named = _named(text, rows)
+    if named and pool == limit:  # the people named are known now: the ranking reads the pool
+        params["pool"] = pool = limit + POOL
+        rows = _units(records, params)
     spanned = []
     if span is not None:
-        with records.db.statement(records.owner) as conn:
-            spanned = conn.execute(
-                SEARCH_UNITS, {**params, "query": tsquery_literal(terms, span_tokens(span))}
-            ).fetchall()
-    named = named_people(text, (rows or spanned)[0][9] or []) if rows or spanned else []
+        spanned = _units(records, {**params, "query": tsquery_literal(terms, span_tokens(span))})
+        named = named or _named(text, spanned)
     hits, in_span = _with_span(rows, spanned, tuning.date_weight)
-    order = rerank(
-        [Scored(i, hit.text, hit.score) for i, hit in enumerate(hits)], accented_words(text)
-    )
-    when = is_when_question(text)
+    scored = [Scored(i, hit.text, hit.score) for i, hit in enumerate(hits)]
+    if pool == limit:  # no rule reorders these (`pool_size`): what it tested is not asked again
+        order, when = scored, False
+    else:
+        order, when = rerank(scored, accented_words(text)), is_when_question(text)
     if named or when:
-        people = {fold(p) for p in named}
+        people_named = {fold(p) for p in named}
         at = {(hit.path, hit.line): i for i, hit in enumerate(hits)}
         candidates = [
             Candidate(
@@ -308,7 +328,7 @@ def find(
                 session=hits[s.doc_id].path,
                 lexical=s.score,
                 lexical_rank=rank,
-                speaker_named=bool(people) and fold(hits[s.doc_id].speaker) in people,
+                speaker_named=bool(people_named) and fold(hits[s.doc_id].speaker) in people_named,
                 time_cue=when and has_time_cue(s.text),
                 asks=hits[s.doc_id].kind == "conversation" and asks_question(s.text),
                 previous=_turn_before(hits[s.doc_id], at),
@@ -320,9 +340,29 @@ def find(
         ranked = [(s.doc_id, s.score, ()) for s in order]
     ranked = _current_first(records, ranked, hits, since, until)[:limit]
     return [
-        replace(hits[i], score=score, why=(*why, *_dated_why(hits[i], span, i in in_span, tuning)))
+        _ranked_hit(hits[i], score, (*why, *_dated_why(hits[i], span, i in in_span, tuning)))
         for i, score, why in ranked
     ], list(named)
+
+
+def _named(text: str, rows: Sequence[Sequence[Any]]) -> list[str]:
+    """The owner's people `text` names, of those each row of `search_units` carries."""
+    people = rows[0][9] if rows else None
+    return named_people(text, people) if people else []
+
+
+def _units(records: Indexed, params: dict[str, Any]) -> list[Any]:
+    with records.db.statement(records.owner) as conn:
+        return conn.execute(SEARCH_UNITS, params).fetchall()
+
+
+def _ranked_hit(hit: PgHit, score: float, why: tuple[str, ...]) -> PgHit:
+    """`hit` with the score and reasons of its place (`dataclasses.replace` without its
+    introspection, which cost as much as the rest of the ranking)."""
+    return PgHit(
+        hit.doc_id, hit.kind, hit.path, hit.line, hit.day, hit.text, hit.speaker, hit.refs,
+        score, why,
+    )  # fmt: skip
 
 
 _CURRENT = (
