@@ -56,10 +56,11 @@ from trinho.pg.owners import add_owner, owner_zones
 from trinho.pg.search import (
     SEARCH_UNITS,
     add_docs,
-    asked_days,
-    pool_size,
     search,
     units_params,
+)
+from trinho.pg.search import (
+    asked as asked_question,
 )
 from trinho.pg.store import PgRecords
 from trinho.search import Query, SearchIndex
@@ -254,22 +255,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--reuse",
         action="store_true",
-        help="Condense the owners an earlier run loaded (no load, no search; --sample: none).",
+        help="Search and condense the owners an earlier run loaded, no load: the first"
+        " --sample of them are searched (their day files made again from the same seed).",
     )
     args = parser.parse_args(argv)
     migrate(args.url)
     app = args.app_url or args.url
     if args.reuse:
         with Database(args.url, max_size=2) as db:
-            earlier = [o for o in owner_zones(db) if o.startswith("bench-")]
-        condense_week(app, earlier[: args.condense or None], args.workers, {}, args.notes)
+            earlier = sorted(o for o in owner_zones(db) if o.startswith("bench-"))
+        runs = {o.rsplit("-", 1)[0] for o in earlier}
+        rng, words = random.Random(0), Words(random.Random(0))
+        sampled = {}
+        if len(runs) == 1:  # the owners of one run, in the order they were loaded
+            sampled = {o: day_files(rng, words, args.notes) for o in earlier[: args.sample]}
+        elif args.sample:
+            print(f"{len(runs)} earlier runs in the database: no search (one run's owners only)")
+        if sampled:
+            compare_search(args.url, app, sampled, args.queries)
+        if args.condense:
+            condense_week(app, earlier[: args.condense], args.workers, sampled, args.notes)
         return 0
     rng = random.Random(0)
     words = Words(random.Random(0))
     run = uuid.uuid4().hex[:6]
     with psycopg.connect(args.url) as conn:
         size_before = conn.execute("SELECT pg_database_size(current_database())").fetchone()
-    sampled: dict[str, dict[date, str]] = {}
+    sampled = {}
     made: list[str] = []
     started = time.perf_counter()
     with Database(args.url, max_size=2) as db:
@@ -282,41 +294,9 @@ def main(argv: list[str] | None = None) -> int:
             if i < args.sample:
                 sampled[owner] = files
         loaded = time.perf_counter() - started
-        with psycopg.connect(args.url, autocommit=True) as conn:
-            conn.execute("VACUUM ANALYZE")
-            size_after = conn.execute("SELECT pg_database_size(current_database())").fetchone()
-        asked = queries(args.queries, seed=1)
-        pg_took: list[float] = []
-        file_took: list[float] = []
-        trip_took: list[float] = []
-        statement_took: list[float] = []
-        with tempfile.TemporaryDirectory() as tmp, Database(app, max_size=2) as served:
-            for owner, files in sampled.items():
-                ws = init_workspace(Path(tmp) / owner, timezone="Asia/Ho_Chi_Minh").workspace
-                for day, text in files.items():
-                    ws.note_path(day).write_text(text, encoding="utf-8")
-                records = PgRecords(served, owner, clock=system_clock, timezone="Asia/Ho_Chi_Minh")
-                with SearchIndex(ws) as index:
-                    index.refresh()
-                    for text in asked:
-                        start = time.perf_counter()
-                        index.search(Query(text, limit=10), fresh=False)
-                        file_took.append(time.perf_counter() - start)
-                        start = time.perf_counter()
-                        search(records, text, 10)
-                        pg_took.append(time.perf_counter() - start)
-                        start = time.perf_counter()
-                        with served.statement(owner) as conn:
-                            conn.execute("SELECT 1").fetchall()
-                        trip_took.append(time.perf_counter() - start)
-                        terms = query_terms(text)
-                        if terms:  # the search's first statement alone, no ranking after it
-                            span = asked_days(records, text, Tuning())
-                            params = units_params(owner, terms, pool_size(text, 10, span))
-                            start = time.perf_counter()
-                            with served.statement(owner) as conn:
-                                conn.execute(SEARCH_UNITS, params).fetchall()
-                            statement_took.append(time.perf_counter() - start)
+    with psycopg.connect(args.url, autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE")
+        size_after = conn.execute("SELECT pg_database_size(current_database())").fetchone()
     assert size_before is not None and size_after is not None
     total = args.owners * args.notes
     per_owner = (size_after[0] - size_before[0]) / args.owners
@@ -324,20 +304,61 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load: {loaded:.1f} s, {total / loaded:,.0f} notes/s, one transaction per owner")
     print(f"database growth: {per_owner / 1024:,.0f} KiB per owner ({args.notes} notes)")
     print(f"database size: {size_after[0] / 2**20:,.0f} MiB")
+    compare_search(args.url, app, sampled, args.queries)
+    if args.condense:
+        condense_week(app, made[: args.condense], args.workers, sampled, args.notes)
+    return 0
+
+
+def compare_search(url: str, app: str, sampled: dict[str, dict[date, str]], asked: int) -> None:
+    """The same questions asked of each sampled owner's file workspace (its SQLite index) and
+    of the database as `app`, one after the other; printed side by side."""
+    with psycopg.connect(url) as conn:
+        buffers = conn.execute("SHOW shared_buffers").fetchone()
+    questions = queries(asked, seed=1)
+    pg_took: list[float] = []
+    file_took: list[float] = []
+    trip_took: list[float] = []
+    statement_took: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp, Database(app, max_size=2) as served:
+        for owner, files in sampled.items():
+            ws = init_workspace(Path(tmp) / owner, timezone="Asia/Ho_Chi_Minh").workspace
+            for day, text in files.items():
+                ws.note_path(day).write_text(text, encoding="utf-8")
+            records = PgRecords(served, owner, clock=system_clock, timezone="Asia/Ho_Chi_Minh")
+            with SearchIndex(ws) as index:
+                index.refresh()
+                for text in questions:
+                    start = time.perf_counter()
+                    index.search(Query(text, limit=10), fresh=False)
+                    file_took.append(time.perf_counter() - start)
+                    start = time.perf_counter()
+                    search(records, text, 10)
+                    pg_took.append(time.perf_counter() - start)
+                    start = time.perf_counter()
+                    with served.statement(owner) as conn:
+                        conn.execute("SELECT 1").fetchall()
+                    trip_took.append(time.perf_counter() - start)
+                    terms = query_terms(text)
+                    if terms:  # the search's first statement alone, no ranking after it
+                        pool = asked_question(text, Tuning(), records.today()).pool(10)
+                        params = units_params(owner, terms, pool)
+                        start = time.perf_counter()
+                        with served.statement(owner) as conn:
+                            conn.execute(SEARCH_UNITS, params).fetchall()
+                        statement_took.append(time.perf_counter() - start)
     f50, f95 = quantiles(file_took)
     p50, p95 = quantiles(pg_took)
     n = len(pg_took)
     print(f"search, {n} queries over {len(sampled)} owners (ms)     p50      p95")
     print(f"file store (SQLite index of the workspace)      {f50:>8.2f} {f95:>8.2f}")
-    print(f"PostgreSQL (one database, all owners)           {p50:>8.2f} {p95:>8.2f}")
+    print(f"PostgreSQL (shared_buffers {buffers[0] if buffers else '?'})".ljust(48)
+          + f"{p50:>8.2f} {p95:>8.2f}")  # fmt: skip
     print(f"ratio PostgreSQL / files                        {p50 / f50:>8.2f} {p95 / f95:>8.2f}")
     t50, t95 = quantiles(trip_took)
     print(f"PostgreSQL, one statement (SELECT 1)            {t50:>8.2f} {t95:>8.2f}")
     s50, s95 = quantiles(statement_took)
     print(f"PostgreSQL, the search's statement alone        {s50:>8.2f} {s95:>8.2f}")
-    if args.condense:
-        condense_week(app, made[: args.condense], args.workers, sampled, args.notes)
-    return 0
 
 
 if __name__ == "__main__":

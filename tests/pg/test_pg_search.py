@@ -21,9 +21,10 @@ from support.reply_talk import QUESTION, REPLY, SAID, turns
 from trinho.pg.connect import Database
 from trinho.pg.search import (
     POOL,
+    Asked,
     add_docs,
+    asked,
     find,
-    pool_size,
     reindex,
     replace_docs,
     replace_path_docs,
@@ -33,8 +34,8 @@ from trinho.pg.search import (
 )
 from trinho.pg.store import PgRecords
 from trinho.search import Query, SearchIndex
-from trinho.search.dates import asked_span
 from trinho.search.documents import Doc
+from trinho.search.rank import Tuning
 from trinho.workspace import Workspace
 
 
@@ -132,7 +133,6 @@ def test_a_reply_is_found_by_the_question_it_answers_as_in_the_file_index(
 ) -> None:
     from trinho.conversations.store import import_turns
     from trinho.pg.transcripts import PgTranscripts
-    from trinho.search.rank import Tuning
 
     talk = turns(*SAID)
     import_turns(workspace, talk)
@@ -286,7 +286,6 @@ def test_a_day_asked_finds_what_was_said_of_it_as_in_the_file_index(
     from trinho.conversations.store import Turn, import_turns
     from trinho.pg.search import find
     from trinho.pg.transcripts import PgTranscripts
-    from trinho.search.rank import Tuning
 
     def at(day: int, hour: int = 10) -> datetime:
         return datetime(2023, 11 if day > 5 else 12, day, hour, tzinfo=UTC)
@@ -313,12 +312,12 @@ def test_a_day_asked_finds_what_was_said_of_it_as_in_the_file_index(
 def test_a_search_reads_the_pool_beyond_its_limit_only_when_a_rule_may_reorder_it() -> None:
     """As the file index: the query's diacritics, a "when" question or the days it names
     read `POOL` more candidates; a plain question reads its limit."""
-    span = asked_span("what did I do on 3 March", date(2026, 6, 1), 0)
-    assert span is not None
-    assert pool_size("rice market", 10, None) == 10
-    assert pool_size("phở bò", 10, None) == 10 + POOL
-    assert pool_size("when did I buy rice", 5, None) == 5 + POOL
-    assert pool_size("what did I do on 3 March", 10, span) == 10 + POOL
+    today = date(2026, 6, 1)
+    assert asked("rice market", Tuning(), today).pool(10) == 10
+    assert asked("phở bò", Tuning(), today).pool(10) == 10 + POOL
+    assert asked("when did I buy rice", Tuning(), today).pool(5) == 5 + POOL
+    assert asked("what did I do on 3 March", Tuning(), today).pool(10) == 10 + POOL
+    assert asked("what did I do on 3 March", Tuning(date_weight=0.0), today).pool(10) == 10
 
 
 _PLAIN = ["rice", "market", "fish", "soup", "dinner", "cooker", "closed", "monday"]
@@ -347,9 +346,9 @@ def test_reading_the_limit_alone_finds_what_the_whole_pool_would(
     for kind in rice:  # each a new value of one fact: the others are its past
         records.save_fact("favourite_rice", f"{kind} rice")
     text = " ".join(query)
-    assert pool_size(text, limit, None) == limit
+    assert asked(text, Tuning(), records.today()).pool(limit) == limit
     read, named = find(records, text, limit)
-    with patch("trinho.pg.search.pool_size", lambda _t, n, _s: n + POOL):
+    with patch.object(Asked, "pool", lambda _asked, n: n + POOL):
         pooled, named_pooled = find(records, text, limit)
     assert [(h.doc_id, h.score, h.why) for h in read] == [
         (h.doc_id, h.score, h.why) for h in pooled

@@ -1,4 +1,5 @@
 import json
+import unicodedata
 from datetime import date
 
 from hypothesis import given
@@ -39,6 +40,17 @@ def test_fold_is_idempotent_and_drops_marks(text: str) -> None:
     folded = fold(text)
     assert fold(folded) == folded
     assert "đ" not in folded
+
+
+@given(st.text())
+def test_fold_drops_every_combining_mark_even_where_the_text_is_plain_ascii(text: str) -> None:
+    """The fast path for a word of ASCII letters gives what decomposing it gives."""
+    folded = fold(text)
+    decomposed = unicodedata.normalize("NFD", folded)
+    assert not any(unicodedata.combining(ch) for ch in decomposed)
+    assert unicodedata.normalize("NFC", folded) == folded
+    if text.isascii():
+        assert folded == text.casefold()
 
 
 @given(st.text(max_size=3000))

@@ -12,7 +12,7 @@ years of history (9.4 ms at p50 for 10,000 notes, 2.1 through the index: docs/be
 The units it returns are joined to `search_docs`, where the policy is forced, so no other
 owner's unit reaches a result. The whole search is one statement, `search_units`, which names
 its owner for that statement alone; it reads the pool of candidates beyond the limit only
-when a ranking rule may reorder them (`pool_size`), as the file index does.
+when a ranking rule may reorder them (`Asked.pool`), as the file index does.
 
 The terms are computed in Python and written as a tsvector literal (each term a lexeme, the
 text's positions weighted A and its neighbours' D), so no PostgreSQL text search parser or
@@ -30,7 +30,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from trinho.openclaw.markers import day_of_name
 from trinho.search.dates import Span, asked_span, said_days, span_tokens
@@ -204,8 +204,10 @@ def reindex(records: Indexed) -> int:
     return len(docs)
 
 
-@dataclass(frozen=True)
-class PgHit:
+class PgHit(NamedTuple):
+    """One unit found. A tuple, not a dataclass: a search builds one for each candidate of
+    its pool, and a frozen dataclass's construction cost as much as the ranking."""
+
     doc_id: str
     kind: str
     path: str
@@ -234,7 +236,7 @@ def units_params(
     since: date | None = None,
     until: date | None = None,
 ) -> dict[str, Any]:
-    """`SEARCH_UNITS`' parameters: the best `pool` matches (`pool_size`)."""
+    """`SEARCH_UNITS`' parameters: the best `pool` matches (`Asked.pool`)."""
     return {
         "owner": owner,
         "query": tsquery_literal(terms),
@@ -247,13 +249,29 @@ def units_params(
     }
 
 
-def pool_size(text: str, limit: int, span: Span | None) -> int:
-    """How many matches a search reads: `POOL` beyond the limit when a ranking rule may
-    reorder them (the query's diacritics, a "when" question, the days it names), else the
-    limit, as the file index reads them (its `wide`). A person the query names is known only
-    from the owner's people, which the statement itself returns: `find` then reads the pool."""
-    reordered = bool(accented_words(text)) or is_when_question(text) or span is not None
-    return limit + POOL if reordered else limit
+@dataclass(frozen=True)
+class Asked:
+    """What a search reads of its question, worked out once: the terms, the query's
+    diacritics, whether it asks when, the days it names (`asked`)."""
+
+    terms: list[str]
+    accented: frozenset[str]
+    when: bool
+    span: Span | None
+
+    def pool(self, limit: int) -> int:
+        """How many matches a search reads: `POOL` beyond the limit when a ranking rule may
+        reorder them (the diacritics, a "when" question, the days named), else the limit,
+        as the file index reads them (its `wide`). A person the query names is known only
+        from the owner's people, which the statement itself returns: `find` then reads the
+        pool."""
+        return limit + POOL if self.accented or self.when or self.span is not None else limit
+
+
+def asked(text: str, tuning: Tuning, today: date) -> Asked:
+    """The question `text` as a search reads it, on `today` (pure)."""
+    span = asked_span(text, today, tuning.date_margin) if tuning.date_weight > 0 else None
+    return Asked(query_terms(text), accented_words(text), is_when_question(text), span)
 
 
 def search(
@@ -273,15 +291,6 @@ def search(
     return find(records, text, limit, tuning, since=since, until=until, kinds=kinds)[0]
 
 
-def asked_days(
-    records: Indexed, text: str, tuning: Tuning, today: date | None = None
-) -> Span | None:
-    """The span a question names (`dates.asked_span`, from `today`, else the owner's)."""
-    if tuning.date_weight <= 0:
-        return None
-    return asked_span(text, today or records.today(), tuning.date_margin)
-
-
 def find(
     records: Indexed,
     text: str,
@@ -294,14 +303,14 @@ def find(
     today: date | None = None,
 ) -> tuple[list[PgHit], list[str]]:
     """`search`, with the people of the owner's the query named (for a second search). A
-    question naming a day or a month (`asked_days`) also searches that span, as the file
+    question naming a day or a month (`Asked.span`) also searches that span, as the file
     index does (`SearchIndex._with_span`)."""
     tuning = tuning or Tuning()
-    terms = query_terms(text)
+    question = asked(text, tuning, today or records.today())
+    terms, span = question.terms, question.span
     if not terms:
         return [], []
-    span = asked_days(records, text, tuning, today)
-    pool = pool_size(text, limit, span)
+    pool = question.pool(limit)
     params = units_params(records.owner, terms, pool, kinds, since, until)
     rows = _units(records, params)
     named = _named(text, rows)
@@ -313,11 +322,10 @@ def find(
         spanned = _units(records, {**params, "query": tsquery_literal(terms, span_tokens(span))})
         named = named or _named(text, spanned)
     hits, in_span = _with_span(rows, spanned, tuning.date_weight)
-    scored = [Scored(i, hit.text, hit.score) for i, hit in enumerate(hits)]
-    if pool == limit:  # no rule reorders these (`pool_size`): what it tested is not asked again
-        order, when = scored, False
-    else:
-        order, when = rerank(scored, accented_words(text)), is_when_question(text)
+    order = rerank(
+        [Scored(i, hit.text, hit.score) for i, hit in enumerate(hits)], question.accented
+    )
+    when = question.when
     if named or when:
         people_named = {fold(p) for p in named}
         at = {(hit.path, hit.line): i for i, hit in enumerate(hits)}
@@ -340,7 +348,7 @@ def find(
         ranked = [(s.doc_id, s.score, ()) for s in order]
     ranked = _current_first(records, ranked, hits, since, until)[:limit]
     return [
-        _ranked_hit(hits[i], score, (*why, *_dated_why(hits[i], span, i in in_span, tuning)))
+        hits[i]._replace(score=score, why=(*why, *_dated_why(hits[i], span, i in in_span, tuning)))
         for i, score, why in ranked
     ], list(named)
 
@@ -354,15 +362,6 @@ def _named(text: str, rows: Sequence[Sequence[Any]]) -> list[str]:
 def _units(records: Indexed, params: dict[str, Any]) -> list[Any]:
     with records.db.statement(records.owner) as conn:
         return conn.execute(SEARCH_UNITS, params).fetchall()
-
-
-def _ranked_hit(hit: PgHit, score: float, why: tuple[str, ...]) -> PgHit:
-    """`hit` with the score and reasons of its place (`dataclasses.replace` without its
-    introspection, which cost as much as the rest of the ranking)."""
-    return PgHit(
-        hit.doc_id, hit.kind, hit.path, hit.line, hit.day, hit.text, hit.speaker, hit.refs,
-        score, why,
-    )  # fmt: skip
 
 
 _CURRENT = (

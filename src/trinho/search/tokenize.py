@@ -47,6 +47,8 @@ _stemmer = snowballstemmer.stemmer("english")
 def fold(word: str) -> str:
     """Case-fold and drop diacritics: `Đà Nẵng` -> `da nang`."""
     lowered = nfc(word).casefold().translate(_FOLD_EXTRA)
+    if lowered.isascii():  # most words: nothing to decompose (a search folds hundreds)
+        return lowered
     stripped = "".join(
         ch for ch in unicodedata.normalize("NFD", lowered) if not unicodedata.combining(ch)
     )
