@@ -37,6 +37,7 @@ import sys
 import tempfile
 import time
 import uuid
+from dataclasses import replace
 from datetime import date, datetime, timedelta
 from datetime import time as day_time
 from pathlib import Path
@@ -253,6 +254,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--condense", type=int, default=0, help="Owners to condense (0: none).")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
+        "--writes",
+        type=int,
+        default=0,
+        help="Then write this many notes across the owners not sampled, one transaction each,"
+        " as owners keep writing between two vacuums, and search the sampled ones again.",
+    )
+    parser.add_argument(
+        "--gin-fastupdate",
+        choices=("on", "off"),
+        help="Set the search index's pending list on or off first (default: as migrated,"
+        " off): `on` is PostgreSQL's default, the baseline of `--writes`.",
+    )
+    parser.add_argument(
         "--reuse",
         action="store_true",
         help="Search and condense the owners an earlier run loaded, no load: the first"
@@ -261,6 +275,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     migrate(args.url)
     app = args.app_url or args.url
+    if args.gin_fastupdate:
+        with psycopg.connect(args.url, autocommit=True) as conn:
+            conn.execute(f"ALTER INDEX search_terms_tsv SET (fastupdate = {args.gin_fastupdate})")
     if args.reuse:
         with Database(args.url, max_size=2) as db:
             earlier = sorted(o for o in owner_zones(db) if o.startswith("bench-"))
@@ -305,9 +322,33 @@ def main(argv: list[str] | None = None) -> int:
     print(f"database growth: {per_owner / 1024:,.0f} KiB per owner ({args.notes} notes)")
     print(f"database size: {size_after[0] / 2**20:,.0f} MiB")
     compare_search(args.url, app, sampled, args.queries)
+    if args.writes:  # by the other owners: the sampled ones' files stay the workspaces'
+        write_notes(app, made[len(sampled) :] or made, args.writes)
+        compare_search(args.url, app, sampled, args.queries)
     if args.condense:
         condense_week(app, made[: args.condense], args.workers, sampled, args.notes)
     return 0
+
+
+def write_notes(app: str, owners: list[str], count: int) -> None:
+    """`count` notes' search units (what the index gets of a note) written as the
+    application role, one transaction each, round the owners: what a day of many owners'
+    notes leaves in the index before a vacuum. Printed: the writes' times."""
+    rng, words = random.Random(1), Words(random.Random(1))
+    took = []
+    day = START + timedelta(days=3650)
+    with Database(app, max_size=2) as served:
+        for n in range(count):
+            owner = owners[n % len(owners)]
+            text = format_entry(f"{n % 24:02d}:00", words.sentence(rng)) + "\n"
+            docs = note_docs(f"memory/{day.isoformat()}.md", day, text)
+            docs = [replace(d, line=n // len(owners) + 1) for d in docs]
+            start = time.perf_counter()
+            with served.owner_tx(owner) as conn:
+                add_docs(conn, owner, docs)
+            took.append(time.perf_counter() - start)
+    w50, w95 = quantiles(took)
+    print(f"{count} notes written across {len(owners)} owners: p50 {w50:.2f} ms, p95 {w95:.2f} ms")
 
 
 def compare_search(url: str, app: str, sampled: dict[str, dict[date, str]], asked: int) -> None:
@@ -315,6 +356,10 @@ def compare_search(url: str, app: str, sampled: dict[str, dict[date, str]], aske
     of the database as `app`, one after the other; printed side by side."""
     with psycopg.connect(url) as conn:
         buffers = conn.execute("SHOW shared_buffers").fetchone()
+        options = conn.execute(
+            "SELECT coalesce(array_to_string(reloptions, ','), 'default options')"
+            " FROM pg_class WHERE relname = 'search_terms_tsv'"
+        ).fetchone()
     questions = queries(asked, seed=1)
     pg_took: list[float] = []
     file_took: list[float] = []
@@ -350,6 +395,7 @@ def compare_search(url: str, app: str, sampled: dict[str, dict[date, str]], aske
     f50, f95 = quantiles(file_took)
     p50, p95 = quantiles(pg_took)
     n = len(pg_took)
+    print(f"the search's GIN index: {options[0] if options else '?'}")
     print(f"search, {n} queries over {len(sampled)} owners (ms)     p50      p95")
     print(f"file store (SQLite index of the workspace)      {f50:>8.2f} {f95:>8.2f}")
     print(f"PostgreSQL (shared_buffers {buffers[0] if buffers else '?'})".ljust(48)

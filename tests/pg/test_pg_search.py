@@ -65,6 +65,7 @@ def test_the_index_is_gin_led_by_the_owner(pg_urls: Urls) -> None:
             "SELECT indexdef FROM pg_indexes WHERE indexname = 'search_terms_tsv'"
         ).fetchone()
     assert row is not None and "USING gin (owner_id, tsv)" in row[0]
+    assert "WITH (fastupdate=off)" in row[0]  # no pending list every search reads through
 
 
 def _plan(conn: psycopg.Connection, table: str) -> str:
