@@ -8,6 +8,10 @@ search units `trinho.search.documents` makes of them, as `trinho import workspac
 them). Then, for `--sample` owners, the same day files are written into a file workspace and
 the same queries (`bench/synth.py`'s) are asked of both: the SQLite index of the workspace and
 `trinho.pg.search` on the shared database, one owner at a time, as the application would.
+With `--writes N`, N more notes' search units are then written across the other owners, one
+transaction each (owners writing between two vacuums), and the sampled owners searched again;
+`--gin-fastupdate on` gives the search index PostgreSQL's default pending list first, the
+baseline of that. `--reuse` searches (and condenses) the owners an earlier run loaded.
 
 With `--condense N`, the week's condensation is then queued for N owners (`trinho.condense`,
 one job per owner) and `--workers` worker processes (`trinho.pg.jobs.run_worker`) empty the
@@ -18,7 +22,8 @@ owners per minute, the workers' peak memory, what each owner's run left.
 
     .venv/bin/python bench/owners.py --url postgresql://trinho_admin@127.0.0.1:5432/owners \
         [--app-url postgresql://trinho_app@127.0.0.1:5432/owners] [--owners 1000] \
-        [--notes 1000] [--sample 10] [--queries 100] [--condense 0] [--workers 2]
+        [--notes 1000] [--sample 10] [--queries 100] [--writes 0] [--gin-fastupdate on|off] \
+        [--condense 0] [--workers 2] [--reuse]
 
 `--app-url` names the application role (granted by `trinho store migrate --grant`): the
 search and the workers connect as it, as deployed.

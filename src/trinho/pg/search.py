@@ -288,7 +288,9 @@ def search(
     `kinds`, only the units dated and of the kind asked for, as the file index filters them:
     a unit without a day is left out by a day bound. The filters choose among the matches;
     the statistics BM25 weighs a term by stay those of every match, as in SQLite FTS5."""
-    return find(records, text, limit, tuning, since=since, until=until, kinds=kinds)[0]
+    return find(records, text, limit, tuning, since=since, until=until, kinds=kinds, explain=False)[
+        0
+    ]
 
 
 def find(
@@ -301,10 +303,13 @@ def find(
     until: date | None = None,
     kinds: Sequence[str] = (),
     today: date | None = None,
+    explain: bool = True,
 ) -> tuple[list[PgHit], list[str]]:
     """`search`, with the people of the owner's the query named (for a second search). A
     question naming a day or a month (`Asked.span`) also searches that span, as the file
-    index does (`SearchIndex._with_span`)."""
+    index does (`SearchIndex._with_span`). Without `explain`, no hit says why it ranks where
+    it does: what a day says is worked out only for `--explain` (the file index keeps it with
+    the line)."""
     tuning = tuning or Tuning()
     question = asked(text, tuning, today or records.today())
     terms, span = question.terms, question.span
@@ -347,6 +352,8 @@ def find(
     else:
         ranked = [(s.doc_id, s.score, ()) for s in order]
     ranked = _current_first(records, ranked, hits, since, until)[:limit]
+    if not explain:
+        return [hits[i]._replace(score=score) for i, score, _ in ranked], list(named)
     return [
         hits[i]._replace(score=score, why=(*why, *_dated_why(hits[i], span, i in in_span, tuning)))
         for i, score, why in ranked

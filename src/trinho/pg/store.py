@@ -247,6 +247,7 @@ class PgRecords(PgReads):
             until=query.until,
             kinds=query.kinds,
             today=query.today,
+            explain=False,
         )
         return [
             Hit(cast(Kind, h.kind), h.path, h.line, h.day, h.text, h.score, h.refs) for h in found

@@ -122,6 +122,7 @@ class PgReads:
             since=query.since,
             until=query.until,
             kinds=query.kinds,
+            today=query.today,
         )
         hits = [
             Hit(cast(Kind, h.kind), h.path, h.line, h.day, h.text, h.score, h.refs) for h in found

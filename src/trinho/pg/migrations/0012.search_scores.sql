@@ -10,7 +10,8 @@
 -- - `search_matches` (SECURITY DEFINER, with 0010's checks of the caller and of the owner the
 --   transaction names) ranks them by BM25 as 0009's `search_units` did, keeping of each match
 --   the query's terms alone (`ts_delete` of all the others, in C, where `unnest` made a row
---   of every term), and returns the best `p_pool` with their scores;
+--   of every term) and counting a term's positions by weight with `array_positions` (where
+--   a subquery unnested them), and returns the best `p_pool` with their scores;
 -- - `search_units` (SECURITY INVOKER, unchanged for its callers) joins those few to
 --   `search_docs`, where the policy is forced, so no row of another owner's can reach a
 --   result even were `search_matches` wrong;
@@ -75,9 +76,10 @@ BEGIN
                         AND (p_since IS NULL OR t.day >= p_since)
                         AND (p_until IS NULL OR t.day <= p_until) AS kept,
                         u.lexeme,
-                        (SELECT count(*) FILTER (WHERE w = 'A')
-                                + p_cw * count(*) FILTER (WHERE w <> 'A')
-                         FROM unnest(u.weights) AS w)::float8 AS f
+                        (cardinality(array_positions(u.weights, 'A'))
+                         + p_cw * (cardinality(u.weights)
+                                   - cardinality(array_positions(u.weights, 'A'))))::float8
+                            AS f
                     FROM search_terms AS t,
                         unnest(ts_delete(t.tsv, tsvector_to_array(ts_delete(t.tsv, p_terms))))
                             AS u
