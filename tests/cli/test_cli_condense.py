@@ -17,6 +17,7 @@ from trinho.channels.base import Notification
 from trinho.channels.render import console_text
 from trinho.cli import main
 from trinho.proposals import store as proposals
+from trinho.textnorm import shown_id
 from trinho.workspace import open_workspace
 
 ADDED = "- 2026-11-29: Mai được chọn vào đội bơi của trường"
@@ -238,7 +239,7 @@ def test_undo_withdraws_the_held_rewrite_and_approving_it_is_refused_in_one_line
     assert main(["approve", held.id]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
-    assert err.startswith(f"trinho: error: đề xuất {held.id} đã được quyết định rồi")
+    assert err.startswith(f"trinho: error: đề xuất {shown_id(held.id)} đã được quyết định rồi")
     assert "trinho condense --undo 2026-W48" in err
     assert ready.read("MEMORY.md") == before
     assert main(["proposals", "--json"]) == 0

@@ -15,6 +15,7 @@ from support.backends import CliBackend
 from trinho.cli import main
 from trinho.config.files import owner_locale
 from trinho.proposals import store as proposals
+from trinho.textnorm import shown_id
 from trinho.workspace import CONFIG_PATH, init_workspace, open_workspace
 
 
@@ -132,7 +133,7 @@ def test_a_proposal_decided_twice_is_said_in_vietnamese(
     code, _, err = run(capsys, "reject", pid)
     assert code == 1
     assert err.startswith(
-        f"trinho: error: đề xuất {pid} đã được quyết định rồi (trạng thái rejected"
+        f"trinho: error: đề xuất {shown_id(pid)} đã được quyết định rồi (trạng thái rejected"
     )
     assert "chỉ đề xuất đang chờ mới quyết định được" in err
 

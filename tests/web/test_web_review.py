@@ -24,6 +24,7 @@ from trinho.review.bulk import bulk_covered, touches_owner_line
 from trinho.review.render import effect_words
 from trinho.review.risk import one_at_a_time, review_order
 from trinho.search import Hit
+from trinho.textnorm import shown_id
 from trinho.web.app import web_app
 from trinho.web.auth import Guard
 from trinho.web.pages import entry_text, next_card, shown_lines, worth_showing
@@ -414,7 +415,7 @@ def test_a_bulk_approval_skips_a_proposal_changed_since_it_was_shown(
     r = owner.post("/bulk", item=[f"{edit.id}:{'0' * 64}"])
     assert proposals.get_proposal(ws, edit.id).status == "pending"
     receipt = shown_text(owner.c.get(r.headers["location"]).text)  # type: ignore[attr-defined]
-    assert edit.id in receipt
+    assert shown_id(edit.id) in receipt
 
 
 def test_no_vietnamese_page_carries_an_internal_word_nor_a_run_id_as_its_title(

@@ -50,7 +50,7 @@ from trinho.channels.render import (
 from trinho.channels.settings import TelegramSettings
 from trinho.errors import TrinhoError, Unavailable
 from trinho.i18n import N_, t
-from trinho.textnorm import printable
+from trinho.textnorm import printable, shown_id
 
 if TYPE_CHECKING:
     from telegram import (
@@ -575,7 +575,7 @@ class TelegramChannel:
         key = N_("channel.bulk.approved") if approve else N_("channel.bulk.rejected")
         headline = t(self.locale, key, ok=done, total=len(outcomes))
         lines = [
-            t(self.locale, "channel.bulk.not_done", id=pid, message=outcome.message)
+            t(self.locale, "channel.bulk.not_done", id=shown_id(pid), message=outcome.message)
             for pid, outcome in outcomes
             if not outcome.ok
         ]
@@ -614,7 +614,7 @@ class TelegramChannel:
         done = sum(1 for _, outcome in outcomes if outcome.ok)
         headline = t(self.locale, "channel.bulk.taken_back", ok=done, total=len(outcomes))
         lines = [
-            t(self.locale, "channel.bulk.not_done", id=pid, message=outcome.message)
+            t(self.locale, "channel.bulk.not_done", id=shown_id(pid), message=outcome.message)
             for pid, outcome in outcomes
             if not outcome.ok
         ]

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from trinho.condense.store.runs import JOURNAL, ORIGIN, RUN_ID_RE, parse_journal
 from trinho.errors import TrinhoError
 from trinho.proposals.format import Proposal
+from trinho.textnorm import shown_id
 
 if TYPE_CHECKING:
     import psycopg
@@ -38,7 +39,7 @@ def with_its_run(proposal: Proposal) -> bool:
 def refuse_with_its_run(proposal: Proposal, change: Change) -> None:
     """One line refusing to approve, in a transaction, what is approved with its run's files."""
     if change.cls in WITH_THE_RUN:
-        raise TrinhoError.keyed("error.pg.held_with_run", id=proposal.id, cls=change.cls)
+        raise TrinhoError.keyed("error.pg.held_with_run", id=shown_id(proposal.id), cls=change.cls)
 
 
 def undone_run(conn: psycopg.Connection, owner: str, origin: str) -> str | None:

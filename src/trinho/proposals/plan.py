@@ -28,6 +28,7 @@ from trinho.proposals.format import (
     content_hash,
     identity,
 )
+from trinho.textnorm import shown_id
 
 T = TypeVar("T")
 A = TypeVar("A")
@@ -124,16 +125,18 @@ def check_pending(proposal: Proposal, expected_hash: str | None) -> Proposal:
     """The proposal when a person may decide it now: still pending, and (with `expected_hash`,
     a button bound to what was announced) still the change they saw."""
     if expected_hash is not None and expected_hash != proposal.content_hash:
-        raise TrinhoError.keyed("error.proposal.changed", id=proposal.id)
+        raise TrinhoError.keyed("error.proposal.changed", id=shown_id(proposal.id))
     if proposal.status != "pending":
         if proposal.decided_by:
             raise TrinhoError.keyed(
                 "error.proposal.decided_by",
-                id=proposal.id,
+                id=shown_id(proposal.id),
                 status=proposal.status,
                 by=proposal.decided_by,
             )
-        raise TrinhoError.keyed("error.proposal.decided", id=proposal.id, status=proposal.status)
+        raise TrinhoError.keyed(
+            "error.proposal.decided", id=shown_id(proposal.id), status=proposal.status
+        )
     return proposal
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from trinho.errors import TrinhoError
 from trinho.proposals import store as proposals
 from trinho.review.appliers import APPLIERS, TAKERS
+from trinho.textnorm import shown_id
 
 if TYPE_CHECKING:
     from trinho.proposals.format import ApplyResult, Proposal
@@ -54,5 +55,5 @@ def takes_back(records: Records) -> bool:
 def _files(records: Records, proposal_id: str) -> OnFiles:
     files = records.on_files()
     if files is None:
-        raise TrinhoError.keyed("error.web.pg_take_back", id=proposal_id)
+        raise TrinhoError.keyed("error.web.pg_take_back", id=shown_id(proposal_id))
     return files

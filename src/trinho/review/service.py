@@ -20,6 +20,7 @@ from trinho.records.protocol import FileRecords, Records
 from trinho.review import decide as decisions
 from trinho.review.announce import described_item
 from trinho.review.appliers import APPLIERS
+from trinho.textnorm import shown_id
 from trinho.workspace import Workspace
 
 
@@ -88,7 +89,9 @@ class QueueDecider:
             if found is not None and found.status in ("rejected", "pending"):
                 decisions.reopen(self.records, proposal_id, by)
                 locale = self.records.locale
-                return DecisionOutcome(True, t(locale, "decider.reopened", id=proposal_id))
+                return DecisionOutcome(
+                    True, t(locale, "decider.reopened", id=shown_id(proposal_id))
+                )
             _, result = decisions.take_back(self.records, proposal_id, by)
         except TrinhoError as exc:
             return DecisionOutcome(False, str(exc))

@@ -53,6 +53,7 @@ from trinho.review.appliers import APPLIERS
 from trinho.review.bulk import affected_lines, bulk_covered
 from trinho.review.render import effect_words
 from trinho.review.risk import review_order
+from trinho.textnorm import shown_id
 from trinho.web import pages
 from trinho.web import store as reads
 from trinho.web.auth import (
@@ -348,7 +349,14 @@ class _Review:
         what = pages.change_gist(shown, self.locale, desk.user)
         key = N_("web.done.approved") if applied.ok else N_("web.done.stale")
         session.notices.append(
-            t(self.locale, key, label=label, what=what, message=applied.message, id=decided.id)
+            t(
+                self.locale,
+                key,
+                label=label,
+                what=what,
+                message=applied.message,
+                id=shown_id(decided.id),
+            )
         )
         return applied.ok
 

@@ -17,6 +17,7 @@ from trinho.i18n import N_, t
 from trinho.i18n.keys import APPROVED
 from trinho.openclaw.markers import promotion_markers_of
 from trinho.proposals.plan import Apply, StaleChange
+from trinho.textnorm import shown_id
 
 KIND = "memory"
 """The kind of a held MEMORY.md change's proposal: the key of its applier."""
@@ -83,7 +84,7 @@ def check_approvable(change: Change, where: object, proposal_id: str, undone: st
     if change.cls == "moved" or not change.held:
         raise TrinhoError.keyed("error.condense.applies_itself", where=where, cls=change.cls)
     if undone is not None:
-        raise TrinhoError.keyed("error.condense.run_undone", id=proposal_id, run=undone)
+        raise TrinhoError.keyed("error.condense.run_undone", id=shown_id(proposal_id), run=undone)
 
 
 def plan_edit(
