@@ -355,3 +355,22 @@ def test_reading_the_limit_alone_finds_what_the_whole_pool_would(
         (h.doc_id, h.score, h.why) for h in pooled
     ]
     assert named == named_pooled
+
+
+def test_the_owners_speakers_come_with_the_first_row_alone(pg_app: Database, owner: str) -> None:
+    """The people a question may name are read from the answer's first row; the other rows
+    carry none, so an owner of many speakers does not send them with every candidate."""
+    units = [
+        (1, "Mai", ["phở"]),
+        (2, "Minh", ["phở", "bò"]),
+        (3, "", ["phở"]),
+        (4, "Bà Lan", ["bò"]),
+    ]
+    with pg_app.owner_tx(owner) as conn:
+        add_docs(conn, owner, _docs(_PATHS[0], units))
+    with pg_app.statement(owner) as conn:
+        rows = conn.execute(
+            "SELECT people FROM search_units(%s, %s::tsquery, %s, 0.3, 10, NULL, NULL, NULL)",
+            (owner, tsquery_literal(["phở"]), ["phở"]),
+        ).fetchall()
+    assert [r[0] for r in rows] == [["Bà Lan", "Mai", "Minh"], None, None]

@@ -361,7 +361,7 @@ def find(
 
 
 def _named(text: str, rows: Sequence[Sequence[Any]]) -> list[str]:
-    """The owner's people `text` names, of those each row of `search_units` carries."""
+    """The owner's people `text` names, of those the first row of `search_units` carries."""
     people = rows[0][9] if rows else None
     return named_people(text, people) if people else []
 

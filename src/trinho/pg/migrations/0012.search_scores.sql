@@ -15,6 +15,8 @@
 -- - `search_units` (SECURITY INVOKER, unchanged for its callers) joins those few to
 --   `search_docs`, where the policy is forced, so no row of another owner's can reach a
 --   result even were `search_matches` wrong;
+-- - the owner's speakers (for the people a question names) come with the first row alone,
+--   not with each of the pool's: an owner of a hundred chats' speakers sent them sixty times;
 -- - both keep one plan per connection (`plan_cache_mode`): by default PL/pgSQL plans again
 --   with each call's values whenever it guesses that pays, and for a pool of ten it always
 --   guesses so, when the planning costs more than the search. The values change nothing
@@ -128,8 +130,10 @@ BEGIN
     PERFORM set_config('trinho.owner', p_owner, true);
     RETURN QUERY
         SELECT d.doc_id, d.kind, d.path, d.line, d.day, d.shown, d.speaker, d.refs, r.score,
-            (SELECT array_agg(speaker ORDER BY speaker) FROM search_people
-             WHERE owner_id = p_owner) AS people
+            CASE WHEN row_number() OVER (ORDER BY r.score DESC, d.doc_id) = 1 THEN
+                (SELECT array_agg(speaker ORDER BY speaker) FROM search_people
+                 WHERE owner_id = p_owner)
+            END AS people
         FROM search_matches(p_owner, p_query, p_terms, p_cw, p_pool, p_kinds, p_since, p_until)
             AS r
         JOIN search_docs d ON d.owner_id = p_owner AND d.doc_id = r.doc_id
