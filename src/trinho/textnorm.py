@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Iterable
 
 from trinho.errors import TrinhoError
 from trinho.i18n import N_, Term
@@ -158,6 +159,22 @@ shares names it, the whole id too."""
 def shown_id(proposal_id: str) -> str:
     """A proposal's id as the owner is shown it where it is the only one (`SHORT_ID`)."""
     return proposal_id[:SHORT_ID]
+
+
+def short_ids(ids: Iterable[str], minimum: int = SHORT_ID) -> dict[str, str]:
+    """Each id's shortest prefix of at least `minimum` characters that no other id shares."""
+    every = sorted(set(ids))
+    out: dict[str, str] = {}
+    for n, pid in enumerate(every):
+        length = minimum
+        for other in (every[n - 1] if n else "", every[n + 1] if n + 1 < len(every) else ""):
+            shared = next(
+                (i for i, (a, b) in enumerate(zip(pid, other, strict=False)) if a != b),
+                min(len(pid), len(other)),
+            )
+            length = max(length, shared + 1)
+        out[pid] = pid[: min(length, len(pid))]
+    return out
 
 
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"

@@ -133,7 +133,7 @@ def test_condense_json_then_once_per_week_then_approve_then_undo(
         "Thay đổi lần chạy tự áp dụng, được hoàn tác (1):",
         f"  - thêm: {ADDED}",
         'Thay đổi bạn đã duyệt, được hoàn tác (1; đề xuất giờ ghi "đã hoàn tác"):',
-        f"  - {removed['proposal']}: xoá: {DROPPED}",
+        f"  - {shown_id(removed['proposal'])}: xoá: {DROPPED}",
     ]
     assert preview[1:] == said
     assert DROPPED not in ready.read("MEMORY.md")  # nothing written
@@ -233,7 +233,7 @@ def test_undo_withdraws_the_held_rewrite_and_approving_it_is_refused_in_one_line
     assert main(["condense", "--undo", "2026-W48"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[1:] == [
-        f"Thay đổi đang chờ của lần chạy, bị rút lại (1): {held.id}",
+        f"Thay đổi đang chờ của lần chạy, bị rút lại (1): {shown_id(held.id)}",
         "Lần chạy chưa thay đổi MEMORY.md; không có gì khác thay đổi.",
     ]
     assert main(["approve", held.id]) == 1

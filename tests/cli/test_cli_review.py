@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from support.backends import CliBackend
 from trinho.cli import main
 from trinho.cli.app import COMMANDS, SECTIONS
-from trinho.review.render import LINE_WIDTH, short_ids
-from trinho.textnorm import SHORT_ID
+from trinho.review.render import LINE_WIDTH
+from trinho.textnorm import SHORT_ID, short_ids
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

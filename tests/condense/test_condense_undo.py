@@ -33,6 +33,7 @@ from trinho.durable import FaultPoint, atomic_write_text, ensure_dir, inject
 from trinho.memory import store as memory_store
 from trinho.proposals import store as proposals
 from trinho.review.appliers import APPLIERS
+from trinho.textnorm import short_ids
 from trinho.workspace import Workspace, init_workspace, open_workspace
 
 RUN = "2026-W48"
@@ -329,6 +330,7 @@ def test_the_cli_says_what_the_undo_reverts_before_and_after(
         ws = leave(open_workspace(root, FixedClock(START)), run)
         by_class = {p.change["class"]: p.id for p in proposals.list_proposals(ws).proposals}
     removal, archive, edit = by_class["removed"], by_class["archive"], by_class["edited"]
+    short = short_ids(by_class.values())  # as the undo shows them: at their short length
     e = [_entry(n) for n in range(4)]
     body = {
         "en": [
@@ -337,11 +339,11 @@ def test_the_cli_says_what_the_undo_reverts_before_and_after(
             'Changes you approved, taken back (2; their proposals now read "reverted"):',
             *sorted(
                 [
-                    f"  - {removal}: removed: {e[1]}",
-                    f"  - {archive}: archive: 1 line moved to memory/archive.md",
+                    f"  - {short[removal]}: removed: {e[1]}",
+                    f"  - {short[archive]}: archive: 1 line moved to memory/archive.md",
                 ]
             ),
-            f"A waiting change of the run, withdrawn (1): {edit}",
+            f"A waiting change of the run, withdrawn (1): {short[edit]}",
             "A line out of memory/archive.md, back in MEMORY.md (1):",
             f"  - {e[0]}",
             "Lines OpenClaw promoted since the run, kept (3):",
@@ -355,11 +357,11 @@ def test_the_cli_says_what_the_undo_reverts_before_and_after(
             'Thay đổi bạn đã duyệt, được hoàn tác (2; đề xuất giờ ghi "đã hoàn tác"):',
             *sorted(
                 [
-                    f"  - {removal}: xoá: {e[1]}",
-                    f"  - {archive}: lưu trữ: 1 dòng chuyển vào memory/archive.md",
+                    f"  - {short[removal]}: xoá: {e[1]}",
+                    f"  - {short[archive]}: lưu trữ: 1 dòng chuyển vào memory/archive.md",
                 ]
             ),
-            f"Thay đổi đang chờ của lần chạy, bị rút lại (1): {edit}",
+            f"Thay đổi đang chờ của lần chạy, bị rút lại (1): {short[edit]}",
             "Dòng lấy ra khỏi memory/archive.md, trở lại MEMORY.md (1):",
             f"  - {e[0]}",
             "Dòng OpenClaw đưa vào sau lần chạy, được giữ lại (3):",

@@ -17,6 +17,7 @@ from trinho.config import WebConfig
 from trinho.errors import TrinhoError
 from trinho.proposals import store as proposals
 from trinho.review.appliers import APPLIERS
+from trinho.textnorm import short_ids
 from trinho.web.app import login_url, required_token, web_app
 from trinho.web.auth import Guard
 from trinho.workspace import Workspace
@@ -168,11 +169,13 @@ def test_undo_says_before_and_after_that_it_takes_back_the_owners_approvals(
     confirm = c.get(f"/runs/{held.run_id}/undo").text
     approved = "Changes you approved, taken back (1;"
     assert approved.replace("Changes", "A change") in confirm.replace("&quot;", '"')
-    assert f"{removal}: removed: {PENICILLIN}" in confirm
-    assert f"withdrawn (1): {edit}" in confirm
+    short = short_ids([removal, edit])  # as the undo shows them
+    assert f"{short[removal]}: removed: {PENICILLIN}" in confirm
+    assert f"withdrawn (1): {short[edit]}" in confirm
     assert PENICILLIN not in workspace.memory_file.read_text(encoding="utf-8")  # not yet
     page = c.post(f"/runs/{held.run_id}/undo", data={"csrf": csrf}).text
-    assert f"{removal}: removed: {PENICILLIN}" in page and f"withdrawn (1): {edit}" in page
+    assert f"{short[removal]}: removed: {PENICILLIN}" in page
+    assert f"withdrawn (1): {short[edit]}" in page
     assert PENICILLIN in workspace.memory_file.read_text(encoding="utf-8")
     assert proposals.get_proposal(workspace, removal).status == "reverted"
 

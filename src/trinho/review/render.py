@@ -24,7 +24,7 @@ from trinho.i18n.keys import (
 )
 from trinho.proposals.format import Proposal, Source
 from trinho.review.risk import Risk, review_order, risk_of
-from trinho.textnorm import SHORT_ID, has_hidden, show_hidden, show_hidden_lines
+from trinho.textnorm import has_hidden, short_ids, show_hidden, show_hidden_lines
 
 
 def fact_version_line(locale: str, key: str, v: FactVersion) -> str:
@@ -83,22 +83,6 @@ LINE_WIDTH = 100
 """No line of `trinho proposals` is longer (a phone's terminal, an 80-100 column window)."""
 WHY_LINES = 3
 """Why a change waits takes up to this many lines: a removal's reason is read, not cut."""
-
-
-def short_ids(ids: Iterable[str], minimum: int = SHORT_ID) -> dict[str, str]:
-    """Each id's shortest prefix of at least `minimum` characters that no other id shares."""
-    every = sorted(set(ids))
-    out: dict[str, str] = {}
-    for n, pid in enumerate(every):
-        length = minimum
-        for other in (every[n - 1] if n else "", every[n + 1] if n + 1 < len(every) else ""):
-            shared = next(
-                (i for i, (a, b) in enumerate(zip(pid, other, strict=False)) if a != b),
-                min(len(pid), len(other)),
-            )
-            length = max(length, shared + 1)
-        out[pid] = pid[: min(length, len(pid))]
-    return out
 
 
 def _wrapped(text: str, most: int = WHY_LINES) -> list[str]:

@@ -25,6 +25,7 @@ from trinho.i18n.keys import (
     RUN_OUTCOME,
     SCREEN_DECISION,
 )
+from trinho.textnorm import short_ids
 
 RunOutcome = Literal["done", "already_done", "skipped", "dry_run", "resumed"]
 ScreenDecision = Literal["accept", "reject", "unreadable", "unscreened"]
@@ -241,10 +242,10 @@ def script_summary(script: Script) -> dict[str, Any]:
     }
 
 
-def _change_lines(rc: ReportChange, locale: str) -> list[str]:
+def _change_lines(rc: ReportChange, locale: str, short: dict[str, str]) -> list[str]:
     c = rc.change
     action = t(locale, GATE_ACTION[c.action])
-    proposal = f" [{rc.proposal_id}]" if rc.proposal_id else ""
+    proposal = f" [{short[rc.proposal_id]}]" if rc.proposal_id else ""
     if rc.note:
         proposal = f" ({t(locale, LINE_NOTE[rc.note])})"
     label = t(locale, GATE_CLASS[c.cls])
@@ -310,8 +311,9 @@ def render_report(report: RunReport, locale: str) -> str:
         lines.append(t(locale, "condense.prompts", versions=", ".join(report.prompts)))
     if report.script is not None:
         lines.extend(_script_lines(report.script, locale))
+    short = short_ids(rc.proposal_id for rc in report.changes if rc.proposal_id)
     for rc in report.changes:
-        lines.extend(_change_lines(rc, locale))
+        lines.extend(_change_lines(rc, locale, short))
     for s in report.screening:
         reason = f": {s.reason}" if s.reason else ""
         decision = t(locale, SCREEN_DECISION[s.decision])

@@ -28,7 +28,7 @@ from trinho.condense.rules.held import find_line
 from trinho.i18n import t
 from trinho.i18n.keys import GATE_CLASS
 from trinho.openclaw.markers import promotion_lines
-from trinho.textnorm import one_line
+from trinho.textnorm import one_line, short_ids
 
 SHOWN = 20
 """Lines listed per part of the plan; the rest are counted."""
@@ -230,11 +230,12 @@ def render_plan(plan: UndoPlan, locale: str, kept_at: str | None = None) -> list
     if plan.auto:
         out.append(t(locale, "condense.undo.auto", count=len(plan.auto)))
         out.extend(_listed([_change_line(c.to_dict(), locale) for c in plan.auto], locale))
+    short = short_ids([*(d.id for d in plan.approved), *plan.withdrawn])
     if plan.approved:
         out.append(t(locale, "condense.undo.approved", count=len(plan.approved)))
         out.extend(
             _listed(
-                [f"{d.id}: {_change_line(d.change, locale)}" for d in plan.approved],
+                [f"{short[d.id]}: {_change_line(d.change, locale)}" for d in plan.approved],
                 locale,
             )
         )
@@ -244,7 +245,7 @@ def render_plan(plan: UndoPlan, locale: str, kept_at: str | None = None) -> list
                 locale,
                 "condense.undo.withdrawn",
                 count=len(plan.withdrawn),
-                ids=", ".join(plan.withdrawn),
+                ids=", ".join(short[pid] for pid in plan.withdrawn),
             )
         )
     if plan.unarchived:
