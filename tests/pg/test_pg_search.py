@@ -20,7 +20,6 @@ from support.pgserver import Urls
 from support.reply_talk import QUESTION, REPLY, SAID, turns
 from trinho.pg.connect import Database
 from trinho.pg.search import (
-    POOL,
     Asked,
     add_docs,
     asked,
@@ -35,7 +34,7 @@ from trinho.pg.search import (
 from trinho.pg.store import PgRecords
 from trinho.search import Query, SearchIndex
 from trinho.search.documents import Doc
-from trinho.search.rank import Tuning
+from trinho.search.rank import CANDIDATES, Tuning
 from trinho.workspace import Workspace
 
 
@@ -312,12 +311,12 @@ def test_a_day_asked_finds_what_was_said_of_it_as_in_the_file_index(
 
 def test_a_search_reads_the_pool_beyond_its_limit_only_when_a_rule_may_reorder_it() -> None:
     """As the file index: the query's diacritics, a "when" question or the days it names
-    read `POOL` more candidates; a plain question reads its limit."""
+    read `CANDIDATES` more candidates; a plain question reads its limit."""
     today = date(2026, 6, 1)
     assert asked("rice market", Tuning(), today).pool(10) == 10
-    assert asked("phở bò", Tuning(), today).pool(10) == 10 + POOL
-    assert asked("when did I buy rice", Tuning(), today).pool(5) == 5 + POOL
-    assert asked("what did I do on 3 March", Tuning(), today).pool(10) == 10 + POOL
+    assert asked("phở bò", Tuning(), today).pool(10) == 10 + CANDIDATES
+    assert asked("when did I buy rice", Tuning(), today).pool(5) == 5 + CANDIDATES
+    assert asked("what did I do on 3 March", Tuning(), today).pool(10) == 10 + CANDIDATES
     assert asked("what did I do on 3 March", Tuning(date_weight=0.0), today).pool(10) == 10
 
 
@@ -349,7 +348,7 @@ def test_reading_the_limit_alone_finds_what_the_whole_pool_would(
     text = " ".join(query)
     assert asked(text, Tuning(), records.today()).pool(limit) == limit
     read, named = find(records, text, limit)
-    with patch.object(Asked, "pool", lambda _asked, n: n + POOL):
+    with patch.object(Asked, "pool", lambda _asked, n: n + CANDIDATES):
         pooled, named_pooled = find(records, text, limit)
     assert [(h.doc_id, h.score, h.why) for h in read] == [
         (h.doc_id, h.score, h.why) for h in pooled

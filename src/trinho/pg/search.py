@@ -54,6 +54,7 @@ from trinho.search.rank import (
     has_time_cue,
     is_when_question,
     named_people,
+    pool_size,
     rerank,
 )
 from trinho.search.tokenize import accented_words, fold, query_terms
@@ -91,8 +92,6 @@ CONTEXT_WEIGHT = 0.3
 MAX_POSITIONS = 256
 """PostgreSQL keeps at most this many positions of one lexeme."""
 MAX_POSITION = 16_383
-POOL = 50
-"""Candidates beyond the limit that the ranking rules reorder, as in `trinho.search.index`."""
 
 
 def _lexeme(term: str) -> str:
@@ -260,12 +259,10 @@ class Asked:
     span: Span | None
 
     def pool(self, limit: int) -> int:
-        """How many matches a search reads: `POOL` beyond the limit when a ranking rule may
-        reorder them (the diacritics, a "when" question, the days named), else the limit,
-        as the file index reads them (its `wide`). A person the query names is known only
-        from the owner's people, which the statement itself returns: `find` then reads the
-        pool."""
-        return limit + POOL if self.accented or self.when or self.span is not None else limit
+        """How many matches a search reads (`rank.pool_size`): a person the query names is known
+        only from the owner's people, which the statement itself returns, so `find` reads
+        the pool again when one is named."""
+        return pool_size(limit, bool(self.accented) or self.when or self.span is not None)
 
 
 def asked(text: str, tuning: Tuning, today: date) -> Asked:
@@ -288,9 +285,10 @@ def search(
     `kinds`, only the units dated and of the kind asked for, as the file index filters them:
     a unit without a day is left out by a day bound. The filters choose among the matches;
     the statistics BM25 weighs a term by stay those of every match, as in SQLite FTS5."""
-    return find(records, text, limit, tuning, since=since, until=until, kinds=kinds, explain=False)[
-        0
-    ]
+    hits, _ = find(
+        records, text, limit, tuning, since=since, until=until, kinds=kinds, explain=False
+    )
+    return hits
 
 
 def find(
@@ -320,7 +318,7 @@ def find(
     rows = _units(records, params)
     named = _named(text, rows)
     if named and pool == limit:  # the people named are known now: the ranking reads the pool
-        params["pool"] = pool = limit + POOL
+        params["pool"] = pool = pool_size(limit, True)
         rows = _units(records, params)
     spanned = []
     if span is not None:

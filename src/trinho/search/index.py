@@ -59,6 +59,7 @@ from trinho.search.rank import (
     lexical_suffices,
     match_expression,
     named_people,
+    pool_size,
     rerank,
     smooth_dense,
     spread_sessions,
@@ -82,9 +83,6 @@ INDEX_FILE = "index.sqlite"
 SCHEMA_VERSION = "8"
 CONTEXT_WEIGHT = 0.3
 """Weight of the neighbouring turns' words against the turn's own words in BM25."""
-
-CANDIDATES = 50
-"""How many lexical candidates beyond `limit` are re-ranked when the query has diacritics."""
 
 FULL_SWEEP_SECONDS = 5.0
 """A long-lived index stats every file at most this often; in between, each search stats only
@@ -480,7 +478,7 @@ class SearchIndex:
             else None
         )
         wide = bool(accented or named or when or multipart or span) or self.vectors is not None
-        wanted = query.limit + (CANDIDATES if wide else 0)
+        wanted = pool_size(query.limit, wide)
         extra = [*expansions(query.text), *(t for p in known for t in query_terms(p))]
         searched = [*found, *(t for t in dict.fromkeys(extra) if t not in found)]
         beside = near_soon = None

@@ -408,6 +408,17 @@ def spread_sessions(
     return first + later
 
 
+CANDIDATES = 50
+"""How many lexical candidates beyond the limit a search reads when a rule may reorder them."""
+
+
+def pool_size(limit: int, reordered: bool) -> int:
+    """How many matches a search reads: `CANDIDATES` beyond the limit when a ranking rule may
+    reorder them (diacritics, a person named, a "when" question, the days named, the dense
+    side), else the limit alone, which BM25's order already settles. Both indexes read so."""
+    return limit + CANDIDATES if reordered else limit
+
+
 CURRENT_WHY = "the current version of a fact found by its past"
 """What `--explain` says of a fact's current version placed by `current_first`."""
 
