@@ -196,14 +196,16 @@ def journal_since(floor: str | None) -> date | None:
 def _journals(records: PgRecords, floor: str | None) -> dict[str, str]:
     """The acknowledged notes of each day a run may still read, as that day's notes' journal,
     instants included: the days from the read floor's on, and any day with a note saved while
-    the clock read behind the floor (it counts at the floor: `PgRecords.save_note`)."""
+    the clock read behind the floor (it counts at the floor: `PgRecords.save_note`). Both
+    found through indexes (the days, then each day's notes by key), so a checkout reads the
+    days a run may read, not every note the owner ever saved (migration 0012)."""
     since = journal_since(floor) or date.min
     counts = datetime.combine(since, datetime.min.time(), UTC)
     with records.db.owner_tx(records.owner) as conn:
         rows = conn.execute(
             "SELECT day, hhmm, note, saved_at FROM note_acks WHERE owner_id = %s"
-            " AND day IN (SELECT day FROM note_acks WHERE owner_id = %s"
-            " AND (day >= %s OR saved_at >= %s)) ORDER BY day, seq",
+            " AND day = ANY(ARRAY(SELECT DISTINCT day FROM note_acks WHERE owner_id = %s"
+            " AND (day >= %s OR saved_at >= %s))) ORDER BY day, seq",
             (records.owner, records.owner, since, counts),
         ).fetchall()
     files: dict[str, str] = {}

@@ -161,3 +161,8 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-- A checkout journals the days from the read floor on and any day with a note saved while
+-- the clock read behind the floor (`trinho.pg.workcopy._journals`): the instants are found
+-- through this index, not by reading every note the owner ever saved.
+CREATE INDEX note_acks_saved ON note_acks (owner_id, saved_at);
