@@ -54,8 +54,7 @@ export function locate(command: string, env: NodeJS.ProcessEnv = process.env): s
     const path = isAbsolute(command) ? command : join(process.cwd(), command);
     return runnable(path) ? path : null;
   }
-  const dirs = (env.PATH ?? "").split(delimiter).filter(Boolean);
-  dirs.push(join(homedir(), ".local", "bin"));
+  const dirs = [...(env.PATH ?? "").split(delimiter).filter(Boolean), lookedIn()[1]];
   for (const dir of dirs) {
     const path = join(dir, command);
     if (runnable(path)) return path;
@@ -231,7 +230,7 @@ function keptFor(config: Settings): Kept {
   const key = `${config.command}\0${config.timeoutSeconds}`;
   let found = kept.get(key);
   if (!found) {
-    found = new Kept(config.command, config.timeoutSeconds);
+    found = new Kept(locate(config.command) ?? config.command, config.timeoutSeconds);
     kept.set(key, found);
   }
   return found;
@@ -277,7 +276,8 @@ export function declarations(config: Settings): Declared[] | Error | undefined {
     return known;
   }
   declared.set(config.command, undefined);
-  const child = spawn(config.command, ["tools", "--format", "mcp", "--profile", "openclaw"], {
+  const command = locate(config.command) ?? config.command; // where `problems` found it
+  const child = spawn(command, ["tools", "--format", "mcp", "--profile", "openclaw"], {
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
