@@ -162,3 +162,22 @@ def test_clock_seen_behind_refuses_a_link_out_of_the_workspace(tmp_path: Path) -
     with pytest.raises(TrinhoError):
         seen_behind(ws, START, START + timedelta(days=1))
     assert outside.read_text("utf-8") == "{}\n"
+
+
+def test_a_run_that_fails_after_the_clock_was_set_back_leaves_the_notice_for_the_next(
+    tmp_path: Path,
+) -> None:
+    """The owner is told the clock moved back by the run that reads ahead of it: a run cut
+    off by its model before it finished has told no one, so the next attempt still says it."""
+    clock, ws, model, shown = _after_a_first_run(tmp_path)
+    clock.now = START - timedelta(days=12)
+    save_note(ws, "while back tok2x")
+
+    def down(request: ChatRequest) -> str:
+        raise TrinhoError("the model is down")
+
+    with pytest.raises(TrinhoError):
+        run_condensation(ws, model=ScriptedModel(down))
+    behind = _run(ws, model, shown)
+    assert "2026-11-27T16:01" in behind.notice
+    assert shown[-1] == {2}

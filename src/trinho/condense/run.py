@@ -191,10 +191,11 @@ def run_condensation(
             if recovery.then == "finish":
                 return _resume(ws, journal, today, since, channel)
         write_floor(ws, span.end)  # a note saved from now on counts in no span before this end
-        notice = clock_back_notice(ws, span, dry_run=False)
+        notice = clock_back_notice(ws, span, dry_run=True)
         if span.first_day is not None and span.start is not None:
             seen_behind(ws, ws.now(), span.start)  # the runs made ahead of it are known
         report = _Run(ws, slot.run_id, today, span, model, dry_run=False, channel=channel).execute()
+        clock_back_notice(ws, span, dry_run=False)  # told: only once the run that says it ran
         return replace(report, notice=notice)
 
 
