@@ -20,7 +20,14 @@ from conftest import FixedClock
 from trinho.condense import RunReport, run_condensation
 from trinho.errors import TrinhoError
 from trinho.models import ChatRequest, ScriptedModel
-from trinho.notes.journal import behind_seen, counted_at, read_floor, seen_behind
+from trinho.notes.journal import (
+    Acknowledged,
+    behind_seen,
+    counted_at,
+    joined_instants,
+    read_floor,
+    seen_behind,
+)
 from trinho.notes.store import save_note
 from trinho.workspace import CLOCK_BEHIND_FILE, Workspace, init_workspace
 
@@ -181,3 +188,26 @@ def test_a_run_that_fails_after_the_clock_was_set_back_leaves_the_notice_for_the
     behind = _run(ws, model, shown)
     assert "2026-11-27T16:01" in behind.notice
     assert shown[-1] == {2}
+
+
+_ACKS = st.lists(
+    st.tuples(
+        st.builds(Acknowledged, st.sampled_from(["09:00", "21:30"]), st.sampled_from("abc")),
+        INSTANTS,
+    ),
+    max_size=12,
+    unique_by=lambda ack: ack[1],  # two saves are never at one instant
+)
+
+
+@given(acks=_ACKS, cuts=st.tuples(st.integers(0, 12), st.integers(0, 12)))
+def test_a_journal_kept_before_it_was_removed_counts_once_with_what_was_added_to_it(
+    acks: list[tuple[Acknowledged, datetime]], cuts: tuple[int, int]
+) -> None:
+    """A retirement cut off between keeping a journal's instants and removing the journal:
+    the kept tail and the journal (appended to since, by a clock set back) count once."""
+    first, second = sorted(min(c, len(acks)) for c in cuts)
+    kept, journal, added = acks[:first], acks[first:second], acks[second:]
+    assert joined_instants(kept + journal, journal + added) == acks
+    assert joined_instants(kept, journal + added) == acks
+    assert joined_instants(kept, []) == kept

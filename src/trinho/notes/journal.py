@@ -248,13 +248,22 @@ def _instants_path(workspace: Workspace, day: date) -> Path:
 def read_instants(workspace: Workspace, day: date) -> list[tuple[Acknowledged, datetime]]:
     """The instants trinho saved the day's entries at: those a retirement kept first (the ones
     the stated rule would not give back), then the journal's. A day whose journal was retired
-    gets a new one when a clock set back saves to it again, and both count. A journal whose
-    entries are already the kept tail (a retirement cut off before it removed the journal)
-    is not counted twice."""
-    kept = _parsed(_instants_path(workspace, day))
-    journal = _parsed(_journal_path(workspace, day))
-    if journal and kept[len(kept) - len(journal) :] == journal:
-        return kept
+    gets a new one when a clock set back saves to it again, and both count."""
+    return joined_instants(
+        _parsed(_instants_path(workspace, day)), _parsed(_journal_path(workspace, day))
+    )
+
+
+Instants = list[tuple[Acknowledged, datetime]]
+
+
+def joined_instants(kept: Instants, journal: Instants) -> Instants:
+    """The kept instants, then the journal's not already among them (pure): a retirement cut
+    off after it kept a journal and before it removed it leaves that journal's entries as the
+    kept tail, and a clock set back may have appended to it since; those are counted once."""
+    for n in range(min(len(kept), len(journal)), 0, -1):
+        if kept[-n:] == journal[:n]:
+            return kept + journal[n:]
     return kept + journal
 
 
