@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from conftest import TZ
 from support.backends import Backend
+from support.concept_embedder import ConceptEmbedder
 from support.reply_talk import QUESTION, REPLY, SAID, turns
 from trinho.conversations.store import Turn
 from trinho.search import Query, SearchIndex
@@ -118,28 +119,13 @@ def fact_people(backend: Backend) -> None:
     assert "Lan went to Huế" in texts(backend, Query("where did my wife travel"))
 
 
-class Concepts:
-    """Two concepts, one a dimension each: `car` and `automobile` are one meaning."""
-
-    name = "concepts:v1"
-
-    @staticmethod
-    def _vector(text: str) -> list[float]:
-        said = text.lower().split()
-        return [float("car" in said or "automobile" in said), 0.01]
-
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        return [self._vector(t) for t in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        return self._vector(text)
-
-
 def meaning(backend: Backend) -> None:
     backend.records().save_note("fixed the car")
     backend.records().save_note("fixed the door")
     if backend.kind == "files":
-        with SearchIndex(backend.workspace, embedder=Concepts()) as index:
+        with SearchIndex(
+            backend.workspace, embedder=ConceptEmbedder("concepts:v1", {"car": 0, "automobile": 0})
+        ) as index:
             found = [h.text for h in index.search(Query("automobile"))]
     else:
         found = texts(backend, Query("automobile"))
@@ -172,7 +158,9 @@ def test_each_rule_on_each_backend(
 ) -> None:
     if backend.kind not in rule.backends:
         request.applymarker(
-            pytest.mark.xfail(strict=True, reason=f"{rule.name}: not on {backend.kind}")
+            pytest.mark.xfail(
+                strict=True, raises=AssertionError, reason=f"{rule.name}: not on {backend.kind}"
+            )
         )
     CASES[rule.name](backend)
 
