@@ -237,6 +237,7 @@ def main() -> None:
     mine = sides[1]
     print(
         f"trinho / built-in: p50 {mine.p50 / base.p50:.2f}x (goal <= 1.2x), "
+        f"p95 {mine.p95 / base.p95:.2f}x, "
         f"8 parallel {mine.parallel / base.parallel:.2f}x (goal <= 2x)"
     )
 
