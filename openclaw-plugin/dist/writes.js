@@ -10,11 +10,18 @@
 // - Any other call (a shell, a patch, a write elsewhere) is watched: MEMORY.md is read before
 //   it runs and after; when it changed, trinho gates the change against the text before
 //   (`openclaw_memory_changed`): removed and edited lines are put back and proposed.
-import { readFile, realpath } from "node:fs/promises";
+import { readdir, readFile, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 const MEMORY = "MEMORY.md";
+const LEGACY = "memory.md";
+// The workspace's long-term memory file as trinho names it (`Workspace.memory_name`):
+// MEMORY.md, or a lone legacy memory.md.
+async function memoryName(workspace) {
+    const has = (name) => readdir(workspace).then((names) => names.includes(name), () => false);
+    return !(await has(MEMORY)) && (await has(LEGACY)) ? LEGACY : MEMORY;
+}
 const FILE_TOOLS = new Set(["write", "edit"]);
 // Tools that never write MEMORY.md: not watched.
 const QUIET = new Set(["read", "memory_search", "memory_get", "memory_save", "user_memory_save"]);
@@ -57,7 +64,8 @@ export async function memoryPath(workspace, raw) {
     const rel = relative(await real(workspace), file).split(sep).join("/");
     if (!rel || rel.startsWith("../") || isAbsolute(rel))
         return null;
-    return rel === MEMORY || /^users\/[^/]+\/facts\/./.test(rel) ? rel : null;
+    const memory = await memoryName(workspace);
+    return rel === memory || /^users\/[^/]+\/facts\/./.test(rel) ? rel : null;
 }
 // An `edit` call's replacements as OpenClaw's own edit tool reads them: `edits`, given as a
 // list or as its JSON text, plus a top-level oldText/newText pair.
@@ -84,7 +92,7 @@ export function editsOf(params) {
 }
 async function memoryText(workspace) {
     try {
-        return await readFile(join(workspace, MEMORY), "utf8");
+        return await readFile(join(workspace, await memoryName(workspace)), "utf8");
     }
     catch {
         return null;

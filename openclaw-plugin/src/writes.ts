@@ -10,7 +10,7 @@
 // - Any other call (a shell, a patch, a write elsewhere) is watched: MEMORY.md is read before
 //   it runs and after; when it changed, trinho gates the change against the text before
 //   (`openclaw_memory_changed`): removed and edited lines are put back and proposed.
-import { readFile, realpath } from "node:fs/promises";
+import { readdir, readFile, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,6 +27,15 @@ export type Call<C> = (
 ) => Promise<Answer>;
 
 const MEMORY = "MEMORY.md";
+const LEGACY = "memory.md";
+
+// The workspace's long-term memory file as trinho names it (`Workspace.memory_name`):
+// MEMORY.md, or a lone legacy memory.md.
+async function memoryName(workspace: string): Promise<string> {
+  const has = (name: string) =>
+    readdir(workspace).then((names) => names.includes(name), () => false);
+  return !(await has(MEMORY)) && (await has(LEGACY)) ? LEGACY : MEMORY;
+}
 const FILE_TOOLS = new Set(["write", "edit"]);
 // Tools that never write MEMORY.md: not watched.
 const QUIET = new Set(["read", "memory_search", "memory_get", "memory_save", "user_memory_save"]);
@@ -73,7 +82,8 @@ export async function memoryPath(workspace: string, raw: unknown): Promise<strin
   );
   const rel = relative(await real(workspace), file).split(sep).join("/");
   if (!rel || rel.startsWith("../") || isAbsolute(rel)) return null;
-  return rel === MEMORY || /^users\/[^/]+\/facts\/./.test(rel) ? rel : null;
+  const memory = await memoryName(workspace);
+  return rel === memory || /^users\/[^/]+\/facts\/./.test(rel) ? rel : null;
 }
 
 // An `edit` call's replacements as OpenClaw's own edit tool reads them: `edits`, given as a
@@ -103,7 +113,7 @@ export function editsOf(params: Record<string, unknown>): unknown[] {
 
 async function memoryText(workspace: string): Promise<string | null> {
   try {
-    return await readFile(join(workspace, MEMORY), "utf8");
+    return await readFile(join(workspace, await memoryName(workspace)), "utf8");
   } catch {
     return null;
   }
