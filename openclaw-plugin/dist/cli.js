@@ -37,7 +37,7 @@ export function registerMemoryCli(api, config) {
             .description("Search trinho's memory")
             .option("--workspace <dir>", "The agent workspace (default: the default agent's)")
             .option("--json", "JSON output")
-            .action((query, given) => run(config, where(given), ["search", ...(given.json ? ["--json"] : []), query.join(" ")]));
+            .action((query, given) => run(config, where(given), ["search", ...(given.json ? ["--json"] : []), "--", query.join(" ")]));
     }, {
         descriptors: [
             { name: "memory", description: "trinho's memory: status, search, index", hasSubcommands: true },

@@ -49,7 +49,7 @@ export function registerMemoryCli(api: OpenClawPluginApi, config: Settings): voi
         .option("--workspace <dir>", "The agent workspace (default: the default agent's)")
         .option("--json", "JSON output")
         .action((query: string[], given: Options) =>
-          run(config, where(given), ["search", ...(given.json ? ["--json"] : []), query.join(" ")]),
+          run(config, where(given), ["search", ...(given.json ? ["--json"] : []), "--", query.join(" ")]),
         );
     },
     {
